@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+// The one schema over process.env. Read once at start-up; every bad variable is reported together.
+const port = z.coerce.number().int().min(1).max(65535);
+// An unset or blank variable means "use the default".
+const optional = <T extends z.ZodType>(s: T) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v), s.optional());
+const optionalUrl = optional(z.url({ protocol: /^https?$/ }));
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PUBLIC_URL: optionalUrl,
+  DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")),
+  DATA_DIR: z.string().min(1).default("./data"),
+  EMBEDDED_PG_PORT: port.default(54329),
+  SITE_NAME: z.string().trim().min(1).default("Switchboard"),
+  BUILDER_URL: z.url({ protocol: /^https?$/ }).default("https://modelcontextprotocol.io/docs/develop/build-server"),
+  COMMUNITY_URL: z.url({ protocol: /^https?$/ }).default("https://github.com/orgs/modelcontextprotocol/discussions"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = Readonly<
+  Omit<z.infer<typeof schema>, "PUBLIC_URL"> & {
+    PUBLIC_URL: string;
+    /** true when PUBLIC_URL was not set and was derived from PORT */
+    publicUrlDerived: boolean;
+    /** origins accepted on state-changing requests */
+    allowedOrigins: readonly string[];
+  }
+>;
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])] ?? null)})`),
+    );
+  }
+  const c = parsed.data;
+  const derived = c.PUBLIC_URL === undefined;
+  const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
+  const origins = new Set([new URL(publicUrl).origin]);
+  if (derived) {
+    for (const host of ["localhost", "127.0.0.1", "[::1]"]) origins.add(`http://${host}:${c.PORT}`);
+  }
+  return Object.freeze({ ...c, PUBLIC_URL: publicUrl, publicUrlDerived: derived, allowedOrigins: [...origins] });
+}

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ZodError } from "zod";
+import { AppError, type ErrorCode } from "../errors.js";
+import type { Logger } from "../log.js";
+
+// The one map from error code to HTTP status. Bodies are always { error, code }.
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
+}
+
+export function zodMessage(err: ZodError): string {
+  const first = err.issues[0];
+  return first?.message ?? "Invalid request";
+}
+
+export function toErrorResponse(err: unknown, c: Context, log: Logger): Response {
+  if (err instanceof AppError) {
+    if (err.code === "internal") return internal(err, c, log);
+    return c.json({ error: err.message, code: err.code, ...(err.details ?? {}) }, STATUS[err.code]);
+  }
+  if (err instanceof ZodError) {
+    return c.json({ error: zodMessage(err), code: "validation_failed" }, 400);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own validators throw this for an unparsable body.
+    const status = err.status as ContentfulStatusCode;
+    if (status === 400) return c.json({ error: "Request body must be valid JSON", code: "invalid_json" }, 400);
+    if (status === 415) return c.json({ error: "Request body must be JSON (Content-Type: application/json)", code: "invalid_json" }, 400);
+    return c.json({ error: err.message || "Request failed", code: status === 404 ? "not_found" : "internal" }, status);
+  }
+  return internal(err, c, log);
+}
+
+function internal(err: unknown, c: Context, log: Logger): Response {
+  const requestId = c.get("requestId") as string | undefined;
+  log.error({ err, requestId }, "unhandled error");
+  return c.json({ error: "Something went wrong on our side. Please try again.", code: "internal", requestId }, 500);
+}

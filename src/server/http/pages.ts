@@ -1,0 +1,24 @@
+import type { Context } from "hono";
+import { createRequestHandler, type ServerBuild } from "react-router";
+import type { AppDeps } from "./app.js";
+import type { AppEnv } from "./middleware.js";
+
+// Everything that is not an API route is a page rendered by React Router (SSR).
+export function pagesHandler(deps: AppDeps) {
+  const load = deps.pages!;
+  let handler: ((req: Request, ctx: unknown) => Promise<Response>) | undefined;
+  let built: ServerBuild | undefined;
+  return async (c: Context<AppEnv>) => {
+    const build = await load();
+    if (!handler || build !== built) {
+      built = build;
+      handler = createRequestHandler(build, deps.dev ? "development" : "production") as typeof handler;
+    }
+    return handler!(c.req.raw, {
+      config: deps.config,
+      db: deps.database.db,
+      cspNonce: c.get("cspNonce"),
+      requestId: c.get("requestId"),
+    });
+  };
+}

@@ -1,0 +1,80 @@
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteLoaderData } from "react-router";
+import type { Route } from "./+types/root";
+import "./app.css";
+import { Footer } from "./components/Footer";
+import { Header } from "./components/Header";
+import { themeBootScript } from "./lib/theme";
+
+export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+
+export function loader({ context }: Route.LoaderArgs) {
+  const { config, cspNonce } = context;
+  return {
+    site: {
+      name: config.SITE_NAME,
+      builderUrl: config.BUILDER_URL,
+      communityUrl: config.COMMUNITY_URL,
+      year: new Date().getFullYear(),
+    },
+    nonce: cspNonce,
+    // Accounts land in a later issue; until then nobody is signed in.
+    user: null as { id: string; username: string; isAdmin: boolean } | null,
+  };
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>;
+
+export function useSite() {
+  const data = useRouteLoaderData<RootData>("root");
+  return data?.site ?? { name: "Switchboard", builderUrl: "#", communityUrl: "#", year: new Date().getFullYear() };
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const data = useRouteLoaderData<RootData>("root");
+  const nonce = data?.nonce;
+  return (
+    <html lang="en" className="dark" suppressHydrationWarning>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="dark light" />
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeBootScript }} />
+        <Meta />
+        <Links />
+      </head>
+      <body className="min-h-screen bg-white text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
+        <div className="flex min-h-screen flex-col">
+          <Header />
+          <main id="main" className="flex-1">
+            {children}
+          </main>
+          <Footer />
+        </div>
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  let title = "Something went wrong";
+  let detail = "An unexpected error occurred. Please try again.";
+  if (isRouteErrorResponse(error)) {
+    title = error.status === 404 ? "404 Page Not Found" : `${error.status} ${error.statusText}`;
+    if (error.status === 404) detail = "The page you are looking for does not exist.";
+  }
+  return (
+    <section className="mx-auto max-w-xl px-4 py-24 text-center">
+      <h1 className="text-3xl font-bold">{title}</h1>
+      <p className="mt-4 text-slate-600 dark:text-slate-400">{detail}</p>
+      <a href="/" className="mt-8 inline-block rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+        Return to Home
+      </a>
+    </section>
+  );
+}
