@@ -18,6 +18,18 @@ const schema = z.object({
   SITE_NAME: z.string().trim().min(1).default("Switchboard"),
   BUILDER_URL: z.url({ protocol: /^https?$/ }).default("https://modelcontextprotocol.io/docs/develop/build-server"),
   COMMUNITY_URL: z.url({ protocol: /^https?$/ }).default("https://github.com/orgs/modelcontextprotocol/discussions"),
+  AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+  SMTP_URL: optional(z.string().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")),
+  MAIL_FROM: optional(z.string().min(3)),
+  ADMIN_EMAILS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((e) => e.trim().toLowerCase()).filter(Boolean)),
+  GITHUB_CLIENT_ID: optional(z.string()),
+  GITHUB_CLIENT_SECRET: optional(z.string()),
+  GITHUB_OAUTH_URL: z.url({ protocol: /^https?$/ }).default("https://github.com"),
+  GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
+  AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

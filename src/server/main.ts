@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
 import { createApp } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
+import { loadOrCreateSecret } from "./secrets.js";
 
 export interface Running {
   config: Config;
@@ -68,7 +69,9 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
     const build = (await import(pathToFileURL(buildFile).href)) as ServerBuild;
     pages = async () => build;
   }
-  const app = createApp({ config, database, log, pages, dev: Boolean(dev) });
+  const secret = await loadOrCreateSecret(path.resolve(projectRoot, config.DATA_DIR), "auth-secret", config.AUTH_SECRET);
+  if (!config.AUTH_SECRET && config.NODE_ENV === "production") log.warn("AUTH_SECRET is not set: using the one generated in DATA_DIR");
+  const app = createApp({ config, database, log, secret, pages, dev: Boolean(dev) });
   const root = new Hono();
   if (!dev) {
     const clientDir = path.relative(process.cwd(), path.join(projectRoot, "build/client"));

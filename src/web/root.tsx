@@ -17,8 +17,7 @@ export function loader({ context }: Route.LoaderArgs) {
       year: new Date().getFullYear(),
     },
     nonce: cspNonce,
-    // Accounts land in a later issue; until then nobody is signed in.
-    user: null as { id: string; username: string; isAdmin: boolean } | null,
+    user: context.viewer ? { id: context.viewer.id, username: context.viewer.username, isAdmin: context.viewer.isAdmin } : null,
   };
 }
 

@@ -5,5 +5,11 @@ export default [
   route("servers", "routes/directory.tsx", { id: "servers" }),
   route("docs", "routes/docs.tsx"),
   route("waitlist", "routes/waitlist.tsx"),
+  route("login", "routes/login.tsx"),
+  route("register", "routes/register.tsx"),
+  route("forgot-password", "routes/forgot-password.tsx"),
+  route("reset-password", "routes/reset-password.tsx"),
+  route("verify-email", "routes/verify-email.tsx"),
+  route("profile", "routes/profile.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -2,9 +2,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { loadConfig, type Config } from "../../src/server/config.js";
-import { createApp } from "../../src/server/http/app.js";
+import { randomBytes } from "node:crypto";
+import { createApp, createServices, type Services } from "../../src/server/http/app.js";
 import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
+import { CookieJar } from "./cookies.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 
 export const ORIGIN = "http://localhost:3000";
@@ -20,6 +22,8 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   config: Config;
   db: TestDatabase;
+  services: Services;
+  secret: string;
   close(): Promise<void>;
 }
 
@@ -27,8 +31,10 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const db = await createTestDatabase();
   const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", ...env });
   const log = createLogger({ level: "silent", pretty: false });
-  const app = createApp({ config, database: db.database, log, pages: serverBuild });
-  return { app, config, db, close: () => db.drop() };
+  const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild };
+  const services = createServices(deps);
+  const app = createApp(deps, services);
+  return { app, config, db, services, secret: deps.secret, close: () => db.drop() };
 }
 
 export function postJson(app: TestApp["app"], url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -37,4 +43,59 @@ export function postJson(app: TestApp["app"], url: string, body: unknown, header
     headers: { "content-type": "application/json", origin: ORIGIN, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+}
+
+/** A browser-like client: keeps cookies, sends the app's Origin on writes. */
+export function client(app: TestApp["app"], origin = ORIGIN) {
+  const jar = new CookieJar();
+  const send = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const h: Record<string, string> = { cookie: jar.header(), ...headers };
+    if (method !== "GET") h.origin ??= origin;
+    if (body !== undefined) h["content-type"] = "application/json";
+    const full = url.startsWith("http") ? url : `${origin}${url}`;
+    const res = await app.request(full, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+    jar.store(res);
+    return res;
+  };
+  return {
+    jar,
+    get: (url: string, headers?: Record<string, string>) => send("GET", url, undefined, headers),
+    post: (url: string, body: unknown = {}, headers?: Record<string, string>) => send("POST", url, body, headers),
+    put: (url: string, body: unknown, headers?: Record<string, string>) => send("PUT", url, body, headers),
+    del: (url: string, body?: unknown, headers?: Record<string, string>) => send("DELETE", url, body, headers),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+export interface OutboxMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  sentAt: string;
+}
+
+export async function outbox(app: TestApp["app"]): Promise<OutboxMail[]> {
+  return (await (await app.request("/dev/outbox.json")).json()) as OutboxMail[];
+}
+
+export function linkIn(mail: OutboxMail | undefined): string {
+  const m = mail?.text.match(/https?:\/\/\S+/);
+  if (!m) throw new Error(`no link in mail: ${mail?.text}`);
+  return m[0];
+}
+
+/** Registers and confirms an account; returns a signed-in client. */
+export async function signedInUser(t: TestApp, email: string, password = "password123"): Promise<Client & { id: string }> {
+  const c = client(t.app);
+  const r = await c.post("/api/auth/sign-up/email", { email, password, name: email.split("@")[0] });
+  if (r.status !== 200) throw new Error(`sign-up failed: ${r.status} ${await r.text()}`);
+  const mail = (await outbox(t.app)).find((m) => m.to === email);
+  const link = new URL(linkIn(mail));
+  await c.get(`${link.pathname}${link.search}`);
+  const s = await c.post("/api/auth/sign-in/email", { email, password });
+  if (s.status !== 200) throw new Error(`sign-in failed: ${s.status} ${await s.text()}`);
+  const session = (await (await c.get("/api/auth/get-session")).json()) as { user: { id: string } };
+  return Object.assign(c, { id: session.user.id });
 }

@@ -2,44 +2,78 @@ import { Hono } from "hono";
 import type { ServerBuild } from "react-router";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
+import { createAuth, type Auth } from "../features/auth/auth.js";
+import { authRoutes } from "../features/auth/routes.js";
+import { getViewer } from "../features/auth/viewer.js";
 import { healthRoutes } from "../features/health/routes.js";
+import { createMailer, type Mailer } from "../features/mail/mailer.js";
+import { outboxRoutes } from "../features/mail/routes.js";
+import { profileRoutes } from "../features/profile/routes.js";
 import { waitlistRoutes } from "../features/waitlist/routes.js";
 import type { Logger } from "../log.js";
 import { toErrorResponse } from "./error-map.js";
 import { apiRouter } from "./openapi.js";
 import { originCheck, requestContext, securityHeaders, type AppEnv } from "./middleware.js";
 import { pagesHandler } from "./pages.js";
+import { RateLimiter } from "./rate-limit.js";
 
 export interface AppDeps {
   config: Config;
   database: Database;
   log: Logger;
+  /** secret for signing sessions and tokens (AUTH_SECRET or one generated into DATA_DIR) */
+  secret: string;
+  mailer?: Mailer;
   /** The React Router server build; a function so dev mode can reload it on every request. */
   pages?: () => Promise<ServerBuild>;
   dev?: boolean;
 }
 
-export function createApi(deps: AppDeps) {
+export interface Services {
+  auth: Auth;
+  mailer: Mailer;
+  limiter: RateLimiter;
+}
+
+export function createServices(deps: AppDeps): Services {
+  const { config, log } = deps;
+  const mailer =
+    deps.mailer ??
+    createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
+  const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret });
+  return { auth, mailer, limiter: new RateLimiter() };
+}
+
+export function createApi(deps: AppDeps, services: Services) {
+  const db = deps.database.db;
   const api = apiRouter();
-  api.route("/", waitlistRoutes({ db: deps.database.db }));
+  api.route("/", waitlistRoutes({ db }));
+  api.route("/", profileRoutes({ auth: services.auth, db }));
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
-    info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0" },
+    info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0", description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth." },
     servers: [{ url: `${deps.config.PUBLIC_URL}/api` }],
   });
   return api;
 }
 
-export function createApp(deps: AppDeps) {
+export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
   const app = new Hono<AppEnv>();
+  const db = deps.database.db;
   app.use(requestContext(deps.log));
   app.use(securityHeaders(deps.config, { dev: deps.dev ?? false }));
   app.use("/api/*", originCheck(deps.config));
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
 
   app.route("/", healthRoutes({ pool: deps.database.pool }));
-  app.route("/api", createApi(deps));
+  if (deps.config.NODE_ENV !== "production") app.route("/", outboxRoutes(services.mailer));
+  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins }));
+  app.use("*", async (c, next) => {
+    c.set("viewer", await getViewer(services.auth, db, c.req.raw.headers));
+    await next();
+  });
+  app.route("/api", createApi(deps, services));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
-  if (deps.pages) app.all("*", pagesHandler(deps));
+  if (deps.pages) app.all("*", pagesHandler(deps, services));
   return app;
 }

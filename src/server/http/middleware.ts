@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.js";
+import type { Viewer } from "../features/auth/viewer.js";
 import type { Logger } from "../log.js";
 
 export type AppEnv = {
   Variables: {
     requestId: string;
     cspNonce: string;
+    viewer: Viewer | null;
   };
 };
 

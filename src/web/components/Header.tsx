@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Link, useRouteLoaderData } from "react-router";
 import type { RootData } from "../root";
 import { ThemeToggle } from "./ThemeToggle";
+import { UserMenu } from "./UserMenu";
 
 const navLink =
   "rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white";
@@ -41,9 +42,11 @@ export function Header() {
         <div className="hidden items-center gap-1 md:flex">
           {links}
           <ThemeToggle />
+          {user && <UserMenu username={user.username} />}
         </div>
         <div className="flex items-center gap-1 md:hidden">
           <ThemeToggle />
+          {user && <UserMenu username={user.username} />}
           <button
             type="button"
             className="rounded-md p-2 text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"

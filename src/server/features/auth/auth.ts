@@ -1,0 +1,157 @@
+import { betterAuth } from "better-auth";
+import { eq } from "drizzle-orm";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { APIError } from "better-auth/api";
+import { genericOAuth } from "better-auth/plugins";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import * as schema from "../../db/schema.js";
+import type { Logger } from "../../log.js";
+import type { Mailer } from "../mail/mailer.js";
+import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
+import { ensureProfile, syncAdminFlag } from "../profile/service.js";
+import { hashPassword, verifyPassword } from "./password.js";
+import { MAX_PASSWORD, MIN_PASSWORD } from "../../../shared/auth.js";
+
+export const CLIENT_IP_HEADER = "x-switchboard-client-ip";
+
+export interface AuthDeps {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  log: Logger;
+  secret: string;
+}
+
+interface GitHubEmail {
+  email: string;
+  primary: boolean;
+  verified: boolean;
+}
+
+export function githubConfigured(config: Config): boolean {
+  return Boolean(config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET);
+}
+
+export function createAuth(deps: AuthDeps) {
+  const { config, db, mailer } = deps;
+  const site = config.SITE_NAME;
+  const link = (path: string, token: string) => `${config.PUBLIC_URL}${path}?token=${encodeURIComponent(token)}`;
+  const gh = config.GITHUB_OAUTH_URL.replace(/\/+$/, "");
+  const ghApi = config.GITHUB_API_URL.replace(/\/+$/, "");
+
+  return betterAuth({
+    appName: site,
+    baseURL: config.PUBLIC_URL,
+    basePath: "/api/auth",
+    secret: deps.secret,
+    trustedOrigins: [...config.allowedOrigins],
+    database: drizzleAdapter(db, { provider: "pg", schema, usePlural: false }),
+    logger: { disabled: config.NODE_ENV === "test" },
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      autoSignIn: false,
+      minPasswordLength: MIN_PASSWORD,
+      maxPasswordLength: MAX_PASSWORD,
+      password: { hash: hashPassword, verify: verifyPassword },
+      resetPasswordTokenExpiresIn: 60 * 60,
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, token }) => {
+        await mailer.send(resetPasswordMail(site, user.email, link("/reset-password", token)));
+      },
+    },
+    emailVerification: {
+      expiresIn: 24 * 60 * 60,
+      sendOnSignUp: true,
+      // An unconfirmed account that logs in with the right password gets a fresh link.
+      sendOnSignIn: true,
+      autoSignInAfterVerification: false,
+      sendVerificationEmail: async ({ user, token }) => {
+        await mailer.send(confirmEmailMail(site, user.email, link("/verify-email", token)));
+      },
+    },
+    user: {
+      changeEmail: { enabled: true },
+    },
+    session: {
+      expiresIn: 7 * 24 * 60 * 60,
+      updateAge: 24 * 60 * 60,
+    },
+    account: {
+      accountLinking: { enabled: true, trustedProviders: [], allowDifferentEmails: false },
+    },
+    // Our own limiter (http/rate-limit.ts) counts per IP and per account.
+    rateLimit: { enabled: false },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: config.PUBLIC_URL.startsWith("https://"),
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          after: async (u) => {
+            await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, config.ADMIN_EMAILS);
+          },
+        },
+        update: {
+          after: async (u) => {
+            // A confirmed change of address is mirrored into the profile.
+            await db
+              .update(schema.profiles)
+              .set({ email: u.email, updatedAt: new Date() })
+              .where(eq(schema.profiles.id, u.id));
+          },
+        },
+      },
+      session: {
+        create: {
+          before: async (s) => {
+            const [u] = await db.select().from(schema.user).where(eq(schema.user.id, s.userId));
+            if (!u) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
+            await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, config.ADMIN_EMAILS);
+            await syncAdminFlag(db, u.id, u.email, config.ADMIN_EMAILS);
+          },
+        },
+      },
+    },
+    plugins: githubConfigured(config)
+      ? [
+          genericOAuth({
+            config: [
+              {
+                providerId: "github",
+                name: "GitHub",
+                clientId: config.GITHUB_CLIENT_ID!,
+                clientSecret: config.GITHUB_CLIENT_SECRET!,
+                authorizationUrl: `${gh}/login/oauth/authorize`,
+                tokenUrl: `${gh}/login/oauth/access_token`,
+                scopes: ["read:user", "user:email"],
+                pkce: true,
+                getUserInfo: async (tokens) => {
+                  const headers = { Authorization: `Bearer ${tokens.accessToken}`, Accept: "application/vnd.github+json", "User-Agent": site };
+                  const [profileRes, emailsRes] = await Promise.all([fetch(`${ghApi}/user`, { headers }), fetch(`${ghApi}/user/emails`, { headers })]);
+                  if (!profileRes.ok) return null;
+                  const profile = (await profileRes.json()) as { id: number; login: string; name?: string | null; avatar_url?: string };
+                  const emails = emailsRes.ok ? ((await emailsRes.json()) as GitHubEmail[]) : [];
+                  const primary = emails.find((e) => e.primary) ?? emails[0];
+                  if (!primary) return null;
+                  return {
+                    id: String(profile.id),
+                    email: primary.email,
+                    // Only a verified address may link to an existing account.
+                    emailVerified: primary.verified === true,
+                    name: profile.name || profile.login,
+                    image: profile.avatar_url,
+                  };
+                },
+              },
+            ],
+          }),
+        ]
+      : [],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

@@ -1,0 +1,37 @@
+import type { Mail } from "./mailer.js";
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+function layout(site: string, heading: string, body: string, action: { label: string; url: string }, footer: string): string {
+  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f8fafc;padding:24px;color:#0f172a">
+<div style="max-width:520px;margin:auto;background:#fff;border-radius:12px;padding:32px;border:1px solid #e2e8f0">
+<p style="font-weight:700;color:#4f46e5;margin:0 0 16px">${esc(site)}</p>
+<h1 style="font-size:20px;margin:0 0 12px">${esc(heading)}</h1>
+<p style="line-height:1.6">${esc(body)}</p>
+<p style="margin:24px 0"><a href="${esc(action.url)}" style="background:#4f46e5;color:#fff;padding:10px 18px;border-radius:8px;text-decoration:none;font-weight:600">${esc(action.label)}</a></p>
+<p style="font-size:13px;color:#64748b;line-height:1.5">Or paste this link into your browser:<br>${esc(action.url)}</p>
+<p style="font-size:13px;color:#64748b">${esc(footer)}</p>
+</div></body></html>`;
+}
+
+export function confirmEmailMail(site: string, to: string, url: string): Mail {
+  const body = `Please confirm that this is the e-mail address of your ${site} account.`;
+  const footer = "The link works once and expires in 24 hours. If you did not ask for this, ignore this e-mail.";
+  return {
+    to,
+    subject: `Confirm your ${site} account`,
+    text: `${body}\n\n${url}\n\n${footer}\n`,
+    html: layout(site, "Confirm your e-mail address", body, { label: "Confirm e-mail", url }, footer),
+  };
+}
+
+export function resetPasswordMail(site: string, to: string, url: string): Mail {
+  const body = `Someone asked to reset the password of your ${site} account. Choose a new password with the link below.`;
+  const footer = "The link works once and expires in 1 hour. If you did not ask for this, ignore this e-mail; your password stays the same.";
+  return {
+    to,
+    subject: `Reset your ${site} password`,
+    text: `${body}\n\n${url}\n\n${footer}\n`,
+    html: layout(site, "Reset your password", body, { label: "Reset password", url }, footer),
+  };
+}

@@ -1,0 +1,51 @@
+import { and, eq, ne, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { profiles, user } from "../../db/schema.js";
+
+export type Profile = typeof profiles.$inferSelect;
+
+export async function findProfile(db: Db, id: string): Promise<Profile | undefined> {
+  const [p] = await db.select().from(profiles).where(eq(profiles.id, id));
+  return p;
+}
+
+/** Inserts the profile unless one exists; false when the username was taken (caller retries). */
+export async function insertProfile(db: Db, p: { id: string; email: string; username: string; fullName: string; isAdmin: boolean }): Promise<"created" | "exists" | "username_taken"> {
+  try {
+    const rows = await db.insert(profiles).values(p).onConflictDoNothing({ target: profiles.id }).returning({ id: profiles.id });
+    return rows.length ? "created" : "exists";
+  } catch (e) {
+    if ((e as { code?: string; cause?: { code?: string } }).code === "23505" || (e as { cause?: { code?: string } }).cause?.code === "23505") return "username_taken";
+    throw e;
+  }
+}
+
+export async function usernameTaken(db: Db, username: string, exceptId?: string): Promise<boolean> {
+  const cond = exceptId
+    ? and(sql`lower(${profiles.username}) = lower(${username})`, ne(profiles.id, exceptId))
+    : sql`lower(${profiles.username}) = lower(${username})`;
+  const rows = await db.select({ id: profiles.id }).from(profiles).where(cond).limit(1);
+  return rows.length > 0;
+}
+
+export async function updateUsername(db: Db, id: string, username: string): Promise<void> {
+  await db.update(profiles).set({ username, updatedAt: new Date() }).where(eq(profiles.id, id));
+}
+
+export async function setAdmin(db: Db, id: string, isAdmin: boolean): Promise<void> {
+  await db.update(profiles).set({ isAdmin, updatedAt: new Date() }).where(eq(profiles.id, id));
+}
+
+export async function findUserByEmail(db: Db, email: string) {
+  const [u] = await db.select().from(user).where(sql`lower(${user.email}) = lower(${email})`);
+  return u;
+}
+
+/** Deletes the account and everything that hangs off it (sessions, accounts, profile cascade). */
+export async function deleteUserCascade(db: Db, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.delete(profiles).where(eq(profiles.id, id));
+    const rows = await tx.delete(user).where(eq(user.id, id)).returning({ id: user.id });
+    return rows.length > 0;
+  });
+}

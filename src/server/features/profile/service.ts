@@ -1,0 +1,125 @@
+import type { Db } from "../../db/client.js";
+import { APIError } from "better-auth/api";
+import { AppError } from "../../errors.js";
+import { PROFILE_TEXT } from "../../../shared/auth.js";
+import type { ProfileUpdate } from "../../../shared/profile.js";
+import type { Auth } from "../auth/auth.js";
+import type { Viewer } from "../auth/viewer.js";
+import { deleteUserCascade, findProfile, insertProfile, setAdmin, updateUsername, usernameTaken, type Profile } from "./repo.js";
+
+const USERNAME_RE = /^[A-Za-z0-9._-]{3,39}$/;
+
+export function isValidUsername(u: string): boolean {
+  return USERNAME_RE.test(u);
+}
+
+/** Spec section 5: the username is the part of the e-mail before '@' (made safe and unique). */
+export function usernameBase(email: string): string {
+  const local = (email.split("@")[0] ?? "").toLowerCase().replace(/[^a-z0-9._-]/g, "");
+  const base = local.replace(/^[._-]+|[._-]+$/g, "");
+  return (base.length >= 3 ? base : `${base}user`).slice(0, 32);
+}
+
+/** Creates the profile on first sign-in; full_name from provider metadata or the username. */
+export async function ensureProfile(db: Db, u: { id: string; email: string; name?: string | null }, adminEmails: readonly string[]): Promise<void> {
+  if (await findProfile(db, u.id)) return;
+  const base = usernameBase(u.email);
+  const isAdmin = adminEmails.includes(u.email.toLowerCase());
+  for (let n = 1; n < 1000; n++) {
+    const username = n === 1 ? base : `${base}-${n}`;
+    const fullName = u.name && u.name !== u.email && u.name.trim() ? u.name.trim() : username;
+    const r = await insertProfile(db, { id: u.id, email: u.email, username, fullName, isAdmin });
+    if (r !== "username_taken") return;
+  }
+  throw new Error("could not find a free username");
+}
+
+/** ADMIN_EMAILS makes those accounts admins when they sign in. */
+export async function syncAdminFlag(db: Db, id: string, email: string, adminEmails: readonly string[]): Promise<void> {
+  if (!adminEmails.includes(email.toLowerCase())) return;
+  const p = await findProfile(db, id);
+  if (p && !p.isAdmin) await setAdmin(db, id, true);
+}
+
+
+export interface UpdateResult {
+  profile: Profile;
+  message: string;
+  emailChangePending: string | null;
+  /** Set-Cookie headers from better-auth (a password change renews the session). */
+  setCookies: string[];
+}
+
+function authMessage(e: unknown): string | undefined {
+  return e instanceof APIError ? (e.body as { code?: string } | undefined)?.code : undefined;
+}
+
+export async function updateProfile(
+  deps: { auth: Auth; db: Db },
+  viewer: Viewer | null,
+  id: string,
+  changes: ProfileUpdate,
+  headers: Headers,
+): Promise<UpdateResult> {
+  if (!viewer) throw new AppError("unauthorized", PROFILE_TEXT.notAuthenticated);
+  if (viewer.id !== id) throw new AppError("forbidden", "You can only update your own profile");
+  const username = changes.username !== undefined && changes.username !== viewer.username ? changes.username : undefined;
+  const email = changes.email !== undefined && changes.email.toLowerCase() !== viewer.email.toLowerCase() ? changes.email : undefined;
+  if (username === undefined && email === undefined && !changes.password) throw new AppError("validation_failed", PROFILE_TEXT.noChanges);
+  if (username !== undefined && (await usernameTaken(deps.db, username, id))) throw new AppError("conflict", PROFILE_TEXT.usernameTaken);
+
+  const setCookies: string[] = [];
+  if (changes.password) {
+    try {
+      const r = await deps.auth.api.changePassword({
+        headers,
+        body: { currentPassword: changes.currentPassword!, newPassword: changes.password, revokeOtherSessions: true },
+        returnHeaders: true,
+      });
+      setCookies.push(...(r.headers.getSetCookie?.() ?? []));
+    } catch (e) {
+      const code = authMessage(e);
+      if (code === "INVALID_PASSWORD") throw new AppError("validation_failed", PROFILE_TEXT.wrongCurrent);
+      if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") throw new AppError("validation_failed", "This account signs in with GitHub and has no password to change");
+      throw e;
+    }
+  }
+  if (username !== undefined) {
+    try {
+      await updateUsername(deps.db, id, username);
+    } catch (e) {
+      if ((e as { cause?: { code?: string } }).cause?.code === "23505") throw new AppError("conflict", PROFILE_TEXT.usernameTaken);
+      throw e;
+    }
+  }
+  if (email !== undefined) {
+    await deps.auth.api.changeEmail({ headers, body: { newEmail: email, callbackURL: "/profile" } });
+  }
+  const profile = (await findProfile(deps.db, id))!;
+  return {
+    profile,
+    message: email ? `${PROFILE_TEXT.updated}. ${PROFILE_TEXT.emailChangeSent(email)}` : PROFILE_TEXT.updated,
+    emailChangePending: email ?? null,
+    setCookies,
+  };
+}
+
+export async function deleteAccount(deps: { db: Db }, viewer: Viewer | null, id: string, confirmEmail: string): Promise<void> {
+  if (!viewer) throw new AppError("unauthorized", PROFILE_TEXT.notAuthenticated);
+  if (viewer.id !== id) throw new AppError("forbidden", "You can only delete your own account");
+  if (confirmEmail.trim().toLowerCase() !== viewer.email.toLowerCase()) throw new AppError("validation_failed", PROFILE_TEXT.deleteConfirmMismatch);
+  // Deployments and API keys join this cascade when those features land.
+  await deleteUserCascade(deps.db, id);
+}
+
+export function profileJson(p: Profile) {
+  return {
+    id: p.id,
+    email: p.email,
+    username: p.username,
+    full_name: p.fullName,
+    is_admin: p.isAdmin,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { MAX_PASSWORD, MIN_PASSWORD, PROFILE_TEXT } from "./auth.js";
+
+// PUT /api/users/{id}: only the changed fields are sent (spec section 5).
+export const profileUpdate = z
+  .object({
+    username: z
+      .string()
+      .trim()
+      .min(1, PROFILE_TEXT.usernameRequired)
+      .regex(/^[A-Za-z0-9._-]{3,39}$/, PROFILE_TEXT.usernameFormat)
+      .optional(),
+    email: z.string().trim().min(1, PROFILE_TEXT.emailRequired).pipe(z.email({ error: "Please enter a valid email address." })).optional(),
+    currentPassword: z.string().max(MAX_PASSWORD).optional(),
+    password: z
+      .string()
+      .min(MIN_PASSWORD, `Password must be at least ${MIN_PASSWORD} characters long`)
+      .max(MAX_PASSWORD, `Password must be at most ${MAX_PASSWORD} characters long`)
+      .optional(),
+  })
+  .strict()
+  .refine((b) => !b.password || Boolean(b.currentPassword), { message: PROFILE_TEXT.currentRequired });
+
+export type ProfileUpdate = z.infer<typeof profileUpdate>;
+
+export const profileView = z.object({
+  id: z.string(),
+  email: z.string(),
+  username: z.string(),
+  full_name: z.string(),
+  is_admin: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const deleteAccountRequest = z.object({ confirmEmail: z.string().trim().min(1, PROFILE_TEXT.deleteConfirmMismatch) });

@@ -1,0 +1,150 @@
+import { Loader2, TriangleAlert } from "lucide-react";
+import { useState } from "react";
+import { redirect } from "react-router";
+import { PROFILE_TEXT } from "../../shared/auth";
+import { Alert, Field, inputClass } from "../components/ui";
+import { api } from "../lib/api";
+import type { Route } from "./+types/profile";
+
+export function meta() {
+  return [{ title: "Your Profile" }, { name: "robots", content: "noindex" }];
+}
+
+export function loader({ context }: Route.LoaderArgs) {
+  const v = context.viewer;
+  if (!v) throw redirect("/login?redirect=/profile");
+  return { id: v.id, username: v.username, email: v.email, fullName: v.fullName };
+}
+
+const button =
+  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
+
+export default function Profile({ loaderData }: Route.ComponentProps) {
+  const [saved, setSaved] = useState({ username: loaderData.username, email: loaderData.email });
+  const [form, setForm] = useState({ username: loaderData.username, email: loaderData.email, currentPassword: "", password: "", confirm: "" });
+  const [busy, setBusy] = useState(false);
+  const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(null);
+  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
+
+  async function onSubmit(e: React.FormEvent) {
+    e.preventDefault();
+    setMsg(null);
+    const username = form.username.trim();
+    const email = form.email.trim();
+    if (!username) return setMsg({ kind: "error", text: PROFILE_TEXT.usernameRequired });
+    if (!email) return setMsg({ kind: "error", text: PROFILE_TEXT.emailRequired });
+    // Only the changed fields are sent.
+    const body: Record<string, string> = {};
+    if (username !== saved.username) body.username = username;
+    if (email.toLowerCase() !== saved.email.toLowerCase()) body.email = email;
+    if (form.password || form.confirm) {
+      if (!form.currentPassword) return setMsg({ kind: "error", text: PROFILE_TEXT.currentRequired });
+      if (form.password !== form.confirm) return setMsg({ kind: "error", text: PROFILE_TEXT.mismatch });
+      body.currentPassword = form.currentPassword;
+      body.password = form.password;
+    }
+    if (Object.keys(body).length === 0) return setMsg({ kind: "error", text: PROFILE_TEXT.noChanges });
+    setBusy(true);
+    const r = await api<{ profile: { username: string; email: string }; message: string }>(`/api/users/${encodeURIComponent(loaderData.id)}`, {
+      method: "PUT",
+      body,
+      timeoutMs: 20_000,
+    });
+    setBusy(false);
+    if (r.ok) {
+      setSaved({ username: r.data.profile.username, email: r.data.profile.email });
+      setForm({ username: r.data.profile.username, email: r.data.profile.email, currentPassword: "", password: "", confirm: "" });
+      setMsg({ kind: "success", text: r.data.message });
+    } else {
+      setMsg({ kind: "error", text: r.error || PROFILE_TEXT.failed });
+    }
+  }
+
+  return (
+    <section className="mx-auto max-w-2xl px-4 py-12">
+      <h1 className="text-3xl font-bold tracking-tight">Your Profile</h1>
+      <form onSubmit={onSubmit} noValidate className="mt-8 space-y-8">
+        {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
+        <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
+          <legend className="px-1 text-lg font-semibold">Account</legend>
+          <Field id="username" label="Username">
+            <input id="username" name="username" required value={form.username} onChange={set("username")} autoComplete="username" className={inputClass} />
+          </Field>
+          <Field id="email" label="Email Address">
+            <input id="email" name="email" type="email" required value={form.email} onChange={set("email")} autoComplete="email" className={inputClass} />
+          </Field>
+        </fieldset>
+        <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
+          <legend className="px-1 text-lg font-semibold">Change Password</legend>
+          <Field id="currentPassword" label="Current Password">
+            <input id="currentPassword" type="password" value={form.currentPassword} onChange={set("currentPassword")} autoComplete="current-password" className={inputClass} />
+          </Field>
+          <Field id="password" label="New Password">
+            <input id="password" type="password" value={form.password} onChange={set("password")} autoComplete="new-password" className={inputClass} />
+          </Field>
+          <Field id="confirm" label="Confirm New Password">
+            <input id="confirm" type="password" value={form.confirm} onChange={set("confirm")} autoComplete="new-password" className={inputClass} />
+          </Field>
+        </fieldset>
+        <button type="submit" className={button} disabled={busy}>
+          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+          {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
+        </button>
+      </form>
+      <DangerZone id={loaderData.id} email={saved.email} />
+    </section>
+  );
+}
+
+function DangerZone({ id, email }: { id: string; email: string }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const matches = typed.trim().toLowerCase() === email.toLowerCase();
+
+  async function remove() {
+    setBusy(true);
+    setError(null);
+    const r = await api(`/api/users/${encodeURIComponent(id)}`, { method: "DELETE", body: { confirmEmail: typed }, timeoutMs: 20_000 });
+    if (r.ok) {
+      window.location.assign("/");
+      return;
+    }
+    setBusy(false);
+    setError(r.error || "Failed to delete your account. Please try again later.");
+  }
+
+  return (
+    <section className="mt-12 rounded-xl border border-red-300 p-6 dark:border-red-900" aria-labelledby="danger-zone">
+      <h2 id="danger-zone" className="flex items-center gap-2 text-lg font-semibold text-red-700 dark:text-red-400">
+        <TriangleAlert className="h-5 w-5" aria-hidden /> Danger Zone
+      </h2>
+      <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+        Deleting your account removes your profile, API keys, registered servers and deployments. Approved directory entries you submitted stay, without your name.
+      </p>
+      {!open ? (
+        <button type="button" onClick={() => setOpen(true)} className="mt-4 rounded-md border border-red-400 px-4 py-2 font-semibold text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950/40">
+          Delete Account
+        </button>
+      ) : (
+        <div className="mt-4 space-y-3">
+          {error && <Alert kind="error">{error}</Alert>}
+          <label htmlFor="confirm-delete" className="block text-sm">
+            Type <strong>{email}</strong> to confirm.
+          </label>
+          <input id="confirm-delete" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
+          <div className="flex gap-3">
+            <button type="button" onClick={remove} disabled={!matches || busy} className="inline-flex items-center gap-2 rounded-md bg-red-600 px-4 py-2 font-semibold text-white hover:bg-red-500 disabled:cursor-not-allowed disabled:opacity-50">
+              {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              Permanently delete my account
+            </button>
+            <button type="button" onClick={() => { setOpen(false); setTyped(""); }} disabled={busy} className="rounded-md px-4 py-2 font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
