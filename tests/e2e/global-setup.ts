@@ -1,23 +1,49 @@
-// Starts the built app as a real process on a fresh database for the browser tests.
+// Starts the built app as a real process on a fresh database for the browser tests, with a real
+// SMTP server receiving its mail and a local OAuth server standing in for GitHub.
+import os from "node:os";
+import path from "node:path";
+import fs from "node:fs/promises";
 import type { TestProject } from "vitest/node";
-import { startAppProcess } from "../support/process.js";
 import dbSetup from "../support/db-global-setup.js";
 import { createDatabaseFrom } from "../support/db.js";
+import { startFakeGitHub } from "../support/github-oauth.js";
+import { freePort, startAppProcess } from "../support/process.js";
+import { startSmtpSink } from "../support/smtp-sink.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     appUrl: string;
+    mailDir: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const teardownDb = await dbSetup(project);
-  const db = await createDatabaseFrom(project.getProvidedContext().pgAdminUrl, project.getProvidedContext().pgTemplate, project.getProvidedContext().pgPrefix);
-  const app = await startAppProcess({ DATABASE_URL: db.url, NODE_ENV: "test" });
-  // Same-origin requests from the browser must match PUBLIC_URL (derived from PORT: localhost).
-  project.provide("appUrl", app.url.replace("127.0.0.1", "localhost"));
+  const ctx = project.getProvidedContext();
+  const db = await createDatabaseFrom(ctx.pgAdminUrl, ctx.pgTemplate, ctx.pgPrefix);
+  const mailDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-mail-"));
+  const smtp = await startSmtpSink(mailDir);
+  const gh = await startFakeGitHub();
+  const port = await freePort();
+  const app = await startAppProcess({
+    PORT: String(port),
+    DATABASE_URL: db.url,
+    NODE_ENV: "test",
+    SMTP_URL: smtp.url,
+    PUBLIC_URL: `http://localhost:${port}`,
+    GITHUB_CLIENT_ID: gh.clientId,
+    GITHUB_CLIENT_SECRET: gh.clientSecret,
+    GITHUB_OAUTH_URL: gh.url,
+    GITHUB_API_URL: gh.url,
+    AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
+  });
+  project.provide("appUrl", `http://localhost:${port}`);
+  project.provide("mailDir", mailDir);
   return async () => {
     await app.stop("SIGTERM");
+    await gh.close();
+    await smtp.close();
+    await fs.rm(mailDir, { recursive: true, force: true });
     await db.drop();
     await teardownDb();
   };

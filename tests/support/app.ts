@@ -29,7 +29,7 @@ export interface TestApp {
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", ...env });
+  const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", ...env });
   const log = createLogger({ level: "silent", pretty: false });
   const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild };
   const services = createServices(deps);

@@ -114,6 +114,8 @@ async function runningServer(pgdata: string): Promise<{ pid: number; port: numbe
 export interface EmbeddedPostgres {
   url: string;
   port: number;
+  /** true when a server that was already running on this data dir was reused */
+  adopted: boolean;
   /** fast shutdown: running transactions roll back, committed data is flushed */
   stop(): Promise<void>;
 }
@@ -200,6 +202,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   return {
     url: `${base}/${database}`,
     port,
+    adopted: Boolean(existing),
     async stop() {
       await new Promise<void>((resolve) => {
         const child = spawn(bins.pg_ctl, ["stop", "-w", "-t", "60", "-m", "fast", "-D", pgdata], { ...asUser, stdio: "ignore" });

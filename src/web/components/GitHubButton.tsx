@@ -10,8 +10,8 @@ export function GitHubButton({ enabled, mode, onError, disabled }: { enabled: bo
   const failed = mode === "login" ? AUTH_TEXT.githubLoginFailed : AUTH_TEXT.githubRegisterFailed;
   async function start() {
     setBusy(true);
-    const r = await api<{ url?: string }>("/api/auth/sign-in/oauth2", {
-      body: { providerId: "github", callbackURL: "/", newUserCallbackURL: "/", errorCallbackURL: `/${mode}?error=github` },
+    const r = await api<{ url?: string }>("/api/auth/sign-in/social", {
+      body: { provider: "github", callbackURL: "/", newUserCallbackURL: "/", errorCallbackURL: `/${mode}?error=github` },
       timeoutMs: 20_000,
     });
     if (r.ok && r.data.url) {

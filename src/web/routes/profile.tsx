@@ -1,6 +1,6 @@
 import { Loader2, TriangleAlert } from "lucide-react";
 import { useState } from "react";
-import { redirect } from "react-router";
+import { redirect, useRevalidator } from "react-router";
 import { PROFILE_TEXT } from "../../shared/auth";
 import { Alert, Field, inputClass } from "../components/ui";
 import { api } from "../lib/api";
@@ -23,6 +23,7 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
   const [saved, setSaved] = useState({ username: loaderData.username, email: loaderData.email });
   const [form, setForm] = useState({ username: loaderData.username, email: loaderData.email, currentPassword: "", password: "", confirm: "" });
   const [busy, setBusy] = useState(false);
+  const revalidator = useRevalidator();
   const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(null);
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
@@ -55,6 +56,8 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
       setSaved({ username: r.data.profile.username, email: r.data.profile.email });
       setForm({ username: r.data.profile.username, email: r.data.profile.email, currentPassword: "", password: "", confirm: "" });
       setMsg({ kind: "success", text: r.data.message });
+      // The header shows the username: refresh the page data.
+      void revalidator.revalidate();
     } else {
       setMsg({ kind: "error", text: r.error || PROFILE_TEXT.failed });
     }

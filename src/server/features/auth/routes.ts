@@ -15,7 +15,7 @@ const RULES: Record<string, { ip: Rule; account?: Rule }> = {
   "/request-password-reset": { ip: { limit: 10, windowMs: 60 * MIN }, account: { limit: 5, windowMs: 60 * MIN } },
   "/reset-password": { ip: { limit: 20, windowMs: 60 * MIN } },
   "/send-verification-email": { ip: { limit: 10, windowMs: 60 * MIN }, account: { limit: 3, windowMs: 60 * MIN } },
-  "/sign-in/oauth2": { ip: { limit: 30, windowMs: 15 * MIN } },
+  "/sign-in/social": { ip: { limit: 30, windowMs: 15 * MIN } },
 };
 
 export function clientIp(c: Context): string {

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, createTestApp, type TestApp } from "../../../../tests/support/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ AUTH_RATE_LIMIT: "on" });
+});
+afterAll(() => t.close());
+
+describe("rate limits on sign-in, sign-up and reset", () => {
+  it("refuses the 11th sign-in for one account within 15 minutes with 429 and Retry-After", async () => {
+    const c = client(t.app);
+    for (let i = 0; i < 10; i++) {
+      const r = await c.post("/api/auth/sign-in/email", { email: "Target@example.com", password: `guess-${i}-xx` });
+      expect(r.status).toBe(401);
+    }
+    const refused = await c.post("/api/auth/sign-in/email", { email: "target@example.com", password: "guess-final" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect((await refused.json()).error).toMatch(/^Too many attempts\. Please try again in \d+ seconds\.$/);
+    // Another account from the same address is still allowed.
+    expect((await c.post("/api/auth/sign-in/email", { email: "other@example.com", password: "whatever1" })).status).toBe(401);
+  });
+
+  it("limits password-reset requests per client address", async () => {
+    const c = client(t.app);
+    for (let i = 0; i < 10; i++) {
+      expect((await c.post("/api/auth/request-password-reset", { email: `r${i}@example.com`, redirectTo: "/reset-password" })).status).toBe(200);
+    }
+    const r = await c.post("/api/auth/request-password-reset", { email: "r99@example.com", redirectTo: "/reset-password" });
+    expect(r.status).toBe(429);
+    expect(r.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("limits sign-ups per account address", async () => {
+    const c = client(t.app);
+    for (let i = 0; i < 5; i++) await c.post("/api/auth/sign-up/email", { email: "spam@example.com", password: "short", name: "s" });
+    const r = await c.post("/api/auth/sign-up/email", { email: "spam@example.com", password: "password123", name: "s" });
+    expect(r.status).toBe(429);
+  });
+});
