@@ -9,6 +9,7 @@ import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { connect, runMigrations, type Database } from "./db/client.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
+import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { createApp } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
@@ -41,6 +42,8 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ datab
     await embedded?.stop();
     throw e;
   }
+  const seeded = await seedCatalogIfEmpty(database.db);
+  if (seeded) log.info({ servers: seeded }, "demo catalogue added to the empty directory");
   return { database, embedded };
 }
 

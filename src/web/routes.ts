@@ -11,5 +11,6 @@ export default [
   route("reset-password", "routes/reset-password.tsx"),
   route("verify-email", "routes/verify-email.tsx"),
   route("profile", "routes/profile.tsx"),
+  route("server/:id", "routes/server.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const waitlist = pgTable(
   "waitlist",
@@ -92,3 +92,39 @@ export const usedTokens = pgTable("used_tokens", {
   tokenHash: text("token_hash").primaryKey(),
   usedAt: timestamp("used_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+// Spec section 3: MCP server record (catalogue entries). The search columns (search_doc,
+// search_text) and their indexes are added by a hand-written migration (0003_catalog_search).
+export const mcpServers = pgTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    category: text("category").notNull(),
+    type: text("type").notNull(),
+    source: text("source").notNull(),
+    url: text("url"),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    repositoryUrl: text("repository_url"),
+    homepage: text("homepage"),
+    documentation: text("documentation"),
+    npxCommand: text("npx_command"),
+    logo: text("logo"),
+    requiredKeys: jsonb("required_keys").$type<{ key: string; env_var: string; description: string }[] | null>(),
+    isApproved: boolean("is_approved").notNull().default(false),
+    submittedBy: text("submitted_by").references(() => user.id, { onDelete: "set null" }),
+    registryName: text("registry_name").unique(),
+    version: text("version"),
+    packages: jsonb("packages"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    useCount: integer("use_count").notNull().default(0),
+  },
+  (t) => [
+    index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),
+    index("mcp_servers_approved_use_idx").on(t.isApproved, t.useCount),
+    index("mcp_servers_approved_created_idx").on(t.isApproved, t.createdAt),
+    index("mcp_servers_approved_name_idx").on(t.isApproved, t.name),
+  ],
+);

@@ -1,0 +1,235 @@
+import * as Tabs from "@radix-ui/react-tabs";
+import { ArrowLeft, ExternalLink, GitBranch, KeyRound, Rocket } from "lucide-react";
+import { data, Link } from "react-router";
+import { AppError } from "../../server/errors";
+import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
+import { CATALOG_TEXT } from "../../shared/catalog";
+import { connectConfigs } from "../../shared/connect";
+import { CopyButton } from "../components/CopyButton";
+import { Markdown } from "../components/Markdown";
+import { ServerCard, TypeBadge } from "../components/ServerCard";
+import type { Route } from "./+types/server";
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  try {
+    const row = await getServer(context.db, params.id, context.viewer);
+    const related = await getRelated(context.db, params.id, context.viewer);
+    return {
+      server: toCatalogServer(row),
+      url: row.url,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      approved: row.isApproved,
+      related,
+      signedIn: Boolean(context.viewer),
+      site: context.config.SITE_NAME,
+    };
+  } catch (e) {
+    if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
+    throw e;
+  }
+}
+
+export function meta({ data: d }: Route.MetaArgs) {
+  if (!d) return [{ title: CATALOG_TEXT.notFound }, { name: "robots", content: "noindex" }];
+  return [
+    { title: `${d.server.name} MCP server - ${d.site}` },
+    { name: "description", content: d.server.description.slice(0, 300) },
+    { property: "og:title", content: `${d.server.name} MCP server` },
+    { property: "og:description", content: d.server.description.slice(0, 300) },
+  ];
+}
+
+const fmt = (iso: string) => new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+const card = "rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900/60";
+
+export function ErrorBoundary() {
+  return (
+    <section className="mx-auto max-w-xl px-4 py-24 text-center">
+      <h1 className="text-3xl font-bold">{CATALOG_TEXT.notFound}</h1>
+      <p className="mt-4 text-slate-600 dark:text-slate-400">{CATALOG_TEXT.loadFailed}</p>
+      <Link to="/servers" className="mt-8 inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
+      </Link>
+    </section>
+  );
+}
+
+export default function ServerPage({ loaderData }: Route.ComponentProps) {
+  const { server, url, related, signedIn } = loaderData;
+  const configs = connectConfigs(server.id, server.npx_command, server.required_keys);
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
+      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
+      </Link>
+      <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
+        <div>
+          <div className="flex flex-wrap items-center gap-3">
+            <h1 className="text-3xl font-bold tracking-tight">{server.name}</h1>
+            <TypeBadge type={server.type} />
+            {!loaderData.approved && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">Pending Approval</span>}
+          </div>
+          <p className="mt-1 font-mono text-sm text-slate-500">{server.id}</p>
+          {server.repository_url && (
+            <a href={server.repository_url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+              <GitBranch className="h-4 w-4" aria-hidden /> {server.repository_url.replace(/^https?:\/\//, "")}
+            </a>
+          )}
+        </div>
+        {url && (
+          <a href={url} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 self-start rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
+            Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
+          </a>
+        )}
+      </header>
+
+      <div className="mt-8 grid gap-6 lg:grid-cols-3">
+        <div className="space-y-6 lg:col-span-2">
+          <section className={card} aria-labelledby="info">
+            <h2 id="info" className="text-lg font-semibold">
+              Server Information
+            </h2>
+            <div className="mt-3">
+              <Markdown>{server.description}</Markdown>
+            </div>
+            {server.documentation && (
+              <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+                <Markdown>{server.documentation}</Markdown>
+              </div>
+            )}
+            <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
+              <div>
+                <dt className="text-slate-500">Category</dt>
+                <dd className="mt-1 font-medium">{server.category}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Created</dt>
+                <dd className="mt-1 font-medium">{fmt(loaderData.createdAt)}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Updated</dt>
+                <dd className="mt-1 font-medium">{fmt(loaderData.updatedAt)}</dd>
+              </div>
+            </dl>
+            {server.tags.length > 0 && (
+              <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
+                {server.tags.map((t) => (
+                  <li key={t}>
+                    <Link to={`/?q=${encodeURIComponent(t)}`} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 hover:underline dark:bg-indigo-950/60 dark:text-indigo-300">
+                      {t}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+
+          <section className={card} aria-labelledby="connect">
+            <h2 id="connect" className="text-lg font-semibold">
+              Connect
+            </h2>
+            {configs ? (
+              <>
+                <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Run it locally through npx from your client. Replace the placeholders with your own keys.</p>
+                <Tabs.Root defaultValue="claudeDesktop" className="mt-4">
+                  <Tabs.List aria-label="Client" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
+                    {(
+                      [
+                        ["claudeDesktop", "Claude Desktop"],
+                        ["claudeCode", "Claude Code"],
+                        ["cursor", "Cursor"],
+                        ["vscode", "VS Code"],
+                      ] as const
+                    ).map(([v, label]) => (
+                      <Tabs.Trigger
+                        key={v}
+                        value={v}
+                        className="-mb-px border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300"
+                      >
+                        {label}
+                      </Tabs.Trigger>
+                    ))}
+                  </Tabs.List>
+                  {(
+                    [
+                      ["claudeDesktop", "claude_desktop_config.json"],
+                      ["claudeCode", "Terminal"],
+                      ["cursor", "~/.cursor/mcp.json"],
+                      ["vscode", ".vscode/mcp.json"],
+                    ] as const
+                  ).map(([v, where]) => (
+                    <Tabs.Content key={v} value={v} className="mt-3" forceMount>
+                      <div className="flex items-center justify-between text-xs text-slate-500">
+                        <span>{where}</span>
+                        <CopyButton text={configs[v]} />
+                      </div>
+                      <pre className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
+                        <code className="font-mono">{configs[v]}</code>
+                      </pre>
+                    </Tabs.Content>
+                  ))}
+                </Tabs.Root>
+              </>
+            ) : (
+              <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+                This server is not distributed as an npm package. See its repository for how to install and run it.
+              </p>
+            )}
+          </section>
+        </div>
+
+        <aside className="space-y-6">
+          <section className={card} aria-labelledby="deployment">
+            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
+              <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
+            </h2>
+            {server.required_keys && (
+              <div className="mt-3">
+                <p className="text-sm font-medium">Required keys</p>
+                <ul className="mt-2 space-y-2 text-sm">
+                  {server.required_keys.map((k) => (
+                    <li key={k.env_var} className="flex gap-2">
+                      <KeyRound className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
+                      <span>
+                        <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
+                        <span className="block text-slate-600 dark:text-slate-400">{k.description}</span>
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {signedIn ? (
+              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Hosted deployments are not available on this instance yet. Use the configuration under Connect to run it yourself.</p>
+            ) : (
+              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+                <Link to={`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                  Log in
+                </Link>{" "}
+                to deploy this server with your own keys.
+              </p>
+            )}
+          </section>
+        </aside>
+      </div>
+
+      <section className="mt-10" aria-labelledby="related">
+        <h2 id="related" className="text-xl font-semibold">
+          Related Servers
+        </h2>
+        {related.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">No related servers yet.</p>
+        ) : (
+          <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+            {related.map((s) => (
+              <li key={s.id}>
+                <ServerCard server={s} maxTags={2} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}
