@@ -159,7 +159,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
                       ["vscode", ".vscode/mcp.json"],
                     ] as const
                   ).map(([v, where]) => (
-                    <Tabs.Content key={v} value={v} className="mt-3" forceMount>
+                    <Tabs.Content key={v} value={v} className="mt-3 data-[state=inactive]:hidden" forceMount>
                       <div className="flex items-center justify-between text-xs text-slate-500">
                         <span>{where}</span>
                         <CopyButton text={configs[v]} />
