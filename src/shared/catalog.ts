@@ -69,3 +69,106 @@ export const CATALOG_TEXT = {
   empty: "No servers match your search.",
   emptyHint: "Try fewer words, another category, or clear the filters.",
 } as const;
+
+export const SUBMIT_TEXT = {
+  authRequired: "Authentication Required",
+  authRequiredText: "You need to be logged in to add MCP servers to the directory.",
+  mustLogin: "You must be logged in to add a server",
+  requiredFields: "Please fill in all required fields",
+  idFormat: "Server ID may contain only lowercase letters, numbers and hyphens",
+  duplicate: "A server with this ID already exists. Please use a different ID.",
+  success: "Server submitted successfully! It will be reviewed before being added to the directory.",
+  unexpected: "An unexpected error occurred. Please try again later.",
+  failed: (message: string) => `Failed to add the server: ${message}`,
+  submit: "Submit Server",
+  submitting: "Submitting...",
+  backToDirectory: "Back to Directory",
+  urlInvalid: (field: string) => `${field} must be a valid http(s) URL`,
+} as const;
+
+export const ADMIN_TEXT = {
+  title: "MCP Servers Administration",
+  pendingTab: (n: number) => `Pending Submissions (${n})`,
+  approvedTab: (n: number) => `Approved Servers (${n})`,
+  pendingBadge: "Pending Approval",
+  approvedBadge: "Approved",
+  noPending: "No pending submissions.",
+  noApproved: "No approved servers yet.",
+  processing: "Processing...",
+  loadPendingFailed: "Failed to load pending submissions",
+  loadApprovedFailed: "Failed to load approved servers",
+  approveFailed: "Failed to approve server. Please try again later.",
+  rejectFailed: "Failed to reject server. Please try again later.",
+  unapproveFailed: "Failed to unapprove server. Please try again later.",
+  unknown: "Unknown",
+} as const;
+
+/** Spec section 5: a blank id comes from the name (lowercase, spaces to hyphens, other characters dropped). */
+export function idFromName(name: string): string {
+  return name
+    .toLowerCase()
+    .trim()
+    .replace(/\s+/g, "-")
+    .replace(/[^a-z0-9-]/g, "")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+const httpUrl = (field: string) =>
+  z
+    .string()
+    .trim()
+    .max(2000)
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, SUBMIT_TEXT.urlInvalid(field));
+const optionalUrl = (field: string) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), httpUrl(field).nullable().optional());
+const requiredText = (max: number) => z.string({ error: SUBMIT_TEXT.requiredFields }).trim().min(1, SUBMIT_TEXT.requiredFields).max(max);
+
+export const submissionRequest = z
+  .object({
+    id: z.string().trim().max(100).optional().default(""),
+    name: requiredText(200),
+    description: requiredText(5000),
+    category: z.enum(CATEGORIES, { error: SUBMIT_TEXT.requiredFields }),
+    type: z.enum(TYPES, { error: SUBMIT_TEXT.requiredFields }),
+    source: z.enum(SOURCES, { error: SUBMIT_TEXT.requiredFields }),
+    tags: z.preprocess(
+      (v) => (typeof v === "string" ? v.split(",") : v),
+      z.array(z.string().trim().max(50)).transform((a) => [...new Set(a.filter(Boolean))]).pipe(z.array(z.string()).min(1, SUBMIT_TEXT.requiredFields).max(20)),
+    ),
+    url: optionalUrl("Server URL"),
+    logo: optionalUrl("Logo URL"),
+    repository_url: optionalUrl("Repository URL"),
+    homepage: optionalUrl("Homepage URL"),
+    documentation: optionalUrl("Documentation URL"),
+    npx_command: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), z.string().trim().max(500).nullable().optional()),
+    required_keys: z.array(requiredKey).max(30).nullable().optional(),
+  })
+  .transform((b, ctx) => {
+    const id = b.id || idFromName(b.name);
+    if (!id) ctx.addIssue({ code: "custom", message: SUBMIT_TEXT.requiredFields, path: ["id"] });
+    else if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id)) ctx.addIssue({ code: "custom", message: SUBMIT_TEXT.idFormat, path: ["id"] });
+    return { ...b, id };
+  });
+export type SubmissionRequest = z.infer<typeof submissionRequest>;
+
+/** The stored record (spec section 3), as the submitter and admins see it. */
+export const serverRecord = catalogServer.extend({
+  url: z.string().nullable(),
+  logo: z.string().nullable(),
+  source: z.string(),
+  is_approved: z.boolean(),
+  submitted_by: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ServerRecord = z.infer<typeof serverRecord>;
+export const adminServer = serverRecord.extend({ submitter: z.object({ username: z.string(), email: z.string() }) });
+export type AdminServer = z.infer<typeof adminServer>;

@@ -12,5 +12,7 @@ export default [
   route("verify-email", "routes/verify-email.tsx"),
   route("profile", "routes/profile.tsx"),
   route("server/:id", "routes/server.tsx"),
+  route("servers/add", "routes/add-server.tsx"),
+  route("admin/mcp-servers", "routes/admin.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -1,21 +1,15 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AUTH_TEXT, PROFILE_TEXT } from "../../src/shared/auth.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { logIn } from "./helpers.js";
 
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(() => browser?.close());
-
-async function logIn(page: Page, email: string, password: string) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: AUTH_TEXT.logIn, exact: true }).click();
-}
 
 describe("accounts in Chromium", () => {
   it("register -> e-mail over SMTP -> confirm -> log in -> edit profile -> log out", async () => {

@@ -36,6 +36,7 @@ export default async function setup(project: TestProject) {
     GITHUB_OAUTH_URL: gh.url,
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
+    ADMIN_EMAILS: "admin-e2e@example.com",
   });
   project.provide("appUrl", `http://localhost:${port}`);
   project.provide("mailDir", mailDir);

@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import { createAuth, type Auth } from "../features/auth/auth.js";
 import { catalogRoutes } from "../features/catalog/routes.js";
+import { submissionRoutes } from "../features/catalog/submission-routes.js";
 import { authRoutes } from "../features/auth/routes.js";
 import { getViewer } from "../features/auth/viewer.js";
 import { healthRoutes } from "../features/health/routes.js";
@@ -51,6 +52,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", waitlistRoutes({ db }));
   api.route("/", profileRoutes({ auth: services.auth, db }));
   api.route("/", catalogRoutes({ db }));
+  api.route("/", submissionRoutes({ db }));
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0", description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth." },

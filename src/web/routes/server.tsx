@@ -76,6 +76,18 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               <GitBranch className="h-4 w-4" aria-hidden /> {server.repository_url.replace(/^https?:\/\//, "")}
             </a>
           )}
+          <div className="mt-1 flex flex-wrap gap-4 text-sm">
+            {server.homepage && (
+              <a href={server.homepage} target="_blank" rel="noopener nofollow ugc" className="text-indigo-600 hover:underline dark:text-indigo-400">
+                Homepage
+              </a>
+            )}
+            {server.documentation && (
+              <a href={server.documentation} target="_blank" rel="noopener nofollow ugc" className="text-indigo-600 hover:underline dark:text-indigo-400">
+                Documentation
+              </a>
+            )}
+          </div>
         </div>
         {url && (
           <a href={url} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 self-start rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
@@ -93,11 +105,6 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             <div className="mt-3">
               <Markdown>{server.description}</Markdown>
             </div>
-            {server.documentation && (
-              <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
-                <Markdown>{server.documentation}</Markdown>
-              </div>
-            )}
             <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
               <div>
                 <dt className="text-slate-500">Category</dt>

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { mcpServers } from "../../db/schema.js";
+import { mcpServers, profiles } from "../../db/schema.js";
 
 export type ServerRow = typeof mcpServers.$inferSelect;
 export type NewServerRow = typeof mcpServers.$inferInsert;
@@ -97,4 +97,57 @@ export async function insertServers(db: Db, rows: NewServerRow[]): Promise<numbe
   if (rows.length === 0) return 0;
   const inserted = await db.insert(mcpServers).values(rows).onConflictDoNothing().returning({ id: mcpServers.id });
   return inserted.length;
+}
+
+export type InsertResult = { ok: true; row: ServerRow } | { ok: false; reason: "duplicate" };
+
+export async function insertSubmission(db: Db, row: NewServerRow): Promise<InsertResult> {
+  const rows = await db.insert(mcpServers).values(row).onConflictDoNothing({ target: mcpServers.id }).returning();
+  return rows[0] ? { ok: true, row: rows[0] } : { ok: false, reason: "duplicate" };
+}
+
+export interface AdminRow extends ServerRow {
+  submitterUsername: string | null;
+  submitterEmail: string | null;
+}
+
+/** Admin lists join the submitter's profile, newest first (spec section 7). */
+export async function listForAdmin(db: Db, approved: boolean, limit: number): Promise<AdminRow[]> {
+  const rows = await db
+    .select({ s: mcpServers, username: profiles.username, email: profiles.email })
+    .from(mcpServers)
+    .leftJoin(profiles, eq(profiles.id, mcpServers.submittedBy))
+    .where(eq(mcpServers.isApproved, approved))
+    .orderBy(desc(mcpServers.createdAt), mcpServers.id)
+    .limit(limit);
+  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email }));
+}
+
+export async function countByApproval(db: Db): Promise<{ pending: number; approved: number }> {
+  const rows = await db
+    .select({ approved: mcpServers.isApproved, n: sql<number>`count(*)::int` })
+    .from(mcpServers)
+    .groupBy(mcpServers.isApproved);
+  return {
+    pending: rows.find((r) => !r.approved)?.n ?? 0,
+    approved: rows.find((r) => r.approved)?.n ?? 0,
+  };
+}
+
+export async function setApproval(db: Db, id: string, approved: boolean): Promise<ServerRow | undefined> {
+  const [row] = await db
+    .update(mcpServers)
+    .set({ isApproved: approved, updatedAt: new Date() })
+    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
+    .returning();
+  return row;
+}
+
+/** Reject: only a pending entry is deleted. */
+export async function deletePending(db: Db, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(mcpServers)
+    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
+    .returning({ id: mcpServers.id });
+  return rows.length > 0;
 }

@@ -12,7 +12,6 @@ export interface SeedServer {
   homepage?: string;
   npx_command?: string;
   required_keys?: RequiredKey[];
-  documentation?: string;
 }
 
 const REF = "https://github.com/modelcontextprotocol/servers/tree/main/src";
@@ -29,8 +28,6 @@ export const SEED_SERVERS: SeedServer[] = [
     tags: ["testing", "reference", "demo"],
     repository_url: `${REF}/everything`,
     npx_command: "npx -y @modelcontextprotocol/server-everything",
-    documentation:
-      "A server built to test MCP clients. It offers tools such as `echo`, `add`, `longRunningOperation` (with progress) and `sampleLLM`, hundreds of test resources, and prompts with arguments.\n\nUse it to check that a client handles the whole protocol.",
   },
   {
     id: "filesystem",
@@ -41,7 +38,6 @@ export const SEED_SERVERS: SeedServer[] = [
     tags: ["files", "filesystem", "local"],
     repository_url: `${REF}/filesystem`,
     npx_command: "npx -y @modelcontextprotocol/server-filesystem /data",
-    documentation: "Pass the directories the server may touch as arguments. Every path is checked against them, including symlink targets.",
   },
   {
     id: "memory",

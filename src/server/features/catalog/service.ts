@@ -67,7 +67,7 @@ export async function seedCatalogIfEmpty(db: Db): Promise<number> {
       tags: s.tags,
       repositoryUrl: s.repository_url,
       homepage: s.homepage ?? null,
-      documentation: s.documentation ?? null,
+      documentation: s.repository_url.includes("/tree/main/src/") ? `${s.repository_url}#readme` : null,
       npxCommand: s.npx_command ?? null,
       requiredKeys: s.required_keys?.length ? s.required_keys : null,
       isApproved: true,

@@ -1,0 +1,68 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { adminServer, serverRecord, submissionRequest } from "../../../shared/catalog.js";
+import type { Db } from "../../db/client.js";
+import { apiRouter, jsonError } from "../../http/openapi.js";
+import { adminList, approve, reject, submitServer, unapprove } from "./submissions.js";
+
+const submit = createRoute({
+  method: "post",
+  path: "/mcp-servers",
+  tags: ["catalogue"],
+  summary: "Submit a server for review",
+  request: { body: { required: true, content: { "application/json": { schema: submissionRequest } } } },
+  responses: {
+    201: { content: { "application/json": { schema: serverRecord } }, description: "Stored, pending review" },
+    400: jsonError("Missing or invalid fields"),
+    401: jsonError("Not signed in"),
+    409: jsonError("The id is taken"),
+  },
+});
+
+const idParam = z.object({ id: z.string().min(1).max(200) });
+const counts = z.object({ pending: z.number(), approved: z.number() });
+
+const list = createRoute({
+  method: "get",
+  path: "/admin/mcp-servers",
+  tags: ["admin"],
+  summary: "Pending or approved entries with their submitters (admins)",
+  request: { query: z.object({ status: z.enum(["pending", "approved"]).default("pending") }) },
+  responses: {
+    200: { content: { "application/json": { schema: z.object({ data: z.array(adminServer), counts }) } }, description: "Up to 50, newest first" },
+    401: jsonError("Not signed in"),
+    403: jsonError("Not an admin"),
+  },
+});
+
+const action = (path: string, method: "post" | "delete", summary: string) =>
+  createRoute({
+    method,
+    path,
+    tags: ["admin"],
+    summary,
+    request: { params: idParam },
+    responses: {
+      200: { content: { "application/json": { schema: z.object({ success: z.literal(true), server: serverRecord.optional() }) } }, description: "Done" },
+      401: jsonError("Not signed in"),
+      403: jsonError("Not an admin"),
+      404: jsonError("Unknown server"),
+      409: jsonError("Not in a state that allows this"),
+    },
+  });
+
+export function submissionRoutes(deps: { db: Db }) {
+  const { db } = deps;
+  return apiRouter()
+    .openapi(submit, async (c) => c.json(await submitServer(db, c.get("viewer"), c.req.valid("json")), 201))
+    .openapi(list, async (c) => c.json(await adminList(db, c.get("viewer"), c.req.valid("query").status), 200))
+    .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) =>
+      c.json({ success: true as const, server: await approve(db, c.get("viewer"), c.req.valid("param").id) }, 200),
+    )
+    .openapi(action("/admin/mcp-servers/{id}/unapprove", "post", "Send an approved entry back to pending"), async (c) =>
+      c.json({ success: true as const, server: await unapprove(db, c.get("viewer"), c.req.valid("param").id) }, 200),
+    )
+    .openapi(action("/admin/mcp-servers/{id}", "delete", "Reject (delete) a pending entry"), async (c) => {
+      await reject(db, c.get("viewer"), c.req.valid("param").id);
+      return c.json({ success: true as const }, 200);
+    });
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { ADMIN_TEXT, SUBMIT_TEXT } from "../../../shared/catalog.js";
+
+let t: TestApp;
+let user: Client & { id: string };
+let admin: Client & { id: string };
+beforeAll(async () => {
+  t = await createTestApp({ ADMIN_EMAILS: "admin@example.com" });
+  user = await signedInUser(t, "submitter@example.com");
+  admin = await signedInUser(t, "admin@example.com");
+});
+afterAll(() => t.close());
+
+const valid = {
+  name: "PostgreSQL MCP",
+  description: "Query *Postgres* safely",
+  category: "Data & Storage",
+  type: "Community",
+  source: "user_submitted",
+  tags: ["postgres", " sql ", "postgres"],
+  repository_url: "https://github.com/example/pg-mcp",
+  url: "",
+  npx_command: "npx -y pg-mcp",
+  required_keys: [{ key: "Database URL", env_var: "DATABASE_URL", description: "Where to connect" }],
+};
+
+describe("POST /api/mcp-servers", () => {
+  it("stores a pending entry with the id derived from the name", async () => {
+    const r = await user.post("/api/mcp-servers", valid);
+    expect(r.status).toBe(201);
+    const body = await r.json();
+    expect(body).toMatchObject({ id: "postgresql-mcp", is_approved: false, submitted_by: user.id, tags: ["postgres", "sql"], url: null, useCount: 0 });
+    expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(404);
+  });
+
+  it("refuses a taken id with 409 and the spec's text", async () => {
+    const r = await user.post("/api/mcp-servers", valid);
+    expect(r.status).toBe(409);
+    expect((await r.json()).error).toBe(SUBMIT_TEXT.duplicate);
+  });
+
+  it.each([
+    [{ ...valid, id: "x1", name: "" }, SUBMIT_TEXT.requiredFields],
+    [{ ...valid, id: "x2", description: "  " }, SUBMIT_TEXT.requiredFields],
+    [{ ...valid, id: "x3", tags: [] }, SUBMIT_TEXT.requiredFields],
+    [{ ...valid, id: "x4", tags: " , " }, SUBMIT_TEXT.requiredFields],
+    [{ ...valid, id: "x5", category: "Other" }, SUBMIT_TEXT.requiredFields],
+    [{ ...valid, id: "Bad_ID" }, SUBMIT_TEXT.idFormat],
+    [{ ...valid, id: "x6", repository_url: "javascript:alert(1)" }, SUBMIT_TEXT.urlInvalid("Repository URL")],
+    [{ ...valid, id: "x7", homepage: "ftp://example.com" }, SUBMIT_TEXT.urlInvalid("Homepage URL")],
+    [{ ...valid, id: "x8", required_keys: [{ key: "K", env_var: "", description: "d" }] }, "Environment variable names use letters, digits and underscores"],
+  ])("refuses %j with a clear 400", async (body, message) => {
+    const r = await user.post("/api/mcp-servers", body);
+    expect(r.status).toBe(400);
+    expect((await r.json()).error).toBe(message);
+    const count = await t.db.database.pool.query("select count(*)::int as n from mcp_servers where id like 'x%' or id = 'bad_id'");
+    expect(count.rows[0].n).toBe(0);
+  });
+
+  it("requires a signed-in user", async () => {
+    const r = await client(t.app).post("/api/mcp-servers", { ...valid, id: "anon" });
+    expect(r.status).toBe(401);
+    expect((await r.json()).error).toBe(SUBMIT_TEXT.mustLogin);
+  });
+
+  it("lists an admin's own submission at once", async () => {
+    const r = await admin.post("/api/mcp-servers", { ...valid, id: "admin-pick", name: "Admin Pick" });
+    expect((await r.json()).is_approved).toBe(true);
+    expect((await t.app.request("/api/mcp-servers/admin-pick")).status).toBe(200);
+  });
+});
+
+describe("admin review", () => {
+  it("keeps non-admins out of every admin route and page", async () => {
+    for (const c of [user, client(t.app)]) {
+      expect([401, 403]).toContain((await c.get("/api/admin/mcp-servers?status=pending")).status);
+      expect([401, 403]).toContain((await c.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status);
+      expect([401, 403]).toContain((await c.post("/api/admin/mcp-servers/admin-pick/unapprove")).status);
+      expect([401, 403]).toContain((await c.del("/api/admin/mcp-servers/postgresql-mcp")).status);
+    }
+    expect((await user.get("/api/admin/mcp-servers")).status).toBe(403);
+    const page = await user.get("/admin/mcp-servers");
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/servers");
+    const anon = await client(t.app).get("/admin/mcp-servers");
+    expect(anon.headers.get("location")).toMatch(/^\/login/);
+    expect((await user.get("/server/postgresql-mcp")).status).toBe(404);
+    expect((await t.db.database.pool.query("select is_approved from mcp_servers where id = 'postgresql-mcp'")).rows[0].is_approved).toBe(false);
+  });
+
+  it("lists pending entries with the submitter and counts", async () => {
+    const r = await admin.get("/api/admin/mcp-servers?status=pending");
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body.counts).toEqual({ pending: 1, approved: 1 });
+    expect(body.data[0]).toMatchObject({ id: "postgresql-mcp", submitter: { username: "submitter", email: "submitter@example.com" } });
+    const html = await (await admin.get("/admin/mcp-servers")).text();
+    expect(html).toContain(ADMIN_TEXT.title);
+    expect(html).toContain("Pending Submissions (1)");
+    expect(html).toContain("Approved Servers (1)");
+    expect(html).toContain(ADMIN_TEXT.pendingBadge);
+    expect(html.replace(/<!-- -->/g, "")).toContain("submitter (submitter@example.com)");
+  });
+
+  it("moves pending -> approved -> pending, and rejects by deleting", async () => {
+    const before = (await t.db.database.pool.query("select updated_at from mcp_servers where id = 'postgresql-mcp'")).rows[0].updated_at;
+    expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(200);
+    expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(200);
+    const after = (await t.db.database.pool.query("select updated_at from mcp_servers where id = 'postgresql-mcp'")).rows[0].updated_at;
+    expect(after.getTime()).toBeGreaterThan(before.getTime());
+    expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(409);
+    expect((await admin.del("/api/admin/mcp-servers/postgresql-mcp")).status).toBe(409);
+
+    expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/unapprove")).status).toBe(200);
+    expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(404);
+    expect((await admin.del("/api/admin/mcp-servers/postgresql-mcp")).status).toBe(200);
+    expect((await t.db.database.pool.query("select count(*)::int as n from mcp_servers where id = 'postgresql-mcp'")).rows[0].n).toBe(0);
+    expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(404);
+  });
+
+  it("shows 'Unknown' for entries whose submitter deleted the account", async () => {
+    const gone = await signedInUser(t, "gone@example.com");
+    await gone.post("/api/mcp-servers", { ...valid, id: "orphan" });
+    await gone.del(`/api/users/${gone.id}`, { confirmEmail: "gone@example.com" });
+    const body = await (await admin.get("/api/admin/mcp-servers?status=pending")).json();
+    expect(body.data.find((s: { id: string }) => s.id === "orphan").submitter).toEqual({ username: "Unknown", email: "Unknown" });
+  });
+});
+
+describe("submit page", () => {
+  it("asks a signed-out visitor to log in", async () => {
+    const html = await (await t.app.request("/servers/add")).text();
+    expect(html).toContain(SUBMIT_TEXT.authRequired);
+    expect(html).toContain(SUBMIT_TEXT.authRequiredText);
+    expect(html).toMatch(/href="\/login[^"]*"[^>]*>Login</);
+  });
+
+  it("shows the form with the spec's defaults to a signed-in user", async () => {
+    const html = await (await user.get("/servers/add")).text();
+    for (const s of ["Basic Information", "Classification", "Links", "Required API Keys", "Submit Server", "reviewed for quality, security and usefulness"]) expect(html).toContain(s);
+    expect(html).toMatch(/<option selected="">Data &amp; Storage<\/option>|<option value="Data &amp; Storage" selected="">/);
+  });
+});

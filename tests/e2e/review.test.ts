@@ -1,0 +1,65 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
+import { launchBrowser, newPage } from "./browser.js";
+import { registerConfirmAndLogIn } from "./helpers.js";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+describe("submission and review in Chromium", () => {
+  it("a user submits, an admin approves, and the server appears in a directory search", async () => {
+    const submitter = await newPage(browser);
+    const page = submitter.page;
+    await page.goto("/servers/add");
+    await page.getByText(SUBMIT_TEXT.authRequiredText).waitFor();
+
+    await registerConfirmAndLogIn(page, `maker-${Date.now()}@example.com`, "maker-password-1");
+    await page.getByRole("link", { name: "Add Server" }).first().click();
+    await page.waitForURL((u) => u.pathname === "/servers/add");
+    await page.getByRole("button", { name: SUBMIT_TEXT.submit }).click();
+    await page.getByText(SUBMIT_TEXT.requiredFields).waitFor();
+
+    await page.getByLabel("Server Name *").fill("Weather Station Zeta");
+    expect(await page.getByLabel("Server ID *").getAttribute("placeholder")).toBe("weather-station-zeta");
+    await page.getByLabel("Description *").fill("Forecasts and **live** readings from weather stations.");
+    await page.getByLabel("Tags *").fill("weather, forecast");
+    expect(await page.getByLabel("Category *").inputValue()).toBe("Data & Storage");
+    expect(await page.getByLabel("Type *").inputValue()).toBe("Community");
+    expect(await page.getByLabel("Source *").inputValue()).toBe("user_submitted");
+    await page.getByLabel("Repository URL").fill("https://github.com/example/weather-zeta");
+    await page.getByLabel("Key Name").fill("Weather API Key");
+    await page.getByLabel("Environment Variable").fill("WEATHER_API_KEY");
+    await page.getByLabel("Description", { exact: true }).fill("Key from the weather provider");
+    await page.getByRole("button", { name: "Add Key" }).click();
+    await page.getByText("Weather API Key (WEATHER_API_KEY)").waitFor();
+    await page.getByRole("button", { name: SUBMIT_TEXT.submit }).click();
+    await page.getByText(SUBMIT_TEXT.success).waitFor();
+    await page.waitForURL((u) => u.pathname === "/", { timeout: 6000 });
+
+    // Pending: not in the directory yet.
+    await page.goto("/?q=weather");
+    await page.getByText("No servers match your search.").waitFor();
+
+    const reviewer = await newPage(browser);
+    await registerConfirmAndLogIn(reviewer.page, "admin-e2e@example.com", "admin-password-1");
+    await reviewer.page.goto("/admin/mcp-servers");
+    await reviewer.page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
+    const card = reviewer.page.locator('[data-server="weather-station-zeta"]');
+    await card.getByText(ADMIN_TEXT.pendingBadge).waitFor();
+    await card.getByRole("button", { name: "Approve" }).click();
+    await reviewer.page.getByRole("tab", { name: /Pending Submissions \(0\)/ }).waitFor();
+    await reviewer.page.getByRole("tab", { name: /Approved Servers/ }).click();
+    await reviewer.page.locator('[data-server="weather-station-zeta"]').getByText(ADMIN_TEXT.approvedBadge, { exact: true }).waitFor();
+
+    await page.goto("/?q=wether");
+    await page.getByRole("link", { name: /Weather Station Zeta/ }).click();
+    await page.waitForURL((u) => u.pathname === "/server/weather-station-zeta");
+    await page.getByText("WEATHER_API_KEY").first().waitFor();
+    await submitter.context.close();
+    await reviewer.context.close();
+  });
+});
