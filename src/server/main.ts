@@ -9,7 +9,9 @@ import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { connect, runMigrations, type Database } from "./db/client.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
+import { assignRegistryNames } from "./features/catalog/repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
+import { namespaceFor } from "./features/registry-api/format.js";
 import { createApp } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
@@ -42,8 +44,10 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ datab
     await embedded?.stop();
     throw e;
   }
-  const seeded = await seedCatalogIfEmpty(database.db);
+  const namespace = namespaceFor(config.PUBLIC_URL);
+  const seeded = await seedCatalogIfEmpty(database.db, namespace);
   if (seeded) log.info({ servers: seeded }, "demo catalogue added to the empty directory");
+  await assignRegistryNames(database.db, namespace);
   return { database, embedded };
 }
 

@@ -5,6 +5,8 @@ import type { Database } from "../db/client.js";
 import { createAuth, type Auth } from "../features/auth/auth.js";
 import { catalogRoutes } from "../features/catalog/routes.js";
 import { submissionRoutes } from "../features/catalog/submission-routes.js";
+import { namespaceFor } from "../features/registry-api/format.js";
+import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
 import { getViewer } from "../features/auth/viewer.js";
 import { healthRoutes } from "../features/health/routes.js";
@@ -52,7 +54,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", waitlistRoutes({ db }));
   api.route("/", profileRoutes({ auth: services.auth, db }));
   api.route("/", catalogRoutes({ db }));
-  api.route("/", submissionRoutes({ db }));
+  api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0", description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth." },
@@ -77,6 +79,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     await next();
   });
   app.route("/api", createApi(deps, services));
+  app.route("/v0.1", registryRoutes({ db }));
+  app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   if (deps.pages) app.all("*", pagesHandler(deps, services));
   return app;

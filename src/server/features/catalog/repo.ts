@@ -1,6 +1,8 @@
-import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers, profiles } from "../../db/schema.js";
+import { SEARCH_COUNT_CAP } from "../../../shared/catalog.js";
+import { invalidateCatalog } from "./cache.js";
 
 export type ServerRow = typeof mcpServers.$inferSelect;
 export type NewServerRow = typeof mcpServers.$inferInsert;
@@ -14,50 +16,109 @@ export interface SearchParams {
   offset: number;
 }
 
-// Words of the query as prefix terms ('postgre' finds 'postgres'): only letters and digits reach to_tsquery.
-export function prefixQuery(q: string): string | null {
-  const words = q
+/** Words of a query: only letters and digits ever reach to_tsquery. */
+export function queryWords(q: string): string[] {
+  return q
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 0)
     .slice(0, 8);
-  return words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
 }
 
-const TRGM_THRESHOLD = 0.45;
+/** Every word as a prefix term ('postgre' finds 'postgres'), optionally with close spellings. */
+export function prefixQuery(words: string[], alternatives: Map<string, string[]> = new Map()): string | null {
+  if (!words.length) return null;
+  return words.map((w) => (alternatives.get(w)?.length ? `(${[`${w}:*`, ...alternatives.get(w)!].join(" | ")})` : `${w}:*`)).join(" & ");
+}
 
-/** Approved entries matching the filters, one page, with the total. */
-export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
-  const conds: SQL[] = [eq(mcpServers.isApproved, true)];
-  if (p.category) conds.push(eq(mcpServers.category, p.category));
-  if (p.type) conds.push(eq(mcpServers.type, p.type));
-  const q = p.q?.trim().toLowerCase();
-  const tsq = q ? prefixQuery(q) : null;
-  let rank: SQL | undefined;
-  if (q && tsq) {
-    const query = sql`to_tsquery('simple', ${tsq})`;
-    // Full-text prefix match, or a close spelling of a word in the name, id or tags (typos).
-    conds.push(sql`(search_doc @@ ${query} OR ${q} <% search_text)`);
-    rank = sql`(ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text))`;
+/** Counting stops here: "1,000+" is as useful to a person as an exact 8,213, and far cheaper. */
+const COUNT_CAP = SEARCH_COUNT_CAP;
+/** Relevance is computed among this many most-used matches, which bounds the work per query. */
+const RELEVANCE_CANDIDATES = 300;
+
+/** Close spellings from the catalogue's vocabulary ('githb' -> github), via its trigram index. */
+async function closeSpellings(db: Db, words: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const w of words) {
+    if (w.length < 3) continue;
+    const r = await db.execute<{ word: string }>(
+      sql`select word from search_words where word % ${w} and word <> ${w} order by word <-> ${w}, word limit 3`,
+    );
+    out.set(w, r.rows.map((x) => x.word).filter((x) => /^[\p{L}\p{N}]+$/u.test(x)));
   }
+  return out;
+}
+
+function matchCondition(tsq: string): SQL {
+  return sql`search_doc @@ to_tsquery('simple', ${tsq})`;
+}
+
+async function countCapped(db: Db, where: SQL | undefined): Promise<number> {
+  const r = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from (select 1 from ${mcpServers} where ${where} limit ${COUNT_CAP}) s`,
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/** Without a text query the filters are index-backed, so the exact total stays cheap. */
+async function countExact(db: Db, where: SQL | undefined): Promise<number> {
+  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(mcpServers).where(where);
+  return r?.n ?? 0;
+}
+
+/** Approved entries matching the filters, one page, with the total (capped at COUNT_CAP for text searches). */
+export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
+  const base: SQL[] = [eq(mcpServers.isApproved, true)];
+  if (p.category) base.push(eq(mcpServers.category, p.category));
+  if (p.type) base.push(eq(mcpServers.type, p.type));
+  const q = p.q?.trim().toLowerCase();
+  const words = q ? queryWords(q) : [];
+  let tsq = prefixQuery(words);
+
+  let conds = base;
+  let total: number;
+  if (q && tsq) {
+    conds = [...base, matchCondition(tsq)];
+    total = await countCapped(db, and(...conds));
+    // Few exact hits: widen each word to its close spellings.
+    if (total < p.limit) {
+      const wider = prefixQuery(words, await closeSpellings(db, words));
+      if (wider && wider !== tsq) {
+        tsq = wider;
+        conds = [...base, matchCondition(tsq)];
+        total = await countCapped(db, and(...conds));
+      }
+    }
+  } else {
+    total = await countExact(db, and(...base));
+  }
+  const where = and(...conds);
+
+  if (q && tsq && (p.sort ?? "relevance") === "relevance") {
+    const query = sql`to_tsquery('simple', ${tsq})`;
+    const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
+    const ids = await db.execute<{ id: string }>(sql`
+      select id from (
+        select id, search_doc, search_text, use_count from ${mcpServers} where ${where}
+        order by use_count desc limit ${window}
+      ) c
+      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, use_count desc, id
+      limit ${p.limit} offset ${p.offset}`);
+    const order = ids.rows.map((r) => r.id);
+    if (order.length === 0) return { rows: [], total };
+    const rows = await db.select().from(mcpServers).where(inArray(mcpServers.id, order));
+    rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    return { rows, total };
+  }
+
   const order: SQL[] =
     p.sort === "name"
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : p.sort === "popular" || !rank
-          ? [desc(mcpServers.useCount), sql`lower(${mcpServers.name})`]
-          : [sql`${rank} desc`, desc(mcpServers.useCount), sql`${mcpServers.id}`];
-
-  return db.transaction(async (tx) => {
-    if (q) await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TRGM_THRESHOLD)}, true)`);
-    const where = and(...conds);
-    const [rows, [count]] = await Promise.all([
-      tx.select().from(mcpServers).where(where).orderBy(...order).limit(p.limit).offset(p.offset),
-      tx.select({ n: sql<number>`count(*)::int` }).from(mcpServers).where(where),
-    ]);
-    return { rows, total: count?.n ?? 0 };
-  });
+        : [desc(mcpServers.useCount), sql`lower(${mcpServers.name})`];
+  const rows = await db.select().from(mcpServers).where(where).orderBy(...order).limit(p.limit).offset(p.offset);
+  return { rows, total };
 }
 
 export async function findServer(db: Db, id: string): Promise<ServerRow | undefined> {
@@ -69,23 +130,24 @@ export async function findServer(db: Db, id: string): Promise<ServerRow | undefi
 export async function relatedServers(db: Db, server: ServerRow, limit: number): Promise<ServerRow[]> {
   // One parameter (drizzle would spread a JS array into a list).
   const tags = sql`array(select jsonb_array_elements_text(${JSON.stringify(server.tags)}::jsonb))`;
-  return db
-    .select()
-    .from(mcpServers)
-    .where(
-      and(
-        eq(mcpServers.isApproved, true),
-        sql`${mcpServers.id} <> ${server.id}`,
-        sql`(${mcpServers.category} = ${server.category} OR ${mcpServers.tags} && ${tags})`,
-      ),
-    )
-    .orderBy(
-      sql`(${mcpServers.category} = ${server.category}) desc`,
-      sql`cardinality(array(select unnest(${mcpServers.tags}) intersect select unnest(${tags}))) desc`,
-      desc(mcpServers.useCount),
-      mcpServers.id,
-    )
-    .limit(limit);
+  const approvedOther = and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} <> ${server.id}`);
+  const sameCategory = eq(mcpServers.category, server.category);
+  const shared = sql`${mcpServers.tags} && ${tags}`;
+  // Each step is an index-backed top-N; together they keep the detail page cheap at any size.
+  const steps = [and(approvedOther, sameCategory, shared), and(approvedOther, sameCategory), and(approvedOther, shared)];
+  const out: ServerRow[] = [];
+  for (const where of steps) {
+    if (out.length >= limit) break;
+    const taken = out.map((r) => r.id);
+    const rows = await db
+      .select()
+      .from(mcpServers)
+      .where(taken.length ? and(where, sql`${mcpServers.id} not in ${taken}`) : where)
+      .orderBy(desc(mcpServers.useCount), mcpServers.id)
+      .limit(limit - out.length);
+    out.push(...rows);
+  }
+  return out;
 }
 
 export async function countServers(db: Db): Promise<number> {
@@ -96,6 +158,7 @@ export async function countServers(db: Db): Promise<number> {
 export async function insertServers(db: Db, rows: NewServerRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const inserted = await db.insert(mcpServers).values(rows).onConflictDoNothing().returning({ id: mcpServers.id });
+  invalidateCatalog(db);
   return inserted.length;
 }
 
@@ -103,6 +166,7 @@ export type InsertResult = { ok: true; row: ServerRow } | { ok: false; reason: "
 
 export async function insertSubmission(db: Db, row: NewServerRow): Promise<InsertResult> {
   const rows = await db.insert(mcpServers).values(row).onConflictDoNothing({ target: mcpServers.id }).returning();
+  invalidateCatalog(db);
   return rows[0] ? { ok: true, row: rows[0] } : { ok: false, reason: "duplicate" };
 }
 
@@ -140,6 +204,7 @@ export async function setApproval(db: Db, id: string, approved: boolean): Promis
     .set({ isApproved: approved, updatedAt: new Date() })
     .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
     .returning();
+  invalidateCatalog(db);
   return row;
 }
 
@@ -149,5 +214,48 @@ export async function deletePending(db: Db, id: string): Promise<boolean> {
     .delete(mcpServers)
     .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
     .returning({ id: mcpServers.id });
+  invalidateCatalog(db);
   return rows.length > 0;
+}
+
+export interface RegistryListParams {
+  after?: string;
+  limit: number;
+  search?: string;
+  updatedSince?: Date;
+  version?: string;
+}
+
+/** Approved entries in registry-name order, for cursor pagination. */
+export async function listByRegistryName(db: Db, p: RegistryListParams): Promise<ServerRow[]> {
+  const conds: SQL[] = [eq(mcpServers.isApproved, true), sql`${mcpServers.registryName} is not null`];
+  if (p.after) conds.push(sql`${mcpServers.registryName} > ${p.after}`);
+  if (p.search) {
+    const like = `%${p.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(sql`(lower(${mcpServers.registryName}) like ${like} or lower(${mcpServers.name}) like ${like})`);
+  }
+  if (p.updatedSince) conds.push(sql`${mcpServers.updatedAt} > ${p.updatedSince.toISOString()}`);
+  if (p.version) conds.push(sql`coalesce(${mcpServers.version}, '1.0.0') = ${p.version}`);
+  return db.select().from(mcpServers).where(and(...conds)).orderBy(mcpServers.registryName).limit(p.limit);
+}
+
+export async function findByRegistryName(db: Db, name: string): Promise<ServerRow | undefined> {
+  const [row] = await db.select().from(mcpServers).where(and(eq(mcpServers.registryName, name), eq(mcpServers.isApproved, true)));
+  return row;
+}
+
+/** Entries created before registry names existed get `<namespace>/<id>`. */
+export async function assignRegistryNames(db: Db, namespace: string): Promise<number> {
+  const rows = await db
+    .update(mcpServers)
+    .set({ registryName: sql`${namespace} || '/' || ${mcpServers.id}` })
+    .where(sql`${mcpServers.registryName} is null`)
+    .returning({ id: mcpServers.id });
+  invalidateCatalog(db);
+  return rows.length;
+}
+
+export async function findByRegistryNameAny(db: Db, name: string): Promise<ServerRow | undefined> {
+  const [row] = await db.select().from(mcpServers).where(eq(mcpServers.registryName, name));
+  return row;
 }

@@ -4,6 +4,7 @@ import { CATALOG_TEXT, RELATED_LIMIT, type CatalogServer, type ListQuery, type R
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, relatedServers, searchServers, type ServerRow } from "./repo.js";
 import { SEED_SERVERS } from "./seed-data.js";
+import { cached } from "./cache.js";
 
 /** Spec section 3: the public catalogue shape. */
 export function toCatalogServer(r: ServerRow): CatalogServer {
@@ -25,14 +26,15 @@ export function toCatalogServer(r: ServerRow): CatalogServer {
 
 export async function listServers(db: Db, q: ListQuery) {
   const pageSize = q.pageSize;
-  const { rows, total } = await searchServers(db, {
-    q: q.q,
+  const params = {
+    q: q.q?.trim().toLowerCase() || undefined,
     category: q.category,
     type: q.type,
     sort: q.sort ?? (q.q ? "relevance" : "popular"),
     limit: pageSize,
     offset: (q.page - 1) * pageSize,
-  });
+  } as const;
+  const { rows, total } = await cached(db, `search:${JSON.stringify(params)}`, () => searchServers(db, params));
   return {
     data: rows.map(toCatalogServer),
     pagination: { page: q.page, pageSize, total, totalPages: Math.max(1, Math.ceil(total / pageSize)) },
@@ -41,18 +43,18 @@ export async function listServers(db: Db, q: ListQuery) {
 
 /** A server as its page sees it: pending or rejected entries exist only for admins. */
 export async function getServer(db: Db, id: string, viewer: Viewer | null): Promise<ServerRow> {
-  const row = await findServer(db, id);
+  const row = await cached(db, `server:${id}`, () => findServer(db, id));
   if (!row || (!row.isApproved && !viewer?.isAdmin)) throw new AppError("not_found", CATALOG_TEXT.notFound);
   return row;
 }
 
 export async function getRelated(db: Db, id: string, viewer: Viewer | null): Promise<CatalogServer[]> {
   const row = await getServer(db, id, viewer);
-  return (await relatedServers(db, row, RELATED_LIMIT)).map(toCatalogServer);
+  return (await cached(db, `related:${id}`, () => relatedServers(db, row, RELATED_LIMIT))).map(toCatalogServer);
 }
 
 /** A fresh database gets the demo catalogue. */
-export async function seedCatalogIfEmpty(db: Db): Promise<number> {
+export async function seedCatalogIfEmpty(db: Db, namespace = "localhost"): Promise<number> {
   if ((await countServers(db)) > 0) return 0;
   const now = Date.now();
   return insertServers(
@@ -71,6 +73,7 @@ export async function seedCatalogIfEmpty(db: Db): Promise<number> {
       npxCommand: s.npx_command ?? null,
       requiredKeys: s.required_keys?.length ? s.required_keys : null,
       isApproved: true,
+      registryName: `${namespace}/${s.id}`,
       // Spread creation times so 'newest' has a stable order.
       createdAt: new Date(now - i * 60_000),
       updatedAt: new Date(now - i * 60_000),

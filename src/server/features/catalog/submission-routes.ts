@@ -50,10 +50,10 @@ const action = (path: string, method: "post" | "delete", summary: string) =>
     },
   });
 
-export function submissionRoutes(deps: { db: Db }) {
+export function submissionRoutes(deps: { db: Db; namespace: string }) {
   const { db } = deps;
   return apiRouter()
-    .openapi(submit, async (c) => c.json(await submitServer(db, c.get("viewer"), c.req.valid("json")), 201))
+    .openapi(submit, async (c) => c.json(await submitServer(db, c.get("viewer"), c.req.valid("json"), deps.namespace), 201))
     .openapi(list, async (c) => c.json(await adminList(db, c.get("viewer"), c.req.valid("query").status), 200))
     .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) =>
       c.json({ success: true as const, server: await approve(db, c.get("viewer"), c.req.valid("param").id) }, 200),

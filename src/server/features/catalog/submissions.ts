@@ -26,7 +26,7 @@ function toAdmin(r: AdminRow): AdminServer {
 }
 
 /** A submission waits for review; an admin's own submission is listed at once (decisions.md). */
-export async function submitServer(db: Db, viewer: Viewer | null, s: SubmissionRequest): Promise<ServerRecord> {
+export async function submitServer(db: Db, viewer: Viewer | null, s: SubmissionRequest, namespace = "localhost"): Promise<ServerRecord> {
   if (!viewer) throw new AppError("unauthorized", SUBMIT_TEXT.mustLogin);
   const keys = (s.required_keys ?? []) as RequiredKey[];
   const r = await insertSubmission(db, {
@@ -46,6 +46,7 @@ export async function submitServer(db: Db, viewer: Viewer | null, s: SubmissionR
     requiredKeys: keys.length ? keys : null,
     isApproved: viewer.isAdmin,
     submittedBy: viewer.id,
+    registryName: `${namespace}/${s.id}`,
     useCount: 0,
   });
   if (!r.ok) throw new AppError("conflict", SUBMIT_TEXT.duplicate);
