@@ -21,6 +21,8 @@ export const SORT_LABELS: Record<(typeof SORTS)[number], string> = {
   name: "A-Z",
 };
 export const DIRECTORY_PAGE_SIZE = 24;
+/** Search totals are counted up to this many ("1,000+ servers"). */
+export const SEARCH_COUNT_CAP = 1000;
 export const RELATED_LIMIT = 6;
 
 export const requiredKey = z.object({

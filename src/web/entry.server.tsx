@@ -1,12 +1,16 @@
 import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable } from "@react-router/node";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import type { AppLoadContext, EntryContext } from "react-router";
 import { ServerRouter } from "react-router";
 
 export const streamTimeout = 5_000;
 
+/**
+ * Pages are rendered whole and sent as one body with a Content-Length. Loaders have already
+ * run when rendering starts and nothing suspends, so streaming would only split the same bytes
+ * into many small writes (measured: a fifth of a server page's CPU time went to them). Crawlers
+ * and no-JS clients get the complete document either way.
+ */
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -16,26 +20,28 @@ export default function handleRequest(
 ) {
   const nonce = loadContext.cspNonce;
   return new Promise<Response>((resolve, reject) => {
-    let shellRendered = false;
-    const userAgent = request.headers.get("user-agent");
-    // Crawlers and no-JS clients get the complete document at once.
-    const readyEvent = (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? "onAllReady" : "onShellReady";
+    let status = responseStatusCode;
     const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
       nonce,
-      [readyEvent]() {
-        shellRendered = true;
-        const body = new PassThrough();
-        const stream = createReadableStreamFromReadable(body);
-        responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-        resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
-        pipe(body);
+      onAllReady() {
+        const sink = new PassThrough();
+        const chunks: Buffer[] = [];
+        sink.on("data", (c: Buffer) => chunks.push(c));
+        sink.on("end", () => {
+          const body = Buffer.concat(chunks);
+          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          responseHeaders.set("Content-Length", String(body.length));
+          resolve(new Response(body, { headers: responseHeaders, status }));
+        });
+        sink.on("error", reject);
+        pipe(sink);
       },
       onShellError(error: unknown) {
         reject(error);
       },
       onError(error: unknown) {
-        responseStatusCode = 500;
-        if (shellRendered) console.error(error);
+        status = 500;
+        console.error(error);
       },
     });
     setTimeout(abort, streamTimeout + 1000);

@@ -14,7 +14,9 @@ export interface Database {
 }
 
 export function connect(url: string, opts: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  // Directory search treats words this similar as typos of each other (pg_trgm's % operator);
+  // set per connection at start-up so every query sees it.
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, options: "-c pg_trgm.similarity_threshold=0.4" });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   const db = drizzle(pool, { schema });

@@ -126,5 +126,7 @@ export const mcpServers = pgTable(
     index("mcp_servers_approved_use_idx").on(t.isApproved, t.useCount),
     index("mcp_servers_approved_created_idx").on(t.isApproved, t.createdAt),
     index("mcp_servers_approved_name_idx").on(t.isApproved, t.name),
+    index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.useCount),
+    index("mcp_servers_tags_idx").using("gin", t.tags),
   ],
 );

@@ -7,6 +7,7 @@ import { ADMIN_TEXT, type AdminServer } from "../../shared/catalog";
 import { Alert } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/admin";
+import { shortDate } from "../lib/dates";
 
 export function meta() {
   return [{ title: ADMIN_TEXT.title }, { name: "robots", content: "noindex" }];
@@ -19,7 +20,6 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { pending: pending.data, approved: approved.data, counts: pending.counts };
 }
 
-const fmt = (iso: string) => new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 const btn = "rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function Admin({ loaderData }: Route.ComponentProps) {
@@ -85,7 +85,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
           <div><dt className="inline text-slate-500">Submitted by: </dt><dd className="inline">{s.submitter.username} ({s.submitter.email})</dd></div>
           <div>
             <dt className="inline text-slate-500">{kind === "pending" ? "Submitted: " : "Approved: "}</dt>
-            <dd className="inline">{fmt(kind === "pending" ? s.created_at : s.updated_at)}</dd>
+            <dd className="inline">{shortDate(kind === "pending" ? s.created_at : s.updated_at)}</dd>
           </div>
         </dl>
         <ul className="mt-3 flex flex-wrap gap-1.5" aria-label="Tags">

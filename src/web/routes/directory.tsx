@@ -1,7 +1,7 @@
 import { ChevronLeft, ChevronRight, Search, SearchX } from "lucide-react";
 import { Form, Link, useNavigation, useSubmit } from "react-router";
 import { listServers } from "../../server/features/catalog/service";
-import { CATALOG_TEXT, CATEGORIES, DIRECTORY_PAGE_SIZE, SORTS, SORT_LABELS, TYPES, listQuery } from "../../shared/catalog";
+import { CATALOG_TEXT, CATEGORIES, DIRECTORY_PAGE_SIZE, SEARCH_COUNT_CAP, SORTS, SORT_LABELS, TYPES, listQuery } from "../../shared/catalog";
 import { ServerCard } from "../components/ServerCard";
 import type { Route } from "./+types/directory";
 
@@ -118,7 +118,9 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
       </nav>
 
       <p className="mt-4 text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
-        {pagination.total === 1 ? "1 server" : `${pagination.total.toLocaleString("en-US")} servers`}
+        {pagination.total === 1
+          ? "1 server"
+          : `${pagination.total.toLocaleString("en-US")}${query.q && pagination.total >= SEARCH_COUNT_CAP ? "+" : ""} servers`}
         {query.q && (
           <>
             {" "}

@@ -9,6 +9,7 @@ import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { ServerCard, TypeBadge } from "../components/ServerCard";
 import type { Route } from "./+types/server";
+import { longDate } from "../lib/dates";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   try {
@@ -40,7 +41,6 @@ export function meta({ data: d }: Route.MetaArgs) {
   ];
 }
 
-const fmt = (iso: string) => new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
 const card = "rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900/60";
 
 export function ErrorBoundary() {
@@ -112,11 +112,11 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </div>
               <div>
                 <dt className="text-slate-500">Created</dt>
-                <dd className="mt-1 font-medium">{fmt(loaderData.createdAt)}</dd>
+                <dd className="mt-1 font-medium">{longDate(loaderData.createdAt)}</dd>
               </div>
               <div>
                 <dt className="text-slate-500">Updated</dt>
-                <dd className="mt-1 font-medium">{fmt(loaderData.updatedAt)}</dd>
+                <dd className="mt-1 font-medium">{longDate(loaderData.updatedAt)}</dd>
               </div>
             </dl>
             {server.tags.length > 0 && (

@@ -104,9 +104,14 @@ describe("admin review", () => {
   });
 
   it("moves pending -> approved -> pending, and rejects by deleting", async () => {
+    // Searches are cached; every review decision must show at once.
+    const found = async () =>
+      ((await (await t.app.request("/api/mcp-servers?q=postgresql")).json()) as { data: { id: string }[] }).data.some((s) => s.id === "postgresql-mcp");
+    expect(await found()).toBe(false);
     const before = (await t.db.database.pool.query("select updated_at from mcp_servers where id = 'postgresql-mcp'")).rows[0].updated_at;
     expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(200);
     expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(200);
+    expect(await found()).toBe(true);
     const after = (await t.db.database.pool.query("select updated_at from mcp_servers where id = 'postgresql-mcp'")).rows[0].updated_at;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
     expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(409);
@@ -114,6 +119,7 @@ describe("admin review", () => {
 
     expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/unapprove")).status).toBe(200);
     expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(404);
+    expect(await found()).toBe(false);
     expect((await admin.del("/api/admin/mcp-servers/postgresql-mcp")).status).toBe(200);
     expect((await t.db.database.pool.query("select count(*)::int as n from mcp_servers where id = 'postgresql-mcp'")).rows[0].n).toBe(0);
     expect((await admin.post("/api/admin/mcp-servers/postgresql-mcp/approve")).status).toBe(404);

@@ -1,0 +1,144 @@
+// npm run bench:catalog: 100,000 generated servers in a scratch database, then directory search
+// and server-page SSR at 20 concurrent clients. Prints p50/p95 against the budgets.
+import { serve } from "@hono/node-server";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import { Worker } from "node:worker_threads";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import type { ServerBuild } from "react-router";
+import { loadConfig } from "../src/server/config.js";
+import { connect, runMigrations } from "../src/server/db/client.js";
+import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
+import { createApp } from "../src/server/http/app.js";
+import { createLogger } from "../src/server/log.js";
+import { projectRoot } from "../src/server/paths.js";
+
+const SERVERS = Number(process.env.BENCH_SERVERS ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
+
+const WORDS = [
+  "postgres", "github", "slack", "browser", "search", "memory", "weather", "calendar", "notion", "jira", "stripe", "redis",
+  "kubernetes", "docker", "filesystem", "email", "discord", "vector", "sqlite", "mongo", "figma", "linear", "sentry", "aws",
+  "azure", "maps", "youtube", "twitter", "finance", "crypto", "news", "translate", "pdf", "image", "audio", "shopify",
+];
+const CATEGORIES = ["Data & Storage", "Development Tools", "Content & Search", "AI & Memory", "System & Utilities", "Cloud Services", "Communication", "Featured"];
+
+/** A seeded pseudo-random sequence, so every run asks the same questions. */
+function rng(seed: number) {
+  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+}
+
+/**
+ * A varied search workload: whole words, prefixes ('postgre'), typos ('githb'), two-word
+ * queries, an optional category filter and pages 1-3. Several thousand distinct searches, so
+ * most requests miss the catalogue cache and measure the database.
+ */
+function searchPaths(n: number, prefix: string, random: () => number): string[] {
+  const pick = <T>(a: T[]) => a[Math.floor(random() * a.length)]!;
+  const typo = (w: string) => {
+    const i = 1 + Math.floor(random() * (w.length - 2));
+    return w.slice(0, i) + w.slice(i + 1);
+  };
+  return Array.from({ length: n }, () => {
+    const w = pick(WORDS);
+    const kind = random();
+    const q = kind < 0.3 ? w : kind < 0.5 ? w.slice(0, Math.max(3, w.length - 2)) : kind < 0.7 && w.length > 4 ? typo(w) : `${w} ${pick(WORDS)}`;
+    const params = new URLSearchParams({ q });
+    if (random() < 0.3) params.set("category", pick(CATEGORIES));
+    const page = 1 + Math.floor(random() * 3);
+    if (page > 1) params.set("page", String(page));
+    return `${prefix}?${params}`;
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function load(base: string, paths: string[]): Promise<{ p50: number; p95: number; rps: number; errors: number; distinct: number }> {
+  const worker = new Worker(new URL("./bench-load-worker.mjs", import.meta.url), { workerData: { base, paths, concurrency: CONCURRENCY } });
+  const r = await new Promise<{ times: number[]; errors: number; seconds: number }>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  await worker.terminate();
+  const times = r.times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), rps: times.length / r.seconds, errors: r.errors, distinct: new Set(paths).size };
+}
+
+async function main() {
+  let adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const embedded = adminUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: path.join(os.tmpdir(), `switchboard-bench-pg-${process.getuid?.() ?? 0}`), port: 54349, database: "postgres" });
+  adminUrl ??= embedded!.url;
+  const dbName = `sb_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database "${dbName}"`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  const database = connect(u.toString(), { max: 20 });
+  try {
+    await runMigrations(database.db);
+    const t0 = performance.now();
+    // Generated in SQL: names, descriptions and tags drawn from a word list, spread over categories.
+    await database.pool.query(
+      `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved, use_count, registry_name, created_at, updated_at)
+       select 'srv-' || g,
+              initcap(w1) || ' ' || initcap(w2) || ' ' || g,
+              'An MCP server for ' || w1 || ' and ' || w2 || ' workflows, with tools to read, search and update ' || w3 || ' data.',
+              (array['Data & Storage','Development Tools','Content & Search','AI & Memory','System & Utilities','Cloud Services','Communication','Featured'])[1 + g % 8],
+              (array['Reference','Official','Community'])[1 + g % 3],
+              'imported', array[w1, w2, w3], 'npx -y ' || w1 || '-mcp-' || g, g % 50 <> 0, (g * 7919) % 10000,
+              'local.bench/srv-' || g, now() - (g || ' seconds')::interval, now()
+       from (select g, $1::text[] as w from generate_series(1, $2) g) s,
+            lateral (select w[1 + (g * 31) % array_length(w, 1)] as w1, w[1 + (g * 17) % array_length(w, 1)] as w2, w[1 + (g * 13) % array_length(w, 1)] as w3) x`,
+      [WORDS, SERVERS],
+    );
+    // The steady state autovacuum reaches shortly after a bulk load (visibility map set, statistics fresh).
+    await database.pool.query("vacuum analyze mcp_servers");
+    console.log(`filled ${SERVERS.toLocaleString("en-US")} servers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: u.toString(), LOG_LEVEL: "silent" });
+    const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
+    const app = createApp({ config, database, log: createLogger({ level: "silent", pretty: false }), secret: randomBytes(32).toString("hex"), pages: async () => build });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((r) => server.once("listening", r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+    const random = rng(42);
+    const approvedId = () => {
+      const n = 1 + Math.floor(random() * SERVERS);
+      return n % 50 === 0 ? n - 1 : n; // every 50th is pending
+    };
+    // Warm up the JIT and PostgreSQL's buffers with questions the measured runs do not repeat.
+    await load(base, searchPaths(500, "/api/mcp-servers", rng(7)));
+    await load(base, Array.from({ length: 300 }, () => `/server/srv-${approvedId()}`));
+    const search = await load(base, searchPaths(REQUESTS, "/api/mcp-servers", random));
+    const searchPage = await load(base, searchPaths(REQUESTS, "/", random));
+    const detail = await load(base, Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`));
+    const fmt = (n: number) => n.toFixed(1).padStart(7);
+    console.log(`\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each`);
+    console.log(`                                   p50 ms   p95 ms   req/s  errors  distinct  budget`);
+    const line = (label: string, r: Awaited<ReturnType<typeof load>>, budget?: number) =>
+      console.log(
+        `${label.padEnd(34)} ${fmt(r.p50)}  ${fmt(r.p95)}  ${fmt(r.rps)}  ${String(r.errors).padStart(6)}  ${String(r.distinct).padStart(8)}  ${budget ? `p95 < ${budget} ms ${r.p95 < budget ? "OK" : "OVER"}` : ""}`,
+      );
+    line("directory search (API, 24 a page)", search, 50);
+    line("directory search page (SSR)", searchPage);
+    line("server detail page (SSR)", detail, 100);
+    server.close();
+  } finally {
+    await database.close();
+    if (process.env.BENCH_KEEP_DB) console.log(`kept ${u.toString()}`);
+    else await admin.query(`drop database if exists "${dbName}" with (force)`);
+    await admin.end();
+    await embedded?.stop();
+  }
+}
+
+await main();
