@@ -116,7 +116,7 @@ export function idFromName(name: string): string {
     .replace(/^-|-$/g, "");
 }
 
-const httpUrl = (field: string) =>
+export const httpUrl = (field: string) =>
   z
     .string()
     .trim()
@@ -129,7 +129,7 @@ const httpUrl = (field: string) =>
         return false;
       }
     }, SUBMIT_TEXT.urlInvalid(field));
-const optionalUrl = (field: string) =>
+export const optionalUrl = (field: string) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), httpUrl(field).nullable().optional());
 const requiredText = (max: number) => z.string({ error: SUBMIT_TEXT.requiredFields }).trim().min(1, SUBMIT_TEXT.requiredFields).max(max);
 

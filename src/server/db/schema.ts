@@ -130,3 +130,43 @@ export const mcpServers = pgTable(
     index("mcp_servers_tags_idx").using("gin", t.tags),
   ],
 );
+
+// Spec section 3: API key. Only a SHA-256 hash of the key and a short display prefix are kept.
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: serial("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("api_keys_user_name_idx").on(t.userId, t.name)],
+);
+
+// Spec section 3: owned server record, registered under `owner/name` by its owner.
+export const ownedServers = pgTable(
+  "servers",
+  {
+    qualifiedName: text("qualified_name").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    displayName: text("display_name").notNull(),
+    description: text("description").notNull(),
+    version: text("version").notNull().default("1.0.0"),
+    homepage: text("homepage"),
+    repositoryUrl: text("repository_url"),
+    keywords: text("keywords").array().notNull().default(sql`'{}'::text[]`),
+    documentation: text("documentation"),
+    connections: jsonb("connections").notNull(),
+    useCount: integer("use_count").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("servers_owner_idx").on(t.ownerId, t.createdAt), uniqueIndex("servers_qualified_name_lower_idx").on(sql`lower(${t.qualifiedName})`)],
+);

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { ServerBuild } from "react-router";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
@@ -9,6 +9,9 @@ import { namespaceFor } from "../features/registry-api/format.js";
 import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
 import { getViewer } from "../features/auth/viewer.js";
+import { API_KEY_TEXT } from "../../shared/publishers.js";
+import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
+import { publisherRoutes } from "../features/publishers/routes.js";
 import { healthRoutes } from "../features/health/routes.js";
 import { createMailer, type Mailer } from "../features/mail/mailer.js";
 import { outboxRoutes } from "../features/mail/routes.js";
@@ -55,6 +58,9 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", profileRoutes({ auth: services.auth, db }));
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
+  api.route("/", publisherRoutes({ db }));
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
+  api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0", description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth." },
@@ -73,15 +79,35 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 
   app.route("/", healthRoutes({ pool: deps.database.pool }));
   if (deps.config.NODE_ENV !== "production") app.route("/", outboxRoutes(services.mailer));
-  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins }));
-  app.use("*", async (c, next) => {
-    c.set("viewer", await getViewer(services.auth, db, c.req.raw.headers));
-    await next();
-  });
+  app.use("*", viewerMiddleware(db, services.auth));
+  // Before better-auth's catch-all on /api/auth/*, so /api/auth/me and /api/auth/apikeys are ours.
   app.route("/api", createApi(deps, services));
+  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins }));
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   if (deps.pages) app.all("*", pagesHandler(deps, services));
   return app;
+}
+
+/**
+ * Who is asking: an API key (`Authorization: Bearer sb_...`, checked on every request) or the
+ * browser session cookie. A bad key is refused outright rather than treated as anonymous, and a
+ * key in an /api query string is refused whatever it is.
+ */
+function viewerMiddleware(db: Database["db"], auth: Services["auth"]): MiddlewareHandler<AppEnv> {
+  const refuse = (c: Context<AppEnv>, error: string) =>
+    c.json({ error, code: "unauthorized" }, 401, { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"' });
+  return async (c, next) => {
+    if (c.req.path.startsWith("/api/") && apiKeyInQuery(new URL(c.req.url))) return refuse(c, API_KEY_TEXT.inQuery);
+    const authz = c.req.header("authorization");
+    if (authz !== undefined && /^bearer(\s|$)/i.test(authz)) {
+      const viewer = await viewerFromApiKey(db, authz.slice(6).trim());
+      if (!viewer) return refuse(c, API_KEY_TEXT.invalid);
+      c.set("viewer", viewer);
+    } else {
+      c.set("viewer", await getViewer(auth, db, c.req.raw.headers));
+    }
+    await next();
+  };
 }

@@ -1,5 +1,5 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { LogOut, User } from "lucide-react";
+import { KeyRound, LogOut, PlusCircle, User } from "lucide-react";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
@@ -35,6 +35,16 @@ export function UserMenu({ username }: { username: string }) {
           <DropdownMenu.Item asChild className={item}>
             <Link to="/profile">
               <User className="h-4 w-4" aria-hidden /> {AUTH_TEXT.yourProfile}
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/servers/server/new">
+              <PlusCircle className="h-4 w-4" aria-hidden /> Register a server
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/servers/apikeys">
+              <KeyRound className="h-4 w-4" aria-hidden /> API Keys
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item className={item} onSelect={() => void signOut()}>

@@ -10,6 +10,8 @@ export interface Viewer {
   username: string;
   fullName: string;
   isAdmin: boolean;
+  /** Signed in with an API key (Authorization: Bearer) rather than a browser session. */
+  viaApiKey?: boolean;
 }
 
 export async function getViewer(auth: Auth, db: Db, headers: Headers): Promise<Viewer | null> {

@@ -1,0 +1,82 @@
+import { SERVER_FORM_TEXT, requiredKeysFromConnections, serverInput, type Connection, type OwnedServerView } from "../../../shared/publishers.js";
+import type { z } from "zod";
+import type { Db } from "../../db/client.js";
+import { AppError } from "../../errors.js";
+import type { Viewer } from "../auth/viewer.js";
+import { findOwnedServer, insertOwnedServer, listOwnedServers, updateOwnedServer, type OwnedServerWithOwner } from "./repo.js";
+
+type ServerData = z.output<typeof serverInput>;
+
+export function ownedServerView(r: OwnedServerWithOwner): OwnedServerView {
+  const connections = r.connections as Connection[];
+  return {
+    qualifiedName: r.qualifiedName,
+    displayName: r.displayName,
+    description: r.description,
+    version: r.version,
+    homepage: r.homepage,
+    repositoryUrl: r.repositoryUrl,
+    keywords: r.keywords,
+    documentation: r.documentation,
+    connections: connections.map((c) => ({ type: c.type, url: c.url, configSchema: c.configSchema ?? {} })),
+    owner: { id: r.ownerId, username: r.ownerUsername },
+    required_keys: requiredKeysFromConnections(connections),
+    useCount: r.useCount,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+function signedIn(viewer: Viewer | null): Viewer {
+  if (!viewer) throw new AppError("unauthorized", SERVER_FORM_TEXT.mustLogin);
+  return viewer;
+}
+
+/** The server page: anyone may look at an owned server. */
+export async function getPublicOwnedServer(db: Db, qualifiedName: string): Promise<OwnedServerView | null> {
+  const r = await findOwnedServer(db, qualifiedName);
+  return r ? ownedServerView(r) : null;
+}
+
+export async function listMyServers(db: Db, viewer: Viewer | null): Promise<OwnedServerView[]> {
+  const v = signedIn(viewer);
+  return (await listOwnedServers(db, v.id)).map(ownedServerView);
+}
+
+/** For editing: the owner only (others 403, unknown 404). */
+export async function getMyServer(db: Db, viewer: Viewer | null, qualifiedName: string): Promise<OwnedServerView> {
+  const v = signedIn(viewer);
+  const r = await findOwnedServer(db, qualifiedName);
+  if (!r) throw new AppError("not_found", SERVER_FORM_TEXT.loadFailed);
+  if (r.ownerId !== v.id) throw new AppError("forbidden", SERVER_FORM_TEXT.notOwner);
+  return ownedServerView(r);
+}
+
+const columns = (s: ServerData) => ({
+  displayName: s.displayName,
+  description: s.description,
+  version: s.version,
+  homepage: s.homepage ?? null,
+  repositoryUrl: s.repositoryUrl ?? null,
+  keywords: s.keywords,
+  documentation: s.documentation?.trim() ? s.documentation : null,
+  connections: s.connections,
+});
+
+export async function registerServer(db: Db, viewer: Viewer | null, s: ServerData): Promise<OwnedServerView> {
+  const v = signedIn(viewer);
+  const owner = s.qualifiedName.split("/")[0]!;
+  if (owner !== v.username) throw new AppError("validation_failed", SERVER_FORM_TEXT.notYourName(v.username));
+  const row = await insertOwnedServer(db, { qualifiedName: s.qualifiedName, ownerId: v.id, ...columns(s) });
+  if (!row) throw new AppError("conflict", SERVER_FORM_TEXT.duplicate);
+  return ownedServerView({ ...row, ownerUsername: v.username });
+}
+
+/** The qualified name never changes; a body naming another one is refused. */
+export async function saveServer(db: Db, viewer: Viewer | null, qualifiedName: string, s: ServerData): Promise<OwnedServerView> {
+  const current = await getMyServer(db, viewer, qualifiedName);
+  if (s.qualifiedName !== current.qualifiedName) throw new AppError("validation_failed", "The qualified name cannot be changed");
+  const row = await updateOwnedServer(db, current.qualifiedName, current.owner.id, columns(s));
+  if (!row) throw new AppError("not_found", SERVER_FORM_TEXT.loadFailed);
+  return ownedServerView({ ...row, ownerUsername: current.owner.username });
+}

@@ -1,0 +1,204 @@
+import { Activity, ArrowLeft, ExternalLink, GitBranch, KeyRound, Pencil, Rocket, User } from "lucide-react";
+import { data, Link } from "react-router";
+import { getPublicOwnedServer } from "../../server/features/publishers/service";
+import { CATALOG_TEXT } from "../../shared/catalog";
+import { CopyButton } from "../components/CopyButton";
+import { Markdown } from "../components/Markdown";
+import { longDate } from "../lib/dates";
+import type { Route } from "./+types/owned-server";
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
+  if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
+  return {
+    server,
+    isOwner: context.viewer?.id === server.owner.id,
+    signedIn: Boolean(context.viewer),
+    site: context.config.SITE_NAME,
+  };
+}
+
+export function meta({ data: d }: Route.MetaArgs) {
+  if (!d) return [{ title: CATALOG_TEXT.notFound }, { name: "robots", content: "noindex" }];
+  return [
+    { title: `${d.server.displayName} MCP server - ${d.site}` },
+    { name: "description", content: d.server.description.slice(0, 300) },
+    { property: "og:title", content: `${d.server.displayName} MCP server` },
+    { property: "og:description", content: d.server.description.slice(0, 300) },
+  ];
+}
+
+const card = "rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900/60";
+
+export function ErrorBoundary() {
+  return (
+    <section className="mx-auto max-w-xl px-4 py-24 text-center">
+      <h1 className="text-3xl font-bold">{CATALOG_TEXT.notFound}</h1>
+      <p className="mt-4 text-slate-600 dark:text-slate-400">{CATALOG_TEXT.loadFailed}</p>
+      <Link to="/servers" className="mt-8 inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
+      </Link>
+    </section>
+  );
+}
+
+export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
+  const { server, isOwner, signedIn } = loaderData;
+  const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
+      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
+      </Link>
+      <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
+        <div>
+          <div className="flex flex-wrap items-center gap-3">
+            <h1 className="text-3xl font-bold tracking-tight">{server.displayName}</h1>
+            <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">v{server.version}</span>
+          </div>
+          <p className="mt-1 font-mono text-sm text-slate-500">{server.qualifiedName}</p>
+          {server.repositoryUrl && (
+            <a href={server.repositoryUrl} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+              <GitBranch className="h-4 w-4" aria-hidden /> {server.repositoryUrl.replace(/^https?:\/\//, "")}
+            </a>
+          )}
+        </div>
+        <div className="flex gap-2 self-start">
+          {isOwner && (
+            <Link to={`/servers/server/${server.qualifiedName}/edit`} className="inline-flex items-center gap-2 rounded-md border border-slate-300 px-4 py-2 font-semibold hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+              <Pencil className="h-4 w-4" aria-hidden /> Edit
+            </Link>
+          )}
+          {visit && (
+            <a href={visit} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
+              Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
+            </a>
+          )}
+        </div>
+      </header>
+
+      <div className="mt-8 grid gap-6 lg:grid-cols-3">
+        <div className="space-y-6 lg:col-span-2">
+          <section className={card} aria-labelledby="info">
+            <h2 id="info" className="text-lg font-semibold">
+              Server Information
+            </h2>
+            <p className="mt-3 whitespace-pre-line">{server.description}</p>
+            <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
+              <div>
+                <dt className="text-slate-500">Version</dt>
+                <dd className="mt-1 font-medium">{server.version}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Created</dt>
+                <dd className="mt-1 font-medium">{longDate(server.createdAt)}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">Updated</dt>
+                <dd className="mt-1 font-medium">{longDate(server.updatedAt)}</dd>
+              </div>
+            </dl>
+            {server.keywords.length > 0 && (
+              <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Keywords">
+                {server.keywords.map((k) => (
+                  <li key={k} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+                    {k}
+                  </li>
+                ))}
+              </ul>
+            )}
+            {server.documentation && (
+              <div className="mt-6 border-t border-slate-200 pt-6 dark:border-slate-800">
+                <Markdown>{server.documentation}</Markdown>
+              </div>
+            )}
+          </section>
+
+          <section className={card} aria-labelledby="connections">
+            <h2 id="connections" className="text-lg font-semibold">
+              Connections
+            </h2>
+            <ul className="mt-3 space-y-3">
+              {server.connections.map((c, i) => (
+                <li key={i} className="rounded-lg border border-slate-200 p-3 dark:border-slate-700">
+                  <div className="flex flex-wrap items-center justify-between gap-2">
+                    <span className="flex items-center gap-2">
+                      <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs uppercase dark:bg-slate-800">{c.type}</span>
+                      <code className="break-all font-mono text-sm">{c.url}</code>
+                    </span>
+                    <CopyButton text={c.url} label="Copy URL" />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </section>
+        </div>
+
+        <aside className="space-y-6">
+          <section className={card} aria-labelledby="owner">
+            <h2 id="owner" className="flex items-center gap-2 text-lg font-semibold">
+              <User className="h-5 w-5 text-indigo-500" aria-hidden /> Owner Information
+            </h2>
+            <p className="mt-3 text-sm">
+              Registered by <span className="font-semibold">{server.owner.username}</span>
+            </p>
+          </section>
+
+          <section className={card} aria-labelledby="stats">
+            <h2 id="stats" className="flex items-center gap-2 text-lg font-semibold">
+              <Activity className="h-5 w-5 text-indigo-500" aria-hidden /> Server Statistics
+            </h2>
+            <dl className="mt-3 space-y-2 text-sm">
+              <div className="flex justify-between">
+                <dt className="text-slate-500">Total Deployments</dt>
+                <dd className="font-medium">0</dd>
+              </div>
+              <div className="flex justify-between">
+                <dt className="text-slate-500">Total Usage (requests)</dt>
+                <dd className="font-medium">{server.useCount.toLocaleString("en-US")}</dd>
+              </div>
+              <div className="flex justify-between">
+                <dt className="text-slate-500">Status</dt>
+                <dd className="font-medium">Not Deployed</dd>
+              </div>
+            </dl>
+          </section>
+
+          <section className={card} aria-labelledby="deployment">
+            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
+              <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
+            </h2>
+            {server.required_keys.length > 0 && (
+              <div className="mt-3">
+                <p className="text-sm font-medium">Required keys</p>
+                <ul className="mt-2 space-y-2 text-sm">
+                  {server.required_keys.map((k) => (
+                    <li key={k.env_var} className="flex gap-2">
+                      <KeyRound className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
+                      <span>
+                        <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
+                        {k.description && <span className="block text-slate-600 dark:text-slate-400">{k.description}</span>}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {isOwner ? (
+              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Hosted deployments are not available on this instance yet.</p>
+            ) : signedIn ? (
+              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>
+            ) : (
+              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+                <Link to={`/login?redirect=${encodeURIComponent(`/server/${server.qualifiedName}`)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                  Log in
+                </Link>{" "}
+                to see more.
+              </p>
+            )}
+          </section>
+        </aside>
+      </div>
+    </div>
+  );
+}
