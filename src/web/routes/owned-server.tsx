@@ -1,9 +1,10 @@
-import { Activity, ArrowLeft, ExternalLink, GitBranch, KeyRound, Pencil, Rocket, User } from "lucide-react";
+import { Activity, ArrowLeft, ExternalLink, GitBranch, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { CATALOG_TEXT } from "../../shared/catalog";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
+import { RequiredKeysList, ServerNotFound, serverCard, serverMeta } from "../components/ServerParts";
 import { longDate } from "../lib/dates";
 import type { Route } from "./+types/owned-server";
 
@@ -19,27 +20,13 @@ export async function loader({ params, context }: Route.LoaderArgs) {
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
-  if (!d) return [{ title: CATALOG_TEXT.notFound }, { name: "robots", content: "noindex" }];
-  return [
-    { title: `${d.server.displayName} MCP server - ${d.site}` },
-    { name: "description", content: d.server.description.slice(0, 300) },
-    { property: "og:title", content: `${d.server.displayName} MCP server` },
-    { property: "og:description", content: d.server.description.slice(0, 300) },
-  ];
+  return serverMeta(d && { name: d.server.displayName, description: d.server.description, site: d.site });
 }
 
-const card = "rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900/60";
+const card = serverCard;
 
 export function ErrorBoundary() {
-  return (
-    <section className="mx-auto max-w-xl px-4 py-24 text-center">
-      <h1 className="text-3xl font-bold">{CATALOG_TEXT.notFound}</h1>
-      <p className="mt-4 text-slate-600 dark:text-slate-400">{CATALOG_TEXT.loadFailed}</p>
-      <Link to="/servers" className="mt-8 inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
-      </Link>
-    </section>
-  );
+  return <ServerNotFound />;
 }
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
@@ -168,22 +155,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
             </h2>
-            {server.required_keys.length > 0 && (
-              <div className="mt-3">
-                <p className="text-sm font-medium">Required keys</p>
-                <ul className="mt-2 space-y-2 text-sm">
-                  {server.required_keys.map((k) => (
-                    <li key={k.env_var} className="flex gap-2">
-                      <KeyRound className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
-                      <span>
-                        <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
-                        {k.description && <span className="block text-slate-600 dark:text-slate-400">{k.description}</span>}
-                      </span>
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            )}
+            <RequiredKeysList keys={server.required_keys} />
             {isOwner ? (
               <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Hosted deployments are not available on this instance yet.</p>
             ) : signedIn ? (
