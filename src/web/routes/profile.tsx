@@ -1,6 +1,7 @@
 import { Loader2, TriangleAlert } from "lucide-react";
 import { useState } from "react";
-import { redirect, useRevalidator } from "react-router";
+import { Link, redirect, useRevalidator } from "react-router";
+import { listMyServers } from "../../server/features/publishers/service";
 import { PROFILE_TEXT } from "../../shared/auth";
 import { Alert, Field, inputClass } from "../components/ui";
 import { api } from "../lib/api";
@@ -10,10 +11,11 @@ export function meta() {
   return [{ title: "Your Profile" }, { name: "robots", content: "noindex" }];
 }
 
-export function loader({ context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
   const v = context.viewer;
   if (!v) throw redirect("/login?redirect=/profile");
-  return { id: v.id, username: v.username, email: v.email, fullName: v.fullName };
+  const servers = (await listMyServers(context.db, v)).map((s) => ({ qualifiedName: s.qualifiedName, displayName: s.displayName, version: s.version }));
+  return { id: v.id, username: v.username, email: v.email, fullName: v.fullName, servers };
 }
 
 const button =
@@ -94,6 +96,7 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
           {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
         </button>
       </form>
+      <YourServers servers={loaderData.servers} />
       <DangerZone id={loaderData.id} email={saved.email} />
     </section>
   );
@@ -147,6 +150,43 @@ function DangerZone({ id, email }: { id: string; email: string }) {
             </button>
           </div>
         </div>
+      )}
+    </section>
+  );
+}
+
+/** The servers this user registered (GET /api/servers), with links to their pages and forms. */
+function YourServers({ servers }: { servers: { qualifiedName: string; displayName: string; version: string }[] }) {
+  return (
+    <section className="mt-12 rounded-xl border border-slate-200 p-6 dark:border-slate-800" aria-labelledby="your-servers">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id="your-servers" className="text-lg font-semibold">
+          Your servers
+        </h2>
+        <div className="flex gap-3 text-sm">
+          <Link to="/servers/apikeys" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+            API Keys
+          </Link>
+          <Link to="/servers/server/new" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+            Register a server
+          </Link>
+        </div>
+      </div>
+      {servers.length === 0 ? (
+        <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">You haven&apos;t registered any servers yet.</p>
+      ) : (
+        <ul className="mt-3 divide-y divide-slate-200 dark:divide-slate-800">
+          {servers.map((s) => (
+            <li key={s.qualifiedName} className="flex items-center justify-between gap-3 py-2">
+              <Link to={`/server/${s.qualifiedName}`} className="font-medium hover:underline">
+                {s.displayName} <span className="font-mono text-xs text-slate-500">{s.qualifiedName}</span>
+              </Link>
+              <Link to={`/servers/server/${s.qualifiedName}/edit`} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                Edit
+              </Link>
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

@@ -210,6 +210,9 @@ describe("owned servers", () => {
     const own = await (await alice.get("/server/alice/weather")).text();
     expect(own).toContain('href="/servers/server/alice/weather/edit"');
     expect((await t.app.request(`${ORIGIN}/server/alice/missing`)).status).toBe(404);
+    // The owner finds their servers on their profile; others do not see them there.
+    expect(await (await alice.get("/profile")).text()).toContain('href="/servers/server/alice/weather/edit"');
+    expect(await (await bob.get("/profile")).text()).toContain("You haven&#x27;t registered any servers yet.");
   });
 
   it("guards the form pages", async () => {
