@@ -1,11 +1,7 @@
 // npm run admin -- grant <email> | revoke <email> | list
 import { eq, sql } from "drizzle-orm";
-import path from "node:path";
-import { loadConfig } from "../config.js";
-import { connect, runMigrations } from "../db/client.js";
-import { startEmbeddedPostgres } from "../db/embedded.js";
 import { profiles, user } from "../db/schema.js";
-import { projectRoot } from "../paths.js";
+import { withCliDatabase } from "./database.js";
 
 async function main(argv: string[]): Promise<number> {
   const [command, email] = argv;
@@ -13,14 +9,7 @@ async function main(argv: string[]): Promise<number> {
     console.error("Usage: npm run admin -- grant <email> | revoke <email> | list");
     return 2;
   }
-  const config = loadConfig();
-  // Uses the same database as the app: DATABASE_URL, or the embedded one (reused if the app runs).
-  const embedded = config.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.resolve(projectRoot, config.DATA_DIR), port: config.EMBEDDED_PG_PORT });
-  const database = connect(config.DATABASE_URL ?? embedded!.url, { max: 1 });
-  try {
-    await runMigrations(database.db);
+  return withCliDatabase(async (database) => {
     if (command === "list") {
       const rows = await database.db.select({ email: profiles.email, username: profiles.username }).from(profiles).where(eq(profiles.isAdmin, true));
       for (const r of rows) console.log(`${r.email} (${r.username})`);
@@ -43,10 +32,7 @@ async function main(argv: string[]): Promise<number> {
     }
     console.log(command === "grant" ? `${u.email} is now an admin.` : `${u.email} is no longer an admin.`);
     return 0;
-  } finally {
-    await database.close();
-    if (embedded && !embedded.adopted) await embedded.stop();
-  }
+  });
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,12 +1,8 @@
 // npm run catalog:import -- <file-or-url> [more files]
 import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { loadConfig } from "../config.js";
-import { connect, runMigrations } from "../db/client.js";
-import { startEmbeddedPostgres } from "../db/embedded.js";
 import { importEntries, entriesOf } from "../features/registry-api/importer.js";
 import { safeFetch } from "../net/safe-fetch.js";
-import { projectRoot } from "../paths.js";
+import { withCliDatabase } from "./database.js";
 
 async function load(source: string): Promise<unknown> {
   if (/^[a-z]+:\/\//i.test(source)) {
@@ -21,14 +17,8 @@ async function main(args: string[]): Promise<number> {
     console.error("Usage: npm run catalog:import -- <server.json file or https URL> [...]");
     return 2;
   }
-  const config = loadConfig();
-  const embedded = config.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.resolve(projectRoot, config.DATA_DIR), port: config.EMBEDDED_PG_PORT });
-  const database = connect(config.DATABASE_URL ?? embedded!.url, { max: 2 });
   let failed = false;
-  try {
-    await runMigrations(database.db);
+  await withCliDatabase(async (database) => {
     for (const source of args) {
       let doc: unknown;
       try {
@@ -42,10 +32,7 @@ async function main(args: string[]): Promise<number> {
       console.log(`${source}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.invalid.length} invalid`);
       for (const i of r.invalid) console.log(`  skipped ${i.name}: ${i.reason}`);
     }
-  } finally {
-    await database.close();
-    if (embedded && !embedded.adopted) await embedded.stop();
-  }
+  });
   return failed ? 1 : 0;
 }
 

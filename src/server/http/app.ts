@@ -98,8 +98,14 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 function viewerMiddleware(db: Database["db"], auth: Services["auth"]): MiddlewareHandler<AppEnv> {
   const refuse = (c: Context<AppEnv>, error: string) =>
     c.json({ error, code: "unauthorized" }, 401, { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"' });
+  // better-auth's own routes read the session themselves; only /api/auth/me and /apikeys are ours.
+  const betterAuthPath = (path: string) => path.startsWith("/api/auth/") && !/^\/api\/auth\/(me|apikeys)(\/|$)/.test(path);
   return async (c, next) => {
     if (c.req.path.startsWith("/api/") && apiKeyInQuery(new URL(c.req.url))) return refuse(c, API_KEY_TEXT.inQuery);
+    if (betterAuthPath(c.req.path)) {
+      c.set("viewer", null);
+      return next();
+    }
     const authz = c.req.header("authorization");
     if (authz !== undefined && /^bearer(\s|$)/i.test(authz)) {
       const viewer = await viewerFromApiKey(db, authz.slice(6).trim());

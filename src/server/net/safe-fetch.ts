@@ -30,11 +30,26 @@ export async function safeFetch(input: string, opts: { maxBytes: number; maxRedi
       continue;
     }
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const text = await res.text();
-    if (text.length > opts.maxBytes) throw new Error("response too large");
-    return text;
+    return readLimited(res, opts.maxBytes);
   }
   throw new Error("too many redirects");
+}
+
+/** The body as text, stopping as soon as it passes maxBytes (never buffering more). */
+export async function readLimited(res: Response, maxBytes: number): Promise<string> {
+  if (Number(res.headers.get("content-length")) > maxBytes) throw new Error("response too large");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  for (let r = await reader?.read(); reader && r && !r.done; r = await reader.read()) {
+    size += r.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error("response too large");
+    }
+    chunks.push(r.value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 export { privateAddress as isPrivateAddress };

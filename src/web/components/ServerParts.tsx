@@ -1,6 +1,7 @@
-import { ArrowLeft, KeyRound } from "lucide-react";
+import { ArrowLeft, ExternalLink, GitBranch, KeyRound } from "lucide-react";
 import { Link } from "react-router";
 import { CATALOG_TEXT } from "../../shared/catalog";
+import { longDate } from "../lib/dates";
 
 // Pieces both server pages (catalogue entries and owned servers) share.
 
@@ -48,5 +49,47 @@ export function RequiredKeysList({ keys }: { keys: { key: string; env_var: strin
         ))}
       </ul>
     </div>
+  );
+}
+
+export function BackToServers() {
+  return (
+    <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+      <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
+    </Link>
+  );
+}
+
+export function RepositoryLink({ url }: { url: string | null }) {
+  if (!url) return null;
+  return (
+    <a href={url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+      <GitBranch className="h-4 w-4" aria-hidden /> {url.replace(/^https?:\/\//, "")}
+    </a>
+  );
+}
+
+/** 'Visit Server' when the server has a web address (spec section 2). */
+export function VisitServerButton({ url }: { url: string | null }) {
+  if (!url) return null;
+  return (
+    <a href={url} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 self-start rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
+      Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
+    </a>
+  );
+}
+
+/** The facts under Server Information: category or version, created and updated dates. */
+export function ServerFacts({ first, createdAt, updatedAt }: { first: [string, string]; createdAt: string; updatedAt: string }) {
+  const facts: [string, string][] = [first, ["Created", longDate(createdAt)], ["Updated", longDate(updatedAt)]];
+  return (
+    <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
+      {facts.map(([label, value]) => (
+        <div key={label}>
+          <dt className="text-slate-500">{label}</dt>
+          <dd className="mt-1 font-medium">{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

@@ -7,6 +7,15 @@ export const primaryButton =
   "inline-flex w-full items-center justify-center gap-2 rounded-md bg-indigo-600 px-4 py-2.5 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
 export const secondaryButton =
   "inline-flex w-full items-center justify-center gap-2 rounded-md border border-slate-300 bg-white px-4 py-2.5 font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800";
+const indigoButton =
+  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
+/** An inline action (Save, Generate API Key). */
+export const actionButton = `${indigoButton} px-4 py-2`;
+/** The main button of a long form (Submit Server, Register Server). */
+export const submitButton = `${indigoButton} px-5 py-2.5`;
+/** A fieldset of a long form, and its legend. */
+export const formSection = "space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800";
+export const formLegend = "px-1 text-lg font-semibold";
 export const linkClass = "font-medium text-indigo-600 hover:underline dark:text-indigo-400";
 
 export function Alert({ kind, children }: { kind: "error" | "success"; children: ReactNode }) {

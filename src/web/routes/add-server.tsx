@@ -2,7 +2,7 @@ import { ArrowLeft, Info, Loader2, Lock, Plus, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { CATEGORIES, SOURCES, SUBMIT_TEXT, TYPES, idFromName, type RequiredKey } from "../../shared/catalog";
-import { Alert, Field, inputClass } from "../components/ui";
+import { Alert, Field, formLegend, formSection, inputClass, submitButton } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/add-server";
 
@@ -31,10 +31,6 @@ const EMPTY = {
 };
 type FormState = typeof EMPTY;
 
-const section = "space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800";
-const legend = "px-1 text-lg font-semibold";
-const button =
-  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function AddServer({ loaderData }: Route.ComponentProps) {
   const navigate = useNavigate();
@@ -53,7 +49,7 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
         <h1 className="mt-4 text-2xl font-bold">{SUBMIT_TEXT.authRequired}</h1>
         <p className="mt-2 text-slate-600 dark:text-slate-400">{SUBMIT_TEXT.authRequiredText}</p>
         <div className="mt-8 flex justify-center gap-3">
-          <Link to="/login?redirect=/servers/add" className={button}>
+          <Link to="/login?redirect=/servers/add" className={submitButton}>
             Login
           </Link>
           <Link to="/" className="inline-flex items-center rounded-md border border-slate-300 px-5 py-2.5 font-semibold hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
@@ -119,8 +115,8 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
       <div className="mt-8 grid gap-8 lg:grid-cols-3">
         <form onSubmit={onSubmit} noValidate className="space-y-8 lg:col-span-2">
           {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
-          <fieldset className={section} disabled={busy}>
-            <legend className={legend}>Basic Information</legend>
+          <fieldset className={formSection} disabled={busy}>
+            <legend className={formLegend}>Basic Information</legend>
             <Field id="name" label="Server Name *">
               <input id="name" value={form.name} onChange={set("name")} placeholder="PostgreSQL MCP" required className={inputClass} />
             </Field>
@@ -132,8 +128,8 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
             </Field>
           </fieldset>
 
-          <fieldset className={section} disabled={busy}>
-            <legend className={legend}>Classification</legend>
+          <fieldset className={formSection} disabled={busy}>
+            <legend className={formLegend}>Classification</legend>
             <div className="grid gap-4 sm:grid-cols-3">
               <Field id="category" label="Category *">
                 <select id="category" value={form.category} onChange={set("category")} required className={inputClass}>
@@ -162,8 +158,8 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
             </Field>
           </fieldset>
 
-          <fieldset className={section} disabled={busy}>
-            <legend className={legend}>Links</legend>
+          <fieldset className={formSection} disabled={busy}>
+            <legend className={formLegend}>Links</legend>
             <div className="grid gap-4 sm:grid-cols-2">
               {(
                 [
@@ -184,8 +180,8 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
             </div>
           </fieldset>
 
-          <fieldset className={section} disabled={busy}>
-            <legend className={legend}>Required API Keys</legend>
+          <fieldset className={formSection} disabled={busy}>
+            <legend className={formLegend}>Required API Keys</legend>
             {keys.length > 0 && (
               <ul className="space-y-2">
                 {keys.map((k, i) => (
@@ -216,7 +212,7 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
             </button>
           </fieldset>
 
-          <button type="submit" className={button} disabled={busy}>
+          <button type="submit" className={submitButton} disabled={busy}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? SUBMIT_TEXT.submitting : SUBMIT_TEXT.submit}
           </button>

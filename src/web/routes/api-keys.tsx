@@ -3,7 +3,7 @@ import { useState } from "react";
 import { redirect } from "react-router";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
 import { API_KEY_TEXT, type ApiKeyView } from "../../shared/publishers";
-import { Alert, inputClass } from "../components/ui";
+import { actionButton, Alert, inputClass } from "../components/ui";
 import { api } from "../lib/api";
 import { shortDate } from "../lib/dates";
 import type { Route } from "./+types/api-keys";
@@ -21,8 +21,6 @@ export async function loader({ context }: Route.LoaderArgs) {
   }
 }
 
-const button =
-  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const [keys, setKeys] = useState(loaderData.keys);
@@ -106,7 +104,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
               <code className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900" data-testid="new-key-value">
                 {fresh}
               </code>
-              <button type="button" onClick={() => void copy()} className={button} aria-label="Copy API key">
+              <button type="button" onClick={() => void copy()} className={actionButton} aria-label="Copy API key">
                 {copied ? <Check className="h-4 w-4" aria-hidden /> : <Copy className="h-4 w-4" aria-hidden />} Copy
               </button>
             </div>
@@ -121,7 +119,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           </label>
           <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={busy} />
         </div>
-        <button type="submit" className={button} disabled={busy}>
+        <button type="submit" className={actionButton} disabled={busy}>
           {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
           {busy ? "Generating..." : "Generate API Key"}
         </button>

@@ -1,11 +1,9 @@
-import { Activity, ArrowLeft, ExternalLink, GitBranch, Pencil, Rocket, User } from "lucide-react";
+import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
-import { CATALOG_TEXT } from "../../shared/catalog";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
-import { RequiredKeysList, ServerNotFound, serverCard, serverMeta } from "../components/ServerParts";
-import { longDate } from "../lib/dates";
+import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
 import type { Route } from "./+types/owned-server";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
@@ -34,9 +32,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
-      </Link>
+      <BackToServers />
       <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
         <div>
           <div className="flex flex-wrap items-center gap-3">
@@ -44,11 +40,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">v{server.version}</span>
           </div>
           <p className="mt-1 font-mono text-sm text-slate-500">{server.qualifiedName}</p>
-          {server.repositoryUrl && (
-            <a href={server.repositoryUrl} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
-              <GitBranch className="h-4 w-4" aria-hidden /> {server.repositoryUrl.replace(/^https?:\/\//, "")}
-            </a>
-          )}
+          <RepositoryLink url={server.repositoryUrl} />
         </div>
         <div className="flex gap-2 self-start">
           {isOwner && (
@@ -56,11 +48,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               <Pencil className="h-4 w-4" aria-hidden /> Edit
             </Link>
           )}
-          {visit && (
-            <a href={visit} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
-              Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
-            </a>
-          )}
+          <VisitServerButton url={visit} />
         </div>
       </header>
 
@@ -71,20 +59,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               Server Information
             </h2>
             <p className="mt-3 whitespace-pre-line">{server.description}</p>
-            <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
-              <div>
-                <dt className="text-slate-500">Version</dt>
-                <dd className="mt-1 font-medium">{server.version}</dd>
-              </div>
-              <div>
-                <dt className="text-slate-500">Created</dt>
-                <dd className="mt-1 font-medium">{longDate(server.createdAt)}</dd>
-              </div>
-              <div>
-                <dt className="text-slate-500">Updated</dt>
-                <dd className="mt-1 font-medium">{longDate(server.updatedAt)}</dd>
-              </div>
-            </dl>
+            <ServerFacts first={["Version", server.version]} createdAt={server.createdAt} updatedAt={server.updatedAt} />
             {server.keywords.length > 0 && (
               <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Keywords">
                 {server.keywords.map((k) => (

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Link, redirect, useRevalidator } from "react-router";
 import { listMyServers } from "../../server/features/publishers/service";
 import { PROFILE_TEXT } from "../../shared/auth";
-import { Alert, Field, inputClass } from "../components/ui";
+import { actionButton, Alert, Field, inputClass } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/profile";
 
@@ -18,8 +18,6 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { id: v.id, username: v.username, email: v.email, fullName: v.fullName, servers };
 }
 
-const button =
-  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
   const [saved, setSaved] = useState({ username: loaderData.username, email: loaderData.email });
@@ -91,7 +89,7 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <input id="confirm" type="password" value={form.confirm} onChange={set("confirm")} autoComplete="new-password" className={inputClass} />
           </Field>
         </fieldset>
-        <button type="submit" className={button} disabled={busy}>
+        <button type="submit" className={actionButton} disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
         </button>

@@ -4,7 +4,7 @@ import { data, Link, redirect, useNavigate } from "react-router";
 import { AppError } from "../../server/errors";
 import { getMyServer } from "../../server/features/publishers/service";
 import { CONNECTION_TYPES, DEFAULT_VERSION, QUALIFIED_NAME, SERVER_FORM_TEXT, splitKeywords, type OwnedServerView } from "../../shared/publishers";
-import { Alert, Field, inputClass } from "../components/ui";
+import { Alert, Field, formLegend, formSection, inputClass, submitButton } from "../components/ui";
 import { Markdown } from "../components/Markdown";
 import { api } from "../lib/api";
 import type { Route } from "./+types/server-form";
@@ -59,10 +59,6 @@ function initial(server: OwnedServerView | null, username: string) {
   };
 }
 
-const section = "space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800";
-const legend = "px-1 text-lg font-semibold";
-const button =
-  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function ServerForm({ loaderData }: Route.ComponentProps) {
   const editing = loaderData.mode === "edit";
@@ -133,8 +129,8 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{editing ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle}</h1>
       <form onSubmit={onSubmit} noValidate className="mt-8 space-y-8">
         <div aria-live="polite">{msg && <Alert kind={msg.kind}>{msg.text}</Alert>}</div>
-        <fieldset className={section} disabled={busy}>
-          <legend className={legend}>Server</legend>
+        <fieldset className={formSection} disabled={busy}>
+          <legend className={formLegend}>Server</legend>
           <Field id="qualifiedName" label="Qualified Name *" hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}>
             <input id="qualifiedName" value={form.qualifiedName} onChange={set("qualifiedName")} readOnly={editing} aria-readonly={editing} className={`${inputClass} font-mono ${editing ? "bg-slate-100 dark:bg-slate-800" : ""}`} aria-describedby="qualifiedName-hint" />
           </Field>
@@ -160,8 +156,8 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           </div>
         </fieldset>
 
-        <fieldset className={section} disabled={busy}>
-          <legend className={legend}>Documentation</legend>
+        <fieldset className={formSection} disabled={busy}>
+          <legend className={formLegend}>Documentation</legend>
           <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
             <button type="button" role="tab" aria-selected={!preview} onClick={() => setPreview(false)} className={`inline-flex items-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium ${!preview ? "bg-indigo-600 text-white" : "border border-slate-300 dark:border-slate-700"}`}>
               <Pencil className="h-4 w-4" aria-hidden /> Write
@@ -179,8 +175,8 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           )}
         </fieldset>
 
-        <fieldset className={section} disabled={busy}>
-          <legend className={legend}>Connections</legend>
+        <fieldset className={formSection} disabled={busy}>
+          <legend className={formLegend}>Connections</legend>
           {connections.map((c, i) => (
             <div key={i} className="space-y-3 rounded-lg border border-slate-200 p-4 dark:border-slate-700" data-testid="connection">
               <div className="flex items-center justify-between">
@@ -215,7 +211,7 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           </button>
         </fieldset>
 
-        <button type="submit" className={button} disabled={busy}>
+        <button type="submit" className={submitButton} disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? "Saving..." : editing ? "Save Changes" : "Register Server"}
         </button>

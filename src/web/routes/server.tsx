@@ -1,16 +1,14 @@
 import * as Tabs from "@radix-ui/react-tabs";
-import { ArrowLeft, ExternalLink, GitBranch, Rocket } from "lucide-react";
+import { Rocket } from "lucide-react";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
-import { CATALOG_TEXT } from "../../shared/catalog";
 import { connectConfigs } from "../../shared/connect";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
-import { RequiredKeysList, ServerNotFound, serverCard, serverMeta } from "../components/ServerParts";
+import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
 import { ServerCard, TypeBadge } from "../components/ServerCard";
 import type { Route } from "./+types/server";
-import { longDate } from "../lib/dates";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   try {
@@ -47,9 +45,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const configs = connectConfigs(server.id, server.npx_command, server.required_keys);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
-      </Link>
+      <BackToServers />
       <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
         <div>
           <div className="flex flex-wrap items-center gap-3">
@@ -58,11 +54,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             {!loaderData.approved && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">Pending Approval</span>}
           </div>
           <p className="mt-1 font-mono text-sm text-slate-500">{server.id}</p>
-          {server.repository_url && (
-            <a href={server.repository_url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
-              <GitBranch className="h-4 w-4" aria-hidden /> {server.repository_url.replace(/^https?:\/\//, "")}
-            </a>
-          )}
+          <RepositoryLink url={server.repository_url} />
           <div className="mt-1 flex flex-wrap gap-4 text-sm">
             {server.homepage && (
               <a href={server.homepage} target="_blank" rel="noopener nofollow ugc" className="text-indigo-600 hover:underline dark:text-indigo-400">
@@ -76,11 +68,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             )}
           </div>
         </div>
-        {url && (
-          <a href={url} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 self-start rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
-            Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
-          </a>
-        )}
+        <VisitServerButton url={url} />
       </header>
 
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
@@ -92,20 +80,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             <div className="mt-3">
               <Markdown>{server.description}</Markdown>
             </div>
-            <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
-              <div>
-                <dt className="text-slate-500">Category</dt>
-                <dd className="mt-1 font-medium">{server.category}</dd>
-              </div>
-              <div>
-                <dt className="text-slate-500">Created</dt>
-                <dd className="mt-1 font-medium">{longDate(loaderData.createdAt)}</dd>
-              </div>
-              <div>
-                <dt className="text-slate-500">Updated</dt>
-                <dd className="mt-1 font-medium">{longDate(loaderData.updatedAt)}</dd>
-              </div>
-            </dl>
+            <ServerFacts first={["Category", server.category]} createdAt={loaderData.createdAt} updatedAt={loaderData.updatedAt} />
             {server.tags.length > 0 && (
               <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
                 {server.tags.map((t) => (

@@ -36,16 +36,18 @@ const COUNT_CAP = SEARCH_COUNT_CAP;
 /** Relevance is computed among this many most-used matches, which bounds the work per query. */
 const RELEVANCE_CANDIDATES = 300;
 
-/** Close spellings from the catalogue's vocabulary ('githb' -> github), via its trigram index. */
+/** Close spellings from the catalogue's vocabulary ('githb' -> github), via its trigram index, in one query. */
 async function closeSpellings(db: Db, words: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
-  for (const w of words) {
-    if (w.length < 3) continue;
-    const r = await db.execute<{ word: string }>(
-      sql`select word from search_words where word % ${w} and word <> ${w} order by word <-> ${w}, word limit 3`,
-    );
-    out.set(w, r.rows.map((x) => x.word).filter((x) => /^[\p{L}\p{N}]+$/u.test(x)));
-  }
+  const candidates = words.filter((w) => w.length >= 3);
+  if (candidates.length === 0) return out;
+  const r = await db.execute<{ w: string; word: string }>(sql`
+    select q.w, s.word from jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb) as q(w)
+    cross join lateral (
+      select word from search_words where word % q.w and word <> q.w order by word <-> q.w, word limit 3
+    ) s`);
+  // Only plain words may reach to_tsquery (lexemes can hold '-', '.', '_').
+  for (const { w, word } of r.rows) if (/^[\p{L}\p{N}]+$/u.test(word)) out.set(w, [...(out.get(w) ?? []), word]);
   return out;
 }
 
@@ -216,6 +218,15 @@ export async function deletePending(db: Db, id: string): Promise<boolean> {
     .returning({ id: mcpServers.id });
   invalidateCatalog(db);
   return rows.length > 0;
+}
+
+/** Import writes run inside the importer's per-entry transaction; it clears the cache once at the end. */
+export async function insertImported(db: Db, row: NewServerRow): Promise<void> {
+  await db.insert(mcpServers).values(row);
+}
+
+export async function updateImported(db: Db, id: string, changes: Partial<NewServerRow>): Promise<void> {
+  await db.update(mcpServers).set({ ...changes, updatedAt: new Date() }).where(eq(mcpServers.id, id));
 }
 
 export interface RegistryListParams {

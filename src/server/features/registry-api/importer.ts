@@ -1,8 +1,6 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { mcpServers } from "../../db/schema.js";
 import { invalidateCatalog } from "../catalog/cache.js";
-import { findByRegistryNameAny, findServer, type NewServerRow } from "../catalog/repo.js";
+import { findByRegistryNameAny, findServer, insertImported, updateImported, type NewServerRow } from "../catalog/repo.js";
 import { normalise, serverJson, slugFor, toRow } from "./format.js";
 
 export interface ImportReport {
@@ -57,14 +55,14 @@ export async function importEntries(db: Db, entries: unknown[]): Promise<ImportR
             report.unchanged.push(s.name);
             return;
           }
-          await tx.update(mcpServers).set({ ...changes, updatedAt: new Date() }).where(eq(mcpServers.id, existing.id));
+          await updateImported(tx as unknown as Db, existing.id, changes);
           report.updated.push(s.name);
           return;
         }
         const base = slugFor(s.name);
         let id = base;
         for (let n = 2; await findServer(tx as unknown as Db, id); n++) id = `${base}-${n}`;
-        await tx.insert(mcpServers).values(toRow(s, id));
+        await insertImported(tx as unknown as Db, toRow(s, id));
         report.created.push(s.name);
       });
     } catch (e) {
