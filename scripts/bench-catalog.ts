@@ -11,6 +11,7 @@ import type { ServerBuild } from "react-router";
 import { loadConfig } from "../src/server/config.js";
 import { connect, runMigrations } from "../src/server/db/client.js";
 import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
+import { createRuntime } from "../src/server/features/runtime/index.js";
 import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
 import { projectRoot } from "../src/server/paths.js";
@@ -105,7 +106,9 @@ async function main() {
 
     const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: u.toString(), LOG_LEVEL: "silent" });
     const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
-    const app = createApp({ config, database, log: createLogger({ level: "silent", pretty: false }), secret: randomBytes(32).toString("hex"), pages: async () => build });
+    const log = createLogger({ level: "silent", pretty: false });
+    const runtime = await createRuntime(config, database.db, log);
+    const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), pages: async () => build, runtime });
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
     await new Promise((r) => server.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

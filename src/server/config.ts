@@ -31,6 +31,21 @@ const schema = z.object({
   GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
   AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // Hosting (docs/hosting.md)
+  SECRETS_KEY: optional(z.string().min(32, "must be at least 32 characters")),
+  PACKAGES_DIR: optional(z.string().min(1)),
+  DEPLOYMENTS_DIR: optional(z.string().min(1)),
+  SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
+  SANDBOX_NETWORK: z.enum(["egress", "none", "host"]).default("egress"),
+  DEPLOY_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(512),
+  DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),
+  RESTART_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(300_000),
+  HEALTHY_RESET_MS: z.coerce.number().int().min(10).default(600_000),
+  CRASH_LOOP_AFTER: z.coerce.number().int().min(1).default(5),
+  // Test-only: lets deployments clone file:// repositories (never in production).
+  GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),
 });
 
 export type Config = Readonly<
@@ -58,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const c = parsed.data;
+  if (c.GIT_ALLOW_FILE === "on" && c.NODE_ENV === "production") throw new ConfigError(["GIT_ALLOW_FILE: must be off in production"]);
   const derived = c.PUBLIC_URL === undefined;
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
   const origins = new Set([new URL(publicUrl).origin]);

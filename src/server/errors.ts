@@ -6,6 +6,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  | "plan_limit"
   | "rate_limited"
   | "unavailable"
   | "internal";

@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
 import { assignRegistryNames } from "./features/catalog/repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { namespaceFor } from "./features/registry-api/format.js";
+import { createRuntime } from "./features/runtime/index.js";
 import { createApp } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
@@ -78,7 +79,8 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   }
   const secret = await loadOrCreateSecret(path.resolve(projectRoot, config.DATA_DIR), "auth-secret", config.AUTH_SECRET);
   if (!config.AUTH_SECRET && config.NODE_ENV === "production") log.warn("AUTH_SECRET is not set: using the one generated in DATA_DIR");
-  const app = createApp({ config, database, log, secret, pages, dev: Boolean(dev) });
+  const runtime = await createRuntime(config, database.db, log);
+  const app = createApp({ config, database, log, secret, pages, dev: Boolean(dev), runtime });
   const root = new Hono();
   if (!dev) {
     const clientDir = path.relative(process.cwd(), path.join(projectRoot, "build/client"));
@@ -105,6 +107,8 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   });
   const url = `http://localhost:${config.PORT}`;
   log.info(`${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL})`);
+  const recovered = await runtime.supervisor.recover();
+  if (recovered) log.info({ deployments: recovered }, "restarting deployments that were running");
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -119,6 +123,8 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
           resolve();
         }, 5000).unref();
       });
+      // Children stop gracefully first; their rows stay so the next start brings them back.
+      await runtime.supervisor.shutdown();
       await dev?.close();
       await database.close();
       if (embedded) {

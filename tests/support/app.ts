@@ -1,15 +1,19 @@
+import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { loadConfig, type Config } from "../../src/server/config.js";
 import { randomBytes } from "node:crypto";
 import { createApp, createServices, type Services } from "../../src/server/http/app.js";
+import { createRuntime, type Runtime } from "../../src/server/features/runtime/index.js";
 import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
 import { CookieJar } from "./cookies.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 
 export const ORIGIN = "http://localhost:3000";
+export const TEST_PACKAGES_DIR = path.join(os.tmpdir(), "switchboard-test-packages");
 
 let buildPromise: Promise<ServerBuild> | undefined;
 function serverBuild(): Promise<ServerBuild> {
@@ -23,18 +27,34 @@ export interface TestApp {
   config: Config;
   db: TestDatabase;
   services: Services;
+  runtime: Runtime;
   secret: string;
   close(): Promise<void>;
 }
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", ...env });
+  // Each app gets its own data directory (secrets key, deployments); npm packages are cached for the whole run.
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-"));
+  const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, ...env });
   const log = createLogger({ level: "silent", pretty: false });
-  const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild };
+  const runtime = await createRuntime(config, db.database.db, log);
+  const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild, runtime };
   const services = createServices(deps);
   const app = createApp(deps, services);
-  return { app, config, db, services, secret: deps.secret, close: () => db.drop() };
+  return {
+    app,
+    config,
+    db,
+    services,
+    runtime,
+    secret: deps.secret,
+    close: async () => {
+      await runtime.supervisor.shutdown();
+      await db.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export function postJson(app: TestApp["app"], url: string, body: unknown, headers: Record<string, string> = {}) {

@@ -170,3 +170,64 @@ export const ownedServers = pgTable(
   },
   (t) => [index("servers_owner_idx").on(t.ownerId, t.createdAt), uniqueIndex("servers_qualified_name_lower_idx").on(sql`lower(${t.qualifiedName})`)],
 );
+
+// Spec section 3: Deployment. One running instance of a server for one user with that user's
+// keys (decisions.md, Hosting). Stop Server deletes the row; `deploy_actions` keeps the history
+// that plan limits and 'Total Deployments' count.
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    /** 'catalog' (mcp_servers.id) or 'owned' (servers.qualified_name) */
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    /** what runs: { kind: 'npm', package, version, args } or { kind: 'git', url } */
+    source: jsonb("source").notNull(),
+    /** the user's keys, AES-256-GCM encrypted (features/runtime/crypto.ts) */
+    secrets: text("secrets").notNull(),
+    status: text("status").notNull().default("queued"),
+    /** why it failed or crashed, for the owner */
+    statusDetail: text("status_detail"),
+    exitCode: integer("exit_code"),
+    restarts: integer("restarts").notNull().default(0),
+    proxyId: text("proxy_id").notNull().unique(),
+    /** the process that runs it, with its start time so a recycled pid is never mistaken for it */
+    pid: integer("pid"),
+    pidStart: text("pid_start"),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("deployments_user_server_idx").on(t.userId, t.serverKind, t.serverRef), index("deployments_server_idx").on(t.serverKind, t.serverRef)],
+);
+
+export const deployActions = pgTable(
+  "deploy_actions",
+  {
+    id: serial("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("deploy_actions_user_idx").on(t.userId, t.createdAt), index("deploy_actions_server_idx").on(t.serverKind, t.serverRef)],
+);
+
+// What a server offers, from the last successful MCP listing of one of its deployments.
+export const serverCapabilities = pgTable(
+  "server_capabilities",
+  {
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    tools: jsonb("tools").notNull(),
+    prompts: jsonb("prompts").notNull(),
+    resources: jsonb("resources").notNull(),
+    listedAt: timestamp("listed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("server_capabilities_server_idx").on(t.serverKind, t.serverRef)],
+);

@@ -12,6 +12,8 @@ import { getViewer } from "../features/auth/viewer.js";
 import { API_KEY_TEXT } from "../../shared/publishers.js";
 import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
+import { deploymentRoutes } from "../features/deployments/routes.js";
+import type { Runtime } from "../features/runtime/index.js";
 import { healthRoutes } from "../features/health/routes.js";
 import { createMailer, type Mailer } from "../features/mail/mailer.js";
 import { outboxRoutes } from "../features/mail/routes.js";
@@ -34,6 +36,8 @@ export interface AppDeps {
   /** The React Router server build; a function so dev mode can reload it on every request. */
   pages?: () => Promise<ServerBuild>;
   dev?: boolean;
+  /** hosting: sandbox, secrets and the supervisor of deployments */
+  runtime: Runtime;
 }
 
 export interface Services {
@@ -59,6 +63,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.route("/", publisherRoutes({ db }));
+  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.runtime.box, supervisor: deps.runtime.supervisor }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
   api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });
   api.doc31("/openapi.json", {

@@ -13,6 +13,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  plan_limit: 403,
   rate_limited: 429,
   unavailable: 503,
   internal: 500,

@@ -1,0 +1,121 @@
+import { and, count, eq, gte, inArray, ne, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { deployActions, deployments, serverCapabilities } from "../../db/schema.js";
+
+export type DeploymentRow = typeof deployments.$inferSelect;
+export type ServerKind = "catalog" | "owned";
+export interface ServerRef {
+  kind: ServerKind;
+  ref: string;
+}
+
+const refIs = (s: ServerRef) => and(eq(deployments.serverKind, s.kind), eq(deployments.serverRef, s.ref));
+
+export async function findDeployment(db: Db, id: string): Promise<DeploymentRow | undefined> {
+  const [r] = await db.select().from(deployments).where(eq(deployments.id, id));
+  return r;
+}
+
+export async function listUserDeployments(db: Db, userId: string, server?: ServerRef): Promise<DeploymentRow[]> {
+  return db
+    .select()
+    .from(deployments)
+    .where(server ? and(eq(deployments.userId, userId), refIs(server)) : eq(deployments.userId, userId))
+    .orderBy(deployments.createdAt);
+}
+
+/** Every deployment that should be running after a platform restart (failed ones stay failed). */
+export async function listDeploymentsToRecover(db: Db): Promise<DeploymentRow[]> {
+  return db.select().from(deployments).where(ne(deployments.status, "failed")).orderBy(deployments.createdAt);
+}
+
+export async function updateDeployment(db: Db, id: string, fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>): Promise<void> {
+  await db
+    .update(deployments)
+    .set({ ...fields, updatedAt: new Date() })
+    .where(eq(deployments.id, id));
+}
+
+export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
+  return (await db.delete(deployments).where(eq(deployments.id, id)).returning({ id: deployments.id })).length > 0;
+}
+
+export interface PlanLimits {
+  maxRunning: number;
+  maxDeploysPerMonth: number;
+}
+
+export type ReserveResult = { ok: true; row: DeploymentRow } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
+
+/**
+ * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
+ * advisory lock, so parallel requests can never slip past the limits together. A failed
+ * deployment of the same server is replaced; a live one is refused.
+ */
+export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<typeof deployments.$inferInsert, "status">): Promise<ReserveResult> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
+    const server = { kind: row.serverKind as ServerKind, ref: row.serverRef };
+    const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), refIs(server)));
+    if (existing && existing.status !== "failed") return { ok: false, reason: "already_deployed" } as const;
+    const [live] = await tx
+      .select({ n: count() })
+      .from(deployments)
+      .where(and(eq(deployments.userId, row.userId), ne(deployments.status, "failed")));
+    if ((live?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
+    const monthStart = sql`date_trunc('month', now())`;
+    const [month] = await tx
+      .select({ n: count() })
+      .from(deployActions)
+      .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
+    if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
+    if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
+    await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
+    const [inserted] = await tx
+      .insert(deployments)
+      .values({ ...row, status: "queued" })
+      .returning();
+    return { ok: true, row: inserted! } as const;
+  });
+}
+
+export async function countDeployActions(db: Db, server: ServerRef): Promise<number> {
+  const [r] = await db
+    .select({ n: count() })
+    .from(deployActions)
+    .where(and(eq(deployActions.serverKind, server.kind), eq(deployActions.serverRef, server.ref)));
+  return r?.n ?? 0;
+}
+
+export async function countRunning(db: Db, server: ServerRef, userId?: string): Promise<number> {
+  const [r] = await db
+    .select({ n: count() })
+    .from(deployments)
+    .where(and(refIs(server), eq(deployments.status, "running"), userId ? eq(deployments.userId, userId) : undefined));
+  return r?.n ?? 0;
+}
+
+export interface Capabilities {
+  tools: unknown[];
+  prompts: unknown[];
+  resources: unknown[];
+}
+
+export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabilities): Promise<void> {
+  await db
+    .insert(serverCapabilities)
+    .values({ serverKind: server.kind, serverRef: server.ref, ...caps, listedAt: new Date() })
+    .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: { ...caps, listedAt: new Date() } });
+}
+
+export async function findCapabilities(db: Db, server: ServerRef) {
+  const [r] = await db
+    .select()
+    .from(serverCapabilities)
+    .where(and(eq(serverCapabilities.serverKind, server.kind), eq(serverCapabilities.serverRef, server.ref)));
+  return r;
+}
+
+export async function findDeploymentsByIds(db: Db, ids: string[]): Promise<DeploymentRow[]> {
+  return ids.length ? db.select().from(deployments).where(inArray(deployments.id, ids)) : [];
+}

@@ -1,0 +1,100 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { deployInput, deploymentView } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { apiRouter, jsonError } from "../../http/openapi.js";
+import { deploy, deploymentLogs, listMyDeployments, stopDeployment, type DeploymentDeps } from "./service.js";
+
+const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
+const segment = z.string().min(1).max(200);
+const deployAnswer = z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView });
+
+const deployRoute = (path: string, params: z.ZodObject<Record<string, z.ZodString>>) =>
+  createRoute({
+    method: "post",
+    path,
+    tags: ["deployments"],
+    summary: "Deploy a server with your own keys; it starts in the background (poll its status)",
+    security: bearer,
+    request: { params, body: { required: true, content: { "application/json": { schema: deployInput } } } },
+    responses: {
+      202: { content: { "application/json": { schema: deployAnswer } }, description: "Queued" },
+      400: jsonError("Missing keys, no source, or an npx command / repository URL that is refused"),
+      401: jsonError("Not signed in"),
+      403: jsonError("Another user's server, or a plan limit"),
+      404: jsonError("No such server"),
+      409: jsonError("Already deployed"),
+    },
+  });
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/deployments",
+  tags: ["deployments"],
+  summary: "Your deployments",
+  security: bearer,
+  responses: { 200: { content: { "application/json": { schema: z.array(deploymentView) } }, description: "Your deployments" }, 401: jsonError("Not signed in") },
+});
+
+const byServerRoute = (path: string, params: z.ZodObject<Record<string, z.ZodString>>) =>
+  createRoute({
+    method: "get",
+    path,
+    tags: ["deployments"],
+    summary: "Your deployments of one server",
+    security: bearer,
+    request: { params },
+    responses: { 200: { content: { "application/json": { schema: z.object({ deployments: z.array(deploymentView) }) } }, description: "Deployments" }, 401: jsonError("Not signed in") },
+  });
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+const stopRoute = createRoute({
+  method: "delete",
+  path: "/deployments/{id}",
+  tags: ["deployments"],
+  summary: "Stop a deployment (Stop Server): its processes are killed and it is removed",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Stopped" },
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
+const logsRoute = createRoute({
+  method: "get",
+  path: "/deployments/{id}/logs",
+  tags: ["deployments"],
+  summary: "The last lines of the server's output (secrets masked, control characters escaped)",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: { content: { "application/json": { schema: z.object({ status: z.string(), status_detail: z.string().nullable(), lines: z.array(z.string()) }) } }, description: "Output" },
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
+const one = z.object({ id: segment });
+const two = z.object({ owner: segment, name: segment });
+const idOf = (p: { id?: string; owner?: string; name?: string }) => p.id ?? `${p.owner}/${p.name}`;
+
+export function deploymentRoutes(deps: DeploymentDeps) {
+  const started = async (viewer: Parameters<typeof deploy>[1], id: string, input: Parameters<typeof deploy>[3]) => ({
+    success: true as const,
+    message: DEPLOY_TEXT.started,
+    deploymentInfo: await deploy(deps, viewer, id, input),
+  });
+  return apiRouter()
+    .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(c.get("viewer"), idOf(c.req.valid("param")), c.req.valid("json")), 202))
+    .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) => c.json(await started(c.get("viewer"), idOf(c.req.valid("param")), c.req.valid("json")), 202))
+    .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, c.get("viewer")), 200))
+    .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, c.get("viewer"), idOf(c.req.valid("param"))) }, 200))
+    .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, c.get("viewer"), idOf(c.req.valid("param"))) }, 200))
+    .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, c.get("viewer"), c.req.valid("param").id), 200))
+    .openapi(stopRoute, async (c) => {
+      await stopDeployment(deps, c.get("viewer"), c.req.valid("param").id);
+      return c.json({ success: true as const, message: DEPLOY_TEXT.stopped }, 200);
+    });
+}

@@ -1,0 +1,146 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { DEPLOY_TEXT, PLANS, type DeploymentView, type Plan, deployInput } from "../../../shared/deployments.js";
+import type { RequiredKey } from "../../../shared/catalog.js";
+import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import { AppError } from "../../errors.js";
+import type { Viewer } from "../auth/viewer.js";
+import { findServer } from "../catalog/repo.js";
+import { findOwnedServer } from "../publishers/repo.js";
+import type { SecretBox } from "../runtime/crypto.js";
+import { parseGitUrl } from "../runtime/git-url.js";
+import type { Source } from "../runtime/installer.js";
+import { parseNpxCommand } from "../runtime/npx.js";
+import type { Supervisor } from "../runtime/supervisor.js";
+import { findDeployment, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+
+export interface DeploymentDeps {
+  db: Db;
+  config: Config;
+  box: SecretBox;
+  supervisor: Supervisor;
+}
+
+type DeployInput = z.output<typeof deployInput>;
+
+/** The user's plan. Everyone is on Free until billing lands. */
+export async function planOf(_db: Db, _userId: string): Promise<Plan> {
+  return PLANS.free;
+}
+
+function signedIn(viewer: Viewer | null): Viewer {
+  if (!viewer) throw new AppError("unauthorized", DEPLOY_TEXT.mustLogin);
+  return viewer;
+}
+
+export function hostPort(config: Config): number {
+  const u = new URL(config.PUBLIC_URL);
+  return Number(u.port) || (u.protocol === "https:" ? 443 : 80);
+}
+
+export function deploymentView(config: Config, r: DeploymentRow): DeploymentView {
+  const src = r.source as Source;
+  return {
+    id: r.id,
+    server_id: r.serverRef,
+    status: r.status,
+    status_detail: r.statusDetail,
+    exit_code: r.exitCode,
+    restarts: r.restarts,
+    host_port: hostPort(config),
+    proxy_id: r.proxyId,
+    url: `${config.PUBLIC_URL}/${r.proxyId}/mcp`,
+    sse_url: `${config.PUBLIC_URL}/${r.proxyId}/sse`,
+    source: src.kind === "npm" ? `npm:${src.package}${src.version ? `@${src.version}` : ""}` : src.url,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+interface Target {
+  server: ServerRef;
+  requiredKeys: RequiredKey[];
+  source: Source | null;
+}
+
+function sourceFrom(config: Config, npx: string | null | undefined, repo: string | null | undefined): Source | null {
+  if (npx) {
+    const p = parseNpxCommand(npx);
+    return { kind: "npm", package: p.package, version: p.version, args: p.args };
+  }
+  if (repo) return { kind: "git", url: parseGitUrl(repo, { allowFile: config.GIT_ALLOW_FILE === "on" }).url, args: [] };
+  return null;
+}
+
+/**
+ * What a deploy of `id` runs. A catalogue entry always runs what the catalogue says (anyone
+ * signed in may deploy it with their own keys); an owned server is deployable by its owner only,
+ * who may name the npx command or repository in the request.
+ */
+async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, input: DeployInput): Promise<Target> {
+  const entry = await findServer(deps.db, id);
+  if (entry && entry.isApproved) {
+    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(deps.config, entry.npxCommand, entry.repositoryUrl) };
+  }
+  const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
+  if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
+  if (owned.ownerId !== viewer.id) throw new AppError("forbidden", DEPLOY_TEXT.notOwner);
+  return {
+    server: { kind: "owned", ref: owned.qualifiedName },
+    requiredKeys: requiredKeysFromConnections(owned.connections as Connection[]),
+    source: sourceFrom(deps.config, input.npx_command, input.repositoryUrl ?? owned.repositoryUrl),
+  };
+}
+
+export async function deploy(deps: DeploymentDeps, viewer: Viewer | null, id: string, input: DeployInput): Promise<DeploymentView> {
+  const v = signedIn(viewer);
+  const target = await resolveTarget(deps, v, id, input);
+  if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
+  const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
+  const missing = target.requiredKeys.filter((k) => !env[k.env_var]?.trim()).map((k) => k.key);
+  if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
+  const plan = await planOf(deps.db, v.id);
+  const result = await reserveDeployment(deps.db, plan, {
+    id: randomUUID(),
+    userId: v.id,
+    serverKind: target.server.kind,
+    serverRef: target.server.ref,
+    source: target.source,
+    secrets: deps.box.seal(env),
+    proxyId: randomBytes(16).toString("hex"),
+  });
+  if (!result.ok) {
+    if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);
+    throw new AppError("plan_limit", result.reason === "running_limit" ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth));
+  }
+  deps.supervisor.start(result.row.id);
+  return deploymentView(deps.config, result.row);
+}
+
+export async function listMyDeployments(deps: DeploymentDeps, viewer: Viewer | null, serverId?: string): Promise<DeploymentView[]> {
+  const v = signedIn(viewer);
+  const rows = await listUserDeployments(deps.db, v.id);
+  // The spec's client matches server ids ignoring case and hyphens.
+  const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
+  return rows.filter((r) => serverId === undefined || norm(r.serverRef) === norm(serverId)).map((r) => deploymentView(deps.config, r));
+}
+
+/** Another user's deployment is reported as not found: its existence is not revealed. */
+async function ownDeployment(deps: DeploymentDeps, viewer: Viewer | null, id: string): Promise<DeploymentRow> {
+  const v = signedIn(viewer);
+  const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
+  if (!r || r.userId !== v.id) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  return r;
+}
+
+export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer | null, id: string): Promise<void> {
+  const r = await ownDeployment(deps, viewer, id);
+  await deps.supervisor.stop(r.id);
+}
+
+export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer | null, id: string) {
+  const r = await ownDeployment(deps, viewer, id);
+  return { status: r.status, status_detail: r.statusDetail, lines: deps.supervisor.logs(r.id) ?? [] };
+}

@@ -1,0 +1,230 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import { deleteDeployment, findDeployment, listDeploymentsToRecover, saveCapabilities, updateDeployment, type DeploymentRow, type ServerKind } from "../deployments/repo.js";
+import { Child, processStartTime, type ExitInfo } from "./child.js";
+import type { SecretBox } from "./crypto.js";
+import { childNetworkEnv, type Installer, type Source } from "./installer.js";
+import type { SandboxInfo } from "./sandbox.js";
+
+// Runs deployments as supervised child processes: install -> start -> MCP listing -> running;
+// a crash is restarted with exponential back-off; stop kills the whole process group.
+
+export type Status = "queued" | "installing" | "starting" | "running" | "crashed" | "crash_looping" | "stopped" | "failed";
+
+export interface SupervisorOptions {
+  db: Db;
+  log: Logger;
+  box: SecretBox;
+  installer: Installer;
+  sandbox: SandboxInfo;
+  memoryMb: number;
+  startTimeoutMs: number;
+  backoffMs: number;
+  backoffMaxMs: number;
+  healthyResetMs: number;
+  crashLoopAfter: number;
+}
+
+interface Slot {
+  id: string;
+  child?: Child;
+  client?: Client;
+  timer?: NodeJS.Timeout;
+  stopping: boolean;
+  /** consecutive crashes since the last healthy stretch */
+  failures: number;
+  runningSince?: number;
+  everRan: boolean;
+}
+
+/** The SDK client speaking to a child over its stdio lines. */
+class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (e: Error) => void;
+  onmessage?: (m: JSONRPCMessage) => void;
+  private off?: () => void;
+  constructor(private readonly child: Child) {}
+  async start() {
+    this.off = this.child.onMessage((m) => this.onmessage?.(m));
+    void this.child.exited.then(() => this.onclose?.());
+  }
+  async send(m: JSONRPCMessage) {
+    this.child.send(m);
+  }
+  async close() {
+    this.off?.();
+  }
+}
+
+const tail = (lines: string[], n = 8) => lines.slice(-n).join("\n");
+
+export function describeExit(e: ExitInfo): string {
+  return e.reason ?? (e.signal ? `Killed by ${e.signal}` : `Exited with code ${e.code}`);
+}
+
+export class Supervisor {
+  private readonly slots = new Map<string, Slot>();
+  private closed = false;
+
+  constructor(private readonly o: SupervisorOptions) {}
+
+  get sandbox(): SandboxInfo {
+    return this.o.sandbox;
+  }
+
+  /** Starts (or restarts) a deployment in the background; progress is written to its row. */
+  start(id: string): void {
+    if (this.closed || this.slots.has(id)) return;
+    const slot: Slot = { id, stopping: false, failures: 0, everRan: false };
+    this.slots.set(id, slot);
+    void this.run(slot);
+  }
+
+  private async set(slot: Slot, fields: Parameters<typeof updateDeployment>[2]) {
+    if (!slot.stopping) await updateDeployment(this.o.db, slot.id, fields).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.id }, "could not record deployment status"));
+  }
+
+  private async run(slot: Slot): Promise<void> {
+    const row = await findDeployment(this.o.db, slot.id);
+    if (!row || slot.stopping) return;
+    const secrets = this.o.box.open(row.secrets);
+    const log = this.o.log.child({ deployment: slot.id });
+    let child: Child | undefined;
+    try {
+      if (!slot.everRan) await this.set(slot, { status: "installing", statusDetail: null, exitCode: null });
+      const prepared = await this.o.installer.prepare(slot.id, row.source as Source);
+      if (slot.stopping) return;
+      await this.set(slot, { status: slot.everRan ? row.status : "starting" });
+      child = await Child.launch(this.o.sandbox, {
+        ...prepared,
+        network: true,
+        env: { ...childNetworkEnv(), PATH: "/usr/local/bin:/usr/bin:/bin", HOME: prepared.workDir, ...secrets },
+        secrets: Object.values(secrets),
+        memoryMb: this.o.memoryMb,
+      });
+      slot.child = child;
+      await this.set(slot, { pid: child.pid, pidStart: child.pidStart });
+      if (slot.stopping) return void child.stop();
+      const c = child;
+      const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: {} });
+      const exitedEarly = c.exited.then((e) => Promise.reject(new Error(`${describeExit(e)} before answering initialize`)));
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`No answer to initialize within ${this.o.startTimeoutMs / 1000} s`)), this.o.startTimeoutMs).unref());
+      await Promise.race([client.connect(new ChildTransport(c)), exitedEarly, timeout]);
+      slot.client = client;
+      await this.list(row, client).catch((e: unknown) => log.warn({ err: e }, "listing tools failed"));
+      if (slot.stopping) return;
+      slot.everRan = true;
+      slot.runningSince = Date.now();
+      await this.set(slot, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() });
+      log.info({ pid: c.pid }, "deployment running");
+      void c.exited.then((e) => this.onExit(slot, c, e));
+    } catch (e) {
+      const exit = child && !child.running ? await child.exited : undefined;
+      await child?.stop(500);
+      if (slot.stopping) return;
+      const logs = child ? tail(child.logs()) : "";
+      const detail = [(e as Error).message, logs].filter(Boolean).join("\n");
+      if (slot.everRan) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
+      log.warn({ reason: (e as Error).message }, "deployment failed");
+      await this.set(slot, { status: "failed", statusDetail: detail.slice(0, 4000), exitCode: exit?.code ?? null, pid: null, pidStart: null });
+      this.slots.delete(slot.id);
+    }
+  }
+
+  private async list(row: DeploymentRow, client: Client) {
+    const caps = client.getServerCapabilities() ?? {};
+    const opts = { timeout: 15_000 };
+    const [tools, prompts, resources] = await Promise.all([
+      caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
+      caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts, () => []) : [],
+      caps.resources ? client.listResources(undefined, opts).then((r) => r.resources, () => []) : [],
+    ]);
+    await saveCapabilities(this.o.db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, { tools, prompts, resources });
+  }
+
+  private async onExit(slot: Slot, child: Child, exit: ExitInfo) {
+    if (slot.stopping || this.closed || slot.child !== child) return;
+    await this.scheduleRestart(slot, exit, tail(child.logs()));
+  }
+
+  private async scheduleRestart(slot: Slot, exit: ExitInfo, logs: string) {
+    slot.client = undefined;
+    slot.child = undefined;
+    if (slot.runningSince && Date.now() - slot.runningSince >= this.o.healthyResetMs) slot.failures = 0;
+    slot.runningSince = undefined;
+    slot.failures++;
+    const delay = Math.min(this.o.backoffMs * 2 ** (slot.failures - 1), this.o.backoffMaxMs);
+    const looping = slot.failures >= this.o.crashLoopAfter;
+    const row = await findDeployment(this.o.db, slot.id);
+    if (!row || slot.stopping) return;
+    const detail = `${describeExit(exit)}${looping ? `; crashed ${slot.failures} times in a row` : ""}; restarting in ${delay >= 1000 ? `${Math.round(delay / 1000)} s` : `${delay} ms`}${logs ? `\n${logs}` : ""}`;
+    this.o.log.warn({ deployment: slot.id, exit: describeExit(exit), failures: slot.failures, delayMs: delay }, "deployment crashed");
+    await this.set(slot, { status: looping ? "crash_looping" : "crashed", statusDetail: detail.slice(0, 4000), exitCode: exit.code, restarts: row.restarts + 1, pid: null, pidStart: null });
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      if (!slot.stopping && !this.closed) void this.run(slot);
+    }, delay);
+  }
+
+  /** Stops the process group and removes the deployment (Stop Server). */
+  async stop(id: string, opts: { keepRow?: boolean } = {}): Promise<void> {
+    const slot = this.slots.get(id);
+    if (slot) {
+      slot.stopping = true;
+      if (slot.timer) clearTimeout(slot.timer);
+      await slot.child?.stop();
+      this.slots.delete(id);
+    }
+    if (!opts.keepRow) await deleteDeployment(this.o.db, id);
+    await this.o.installer.remove(id).catch(() => {});
+  }
+
+  /**
+   * After a platform restart (even kill -9): a process recorded for a deployment is killed only
+   * if its pid still belongs to the same process (same start time), then every deployment that
+   * should run is started once.
+   */
+  async recover(): Promise<number> {
+    const rows = await listDeploymentsToRecover(this.o.db);
+    for (const r of rows) {
+      if (r.pid && r.pidStart && processStartTime(r.pid) === r.pidStart) {
+        try {
+          process.kill(-r.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+      await updateDeployment(this.o.db, r.id, { pid: null, pidStart: null });
+      this.start(r.id);
+    }
+    return rows.length;
+  }
+
+  client(id: string): Client | undefined {
+    return this.slots.get(id)?.client;
+  }
+
+  logs(id: string): string[] | null {
+    return this.slots.get(id)?.child?.logs() ?? null;
+  }
+
+  rssBytes(id: string): number {
+    return this.slots.get(id)?.child?.rssBytes() ?? 0;
+  }
+
+  /** SIGTERM: children stop gracefully before the platform exits; their rows stay for recovery. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        s.stopping = true;
+        if (s.timer) clearTimeout(s.timer);
+        await s.child?.stop();
+      }),
+    );
+    this.slots.clear();
+  }
+}

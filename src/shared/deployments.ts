@@ -1,0 +1,103 @@
+import { z } from "zod";
+
+// Spec sections 2, 4, 5, 8 and 9 (deployment panel, plans) and decisions.md (Hosting).
+export const DEPLOY_TEXT = {
+  processing: "Processing deployment request...",
+  missingKeys: (names: string[]) => `Missing required API keys: ${names.join(", ")}`,
+  needsSource: "A repository URL or npx command is required to deploy this server.",
+  deployFailed: "Deployment failed",
+  deployFailedDefault: "Failed to deploy server",
+  undeployFailed: "Undeployment failed",
+  undeployFailedDefault: "Failed to undeploy server",
+  stop: "Stop Server",
+  stopping: "Stopping...",
+  deploy: "Deploy",
+  started: "Deployment started",
+  stopped: "Deployment stopped",
+  alreadyDeployed: "This server is already deployed. Stop it before deploying again.",
+  notOwner: "You can only deploy servers you own.",
+  notFound: "Deployment not found",
+  serverNotFound: "Server not found",
+  mustLogin: "You must be logged in to deploy a server",
+  runningLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} running deployment${n === 1 ? "" : "s"} at a time. Stop a deployment or upgrade your plan.`,
+  monthlyLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} deployments a month. Upgrade to Pro for unlimited deployments.`,
+  badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
+  reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
+} as const;
+
+export const STATUSES = ["queued", "installing", "starting", "running", "crashed", "crash_looping", "stopped", "failed"] as const;
+export type DeploymentStatus = (typeof STATUSES)[number];
+
+/** 'crash_looping' -> 'Crash looping' (the spec shows the status capitalised). */
+export function statusLabel(s: string): string {
+  const t = s.replace(/_/g, " ");
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+// Variables that would change how the runtime itself behaves are not the user's to set.
+const RESERVED = /^(PATH|HOME|TMPDIR|SHELL|USER|LD_.*|NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NPM_CONFIG_.*|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND)$/i;
+
+export const deployInput = z.object({
+  repositoryUrl: z.string().trim().max(300).nullish(),
+  npx_command: z.string().trim().max(500).nullish(),
+  env: z
+    .record(z.string(), z.string().max(4096, "Each key may be at most 4096 characters"))
+    .default({})
+    .check((ctx) => {
+      const names = Object.keys(ctx.value);
+      if (names.length > 50) ctx.issues.push({ code: "custom", message: "At most 50 keys", input: ctx.value });
+      for (const n of names) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(n)) ctx.issues.push({ code: "custom", message: DEPLOY_TEXT.badEnvName(n), input: n });
+        else if (RESERVED.test(n)) ctx.issues.push({ code: "custom", message: DEPLOY_TEXT.reservedEnv(n), input: n });
+      }
+    }),
+});
+
+export const deploymentView = z.object({
+  id: z.string(),
+  server_id: z.string(),
+  status: z.string(),
+  status_detail: z.string().nullable(),
+  exit_code: z.number().nullable(),
+  restarts: z.number(),
+  host_port: z.number(),
+  proxy_id: z.string(),
+  url: z.string(),
+  sse_url: z.string(),
+  source: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DeploymentView = z.infer<typeof deploymentView>;
+
+export interface Plan {
+  id: "free" | "pro";
+  name: string;
+  description: string;
+  price_monthly: number;
+  features: string[];
+  maxDeploysPerMonth: number;
+  maxRunning: number;
+}
+
+// Spec section 3 (Built-in plans) and decisions.md (Hosting plan limits).
+export const PLANS: Record<Plan["id"], Plan> = {
+  free: {
+    id: "free",
+    name: "Free",
+    description: "For trying out hosted MCP servers",
+    price_monthly: 0,
+    features: ["3 deployments", "1 concurrent deployment", "Community support"],
+    maxDeploysPerMonth: 3,
+    maxRunning: 1,
+  },
+  pro: {
+    id: "pro",
+    name: "Pro",
+    description: "For people who rely on their MCP servers every day",
+    price_monthly: 20,
+    features: ["Unlimited deployments", "5 concurrent deployments", "Priority support", "Custom domains", "Advanced monitoring"],
+    maxDeploysPerMonth: Number.POSITIVE_INFINITY,
+    maxRunning: 5,
+  },
+};

@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { Client, TestApp } from "./app.js";
+
+export const EVERYTHING = "@modelcontextprotocol/server-everything";
+
+/** Adds an approved catalogue entry (what an admin-approved submission looks like). */
+export async function addCatalogEntry(t: TestApp, id: string, npx: string | null, requiredKeys: { key: string; env_var: string; description: string }[] | null = null) {
+  await t.db.database.db.execute(sql`
+    insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, required_keys, is_approved)
+    values (${id}, ${id}, ${"Test server " + id}, 'Development Tools', 'Reference', 'official', array['test'], ${npx}, ${requiredKeys === null ? null : JSON.stringify(requiredKeys)}::jsonb, true)`);
+}
+
+export async function deploymentsOf(c: Client, serverId: string): Promise<DeploymentView[]> {
+  const r = await c.get(`/api/deployments/server/${serverId}`);
+  return ((await r.json()) as { deployments: DeploymentView[] }).deployments;
+}
+
+/** Polls like the page does (faster) until the deployment reaches one of `want`. */
+export async function waitForStatus(c: Client, serverId: string, want: string | string[], timeoutMs = 120_000): Promise<DeploymentView> {
+  const wanted = Array.isArray(want) ? want : [want];
+  const deadline = Date.now() + timeoutMs;
+  let last: DeploymentView | undefined;
+  while (Date.now() < deadline) {
+    [last] = await deploymentsOf(c, serverId);
+    if (last && wanted.includes(last.status)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`deployment of ${serverId} did not reach ${wanted.join("/")}: last ${JSON.stringify(last)}`);
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

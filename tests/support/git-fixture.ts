@@ -1,0 +1,72 @@
+// Builds a throwaway git repository holding the zero-dependency MCP server in
+// tests/fixtures/mcp-fixture, so tests can install an MCP server "from git" via a file:// URL.
+import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+
+const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
+const fixtureSource = path.join(projectRoot, "tests/fixtures/mcp-fixture");
+
+export interface FixtureRepo {
+  /** the repository's working directory */
+  dir: string;
+  /** file:// URL of the repository, usable with `git clone` */
+  url: string;
+  cleanup(): Promise<void>;
+}
+
+async function git(cwd: string, args: string[]): Promise<void> {
+  try {
+    await execFileAsync("git", args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+  } catch (err) {
+    const e = err as Error & { stderr?: string };
+    throw new Error(`git ${args.join(" ")} failed in ${cwd}: ${e.stderr || e.message}`, { cause: err });
+  }
+}
+
+/**
+ * Copies the MCP fixture server into a new temp directory, writes (or overrides) `opts.files`
+ * (paths relative to the repository root), and commits everything on branch `main`.
+ */
+export async function createFixtureRepo(opts: { files?: Record<string, string> } = {}): Promise<FixtureRepo> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "mcp-fixture-repo-"));
+  const cleanup = () => fs.rm(dir, { recursive: true, force: true });
+  try {
+    await fs.cp(fixtureSource, dir, {
+      recursive: true,
+      filter: (src) => !["node_modules", ".git"].includes(path.basename(src)),
+    });
+    for (const [rel, content] of Object.entries(opts.files ?? {})) {
+      const target = path.resolve(dir, rel);
+      const inside = path.relative(dir, target);
+      if (inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) {
+        throw new Error(`fixture file path escapes the repository: ${rel}`);
+      }
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.writeFile(target, content);
+    }
+    await git(dir, ["init", "-q", "-b", "main"]);
+    await git(dir, ["add", "-A"]);
+    await git(dir, [
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@example.com",
+      "-c",
+      "commit.gpgsign=false",
+      "commit",
+      "-q",
+      "-m",
+      "fixture",
+    ]);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  return { dir, url: pathToFileURL(dir).href, cleanup };
+}
