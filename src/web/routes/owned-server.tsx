@@ -1,6 +1,9 @@
 import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
+import { serverHosting } from "../../server/features/deployments/service";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
+import { DeploymentPanel } from "../components/DeploymentPanel";
+import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
@@ -11,6 +14,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
   return {
     server,
+    hosting: await serverHosting(context.db, { kind: "owned", ref: server.qualifiedName }),
     isOwner: context.viewer?.id === server.owner.id,
     signedIn: Boolean(context.viewer),
     site: context.config.SITE_NAME,
@@ -28,7 +32,7 @@ export function ErrorBoundary() {
 }
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
-  const { server, isOwner, signedIn } = loaderData;
+  const { server, isOwner, signedIn, hosting } = loaderData;
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -94,6 +98,8 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               ))}
             </ul>
           </section>
+
+          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} />
         </div>
 
         <aside className="space-y-6">
@@ -113,7 +119,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <dl className="mt-3 space-y-2 text-sm">
               <div className="flex justify-between">
                 <dt className="text-slate-500">Total Deployments</dt>
-                <dd className="font-medium">0</dd>
+                <dd className="font-medium">{hosting.totalDeployments.toLocaleString("en-US")}</dd>
               </div>
               <div className="flex justify-between">
                 <dt className="text-slate-500">Total Usage (requests)</dt>
@@ -121,7 +127,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               </div>
               <div className="flex justify-between">
                 <dt className="text-slate-500">Status</dt>
-                <dd className="font-medium">Not Deployed</dd>
+                <dd className="font-medium">{hosting.deployed ? "Deployed" : "Not Deployed"}</dd>
               </div>
             </dl>
           </section>
@@ -131,10 +137,16 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
             </h2>
             <RequiredKeysList keys={server.required_keys} />
-            {isOwner ? (
-              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Hosted deployments are not available on this instance yet.</p>
-            ) : signedIn ? (
-              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>
+            {signedIn || isOwner ? (
+              <DeploymentPanel
+                serverId={server.qualifiedName}
+                requiredKeys={server.required_keys}
+                signedIn={signedIn}
+                canDeploy={isOwner}
+                hasSource={Boolean(server.repositoryUrl)}
+                repositoryUrl={server.repositoryUrl}
+                npxCommand={null}
+              />
             ) : (
               <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
                 <Link to={`/login?redirect=${encodeURIComponent(`/server/${server.qualifiedName}`)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">

@@ -3,7 +3,10 @@ import { Rocket } from "lucide-react";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
+import { serverHosting } from "../../server/features/deployments/service";
 import { connectConfigs } from "../../shared/connect";
+import { DeploymentPanel } from "../components/DeploymentPanel";
+import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
@@ -21,6 +24,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       updatedAt: row.updatedAt.toISOString(),
       approved: row.isApproved,
       related,
+      hosting: await serverHosting(context.db, { kind: "catalog", ref: row.id }),
       signedIn: Boolean(context.viewer),
       site: context.config.SITE_NAME,
     };
@@ -41,7 +45,7 @@ export function ErrorBoundary() {
 }
 
 export default function ServerPage({ loaderData }: Route.ComponentProps) {
-  const { server, url, related, signedIn } = loaderData;
+  const { server, url, related, signedIn, hosting } = loaderData;
   const configs = connectConfigs(server.id, server.npx_command, server.required_keys);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -146,6 +150,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
+          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} />
         </div>
 
         <aside className="space-y-6">
@@ -154,16 +159,15 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
             </h2>
             <RequiredKeysList keys={server.required_keys ?? []} />
-            {signedIn ? (
-              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Hosted deployments are not available on this instance yet. Use the configuration under Connect to run it yourself.</p>
-            ) : (
-              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
-                <Link to={`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-                  Log in
-                </Link>{" "}
-                to deploy this server with your own keys.
-              </p>
-            )}
+            <DeploymentPanel
+              serverId={server.id}
+              requiredKeys={server.required_keys ?? []}
+              signedIn={signedIn}
+              canDeploy
+              hasSource={Boolean(server.npx_command || server.repository_url)}
+              repositoryUrl={server.repository_url}
+              npxCommand={server.npx_command}
+            />
           </section>
         </aside>
       </div>

@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, waitForStatus } from "../../../../tests/support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { GIT_TEXT } from "../runtime/git-url.js";
+import { NPX_TEXT } from "../runtime/npx.js";
 
 let t: TestApp;
 let repo: FixtureRepo;
@@ -65,7 +66,7 @@ describe("deploying from npm", () => {
 
     // GET /api/deployments lists it; another user sees nothing of it.
     expect(((await (await dana.get("/api/deployments")).json()) as DeploymentView[]).map((d) => d.id)).toEqual([running.id]);
-    const [{ pid }] = (await t.db.database.pool.query("select pid from deployments where id = $1", [running.id])).rows as { pid: number }[];
+    const { pid } = (await t.db.database.pool.query("select pid from deployments where id = $1", [running.id])).rows[0] as { pid: number };
     expect(alive(pid)).toBe(true);
     const stranger = await signedInUser(t, "stranger@example.com");
     expect((await stranger.del(`/api/deployments/${running.id}`)).status).toBe(404);
@@ -106,5 +107,158 @@ describe("deploying from a git repository", () => {
     expect(page).toMatch(/Total Deployments<\/dt><dd[^>]*>1</);
     expect(page).toMatch(/Status<\/dt><dd[^>]*>Deployed</);
     await owner.del(`/api/deployments/${running.id}`);
+  }, 120_000);
+});
+
+describe("when things go wrong", () => {
+  it("a server that exits at start fails with its exit code and last output, not a bare 'failed'", async () => {
+    const c = await signedInUser(t, "fail@example.com");
+    await registerFixture(c, "fail");
+    await deployFixture(c, "fail/fixture", { FIXTURE_EXIT_ON_START: "5" });
+    const d = await waitForStatus(c, "fail/fixture", "failed", 60_000);
+    expect(d.exit_code).toBe(5);
+    expect(d.status_detail).toContain("Exited with code 5");
+    expect(d.status_detail).toContain("fixture refusing to start");
+    // A failed deployment does not hold the plan's running slot: a new deploy replaces it.
+    await deployFixture(c, "fail/fixture", {});
+    const again = await waitForStatus(c, "fail/fixture", "running", 60_000);
+    await c.del(`/api/deployments/${again.id}`);
+  }, 120_000);
+
+  it("a crashing server is restarted with doubling back-off and marked crash-looping", async () => {
+    const c = await signedInUser(t, "crash@example.com");
+    await registerFixture(c, "crash");
+    await deployFixture(c, "crash/fixture", { FIXTURE_CRASH_AFTER_MS: "300" });
+    await waitForStatus(c, "crash/fixture", "running", 60_000);
+    const crashed = await waitForStatus(c, "crash/fixture", "crashed", 30_000);
+    expect(crashed.restarts).toBe(1);
+    expect(crashed.status_detail).toMatch(/Exited with code 3; restarting in 200 ms/);
+    // Back-off 200, 400, 800 ms: the 3rd crash in a row is crash-looping, still restarting after 800 ms.
+    const looping = await waitForStatus(c, "crash/fixture", "crash_looping", 60_000);
+    expect(looping.restarts).toBe(3);
+    expect(looping.status_detail).toMatch(/crashed 3 times in a row; restarting in 800 ms/);
+    const logs = (await (await c.get(`/api/deployments/${looping.id}/logs`)).json()) as { lines: string[] };
+    expect(logs.lines.join("\n")).toContain("crash timer fired");
+    await c.del(`/api/deployments/${looping.id}`);
+  }, 120_000);
+});
+
+describe("secrets and isolation", () => {
+  it("a secret is absent from logs, API answers, the database and other children's environment", async () => {
+    const secret = "sk-live-VERYSECRET-0123456789";
+    const c = await signedInUser(t, "secret@example.com");
+    await registerFixture(c, "secret");
+    const info = await deployFixture(c, "secret/fixture", { API_TOKEN: secret, FIXTURE_PRINT_ENV: "1" });
+    expect(JSON.stringify(info)).not.toContain(secret);
+    const d = await waitForStatus(c, "secret/fixture", "running", 60_000);
+    const logsRes = await (await c.get(`/api/deployments/${d.id}/logs`)).text();
+    expect(logsRes).toContain("API_TOKEN=••••••");
+    expect(logsRes).not.toContain(secret);
+    expect(await (await c.get("/api/deployments")).text()).not.toContain(secret);
+    const stored = (await t.db.database.pool.query("select secrets from deployments where id = $1", [d.id])).rows[0] as { secrets: string };
+    expect(stored.secrets).toMatch(/^v1\./);
+    expect(stored.secrets).not.toContain(secret);
+
+    // The other user's child sees none of it.
+    const o = await signedInUser(t, "other@example.com");
+    await registerFixture(o, "other");
+    await deployFixture(o, "other/fixture", {});
+    const od = await waitForStatus(o, "other/fixture", "running", 60_000);
+    const client = t.runtime.supervisor.client(od.id)!;
+    expect(text(await client.callTool({ name: "get_env", arguments: { name: "API_TOKEN" } }))).toBe("(unset)");
+
+    if (t.runtime.supervisor.sandbox.kind === "bwrap") {
+      // Sandboxed: the platform's data, another deployment's directory and the database are out of reach.
+      const read = async (p: string) => text(await client.callTool({ name: "read_file", arguments: { path: p } }));
+      expect(await read(`${t.config.DATA_DIR}/secrets-key`)).toMatch(/^ERROR ENOENT/);
+      expect(await read(`${t.config.DATA_DIR}/deployments/${d.id}/app/package.json`)).toMatch(/^ERROR ENOENT/);
+      expect(await read(`${t.config.DATA_DIR}/deployments/${od.id}/app/package.json`)).toContain("mcp-fixture");
+      expect(await read("/etc/shadow")).toMatch(/^ERROR ENOENT/);
+      const pg = new URL(t.db.url);
+      expect(text(await client.callTool({ name: "try_connect", arguments: { host: "127.0.0.1", port: Number(pg.port || 5432) } }))).toMatch(/^refused/);
+    } else {
+      console.warn("bwrap is not available here: the sandbox checks did not run");
+    }
+    await c.del(`/api/deployments/${d.id}`);
+    await o.del(`/api/deployments/${od.id}`);
+  }, 120_000);
+
+  it.each([
+    ["npx -y pkg; rm -rf /", NPX_TEXT.shell],
+    ["npx pkg && curl x", NPX_TEXT.shell],
+    ["npx pkg | sh", NPX_TEXT.shell],
+    ["npx $(whoami)", NPX_TEXT.shell],
+    ["npx `id`", NPX_TEXT.shell],
+    ["npx pkg\nrm -rf /", NPX_TEXT.newline],
+    ["npx -c sh", NPX_TEXT.forbiddenOption("-c")],
+    ["npx --call=sh pkg", NPX_TEXT.forbiddenOption("--call")],
+    ["npx --registry=https://evil.example pkg", NPX_TEXT.forbiddenOption("--registry")],
+    ["npx pkg --registry https://evil.example", NPX_TEXT.forbiddenOption("--registry")],
+    ["npx pkg --prefix /tmp", NPX_TEXT.forbiddenOption("--prefix")],
+    ["bash -c id", NPX_TEXT.mustStartWithNpx],
+  ])("refuses the npx command %j", async (cmd, message) => {
+    const r = await owner.post("/api/deploy/owner/fixture", { npx_command: cmd, env: {} });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: string }).error).toBe(message);
+  });
+
+  it.each([
+    ["git@github.com:a/b.git", GIT_TEXT.ssh],
+    ["ssh://github.com/a/b", GIT_TEXT.ssh],
+    ["http://github.com/a/b", GIT_TEXT.http],
+    ["https://user:pw@github.com/a/b", GIT_TEXT.credentials],
+    ["https://127.0.0.1/a/b", GIT_TEXT.host],
+    ["--upload-pack=touch /tmp/x", GIT_TEXT.option],
+    ["ext::sh -c id", GIT_TEXT.transport],
+  ])("refuses the repository URL %j", async (url, message) => {
+    const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: url, env: {} });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: string }).error).toBe(message);
+  });
+
+  it("refuses reserved environment names and checks ownership and required keys", async () => {
+    const bad = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: { NODE_OPTIONS: "--require /tmp/x.js" } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(DEPLOY_TEXT.reservedEnv("NODE_OPTIONS"));
+    const intruder = await signedInUser(t, "intruder@example.com");
+    const r = await intruder.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
+    expect(r.status).toBe(403);
+    expect(((await r.json()) as { error: string }).error).toBe(DEPLOY_TEXT.notOwner);
+    await addCatalogEntry(t, "needs-keys", `npx -y ${EVERYTHING}`, [
+      { key: "GitHub Token", env_var: "GITHUB_TOKEN", description: "A token" },
+      { key: "Org", env_var: "ORG", description: "Organisation" },
+    ]);
+    const missing = await intruder.post("/api/deploy/needs-keys", { env: { ORG: "acme" } });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: string }).error).toBe("Missing required API keys: GitHub Token");
+    const anonymous = await t.app.request("http://localhost:3000/api/deploy/everything", { method: "POST", headers: { "content-type": "application/json", origin: "http://localhost:3000" }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("plan limits", () => {
+  it("10 parallel deploy requests from a Free user end with exactly 1 deployment; the 4th deploy of the month is refused", async () => {
+    const c = await signedInUser(t, "parallel@example.com");
+    for (let i = 0; i < 10; i++) await addCatalogEntry(t, `par-${i}`, `npx -y ${EVERYTHING}`);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => c.post(`/api/deploy/par-${i}`, { env: {} })));
+    const codes = answers.map((r) => r.status).sort();
+    expect(codes).toEqual([202, 403, 403, 403, 403, 403, 403, 403, 403, 403]);
+    const refused = answers.find((r) => r.status === 403)!;
+    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    const mine = (await (await c.get("/api/deployments")).json()) as DeploymentView[];
+    expect(mine).toHaveLength(1);
+    const first = await waitForStatus(c, mine[0]!.server_id, "running", 60_000);
+
+    // Deploys 2 and 3 of the month are allowed (after stopping), the 4th is not.
+    await c.del(`/api/deployments/${first.id}`);
+    for (const id of ["par-1", "par-2"]) {
+      const r = await c.post(`/api/deploy/${id}`, { env: {} });
+      expect(r.status).toBe(202);
+      const d = ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
+      await c.del(`/api/deployments/${d.id}`);
+    }
+    const fourth = await c.post("/api/deploy/par-3", { env: {} });
+    expect(fourth.status).toBe(403);
+    expect(((await fourth.json()) as { error: string }).error).toBe(DEPLOY_TEXT.monthlyLimit("Free", 3));
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import { parseGitUrl } from "../runtime/git-url.js";
 import type { Source } from "../runtime/installer.js";
 import { parseNpxCommand } from "../runtime/npx.js";
 import type { Supervisor } from "../runtime/supervisor.js";
-import { findDeployment, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { countDeployActions, countRunning, findCapabilities, findDeployment, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
@@ -143,4 +143,26 @@ export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer | null
 export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer | null, id: string) {
   const r = await ownDeployment(deps, viewer, id);
   return { status: r.status, status_detail: r.statusDetail, lines: deps.supervisor.logs(r.id) ?? [] };
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  params: { name: string; type: string; required: boolean; description: string }[];
+}
+
+function toolInfo(t: unknown): ToolInfo {
+  const tool = t as { name?: string; description?: string; inputSchema?: { properties?: Record<string, { type?: string | string[]; description?: string }>; required?: string[] } };
+  const props = tool.inputSchema?.properties ?? {};
+  return {
+    name: String(tool.name ?? ""),
+    description: String(tool.description ?? ""),
+    params: Object.entries(props).map(([name, p]) => ({ name, type: Array.isArray(p?.type) ? p.type.join(" | ") : String(p?.type ?? "any"), required: tool.inputSchema?.required?.includes(name) ?? false, description: String(p?.description ?? "") })),
+  };
+}
+
+/** What a server page shows about hosting: its tools (last listing), deploy count and whether it runs. */
+export async function serverHosting(db: Db, server: ServerRef) {
+  const [caps, totalDeployments, running] = await Promise.all([findCapabilities(db, server), countDeployActions(db, server), countRunning(db, server)]);
+  return { tools: ((caps?.tools ?? []) as unknown[]).map(toolInfo), toolsListedAt: caps?.listedAt.toISOString() ?? null, totalDeployments, deployed: running > 0 };
 }

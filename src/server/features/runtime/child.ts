@@ -28,6 +28,7 @@ export interface ExitInfo {
 
 /** Control characters (ANSI escapes, NULs, bells) shown as \xNN so logs render inert. */
 export function escapeControl(s: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 

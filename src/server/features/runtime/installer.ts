@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { bwrapArgs, type SandboxInfo } from "./sandbox.js";

@@ -38,6 +38,8 @@ interface Slot {
   failures: number;
   runningSince?: number;
   everRan: boolean;
+  /** output of the last process, kept across restarts so the owner can see why it crashed */
+  lastLogs: string[];
 }
 
 /** The SDK client speaking to a child over its stdio lines. */
@@ -78,7 +80,7 @@ export class Supervisor {
   /** Starts (or restarts) a deployment in the background; progress is written to its row. */
   start(id: string): void {
     if (this.closed || this.slots.has(id)) return;
-    const slot: Slot = { id, stopping: false, failures: 0, everRan: false };
+    const slot: Slot = { id, stopping: false, failures: 0, everRan: false, lastLogs: [] };
     this.slots.set(id, slot);
     void this.run(slot);
   }
@@ -122,11 +124,13 @@ export class Supervisor {
       log.info({ pid: c.pid }, "deployment running");
       void c.exited.then((e) => this.onExit(slot, c, e));
     } catch (e) {
+      // A process that died while starting: its exit code says more than the client's "connection closed".
       const exit = child && !child.running ? await child.exited : undefined;
       await child?.stop(500);
+      if (child) slot.lastLogs = child.logs();
       if (slot.stopping) return;
-      const logs = child ? tail(child.logs()) : "";
-      const detail = [(e as Error).message, logs].filter(Boolean).join("\n");
+      const reason = exit ? `${describeExit(exit)} while starting` : (e as Error).message;
+      const detail = [reason, tail(slot.lastLogs)].filter(Boolean).join("\n");
       if (slot.everRan) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
       log.warn({ reason: (e as Error).message }, "deployment failed");
       await this.set(slot, { status: "failed", statusDetail: detail.slice(0, 4000), exitCode: exit?.code ?? null, pid: null, pidStart: null });
@@ -147,7 +151,8 @@ export class Supervisor {
 
   private async onExit(slot: Slot, child: Child, exit: ExitInfo) {
     if (slot.stopping || this.closed || slot.child !== child) return;
-    await this.scheduleRestart(slot, exit, tail(child.logs()));
+    slot.lastLogs = child.logs();
+    await this.scheduleRestart(slot, exit, tail(slot.lastLogs));
   }
 
   private async scheduleRestart(slot: Slot, exit: ExitInfo, logs: string) {
@@ -208,7 +213,8 @@ export class Supervisor {
   }
 
   logs(id: string): string[] | null {
-    return this.slots.get(id)?.child?.logs() ?? null;
+    const slot = this.slots.get(id);
+    return slot ? (slot.child?.logs() ?? slot.lastLogs) : null;
   }
 
   rssBytes(id: string): number {

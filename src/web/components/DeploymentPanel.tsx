@@ -1,0 +1,155 @@
+import { Loader2, ScrollText, Square } from "lucide-react";
+import { useCallback, useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { api } from "../lib/api";
+import { CopyButton } from "./CopyButton";
+import { Alert, actionButton, inputClass } from "./ui";
+
+// Spec sections 2 and 4 (Deployment panel): deploy with your own keys, watch the status (polled
+// every 5 s), copy the URL, stop. Beyond the spec: why it failed, and its last output lines.
+
+const POLL_MS = 5000;
+
+interface Props {
+  /** catalogue id or owned qualified name */
+  serverId: string;
+  requiredKeys: { key: string; env_var: string; description: string }[];
+  signedIn: boolean;
+  /** false for another user's owned server */
+  canDeploy: boolean;
+  /** a repository URL or npx command exists */
+  hasSource: boolean;
+  repositoryUrl: string | null;
+  npxCommand: string | null;
+}
+
+export function DeploymentPanel(p: Props) {
+  const navigate = useNavigate();
+  const [deployment, setDeployment] = useState<DeploymentView | null>(null);
+  const [loaded, setLoaded] = useState(!p.signedIn);
+  const [busy, setBusy] = useState<"deploy" | "stop" | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [env, setEnv] = useState<Record<string, string>>({});
+  const [logs, setLogs] = useState<string[] | null>(null);
+
+  const refresh = useCallback(async () => {
+    const r = await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${p.serverId}`);
+    if (r.ok) setDeployment(r.data.deployments[0] ?? null);
+    setLoaded(true);
+  }, [p.serverId]);
+
+  useEffect(() => {
+    if (!p.signedIn) return;
+    const first = setTimeout(() => void refresh(), 0);
+    const timer = setInterval(() => void refresh(), POLL_MS);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
+  }, [p.signedIn, refresh]);
+
+  const onDeploy = async () => {
+    if (!p.signedIn) return navigate(`/login?redirect=${encodeURIComponent(`/server/${p.serverId}`)}`);
+    const missing = p.requiredKeys.filter((k) => !env[k.env_var]?.trim()).map((k) => k.key);
+    if (missing.length) return setError(DEPLOY_TEXT.missingKeys(missing));
+    setError(null);
+    setBusy("deploy");
+    const r = await api<{ success: boolean; deploymentInfo: DeploymentView }>(`/api/deploy/${p.serverId}`, {
+      body: { repositoryUrl: p.repositoryUrl, env, npx_command: p.npxCommand },
+      timeoutMs: 30_000,
+    });
+    setBusy(null);
+    if (r.ok) {
+      setDeployment(r.data.deploymentInfo);
+      setEnv({});
+    } else setError(r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault));
+  };
+
+  const onStop = async () => {
+    if (!deployment) return;
+    setError(null);
+    setBusy("stop");
+    const r = await api(`/api/deployments/${deployment.id}`, { method: "DELETE", timeoutMs: 30_000 });
+    setBusy(null);
+    if (r.ok) {
+      setDeployment(null);
+      setLogs(null);
+    } else setError(r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault));
+  };
+
+  const showLogs = async () => {
+    if (!deployment) return;
+    if (logs) return setLogs(null);
+    const r = await api<{ lines: string[] }>(`/api/deployments/${deployment.id}/logs`);
+    setLogs(r.ok ? r.data.lines : [r.error ?? "Could not load the output."]);
+  };
+
+  if (p.signedIn && !p.canDeploy) return <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>;
+  if (!loaded) return <p className="mt-3 flex items-center gap-2 text-sm text-slate-500"><Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading deployment…</p>;
+
+  if (deployment) {
+    const running = deployment.status === "running";
+    return (
+      <div className="mt-3 space-y-3" data-testid="deployment">
+        <p className="flex items-center gap-2 text-sm font-medium" aria-live="polite">
+          <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+          <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
+          {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-500">· restarted {deployment.restarts}×</span>}
+        </p>
+        {deployment.status_detail && deployment.status !== "running" && (
+          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">{deployment.status_detail}</pre>
+        )}
+        <div>
+          <p className="text-xs text-slate-500">Server URL</p>
+          <div className="mt-1 flex items-center gap-2">
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={deployment.url}>
+              {deployment.url}
+            </code>
+            <CopyButton text={deployment.url} />
+          </div>
+        </div>
+        {error && <Alert kind="error">{error}</Alert>}
+        <div className="flex flex-wrap gap-2">
+          <button type="button" onClick={onStop} disabled={busy !== null} className="inline-flex items-center gap-2 rounded-md border border-red-300 px-3 py-1.5 text-sm font-semibold text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40">
+            {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
+            {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
+          </button>
+          <button type="button" onClick={showLogs} aria-expanded={logs !== null} className="inline-flex items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+            <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
+          </button>
+        </div>
+        {logs && (
+          <pre data-testid="deployment-logs" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
+            {logs.length ? logs.join("\n") : "No output yet."}
+          </pre>
+        )}
+      </div>
+    );
+  }
+
+  return (
+    <form
+      className="mt-3 space-y-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void onDeploy();
+      }}
+    >
+      {p.signedIn &&
+        p.requiredKeys.map((k) => (
+          <label key={k.env_var} className="block text-sm">
+            <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
+            <input type="password" autoComplete="off" className={`${inputClass} mt-1`} value={env[k.env_var] ?? ""} onChange={(e) => setEnv({ ...env, [k.env_var]: e.target.value })} />
+          </label>
+        ))}
+      {!p.hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
+      {error && <Alert kind="error">{error}</Alert>}
+      <button type="submit" disabled={!p.hasSource || busy !== null} className={`${actionButton} w-full`}>
+        {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+        {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
+      </button>
+      {!p.signedIn && <p className="text-xs text-slate-500">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
+    </form>
+  );
+}
