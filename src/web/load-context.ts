@@ -12,6 +12,8 @@ export interface SwitchboardContext {
   githubEnabled: boolean;
   cspNonce: string;
   requestId: string;
+  /** why hosted servers are not (fully) isolated on this instance; shown to admins */
+  sandboxWarnings: readonly string[];
 }
 
 declare module "react-router" {

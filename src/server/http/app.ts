@@ -13,6 +13,7 @@ import { API_KEY_TEXT } from "../../shared/publishers.js";
 import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
+import { stopUserDeployments } from "../features/deployments/service.js";
 import type { Runtime } from "../features/runtime/index.js";
 import { healthRoutes } from "../features/health/routes.js";
 import { createMailer, type Mailer } from "../features/mail/mailer.js";
@@ -59,7 +60,8 @@ export function createApi(deps: AppDeps, services: Services) {
   const db = deps.database.db;
   const api = apiRouter();
   api.route("/", waitlistRoutes({ db }));
-  api.route("/", profileRoutes({ auth: services.auth, db }));
+  const supervisor = deps.runtime.supervisor;
+  api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete: (userId) => stopUserDeployments({ db, supervisor }, userId) }));
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.route("/", publisherRoutes({ db }));

@@ -17,7 +17,7 @@ export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
   const [pending, approved] = await Promise.all([adminList(context.db, context.viewer, "pending"), adminList(context.db, context.viewer, "approved")]);
-  return { pending: pending.data, approved: approved.data, counts: pending.counts };
+  return { pending: pending.data, approved: approved.data, counts: pending.counts, sandboxWarnings: [...context.sandboxWarnings] };
 }
 
 const btn = "rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-60";
@@ -130,6 +130,11 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
         <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Servers
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{ADMIN_TEXT.title}</h1>
+      {loaderData.sandboxWarnings.map((w) => (
+        <div key={w} className="mt-4">
+          <Alert kind="error">Hosting: {w}</Alert>
+        </div>
+      ))}
       {error && (
         <div className="mt-4">
           <Alert kind="error">{error}</Alert>

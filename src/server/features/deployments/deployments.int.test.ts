@@ -262,3 +262,28 @@ describe("plan limits", () => {
     expect(((await fourth.json()) as { error: string }).error).toBe(DEPLOY_TEXT.monthlyLimit("Free", 3));
   }, 120_000);
 });
+
+describe("accounts and operators", () => {
+  it("deleting an account stops its deployments first", async () => {
+    const c = await signedInUser(t, "leaving@example.com");
+    await registerFixture(c, "leaving");
+    await deployFixture(c, "leaving/fixture", {});
+    const d = await waitForStatus(c, "leaving/fixture", "running", 60_000);
+    const { pid } = (await t.db.database.pool.query("select pid from deployments where id = $1", [d.id])).rows[0] as { pid: number };
+    expect(alive(pid)).toBe(true);
+    expect((await c.del(`/api/users/${c.id}`, { confirmEmail: "leaving@example.com" })).status).toBe(200);
+    expect(alive(pid)).toBe(false);
+    expect((await t.db.database.pool.query("select count(*)::int as n from deployments where id = $1", [d.id])).rows[0]).toEqual({ n: 0 });
+  }, 120_000);
+
+  it("without a sandbox the admin page says so loudly", async () => {
+    const plain = await createTestApp({ SANDBOX: "off", ADMIN_EMAILS: "ops@example.com" });
+    try {
+      const ops = await signedInUser(plain, "ops@example.com");
+      const page = await (await ops.get("/admin/mcp-servers")).text();
+      expect(page).toContain("SANDBOX=off: hosted MCP servers run as plain processes");
+    } finally {
+      await plain.close();
+    }
+  });
+});

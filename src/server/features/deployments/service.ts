@@ -166,3 +166,8 @@ export async function serverHosting(db: Db, server: ServerRef) {
   const [caps, totalDeployments, running] = await Promise.all([findCapabilities(db, server), countDeployActions(db, server), countRunning(db, server)]);
   return { tools: ((caps?.tools ?? []) as unknown[]).map(toolInfo), toolsListedAt: caps?.listedAt.toISOString() ?? null, totalDeployments, deployed: running > 0 };
 }
+
+/** Account deletion: the user's deployments are stopped before their rows go with the account. */
+export async function stopUserDeployments(deps: Pick<DeploymentDeps, "db" | "supervisor">, userId: string): Promise<void> {
+  for (const r of await listUserDeployments(deps.db, userId)) await deps.supervisor.stop(r.id);
+}

@@ -41,7 +41,7 @@ const remove = createRoute({
 
 const SESSION_COOKIES = ["better-auth.session_token", "better-auth.session_data", "__Secure-better-auth.session_token", "__Secure-better-auth.session_data"];
 
-export function profileRoutes(deps: { auth: Auth; db: Db }) {
+export function profileRoutes(deps: { auth: Auth; db: Db; beforeDelete?: (userId: string) => Promise<void> }) {
   return apiRouter()
     .openapi(update, async (c) => {
       const r = await updateProfile(deps, c.get("viewer"), c.req.valid("param").id, c.req.valid("json"), c.req.raw.headers);

@@ -104,11 +104,12 @@ export async function updateProfile(
   };
 }
 
-export async function deleteAccount(deps: { db: Db }, viewer: Viewer | null, id: string, confirmEmail: string): Promise<void> {
+export async function deleteAccount(deps: { db: Db; beforeDelete?: (userId: string) => Promise<void> }, viewer: Viewer | null, id: string, confirmEmail: string): Promise<void> {
   if (!viewer) throw new AppError("unauthorized", PROFILE_TEXT.notAuthenticated);
   if (viewer.id !== id) throw new AppError("forbidden", "You can only delete your own account");
   if (confirmEmail.trim().toLowerCase() !== viewer.email.toLowerCase()) throw new AppError("validation_failed", PROFILE_TEXT.deleteConfirmMismatch);
-  // Deployments and API keys join this cascade when those features land.
+  // Running deployments are stopped first; API keys, owned servers and deployment rows go with the user.
+  await deps.beforeDelete?.(id);
   await deleteUserCascade(deps.db, id);
 }
 
