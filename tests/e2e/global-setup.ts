@@ -5,6 +5,7 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { TestProject } from "vitest/node";
 import dbSetup from "../support/db-global-setup.js";
+import { TEST_PACKAGES_DIR } from "../support/app.js";
 import { createDatabaseFrom } from "../support/db.js";
 import { startFakeGitHub } from "../support/github-oauth.js";
 import { freePort, startAppProcess } from "../support/process.js";
@@ -25,6 +26,7 @@ export default async function setup(project: TestProject) {
   const smtp = await startSmtpSink(mailDir);
   const gh = await startFakeGitHub();
   const port = await freePort();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-e2e-data-"));
   const app = await startAppProcess({
     PORT: String(port),
     DATABASE_URL: db.url,
@@ -37,6 +39,8 @@ export default async function setup(project: TestProject) {
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
     ADMIN_EMAILS: "admin-e2e@example.com",
+    DATA_DIR: dataDir,
+    PACKAGES_DIR: TEST_PACKAGES_DIR,
   });
   project.provide("appUrl", `http://localhost:${port}`);
   project.provide("mailDir", mailDir);
@@ -45,6 +49,7 @@ export default async function setup(project: TestProject) {
     await gh.close();
     await smtp.close();
     await fs.rm(mailDir, { recursive: true, force: true });
+    await fs.rm(dataDir, { recursive: true, force: true });
     await db.drop();
     await teardownDb();
   };

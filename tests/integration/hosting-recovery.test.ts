@@ -62,7 +62,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   repo = await createFixtureRepo();
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-recovery-"));
-  env = { DATABASE_URL: db.url, DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, GIT_ALLOW_FILE: "on", AUTH_RATE_LIMIT: "off", NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? "" };
+  env = { DATABASE_URL: db.url, DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, GIT_ALLOW_FILE: "on", AUTH_RATE_LIMIT: "off" };
 }, 120_000);
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { networkEnv } from "../../src/server/features/runtime/installer.js";
 import { projectRoot } from "../../src/server/paths.js";
 
 export function freePort(): Promise<number> {
@@ -27,7 +28,7 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 6
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [path.join(projectRoot, "dist/server.js")], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env, PORT: String(port) },
+    env: { ...networkEnv(), PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

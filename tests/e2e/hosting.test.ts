@@ -1,0 +1,55 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { registerConfirmAndLogIn } from "./helpers.js";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+describe("the Deployment panel in Chromium", () => {
+  it("signed out, Deploy asks to log in and comes back to the server", async () => {
+    const { page } = await newPage(browser);
+    await page.goto("/server/everything");
+    await page.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
+    await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("redirect") === "/server/everything");
+  });
+
+  it("deploys server-everything, shows it running with its URL, lists its tools, and stops it", async () => {
+    const { context, page } = await newPage(browser);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    const problems = problemsOf(page);
+    await registerConfirmAndLogIn(page, `deployer-${Date.now()}@example.com`, "deploy-password-1");
+    await page.goto("/server/everything");
+    const panel = page.getByRole("region", { name: "Deployment" });
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
+
+    // Polled every 5 s: queued/installing/starting, then Running with a green dot.
+    const status = panel.getByTestId("deployment-status");
+    await status.waitFor();
+    await panel.getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
+    expect(await panel.locator(".bg-green-500").count()).toBe(1);
+    const url = (await panel.locator("code").first().textContent())!;
+    expect(url).toMatch(/^http:\/\/localhost:\d+\/[0-9a-f]{32}\/mcp$/);
+    await panel.getByRole("button", { name: "Copy" }).click();
+    await panel.getByRole("button", { name: "Copied" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+    await panel.getByRole("button", { name: "Copy" }).waitFor({ timeout: 2000 }); // the icon lasts 1 s
+
+    await panel.getByRole("button", { name: "Show output" }).click();
+    await panel.getByTestId("deployment-logs").waitFor();
+
+    // The tools it offers are on the page for everyone now.
+    await page.reload();
+    const tools = page.getByRole("region", { name: "Tools" });
+    await tools.getByText("echo", { exact: true }).waitFor();
+    await page.screenshot({ path: "test-results/hosting-running.png", fullPage: true });
+
+    await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
+    expect(problems).toEqual([]);
+  }, 180_000);
+});
