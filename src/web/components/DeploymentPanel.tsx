@@ -140,6 +140,7 @@ export function DeploymentPanel(p: Props) {
         p.requiredKeys.map((k) => (
           <label key={k.env_var} className="block text-sm">
             <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
+            {k.description && <span className="block text-xs text-slate-500">{k.description}</span>}
             <input type="password" autoComplete="off" className={`${inputClass} mt-1`} value={env[k.env_var] ?? ""} onChange={(e) => setEnv({ ...env, [k.env_var]: e.target.value })} />
           </label>
         ))}

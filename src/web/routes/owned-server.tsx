@@ -136,7 +136,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
             </h2>
-            <RequiredKeysList keys={server.required_keys} />
+            {!(signedIn && isOwner) && <RequiredKeysList keys={server.required_keys} />}
             {signedIn || isOwner ? (
               <DeploymentPanel
                 serverId={server.qualifiedName}

@@ -158,7 +158,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
             </h2>
-            <RequiredKeysList keys={server.required_keys ?? []} />
+            {!signedIn && <RequiredKeysList keys={server.required_keys ?? []} />}
             <DeploymentPanel
               serverId={server.id}
               requiredKeys={server.required_keys ?? []}
