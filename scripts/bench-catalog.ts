@@ -2,19 +2,16 @@
 // and server-page SSR at 20 concurrent clients. Prints p50/p95 against the budgets.
 import { serve } from "@hono/node-server";
 import { randomBytes } from "node:crypto";
-import os from "node:os";
 import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import pg from "pg";
 import type { ServerBuild } from "react-router";
 import { loadConfig } from "../src/server/config.js";
-import { connect, runMigrations } from "../src/server/db/client.js";
-import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
 import { createRuntime } from "../src/server/features/runtime/index.js";
 import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
 import { projectRoot } from "../src/server/paths.js";
+import { withBenchDatabase } from "./bench-database.js";
 
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -71,20 +68,7 @@ async function load(base: string, paths: string[]): Promise<{ p50: number; p95: 
 }
 
 async function main() {
-  let adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const embedded = adminUrl
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.join(os.tmpdir(), `switchboard-bench-pg-${process.getuid?.() ?? 0}`), port: 54349, database: "postgres" });
-  adminUrl ??= embedded!.url;
-  const dbName = `sb_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database "${dbName}"`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  const database = connect(u.toString(), { max: 20 });
-  try {
-    await runMigrations(database.db);
+  await withBenchDatabase("sb_bench", { max: 20 }, async (database, dbUrl) => {
     const t0 = performance.now();
     // Generated in SQL: names, descriptions and tags drawn from a word list, spread over categories.
     await database.pool.query(
@@ -104,7 +88,7 @@ async function main() {
     await database.pool.query("vacuum analyze mcp_servers");
     console.log(`filled ${SERVERS.toLocaleString("en-US")} servers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: u.toString(), LOG_LEVEL: "silent" });
+    const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: dbUrl, LOG_LEVEL: "silent" });
     const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
     const log = createLogger({ level: "silent", pretty: false });
     const runtime = await createRuntime(config, database.db, log);
@@ -135,13 +119,7 @@ async function main() {
     line("directory search page (SSR)", searchPage);
     line("server detail page (SSR)", detail, 100);
     server.close();
-  } finally {
-    await database.close();
-    if (process.env.BENCH_KEEP_DB) console.log(`kept ${u.toString()}`);
-    else await admin.query(`drop database if exists "${dbName}" with (force)`);
-    await admin.end();
-    await embedded?.stop();
-  }
+  });
 }
 
 await main();

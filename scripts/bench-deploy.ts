@@ -6,97 +6,82 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { loadConfig } from "../src/server/config.js";
-import { connect, runMigrations } from "../src/server/db/client.js";
-import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
 import { createApiKey } from "../src/server/features/publishers/api-keys.js";
 import { createRuntime } from "../src/server/features/runtime/index.js";
 import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
+import { withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";
 const CACHED_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
 
 async function main() {
-  let adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const embedded = adminUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(os.tmpdir(), `switchboard-bench-pg-${process.getuid?.() ?? 0}`), port: 54349, database: "postgres" });
-  adminUrl ??= embedded!.url;
-  const dbName = `sb_bench_deploy_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database "${dbName}"`);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-deploy-"));
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  const database = connect(u.toString());
   try {
-    await runMigrations(database.db);
-    const config = loadConfig({ NODE_ENV: "production", PORT: "3998", DATABASE_URL: u.toString(), DATA_DIR: dataDir, LOG_LEVEL: "silent" });
-    const log = createLogger({ level: "silent", pretty: false });
-    const runtime = await createRuntime(config, database.db, log);
-    const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), runtime });
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((r) => server.once("listening", r));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    await database.pool.query(
-      `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('bench', 'Bench', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`,
-      [`npx -y ${PACKAGE}`],
-    );
-    // Each deploy by a fresh Free user (3 deploys a month each).
-    const newKey = async () => {
-      const id = randomUUID();
-      await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, `${id}@bench.example`]);
-      await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, `${id}@bench.example`, `u${id.slice(0, 8)}`]);
-      const viewer = { id, email: `${id}@bench.example`, emailVerified: true, username: `u${id.slice(0, 8)}`, fullName: "bench", isAdmin: false };
-      return (await createApiKey(database.db, viewer, "bench")).apiKey;
-    };
-    const call = (key: string, method: string, p: string, body?: unknown) =>
-      fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const deployToRunning = async (key: string) => {
-      const t0 = performance.now();
-      const r = await call(key, "POST", "/api/deploy/bench", { env: {} });
-      if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
-      const id = ((await r.json()) as { deploymentInfo: { id: string } }).deploymentInfo.id;
-      for (;;) {
-        const { rows } = await database.pool.query("select status, status_detail from deployments where id = $1", [id]);
-        if (rows[0]?.status === "running") return { id, ms: performance.now() - t0 };
-        if (rows[0]?.status === "failed") throw new Error(`failed: ${rows[0].status_detail}`);
-        await new Promise((res) => setTimeout(res, 10));
+    await withBenchDatabase("sb_bench_deploy", {}, async (database, dbUrl) => {
+      const config = loadConfig({ NODE_ENV: "production", PORT: "3998", DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+      const log = createLogger({ level: "silent", pretty: false });
+      const runtime = await createRuntime(config, database.db, log);
+      const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), runtime });
+      const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+      await new Promise((r) => server.once("listening", r));
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      await database.pool.query(
+        `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('bench', 'Bench', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`,
+        [`npx -y ${PACKAGE}`],
+      );
+      // Each deploy by a fresh Free user (3 deploys a month each).
+      const newKey = async () => {
+        const id = randomUUID();
+        await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, `${id}@bench.example`]);
+        await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, `${id}@bench.example`, `u${id.slice(0, 8)}`]);
+        const viewer = { id, email: `${id}@bench.example`, emailVerified: true, username: `u${id.slice(0, 8)}`, fullName: "bench", isAdmin: false };
+        return (await createApiKey(database.db, viewer, "bench")).apiKey;
+      };
+      const call = (key: string, method: string, p: string, body?: unknown) =>
+        fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const deployToRunning = async (key: string) => {
+        const t0 = performance.now();
+        const r = await call(key, "POST", "/api/deploy/bench", { env: {} });
+        if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
+        const id = ((await r.json()) as { deploymentInfo: { id: string } }).deploymentInfo.id;
+        for (;;) {
+          const { rows } = await database.pool.query("select status, status_detail from deployments where id = $1", [id]);
+          if (rows[0]?.status === "running") return { id, ms: performance.now() - t0 };
+          if (rows[0]?.status === "failed") throw new Error(`failed: ${rows[0].status_detail}`);
+          await new Promise((res) => setTimeout(res, 10));
+        }
+      };
+
+      console.log(`sandbox: ${runtime.supervisor.sandbox.kind}, network: ${runtime.supervisor.sandbox.network}; package ${PACKAGE}`);
+      const firstKey = await newKey();
+      const first = await deployToRunning(firstKey);
+      console.log(`first install (npm registry -> running)     ${first.ms.toFixed(0)} ms`);
+      await call(firstKey, "DELETE", `/api/deployments/${first.id}`);
+
+      const cached: number[] = [];
+      for (let i = 0; i < CACHED_RUNS; i++) {
+        const key = await newKey();
+        const d = await deployToRunning(key);
+        cached.push(d.ms);
+        await call(key, "DELETE", `/api/deployments/${d.id}`);
       }
-    };
+      cached.sort((a, b) => a - b);
+      const median = cached[Math.floor(cached.length / 2)]!;
+      console.log(`cached package (POST -> running), ${CACHED_RUNS} runs  median ${median.toFixed(0)} ms, max ${cached.at(-1)!.toFixed(0)} ms   budget < 3000 ms: ${cached.at(-1)! < 3000 ? "OK" : "OVER"}`);
 
-    console.log(`sandbox: ${runtime.supervisor.sandbox.kind}, network: ${runtime.supervisor.sandbox.network}; package ${PACKAGE}`);
-    const firstKey = await newKey();
-    const first = await deployToRunning(firstKey);
-    console.log(`first install (npm registry -> running)     ${first.ms.toFixed(0)} ms`);
-    await call(firstKey, "DELETE", `/api/deployments/${first.id}`);
-
-    const cached: number[] = [];
-    for (let i = 0; i < CACHED_RUNS; i++) {
-      const key = await newKey();
-      const d = await deployToRunning(key);
-      cached.push(d.ms);
-      await call(key, "DELETE", `/api/deployments/${d.id}`);
-    }
-    cached.sort((a, b) => a - b);
-    const median = cached[Math.floor(cached.length / 2)]!;
-    console.log(`cached package (POST -> running), ${CACHED_RUNS} runs  median ${median.toFixed(0)} ms, max ${cached.at(-1)!.toFixed(0)} ms   budget < 3000 ms: ${cached.at(-1)! < 3000 ? "OK" : "OVER"}`);
-
-    const keys = await Promise.all(Array.from({ length: PARALLEL }, newKey));
-    const running = await Promise.all(keys.map(deployToRunning));
-    await new Promise((r) => setTimeout(r, 3000));
-    const rss = running.map((d) => runtime.supervisor.rssBytes(d.id) / 1024 / 1024);
-    console.log(`memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`);
-    await Promise.all(running.map((d, i) => call(keys[i]!, "DELETE", `/api/deployments/${d.id}`)));
-    await runtime.supervisor.shutdown();
-    server.close();
+      const keys = await Promise.all(Array.from({ length: PARALLEL }, newKey));
+      const running = await Promise.all(keys.map(deployToRunning));
+      await new Promise((r) => setTimeout(r, 3000));
+      const rss = running.map((d) => runtime.supervisor.rssBytes(d.id) / 1024 / 1024);
+      console.log(`memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`);
+      await Promise.all(running.map((d, i) => call(keys[i]!, "DELETE", `/api/deployments/${d.id}`)));
+      await runtime.supervisor.shutdown();
+      server.close();
+    });
   } finally {
-    await database.close();
-    await admin.query(`drop database if exists "${dbName}" with (force)`);
-    await admin.end();
-    await embedded?.stop();
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, waitForStatus } from "../../../../tests/support/deployments.js";
@@ -121,6 +122,7 @@ describe("when things go wrong", () => {
     expect(d.status_detail).toContain("fixture refusing to start");
     // A failed deployment does not hold the plan's running slot: a new deploy replaces it.
     await deployFixture(c, "fail/fixture", {});
+    expect(existsSync(`${t.config.DATA_DIR}/deployments/${d.id}`)).toBe(false);
     const again = await waitForStatus(c, "fail/fixture", "running", 60_000);
     await c.del(`/api/deployments/${again.id}`);
   }, 120_000);

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, inArray, ne, sql } from "drizzle-orm";
+import { and, count, eq, gte, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, serverCapabilities } from "../../db/schema.js";
 
@@ -45,7 +45,7 @@ export interface PlanLimits {
   maxDeploysPerMonth: number;
 }
 
-export type ReserveResult = { ok: true; row: DeploymentRow } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
+export type ReserveResult = { ok: true; row: DeploymentRow; replaced?: string } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
@@ -75,24 +75,18 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
       .insert(deployments)
       .values({ ...row, status: "queued" })
       .returning();
-    return { ok: true, row: inserted! } as const;
+    return { ok: true, row: inserted!, replaced: existing?.id } as const;
   });
 }
 
-export async function countDeployActions(db: Db, server: ServerRef): Promise<number> {
-  const [r] = await db
-    .select({ n: count() })
-    .from(deployActions)
-    .where(and(eq(deployActions.serverKind, server.kind), eq(deployActions.serverRef, server.ref)));
-  return r?.n ?? 0;
-}
-
-export async function countRunning(db: Db, server: ServerRef, userId?: string): Promise<number> {
-  const [r] = await db
-    .select({ n: count() })
-    .from(deployments)
-    .where(and(refIs(server), eq(deployments.status, "running"), userId ? eq(deployments.userId, userId) : undefined));
-  return r?.n ?? 0;
+/** A server page's hosting facts in one round trip: its last tool listing, deploys so far, and whether one runs. */
+export async function hostingSummary(db: Db, server: ServerRef) {
+  const r = await db.execute<{ tools: unknown[] | null; listed_at: string | null; deploys: number; running: boolean }>(sql`
+    select (select tools from server_capabilities where server_kind = ${server.kind} and server_ref = ${server.ref}) as tools,
+           (select listed_at from server_capabilities where server_kind = ${server.kind} and server_ref = ${server.ref}) as listed_at,
+           (select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
+           exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running') as running`);
+  return r.rows[0]!;
 }
 
 export interface Capabilities {
@@ -106,16 +100,4 @@ export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabili
     .insert(serverCapabilities)
     .values({ serverKind: server.kind, serverRef: server.ref, ...caps, listedAt: new Date() })
     .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: { ...caps, listedAt: new Date() } });
-}
-
-export async function findCapabilities(db: Db, server: ServerRef) {
-  const [r] = await db
-    .select()
-    .from(serverCapabilities)
-    .where(and(eq(serverCapabilities.serverKind, server.kind), eq(serverCapabilities.serverRef, server.ref)));
-  return r;
-}
-
-export async function findDeploymentsByIds(db: Db, ids: string[]): Promise<DeploymentRow[]> {
-  return ids.length ? db.select().from(deployments).where(inArray(deployments.id, ids)) : [];
 }

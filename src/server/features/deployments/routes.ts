@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { deployInput, deploymentView } from "../../../shared/deployments.js";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, deployInput, deploymentView } from "../../../shared/deployments.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { deploy, deploymentLogs, listMyDeployments, stopDeployment, type DeploymentDeps } from "./service.js";
 

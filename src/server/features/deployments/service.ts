@@ -14,7 +14,7 @@ import { parseGitUrl } from "../runtime/git-url.js";
 import type { Source } from "../runtime/installer.js";
 import { parseNpxCommand } from "../runtime/npx.js";
 import type { Supervisor } from "../runtime/supervisor.js";
-import { countDeployActions, countRunning, findCapabilities, findDeployment, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
@@ -115,6 +115,8 @@ export async function deploy(deps: DeploymentDeps, viewer: Viewer | null, id: st
     if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);
     throw new AppError("plan_limit", result.reason === "running_limit" ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth));
   }
+  // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
+  if (result.replaced) await deps.supervisor.stop(result.replaced, { keepRow: true });
   deps.supervisor.start(result.row.id);
   return deploymentView(deps.config, result.row);
 }
@@ -163,8 +165,8 @@ function toolInfo(t: unknown): ToolInfo {
 
 /** What a server page shows about hosting: its tools (last listing), deploy count and whether it runs. */
 export async function serverHosting(db: Db, server: ServerRef) {
-  const [caps, totalDeployments, running] = await Promise.all([findCapabilities(db, server), countDeployActions(db, server), countRunning(db, server)]);
-  return { tools: ((caps?.tools ?? []) as unknown[]).map(toolInfo), toolsListedAt: caps?.listedAt.toISOString() ?? null, totalDeployments, deployed: running > 0 };
+  const h = await hostingSummary(db, server);
+  return { tools: (h.tools ?? []).map(toolInfo), toolsListedAt: h.listed_at ? new Date(h.listed_at).toISOString() : null, totalDeployments: h.deploys, deployed: h.running };
 }
 
 /** Account deletion: the user's deployments are stopped before their rows go with the account. */

@@ -235,6 +235,5 @@ async function attachEgress(proc: ChildProcess): Promise<ChildProcess> {
   slirp.removeAllListeners("exit");
   // Unblock bwrap: it starts the program once it reads from its block fd.
   (proc.stdio[4] as NodeJS.WritableStream).write("1");
-  proc.once("exit", () => slirp.kill("SIGKILL"));
   return slirp;
 }

@@ -95,7 +95,8 @@ export class Installer {
     } catch (e) {
       // Offline: the newest installed version of the package still runs.
       const installed = (await fs.readdir(this.o.packagesDir).catch(() => [] as string[])).filter((d) => d.startsWith(`${cacheName(name)}@`) && !d.includes(".tmp-"));
-      if (installed.length) return installed.sort().at(-1)!.slice(cacheName(name).length + 1);
+      const versions = installed.map((d) => d.slice(cacheName(name).length + 1)).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+      if (versions.length) return versions.at(-1)!;
       throw new InstallError(`Could not find the npm package ${key}: ${(e as Error).message.split("\n").at(-1)}`);
     }
   }

@@ -62,7 +62,14 @@ export interface SandboxSpec {
 // configuration. Nothing from /home, /root, /var or the platform's own directories.
 const ETC = ["/etc/resolv.conf", "/etc/hosts", "/etc/ssl", "/etc/ca-certificates", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/alternatives"];
 
+let binds: string[] | undefined;
+
+/** The same for every child, so worked out once. */
 function systemBinds(): string[] {
+  return (binds ??= computeSystemBinds());
+}
+
+function computeSystemBinds(): string[] {
   const args = ["--ro-bind", "/usr", "/usr"];
   for (const d of ["/bin", "/lib", "/lib64", "/sbin", "/lib32"]) {
     try {

@@ -82,7 +82,12 @@ export class Supervisor {
     if (this.closed || this.slots.has(id)) return;
     const slot: Slot = { id, stopping: false, failures: 0, everRan: false, lastLogs: [] };
     this.slots.set(id, slot);
-    void this.run(slot);
+    this.runSafely(slot);
+  }
+
+  /** Background work never rejects unobserved: a database error here is logged, not a crash of the platform. */
+  private runSafely(slot: Slot) {
+    this.run(slot).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.id }, "deployment start failed"));
   }
 
   private async set(slot: Slot, fields: Parameters<typeof updateDeployment>[2]) {
@@ -92,18 +97,21 @@ export class Supervisor {
   private async run(slot: Slot): Promise<void> {
     const row = await findDeployment(this.o.db, slot.id);
     if (!row || slot.stopping) return;
-    const secrets = this.o.box.open(row.secrets);
     const log = this.o.log.child({ deployment: slot.id });
     let child: Child | undefined;
+    let timer: NodeJS.Timeout | undefined;
     try {
+      const secrets = this.openSecrets(row.secrets);
       if (!slot.everRan) await this.set(slot, { status: "installing", statusDetail: null, exitCode: null });
       const prepared = await this.o.installer.prepare(slot.id, row.source as Source);
       if (slot.stopping) return;
-      await this.set(slot, { status: slot.everRan ? row.status : "starting" });
+      // A restart keeps showing 'crashed' until it runs again.
+      if (!slot.everRan) await this.set(slot, { status: "starting" });
       child = await Child.launch(this.o.sandbox, {
         ...prepared,
         network: true,
-        env: { ...childNetworkEnv(), PATH: "/usr/local/bin:/usr/bin:/bin", HOME: prepared.workDir, ...secrets },
+        // The platform's PATH/HOME win over anything in the user's keys.
+        env: { ...secrets, ...childNetworkEnv(), PATH: "/usr/local/bin:/usr/bin:/bin", HOME: prepared.workDir },
         secrets: Object.values(secrets),
         memoryMb: this.o.memoryMb,
       });
@@ -113,8 +121,11 @@ export class Supervisor {
       const c = child;
       const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: {} });
       const exitedEarly = c.exited.then((e) => Promise.reject(new Error(`${describeExit(e)} before answering initialize`)));
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`No answer to initialize within ${this.o.startTimeoutMs / 1000} s`)), this.o.startTimeoutMs).unref());
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`No answer to initialize within ${this.o.startTimeoutMs / 1000} s`)), this.o.startTimeoutMs);
+      });
       await Promise.race([client.connect(new ChildTransport(c)), exitedEarly, timeout]);
+      clearTimeout(timer);
       slot.client = client;
       await this.list(row, client).catch((e: unknown) => log.warn({ err: e }, "listing tools failed"));
       if (slot.stopping) return;
@@ -122,8 +133,11 @@ export class Supervisor {
       slot.runningSince = Date.now();
       await this.set(slot, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() });
       log.info({ pid: c.pid }, "deployment running");
-      void c.exited.then((e) => this.onExit(slot, c, e));
+      void c.exited
+        .then((e) => this.onExit(slot, c, e))
+        .catch((e: unknown) => log.error({ err: e }, "could not schedule a restart"));
     } catch (e) {
+      clearTimeout(timer);
       // A process that died while starting: its exit code says more than the client's "connection closed".
       const exit = child && !child.running ? await child.exited : undefined;
       await child?.stop(500);
@@ -135,6 +149,14 @@ export class Supervisor {
       log.warn({ reason: (e as Error).message }, "deployment failed");
       await this.set(slot, { status: "failed", statusDetail: detail.slice(0, 4000), exitCode: exit?.code ?? null, pid: null, pidStart: null });
       this.slots.delete(slot.id);
+    }
+  }
+
+  private openSecrets(sealed: string): Record<string, string> {
+    try {
+      return this.o.box.open(sealed);
+    } catch {
+      throw new Error("The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.");
     }
   }
 
@@ -170,7 +192,7 @@ export class Supervisor {
     await this.set(slot, { status: looping ? "crash_looping" : "crashed", statusDetail: detail.slice(0, 4000), exitCode: exit.code, restarts: row.restarts + 1, pid: null, pidStart: null });
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
-      if (!slot.stopping && !this.closed) void this.run(slot);
+      if (!slot.stopping && !this.closed) this.runSafely(slot);
     }, delay);
   }
 
