@@ -44,6 +44,10 @@ const schema = z.object({
   RESTART_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(300_000),
   HEALTHY_RESET_MS: z.coerce.number().int().min(10).default(600_000),
   CRASH_LOOP_AFTER: z.coerce.number().int().min(1).default(5),
+  // Gateway (docs/gateway.md)
+  GATEWAY_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
+  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
   // Test-only: lets deployments clone file:// repositories (never in production).
   GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),
 });

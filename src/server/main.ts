@@ -13,6 +13,7 @@ import { assignRegistryNames } from "./features/catalog/repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { namespaceFor } from "./features/registry-api/format.js";
 import { createRuntime } from "./features/runtime/index.js";
+import { Gateway } from "./features/gateway/index.js";
 import { createApp } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
@@ -96,7 +97,9 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   root.route("/", app);
 
   const listener = getRequestListener(root.fetch);
-  server.on("request", dev ? (req, res) => dev.middleware(req, res, () => void listener(req, res)) : listener);
+  // The MCP gateway answers /{proxy_id}/mcp|sse|messages before Hono: its hot path stays lean.
+  const gateway = new Gateway({ config, db: database.db, supervisor: runtime.supervisor, log });
+  server.on("request", gateway.handler(dev ? (req, res) => dev.middleware(req, res, () => void listener(req, res)) : listener));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, () => resolve());
@@ -123,6 +126,7 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
           resolve();
         }, 5000).unref();
       });
+      await gateway.close();
       // Children stop gracefully first; their rows stay so the next start brings them back.
       await runtime.supervisor.shutdown();
       await dev?.close();

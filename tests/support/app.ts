@@ -1,4 +1,7 @@
+import { getRequestListener } from "@hono/node-server";
 import fs from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -6,6 +9,7 @@ import type { ServerBuild } from "react-router";
 import { loadConfig, type Config } from "../../src/server/config.js";
 import { randomBytes } from "node:crypto";
 import { createApp, createServices, type Services } from "../../src/server/http/app.js";
+import { Gateway } from "../../src/server/features/gateway/index.js";
 import { createRuntime, type Runtime } from "../../src/server/features/runtime/index.js";
 import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
@@ -22,8 +26,20 @@ function serverBuild(): Promise<ServerBuild> {
   return buildPromise;
 }
 
+/** A port free right now (for an app that must know its own public URL before it listens). */
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
 export interface TestApp {
   app: ReturnType<typeof createApp>;
+  gateway: Gateway;
+  /** Serves the app and the gateway on a real port (the PORT it was configured with); returns its base URL. */
+  listen(): Promise<string>;
   config: Config;
   db: TestDatabase;
   services: Services;
@@ -42,14 +58,30 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild, runtime };
   const services = createServices(deps);
   const app = createApp(deps, services);
+  const gateway = new Gateway({ config, db: db.database.db, supervisor: runtime.supervisor, log });
+  let server: http.Server | undefined;
   return {
     app,
+    gateway,
+    listen: async () => {
+      server = http.createServer(gateway.handler(getRequestListener(app.fetch)));
+      await new Promise<void>((resolve, reject) => {
+        server!.once("error", reject);
+        server!.listen(config.PORT, "127.0.0.1", resolve);
+      });
+      return `http://127.0.0.1:${config.PORT}`;
+    },
     config,
     db,
     services,
     runtime,
     secret: deps.secret,
     close: async () => {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server!.close(resolve));
+      }
+      await gateway.close();
       await runtime.supervisor.shutdown();
       await db.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
@@ -108,7 +140,7 @@ export function linkIn(mail: OutboxMail | undefined): string {
 
 /** Registers and confirms an account; returns a signed-in client. */
 export async function signedInUser(t: TestApp, email: string, password = "password123"): Promise<Client & { id: string }> {
-  const c = client(t.app);
+  const c = client(t.app, new URL(t.config.PUBLIC_URL).origin);
   const r = await c.post("/api/auth/sign-up/email", { email, password, name: email.split("@")[0] });
   if (r.status !== 200) throw new Error(`sign-up failed: ${r.status} ${await r.text()}`);
   const mail = (await outbox(t.app)).find((m) => m.to === email);

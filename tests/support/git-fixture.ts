@@ -33,11 +33,11 @@ async function git(cwd: string, args: string[]): Promise<void> {
  * Copies the MCP fixture server into a new temp directory, writes (or overrides) `opts.files`
  * (paths relative to the repository root), and commits everything on branch `main`.
  */
-export async function createFixtureRepo(opts: { files?: Record<string, string> } = {}): Promise<FixtureRepo> {
+export async function createFixtureRepo(opts: { files?: Record<string, string>; /** a directory under tests/fixtures (default mcp-fixture) */ fixture?: string } = {}): Promise<FixtureRepo> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "mcp-fixture-repo-"));
   const cleanup = () => fs.rm(dir, { recursive: true, force: true });
   try {
-    await fs.cp(fixtureSource, dir, {
+    await fs.cp(opts.fixture ? path.join(projectRoot, "tests/fixtures", opts.fixture) : fixtureSource, dir, {
       recursive: true,
       filter: (src) => !["node_modules", ".git"].includes(path.basename(src)),
     });

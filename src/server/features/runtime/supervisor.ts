@@ -50,7 +50,11 @@ class ChildTransport implements Transport {
   private off?: () => void;
   constructor(private readonly child: Child) {}
   async start() {
-    this.off = this.child.onMessage((m) => this.onmessage?.(m));
+    // Only answers to the platform's own (numeric) request ids: the gateway's sessions use string
+    // ids, and server-to-client requests and notifications belong to the gateway's clients.
+    this.off = this.child.onMessage((m) => {
+      if ("id" in m && !("method" in m) && typeof m.id === "number") this.onmessage?.(m);
+    });
     void this.child.exited.then(() => this.onclose?.());
   }
   async send(m: JSONRPCMessage) {
@@ -232,6 +236,17 @@ export class Supervisor {
 
   client(id: string): Client | undefined {
     return this.slots.get(id)?.client;
+  }
+
+  /** The deployment's process once it has answered initialize (the gateway's way in), else undefined. */
+  runningChild(id: string): Child | undefined {
+    const slot = this.slots.get(id);
+    return slot?.client && slot.child?.running ? slot.child : undefined;
+  }
+
+  /** Whether this platform process supervises the deployment (running, starting or waiting to restart). */
+  supervises(id: string): boolean {
+    return this.slots.has(id);
   }
 
   logs(id: string): string[] | null {

@@ -1,0 +1,223 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { waitForStatus } from "../../../../tests/support/deployments.js";
+import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import type { DeploymentView } from "../../../shared/deployments.js";
+import { GATEWAY_TEXT } from "./gateway.js";
+
+// The gateway over real HTTP on a real port, in front of a real deployed stdio server (the
+// zero-dependency fixture in tests/fixtures/mcp-fixture, deployed from a git repository).
+
+let t: TestApp;
+let repo: FixtureRepo;
+let base: string;
+let owner: Client & { id: string };
+let key: string;
+let deployment: DeploymentView;
+let url: string;
+
+async function deployFixture(c: Client, username: string, name: string): Promise<DeploymentView> {
+  const reg = await c.post("/api/servers", {
+    qualifiedName: `${username}/${name}`,
+    displayName: name,
+    description: "A small MCP server from a git repository",
+    repositoryUrl: "https://example.com/fixture/repo",
+    keywords: "test",
+    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+  });
+  expect(reg.status).toBe(201);
+  const r = await c.post(`/api/deploy/${username}/${name}`, { repositoryUrl: repo.url, env: {} });
+  expect(r.status, await r.clone().text()).toBe(202);
+  return waitForStatus(c, `${username}/${name}`, "running", 60_000);
+}
+
+const usage = async (qn: string) => ((await t.db.database.db.execute<{ use_count: number }>(sql`select use_count from servers where qualified_name = ${qn}`)).rows[0]!.use_count);
+
+beforeAll(async () => {
+  const port = await freePort();
+  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, RESTART_BACKOFF_MS: "200", USAGE_FLUSH_MS: "50", GATEWAY_SESSION_IDLE_MS: "1500" });
+  base = await t.listen();
+  repo = await createFixtureRepo();
+  owner = await signedInUser(t, "owner@example.com");
+  key = await newApiKey(owner, "editor");
+  deployment = await deployFixture(owner, "owner", "fixture");
+  url = deployment.url;
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  await repo?.cleanup();
+});
+
+describe("Streamable HTTP through the gateway", () => {
+  it("serves the deployment at the URL its panel shows, to the official SDK client", async () => {
+    expect(url).toBe(`${base}/${deployment.proxy_id}/mcp`);
+    const client = await sdkClient(url, key);
+    expect(client.getServerVersion()?.name).toBe("mcp-fixture");
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain("echo");
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "through the gateway" } }))).toBe("through the gateway");
+    expect(textOf(await client.callTool({ name: "add", arguments: { a: 2, b: 40 } }))).toBe("42");
+    const res = await client.readResource({ uri: "fixture://readme" });
+    expect((res.contents[0] as { text: string }).text).toMatch(/fixture/i);
+    const prompt = await client.getPrompt({ name: "greet", arguments: { name: "Ada" } });
+    expect((prompt.messages[0]!.content as { text: string }).text).toBe("Hello, Ada!");
+    await client.close();
+  });
+
+  it("answers a single response as application/json with a session id from initialize", async () => {
+    const s = await rawSession(url, key);
+    expect(s.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(s.init.result.serverInfo.name).toBe("mcp-fixture");
+    const r = await s.call(7, "tools/call", { name: "echo", arguments: { message: "json" } });
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("application/json");
+    expect(r.json()).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "json" }] } });
+    // A notification is accepted without a body.
+    const n = await raw(url, { headers: s.headers, body: { jsonrpc: "2.0", method: "notifications/roots/list_changed" } });
+    expect(n.status).toBe(202);
+    expect(n.body).toBe("");
+  });
+
+  it("ends a session with DELETE; the ended session then answers 404", async () => {
+    const s = await rawSession(url, key);
+    const del = await raw(url, { method: "DELETE", headers: s.headers });
+    expect(del.status).toBe(200);
+    const after = await s.call(2, "tools/list");
+    expect(after.status).toBe(404);
+    expect(after.json()).toMatchObject({ error: { message: GATEWAY_TEXT.sessionNotFound } });
+  });
+
+  it("keeps 20 concurrent sessions apart even when every one uses the same request ids", async () => {
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => rawSession(url, key)));
+    const results = await Promise.all(
+      sessions.flatMap((s, i) =>
+        Array.from({ length: 10 }, async (_, j) => {
+          const r = await s.call(j + 1, "tools/call", { name: "echo", arguments: { message: `session ${i} call ${j + 1}` } });
+          return { i, j, body: r.json<{ id: number; result: { content: { text: string }[] } }>() };
+        }),
+      ),
+    );
+    for (const { i, j, body } of results) {
+      expect(body.id).toBe(j + 1);
+      expect(body.result.content[0]!.text).toBe(`session ${i} call ${j + 1}`);
+    }
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(20);
+  });
+
+  it("serves legacy HTTP+SSE clients at /sse", async () => {
+    const client = await sdkClient(`${base}/${deployment.proxy_id}/sse`, key, { legacy: true });
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain("echo");
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "legacy" } }))).toBe("legacy");
+    await client.close();
+  });
+});
+
+describe("who may connect", () => {
+  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+  const post = (headers: Record<string, string>, target = url, body: unknown = init) => raw(target, { headers: { accept: MCP_ACCEPT, ...headers }, body });
+
+  it("401 with a WWW-Authenticate challenge without a key, with a malformed key, or a key in the URL", async () => {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, { authorization: `Bearer sb_${"x".repeat(43)}` }]) {
+      const r = await post(headers);
+      expect(r.status).toBe(401);
+      expect(r.headers["www-authenticate"]).toMatch(/^Bearer realm="mcp"/);
+    }
+    const q = await post({}, `${url}?api_key=${key}`);
+    expect(q.status).toBe(401);
+    expect(q.json()).toMatchObject({ error: { message: GATEWAY_TEXT.keyInQuery } });
+  });
+
+  it("a revoked key is refused on the very next request, even inside a session", async () => {
+    const temp = await newApiKey(owner, "temporary");
+    const s = await rawSession(url, temp);
+    expect((await s.call(2, "tools/list")).status).toBe(200);
+    expect((await owner.del("/api/auth/apikeys/temporary")).status).toBe(200);
+    const r = await s.call(3, "tools/list");
+    expect(r.status).toBe(401);
+    expect(r.headers["www-authenticate"]).toContain('error="invalid_token"');
+  });
+
+  it("another user's key gets 404, the same as a deployment that does not exist, also for a live session id", async () => {
+    const mallory = await signedInUser(t, "mallory@example.com");
+    const theirs = await newApiKey(mallory, "mine");
+    const r = await post({ authorization: `Bearer ${theirs}` });
+    expect(r.status).toBe(404);
+    const unknown = await post({ authorization: `Bearer ${key}` }, `${base}/${"0".repeat(32)}/mcp`);
+    expect(unknown.status).toBe(404);
+    expect(r.body).toBe(unknown.body);
+    const s = await rawSession(url, key);
+    const stolen = await raw(url, { headers: { ...s.headers, authorization: `Bearer ${theirs}` }, body: { jsonrpc: "2.0", id: 2, method: "tools/list" } });
+    expect(stolen.status).toBe(404);
+  });
+
+  it("refuses a foreign Origin or Host with 403 (DNS rebinding)", async () => {
+    const evil = await post({ authorization: `Bearer ${key}`, origin: "https://evil.example" });
+    expect(evil.status).toBe(403);
+    const rebound = await post({ authorization: `Bearer ${key}`, host: "evil.example:80" });
+    expect(rebound.status).toBe(403);
+    const own = await post({ authorization: `Bearer ${key}`, origin: base });
+    expect(own.status).toBe(200);
+  });
+
+  it("checks sessions, protocol versions and Accept per the specification", async () => {
+    const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT };
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    const noSession = await raw(url, { headers, body: list });
+    expect(noSession.status).toBe(400);
+    expect(noSession.json()).toMatchObject({ error: { message: GATEWAY_TEXT.sessionRequired } });
+    expect((await raw(url, { headers: { ...headers, "mcp-session-id": "made-up" }, body: list })).status).toBe(404);
+    const s = await rawSession(url, key);
+    const badVersion = await raw(url, { headers: { ...s.headers, "mcp-protocol-version": "1999-01-01" }, body: list });
+    expect(badVersion.status).toBe(400);
+    const jsonOnly = await raw(url, { headers: { ...s.headers, accept: "application/json" }, body: list });
+    expect(jsonOnly.status).toBe(406);
+    const notJson = await raw(url, { headers: s.headers, body: "{not json" });
+    expect(notJson.status).toBe(400);
+    expect(notJson.json()).toMatchObject({ error: { code: -32700 } });
+    const batch = await raw(url, { headers: s.headers, body: [list] });
+    expect(batch.status).toBe(400);
+  });
+
+  it("idle sessions expire (GATEWAY_SESSION_IDLE_MS)", async () => {
+    const s = await rawSession(url, key);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await s.call(2, "tools/list")).status).toBe(404);
+  });
+});
+
+describe("Total Usage (requests)", () => {
+  it("grows by exactly the number of requests forwarded, and not for refused ones", async () => {
+    await new Promise((r) => setTimeout(r, 200)); // earlier tests' counts are written
+    const before = await usage("owner/fixture");
+    const sessions = await Promise.all(Array.from({ length: 5 }, () => rawSession(url, key))); // 5 initialize
+    await Promise.all(sessions.flatMap((s) => Array.from({ length: 8 }, (_, j) => s.call(j, "tools/call", { name: "echo", arguments: { message: "x" } })))); // 40 calls
+    await raw(url, { headers: { accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }); // 401: not counted
+    await raw(url, { headers: sessions[0]!.headers, body: { jsonrpc: "2.0", method: "notifications/roots/list_changed" } }); // a notification: not a request
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await usage("owner/fixture")).toBe(before + 45);
+    const page = await (await t.app.request(`${base}/server/owner/fixture`)).text();
+    expect(page).toContain(String(before + 45));
+  });
+});
+
+describe("a server that crashes", () => {
+  it("gives the caller a clear JSON-RPC error, and new sessions work once it is back", async () => {
+    const s = await rawSession(url, key);
+    const r = await s.call(9, "tools/call", { name: "crash", arguments: {} });
+    const body = r.json<{ id: number; error: { message: string } }>();
+    expect(body.id).toBe(9);
+    expect(body.error.message).toMatch(/The MCP server stopped while handling this request/);
+    // The session died with the process; the gateway lives on.
+    expect((await s.call(10, "tools/list")).status).toBe(404);
+    let again: Awaited<ReturnType<typeof rawSession>> | undefined;
+    for (let i = 0; i < 300 && !again; i++) {
+      again = await rawSession(url, key).catch(async (e: Error) => {
+        expect(e.message).toContain("503"); // restarting: a clear 'try again' until it runs
+        await new Promise((r) => setTimeout(r, 100));
+        return undefined;
+      });
+    }
+    expect((await again!.call(1, "tools/call", { name: "echo", arguments: { message: "back" } })).json()).toMatchObject({ result: { content: [{ text: "back" }] } });
+  });
+});

@@ -1,0 +1,1 @@
+export { Gateway, GATEWAY_TEXT, SUPPORTED_VERSIONS, type GatewayDeps } from "./gateway.js";

@@ -1,0 +1,266 @@
+import type { Child } from "../runtime/child.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Id, Msg, Outlet, Session } from "./session.js";
+
+// One hosted server process, many client sessions. Every client request gets an id of the
+// gateway's own on the server side (string ids; the platform's own client uses numbers), so ids
+// that collide between sessions never cross. Answers, progress (by a rewritten progress token) and
+// server-to-client requests find their way back to the one session they belong to.
+
+export const RPC = {
+  serverError: -32000,
+  sessionNotFound: -32001,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  parseError: -32700,
+  internal: -32603,
+} as const;
+
+interface Pending {
+  gwId: string;
+  session: Session;
+  clientId: Id;
+  outlet: Outlet;
+  progressToken?: string;
+}
+
+/** Which client capability a server-to-client request needs. */
+const NEEDS: Record<string, string> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+export const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
+
+export class Mux {
+  private seq = 0;
+  private readonly pending = new Map<string, Pending>();
+  private readonly progress = new Map<string, { pending: Pending; token: unknown }>();
+  /** server-to-client requests in flight -> the session that must answer */
+  private readonly serverRequests = new Map<string, Session>();
+  /** the gateway's own requests to the server (initialize) */
+  private readonly internal = new Map<string, (m: Msg) => void>();
+  /** initialize results per protocol version: the server is initialized once per version */
+  private readonly inits = new Map<string, Promise<Msg>>();
+  readonly sessions = new Set<Session>();
+  dead = false;
+
+  constructor(
+    private readonly child: Child,
+    private readonly onMessageLost: (why: string) => void = () => {},
+  ) {
+    child.onMessage((m) => this.fromServer(m as Msg));
+    void child.exited.then((e) => this.onExit(e.reason ?? (e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`)));
+  }
+
+  private send(msg: Msg) {
+    this.child.send(msg as JSONRPCMessage);
+  }
+
+  attach(session: Session): void {
+    this.sessions.add(session);
+  }
+
+  /** A session ended (DELETE, expiry): its calls still running on the server are cancelled. */
+  detach(session: Session): void {
+    this.sessions.delete(session);
+    for (const gwId of session.inflight.values()) {
+      const p = this.pending.get(gwId);
+      if (!p) continue;
+      this.finish(p);
+      this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "The client session ended" } });
+    }
+    for (const [k, s] of this.serverRequests) if (s === session) this.serverRequests.delete(k);
+  }
+
+  private trySend(msg: Msg): boolean {
+    try {
+      this.send(msg);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The server's initialize result for this protocol version (asked once, then cached). */
+  initialize(params: Msg["params"]): Promise<Msg> {
+    const version = String(params?.protocolVersion ?? "");
+    let result = this.inits.get(version);
+    if (!result) {
+      result = this.request("initialize", params).then((r) => {
+        if (r.error) this.inits.delete(version);
+        else this.trySend({ jsonrpc: "2.0", method: "notifications/initialized" });
+        return r;
+      });
+      result.catch(() => this.inits.delete(version));
+      this.inits.set(version, result);
+    }
+    return result;
+  }
+
+  private request(method: string, params: Msg["params"], timeoutMs = 30_000): Promise<Msg> {
+    const id = `sbi${++this.seq}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.internal.delete(id);
+        reject(new Error(`The MCP server did not answer ${method} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.internal.set(id, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      if (!this.trySend({ jsonrpc: "2.0", id, method, params })) {
+        clearTimeout(timer);
+        this.internal.delete(id);
+        reject(new Error("The MCP server has exited"));
+      }
+    });
+  }
+
+  /** A client's request: forwarded under a gateway id; the answer goes to `outlet`. */
+  forward(session: Session, msg: Msg, outlet: Outlet): void {
+    const gwId = `sb${++this.seq}`;
+    const p: Pending = { gwId, session, clientId: msg.id!, outlet };
+    let params = msg.params;
+    const token = params?._meta?.progressToken;
+    if (token !== undefined) {
+      p.progressToken = `sbp${this.seq}`;
+      params = { ...params, _meta: { ...params!._meta, progressToken: p.progressToken } };
+      this.progress.set(p.progressToken, { pending: p, token });
+    }
+    if (msg.method === "resources/subscribe" && typeof params?.uri === "string") session.subscriptions.add(params.uri);
+    if (msg.method === "resources/unsubscribe" && typeof params?.uri === "string") {
+      session.subscriptions.delete(params.uri);
+      // Another session still watching the resource keeps the server-side subscription.
+      for (const s of this.sessions) {
+        if (s.subscriptions.has(params.uri)) return outlet.push({ jsonrpc: "2.0", id: msg.id!, result: {} }, true);
+      }
+    }
+    this.pending.set(gwId, p);
+    session.inflight.set(idKey(msg.id), gwId);
+    const out: Msg = { jsonrpc: "2.0", id: gwId, method: msg.method };
+    if (params !== undefined) out.params = params;
+    if (!this.trySend(out)) {
+      this.finish(p);
+      outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message: "The MCP server is not running; it may be restarting. Start a new session in a moment." } }, true);
+    }
+  }
+
+  /** A client's notification: cancellations are translated to the gateway's ids. */
+  notifyServer(session: Session, msg: Msg): void {
+    if (msg.method === "notifications/initialized") return; // the gateway initialized the server itself
+    if (msg.method === "notifications/cancelled") {
+      const gwId = session.inflight.get(idKey(msg.params?.requestId));
+      const p = gwId ? this.pending.get(gwId) : undefined;
+      if (!p) return;
+      this.finish(p);
+      p.outlet.abandon();
+      this.trySend({ jsonrpc: "2.0", method: msg.method, params: { ...msg.params, requestId: gwId } });
+      return;
+    }
+    this.trySend(msg);
+  }
+
+  /** A client's answer to a server request: accepted only from the session it was sent to. */
+  answerServer(session: Session, msg: Msg): void {
+    const key = idKey(msg.id);
+    if (this.serverRequests.get(key) !== session) return this.onMessageLost("an answer to a request this session was not asked");
+    this.serverRequests.delete(key);
+    this.trySend(msg);
+  }
+
+  private finish(p: Pending) {
+    this.pending.delete(p.gwId);
+    p.session.inflight.delete(idKey(p.clientId));
+    if (p.progressToken) this.progress.delete(p.progressToken);
+  }
+
+  /** The request in flight most recently sent: the best owner for unlabelled server messages. */
+  private latestPending(): Pending | undefined {
+    let last: Pending | undefined;
+    for (const p of this.pending.values()) last = p;
+    return last;
+  }
+
+  private fromServer(m: Msg) {
+    if (m.method !== undefined) {
+      if (m.id !== undefined && m.id !== null) return this.serverRequest(m);
+      return this.serverNotification(m);
+    }
+    if (typeof m.id !== "string") return; // the platform's own client (numeric ids)
+    const internal = this.internal.get(m.id);
+    if (internal) {
+      this.internal.delete(m.id);
+      return internal(m);
+    }
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.finish(p);
+    const reply: Msg = { jsonrpc: "2.0", id: p.clientId };
+    if ("error" in m) reply.error = m.error;
+    else reply.result = m.result;
+    p.outlet.push(reply, true);
+  }
+
+  private serverRequest(m: Msg) {
+    if (m.method === "ping") return void this.trySend({ jsonrpc: "2.0", id: m.id!, result: {} });
+    const p = this.latestPending();
+    let session = p?.session;
+    if (!session) {
+      let best: Session | undefined;
+      for (const s of this.sessions) if (s.standalone && (!best || s.lastActive > best.lastActive)) best = s;
+      session = best;
+    }
+    const needs = NEEDS[m.method!];
+    if (!session || (needs && !(needs in session.clientCapabilities))) {
+      const why = session ? `The connected client does not support ${needs}` : "No client session is connected to answer this request";
+      return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.methodNotFound, message: why } });
+    }
+    this.serverRequests.set(idKey(m.id), session);
+    if (p) p.outlet.push(m, false);
+    else session.notify(m);
+  }
+
+  private serverNotification(m: Msg) {
+    const method = m.method!;
+    if (method === "notifications/progress") {
+      const e = this.progress.get(String(m.params?.progressToken));
+      if (e) e.pending.outlet.push({ ...m, params: { ...m.params, progressToken: e.token } }, false);
+      return;
+    }
+    if (method === "notifications/cancelled") {
+      const key = idKey(m.params?.requestId);
+      const s = this.serverRequests.get(key);
+      if (s) {
+        this.serverRequests.delete(key);
+        s.notify(m);
+      }
+      return;
+    }
+    if (method.endsWith("/list_changed")) {
+      for (const s of this.sessions) s.notify(m);
+      return;
+    }
+    if (method === "notifications/resources/updated") {
+      for (const s of this.sessions) if (s.subscriptions.has(String(m.params?.uri))) s.notify(m);
+      return;
+    }
+    // Logs and other notifications carry no request id on stdio: they belong to the call in
+    // flight (exact with one), and with none in flight to every session's GET stream.
+    const p = this.latestPending();
+    if (p) p.outlet.push(m, false);
+    else for (const s of this.sessions) s.notify(m);
+  }
+
+  private onExit(reason: string) {
+    this.dead = true;
+    for (const p of [...this.pending.values()]) {
+      this.finish(p);
+      p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.serverError, message: `The MCP server stopped while handling this request (${reason}). Start a new session once it is running again.` } }, true);
+    }
+    for (const cb of this.internal.values()) cb({ jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server stopped (${reason})` } });
+    this.internal.clear();
+    for (const s of [...this.sessions]) s.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { deployments, mcpServers, ownedServers } from "../../db/schema.js";
+import type { ServerKind } from "../deployments/repo.js";
+
+export interface GatewayTarget {
+  id: string;
+  userId: string;
+  serverKind: ServerKind;
+  serverRef: string;
+}
+
+export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<GatewayTarget | undefined> {
+  const [r] = await db
+    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef })
+    .from(deployments)
+    .where(eq(deployments.proxyId, proxyId));
+  return r ? { ...r, serverKind: r.serverKind as ServerKind } : undefined;
+}
+
+/** Adds a batch of forwarded-request counts to 'Total Usage' in one transaction: all or nothing. */
+export async function addUsage(db: Db, counts: ReadonlyMap<string, { kind: ServerKind; ref: string; n: number }>): Promise<void> {
+  if (counts.size === 0) return;
+  await db.transaction(async (tx) => {
+    for (const { kind, ref, n } of counts.values()) {
+      if (kind === "catalog") await tx.update(mcpServers).set({ useCount: sql`${mcpServers.useCount} + ${n}` }).where(eq(mcpServers.id, ref));
+      else await tx.update(ownedServers).set({ useCount: sql`${ownedServers.useCount} + ${n}` }).where(eq(ownedServers.qualifiedName, ref));
+    }
+  });
+}

@@ -1,0 +1,257 @@
+import { randomBytes } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { Mux } from "./mux.js";
+
+// A gateway session: one MCP client connected to one deployment. Its SSE streams outlive their
+// HTTP responses for a while, so a client that lost a connection can resume with Last-Event-ID.
+
+export type Id = string | number;
+
+/** The parts of a JSON-RPC message the gateway routes by; everything else passes through untouched. */
+export interface Msg {
+  jsonrpc: "2.0";
+  id?: Id | null;
+  method?: string;
+  params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
+  result?: unknown;
+  error?: unknown;
+}
+
+/** Revisions whose clients accept a priming event (an id with empty data) and resume streams. */
+const PRIMING_FROM = "2025-11-25";
+const KEPT_EVENTS = 500;
+const KEPT_STREAMS = 32;
+const KEEPALIVE_MS = 15_000;
+
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** One server-sent event stream of a session: a POST's answer, the GET stream or a legacy /sse stream. */
+export class EventStream {
+  private seq = 0;
+  private kept: { n: number; data: string }[] = [];
+  private res?: ServerResponse;
+  private keepalive?: NodeJS.Timeout;
+  done = false;
+
+  constructor(
+    readonly id: string,
+    private readonly resumable: boolean,
+  ) {}
+
+  get attached(): boolean {
+    return this.res !== undefined;
+  }
+
+  /** Sends the stream's events after `after` (resumption), then everything new, on this response. */
+  attach(res: ServerResponse, headers: Record<string, string>, opts: { after?: number; priming?: boolean } = {}): void {
+    this.detach();
+    res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    this.res = res;
+    if (opts.priming && this.resumable) res.write(`id: ${this.id}_${this.seq}\nretry: 1000\ndata: \n\n`);
+    else res.flushHeaders();
+    if (opts.after !== undefined) for (const e of this.kept) if (e.n > opts.after) res.write(this.frame(e.n, e.data));
+    if (this.done) return void this.close();
+    res.on("close", () => {
+      if (this.res === res) this.detach();
+    });
+    this.keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS).unref();
+  }
+
+  private frame(n: number, data: string) {
+    return this.resumable ? `id: ${this.id}_${n}\nevent: message\ndata: ${data}\n\n` : `event: message\ndata: ${data}\n\n`;
+  }
+
+  /** Raw event (the legacy transport's `endpoint` event). */
+  writeRaw(text: string): void {
+    this.res?.write(text);
+  }
+
+  send(msg: unknown): void {
+    if (this.done) return;
+    const n = ++this.seq;
+    const data = JSON.stringify(msg);
+    if (this.resumable) {
+      this.kept.push({ n, data });
+      if (this.kept.length > KEPT_EVENTS) this.kept.shift();
+    }
+    this.res?.write(this.frame(n, data));
+  }
+
+  private detach() {
+    clearInterval(this.keepalive);
+    this.keepalive = undefined;
+    this.res = undefined;
+  }
+
+  private close() {
+    const res = this.res;
+    this.detach();
+    res?.end();
+  }
+
+  /** No more events: the open response ends; a later resume still replays what was kept. */
+  end(): void {
+    this.done = true;
+    this.close();
+  }
+}
+
+/** Where the messages of one client request go: its own POST response or the legacy stream. */
+export interface Outlet {
+  push(msg: Msg, final: boolean): void;
+  /** the request was cancelled: end its response without an answer */
+  abandon(): void;
+}
+
+/**
+ * A Streamable HTTP POST's answer: a single response goes back as application/json; an SSE stream
+ * is opened only when the server sends something else first (progress, logs, a sampling request).
+ */
+export class HttpReply implements Outlet {
+  private stream?: EventStream;
+  private finished = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly session: Session,
+    private readonly onDone: (msg: Msg) => void,
+  ) {}
+
+  push(msg: Msg, final: boolean): void {
+    if (this.finished) return;
+    if (!this.stream) {
+      if (final) {
+        this.finished = true;
+        this.onDone(msg);
+        if (this.res.destroyed) return;
+        const body = JSON.stringify(msg);
+        this.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        this.res.end(body);
+        return;
+      }
+      this.stream = this.session.openStream(this.res);
+    }
+    this.stream.send(msg);
+    if (final) {
+      this.finished = true;
+      this.onDone(msg);
+      this.stream.end();
+    }
+  }
+
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.stream) this.stream.end();
+    else if (!this.res.destroyed) {
+      this.res.writeHead(202);
+      this.res.end();
+    }
+  }
+}
+
+/** The legacy HTTP+SSE transport: every message of the session goes down its one stream. */
+export class LegacyReply implements Outlet {
+  constructor(
+    private readonly session: Session,
+    private readonly onDone: (msg: Msg) => void,
+  ) {}
+
+  push(msg: Msg, final: boolean): void {
+    this.session.standalone?.send(msg);
+    if (final) this.onDone(msg);
+  }
+
+  abandon(): void {}
+}
+
+export class Session {
+  readonly id = randomBytes(24).toString("base64url");
+  lastActive = Date.now();
+  protocolVersion = "2025-03-26";
+  clientCapabilities: Record<string, unknown> = {};
+  /** the GET stream (Streamable HTTP) or the /sse stream (legacy): notifications and server requests */
+  standalone?: EventStream;
+  /** client request id -> the id the gateway gave it on the server side */
+  readonly inflight = new Map<string, string>();
+  readonly subscriptions = new Set<string>();
+  private readonly streams = new Map<string, EventStream>();
+  private streamSeq = 0;
+  closed = false;
+
+  constructor(
+    readonly userId: string,
+    readonly deploymentId: string,
+    readonly mux: Mux,
+    readonly legacy: boolean,
+  ) {}
+
+  get resumable(): boolean {
+    return !this.legacy && this.protocolVersion >= PRIMING_FROM;
+  }
+
+  private headers(): Record<string, string> {
+    return this.legacy ? {} : { "mcp-session-id": this.id };
+  }
+
+  private newStream(): EventStream {
+    const s = new EventStream(String(++this.streamSeq), this.resumable);
+    this.streams.set(s.id, s);
+    if (this.streams.size > KEPT_STREAMS) {
+      for (const [id, old] of this.streams) {
+        if (this.streams.size <= KEPT_STREAMS) break;
+        if (old.done && old !== this.standalone) this.streams.delete(id);
+      }
+    }
+    return s;
+  }
+
+  /** A POST answer that became a stream. */
+  openStream(res: ServerResponse): EventStream {
+    const s = this.newStream();
+    s.attach(res, this.headers(), { priming: true });
+    return s;
+  }
+
+  /** The GET stream; a second one while the first is open is refused by the caller (409). */
+  openStandalone(res: ServerResponse): EventStream {
+    this.standalone ??= this.newStream();
+    this.standalone.attach(res, this.headers(), { priming: true });
+    return this.standalone;
+  }
+
+  /** Resumes the stream a Last-Event-ID (`{stream}_{n}`) names; false when it is unknown. */
+  resume(lastEventId: string, res: ServerResponse): boolean {
+    const m = /^(\d+)_(\d+)$/.exec(lastEventId);
+    const s = m ? this.streams.get(m[1]!) : undefined;
+    if (!s) return false;
+    s.attach(res, this.headers(), { after: Number(m![2]) });
+    return true;
+  }
+
+  get hasOpenStream(): boolean {
+    if (this.standalone?.attached) return true;
+    for (const s of this.streams.values()) if (s.attached && !s.done) return true;
+    return false;
+  }
+
+  /** A notification or server request with no request of this session to ride on. */
+  notify(msg: Msg): boolean {
+    if (!this.standalone) return false;
+    this.standalone.send(msg);
+    return true;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.mux.detach(this);
+    this.standalone?.end();
+    for (const s of this.streams.values()) s.end();
+  }
+}

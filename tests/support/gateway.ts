@@ -1,0 +1,70 @@
+// Helpers for talking to the gateway over real HTTP: raw requests (any Host/Origin header) and
+// official SDK clients with an API key.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import http from "node:http";
+import type { Client as WebClient } from "./app.js";
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+/** One HTTP request with exactly these headers (fetch would not let a test set Host). */
+export function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<RawResponse> {
+  const u = new URL(url);
+  const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? (body ? "POST" : "GET"), headers: { ...(body ? { "content-type": "application/json" } : {}), ...opts.headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text, json: <T>() => JSON.parse(text) as T }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+export const MCP_ACCEPT = "application/json, text/event-stream";
+
+/** A minimal Streamable HTTP session by hand: initialize, then JSON-RPC calls with chosen ids. */
+export async function rawSession(url: string, key: string, protocolVersion = "2025-06-18") {
+  const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "content-type": "application/json" };
+  const init = await raw(url, { headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } } } });
+  if (init.status !== 200) throw new Error(`initialize: ${init.status} ${init.body}`);
+  const sessionId = init.headers["mcp-session-id"] as string;
+  const h = { ...headers, "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion };
+  await raw(url, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+  return {
+    sessionId,
+    headers: h,
+    init: init.json<{ result: { protocolVersion: string; serverInfo: { name: string } } }>(),
+    call: (id: number | string, method: string, params?: unknown) => raw(url, { headers: h, body: { jsonrpc: "2.0", id, method, params } }),
+  };
+}
+
+export async function sdkClient(url: string, key: string, opts: { legacy?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Client> {
+  const client = new Client({ name: "switchboard-test", version: "1.0.0" }, { capabilities: opts.capabilities ?? {} });
+  const requestInit = { headers: { Authorization: `Bearer ${key}` } };
+  const transport = opts.legacy
+    ? new SSEClientTransport(new URL(url), { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${key}` } }) } })
+    : new StreamableHTTPClientTransport(new URL(url), { requestInit });
+  await client.connect(transport);
+  return client;
+}
+
+/** Creates an API key for a signed-in user and returns it (shown once, as on /servers/apikeys). */
+export async function newApiKey(c: WebClient, name: string): Promise<string> {
+  const r = await c.post("/api/auth/apikeys", { name });
+  if (r.status !== 201) throw new Error(`key: ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { apiKey: string }).apiKey;
+}
+
+export const textOf = (r: unknown) => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === "text")?.text ?? "");
