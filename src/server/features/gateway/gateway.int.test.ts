@@ -118,7 +118,7 @@ describe("who may connect", () => {
   const post = (headers: Record<string, string>, target = url, body: unknown = init) => raw(target, { headers: { accept: MCP_ACCEPT, ...headers }, body });
 
   it("401 with a WWW-Authenticate challenge without a key, with a malformed key, or a key in the URL", async () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, { authorization: `Bearer sb_${"x".repeat(43)}` }]) {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, { authorization: `Bearer sb_${"x".repeat(43)}` }] as Record<string, string>[]) {
       const r = await post(headers);
       expect(r.status).toBe(401);
       expect(r.headers["www-authenticate"]).toMatch(/^Bearer realm="mcp"/);

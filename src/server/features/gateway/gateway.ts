@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import { apiKeyInQuery, KEY_PATTERN, viewerFromApiKey } from "../publishers/api-keys.js";
+import { apiKeyInQuery, hashKey, KEY_PATTERN, keyGeneration, viewerFromApiKey } from "../publishers/api-keys.js";
 import type { Child } from "../runtime/child.js";
 import type { Supervisor } from "../runtime/supervisor.js";
 import { RPC, Mux } from "./mux.js";
@@ -17,6 +17,9 @@ import { UsageCounter } from "./usage.js";
 const ROUTE = /^\/([0-9a-f]{32})\/(mcp|sse|messages)\/?$/;
 export const SUPPORTED_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 const TARGET_TTL_MS = 5000;
+/** A verified key is trusted this long without a database round trip; a revocation in this process ends that at once. */
+const KEY_TTL_MS = 10_000;
+const KEY_CACHE_MAX = 10_000;
 
 export const GATEWAY_TEXT = {
   missingKey: "Missing API key: send Authorization: Bearer <one of your API keys>",
@@ -69,12 +72,19 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest);
   const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest);
-    chunks.push(chunk);
-  }
+  await new Promise<void>((resolve, reject) => {
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners("data");
+        req.resume();
+        reject(new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest));
+      } else chunks.push(chunk);
+    });
+    req.once("end", resolve);
+    req.once("error", reject);
+  });
   try {
     return JSON.parse(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
   } catch {
@@ -96,6 +106,7 @@ export class Gateway {
   private readonly sessions = new Map<string, Session>();
   private readonly muxes = new WeakMap<Child, Mux>();
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
+  private readonly keys = new Map<string, { userId: string; at: number; generation: number }>();
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts: Set<string>;
   private readonly sweeper: NodeJS.Timeout;
@@ -142,24 +153,40 @@ export class Gateway {
     if (!key) return rpcError(res, 401, GATEWAY_TEXT.missingKey, challenge);
     const invalid = { "www-authenticate": 'Bearer realm="mcp", error="invalid_token"' };
     if (!KEY_PATTERN.test(key)) return rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
-    const [viewer, target] = await Promise.all([viewerFromApiKey(this.d.db, key), this.target(proxyId)]);
-    if (!viewer) return rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    const [userId, target] = await Promise.all([this.userOf(key), this.target(proxyId)]);
+    if (!userId) return rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
     // Another user's key: the deployment's existence is not revealed.
-    if (!target || target.userId !== viewer.id) return rpcError(res, 404, GATEWAY_TEXT.notFound);
+    if (!target || target.userId !== userId) return rpcError(res, 404, GATEWAY_TEXT.notFound);
 
     const method = req.method ?? "GET";
     if (kind === "mcp") {
-      if (method === "POST") return this.post(req, res, target, viewer.id, started);
-      if (method === "GET") return this.get(req, res, target, viewer.id);
-      if (method === "DELETE") return this.delete(req, res, target, viewer.id);
+      if (method === "POST") return this.post(req, res, target, userId, started);
+      if (method === "GET") return this.get(req, res, target, userId);
+      if (method === "DELETE") return this.delete(req, res, target, userId);
       return rpcError(res, 405, "Method Not Allowed", { allow: "GET, POST, DELETE" });
     }
     if (kind === "sse") {
-      if (method === "GET") return this.legacyOpen(req, res, target, viewer.id, proxyId);
+      if (method === "GET") return this.legacyOpen(req, res, target, userId, proxyId);
       return rpcError(res, 405, "Method Not Allowed", { allow: "GET" });
     }
-    if (method === "POST") return this.legacyPost(req, res, target, viewer.id, params.get("sessionId") ?? "", started);
+    if (method === "POST") return this.legacyPost(req, res, target, userId, params.get("sessionId") ?? "", started);
     return rpcError(res, 405, "Method Not Allowed", { allow: "POST" });
+  }
+
+  /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */
+  private async userOf(key: string): Promise<string | undefined> {
+    const hash = hashKey(key);
+    const hit = this.keys.get(hash);
+    if (hit && hit.generation === keyGeneration() && Date.now() - hit.at < KEY_TTL_MS) return hit.userId;
+    const generation = keyGeneration();
+    const viewer = await viewerFromApiKey(this.d.db, key);
+    if (!viewer) {
+      this.keys.delete(hash);
+      return undefined;
+    }
+    if (this.keys.size >= KEY_CACHE_MAX) this.keys.clear();
+    this.keys.set(hash, { userId: viewer.id, at: Date.now(), generation });
+    return viewer.id;
   }
 
   /** proxy id -> deployment, cached briefly; a deployment this process no longer runs is looked up again. */

@@ -5,6 +5,7 @@ import { PROFILE_TEXT } from "../../../shared/auth.js";
 import type { ProfileUpdate } from "../../../shared/profile.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
+import { keysRevoked } from "../publishers/api-keys.js";
 import { deleteUserCascade, findProfile, insertProfile, setAdmin, updateUsername, usernameTaken, type Profile } from "./repo.js";
 
 const USERNAME_RE = /^[A-Za-z0-9._-]{3,39}$/;
@@ -111,6 +112,7 @@ export async function deleteAccount(deps: { db: Db; beforeDelete?: (userId: stri
   // Running deployments are stopped first; API keys, owned servers and deployment rows go with the user.
   await deps.beforeDelete?.(id);
   await deleteUserCascade(deps.db, id);
+  keysRevoked();
 }
 
 export function profileJson(p: Profile) {

@@ -46,7 +46,16 @@ export async function createApiKey(db: Db, viewer: Viewer | null, name: string):
 export async function revokeApiKey(db: Db, viewer: Viewer | null, name: string): Promise<string> {
   const v = signedIn(viewer);
   if (!(await deleteKey(db, v.id, name))) throw new AppError("not_found", API_KEY_TEXT.notFound);
+  keysRevoked();
   return API_KEY_TEXT.revoked(name);
+}
+
+let generation = 0;
+/** Changes whenever a key stops being valid in this process (revoked, or its account deleted). */
+export const keyGeneration = () => generation;
+/** Every cache of verified keys (the gateway's) starts over: the next request is checked in the database. */
+export function keysRevoked(): void {
+  generation++;
 }
 
 /** The key's owner, or null for a malformed, unknown or revoked key. Checked on every request. */

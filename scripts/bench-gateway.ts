@@ -1,0 +1,151 @@
+// Gateway benchmark: the same tool-call load (server-everything's echo, official SDK client,
+// 1 and 8 concurrent sessions) three ways in one run - direct stdio, supergateway (stateful
+// Streamable HTTP, one child per session) and Switchboard's gateway (one sandboxed child per
+// deployment, many sessions) - printing calls/s, p50 and p99 for each, and the budgets.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import pino from "pino";
+import { loadConfig } from "../src/server/config.js";
+import { Gateway } from "../src/server/features/gateway/index.js";
+import { createApiKey } from "../src/server/features/publishers/api-keys.js";
+import { createRuntime } from "../src/server/features/runtime/index.js";
+import { Installer } from "../src/server/features/runtime/installer.js";
+import { detectSandbox } from "../src/server/features/runtime/sandbox.js";
+import { createApp } from "../src/server/http/app.js";
+import { projectRoot } from "../src/server/paths.js";
+import { withBenchDatabase } from "./bench-database.js";
+
+const PACKAGE = "@modelcontextprotocol/server-everything";
+const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
+const LOADS = (process.env.BENCH_LOADS ?? "1,8").split(",").map(Number);
+const PACKAGES_DIR = process.env.BENCH_PACKAGES_DIR ?? path.join(os.tmpdir(), "switchboard-bench-packages");
+
+interface Result {
+  callsPerSec: number;
+  p50: number;
+  p99: number;
+  calls: number;
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** One load run in a separate process (a client is never the gateway's own process). */
+function load(data: Record<string, unknown>): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ["--no-warnings", path.join(projectRoot, "scripts/bench-gateway-load.mjs"), JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data })], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    p.once("error", reject);
+    p.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      resolve(JSON.parse(out) as Result);
+    });
+  });
+}
+
+async function waitForPort(port: number, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = net.connect(port, "127.0.0.1", () => (s.end(), r(true)));
+      s.on("error", () => r(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+const fmt = (r: Result) => `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)`;
+
+async function main() {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-gateway-"));
+  const children: ChildProcess[] = [];
+  try {
+    await withBenchDatabase("sb_bench_gateway", {}, async (database, dbUrl) => {
+      const port = await freePort();
+      const config = loadConfig({ NODE_ENV: "production", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: dbUrl, DATA_DIR: dataDir, PACKAGES_DIR, LOG_LEVEL: "info", SANDBOX: process.env.BENCH_SANDBOX ?? "auto" });
+      // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
+      const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? "info" }, pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }));
+      const runtime = await createRuntime(config, database.db, log);
+      const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), runtime });
+      const gateway = new Gateway({ config, db: database.db, supervisor: runtime.supervisor, log });
+      const server = http.createServer(gateway.handler(getRequestListener(app.fetch)));
+      await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+
+      // The package once, for all three ways (the same files the deployment runs).
+      const sandbox = await detectSandbox({ SANDBOX: "off", SANDBOX_NETWORK: "host" }, log);
+      const installer = new Installer({ packagesDir: PACKAGES_DIR, deploymentsDir: path.join(dataDir, "direct"), sandbox, allowFileGit: false, timeoutMs: 300_000, memoryMb: 512, log });
+      const { argv } = await installer.prepare("direct", { kind: "npm", package: PACKAGE, version: null, args: [] });
+      const [command, ...args] = argv as [string, ...string[]];
+      const childEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir() };
+
+      // Switchboard: a real deployment of the package, reached with the owner's API key.
+      const id = randomUUID();
+      await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, `${id}@bench.example`]);
+      await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, 'bench', 'bench')`, [id, `${id}@bench.example`]);
+      await database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('everything', 'Everything', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`, [`npx -y ${PACKAGE}`]);
+      const key = (await createApiKey(database.db, { id, email: `${id}@bench.example`, emailVerified: true, username: "bench", fullName: "bench", isAdmin: false }, "bench")).apiKey;
+      const r = await fetch(`${config.PUBLIC_URL}/api/deploy/everything`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
+      if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
+      const dep = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
+      for (;;) {
+        const { rows } = await database.pool.query("select status, status_detail from deployments where id = $1", [dep.id]);
+        if (rows[0]?.status === "running") break;
+        if (rows[0]?.status === "failed") throw new Error(`deployment failed: ${rows[0].status_detail}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+
+      // supergateway: stateful Streamable HTTP, the same command.
+      const sgPort = await freePort();
+      const sg = spawn(process.execPath, [path.join(projectRoot, "node_modules/supergateway/dist/index.js"), "--stdio", [command, ...args].join(" "), "--outputTransport", "streamableHttp", "--stateful", "--port", String(sgPort), "--logLevel", "none"], { stdio: "ignore", env: { ...process.env, ...childEnv } });
+      children.push(sg);
+      await waitForPort(sgPort);
+
+      console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.supervisor.sandbox.kind}`);
+      const results: Record<string, Record<number, Result>> = { direct: {}, supergateway: {}, switchboard: {} };
+      for (const sessions of LOADS) {
+        results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
+        results.supergateway![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${sgPort}/mcp` });
+        results.switchboard![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
+        console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
+        for (const way of ["direct", "supergateway", "switchboard"]) console.log(`  ${way.padEnd(13)} ${fmt(results[way]![sessions]!)}`);
+      }
+      console.log("\nbudgets:");
+      for (const sessions of LOADS) {
+        const sb = results.switchboard![sessions]!;
+        const sgr = results.supergateway![sessions]!;
+        const d = results.direct![sessions]!;
+        const ratio = sb.callsPerSec / sgr.callsPerSec;
+        console.log(`  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`);
+      }
+      await gateway.close();
+      await runtime.supervisor.shutdown();
+      server.closeAllConnections();
+      server.close();
+    });
+  } finally {
+    for (const c of children) c.kill("SIGTERM");
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
