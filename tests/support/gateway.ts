@@ -35,9 +35,9 @@ export function raw(url: string, opts: { method?: string; headers?: Record<strin
 export const MCP_ACCEPT = "application/json, text/event-stream";
 
 /** A minimal Streamable HTTP session by hand: initialize, then JSON-RPC calls with chosen ids. */
-export async function rawSession(url: string, key: string, protocolVersion = "2025-06-18") {
+export async function rawSession(url: string, key: string, protocolVersion = "2025-06-18", capabilities: Record<string, unknown> = {}) {
   const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "content-type": "application/json" };
-  const init = await raw(url, { headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } } } });
+  const init = await raw(url, { headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities, clientInfo: { name: "raw", version: "1" } } } });
   if (init.status !== 200) throw new Error(`initialize: ${init.status} ${init.body}`);
   const sessionId = init.headers["mcp-session-id"] as string;
   const h = { ...headers, "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion };
@@ -68,3 +68,72 @@ export async function newApiKey(c: WebClient, name: string): Promise<string> {
 }
 
 export const textOf = (r: unknown) => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === "text")?.text ?? "");
+
+export interface SseEvent {
+  id?: string;
+  data: string;
+  retry?: number;
+}
+
+/** A request whose answer is read as server-sent events, one at a time; close() drops the connection. */
+export function sseRequest(url: string, opts: { method?: string; headers: Record<string, string>; body?: unknown }) {
+  const u = new URL(url);
+  const queue: SseEvent[] = [];
+  const waiters: ((e: SseEvent | null) => void)[] = [];
+  let ended = false;
+  let buf = "";
+  const deliver = (e: SseEvent | null) => {
+    const w = waiters.shift();
+    if (w) w(e);
+    else if (e) queue.push(e);
+  };
+  let req!: http.ClientRequest;
+  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+    req = http.request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? "POST", headers: opts.headers }, (res) => {
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        buf += d;
+        let i: number;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const e: SseEvent = { data: "" };
+          let isEvent = false;
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            isEvent = true;
+            const [field, ...rest] = line.split(":");
+            const value = rest.join(":").replace(/^ /, "");
+            if (field === "id") e.id = value;
+            else if (field === "data") e.data += value;
+            else if (field === "retry") e.retry = Number(value);
+          }
+          if (isEvent) deliver(e);
+        }
+      });
+      res.on("end", () => {
+        ended = true;
+        while (waiters.length) deliver(null);
+      });
+      resolve(res);
+    });
+    req.on("error", (e) => (ended ? undefined : reject(e)));
+  });
+  req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  return {
+    response,
+    /** the next event, or null once the stream ended; rejects after `timeoutMs` */
+    next(timeoutMs = 5000): Promise<SseEvent | null> {
+      if (queue.length) return Promise.resolve(queue.shift()!);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no event in time")), timeoutMs);
+        waiters.push((e) => {
+          clearTimeout(timer);
+          resolve(e);
+        });
+      });
+    },
+    close: () => req.destroy(),
+  };
+}
