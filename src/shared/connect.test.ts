@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { connectConfigs, npxArgs } from "./connect.js";
+import { clientName, connectConfigs, hostedConfigs, npxArgs } from "./connect.js";
 
 describe("connect configurations", () => {
   const keys = [{ key: "GitHub Personal Access Token", env_var: "GITHUB_PERSONAL_ACCESS_TOKEN", description: "repo scope" }];
@@ -25,5 +25,22 @@ describe("connect configurations", () => {
   it("has nothing to offer without an npx command", () => {
     expect(connectConfigs("x", null, null)).toBeNull();
     expect(npxArgs("uvx mcp-server-fetch")).toBeNull();
+  });
+});
+
+describe("hostedConfigs", () => {
+  const url = "https://switchboard.example/0123456789abcdef0123456789abcdef/mcp";
+  it("gives each client the gateway URL and the Authorization header", () => {
+    const c = hostedConfigs("alice/weather", url);
+    expect(c.claudeCode).toBe(`claude mcp add --transport http alice-weather ${url} --header "Authorization: Bearer <your API key>"`);
+    expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { "alice-weather": { url, headers: { Authorization: "Bearer <your API key>" } } } });
+    const vs = JSON.parse(c.vscode) as { servers: Record<string, { type: string; url: string; headers: Record<string, string> }>; inputs: { id: string; password: boolean }[] };
+    expect(vs.servers["alice-weather"]).toEqual({ type: "http", url, headers: { Authorization: "Bearer ${input:switchboard-api-key}" } });
+    expect(vs.inputs[0]).toMatchObject({ id: "switchboard-api-key", password: true });
+    expect(JSON.parse(c.claudeDesktop).mcpServers["alice-weather"].args).toEqual(["-y", "mcp-remote", url, "--header", "Authorization:Bearer <your API key>"]);
+  });
+  it("names the server after its id", () => {
+    expect(clientName("GitHub")).toBe("github");
+    expect(clientName("@scope/x y")).toBe("scope-x-y");
   });
 });

@@ -39,3 +39,34 @@ export function connectConfigs(id: string, npxCommand: string | null, keys: Requ
     }),
   };
 }
+
+// Client configurations for a hosted deployment, reached through the gateway with an API key.
+export interface HostedConfigs {
+  claudeCode: string;
+  cursor: string;
+  vscode: string;
+  /** clients that speak only stdio: the mcp-remote bridge */
+  claudeDesktop: string;
+}
+
+export const KEY_PLACEHOLDER = "<your API key>";
+
+/** A config name for a server id: `owner/name` and other characters become dashes. */
+export function clientName(serverId: string): string {
+  return serverId.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "switchboard";
+}
+
+export function hostedConfigs(serverId: string, url: string): HostedConfigs {
+  const name = clientName(serverId);
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  const auth = `Bearer ${KEY_PLACEHOLDER}`;
+  return {
+    claudeCode: `claude mcp add --transport http ${name} ${url} --header "Authorization: ${auth}"`,
+    cursor: json({ mcpServers: { [name]: { url, headers: { Authorization: auth } } } }),
+    vscode: json({
+      inputs: [{ type: "promptString", id: "switchboard-api-key", description: "Switchboard API key", password: true }],
+      servers: { [name]: { type: "http", url, headers: { Authorization: "Bearer ${input:switchboard-api-key}" } } },
+    }),
+    claudeDesktop: json({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, "--header", `Authorization:${auth}`] } } }),
+  };
+}

@@ -4,6 +4,7 @@ import { useNavigate } from "react-router";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
 import { CopyButton } from "./CopyButton";
+import { HostedConnect } from "./HostedConnect";
 import { Alert, actionButton, inputClass } from "./ui";
 
 // Spec sections 2 and 4 (Deployment panel): deploy with your own keys, watch the status (polled
@@ -109,6 +110,7 @@ export function DeploymentPanel(p: Props) {
             <CopyButton text={deployment.url} />
           </div>
         </div>
+        {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <Alert kind="error">{error}</Alert>}
         <div className="flex flex-wrap gap-2">
           <button type="button" onClick={onStop} disabled={busy !== null} className="inline-flex items-center gap-2 rounded-md border border-red-300 px-3 py-1.5 text-sm font-semibold text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40">

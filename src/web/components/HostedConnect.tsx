@@ -1,0 +1,51 @@
+import { useState } from "react";
+import { Link } from "react-router";
+import { hostedConfigs } from "../../shared/connect";
+import { CopyButton } from "./CopyButton";
+
+// How to point a client at a running deployment: the gateway URL plus one of the user's API keys.
+
+const CLIENTS = [
+  ["claudeCode", "Claude Code", "Terminal"],
+  ["cursor", "Cursor", "~/.cursor/mcp.json"],
+  ["vscode", "VS Code", ".vscode/mcp.json"],
+  ["claudeDesktop", "Claude Desktop", "claude_desktop_config.json (through mcp-remote)"],
+] as const;
+
+export function HostedConnect({ serverId, url }: { serverId: string; url: string }) {
+  const [client, setClient] = useState<(typeof CLIENTS)[number][0]>("claudeCode");
+  const configs = hostedConfigs(serverId, url);
+  const where = CLIENTS.find((c) => c[0] === client)![2];
+  return (
+    <div data-testid="hosted-connect">
+      <p className="text-xs text-slate-500">
+        Connect a client with one of your{" "}
+        <Link to="/servers/apikeys" className="text-indigo-600 hover:underline dark:text-indigo-400">
+          API keys
+        </Link>{" "}
+        in place of <code className="font-mono">&lt;your API key&gt;</code>.
+      </p>
+      <div role="radiogroup" aria-label="Client" className="mt-2 flex flex-wrap gap-1">
+        {CLIENTS.map(([id, label]) => (
+          <button
+            key={id}
+            type="button"
+            role="radio"
+            aria-checked={client === id}
+            onClick={() => setClient(id)}
+            className={`rounded px-2 py-1 text-xs font-medium ${client === id ? "bg-indigo-600 text-white" : "bg-slate-100 text-slate-700 hover:bg-slate-200 dark:bg-slate-800 dark:text-slate-300"}`}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <div className="mt-2 flex items-center justify-between text-xs text-slate-500">
+        <span>{where}</span>
+        <CopyButton text={configs[client]} />
+      </div>
+      <pre className="mt-1 max-h-56 overflow-auto rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
+        <code className="font-mono">{configs[client]}</code>
+      </pre>
+    </div>
+  );
+}
