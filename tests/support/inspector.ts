@@ -111,7 +111,8 @@ export async function runInspector<T = Record<string, unknown>>(
   try {
     const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
       execFile(tools.node, args, { env, cwd: state, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`inspector ${opts.args.join(" ")} failed: ${err.message}\nstdout: ${stdout}\nstderr: ${stderr}`));
+        // The command line in err.message holds the key; a failure report should not.
+        if (err) reject(new Error(`inspector ${opts.args.join(" ")} failed: ${err.message.replaceAll(opts.key, "<key>")}\nstdout: ${stdout}\nstderr: ${stderr}`));
         else resolve({ stdout, stderr });
       });
     });

@@ -69,6 +69,7 @@ export class Mux {
       const p = this.pending.get(gwId);
       if (!p) continue;
       this.finish(p);
+      p.outlet.abandon();
       this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "The client session ended" } });
     }
     for (const [k, s] of this.serverRequests) if (s === session) this.serverRequests.delete(k);

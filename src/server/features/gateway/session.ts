@@ -19,8 +19,11 @@ export interface Msg {
 
 /** Revisions whose clients accept a priming event (an id with empty data) and resume streams. */
 const PRIMING_FROM = "2025-11-25";
-const KEPT_EVENTS = 500;
+/** What a stream keeps for resumption: its last events up to this many bytes... */
+const KEPT_BYTES = 1024 * 1024;
+/** ...for at most this many streams a session, and a finished stream only this long. */
 const KEPT_STREAMS = 32;
+const KEEP_DONE_MS = 60_000;
 const KEEPALIVE_MS = 15_000;
 
 export const SSE_HEADERS = {
@@ -34,9 +37,11 @@ export const SSE_HEADERS = {
 export class EventStream {
   private seq = 0;
   private kept: { n: number; data: string }[] = [];
+  private keptBytes = 0;
   private res?: ServerResponse;
   private keepalive?: NodeJS.Timeout;
   done = false;
+  doneAt = 0;
 
   constructor(
     readonly id: string,
@@ -77,7 +82,8 @@ export class EventStream {
     const data = JSON.stringify(msg);
     if (this.resumable) {
       this.kept.push({ n, data });
-      if (this.kept.length > KEPT_EVENTS) this.kept.shift();
+      this.keptBytes += data.length;
+      while (this.keptBytes > KEPT_BYTES && this.kept.length > 1) this.keptBytes -= this.kept.shift()!.data.length;
     }
     this.res?.write(this.frame(n, data));
   }
@@ -96,6 +102,7 @@ export class EventStream {
 
   /** No more events: the open response ends; a later resume still replays what was kept. */
   end(): void {
+    if (!this.done) this.doneAt = Date.now();
     this.done = true;
     this.close();
   }
@@ -201,13 +208,11 @@ export class Session {
 
   private newStream(): EventStream {
     const s = new EventStream(String(++this.streamSeq), this.resumable);
-    this.streams.set(s.id, s);
-    if (this.streams.size > KEPT_STREAMS) {
-      for (const [id, old] of this.streams) {
-        if (this.streams.size <= KEPT_STREAMS) break;
-        if (old.done && old !== this.standalone) this.streams.delete(id);
-      }
+    const expired = Date.now() - KEEP_DONE_MS;
+    for (const [id, old] of this.streams) {
+      if (old.done && old !== this.standalone && (old.doneAt < expired || this.streams.size >= KEPT_STREAMS)) this.streams.delete(id);
     }
+    this.streams.set(s.id, s);
     return s;
   }
 
