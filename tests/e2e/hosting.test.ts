@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { sdkClient, textOf } from "../support/gateway.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 
@@ -34,10 +35,26 @@ describe("the Deployment panel in Chromium", () => {
     expect(await panel.locator(".bg-green-500").count()).toBe(1);
     const url = (await panel.locator("code").first().textContent())!;
     expect(url).toMatch(/^http:\/\/localhost:\d+\/[0-9a-f]{32}\/mcp$/);
-    await panel.getByRole("button", { name: "Copy" }).click();
+    const copyUrl = panel.getByRole("button", { name: "Copy" }).first();
+    await copyUrl.click();
     await panel.getByRole("button", { name: "Copied" }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
-    await panel.getByRole("button", { name: "Copy" }).waitFor({ timeout: 2000 }); // the icon lasts 1 s
+    await panel.getByRole("button", { name: "Copied" }).waitFor({ state: "detached", timeout: 2000 }); // the icon lasts 1 s
+
+    // How to connect a client: Claude Code's command by default, Cursor's config a click away.
+    const connect = panel.getByTestId("hosted-connect");
+    expect(await connect.locator("pre").textContent()).toBe(`claude mcp add --transport http everything ${url} --header "Authorization: Bearer <your API key>"`);
+    await connect.getByRole("radio", { name: "Cursor" }).click();
+    expect(JSON.parse((await connect.locator("pre").textContent())!)).toEqual({ mcpServers: { everything: { url, headers: { Authorization: "Bearer <your API key>" } } } });
+
+    // The URL works as shown, for an MCP client holding one of this user's API keys.
+    const apiKey = await page.evaluate(async () => {
+      const r = await fetch("/api/auth/apikeys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "e2e client" }) });
+      return ((await r.json()) as { apiKey: string }).apiKey;
+    });
+    const client = await sdkClient(url, apiKey);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "from the page's URL" } }))).toContain("from the page's URL");
+    await client.close();
 
     await panel.getByRole("button", { name: "Show output" }).click();
     await panel.getByTestId("deployment-logs").waitFor();

@@ -2,16 +2,14 @@
 // MCP server URL. The suite's CLI needs Node >= 22, so a Node 22 binary is installed next to it, in a
 // cache directory outside the project: neither ever goes into the project's package.json (a `node`
 // dependency would put its binary first on the PATH of every npm script).
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { installCached, once, readJson, run } from "./tool-cache.js";
 
 export const CONFORMANCE_VERSION = "0.1.16";
 const NODE_MAJOR = "22";
 const CACHE_DIR = path.join(os.tmpdir(), "switchboard-conformance-tools");
-const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 export interface ConformanceTools {
   /** absolute path of a Node 22 binary */
@@ -38,14 +36,6 @@ function nodeBinaryPackage(): string {
   return `${prefix}-${platform}-${process.arch}`;
 }
 
-function readJson(file: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-}
-
 /** Returns the tools installed under `dir`, or null when they are missing or not the wanted versions. */
 function findTools(dir: string): ConformanceTools | null {
   const modules = path.join(dir, "node_modules");
@@ -61,80 +51,13 @@ function findTools(dir: string): ConformanceTools | null {
   return { node, cli };
 }
 
-function run(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => {
-      output += `\n[killed after ${timeoutMs} ms]\n`;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.once("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
-async function install(): Promise<ConformanceTools> {
-  const existing = findTools(CACHE_DIR);
-  if (existing) return existing;
-
-  // Install into a private staging directory, then rename it into place: a rename is atomic, so a
-  // concurrent installer (another test worker) either wins or finds a complete installation.
-  fs.mkdirSync(path.dirname(CACHE_DIR), { recursive: true });
-  const staging = `${CACHE_DIR}.staging-${process.pid}-${randomBytes(4).toString("hex")}`;
-  fs.mkdirSync(staging, { recursive: true });
-  try {
-    const pkg = {
-      name: "switchboard-conformance-tools",
-      private: true,
-      dependencies: { "@modelcontextprotocol/conformance": CONFORMANCE_VERSION, [nodeBinaryPackage()]: `^${NODE_MAJOR}` },
-    };
-    fs.writeFileSync(path.join(staging, "package.json"), JSON.stringify(pkg, null, 2));
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const args = ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"];
-    const { code, output } = await run(npm, args, staging, INSTALL_TIMEOUT_MS);
-    if (code !== 0) throw new Error(`npm ${args.join(" ")} failed (exit ${code}) in ${staging}:\n${output}`);
-    if (!findTools(staging)) throw new Error(`npm install succeeded but the tools are not in ${staging}:\n${output}`);
-
-    if (fs.existsSync(CACHE_DIR) && !findTools(CACHE_DIR)) {
-      fs.rmSync(CACHE_DIR, { recursive: true, force: true }); // stale or broken installation
-    }
-    try {
-      fs.renameSync(staging, CACHE_DIR);
-    } catch (err) {
-      // someone else installed it first; theirs is as good as ours
-      if (!findTools(CACHE_DIR)) throw err;
-    }
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
-  const tools = findTools(CACHE_DIR);
-  if (!tools) throw new Error(`conformance tools missing from ${CACHE_DIR} after installation`);
-  return tools;
-}
-
-let installing: Promise<ConformanceTools> | undefined;
-
 /**
  * Installs (once; cached in `${os.tmpdir()}/switchboard-conformance-tools`) a Node 22 binary and
- * @modelcontextprotocol/conformance, and returns their paths. npm gets `process.env` unchanged, so
- * proxy variables and NODE_EXTRA_CA_CERTS apply.
+ * @modelcontextprotocol/conformance, and returns their paths.
  */
-export function ensureConformanceTools(): Promise<ConformanceTools> {
-  installing ??= install().catch((err: unknown) => {
-    installing = undefined;
-    throw err;
-  });
-  return installing;
-}
+export const ensureConformanceTools = once(() =>
+  installCached(CACHE_DIR, { "@modelcontextprotocol/conformance": CONFORMANCE_VERSION, [nodeBinaryPackage()]: `^${NODE_MAJOR}` }, findTools),
+);
 
 // ---- running the suite -----------------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
         <span>{where}</span>
         <CopyButton text={configs[client]} />
       </div>
-      <pre className="mt-1 max-h-56 overflow-auto rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
+      <pre className="mt-1 max-h-56 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
         <code className="font-mono">{configs[client]}</code>
       </pre>
     </div>
