@@ -44,7 +44,7 @@ async function freePort(): Promise<number> {
 /** One load run in a separate process (a client is never the gateway's own process). */
 function load(data: Record<string, unknown>): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--no-warnings", path.join(projectRoot, "scripts/bench-gateway-load.mjs"), JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data })], { stdio: ["ignore", "pipe", "inherit"] });
+    const p = spawn(process.execPath, ["--no-warnings", ...(process.env.BENCH_CLIENT_FLAGS?.split(" ").filter(Boolean) ?? []), path.join(projectRoot, "scripts/bench-gateway-load.mjs"), JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data })], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     p.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     p.once("error", reject);
