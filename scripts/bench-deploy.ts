@@ -2,16 +2,15 @@
 // already-installed npm package (budget < 3 s), and the memory each running deployment uses.
 // Real npm registry, real child processes, the sandbox this machine has.
 import { serve } from "@hono/node-server";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/server/config.js";
-import { createApiKey } from "../src/server/features/publishers/api-keys.js";
 import { createRuntime } from "../src/server/features/runtime/index.js";
 import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
-import { withBenchDatabase } from "./bench-database.js";
+import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";
 const CACHED_RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -33,13 +32,7 @@ async function main() {
         [`npx -y ${PACKAGE}`],
       );
       // Each deploy by a fresh Free user (3 deploys a month each).
-      const newKey = async () => {
-        const id = randomUUID();
-        await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, `${id}@bench.example`]);
-        await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, `${id}@bench.example`, `u${id.slice(0, 8)}`]);
-        const viewer = { id, email: `${id}@bench.example`, emailVerified: true, username: `u${id.slice(0, 8)}`, fullName: "bench", isAdmin: false };
-        return (await createApiKey(database.db, viewer, "bench")).apiKey;
-      };
+      const newKey = () => benchUserKey(database);
       const call = (key: string, method: string, p: string, body?: unknown) =>
         fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
       const deployToRunning = async (key: string) => {
@@ -47,12 +40,8 @@ async function main() {
         const r = await call(key, "POST", "/api/deploy/bench", { env: {} });
         if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
         const id = ((await r.json()) as { deploymentInfo: { id: string } }).deploymentInfo.id;
-        for (;;) {
-          const { rows } = await database.pool.query("select status, status_detail from deployments where id = $1", [id]);
-          if (rows[0]?.status === "running") return { id, ms: performance.now() - t0 };
-          if (rows[0]?.status === "failed") throw new Error(`failed: ${rows[0].status_detail}`);
-          await new Promise((res) => setTimeout(res, 10));
-        }
+        await waitUntilRunning(database, id);
+        return { id, ms: performance.now() - t0 };
       };
 
       console.log(`sandbox: ${runtime.supervisor.sandbox.kind}, network: ${runtime.supervisor.sandbox.network}; package ${PACKAGE}`);
@@ -86,10 +75,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -3,7 +3,7 @@
 // Streamable HTTP, one child per session) and Switchboard's gateway (one sandboxed child per
 // deployment, many sessions) - printing calls/s, p50 and p99 for each, and the budgets.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
@@ -13,13 +13,12 @@ import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
 import { loadConfig } from "../src/server/config.js";
 import { Gateway } from "../src/server/features/gateway/index.js";
-import { createApiKey } from "../src/server/features/publishers/api-keys.js";
 import { createRuntime } from "../src/server/features/runtime/index.js";
 import { Installer } from "../src/server/features/runtime/installer.js";
 import { detectSandbox } from "../src/server/features/runtime/sandbox.js";
 import { createApp } from "../src/server/http/app.js";
 import { projectRoot } from "../src/server/paths.js";
-import { withBenchDatabase } from "./bench-database.js";
+import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
@@ -93,20 +92,12 @@ async function main() {
       const childEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir() };
 
       // Switchboard: a real deployment of the package, reached with the owner's API key.
-      const id = randomUUID();
-      await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, `${id}@bench.example`]);
-      await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, 'bench', 'bench')`, [id, `${id}@bench.example`]);
       await database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('everything', 'Everything', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`, [`npx -y ${PACKAGE}`]);
-      const key = (await createApiKey(database.db, { id, email: `${id}@bench.example`, emailVerified: true, username: "bench", fullName: "bench", isAdmin: false }, "bench")).apiKey;
+      const key = await benchUserKey(database);
       const r = await fetch(`${config.PUBLIC_URL}/api/deploy/everything`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
       if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
       const dep = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
-      for (;;) {
-        const { rows } = await database.pool.query("select status, status_detail from deployments where id = $1", [dep.id]);
-        if (rows[0]?.status === "running") break;
-        if (rows[0]?.status === "failed") throw new Error(`deployment failed: ${rows[0].status_detail}`);
-        await new Promise((res) => setTimeout(res, 50));
-      }
+      await waitUntilRunning(database, dep.id);
 
       // supergateway: stateful Streamable HTTP, the same command.
       const sgPort = await freePort();
@@ -142,10 +133,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);
