@@ -2,7 +2,7 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, freePort, signedInUser, type TestApp } from "../support/app.js";
 import { ensureConformanceTools, runConformance, type ConformanceTools } from "../support/conformance.js";
-import { waitForStatus } from "../support/deployments.js";
+import { registerOwnedServer, waitForStatus } from "../support/deployments.js";
 import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "../support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
@@ -45,15 +45,7 @@ beforeAll(async () => {
   repo = await createFixtureRepo({ fixture: "conformance-server" });
   const owner = await signedInUser(t, "conformance@example.com");
   key = await newApiKey(owner, "conformance");
-  const reg = await owner.post("/api/servers", {
-    qualifiedName: "conformance/everything",
-    displayName: "Conformance fixture",
-    description: "Implements what the MCP conformance suite's server scenarios call",
-    repositoryUrl: "https://example.com/conformance",
-    keywords: "test",
-    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
-  });
-  expect(reg.status).toBe(201);
+  await registerOwnedServer(owner, "conformance/everything", "Conformance fixture");
   expect((await owner.post("/api/deploy/conformance/everything", { repositoryUrl: repo.url, env: {} })).status).toBe(202);
   const d = await waitForStatus(owner, "conformance/everything", "running", 60_000);
   proxy = await forwardingProxy(proxyPort, appPort, key);

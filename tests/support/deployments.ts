@@ -37,3 +37,16 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Registers an owned server (its connection details do not matter for deploying from git). */
+export async function registerOwnedServer(c: Client, qualifiedName: string, displayName = "Fixture"): Promise<void> {
+  const r = await c.post("/api/servers", {
+    qualifiedName,
+    displayName,
+    description: "A small MCP server from a git repository",
+    repositoryUrl: "https://example.com/fixture/repo",
+    keywords: "test",
+    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+  });
+  if (r.status !== 201) throw new Error(`register ${qualifiedName}: ${r.status} ${await r.text()}`);
+}

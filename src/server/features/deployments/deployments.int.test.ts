@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, waitForStatus } from "../../../../tests/support/deployments.js";
+import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
 import { GIT_TEXT } from "../runtime/git-url.js";
@@ -13,17 +13,7 @@ let owner: Client & { id: string };
 
 const text = (r: unknown) => ((r as { content: { text: string }[] }).content[0]?.text ?? "");
 
-async function registerFixture(c: Client, username: string, name = "fixture") {
-  const r = await c.post("/api/servers", {
-    qualifiedName: `${username}/${name}`,
-    displayName: "Fixture",
-    description: "A small MCP server from a git repository",
-    repositoryUrl: "https://example.com/fixture/repo",
-    keywords: "test",
-    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
-  });
-  expect(r.status).toBe(201);
-}
+const registerFixture = (c: Client, username: string, name = "fixture") => registerOwnedServer(c, `${username}/${name}`);
 
 async function deployFixture(c: Client, qn: string, env: Record<string, string> = {}) {
   const r = await c.post(`/api/deploy/${qn}`, { repositoryUrl: repo.url, env });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { waitForStatus } from "../../../../tests/support/deployments.js";
+import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
 import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import type { DeploymentView } from "../../../shared/deployments.js";
@@ -19,15 +19,7 @@ let deployment: DeploymentView;
 let url: string;
 
 async function deployFixture(c: Client, username: string, name: string): Promise<DeploymentView> {
-  const reg = await c.post("/api/servers", {
-    qualifiedName: `${username}/${name}`,
-    displayName: name,
-    description: "A small MCP server from a git repository",
-    repositoryUrl: "https://example.com/fixture/repo",
-    keywords: "test",
-    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
-  });
-  expect(reg.status).toBe(201);
+  await registerOwnedServer(c, `${username}/${name}`, name);
   const r = await c.post(`/api/deploy/${username}/${name}`, { repositoryUrl: repo.url, env: {} });
   expect(r.status, await r.clone().text()).toBe(202);
   return waitForStatus(c, `${username}/${name}`, "running", 60_000);
