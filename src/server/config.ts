@@ -47,6 +47,8 @@ const schema = z.object({
   // Gateway (docs/gateway.md)
   GATEWAY_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
   // Test-only: lets deployments clone file:// repositories (never in production).
   GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),

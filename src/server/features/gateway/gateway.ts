@@ -2,10 +2,11 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import { apiKeyInQuery, hashKey, KEY_PATTERN, keyGeneration, viewerFromApiKey } from "../publishers/api-keys.js";
+import { apiKeyInQuery, hashKey, KEY_PATTERN, keyGeneration, onKeysRevoked, viewerFromApiKey } from "../publishers/api-keys.js";
+import { findKeyOwner } from "../publishers/repo.js";
 import type { Child } from "../runtime/child.js";
 import type { Supervisor } from "../runtime/supervisor.js";
-import { RPC, Mux } from "./mux.js";
+import { capabilityFlags, isSupportedVersion, Mux, RPC, SUPPORTED_VERSIONS } from "./mux.js";
 import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
 import { HttpReply, LegacyReply, Session, type Msg } from "./session.js";
 import { UsageCounter } from "./usage.js";
@@ -15,7 +16,7 @@ import { UsageCounter } from "./usage.js";
 // same port as a plain Node handler: the hot path parses just enough JSON-RPC to route.
 
 const ROUTE = /^\/([0-9a-f]{32})\/(mcp|sse|messages)\/?$/;
-export const SUPPORTED_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+export { SUPPORTED_VERSIONS };
 const TARGET_TTL_MS = 5000;
 /** A verified key is trusted this long without a database round trip; a revocation in this process ends that at once. */
 const KEY_TTL_MS = 10_000;
@@ -37,11 +38,18 @@ export const GATEWAY_TEXT = {
   batch: "Invalid Request: batches are not supported; send one JSON-RPC message per request",
   sessionRequired: "Bad Request: Mcp-Session-Id header is required",
   sessionNotFound: "Session not found: it ended or expired; initialize a new session",
-  badVersion: (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v} (supported: ${[...SUPPORTED_VERSIONS].join(", ")})`,
+  badVersion: (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v.slice(0, 40)} (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
+  tooManySessions: (n: number) => `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,
   conflict: "Conflict: this session already has an open SSE stream",
   starting: "The MCP server is starting or restarting; try again in a few seconds",
   notRunning: "The MCP server is not running; deploy it again from its page",
 } as const;
+
+/** Who is asking: the key's owner, and the key itself (hashed). */
+interface Caller {
+  userId: string;
+  keyHash: string;
+}
 
 export interface GatewayDeps {
   config: Config;
@@ -114,12 +122,34 @@ export class Gateway {
 
   constructor(private readonly d: GatewayDeps) {
     this.allowedOrigins = new Set(d.config.allowedOrigins);
-    this.allowedHosts = new Set([...d.config.allowedOrigins].map((o) => new URL(o).host.toLowerCase()));
+    this.allowedHosts = new Set<string>();
+    for (const o of d.config.allowedOrigins) {
+      const u = new URL(o);
+      this.allowedHosts.add(u.host.toLowerCase());
+      // "example.com" and "example.com:443" name the same server
+      if (!u.port) this.allowedHosts.add(`${u.hostname.toLowerCase()}:${u.protocol === "https:" ? 443 : 80}`);
+    }
     // The machine itself (health checks, a local reverse proxy) on the port the app listens on.
     for (const h of ["localhost", "127.0.0.1", "[::1]"]) this.allowedHosts.add(`${h}:${d.config.PORT}`);
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
     const idle = d.config.GATEWAY_SESSION_IDLE_MS;
     this.sweeper = setInterval(() => this.expire(), Math.min(60_000, Math.max(250, idle / 4))).unref();
+    this.stopWatchingKeys = onKeysRevoked(() => void this.recheckSessionKeys());
+  }
+
+  private readonly stopWatchingKeys: () => void;
+
+  /** A revoked key (or deleted account) ends the sessions opened with it, open streams included. */
+  private async recheckSessionKeys() {
+    const hashes = new Set([...this.sessions.values()].map((s) => s.keyHash));
+    for (const hash of hashes) {
+      try {
+        if (await findKeyOwner(this.d.db, hash)) continue;
+        for (const s of [...this.sessions.values()]) if (s.keyHash === hash) this.end(s);
+      } catch (e) {
+        this.d.log.error({ err: e }, "could not re-check the keys of open gateway sessions");
+      }
+    }
   }
 
   /** Node request listener: answers gateway paths, hands everything else to `next`. */
@@ -153,29 +183,31 @@ export class Gateway {
     if (!key) return rpcError(res, 401, GATEWAY_TEXT.missingKey, challenge);
     const invalid = { "www-authenticate": 'Bearer realm="mcp", error="invalid_token"' };
     if (!KEY_PATTERN.test(key)) return rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
-    const [userId, target] = await Promise.all([this.userOf(key), this.target(proxyId)]);
+    const keyHash = hashKey(key);
+    const userId = await this.userOf(key, keyHash);
     if (!userId) return rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    const target = await this.target(proxyId);
     // Another user's key: the deployment's existence is not revealed.
     if (!target || target.userId !== userId) return rpcError(res, 404, GATEWAY_TEXT.notFound);
+    const who: Caller = { userId, keyHash };
 
     const method = req.method ?? "GET";
     if (kind === "mcp") {
-      if (method === "POST") return this.post(req, res, target, userId, started);
-      if (method === "GET") return this.get(req, res, target, userId);
-      if (method === "DELETE") return this.delete(req, res, target, userId);
+      if (method === "POST") return this.post(req, res, target, who, started);
+      if (method === "GET") return this.get(req, res, target, who);
+      if (method === "DELETE") return this.delete(req, res, target, who);
       return rpcError(res, 405, "Method Not Allowed", { allow: "GET, POST, DELETE" });
     }
     if (kind === "sse") {
-      if (method === "GET") return this.legacyOpen(req, res, target, userId, proxyId);
+      if (method === "GET") return this.legacyOpen(req, res, target, who, proxyId);
       return rpcError(res, 405, "Method Not Allowed", { allow: "GET" });
     }
-    if (method === "POST") return this.legacyPost(req, res, target, userId, params.get("sessionId") ?? "", started);
+    if (method === "POST") return this.legacyPost(req, res, target, who, params.get("sessionId") ?? "", started);
     return rpcError(res, 405, "Method Not Allowed", { allow: "POST" });
   }
 
   /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */
-  private async userOf(key: string): Promise<string | undefined> {
-    const hash = hashKey(key);
+  private async userOf(key: string, hash: string): Promise<string | undefined> {
     const hit = this.keys.get(hash);
     if (hit && hit.generation === keyGeneration() && Date.now() - hit.at < KEY_TTL_MS) return hit.userId;
     const generation = keyGeneration();
@@ -204,7 +236,7 @@ export class Gateway {
     if (!child) return undefined;
     let mux = this.muxes.get(child);
     if (!mux) {
-      mux = new Mux(child, (why) => this.d.log.warn({ deployment: target.id, why }, "gateway dropped a client message"));
+      mux = new Mux(child, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.d.log.warn({ deployment: target.id, why }, "gateway dropped a client message"));
       this.muxes.set(child, mux);
     }
     return mux;
@@ -215,7 +247,7 @@ export class Gateway {
     rpcError(res, 503, starting ? GATEWAY_TEXT.starting : GATEWAY_TEXT.notRunning, starting ? { "retry-after": "5" } : {}, RPC.serverError, id);
   }
 
-  private session(res: ServerResponse, id: string | undefined, target: GatewayTarget, userId: string, legacy = false): Session | undefined {
+  private session(res: ServerResponse, id: string | undefined, target: GatewayTarget, who: Caller, legacy = false): Session | undefined {
     if (!id) return void rpcError(res, 400, GATEWAY_TEXT.sessionRequired);
     const s = this.sessions.get(id);
     if (s && (s.closed || s.mux.dead)) {
@@ -223,7 +255,7 @@ export class Gateway {
       this.sessions.delete(id);
     }
     // A session presented with another user's key, or on another deployment, does not exist for them.
-    if (!s || s.closed || s.userId !== userId || s.deploymentId !== target.id || s.legacy !== legacy) {
+    if (!s || s.closed || s.userId !== who.userId || s.deploymentId !== target.id || s.legacy !== legacy) {
       return void rpcError(res, 404, GATEWAY_TEXT.sessionNotFound, {}, RPC.sessionNotFound);
     }
     s.lastActive = Date.now();
@@ -245,39 +277,59 @@ export class Gateway {
   }
 
   private logDone(target: GatewayTarget, msg: Msg, started: number) {
-    const tool = msg.method === "tools/call" && typeof msg.params?.name === "string" ? msg.params.name : undefined;
+    const tool = msg.method === "tools/call" && typeof msg.params?.name === "string" ? msg.params.name.slice(0, 100) : undefined;
+    const method = msg.method?.slice(0, 100);
     return (answer: Msg) => {
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      this.d.log.info({ deployment: target.id, method: msg.method, tool, status: answer.error ? "error" : "ok", ms }, "mcp request");
+      this.d.log.info({ deployment: target.id, method, tool, status: answer.error ? "error" : "ok", ms }, "mcp request");
     };
   }
 
-  private async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, userId: string, started: number) {
+  private async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, started: number) {
     if (!(accepts(req.headers.accept, "application/json") && accepts(req.headers.accept, "text/event-stream"))) return rpcError(res, 406, GATEWAY_TEXT.notAcceptable);
     if (!req.headers["content-type"]?.toLowerCase().startsWith("application/json")) return rpcError(res, 415, GATEWAY_TEXT.unsupportedMedia);
     const msg = await this.body(req, res);
     if (!msg) return;
-    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, userId, msg, false, started);
-    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, userId);
+    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, who, msg, started);
+    if (!this.versionOk(req, res)) return;
+    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, who);
     if (!session) return;
-    const version = req.headers["mcp-protocol-version"] as string | undefined;
-    if (version !== undefined && !SUPPORTED_VERSIONS.has(version)) return rpcError(res, 400, GATEWAY_TEXT.badVersion(version));
     if (msg.method !== undefined && msg.id !== undefined) {
-      this.usage.add(target.serverKind, target.serverRef);
-      return session.mux.forward(session, msg, new HttpReply(res, session, this.logDone(target, msg, started)));
+      if (session.mux.forward(session, msg, new HttpReply(res, session, this.logDone(target, msg, started)))) this.usage.add(target.serverKind, target.serverRef);
+      return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
     else session.mux.answerServer(session, msg);
     res.writeHead(202).end();
   }
 
-  /** initialize: a new session, answered from the server's cached result for that protocol version. */
-  private async initialize(res: ServerResponse, target: GatewayTarget, userId: string, msg: Msg, legacy: boolean, started: number, existing?: Session) {
-    const mux = this.mux(target);
-    if (!mux) {
-      if (existing) return existing.notify({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message: GATEWAY_TEXT.starting } });
-      return this.unavailable(res, target, msg.id);
+  private versionOk(req: IncomingMessage, res: ServerResponse): boolean {
+    const version = req.headers["mcp-protocol-version"] as string | undefined;
+    if (version === undefined || isSupportedVersion(version)) return true;
+    rpcError(res, 400, GATEWAY_TEXT.badVersion(version));
+    return false;
+  }
+
+  /** Room for one more session on the deployment: the longest-idle one without calls or open streams makes way. */
+  private makeRoom(mux: Mux): boolean {
+    if (mux.sessions.size < this.d.config.GATEWAY_MAX_SESSIONS) return true;
+    let idlest: Session | undefined;
+    for (const s of mux.sessions) if (s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
+    if (!idlest) return false;
+    this.end(idlest);
+    return true;
+  }
+
+  /** initialize: a new session (or the legacy stream's), answered from the server's cached result for that protocol version. */
+  private async initialize(res: ServerResponse, target: GatewayTarget, who: Caller, msg: Msg, started: number, existing?: Session) {
+    const fail = (status: number, message: string, headers: Record<string, string> = {}) =>
+      existing ? existing.notify({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message } }) : rpcError(res, status, message, headers, RPC.serverError, msg.id);
+    const mux = existing?.mux ?? this.mux(target);
+    if (!mux || mux.dead) {
+      const starting = this.d.supervisor.supervises(target.id);
+      return fail(503, starting ? GATEWAY_TEXT.starting : GATEWAY_TEXT.notRunning, starting ? { "retry-after": "5" } : {});
     }
+    if (!existing && !this.makeRoom(mux)) return fail(429, GATEWAY_TEXT.tooManySessions(mux.sessions.size));
     let answer: Msg;
     try {
       answer = await mux.initialize(msg.params);
@@ -287,13 +339,12 @@ export class Gateway {
     const reply: Msg = { jsonrpc: "2.0", id: msg.id! };
     if (answer.error) reply.error = answer.error;
     else reply.result = answer.result;
-    this.usage.add(target.serverKind, target.serverRef);
     this.logDone(target, msg, started)(reply);
-    const session = existing ?? new Session(userId, target.id, mux, legacy);
-    if (!answer.error) {
-      const result = answer.result as { protocolVersion?: string } | undefined;
-      session.protocolVersion = result?.protocolVersion ?? session.protocolVersion;
-      session.clientCapabilities = (msg.params?.capabilities as Record<string, unknown> | undefined) ?? {};
+    const session = existing ?? new Session(who.userId, who.keyHash, target.id, mux, false);
+    if (!answer.error && !mux.dead) {
+      this.usage.add(target.serverKind, target.serverRef);
+      session.protocolVersion = (answer.result as { protocolVersion: string }).protocolVersion;
+      session.capabilities = capabilityFlags(msg.params?.capabilities);
       if (!existing) {
         mux.attach(session);
         this.sessions.set(session.id, session);
@@ -302,22 +353,26 @@ export class Gateway {
     if (existing) return existing.notify(reply);
     const body = JSON.stringify(reply);
     const headers: Record<string, string> = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
-    if (!answer.error) headers["mcp-session-id"] = session.id;
+    if (this.sessions.get(session.id) === session) headers["mcp-session-id"] = session.id;
     res.writeHead(200, headers).end(body);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, userId: string) {
+  private get(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller) {
     if (!accepts(req.headers.accept, "text/event-stream")) return rpcError(res, 406, GATEWAY_TEXT.notAcceptableSse);
-    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, userId);
+    if (!this.versionOk(req, res)) return;
+    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, who);
     if (!session) return;
     const last = req.headers["last-event-id"] as string | undefined;
-    if (last && session.resume(last, res)) return;
-    if (session.standalone?.attached) return rpcError(res, 409, GATEWAY_TEXT.conflict);
-    session.openStandalone(res);
+    const found = last ? session.findStream(last) : undefined;
+    // One GET stream at a time, resumed or not.
+    if (found ? found.stream === session.standalone && found.stream.attached : session.standalone?.attached) return rpcError(res, 409, GATEWAY_TEXT.conflict);
+    if (found) session.resume(found, res);
+    else session.openStandalone(res);
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, userId: string) {
-    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, userId);
+  private delete(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller) {
+    if (!this.versionOk(req, res)) return;
+    const session = this.session(res, req.headers["mcp-session-id"] as string | undefined, target, who);
     if (!session) return;
     this.end(session);
     res.writeHead(200).end();
@@ -329,27 +384,33 @@ export class Gateway {
   }
 
   /** Legacy HTTP+SSE: the stream is the session; the endpoint event names where to POST. */
-  private legacyOpen(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, userId: string, proxyId: string) {
+  private legacyOpen(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string) {
+    if (!accepts(req.headers.accept ?? "text/event-stream", "text/event-stream")) return rpcError(res, 406, GATEWAY_TEXT.notAcceptableSse);
     const mux = this.mux(target);
     if (!mux) return this.unavailable(res, target);
-    const session = new Session(userId, target.id, mux, true);
+    if (!this.makeRoom(mux)) return rpcError(res, 429, GATEWAY_TEXT.tooManySessions(mux.sessions.size));
+    const session = new Session(who.userId, who.keyHash, target.id, mux, true);
     session.protocolVersion = "2024-11-05";
+    const stream = session.openStandalone(res);
+    if (!stream) return; // the client already left
     mux.attach(session);
     this.sessions.set(session.id, session);
-    session.openStandalone(res).writeRaw(`event: endpoint\ndata: /${proxyId}/messages?sessionId=${session.id}\n\n`);
-    res.on("close", () => this.end(session));
+    stream.onDetach = () => this.end(session);
+    stream.writeRaw(`event: endpoint\ndata: /${proxyId}/messages?sessionId=${session.id}\n\n`);
   }
 
-  private async legacyPost(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, userId: string, sessionId: string, started: number) {
-    const session = this.session(res, sessionId, target, userId, true);
-    if (!session) return;
+  private async legacyPost(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, sessionId: string, started: number) {
+    if (!this.session(res, sessionId, target, who, true)) return;
     const msg = await this.body(req, res);
     if (!msg) return;
+    // The stream may have closed while the body arrived.
+    const session = this.session(res, sessionId, target, who, true);
+    if (!session) return;
     res.writeHead(202).end("Accepted");
-    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, userId, msg, true, started, session);
+    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, who, msg, started, session);
     if (msg.method !== undefined && msg.id !== undefined) {
-      this.usage.add(target.serverKind, target.serverRef);
-      return session.mux.forward(session, msg, new LegacyReply(session, this.logDone(target, msg, started)));
+      if (session.mux.forward(session, msg, new LegacyReply(session, this.logDone(target, msg, started)))) this.usage.add(target.serverKind, target.serverRef);
+      return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
     else session.mux.answerServer(session, msg);
@@ -359,6 +420,7 @@ export class Gateway {
     const cutoff = Date.now() - this.d.config.GATEWAY_SESSION_IDLE_MS;
     for (const s of this.sessions.values()) {
       if (s.closed || s.mux.dead || (s.lastActive < cutoff && s.inflight.size === 0 && !s.hasOpenStream)) this.end(s);
+      else s.prune();
     }
   }
 
@@ -369,6 +431,7 @@ export class Gateway {
   /** Shutdown: sessions end, the last usage counts are written. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.stopWatchingKeys();
     for (const s of [...this.sessions.values()]) this.end(s);
     await this.usage.close();
   }

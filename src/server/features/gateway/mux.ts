@@ -22,16 +22,48 @@ interface Pending {
   clientId: Id;
   outlet: Outlet;
   progressToken?: string;
+  timer: NodeJS.Timeout;
 }
 
 /** Which client capability a server-to-client request needs. */
-const NEEDS: Record<string, string> = {
+const NEEDS: Record<string, keyof ClientCapabilities> = {
   "sampling/createMessage": "sampling",
   "elicitation/create": "elicitation",
   "roots/list": "roots",
 };
 
 export const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
+
+/** Revisions the gateway speaks, oldest first. */
+export const SUPPORTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
+const LATEST_VERSION = SUPPORTED_VERSIONS.at(-1)!;
+const SUPPORTED = new Set<string>(SUPPORTED_VERSIONS);
+export const isSupportedVersion = (v: string) => SUPPORTED.has(v);
+
+/**
+ * The server is initialized as one client that can do everything the gateway can route; which
+ * session may receive a sampling, elicitation or roots request is decided per session.
+ */
+const GATEWAY_CLIENT = {
+  capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+  clientInfo: { name: "switchboard-gateway", version: "1.0.0" },
+};
+
+export interface ClientCapabilities {
+  sampling: boolean;
+  elicitation: boolean;
+  roots: boolean;
+}
+
+/** Only the flags the gateway routes by: a client's capability object is never kept whole. */
+export function capabilityFlags(caps: unknown): ClientCapabilities {
+  const c = caps && typeof caps === "object" && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {};
+  return { sampling: c.sampling !== undefined, elicitation: c.elicitation !== undefined, roots: c.roots !== undefined };
+}
+
+const MAX_INFLIGHT_PER_SESSION = 100;
+const MAX_SUBSCRIPTIONS_PER_SESSION = 100;
+const MAX_URI_LENGTH = 2048;
 
 export class Mux {
   private seq = 0;
@@ -48,6 +80,7 @@ export class Mux {
 
   constructor(
     private readonly child: Child,
+    private readonly requestTimeoutMs: number,
     private readonly onMessageLost: (why: string) => void = () => {},
   ) {
     child.onMessage((m) => this.fromServer(m as Msg));
@@ -69,7 +102,7 @@ export class Mux {
       const p = this.pending.get(gwId);
       if (!p) continue;
       this.finish(p);
-      p.outlet.abandon();
+      p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.sessionNotFound, message: "The session ended before the server answered" } }, true);
       this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "The client session ended" } });
     }
     for (const [k, s] of this.serverRequests) if (s === session) this.serverRequests.delete(k);
@@ -84,17 +117,24 @@ export class Mux {
     }
   }
 
-  /** The server's initialize result for this protocol version (asked once, then cached). */
+  /**
+   * The server's initialize result for the client's protocol revision (a revision the gateway does
+   * not speak is asked as its latest): asked once per revision, then answered from the cache.
+   */
   initialize(params: Msg["params"]): Promise<Msg> {
-    const version = String(params?.protocolVersion ?? "");
+    const asked = String(params?.protocolVersion ?? "");
+    const version = SUPPORTED.has(asked) ? asked : LATEST_VERSION;
     let result = this.inits.get(version);
     if (!result) {
-      result = this.request("initialize", params).then((r) => {
-        if (r.error) this.inits.delete(version);
-        else this.trySend({ jsonrpc: "2.0", method: "notifications/initialized" });
+      result = this.request("initialize", { protocolVersion: version, ...GATEWAY_CLIENT }).then((r) => {
+        const agreed = (r.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+        if (!r.error && !(typeof agreed === "string" && SUPPORTED.has(agreed))) {
+          return { jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server answered with a protocol version the gateway does not speak (${String(agreed).slice(0, 40)})` } } as Msg;
+        }
+        if (!r.error) this.trySend({ jsonrpc: "2.0", method: "notifications/initialized" });
         return r;
       });
-      result.catch(() => this.inits.delete(version));
+      result.then((r) => r.error && this.inits.delete(version), () => this.inits.delete(version));
       this.inits.set(version, result);
     }
     return result;
@@ -119,33 +159,58 @@ export class Mux {
     });
   }
 
-  /** A client's request: forwarded under a gateway id; the answer goes to `outlet`. */
-  forward(session: Session, msg: Msg, outlet: Outlet): void {
-    const gwId = `sb${++this.seq}`;
-    const p: Pending = { gwId, session, clientId: msg.id!, outlet };
+  /** A client's request: forwarded under a gateway id; the answer goes to `outlet`. False when it was not forwarded. */
+  forward(session: Session, msg: Msg, outlet: Outlet): boolean {
+    const refuse = (message: string, code: number = RPC.invalidRequest) => {
+      outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code, message } }, true);
+      return false;
+    };
+    const key = idKey(msg.id);
+    if (session.inflight.has(key)) return refuse("A request with this id is already in flight in this session");
+    if (session.inflight.size >= MAX_INFLIGHT_PER_SESSION) return refuse(`Too many requests in flight in this session (at most ${MAX_INFLIGHT_PER_SESSION})`, RPC.serverError);
     let params = msg.params;
+    const uri = params?.uri;
+    if (msg.method === "resources/subscribe" && typeof uri === "string") {
+      if (uri.length > MAX_URI_LENGTH) return refuse("Resource URI too long");
+      if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) return refuse(`Too many subscriptions in this session (at most ${MAX_SUBSCRIPTIONS_PER_SESSION})`);
+      session.subscriptions.add(uri);
+    }
+    if (msg.method === "resources/unsubscribe" && typeof uri === "string") {
+      session.subscriptions.delete(uri);
+      // Another session still watching the resource keeps the server-side subscription.
+      for (const s of this.sessions) {
+        if (s.subscriptions.has(uri)) {
+          outlet.push({ jsonrpc: "2.0", id: msg.id!, result: {} }, true);
+          return false;
+        }
+      }
+    }
+    const gwId = `sb${++this.seq}`;
+    const timer = setTimeout(() => this.timeout(gwId), this.requestTimeoutMs).unref();
+    const p: Pending = { gwId, session, clientId: msg.id!, outlet, timer };
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       p.progressToken = `sbp${this.seq}`;
       params = { ...params, _meta: { ...params!._meta, progressToken: p.progressToken } };
       this.progress.set(p.progressToken, { pending: p, token });
     }
-    if (msg.method === "resources/subscribe" && typeof params?.uri === "string") session.subscriptions.add(params.uri);
-    if (msg.method === "resources/unsubscribe" && typeof params?.uri === "string") {
-      session.subscriptions.delete(params.uri);
-      // Another session still watching the resource keeps the server-side subscription.
-      for (const s of this.sessions) {
-        if (s.subscriptions.has(params.uri)) return outlet.push({ jsonrpc: "2.0", id: msg.id!, result: {} }, true);
-      }
-    }
     this.pending.set(gwId, p);
-    session.inflight.set(idKey(msg.id), gwId);
+    session.inflight.set(key, gwId);
     const out: Msg = { jsonrpc: "2.0", id: gwId, method: msg.method };
     if (params !== undefined) out.params = params;
     if (!this.trySend(out)) {
       this.finish(p);
-      outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message: "The MCP server is not running; it may be restarting. Start a new session in a moment." } }, true);
+      return refuse("The MCP server is not running; it may be restarting. Start a new session in a moment.", RPC.serverError);
     }
+    return true;
+  }
+
+  private timeout(gwId: string) {
+    const p = this.pending.get(gwId);
+    if (!p) return;
+    this.finish(p);
+    p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.serverError, message: `The MCP server did not answer within ${Math.round(this.requestTimeoutMs / 1000)} s` } }, true);
+    this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "Timed out at the gateway" } });
   }
 
   /** A client's notification: cancellations are translated to the gateway's ids. */
@@ -172,20 +237,23 @@ export class Mux {
   }
 
   private finish(p: Pending) {
+    clearTimeout(p.timer);
     this.pending.delete(p.gwId);
     p.session.inflight.delete(idKey(p.clientId));
     if (p.progressToken) this.progress.delete(p.progressToken);
   }
 
-  /** The request in flight most recently sent: the best owner for unlabelled server messages. */
-  private latestPending(): Pending | undefined {
+  /** The request in flight most recently sent (of a session that can take `needs`): the best owner for unlabelled server messages. */
+  private latestPending(needs?: keyof ClientCapabilities): Pending | undefined {
     let last: Pending | undefined;
-    for (const p of this.pending.values()) last = p;
+    for (const p of this.pending.values()) if (!needs || p.session.capabilities[needs]) last = p;
     return last;
   }
 
   private fromServer(m: Msg) {
     if (m.method !== undefined) {
+      if (typeof m.method !== "string") return this.onMessageLost("a server message whose method is not a string");
+      if (m.method === "ping") return; // the platform's own client answers the server's pings
       if (m.id !== undefined && m.id !== null) return this.serverRequest(m);
       return this.serverNotification(m);
     }
@@ -205,17 +273,16 @@ export class Mux {
   }
 
   private serverRequest(m: Msg) {
-    if (m.method === "ping") return void this.trySend({ jsonrpc: "2.0", id: m.id!, result: {} });
-    const p = this.latestPending();
+    const needs = NEEDS[m.method!];
+    const p = this.latestPending(needs);
     let session = p?.session;
     if (!session) {
       let best: Session | undefined;
-      for (const s of this.sessions) if (s.standalone && (!best || s.lastActive > best.lastActive)) best = s;
+      for (const s of this.sessions) if (s.standalone && (!needs || s.capabilities[needs]) && (!best || s.lastActive > best.lastActive)) best = s;
       session = best;
     }
-    const needs = NEEDS[m.method!];
-    if (!session || (needs && !(needs in session.clientCapabilities))) {
-      const why = session ? `The connected client does not support ${needs}` : "No client session is connected to answer this request";
+    if (!session) {
+      const why = needs ? `No connected client supports ${needs}` : "No client session is connected to answer this request";
       return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.methodNotFound, message: why } });
     }
     this.serverRequests.set(idKey(m.id), session);

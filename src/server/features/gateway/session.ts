@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { Mux } from "./mux.js";
+import type { ClientCapabilities, Mux } from "./mux.js";
 
 // A gateway session: one MCP client connected to one deployment. Its SSE streams outlive their
 // HTTP responses for a while, so a client that lost a connection can resume with Last-Event-ID.
@@ -53,19 +53,31 @@ export class EventStream {
   }
 
   /** Sends the stream's events after `after` (resumption), then everything new, on this response. */
-  attach(res: ServerResponse, headers: Record<string, string>, opts: { after?: number; priming?: boolean } = {}): void {
-    this.detach();
+  attach(res: ServerResponse, headers: Record<string, string>, opts: { after?: number; priming?: boolean } = {}): boolean {
+    // A response whose client already left never emits 'close' again: it must not count as attached.
+    if (res.destroyed || res.socket?.destroyed) return false;
+    this.close(); // a resumed stream replaces the response it had
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     this.res = res;
     if (opts.priming && this.resumable) res.write(`id: ${this.id}_${this.seq}\nretry: 1000\ndata: \n\n`);
     else res.flushHeaders();
     if (opts.after !== undefined) for (const e of this.kept) if (e.n > opts.after) res.write(this.frame(e.n, e.data));
-    if (this.done) return void this.close();
+    if (this.done) {
+      this.close();
+      return true;
+    }
     res.on("close", () => {
-      if (this.res === res) this.detach();
+      if (this.res === res) {
+        this.detach();
+        this.onDetach?.();
+      }
     });
     this.keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS).unref();
+    return true;
   }
+
+  /** called when the client's connection for this stream closes */
+  onDetach?: () => void;
 
   private frame(n: number, data: string) {
     return this.resumable ? `id: ${this.id}_${n}\nevent: message\ndata: ${data}\n\n` : `event: message\ndata: ${data}\n\n`;
@@ -181,7 +193,7 @@ export class Session {
   readonly id = randomBytes(24).toString("base64url");
   lastActive = Date.now();
   protocolVersion = "2025-03-26";
-  clientCapabilities: Record<string, unknown> = {};
+  capabilities: ClientCapabilities = { sampling: false, elicitation: false, roots: false };
   /** the GET stream (Streamable HTTP) or the /sse stream (legacy): notifications and server requests */
   standalone?: EventStream;
   /** client request id -> the id the gateway gave it on the server side */
@@ -193,6 +205,8 @@ export class Session {
 
   constructor(
     readonly userId: string,
+    /** the API key it was opened with (SHA-256): a revoked key ends its sessions */
+    readonly keyHash: string,
     readonly deploymentId: string,
     readonly mux: Mux,
     readonly legacy: boolean,
@@ -223,20 +237,27 @@ export class Session {
     return s;
   }
 
-  /** The GET stream; a second one while the first is open is refused by the caller (409). */
-  openStandalone(res: ServerResponse): EventStream {
+  /** The GET stream (or the legacy /sse stream); a second one while the first is open is refused by the caller (409). */
+  openStandalone(res: ServerResponse): EventStream | undefined {
     this.standalone ??= this.newStream();
-    this.standalone.attach(res, this.headers(), { priming: true });
-    return this.standalone;
+    return this.standalone.attach(res, this.headers(), { priming: true }) ? this.standalone : undefined;
   }
 
-  /** Resumes the stream a Last-Event-ID (`{stream}_{n}`) names; false when it is unknown. */
-  resume(lastEventId: string, res: ServerResponse): boolean {
+  /** The stream a Last-Event-ID (`{stream}_{n}`) names, and the event after which to resume. */
+  findStream(lastEventId: string): { stream: EventStream; after: number } | undefined {
     const m = /^(\d+)_(\d+)$/.exec(lastEventId);
-    const s = m ? this.streams.get(m[1]!) : undefined;
-    if (!s) return false;
-    s.attach(res, this.headers(), { after: Number(m![2]) });
-    return true;
+    const stream = m ? this.streams.get(m[1]!) : undefined;
+    return stream ? { stream, after: Number(m![2]) } : undefined;
+  }
+
+  resume(found: { stream: EventStream; after: number }, res: ServerResponse): void {
+    found.stream.attach(res, this.headers(), { after: found.after });
+  }
+
+  /** Finished streams are kept for resumption only a while. */
+  prune(): void {
+    const expired = Date.now() - KEEP_DONE_MS;
+    for (const [id, s] of this.streams) if (s.done && s !== this.standalone && s.doneAt < expired) this.streams.delete(id);
   }
 
   get hasOpenStream(): boolean {

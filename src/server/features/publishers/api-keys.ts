@@ -51,11 +51,18 @@ export async function revokeApiKey(db: Db, viewer: Viewer | null, name: string):
 }
 
 let generation = 0;
+const revocationListeners = new Set<() => void>();
 /** Changes whenever a key stops being valid in this process (revoked, or its account deleted). */
 export const keyGeneration = () => generation;
 /** Every cache of verified keys (the gateway's) starts over: the next request is checked in the database. */
 export function keysRevoked(): void {
   generation++;
+  for (const cb of revocationListeners) cb();
+}
+/** Called after every revocation (the gateway then checks the keys its open sessions were opened with). */
+export function onKeysRevoked(cb: () => void): () => void {
+  revocationListeners.add(cb);
+  return () => revocationListeners.delete(cb);
 }
 
 /** The key's owner, or null for a malformed, unknown or revoked key. Checked on every request. */

@@ -142,14 +142,25 @@ export class Child {
     this.pending = lines.pop()!;
     for (const line of lines) {
       if (!line.trim()) continue;
-      let msg: JSONRPCMessage;
+      let msg: unknown;
       try {
-        msg = JSON.parse(line) as JSONRPCMessage;
+        msg = JSON.parse(line);
       } catch {
-        this.log(line); // servers that print to stdout: keep it as log, not protocol
+        msg = undefined;
+      }
+      // Only JSON objects are protocol; `0`, `null` or `[...]` printed by a server are log lines.
+      if (!msg || typeof msg !== "object" || Array.isArray(msg)) {
+        this.log(line);
         continue;
       }
-      for (const l of this.listeners) l(msg);
+      for (const l of this.listeners) {
+        try {
+          l(msg as JSONRPCMessage);
+        } catch (e) {
+          // A listener's bug must never take the platform down with one server's output.
+          this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
+        }
+      }
     }
   }
 

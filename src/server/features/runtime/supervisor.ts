@@ -50,10 +50,12 @@ class ChildTransport implements Transport {
   private off?: () => void;
   constructor(private readonly child: Child) {}
   async start() {
-    // Only answers to the platform's own (numeric) request ids: the gateway's sessions use string
-    // ids, and server-to-client requests and notifications belong to the gateway's clients.
+    // Only answers to the platform's own (numeric) request ids, and the server's pings (answered
+    // even before any client connects): the gateway's sessions use string ids, and the other
+    // server-to-client requests and notifications belong to the gateway's clients.
     this.off = this.child.onMessage((m) => {
-      if ("id" in m && !("method" in m) && typeof m.id === "number") this.onmessage?.(m);
+      const mine = "method" in m ? m.method === "ping" : typeof (m as { id?: unknown }).id === "number";
+      if (mine) this.onmessage?.(m);
     });
     void this.child.exited.then(() => this.onclose?.());
   }
