@@ -104,17 +104,22 @@ async function main() {
       const sg = spawn(process.execPath, [path.join(projectRoot, "node_modules/supergateway/dist/index.js"), "--stdio", [command, ...args].join(" "), "--outputTransport", "streamableHttp", "--stateful", "--port", String(sgPort), "--logLevel", "none"], { stdio: "ignore", env: { ...process.env, ...childEnv } });
       children.push(sg);
       await waitForPort(sgPort);
+      const floorPort = await freePort();
+      children.push(spawn(process.execPath, [path.join(projectRoot, "scripts/bench-gateway-floor.mjs"), String(floorPort)], { stdio: "ignore" }));
+      await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.supervisor.sandbox.kind}`);
-      const results: Record<string, Record<number, Result>> = { direct: {}, supergateway: {}, switchboard: {} };
+      const results: Record<string, Record<number, Result>> = { direct: {}, supergateway: {}, switchboard: {}, "http floor": {} };
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
         results.supergateway![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${sgPort}/mcp` });
         results.switchboard![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
+        results["http floor"]![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
-        for (const way of ["direct", "supergateway", "switchboard"]) console.log(`  ${way.padEnd(13)} ${fmt(results[way]![sessions]!)}`);
+        for (const way of ["direct", "supergateway", "switchboard", "http floor"]) console.log(`  ${way.padEnd(13)} ${fmt(results[way]![sessions]!)}`);
       }
-      console.log("\nbudgets:");
+      console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
+      console.log("budgets:");
       for (const sessions of LOADS) {
         const sb = results.switchboard![sessions]!;
         const sgr = results.supergateway![sessions]!;
