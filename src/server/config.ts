@@ -50,6 +50,14 @@ const schema = z.object({
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  // Billing (docs/billing.md): without STRIPE_SECRET_KEY the built-in test-mode checkout is used.
+  STRIPE_SECRET_KEY: optional(z.string().min(1)),
+  STRIPE_WEBHOOK_SECRET: optional(z.string().min(1)),
+  /** Stripe's API address (tests point it at a local stand-in); default https://api.stripe.com */
+  STRIPE_API_BASE: optional(z.url({ protocol: /^https?$/ })),
+  /** a recurring Price for Pro; without it the checkout describes the $20/month price itself */
+  STRIPE_PRICE_PRO: optional(z.string().min(1)),
+  BILLING_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   // Test-only: lets deployments clone file:// repositories (never in production).
   GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),
 });

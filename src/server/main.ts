@@ -14,7 +14,7 @@ import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { namespaceFor } from "./features/registry-api/format.js";
 import { createRuntime } from "./features/runtime/index.js";
 import { Gateway } from "./features/gateway/index.js";
-import { createApp } from "./http/app.js";
+import { createApp, createServices } from "./http/app.js";
 import { createLogger, type Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
 import { loadOrCreateSecret } from "./secrets.js";
@@ -81,7 +81,9 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   const secret = await loadOrCreateSecret(path.resolve(projectRoot, config.DATA_DIR), "auth-secret", config.AUTH_SECRET);
   if (!config.AUTH_SECRET && config.NODE_ENV === "production") log.warn("AUTH_SECRET is not set: using the one generated in DATA_DIR");
   const runtime = await createRuntime(config, database.db, log);
-  const app = createApp({ config, database, log, secret, pages, dev: Boolean(dev), runtime });
+  const deps = { config, database, log, secret, pages, dev: Boolean(dev), runtime };
+  const services = createServices(deps);
+  const app = createApp(deps, services);
   const root = new Hono();
   if (!dev) {
     const clientDir = path.relative(process.cwd(), path.join(projectRoot, "build/client"));
@@ -127,6 +129,7 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
         }, 5000).unref();
       });
       await gateway.close();
+      services.billing.close();
       // Children stop gracefully first; their rows stay so the next start brings them back.
       await runtime.supervisor.shutdown();
       await dev?.close();

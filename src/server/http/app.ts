@@ -13,6 +13,8 @@ import { API_KEY_TEXT } from "../../shared/publishers.js";
 import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
+import { billingRoutes } from "../features/billing/routes.js";
+import { Billing } from "../features/billing/service.js";
 import { stopUserDeployments } from "../features/deployments/service.js";
 import type { Runtime } from "../features/runtime/index.js";
 import { healthRoutes } from "../features/health/routes.js";
@@ -45,6 +47,7 @@ export interface Services {
   auth: Auth;
   mailer: Mailer;
   limiter: RateLimiter;
+  billing: Billing;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -53,7 +56,8 @@ export function createServices(deps: AppDeps): Services {
     deps.mailer ??
     createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
   const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret });
-  return { auth, mailer, limiter: new RateLimiter() };
+  const billing = new Billing({ db: deps.database.db, config, log, supervisor: deps.runtime.supervisor });
+  return { auth, mailer, limiter: new RateLimiter(), billing };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
@@ -65,6 +69,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.route("/", publisherRoutes({ db }));
+  api.route("/", billingRoutes(services.billing));
   api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.runtime.box, supervisor: deps.runtime.supervisor }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
   api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });

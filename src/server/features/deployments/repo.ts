@@ -1,4 +1,4 @@
-import { and, count, eq, gte, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, serverCapabilities } from "../../db/schema.js";
 
@@ -8,6 +8,10 @@ export interface ServerRef {
   kind: ServerKind;
   ref: string;
 }
+
+/** Deployments that hold a slot of the plan: not failed, not stopped by a plan change. */
+export const RESTING = ["failed", "stopped"];
+const live = () => notInArray(deployments.status, RESTING);
 
 const refIs = (s: ServerRef) => and(eq(deployments.serverKind, s.kind), eq(deployments.serverRef, s.ref));
 
@@ -24,9 +28,24 @@ export async function listUserDeployments(db: Db, userId: string, server?: Serve
     .orderBy(deployments.createdAt);
 }
 
-/** Every deployment that should be running after a platform restart (failed ones stay failed). */
+/** Every deployment that should be running after a platform restart (failed and stopped ones stay so). */
 export async function listDeploymentsToRecover(db: Db): Promise<DeploymentRow[]> {
-  return db.select().from(deployments).where(ne(deployments.status, "failed")).orderBy(deployments.createdAt);
+  return db.select().from(deployments).where(live()).orderBy(deployments.createdAt);
+}
+
+/** A user's deployments that hold a slot, newest first. */
+export async function listLiveDeployments(db: Db, userId: string): Promise<DeploymentRow[]> {
+  return db.select().from(deployments).where(and(eq(deployments.userId, userId), live())).orderBy(desc(deployments.createdAt));
+}
+
+/** Users running more deployments than `atLeast` - 1: candidates for a plan check. */
+export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise<string[]> {
+  const rows = await db
+    .select({ userId: deployments.userId, n: count() })
+    .from(deployments)
+    .where(live())
+    .groupBy(deployments.userId);
+  return rows.filter((r) => r.n >= atLeast).map((r) => r.userId);
 }
 
 export async function updateDeployment(db: Db, id: string, fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>): Promise<void> {
@@ -49,20 +68,20 @@ export type ReserveResult = { ok: true; row: DeploymentRow; replaced?: string } 
 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
- * advisory lock, so parallel requests can never slip past the limits together. A failed
- * deployment of the same server is replaced; a live one is refused.
+ * advisory lock, so parallel requests can never slip past the limits together. A failed or
+ * stopped deployment of the same server is replaced; a live one is refused.
  */
 export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<typeof deployments.$inferInsert, "status">): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
     const server = { kind: row.serverKind as ServerKind, ref: row.serverRef };
     const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), refIs(server)));
-    if (existing && existing.status !== "failed") return { ok: false, reason: "already_deployed" } as const;
-    const [live] = await tx
+    if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
+    const [running] = await tx
       .select({ n: count() })
       .from(deployments)
-      .where(and(eq(deployments.userId, row.userId), ne(deployments.status, "failed")));
-    if ((live?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
+      .where(and(eq(deployments.userId, row.userId), live()));
+    if ((running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
     const monthStart = sql`date_trunc('month', now())`;
     const [month] = await tx
       .select({ n: count() })

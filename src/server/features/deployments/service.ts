@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, PLANS, type DeploymentView, type Plan, deployInput } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput } from "../../../shared/deployments.js";
+import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "../../../shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
 import type { Config } from "../../config.js";
@@ -26,9 +27,7 @@ export interface DeploymentDeps {
 type DeployInput = z.output<typeof deployInput>;
 
 /** The user's plan. Everyone is on Free until billing lands. */
-export async function planOf(_db: Db, _userId: string): Promise<Plan> {
-  return PLANS.free;
-}
+export { planOf };
 
 function signedIn(viewer: Viewer | null): Viewer {
   if (!viewer) throw new AppError("unauthorized", DEPLOY_TEXT.mustLogin);

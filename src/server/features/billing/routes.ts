@@ -1,0 +1,118 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { apiRouter, jsonError } from "../../http/openapi.js";
+import type { Billing } from "./service.js";
+
+// Spec section 7 (/subscriptions/*) and decisions.md (Billing).
+
+const auth: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
+const planSchema = z.object({ id: z.enum(["free", "pro"]), name: z.string(), description: z.string(), price_monthly: z.number(), features: z.array(z.string()) });
+const subscriptionView = z.object({
+  status: z.string(),
+  plan: planSchema,
+  period: z.enum(["month"]).nullable(),
+  currentPeriodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+});
+const providerView = z.object({ status: z.string(), productId: z.string(), productName: z.string(), interval: z.string(), currentPeriodEnd: z.string().nullable(), cancelAtPeriodEnd: z.boolean() });
+const ok = (schema: z.ZodTypeAny, description: string) => ({ content: { "application/json": { schema } }, description });
+const urlAnswer = z.object({ success: z.literal(true), url: z.string() });
+const idParams = z.object({ id: z.string().min(1).max(200) });
+
+const currentRoute = createRoute({
+  method: "get",
+  path: "/subscriptions/current",
+  tags: ["subscriptions"],
+  summary: "Your plan: Free, or Pro with its status and period",
+  security: auth,
+  responses: { 200: ok(z.object({ success: z.literal(true), subscription: subscriptionView }), "Your subscription"), 401: jsonError("Not signed in") },
+});
+
+const statusRoute = createRoute({
+  method: "get",
+  path: "/subscriptions/stripe-status",
+  tags: ["subscriptions"],
+  summary: "The payment provider's view of your subscription (Stripe, or the built-in test mode)",
+  security: auth,
+  responses: {
+    200: ok(z.object({ success: z.boolean(), subscription: providerView.nullable(), raw: z.unknown(), message: z.string().optional() }), "Provider status; success false without a paid subscription"),
+    401: jsonError("Not signed in"),
+  },
+});
+
+const checkoutRoute = createRoute({
+  method: "post",
+  path: "/subscriptions/checkout",
+  tags: ["subscriptions"],
+  summary: "Start a checkout for Pro; go to the returned URL (one open checkout per user)",
+  security: auth,
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ plan: z.string().max(20), period: z.enum(["monthly"]).default("monthly") }) } } } },
+  responses: { 200: ok(urlAnswer, "Checkout URL"), 400: jsonError("Unknown plan"), 401: jsonError("Not signed in"), 409: jsonError("Already on Pro") },
+});
+
+const cancelRoute = createRoute({
+  method: "post",
+  path: "/subscriptions/cancel",
+  tags: ["subscriptions"],
+  summary: "Cancel Pro at the end of the paid period",
+  security: auth,
+  responses: { 200: ok(z.object({ success: z.literal(true), message: z.string() }), "Cancelling at period end"), 400: jsonError("No paid subscription"), 401: jsonError("Not signed in") },
+});
+
+const testCheckoutRoute = createRoute({
+  method: "get",
+  path: "/subscriptions/test-checkout/{id}",
+  tags: ["subscriptions"],
+  summary: "Test mode: a checkout session of the built-in provider",
+  security: auth,
+  request: { params: idParams },
+  responses: { 200: ok(z.object({ id: z.string(), status: z.string(), plan: planSchema }), "Session"), 401: jsonError("Not signed in"), 404: jsonError("No such session of yours") },
+});
+
+const testDecision = (action: "confirm" | "cancel") =>
+  createRoute({
+    method: "post",
+    path: `/subscriptions/test-checkout/{id}/${action}`,
+    tags: ["subscriptions"],
+    summary: action === "confirm" ? "Test mode: confirm the payment (no card is charged); Pro starts now" : "Test mode: leave the checkout",
+    security: auth,
+    request: { params: idParams },
+    responses: { 200: ok(urlAnswer, "Where to go next"), 401: jsonError("Not signed in"), 404: jsonError("No such session of yours"), 409: jsonError("Not open any more") },
+  });
+
+const endPeriodRoute = createRoute({
+  method: "post",
+  path: "/subscriptions/test-clock/end-period",
+  tags: ["subscriptions"],
+  summary: "Test mode outside production: end the current period now, like a Stripe test clock",
+  security: auth,
+  responses: { 200: ok(z.object({ success: z.literal(true) }), "Period ended"), 400: jsonError("No test-mode subscription"), 401: jsonError("Not signed in"), 404: jsonError("Not available") },
+});
+
+const webhookRoute = createRoute({
+  method: "post",
+  path: "/webhooks/stripe",
+  tags: ["subscriptions"],
+  summary: "Stripe events (signed with STRIPE_WEBHOOK_SECRET); each event is applied once",
+  request: { headers: z.object({ "stripe-signature": z.string().optional() }) },
+  responses: { 200: ok(z.object({ received: z.literal(true), duplicate: z.boolean() }), "Received"), 400: jsonError("Bad or missing signature"), 404: jsonError("Stripe is not configured") },
+});
+
+export function billingRoutes(billing: Billing) {
+  return apiRouter()
+    .openapi(currentRoute, async (c) => c.json({ success: true as const, subscription: await billing.current(c.get("viewer")) }, 200))
+    .openapi(statusRoute, async (c) => c.json(await billing.providerStatus(c.get("viewer")), 200))
+    .openapi(checkoutRoute, async (c) => c.json({ success: true as const, url: await billing.checkout(c.get("viewer"), c.req.valid("json").plan.toLowerCase()) }, 200))
+    .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(c.get("viewer")) }, 200))
+    .openapi(testCheckoutRoute, async (c) => c.json(await billing.testCheckout(c.get("viewer"), c.req.valid("param").id), 200))
+    .openapi(testDecision("confirm"), async (c) => c.json({ success: true as const, url: await billing.confirmTestCheckout(c.get("viewer"), c.req.valid("param").id) }, 200))
+    .openapi(testDecision("cancel"), async (c) => c.json({ success: true as const, url: await billing.cancelTestCheckout(c.get("viewer"), c.req.valid("param").id) }, 200))
+    .openapi(endPeriodRoute, async (c) => {
+      await billing.endPeriodNow(c.get("viewer"));
+      return c.json({ success: true as const }, 200);
+    })
+    .openapi(webhookRoute, async (c) => {
+      // The signature covers the exact bytes Stripe sent: read the raw body, never re-serialised JSON.
+      const { applied } = await billing.webhook(await c.req.text(), c.req.header("stripe-signature"));
+      return c.json({ received: true as const, duplicate: !applied }, 200);
+    });
+}

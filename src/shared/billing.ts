@@ -1,0 +1,69 @@
+import { PLANS, type Plan } from "./deployments.js";
+
+// Spec sections 2 (Subscription), 3 (Subscription, Built-in plans), 4 (Subscription, Subscription
+// load), 7 (/subscriptions/*), 8 and 9; decisions.md (Billing).
+
+export const BILLING_TEXT = {
+  mustLogin: "You need to be logged in to access subscription features",
+  logIn: "Log In",
+  title: "Subscription Plans",
+  currentSubscription: "Current Subscription",
+  availablePlans: "Available Plans",
+  endsOn: (date: string) => `Your subscription will end on ${date}`,
+  cancel: "Cancel Subscription",
+  refresh: "Refresh Subscription",
+  currentPlan: "Current Plan",
+  useFree: "Use Free Plan",
+  subscribeTo: (plan: string) => `Subscribe to ${plan}`,
+  processing: "Processing...",
+  switchedToFree: "Switched to free plan successfully",
+  checkoutSuccess: "Your subscription has been successfully processed!",
+  checkoutCanceled: "Subscription checkout was canceled.",
+  authRequired: "Authentication required. Please try logging out and logging back in.",
+  loadFailed: "Failed to load subscription information",
+  processFailed: "Failed to process subscription",
+  cancelFailed: "Failed to cancel subscription",
+  checkoutFailed: "Failed to create checkout session",
+  canceled: "Subscription canceled successfully",
+  confirmCancel: "Cancel your Pro subscription? You keep Pro until the end of the current period, then move to the Free plan.",
+  cancelMessage: (date: string) => `Subscription canceled successfully. You keep Pro until ${date}, then move to the Free plan.`,
+  notSubscribed: "You have no paid subscription to cancel.",
+  alreadySubscribed: "You already have an active Pro subscription.",
+  unknownPlan: "Unknown plan: choose pro",
+  // built-in test-mode checkout (decisions.md, Billing)
+  testMode: "Test mode: no card is charged",
+  testCheckoutTitle: "Checkout",
+  confirmPayment: "Confirm payment",
+  cancelCheckout: "Cancel",
+  checkoutNotFound: "Checkout session not found",
+  checkoutClosed: "This checkout session is no longer open.",
+  stoppedByPlan: (plan: string, n: number) =>
+    `Stopped: your plan is now ${plan}, which runs ${n} deployment${n === 1 ? "" : "s"} at a time. Stop another deployment and deploy this one again, or upgrade to Pro.`,
+} as const;
+
+/** GET /api/subscriptions/current -> { success, subscription } */
+export interface SubscriptionView {
+  /** 'free' for no paid subscription; else the provider's status (active, trialing, past_due, canceled, ...) */
+  status: string;
+  plan: Pick<Plan, "id" | "name" | "description" | "price_monthly" | "features">;
+  /** billing period of a paid plan */
+  period: "month" | null;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+}
+
+/** GET /api/subscriptions/stripe-status -> { success, subscription, raw } */
+export interface ProviderStatusView {
+  status: string;
+  productId: string;
+  productName: string;
+  interval: string;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+}
+
+export const planView = (p: Plan): SubscriptionView["plan"] => ({ id: p.id, name: p.name, description: p.description, price_monthly: p.price_monthly, features: p.features });
+
+export const PLAN_LIST = [PLANS.free, PLANS.pro].map(planView);
+
+export const priceLabel = (p: { price_monthly: number }) => (p.price_monthly === 0 ? "Free" : `$${p.price_monthly}/mo`);
