@@ -18,5 +18,7 @@ export default [
   route("servers/apikeys", "routes/api-keys.tsx"),
   route("servers/add", "routes/add-server.tsx"),
   route("admin/mcp-servers", "routes/admin.tsx"),
+  route("subscription", "routes/subscription.tsx"),
+  route("subscription/test-checkout/:id", "routes/test-checkout.tsx"),
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

@@ -82,6 +82,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
         await new Promise((resolve) => server!.close(resolve));
       }
       await gateway.close();
+      services.billing.close();
       await runtime.supervisor.shutdown();
       await db.drop();
       await fs.rm(dataDir, { recursive: true, force: true });

@@ -24,4 +24,5 @@ async function main(): Promise<number> {
   });
 }
 
-process.exitCode = await main();
+// Stripe's client keeps connections alive: exit once the work is done.
+process.exit(await main());

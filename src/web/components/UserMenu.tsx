@@ -1,5 +1,5 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { KeyRound, LogOut, PlusCircle, User } from "lucide-react";
+import { CreditCard, KeyRound, LogOut, PlusCircle, User } from "lucide-react";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
@@ -45,6 +45,11 @@ export function UserMenu({ username }: { username: string }) {
           <DropdownMenu.Item asChild className={item}>
             <Link to="/servers/apikeys">
               <KeyRound className="h-4 w-4" aria-hidden /> API Keys
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/subscription">
+              <CreditCard className="h-4 w-4" aria-hidden /> Subscription
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item className={item} onSelect={() => void signOut()}>

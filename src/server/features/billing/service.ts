@@ -309,7 +309,8 @@ export class Billing {
       if (existing && !o.authoritative) {
         if (existing.subscriptionId === sub.id) {
           if (existing.status === "canceled" && status !== "canceled") return userId; // canceled is final
-          if (o.eventAt && existing.lastEventAt && o.eventAt < existing.lastEventAt) return userId; // older news
+          // Older news loses - except the end of a subscription, which nothing can undo.
+          if (!o.deleted && o.eventAt && existing.lastEventAt && o.eventAt < existing.lastEventAt) return userId;
         } else if (existing.subscriptionId && PAID_STATUSES.has(existing.status) && !PAID_STATUSES.has(status)) {
           return userId; // another, older subscription's end does not end the current one
         }

@@ -1,0 +1,274 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
+import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import { startStripeStandIn, type StripeStandIn } from "../../../../tests/support/stripe-stand-in.js";
+import { BILLING_TEXT, type SubscriptionView } from "../../../shared/billing.js";
+import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { projectRoot } from "../../paths.js";
+
+// Billing on a real PostgreSQL: the built-in test-mode provider end to end, and Stripe through a
+// local stand-in for api.stripe.com with webhooks signed by the stripe package itself.
+
+const current = async (c: Client) => ((await (await c.get("/api/subscriptions/current")).json()) as { subscription: SubscriptionView }).subscription;
+const checkout = (c: Client) => c.post("/api/subscriptions/checkout", { plan: "pro", period: "monthly" });
+const urlOf = async (r: Response) => ((await r.json()) as { url: string }).url;
+
+describe("test mode (no Stripe keys)", () => {
+  let t: TestApp;
+  let repo: FixtureRepo;
+  beforeAll(async () => {
+    t = await createTestApp({ GIT_ALLOW_FILE: "on" });
+    repo = await createFixtureRepo();
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await repo?.cleanup();
+  });
+
+  it("asks for a login without a session", async () => {
+    expect((await t.app.request("/api/subscriptions/current")).status).toBe(401);
+    expect((await postJson(t.app, "/api/subscriptions/checkout", { plan: "pro", period: "monthly" })).status).toBe(401);
+  });
+
+  it("subscribes through the test-mode checkout: the plan changes only when the payment is confirmed", async () => {
+    const ana = await signedInUser(t, "ana@example.com");
+    expect(await current(ana)).toEqual({ status: "free", plan: expect.objectContaining({ id: "free", name: "Free", price_monthly: 0 }), period: null, currentPeriodEnd: null, cancelAtPeriodEnd: false });
+    expect(((await (await ana.get("/api/subscriptions/stripe-status")).json()) as { success: boolean }).success).toBe(false);
+
+    // A double click: both requests get the same checkout.
+    const [a, b] = await Promise.all([checkout(ana), checkout(ana)]);
+    const url = await urlOf(a);
+    expect(url).toMatch(/^http:\/\/localhost:3000\/subscription\/test-checkout\/tcs_[0-9a-f]{32}$/);
+    expect(await urlOf(b)).toBe(url);
+    const id = url.split("/").pop()!;
+
+    // Reaching the success URL grants nothing.
+    await ana.get("/subscription?checkout_success=true");
+    expect((await current(ana)).plan.id).toBe("free");
+    // Nobody else can see or confirm it.
+    const eve = await signedInUser(t, "eve@example.com");
+    expect((await eve.get(`/api/subscriptions/test-checkout/${id}`)).status).toBe(404);
+    expect((await eve.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(404);
+
+    expect(await (await ana.get(`/api/subscriptions/test-checkout/${id}`)).json()).toMatchObject({ id, status: "open", plan: { id: "pro", price_monthly: 20 } });
+    const done = await ana.post(`/api/subscriptions/test-checkout/${id}/confirm`);
+    expect(await done.json()).toEqual({ success: true, url: "/subscription?checkout_success=true" });
+    expect((await ana.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(409); // once
+    const pro = await current(ana);
+    expect(pro).toMatchObject({ status: "active", plan: { id: "pro", name: "Pro", price_monthly: 20 }, period: "month", cancelAtPeriodEnd: false });
+    const days = (new Date(pro.currentPeriodEnd!).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(27);
+    expect(days).toBeLessThan(32);
+    expect(await (await ana.get("/api/subscriptions/stripe-status")).json()).toMatchObject({ success: true, subscription: { status: "active", productName: "Pro", interval: "month" } });
+    expect((await checkout(ana)).status).toBe(409); // already Pro
+
+    // Cancel: Pro until the period end, then Free.
+    const cancel = await ana.post("/api/subscriptions/cancel");
+    expect(((await cancel.json()) as { message: string }).message).toBe(BILLING_TEXT.cancelMessage(pro.currentPeriodEnd!.slice(0, 10)));
+    expect(await current(ana)).toMatchObject({ plan: { id: "pro" }, cancelAtPeriodEnd: true });
+    expect((await ana.post("/api/subscriptions/test-clock/end-period")).status).toBe(200);
+    expect(await current(ana)).toMatchObject({ status: "free", plan: { id: "free" } });
+    expect((await ana.post("/api/subscriptions/cancel")).status).toBe(400);
+  });
+
+  it("leaving the checkout changes nothing", async () => {
+    const bo = await signedInUser(t, "bo@example.com");
+    const id = (await urlOf(await checkout(bo))).split("/").pop()!;
+    expect(await (await bo.post(`/api/subscriptions/test-checkout/${id}/cancel`)).json()).toEqual({ success: true, url: "/subscription?checkout_canceled=true" });
+    expect((await bo.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(409);
+    expect((await current(bo)).plan.id).toBe("free");
+    expect((await bo.post("/api/subscriptions/checkout", { plan: "gold", period: "monthly" })).status).toBe(400);
+  });
+
+  it("hosting limits follow the plan: Pro runs more; when Pro ends the extra deployments stop (kept, with the reason)", async () => {
+    const cy = await signedInUser(t, "cyril@example.com");
+    for (const name of ["one", "two"]) await registerOwnedServer(cy, `cyril/${name}`);
+    const deploy = (name: string) => cy.post(`/api/deploy/cyril/${name}`, { repositoryUrl: repo.url, env: {} });
+    expect((await deploy("one")).status).toBe(202);
+    const refused = await deploy("two");
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+
+    await cy.post(`/api/subscriptions/test-checkout/${(await urlOf(await checkout(cy))).split("/").pop()}/confirm`);
+    expect((await deploy("two")).status).toBe(202); // at once
+    await waitForStatus(cy, "cyril/one", "running", 60_000);
+    const two = await waitForStatus(cy, "cyril/two", "running", 60_000);
+
+    await cy.post("/api/subscriptions/cancel");
+    await cy.post("/api/subscriptions/test-clock/end-period");
+    const stopped = (await (await cy.get("/api/deployments/server/cyril/two")).json()) as { deployments: DeploymentView[] };
+    expect(stopped.deployments[0]).toMatchObject({ id: two.id, status: "stopped", status_detail: BILLING_TEXT.stoppedByPlan("Free", 1) });
+    expect(t.runtime.supervisor.supervises(two.id)).toBe(false);
+    expect((await (await cy.get("/api/deployments/server/cyril/one")).json()) as { deployments: DeploymentView[] }).toMatchObject({ deployments: [{ status: "running" }] });
+    // Deploying the stopped one again needs a free slot.
+    expect((await deploy("two")).status).toBe(403);
+  });
+});
+
+describe("Stripe (through a local stand-in for api.stripe.com)", () => {
+  const secret = `whsec_${randomBytes(16).toString("hex")}`;
+  let t: TestApp;
+  let stripe: StripeStandIn;
+  let signer: Stripe;
+  const env = () => ({ STRIPE_SECRET_KEY: "sk_test_switchboard", STRIPE_WEBHOOK_SECRET: secret, STRIPE_API_BASE: stripe.url });
+  beforeAll(async () => {
+    stripe = await startStripeStandIn();
+    t = await createTestApp(env());
+    signer = new Stripe("sk_test_unused");
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await stripe?.close();
+  });
+
+  /** A Stripe event; `at` shifts its creation time in seconds (negative: older). */
+  const event = (type: string, object: unknown, at = 0) => ({
+    id: `evt_${randomBytes(12).toString("hex")}`,
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: Math.floor(Date.now() / 1000) + at,
+    livemode: false,
+    type,
+    data: { object },
+  });
+  const deliver = (payload: string, opts: { secret?: string; timestamp?: number; header?: string | null } = {}) => {
+    const header = opts.header === undefined ? signer.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? secret, ...(opts.timestamp ? { timestamp: opts.timestamp } : {}) }) : opts.header;
+    return t.app.request("/api/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", ...(header === null ? {} : { "stripe-signature": header }) }, body: payload });
+  };
+  const sub = (id: string) => stripe.subscriptions.get(id) as Record<string, unknown> & { id: string };
+
+  async function subscribe(c: Client & { id: string }) {
+    const url = await urlOf(await checkout(c));
+    const session = [...stripe.sessions.values()].find((s) => s.url === url)!;
+    const subscription = stripe.completeSession(session.id as string) as { id: string };
+    const r = await deliver(JSON.stringify(event("checkout.session.completed", stripe.sessions.get(session.id as string))));
+    expect(r.status).toBe(200);
+    return subscription.id;
+  }
+
+  it("creates one Checkout Session per user with the right parameters, even on a double click", async () => {
+    const dee = await signedInUser(t, "dee@example.com");
+    const before = stripe.requests.length;
+    const [a, b] = await Promise.all([checkout(dee), checkout(dee)]);
+    const url = await urlOf(a);
+    expect(await urlOf(b)).toBe(url);
+    expect(url).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
+    const creates = stripe.requests.slice(before).filter((r) => r.method === "POST" && r.path === "/v1/checkout/sessions");
+    expect(creates).toHaveLength(1);
+    expect(creates[0]!.authorization).toBe("Bearer sk_test_switchboard");
+    expect(creates[0]!.params).toMatchObject({
+      mode: "subscription",
+      success_url: "http://localhost:3000/subscription?checkout_success=true",
+      cancel_url: "http://localhost:3000/subscription?checkout_canceled=true",
+      client_reference_id: dee.id,
+      customer_email: "dee@example.com",
+      metadata: { userId: dee.id, plan: "pro" },
+      subscription_data: { metadata: { userId: dee.id, plan: "pro" } },
+      line_items: [{ quantity: "1", price_data: { currency: "usd", unit_amount: "2000", recurring: { interval: "month" } } }],
+    });
+    // The success URL alone grants nothing.
+    await dee.get("/subscription?checkout_success=true");
+    expect((await current(dee)).plan.id).toBe("free");
+  });
+
+  it("becomes Pro when Stripe's signed checkout.session.completed arrives; cancelling goes to Stripe", async () => {
+    const fay = await signedInUser(t, "fay@example.com");
+    const subId = await subscribe(fay);
+    expect(stripe.requests.some((r) => r.method === "GET" && r.path === `/v1/subscriptions/${subId}`)).toBe(true);
+    expect(await current(fay)).toMatchObject({ status: "active", plan: { id: "pro" }, cancelAtPeriodEnd: false });
+    expect(await (await fay.get("/api/subscriptions/stripe-status")).json()).toMatchObject({ success: true, subscription: { status: "active", productName: "Pro", interval: "month" }, raw: { id: subId } });
+
+    const r = await fay.post("/api/subscriptions/cancel");
+    expect(r.status).toBe(200);
+    const update = stripe.requests.findLast((x) => x.method === "POST" && x.path === `/v1/subscriptions/${subId}`)!;
+    expect(update.params).toEqual({ cancel_at_period_end: "true" });
+    expect(await current(fay)).toMatchObject({ plan: { id: "pro" }, cancelAtPeriodEnd: true });
+  });
+
+  it("refuses a missing, wrong, tampered or stale signature with 400 and changes nothing", async () => {
+    const gil = await signedInUser(t, "gil@example.com");
+    const url = await urlOf(await checkout(gil));
+    const session = [...stripe.sessions.values()].find((s) => s.url === url)!;
+    stripe.completeSession(session.id as string);
+    const payload = JSON.stringify(event("checkout.session.completed", stripe.sessions.get(session.id as string)));
+    expect((await deliver(payload, { header: null })).status).toBe(400);
+    expect((await deliver(payload, { secret: "whsec_wrong" })).status).toBe(400);
+    expect((await deliver(payload, { timestamp: Math.floor(Date.now() / 1000) - 301 })).status).toBe(400);
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret });
+    expect((await deliver(payload.replace("checkout.session.completed", "checkout.session.expired"), { header })).status).toBe(400);
+    expect((await current(gil)).plan.id).toBe("free");
+    expect((await deliver(payload)).status).toBe(200);
+    expect((await current(gil)).plan.id).toBe("pro");
+  });
+
+  it("applies an event once, even delivered again or five times at once", async () => {
+    const hal = await signedInUser(t, "hal@example.com");
+    const subId = await subscribe(hal);
+    Object.assign(sub(subId), { cancel_at_period_end: true });
+    const payload = JSON.stringify(event("customer.subscription.updated", sub(subId)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(payload)));
+    const bodies = (await Promise.all(answers.map((a) => a.json()))) as { duplicate: boolean }[];
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(bodies.filter((b) => !b.duplicate)).toHaveLength(1);
+    expect(((await (await deliver(payload)).json()) as { duplicate: boolean }).duplicate).toBe(true);
+    const id = (JSON.parse(payload) as { id: string }).id;
+    expect((await t.db.database.pool.query("select count(*)::int as n from billing_events where id = $1", [id])).rows[0].n).toBe(1);
+    expect(await current(hal)).toMatchObject({ plan: { id: "pro" }, cancelAtPeriodEnd: true });
+  });
+
+  it("never lets an older event win: 'updated: active' arriving after 'deleted' leaves the user Free", async () => {
+    const ivy = await signedInUser(t, "ivy@example.com");
+    const subId = await subscribe(ivy);
+    const activeSnapshot = { ...sub(subId), status: "active" };
+    Object.assign(sub(subId), { status: "canceled" }); // what Stripe itself now says
+    const deleted = event("customer.subscription.deleted", sub(subId), -5);
+    const olderUpdate = event("customer.subscription.updated", activeSnapshot, -60);
+    expect((await deliver(JSON.stringify(deleted))).status).toBe(200);
+    expect((await current(ivy)).plan.id).toBe("free");
+    expect((await deliver(JSON.stringify(olderUpdate))).status).toBe(200);
+    expect(await current(ivy)).toMatchObject({ status: "free", plan: { id: "free" } });
+    // Even a newer 'updated' cannot bring a canceled subscription back.
+    expect((await deliver(JSON.stringify(event("customer.subscription.updated", activeSnapshot))))).toHaveProperty("status", 200);
+    expect((await current(ivy)).plan.id).toBe("free");
+
+    // Between two updates, the newer one stands whatever the arrival order.
+    const jo = await signedInUser(t, "jo@example.com");
+    const joSub = await subscribe(jo);
+    const older = event("customer.subscription.updated", { ...sub(joSub), cancel_at_period_end: false }, 10);
+    Object.assign(sub(joSub), { cancel_at_period_end: true });
+    const newer = event("customer.subscription.updated", sub(joSub), 20);
+    await deliver(JSON.stringify(newer));
+    await deliver(JSON.stringify(older));
+    expect(await current(jo)).toMatchObject({ plan: { id: "pro" }, cancelAtPeriodEnd: true });
+  });
+
+  it("marks a failed payment past_due (still Pro while Stripe retries)", async () => {
+    const kit = await signedInUser(t, "kit@example.com");
+    const subId = await subscribe(kit);
+    const invoice = { id: `in_${randomBytes(8).toString("hex")}`, object: "invoice", subscription: subId, customer: sub(subId).customer };
+    Object.assign(sub(subId), { status: "past_due" });
+    expect((await deliver(JSON.stringify(event("invoice.payment_failed", invoice, 1)))).status).toBe(200);
+    expect(await current(kit)).toMatchObject({ status: "past_due", plan: { id: "pro" } });
+  });
+
+  it("npm run billing:reconcile repairs what missed webhooks left wrong", async () => {
+    const lu = await signedInUser(t, "lu@example.com");
+    const subId = await subscribe(lu);
+    // Stripe canceled it, and the webhook never came.
+    Object.assign(sub(subId), { status: "canceled" });
+    expect((await current(lu)).plan.id).toBe("pro");
+    // Not spawnSync: the stand-in answers from this very process.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const p = execFile(process.execPath, [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/billing-reconcile.ts"], { cwd: projectRoot, env: { PATH: process.env.PATH, DATABASE_URL: t.db.url, ...env() }, timeout: 60_000 }, (_e, stdout, stderr) => resolve({ status: p.exitCode, stdout, stderr }));
+    });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Checked \d+ subscriptions with Stripe: 1 repaired, 0 could not be read\./);
+    expect((await current(lu)).plan.id).toBe("free");
+  });
+});
