@@ -65,7 +65,11 @@ export function createApi(deps: AppDeps, services: Services) {
   const api = apiRouter();
   api.route("/", waitlistRoutes({ db }));
   const supervisor = deps.runtime.supervisor;
-  api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete: (userId) => stopUserDeployments({ db, supervisor }, userId) }));
+  const beforeDelete = async (userId: string) => {
+    await stopUserDeployments({ db, supervisor }, userId);
+    await services.billing.endForDeletedAccount(userId);
+  };
+  api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete }));
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.route("/", publisherRoutes({ db }));

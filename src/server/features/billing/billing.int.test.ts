@@ -256,6 +256,15 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     expect(await current(kit)).toMatchObject({ status: "past_due", plan: { id: "pro" } });
   });
 
+  it("deleting the account cancels its Stripe subscription, so nobody pays for a gone account", async () => {
+    const mo = await signedInUser(t, "mo@example.com");
+    const subId = await subscribe(mo);
+    const r = await mo.del(`/api/users/${mo.id}`, { confirmEmail: "mo@example.com" });
+    expect(r.status).toBe(200);
+    expect(stripe.requests.some((x) => x.method === "DELETE" && x.path === `/v1/subscriptions/${subId}`)).toBe(true);
+    expect(sub(subId).status).toBe("canceled");
+  });
+
   it("npm run billing:reconcile repairs what missed webhooks left wrong", async () => {
     const lu = await signedInUser(t, "lu@example.com");
     const subId = await subscribe(lu);

@@ -227,6 +227,13 @@ export class Billing {
     return BILLING_TEXT.cancelMessage(dateText(after?.currentPeriodEnd ?? null));
   }
 
+  /** A deleted account stops paying: its Stripe subscription is canceled at once (the row goes with the user). */
+  async endForDeletedAccount(userId: string): Promise<void> {
+    const row = await findSubscription(this.d.db, userId);
+    if (row?.provider !== "stripe" || !row.subscriptionId || row.status === "canceled" || !this.stripe) return;
+    await this.stripe.subscriptions.cancel(row.subscriptionId);
+  }
+
   /** Test clock (test mode, never production): the current period ends now. */
   async endPeriodNow(viewer: Viewer | null): Promise<void> {
     const v = signedIn(viewer);
