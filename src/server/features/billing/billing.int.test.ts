@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, freePort, postJson, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import { startStripeStandIn, type StripeStandIn } from "../../../../tests/support/stripe-stand-in.js";
@@ -279,5 +279,19 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/Checked \d+ subscriptions with Stripe: 1 repaired, 0 could not be read\./);
     expect((await current(lu)).plan.id).toBe("free");
+  });
+});
+
+describe("Stripe unreachable", () => {
+  it("a checkout says so clearly (503), it is not a bare server error", async () => {
+    const t = await createTestApp({ STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x", STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const nia = await signedInUser(t, "nia@example.com");
+      const r = await checkout(nia);
+      expect(r.status).toBe(503);
+      expect(await r.json()).toMatchObject({ error: BILLING_TEXT.checkoutFailed });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -49,6 +49,16 @@ const addMonth = (d: Date) => {
   return n;
 };
 
+/** A failed call to Stripe (unreachable, refused) becomes a clear 503, not a bare 500. */
+async function viaStripe<T>(call: Promise<T>, message: string, log: Logger): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    log.error({ err: e }, "Stripe call failed");
+    throw new AppError("unavailable", message);
+  }
+}
+
 function signedIn(viewer: Viewer | null): Viewer {
   if (!viewer) throw new AppError("unauthorized", "Authentication required");
   return viewer;
@@ -149,7 +159,7 @@ export class Billing {
       const lineItem = this.d.config.STRIPE_PRICE_PRO
         ? { price: this.d.config.STRIPE_PRICE_PRO, quantity: 1 }
         : { price_data: { currency: "usd", unit_amount: PLANS.pro.price_monthly * 100, recurring: { interval: "month" as const }, product_data: { name: `${this.d.config.SITE_NAME} ${PLANS.pro.name}` } }, quantity: 1 };
-      const session = await this.stripe.checkout.sessions.create(
+      const session = await viaStripe(this.stripe.checkout.sessions.create(
         {
           mode: "subscription",
           line_items: [lineItem],
@@ -161,7 +171,7 @@ export class Billing {
           subscription_data: { metadata: { userId: v.id, plan: "pro" } },
         },
         { idempotencyKey: `checkout-${v.id}-${Math.floor(Date.now() / 60_000)}` },
-      );
+      ), BILLING_TEXT.checkoutFailed, this.d.log);
       if (!session.url) throw new AppError("unavailable", BILLING_TEXT.checkoutFailed);
       await insertCheckout(tx, { id: session.id, userId: v.id, provider: "stripe", plan: "pro", url: session.url, expiresAt: session.expires_at ? new Date(session.expires_at * 1000) : expiresAt });
       return session.url;
@@ -218,7 +228,7 @@ export class Billing {
     if (!row?.subscriptionId || effectivePlan(row).id !== "pro") throw new AppError("validation_failed", BILLING_TEXT.notSubscribed);
     if (row.provider === "stripe") {
       if (!this.stripe) throw new AppError("unavailable", BILLING_TEXT.cancelFailed);
-      const sub = await this.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true });
+      const sub = await viaStripe(this.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true }), BILLING_TEXT.cancelFailed, this.d.log);
       await this.applySubscription(sub, { authoritative: true });
     } else {
       await updateSubscription(this.d.db, v.id, { cancelAtPeriodEnd: true });
@@ -231,7 +241,7 @@ export class Billing {
   async endForDeletedAccount(userId: string): Promise<void> {
     const row = await findSubscription(this.d.db, userId);
     if (row?.provider !== "stripe" || !row.subscriptionId || row.status === "canceled" || !this.stripe) return;
-    await this.stripe.subscriptions.cancel(row.subscriptionId);
+    await viaStripe(this.stripe.subscriptions.cancel(row.subscriptionId), "Your subscription could not be canceled with Stripe, so the account was not deleted; try again in a moment", this.d.log);
   }
 
   /** Test clock (test mode, never production): the current period ends now. */
@@ -268,7 +278,8 @@ export class Billing {
       userHint = session.client_reference_id ?? session.metadata?.userId ?? undefined;
       const subId = typeof session.subscription === "string" ? session.subscription : session.subscription?.id;
       // The session names the subscription; its state comes from the provider itself.
-      if (subId) sub = await this.stripe.subscriptions.retrieve(subId);
+      // Unreachable: a 503, and Stripe delivers the event again later.
+      if (subId) sub = await viaStripe(this.stripe.subscriptions.retrieve(subId), "Could not read the subscription from Stripe; try again later", this.d.log);
     } else if (event.type.startsWith("customer.subscription.")) {
       sub = event.data.object as Stripe.Subscription;
     }
