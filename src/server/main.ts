@@ -83,6 +83,8 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   const runtime = await createRuntime(config, database.db, log);
   const deps = { config, database, log, secret, pages, dev: Boolean(dev), runtime };
   const services = createServices(deps);
+  services.billing.start();
+  if (!services.billing.webhooksEnabled && config.NODE_ENV === "production") log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
   const app = createApp(deps, services);
   const root = new Hono();
   if (!dev) {

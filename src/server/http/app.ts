@@ -1,4 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { ServerBuild } from "react-router";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
@@ -65,9 +66,10 @@ export function createApi(deps: AppDeps, services: Services) {
   const api = apiRouter();
   api.route("/", waitlistRoutes({ db }));
   const supervisor = deps.runtime.supervisor;
+  // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
-    await stopUserDeployments({ db, supervisor }, userId);
     await services.billing.endForDeletedAccount(userId);
+    await stopUserDeployments({ db, supervisor }, userId);
   };
   api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete }));
   api.route("/", catalogRoutes({ db }));
@@ -91,6 +93,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use(requestContext(deps.log));
   app.use(securityHeaders(deps.config, { dev: deps.dev ?? false }));
   app.use("/api/*", originCheck(deps.config));
+  // No API request needs more; a client streaming an endless body is cut off, not buffered.
+  app.use("/api/*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413) }));
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
 
   app.route("/", healthRoutes({ pool: deps.database.pool }));

@@ -1,10 +1,8 @@
 import { Moon, Sun } from "lucide-react";
-import { useSyncExternalStore } from "react";
-import { applyTheme, readTheme, subscribeTheme, type Theme } from "../lib/theme";
+import { applyTheme, useTheme, type Theme } from "../lib/theme";
 
 export function ThemeToggle() {
-  // The server always renders dark; the boot script may already have switched to light.
-  const theme = useSyncExternalStore(subscribeTheme, readTheme, () => "dark" as Theme);
+  const theme = useTheme();
   const next: Theme = theme === "dark" ? "light" : "dark";
   return (
     <button

@@ -1,3 +1,5 @@
+import { useSyncExternalStore } from "react";
+
 // The theme lives in localStorage under a fixed key; dark is the default (spec section 3).
 export const THEME_KEY = "theme";
 export type Theme = "dark" | "light";
@@ -39,4 +41,9 @@ export function applyTheme(theme: Theme): void {
     // private mode: the choice lasts for this page only
   }
   window.dispatchEvent(new Event(EVENT));
+}
+
+/** The current theme, following changes (the server always renders dark; the boot script may already have switched). */
+export function useTheme(): Theme {
+  return useSyncExternalStore(subscribeTheme, readTheme, () => "dark" as Theme);
 }

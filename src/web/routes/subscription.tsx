@@ -1,12 +1,13 @@
 import { Check, CreditCard, Loader2, RefreshCw, TriangleAlert } from "lucide-react";
-import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { toast, Toaster } from "sonner";
 import { BILLING_TEXT, PLAN_LIST, priceLabel, type ProviderStatusView, type SubscriptionView } from "../../shared/billing";
-import { actionButton, Alert } from "../components/ui";
+import { actionButton, Alert, secondaryButton } from "../components/ui";
 import { api } from "../lib/api";
 import { longDate } from "../lib/dates";
-import { readTheme, subscribeTheme, type Theme } from "../lib/theme";
+import { useTheme } from "../lib/theme";
+import { statusLabel } from "../../shared/deployments";
 import type { Route } from "./+types/subscription";
 
 // Spec sections 2 (Subscription), 4 (Subscription, Subscription load), 8 and 9 (refresh 1 s after a
@@ -41,16 +42,6 @@ async function fetchSubscription(): Promise<Loaded> {
   if (current.ok && current.data?.subscription) return { ok: true, sub: current.data.subscription };
   if (current.status === 401) return { ok: false, message: BILLING_TEXT.authRequired };
   return { ok: false, message: (!current.ok && current.error) || BILLING_TEXT.loadFailed };
-}
-
-/** "active" -> "Active", "past_due" -> "Past due" */
-const statusLabel = (s: string) => {
-  const t = s.replace(/_/g, " ");
-  return t.charAt(0).toUpperCase() + t.slice(1);
-};
-
-function useTheme(): Theme {
-  return useSyncExternalStore(subscribeTheme, readTheme, () => "dark" as Theme);
 }
 
 export default function Subscription({ loaderData }: Route.ComponentProps) {
@@ -349,7 +340,7 @@ function PlanCard(p: {
         className={`mt-6 ${
           featured && !p.current
             ? `${actionButton} w-full`
-            : "inline-flex w-full items-center justify-center gap-2 rounded-md border border-slate-300 bg-white px-4 py-2 font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+            : secondaryButton
         }`}
       >
         {p.busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}

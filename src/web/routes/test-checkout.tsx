@@ -65,7 +65,7 @@ export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
       <div className="overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900/60">
         <p
           role="note"
-          className="flex items-center justify-center gap-2 border-b border-amber-300 bg-amber-100 px-4 py-3 text-sm font-semibold uppercase tracking-wide text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200"
+          className="flex items-center justify-center gap-2 border-b border-amber-300 bg-amber-100 px-4 py-3 text-sm font-semibold tracking-wide text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200"
         >
           <FlaskConical className="h-4 w-4" aria-hidden /> {BILLING_TEXT.testMode}
         </p>

@@ -76,6 +76,11 @@ describe("test mode (no Stripe keys)", () => {
     expect((await ana.post("/api/subscriptions/cancel")).status).toBe(400);
   });
 
+  it("an API body over 1 MB is refused with 413 before anything reads it", async () => {
+    const r = await t.app.request("/api/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }, body: "x".repeat(2 * 1024 * 1024) });
+    expect(r.status).toBe(413);
+  });
+
   it("leaving the checkout changes nothing", async () => {
     const bo = await signedInUser(t, "bo@example.com");
     const id = (await urlOf(await checkout(bo))).split("/").pop()!;

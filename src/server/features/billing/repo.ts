@@ -4,7 +4,7 @@ import { billingEvents, checkoutSessions, subscriptions, user } from "../../db/s
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type CheckoutRow = typeof checkoutSessions.$inferSelect;
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export async function findSubscription(db: DbOrTx, userId: string): Promise<SubscriptionRow | undefined> {

@@ -111,6 +111,8 @@ export function billingRoutes(billing: Billing) {
       return c.json({ success: true as const }, 200);
     })
     .openapi(webhookRoute, async (c) => {
+      // Nothing is read from anyone when Stripe is not configured.
+      if (!billing.webhooksEnabled) return c.json({ error: "Stripe webhooks are not configured", code: "not_found" }, 404);
       // The signature covers the exact bytes Stripe sent: read the raw body, never re-serialised JSON.
       const { applied } = await billing.webhook(await c.req.text(), c.req.header("stripe-signature"));
       return c.json({ received: true as const, duplicate: !applied }, 200);

@@ -25,8 +25,8 @@ import {
   updateSubscription,
   userExists,
   userIdForCustomer,
-  type DbOrTx,
   type SubscriptionRow,
+  type Tx,
 } from "./repo.js";
 
 // Billing: Free and Pro. Without Stripe keys a built-in test-mode checkout stands in for the
@@ -42,6 +42,8 @@ export interface BillingDeps {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Calls a person waits for: fail fast rather than hold the page. */
+const INTERACTIVE = { timeout: 8000, maxNetworkRetries: 1 };
 const dateText = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "");
 const addMonth = (d: Date) => {
   const n = new Date(d);
@@ -90,12 +92,20 @@ function subscriptionFields(sub: Stripe.Subscription) {
 
 export class Billing {
   readonly stripe: Stripe | undefined;
-  private readonly sweeper: NodeJS.Timeout;
+  private sweeper: NodeJS.Timeout | undefined;
   private sweeping = false;
 
   constructor(private readonly d: BillingDeps) {
     this.stripe = stripeClient(d.config);
-    this.sweeper = setInterval(() => void this.sweep(), d.config.BILLING_SWEEP_MS).unref();
+  }
+
+  /** The periodic check (ended test-mode periods, plan limits); the app process starts it. */
+  start(): void {
+    this.sweeper ??= setInterval(() => void this.sweep(), this.d.config.BILLING_SWEEP_MS).unref();
+  }
+
+  get webhooksEnabled(): boolean {
+    return Boolean(this.stripe && this.d.config.STRIPE_WEBHOOK_SECRET);
   }
 
   get mode(): "stripe" | "test" {
@@ -122,7 +132,10 @@ export class Billing {
     if (!row?.subscriptionId) return none;
     if (row.provider === "stripe") {
       if (!this.stripe) return none;
-      const sub = await this.stripe.subscriptions.retrieve(row.subscriptionId).catch(() => undefined);
+      const sub = await this.stripe.subscriptions.retrieve(row.subscriptionId, {}, { timeout: 5000, maxNetworkRetries: 0 }).catch((e: unknown) => {
+        this.d.log.warn({ err: e }, "Stripe status could not be read; the page falls back to the stored subscription");
+        return undefined;
+      });
       if (!sub) return { ...none, message: "The payment provider could not be reached" };
       const f = subscriptionFields(sub);
       return {
@@ -138,44 +151,68 @@ export class Billing {
 
   // ---- checkout --------------------------------------------------------------------------------
 
-  /** A checkout URL for Pro: one open session per user, so a double click gets the same one. */
+  /**
+   * A checkout URL for Pro: one open session per user, so a double click gets the same one. Calls
+   * to Stripe run outside any database transaction (no pool connection waits on the network),
+   * one at a time per user in this process; the idempotency key covers other processes.
+   */
   async checkout(viewer: Viewer | null, plan: string): Promise<string> {
     const v = signedIn(viewer);
     if (plan !== "pro") throw new AppError("validation_failed", BILLING_TEXT.unknownPlan);
-    return this.d.db.transaction(async (tx) => {
-      await lockUser(tx, v.id);
-      const open = await openCheckout(tx, v.id);
-      if (open && open.provider === this.mode) return open.url;
-      const row = await findSubscription(tx, v.id);
-      if (effectivePlan(row).id === "pro") throw new AppError("conflict", BILLING_TEXT.alreadySubscribed);
-      const expiresAt = new Date(Date.now() + DAY);
-      if (!this.stripe) {
-        const id = `tcs_${randomBytes(16).toString("hex")}`;
-        const url = `${this.d.config.PUBLIC_URL}/subscription/test-checkout/${id}`;
-        await insertCheckout(tx, { id, userId: v.id, provider: "test", plan: "pro", url, expiresAt });
-        return url;
-      }
+    return this.oneAtATime(v.id, async () => {
+      const existing = await this.d.db.transaction(async (tx) => {
+        await lockUser(tx, v.id);
+        const row = await findSubscription(tx, v.id);
+        if (effectivePlan(row).id === "pro") throw new AppError("conflict", BILLING_TEXT.alreadySubscribed);
+        const open = await openCheckout(tx, v.id);
+        if (open && open.provider === this.mode) return { url: open.url, row };
+        if (!this.stripe) {
+          const id = `tcs_${randomBytes(16).toString("hex")}`;
+          const url = `${this.d.config.PUBLIC_URL}/subscription/test-checkout/${id}`;
+          await insertCheckout(tx, { id, userId: v.id, provider: "test", plan: "pro", url, expiresAt: new Date(Date.now() + DAY) });
+          return { url, row };
+        }
+        return { url: undefined, row };
+      });
+      if (existing.url || !this.stripe) return existing.url!;
       const back = `${this.d.config.PUBLIC_URL}/subscription`;
       const lineItem = this.d.config.STRIPE_PRICE_PRO
         ? { price: this.d.config.STRIPE_PRICE_PRO, quantity: 1 }
         : { price_data: { currency: "usd", unit_amount: PLANS.pro.price_monthly * 100, recurring: { interval: "month" as const }, product_data: { name: `${this.d.config.SITE_NAME} ${PLANS.pro.name}` } }, quantity: 1 };
-      const session = await viaStripe(this.stripe.checkout.sessions.create(
-        {
-          mode: "subscription",
-          line_items: [lineItem],
-          success_url: `${back}?checkout_success=true`,
-          cancel_url: `${back}?checkout_canceled=true`,
-          client_reference_id: v.id,
-          ...(row?.customerId ? { customer: row.customerId } : { customer_email: v.email }),
-          metadata: { userId: v.id, plan: "pro" },
-          subscription_data: { metadata: { userId: v.id, plan: "pro" } },
-        },
-        { idempotencyKey: `checkout-${v.id}-${Math.floor(Date.now() / 60_000)}` },
-      ), BILLING_TEXT.checkoutFailed, this.d.log);
+      const session = await viaStripe(
+        this.stripe.checkout.sessions.create(
+          {
+            mode: "subscription",
+            line_items: [lineItem],
+            success_url: `${back}?checkout_success=true`,
+            cancel_url: `${back}?checkout_canceled=true`,
+            client_reference_id: v.id,
+            ...(existing.row?.customerId ? { customer: existing.row.customerId } : { customer_email: v.email }),
+            metadata: { userId: v.id, plan: "pro" },
+            subscription_data: { metadata: { userId: v.id, plan: "pro" } },
+          },
+          { idempotencyKey: `checkout-${v.id}-${Math.floor(Date.now() / 60_000)}`, ...INTERACTIVE },
+        ),
+        BILLING_TEXT.checkoutFailed,
+        this.d.log,
+      );
       if (!session.url) throw new AppError("unavailable", BILLING_TEXT.checkoutFailed);
-      await insertCheckout(tx, { id: session.id, userId: v.id, provider: "stripe", plan: "pro", url: session.url, expiresAt: session.expires_at ? new Date(session.expires_at * 1000) : expiresAt });
+      const expiresAt = session.expires_at ? new Date(session.expires_at * 1000) : new Date(Date.now() + DAY);
+      await insertCheckout(this.d.db, { id: session.id, userId: v.id, provider: "stripe", plan: "pro", url: session.url, expiresAt });
       return session.url;
     });
+  }
+
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /** Runs `fn` after any earlier call for the same user has finished. */
+  private oneAtATime<T>(userId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(userId) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(userId, tail);
+    void tail.then(() => this.queues.get(userId) === tail && this.queues.delete(userId));
+    return run;
   }
 
   /** The built-in test-mode checkout page's data. */
@@ -228,7 +265,7 @@ export class Billing {
     if (!row?.subscriptionId || effectivePlan(row).id !== "pro") throw new AppError("validation_failed", BILLING_TEXT.notSubscribed);
     if (row.provider === "stripe") {
       if (!this.stripe) throw new AppError("unavailable", BILLING_TEXT.cancelFailed);
-      const sub = await viaStripe(this.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true }), BILLING_TEXT.cancelFailed, this.d.log);
+      const sub = await viaStripe(this.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true }, INTERACTIVE), BILLING_TEXT.cancelFailed, this.d.log);
       await this.applySubscription(sub, { authoritative: true });
     } else {
       await updateSubscription(this.d.db, v.id, { cancelAtPeriodEnd: true });
@@ -241,7 +278,11 @@ export class Billing {
   async endForDeletedAccount(userId: string): Promise<void> {
     const row = await findSubscription(this.d.db, userId);
     if (row?.provider !== "stripe" || !row.subscriptionId || row.status === "canceled" || !this.stripe) return;
-    await viaStripe(this.stripe.subscriptions.cancel(row.subscriptionId), "Your subscription could not be canceled with Stripe, so the account was not deleted; try again in a moment", this.d.log);
+    const gone = (e: unknown) => (e as { code?: string }).code === "resource_missing";
+    const cancel = this.stripe.subscriptions.cancel(row.subscriptionId, {}, INTERACTIVE).catch((e: unknown) => {
+      if (!gone(e)) throw e; // already gone at Stripe: nothing left to pay for
+    });
+    await viaStripe(cancel, "Your subscription could not be canceled with Stripe, so the account was not deleted; try again in a moment", this.d.log);
   }
 
   /** Test clock (test mode, never production): the current period ends now. */
@@ -312,8 +353,8 @@ export class Billing {
    * always wins; an event applies only if it is not older than the last one applied, and never
    * revives a subscription that was canceled.
    */
-  async applySubscription(sub: Stripe.Subscription, o: { tx?: DbOrTx; eventAt?: Date; userHint?: string; deleted?: boolean; authoritative?: boolean }): Promise<string | undefined> {
-    const run = async (tx: DbOrTx) => {
+  async applySubscription(sub: Stripe.Subscription, o: { tx?: Tx; eventAt?: Date; userHint?: string; deleted?: boolean; authoritative?: boolean }): Promise<string | undefined> {
+    const run = async (tx: Tx) => {
       const f = subscriptionFields(sub);
       let userId = sub.metadata?.userId || o.userHint;
       if (!userId && f.customerId) userId = await userIdForCustomer(tx, f.customerId);
@@ -321,7 +362,7 @@ export class Billing {
         this.d.log.warn({ subscription: sub.id }, "a Stripe subscription for no known user was ignored");
         return undefined;
       }
-      await lockUser(tx as Parameters<typeof lockUser>[0], userId);
+      await lockUser(tx, userId);
       const existing = await findSubscription(tx, userId);
       const status = o.deleted ? "canceled" : f.status;
       if (existing && !o.authoritative) {

@@ -41,11 +41,12 @@ export async function listLiveDeployments(db: Db, userId: string): Promise<Deplo
 /** Users running more deployments than `atLeast` - 1: candidates for a plan check. */
 export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise<string[]> {
   const rows = await db
-    .select({ userId: deployments.userId, n: count() })
+    .select({ userId: deployments.userId })
     .from(deployments)
     .where(live())
-    .groupBy(deployments.userId);
-  return rows.filter((r) => r.n >= atLeast).map((r) => r.userId);
+    .groupBy(deployments.userId)
+    .having(gte(count(), atLeast));
+  return rows.map((r) => r.userId);
 }
 
 export async function updateDeployment(db: Db, id: string, fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>): Promise<void> {
