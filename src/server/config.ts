@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
 
 // The one schema over process.env. Read once at start-up; every bad variable is reported together.
 const port = z.coerce.number().int().min(1).max(65535);
@@ -35,9 +36,27 @@ const schema = z.object({
   SECRETS_KEY: optional(z.string().min(32, "must be at least 32 characters")),
   PACKAGES_DIR: optional(z.string().min(1)),
   DEPLOYMENTS_DIR: optional(z.string().min(1)),
-  SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
+  SANDBOX: z.enum(["auto", "bwrap", "strict", "off"]).default("auto"),
+  /** who may deploy when a guarantee of the sandbox is missing here: admins only, or everyone (an operator's explicit choice) */
+  SANDBOX_INCOMPLETE: z.enum(["admins", "everyone"]).default("admins"),
   SANDBOX_NETWORK: z.enum(["egress", "none", "host"]).default("egress"),
+  /** private IPv4 destinations hosted code may reach after all (comma-separated addresses or CIDRs) */
+  SANDBOX_EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      try {
+        parseAllowList(v);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }),
+  /** first host uid of sandboxed processes (the platform's installs); deployments get the next 65,535 */
+  SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_000_000).default(1_879_048_192),
   DEPLOY_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(512),
+  DEPLOY_MAX_PROCESSES: z.coerce.number().int().min(16).max(1_000_000).default(256),
+  DEPLOY_DISK_MB: z.coerce.number().int().min(16).max(16 * 1024 * 1024).default(1024),
+  DEPLOY_CPUS: z.coerce.number().min(0).max(1024).default(1),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),

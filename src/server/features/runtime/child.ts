@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { bwrapArgs, type SandboxInfo, type SandboxSpec } from "./sandbox.js";
+import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
 
 // One hosted MCP server process: newline-delimited JSON-RPC on stdin/stdout, stderr as its log.
 // Output is drained continuously into bounded buffers so a chatty or stuck reader never blocks
@@ -11,19 +10,11 @@ const MAX_LINE = 8 * 1024 * 1024;
 const LOG_LINES = 200;
 const LOG_LINE_CHARS = 2000;
 
-export interface LaunchSpec extends SandboxSpec {
-  /** the child's whole environment (its own secrets plus a minimal PATH/HOME) */
-  env: Record<string, string>;
+export type { ExitInfo } from "./sandbox/index.js";
+
+export interface ChildSpec extends LaunchSpec {
   /** values masked in every kept log line */
   secrets: string[];
-  memoryMb: number;
-}
-
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-  /** set when the platform killed it (memory limit) */
-  reason?: string;
 }
 
 /** Control characters (ANSI escapes, NULs, bells) shown as \xNN so logs render inert. */
@@ -48,20 +39,6 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-function treeRssBytes(pid: number, depth = 0): number {
-  if (depth > 8) return 0;
-  let total = 0;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-    for (const k of kids ? kids.split(" ") : []) total += treeRssBytes(Number(k), depth + 1);
-  } catch {
-    // gone already
-  }
-  return total;
-}
-
 export class Child {
   readonly pid: number;
   readonly pidStart: string | null;
@@ -69,16 +46,14 @@ export class Child {
   private readonly logBuf: string[] = [];
   private listeners = new Set<(m: JSONRPCMessage) => void>();
   private pending = "";
-  private killReason: string | undefined;
-  private watchdog: NodeJS.Timeout;
   private done = false;
 
   private constructor(
-    private readonly proc: ChildProcess,
-    private readonly spec: LaunchSpec,
-    private readonly cleanup: () => void,
+    private readonly l: Launched,
+    private readonly spec: ChildSpec,
   ) {
-    this.pid = proc.pid!;
+    const proc = l.proc;
+    this.pid = l.pid;
     this.pidStart = processStartTime(this.pid);
     proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => this.onStdout(chunk));
     let errPending = "";
@@ -86,49 +61,21 @@ export class Child {
       errPending += chunk;
       const lines = errPending.split("\n");
       errPending = lines.pop()!.slice(-MAX_LINE);
-      for (const l of lines) this.log(l);
+      for (const line of lines) this.log(line);
     });
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
-    this.watchdog = setInterval(() => {
-      if (treeRssBytes(this.pid) > spec.memoryMb * 1024 * 1024) {
-        this.killReason = `Stopped: used more than the ${spec.memoryMb} MB memory limit`;
-        this.signal("SIGKILL");
-      }
-    }, 2000).unref();
-    this.exited = new Promise((resolve) => {
-      proc.once("exit", (code, signal) => {
-        this.done = true;
-        clearInterval(this.watchdog);
-        if (errPending) this.log(errPending);
-        this.cleanup();
-        resolve({ code, signal, reason: this.killReason });
-      });
+    l.onNotice((line) => this.log(line));
+    proc.once("exit", () => (this.done = true));
+    this.exited = l.exited.then((e) => {
+      this.done = true;
+      if (errPending) this.log(errPending);
+      return e;
     });
   }
 
-  /** Starts the program (sandboxed when the platform has bwrap); resolves once it is running. */
-  static async launch(info: SandboxInfo, spec: LaunchSpec): Promise<Child> {
-    const stdio: ("pipe" | "ignore")[] = ["pipe", "pipe", "pipe"];
-    let file = spec.argv[0]!;
-    let args = spec.argv.slice(1);
-    const egress = info.kind === "bwrap" && spec.network && info.network === "egress";
-    if (info.kind === "bwrap") {
-      file = "bwrap";
-      args = bwrapArgs(info, spec, egress ? { infoFd: 3, blockFd: 4 } : undefined);
-      if (egress) stdio.push("pipe", "pipe");
-    }
-    // detached: its own process group, so stop() reaches every process it started.
-    const proc = spawn(file, args, { cwd: spec.workDir, env: spec.env, stdio, detached: true });
-    await new Promise<void>((resolve, reject) => {
-      proc.once("spawn", resolve);
-      proc.once("error", reject);
-    });
-    let slirp: ChildProcess | undefined;
-    if (egress) slirp = await attachEgress(proc).catch((e: unknown) => {
-      proc.kill("SIGKILL");
-      throw e;
-    });
-    return new Child(proc, spec, () => slirp?.kill("SIGKILL"));
+  /** Starts the program in the sandbox; resolves once it is running. */
+  static async launch(sandbox: Sandbox, spec: ChildSpec): Promise<Child> {
+    return new Child(await sandbox.launch(spec), spec);
   }
 
   private onStdout(chunk: string) {
@@ -181,7 +128,7 @@ export class Child {
 
   send(msg: JSONRPCMessage): void {
     if (this.done) throw new Error("the server has exited");
-    this.proc.stdin!.write(JSON.stringify(msg) + "\n");
+    this.l.proc.stdin!.write(JSON.stringify(msg) + "\n");
   }
 
   get running(): boolean {
@@ -189,62 +136,18 @@ export class Child {
   }
 
   rssBytes(): number {
-    return treeRssBytes(this.pid);
-  }
-
-  private signal(sig: NodeJS.Signals) {
-    try {
-      process.kill(-this.pid, sig);
-    } catch {
-      // already gone
-    }
+    return this.l.rssBytes();
   }
 
   /** SIGTERM to the whole process group, SIGKILL after the grace period. */
   async stop(graceMs = 3000): Promise<ExitInfo> {
     if (!this.done) {
-      this.proc.stdin!.end();
-      this.signal("SIGTERM");
-      const t = setTimeout(() => this.signal("SIGKILL"), graceMs);
+      this.l.proc.stdin!.end();
+      this.l.signal("SIGTERM");
+      const t = setTimeout(() => this.l.kill(), graceMs);
       await this.exited;
       clearTimeout(t);
     }
     return this.exited;
   }
-}
-
-/** Gives a sandboxed child its own NATed network: the outside is reachable, the host's loopback is not. */
-async function attachEgress(proc: ChildProcess): Promise<ChildProcess> {
-  const infoStream = proc.stdio[3] as NodeJS.ReadableStream;
-  const childPid = await new Promise<number>((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(() => reject(new Error("bwrap did not report its child")), 10_000);
-    infoStream.setEncoding("utf8");
-    infoStream.on("data", (d: string) => {
-      text += d;
-      const m = /"child-pid":\s*(\d+)/.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  const slirp = spawn("slirp4netns", ["--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", String(childPid), "tap0"], {
-    // fd 4 closes when this process dies (even by kill -9), which ends slirp4netns too.
-    stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
-    env: { PATH: "/usr/bin:/bin" },
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("slirp4netns did not become ready")), 10_000);
-    slirp.once("error", reject);
-    slirp.once("exit", (code) => reject(new Error(`slirp4netns exited with code ${code}`)));
-    (slirp.stdio[3] as NodeJS.ReadableStream).once("data", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  slirp.removeAllListeners("exit");
-  // Unblock bwrap: it starts the program once it reads from its block fd.
-  (proc.stdio[4] as NodeJS.WritableStream).write("1");
-  return slirp;
 }

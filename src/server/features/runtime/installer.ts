@@ -3,13 +3,23 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Logger } from "../../log.js";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
-import { bwrapArgs, type SandboxInfo } from "./sandbox.js";
+import { caFiles, installEnv, networkEnv, tenantEnv } from "./install-env.js";
+import { cacheName, entryPoint, InstallError, openForReading, serverJsonArgs, treeBytes } from "./package-files.js";
+import { SANDBOX_PATH } from "./sandbox/bwrap.js";
+import type { Identity, UidPool } from "./sandbox/identity.js";
+import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
+import { readTenantJson, tenantPathKind, TenantFileError } from "./sandbox/tenant-files.js";
+import type { Volumes } from "./sandbox/volumes.js";
 
 // Turns a deployment's source into a command to run. npm packages are installed once per
-// name@version into a shared cache (without running any install scripts) and reused; a git
-// repository is cloned into the deployment's own directory and built there, inside the sandbox.
+// name@version into a shared cache and reused: by npm, with the platform's configuration and no
+// install scripts, in a sandbox of the platform's own (its uid, nothing of the host but the
+// cache). A git repository is cloned, installed and built in the deployment's own sandbox, as the
+// deployment's uid: whatever its .npmrc, lockfile or build script makes npm or git run, runs
+// there. The platform reads a repository's files only without following links (tenant-files.ts).
 
 export type Source = { kind: "npm"; package: string; version: string | null; args: string[] } | { kind: "git"; url: string; args: string[] };
 
@@ -18,27 +28,31 @@ export interface Prepared {
   argv: string[];
   workDir: string;
   readOnly: string[];
+  /** who the server runs as (null: the platform's own uid, where it cannot switch) */
+  identity: Identity | null;
 }
 
 export interface InstallerOptions {
   packagesDir: string;
-  deploymentsDir: string;
-  sandbox: SandboxInfo;
+  sandbox: Sandbox;
+  volumes: Volumes;
+  uids: UidPool;
   allowFileGit: boolean;
   timeoutMs: number;
-  memoryMb: number;
+  limits: Limits;
+  /** DEPLOY_DISK_MB: also the most an installed package may take in the shared cache */
+  diskMb: number;
   log: Logger;
 }
 
-const PATH = "/usr/local/bin:/usr/bin:/bin";
 const TAG_TTL_MS = 60 * 60 * 1000;
 const EXACT = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
-export class InstallError extends Error {}
+export { InstallError };
 
-function exec(file: string, args: string[], opts: { cwd?: string; env: Record<string, string>; timeoutMs: number }): Promise<string> {
+function exec(file: string, args: string[], opts: { env: Record<string, string>; timeoutMs: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { cwd: opts.cwd, env: opts.env, timeout: opts.timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
+    execFile(file, args, { env: opts.env, timeout: opts.timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const tail = String(stderr || stdout).trim().split("\n").slice(-6).join("\n");
       reject(new InstallError(`${path.basename(file)} ${args[0]} failed${(err as { killed?: boolean }).killed ? " (timed out)" : ""}: ${tail}`));
@@ -52,31 +66,39 @@ export class Installer {
 
   constructor(private readonly o: InstallerOptions) {}
 
-  private npmEnv(): Record<string, string> {
-    return { ...networkEnv(), PATH, npm_config_cache: path.join(this.o.packagesDir, ".npm-cache"), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
-  }
-
-  workDir(id: string): string {
-    return path.join(this.o.deploymentsDir, id);
+  /** For `npm view` on the host: registry metadata only, in a cache of its own (the install sandbox's is not the platform's to write). */
+  private viewEnv(): Record<string, string> {
+    return { ...networkEnv(), PATH: SANDBOX_PATH, npm_config_cache: path.join(this.o.packagesDir, ".cache", "npm-view"), npm_config_update_notifier: "false" };
   }
 
   async remove(id: string): Promise<void> {
-    await fs.rm(this.workDir(id), { recursive: true, force: true });
+    await this.o.volumes.remove(id);
+    await this.o.uids.release(id);
   }
 
   nodeArgv(entry: string, args: string[]): string[] {
-    return [process.execPath, `--max-old-space-size=${Math.max(32, Math.floor(this.o.memoryMb * 0.75))}`, entry, ...args];
+    return [process.execPath, `--max-old-space-size=${Math.max(32, Math.floor(this.o.limits.memoryMb * 0.75))}`, entry, ...args];
   }
 
-  async prepare(id: string, source: Source): Promise<Prepared> {
-    const workDir = this.workDir(id);
-    await fs.mkdir(workDir, { recursive: true });
-    if (source.kind === "npm") {
-      const dir = await this.ensurePackage(source.package, source.version);
-      const entry = await entryPoint(path.join(dir, "node_modules", source.package), source.package);
-      return { argv: this.nodeArgv(entry, source.args), workDir, readOnly: [dir] };
+  /** `signal`: the deployment was stopped meanwhile; a running step is killed and nothing more starts. */
+  async prepare(id: string, source: Source, signal?: AbortSignal): Promise<Prepared> {
+    const identity = await this.o.uids.forDeployment(id);
+    const workDir = await this.o.volumes.ensure(id, identity);
+    try {
+      // A registry install is shared with other deployments: a stop only stops waiting for it.
+      if (source.kind === "npm") return { ...(await abortable(this.npmCommand(source), signal)), workDir, identity };
+      return await this.fromGit(id, workDir, identity, source, signal);
+    } catch (e) {
+      if (e instanceof TenantFileError) throw new InstallError(e.message);
+      throw e;
     }
-    return this.fromGit(workDir, source);
+  }
+
+  /** An npm package's command from the shared cache (installed first when missing), and the folder it reads. */
+  async npmCommand(source: Extract<Source, { kind: "npm" }>): Promise<{ argv: string[]; readOnly: string[] }> {
+    const dir = await this.ensurePackage(source.package, source.version);
+    const entry = await entryPoint(path.join(dir, "node_modules", source.package), source.package);
+    return { argv: this.nodeArgv(entry, source.args), readOnly: [dir, ...caFiles()] };
   }
 
   /** The exact version a tag or empty version means now; remembered for an hour so redeploys skip the network. */
@@ -87,9 +109,10 @@ export class Installer {
     const known = this.tags.get(key);
     if (known && Date.now() - known.at < TAG_TTL_MS) return known.version;
     try {
-      const out = await exec("npm", ["view", key, "version", "--json"], { env: this.npmEnv(), timeoutMs: 30_000 });
+      const out = await exec("npm", ["view", key, "version", "--json"], { env: this.viewEnv(), timeoutMs: 30_000 });
       const parsed = JSON.parse(out) as string | string[];
       const v = Array.isArray(parsed) ? parsed[parsed.length - 1]! : parsed;
+      if (typeof v !== "string" || !EXACT.test(v)) throw new InstallError(`npm answered an unexpected version for ${key}`);
       this.tags.set(key, { version: v, at: Date.now() });
       return v;
     } catch (e) {
@@ -114,107 +137,133 @@ export class Installer {
   }
 
   private async install(name: string, version: string, dir: string): Promise<string> {
+    // tmp (root's) holds the installer's prefix and an npm cache of this install only, so no
+    // install can leave anything in a cache another one reads, and nothing outlives it but the package.
     const tmp = `${dir}.tmp-${randomBytes(4).toString("hex")}`;
-    await fs.mkdir(tmp, { recursive: true });
-    await fs.writeFile(path.join(tmp, "package.json"), JSON.stringify({ name: "switchboard-install", private: true }));
+    const prefix = path.join(tmp, "package");
+    const cache = path.join(tmp, "npm-cache");
+    const installer = this.o.uids.installer();
+    await fs.mkdir(prefix, { recursive: true });
+    await fs.mkdir(cache);
+    await fs.chmod(tmp, 0o711); // the installer's uid passes through, whatever the umask
+    await fs.writeFile(path.join(prefix, "package.json"), JSON.stringify({ name: "switchboard-install", private: true }));
+    if (installer) for (const p of [prefix, path.join(prefix, "package.json"), cache]) await fs.chown(p, installer.uid, installer.gid);
+    // Disk: the shared cache is the platform's. An install that writes more than twice the
+    // deployment limit (package and downloads) is stopped while it runs.
+    const abort = new AbortController();
+    const watch = setInterval(() => {
+      void treeBytes(tmp).then((b) => {
+        if (b > 2 * this.o.diskMb * 1024 * 1024) abort.abort(`it wrote more than ${2 * this.o.diskMb} MB`);
+      });
+    }, 2000);
     const t = performance.now();
     try {
-      // --ignore-scripts: installing never runs the package's code outside the sandbox.
-      await exec("npm", ["install", "--ignore-scripts", "--omit=dev", "--no-package-lock", "--prefix", tmp, `${name}@${version}`], { cwd: tmp, env: this.npmEnv(), timeoutMs: this.o.timeoutMs });
-      await fs.writeFile(path.join(tmp, ".complete"), new Date().toISOString());
-      await fs.rename(tmp, dir).catch(async (e: NodeJS.ErrnoException) => {
+      // The platform's npm and configuration (no user or project config), no install scripts, and
+      // only registry dependencies: no git, URL, file or directory ones (git is /bin/false from the
+      // environment, which outranks any .npmrc, for npm versions without --allow-git). No package
+      // code runs, and nothing of the host is visible anyway.
+      await this.o.sandbox.run(
+        {
+          argv: ["npm", "install", "--ignore-scripts", "--omit=dev", "--no-package-lock", "--no-audit", "--no-fund", "--allow-git=none", "--allow-remote=none", "--allow-file=none", "--allow-directory=none", "--prefix", prefix, `${name}@${version}`],
+          env: { ...installEnv(), HOME: cache, npm_config_cache: cache, npm_config_git: "/bin/false", npm_config_userconfig: "/dev/null", npm_config_update_notifier: "false", npm_config_logs_max: "0" },
+          cwd: prefix,
+          writable: [prefix, cache],
+          readOnly: caFiles(),
+          network: true,
+          identity: installer,
+          limits: this.o.limits,
+          label: "install",
+        },
+        this.o.timeoutMs,
+        abort.signal,
+      );
+      const mb = (await treeBytes(prefix)) / 1024 / 1024;
+      if (mb > this.o.diskMb) throw new InstallError(`The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
+      if (process.umask() & 0o005) await openForReading(prefix); // every deployment's uid reads the cache
+      // wx: created here or not at all, never through a link the install might have left.
+      await fs.writeFile(path.join(prefix, ".complete"), new Date().toISOString(), { flag: "wx" });
+      await fs.rename(prefix, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, ".complete"))) throw e; // someone else finished first
-        await fs.rm(tmp, { recursive: true, force: true });
       });
       this.o.log.info({ package: `${name}@${version}`, ms: Math.round(performance.now() - t) }, "npm package installed");
       return dir;
     } catch (e) {
-      await fs.rm(tmp, { recursive: true, force: true });
+      if (abort.signal.aborted) throw new InstallError(`The npm package ${name}@${version} is larger than the ${this.o.diskMb} MB a deployment may use (${String(abort.signal.reason)} while installing)`);
+      if (e instanceof StepError) throw new InstallError(`npm install of ${name}@${version} failed: ${e.message}`);
       throw e;
+    } finally {
+      clearInterval(watch);
+      await fs.rm(tmp, { recursive: true, force: true });
     }
   }
 
-  private async fromGit(workDir: string, source: Extract<Source, { kind: "git" }>): Promise<Prepared> {
+  /** A root-owned git config for cloning tests' file:// repositories (GIT_ALLOW_FILE, never in production). */
+  private async fileRepoGitConfig(): Promise<string> {
+    const dir = path.join(this.o.packagesDir, ".cache");
+    const file = path.join(dir, "gitconfig-file-repositories");
+    await fs.mkdir(dir, { recursive: true });
+    await fs.chmod(dir, 0o711);
+    await fs.writeFile(file, "[safe]\n\tdirectory = *\n");
+    await fs.chmod(file, 0o644);
+    return file;
+  }
+
+  /** A root-owned, world-readable copy of a test's file:// repository (links copied as links, never followed). */
+  private async stageFileRepo(id: string, repo: string): Promise<string> {
+    const dir = path.join(this.o.packagesDir, ".cache", "file-repositories");
+    await fs.mkdir(dir, { recursive: true });
+    await fs.chmod(dir, 0o711);
+    const copy = path.join(dir, `${id}-${randomBytes(4).toString("hex")}`);
+    await fs.cp(repo, copy, { recursive: true, verbatimSymlinks: true });
+    await openForReading(copy);
+    return copy;
+  }
+
+  private async fromGit(id: string, workDir: string, identity: Identity | null, source: Extract<Source, { kind: "git" }>, signal?: AbortSignal): Promise<Prepared> {
     const { url, kind } = parseGitUrl(source.url, { allowFile: this.o.allowFileGit });
     if (kind === "https") await assertPublicGitHost(url);
     const app = path.join(workDir, "app");
+    // rm never follows a link the last checkout left.
     await fs.rm(app, { recursive: true, force: true });
+    // Tests' file:// repositories belong to another uid than the clone's, which git refuses unless
+    // a global config says otherwise (git 2.39 ignores safe.directory given on the command line);
+    // and they may sit in a folder only root can read, so the clone reads a world-readable copy.
+    const fileConfig = kind === "file" ? await this.fileRepoGitConfig() : null;
+    const staged = kind === "file" ? await this.stageFileRepo(id, new URL(url).pathname) : null;
+    const env = { ...tenantEnv(workDir), ...(fileConfig ? { GIT_CONFIG_GLOBAL: fileConfig } : {}) };
+    const step = async (what: string, argv: string[], cwd: string, readOnly: string[] = []) => {
+      try {
+        await this.o.sandbox.run({ argv, env, cwd, writable: [workDir], readOnly: [...readOnly, ...caFiles()], network: true, identity, limits: this.o.limits, label: id }, this.o.timeoutMs, signal);
+      } catch (e) {
+        if (e instanceof StepError) throw new InstallError(`${what} failed: ${e.message}`);
+        throw e;
+      }
+    };
     const protocols = ["-c", "protocol.allow=never", "-c", "protocol.https.allow=always", ...(kind === "file" ? ["-c", "protocol.file.allow=always"] : [])];
-    const env = { ...networkEnv(), PATH, HOME: workDir, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-    // No submodules, no hooks, no redirects to somewhere unchecked.
-    await exec("git", [...protocols, "-c", "core.hooksPath=/dev/null", "-c", "http.followRedirects=false", "clone", "--depth", "1", "--no-recurse-submodules", "--single-branch", "--", url, app], { env, timeoutMs: this.o.timeoutMs });
-    const pkgFile = path.join(app, "package.json");
-    if (!existsSync(pkgFile)) throw new InstallError("The repository has no package.json: only Node.js servers can be built from a repository");
-    const pkg = JSON.parse(await fs.readFile(pkgFile, "utf8")) as { dependencies?: object; devDependencies?: object; scripts?: Record<string, string> };
-    const npmEnv = { ...this.npmEnv() };
-    if (existsSync(path.join(app, "package-lock.json")) || existsSync(path.join(app, "npm-shrinkwrap.json"))) {
-      await exec("npm", ["ci", "--ignore-scripts"], { cwd: app, env: npmEnv, timeoutMs: this.o.timeoutMs });
-    } else if (Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0) {
-      await exec("npm", ["install", "--ignore-scripts", "--no-package-lock"], { cwd: app, env: npmEnv, timeoutMs: this.o.timeoutMs });
+    // No submodules, no hooks, no redirects to somewhere unchecked; and it runs sandboxed anyway.
+    try {
+      const from = staged ? pathToFileURL(staged).href : url;
+      await step("git clone", ["git", ...protocols, "-c", "core.hooksPath=/dev/null", "-c", "http.followRedirects=false", "clone", "--depth", "1", "--no-recurse-submodules", "--single-branch", "--", from, app], workDir, staged && fileConfig ? [staged, fileConfig] : []);
+    } finally {
+      if (staged) await fs.rm(staged, { recursive: true, force: true });
     }
-    if (pkg.scripts?.build) await this.buildInSandbox(workDir, app);
+    const pkg = await readTenantJson<{ dependencies?: object; devDependencies?: object; scripts?: Record<string, string> }>(app, "package.json");
+    if (!pkg) throw new InstallError("The repository has no package.json: only Node.js servers can be built from a repository");
+    const locked = (await tenantPathKind(app, "package-lock.json")) !== "missing" || (await tenantPathKind(app, "npm-shrinkwrap.json")) !== "missing";
+    if (locked) await step("npm ci", ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], app);
+    else if (Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0) await step("npm install", ["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund"], app);
+    if (typeof pkg.scripts?.build === "string") await step("npm run build", ["npm", "run", "build"], app);
     const args = [...(await serverJsonArgs(app)), ...source.args];
-    return { argv: this.nodeArgv(await entryPoint(app, null), args), workDir, readOnly: [] };
-  }
-
-  /** The repository's own build runs its code, so it runs sandboxed like the server itself. */
-  private async buildInSandbox(workDir: string, app: string): Promise<void> {
-    const argv = ["npm", "run", "build"];
-    const env = { ...childNetworkEnv(), PATH, HOME: workDir, npm_config_update_notifier: "false" };
-    if (this.o.sandbox.kind === "bwrap") {
-      const args = bwrapArgs(this.o.sandbox, { argv, workDir, readOnly: [], network: true });
-      const i = args.indexOf("--chdir");
-      args[i + 1] = app;
-      await exec("bwrap", args, { env, timeoutMs: this.o.timeoutMs });
-    } else {
-      await exec(argv[0]!, argv.slice(1), { cwd: app, env, timeoutMs: this.o.timeoutMs });
-    }
+    return { argv: this.nodeArgv(await entryPoint(app, null), args), workDir, readOnly: caFiles(), identity };
   }
 }
 
-// The operator's network settings (proxy, extra CA roots, npm registry) reach npm and git, which
-// run no package code here (--ignore-scripts); nothing else of the platform's environment does.
-const NETWORK_ENV = /^(HOME|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|https?_proxy|no_proxy|npm_config_(registry|userconfig|strict_ssl|cafile|proxy|https_proxy|noproxy))$/i;
-
-export function networkEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK_ENV.test(e[0]) && e[1] !== undefined));
-}
-
-/** For code that runs sandboxed: only the extra CA roots, so TLS works behind an inspecting proxy. */
-export function childNetworkEnv(): Record<string, string> {
-  return process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {};
-}
-
-function cacheName(name: string): string {
-  return name.replace("/", "+");
-}
-
-/** package.json `bin` (the one named like the package, or the only one), else a `node <file>` start script, else `main`. */
-async function entryPoint(dir: string, packageName: string | null): Promise<string> {
-  const pkg = JSON.parse(await fs.readFile(path.join(dir, "package.json"), "utf8").catch(() => "{}")) as { name?: string; bin?: string | Record<string, string>; main?: string; scripts?: Record<string, string> };
-  let rel: string | undefined;
-  if (typeof pkg.bin === "string") rel = pkg.bin;
-  else if (pkg.bin && typeof pkg.bin === "object") {
-    const base = (packageName ?? pkg.name ?? "").split("/").pop()!;
-    const names = Object.keys(pkg.bin);
-    rel = pkg.bin[base] ?? (names.length ? pkg.bin[names[0]!] : undefined);
-  }
-  const start = /^node\s+([\w./-]+)\s*$/.exec(pkg.scripts?.start ?? "");
-  rel ??= start?.[1] ?? pkg.main;
-  if (!rel) throw new InstallError("Nothing to run: package.json has no bin, no `node <file>` start script and no main");
-  const entry = path.resolve(dir, rel);
-  if (!entry.startsWith(dir + path.sep) || !existsSync(entry)) throw new InstallError(`The entry point ${rel} does not exist in the package`);
-  return entry;
-}
-
-/** A server.json in the repository: its npm package's fixed positional arguments are honoured. */
-async function serverJsonArgs(app: string): Promise<string[]> {
-  const file = path.join(app, "server.json");
-  if (!existsSync(file)) return [];
-  try {
-    const sj = JSON.parse(await fs.readFile(file, "utf8")) as { packages?: { packageArguments?: { type?: string; value?: string }[] }[] };
-    return (sj.packages?.[0]?.packageArguments ?? []).filter((a) => a.type === "positional" && typeof a.value === "string").map((a) => a.value!);
-  } catch {
-    throw new InstallError("server.json in the repository is not valid JSON");
-  }
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new InstallError(String(signal.reason)));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -1,13 +1,17 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { deleteDeployment, findDeployment, listDeploymentsToRecover, saveCapabilities, updateDeployment, type DeploymentRow, type ServerKind } from "../deployments/repo.js";
 import { Child, processStartTime, type ExitInfo } from "./child.js";
 import type { SecretBox } from "./crypto.js";
-import { childNetworkEnv, type Installer, type Source } from "./installer.js";
-import type { SandboxInfo } from "./sandbox.js";
+import { childNetworkEnv } from "./install-env.js";
+import type { Installer, Source } from "./installer.js";
+import { SANDBOX_PATH } from "./sandbox/bwrap.js";
+import type { Limits, Sandbox, SandboxInfo } from "./sandbox/index.js";
+import type { Volumes } from "./sandbox/volumes.js";
 
 // Runs deployments as supervised child processes: install -> start -> MCP listing -> running;
 // a crash is restarted with exponential back-off; stop kills the whole process group.
@@ -19,8 +23,12 @@ export interface SupervisorOptions {
   log: Logger;
   box: SecretBox;
   installer: Installer;
-  sandbox: SandboxInfo;
-  memoryMb: number;
+  sandbox: Sandbox;
+  volumes: Volumes;
+  limits: Limits;
+  diskMb: number;
+  /** SANDBOX_INCOMPLETE */
+  hostingPolicy: "admins" | "everyone";
   startTimeoutMs: number;
   backoffMs: number;
   backoffMaxMs: number;
@@ -40,6 +48,9 @@ interface Slot {
   everRan: boolean;
   /** output of the last process, kept across restarts so the owner can see why it crashed */
   lastLogs: string[];
+  /** the start in progress (install, build, initialize), and how to cut it short */
+  starting?: Promise<void>;
+  abort?: AbortController;
 }
 
 /** The SDK client speaking to a child over its stdio lines. */
@@ -80,7 +91,7 @@ export class Supervisor {
   constructor(private readonly o: SupervisorOptions) {}
 
   get sandbox(): SandboxInfo {
-    return this.o.sandbox;
+    return this.o.sandbox.info;
   }
 
   /** Starts (or restarts) a deployment in the background; progress is written to its row. */
@@ -93,14 +104,15 @@ export class Supervisor {
 
   /** Background work never rejects unobserved: a database error here is logged, not a crash of the platform. */
   private runSafely(slot: Slot) {
-    this.run(slot).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.id }, "deployment start failed"));
+    slot.abort = new AbortController();
+    slot.starting = this.run(slot, slot.abort.signal).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.id }, "deployment start failed"));
   }
 
   private async set(slot: Slot, fields: Parameters<typeof updateDeployment>[2]) {
     if (!slot.stopping) await updateDeployment(this.o.db, slot.id, fields).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.id }, "could not record deployment status"));
   }
 
-  private async run(slot: Slot): Promise<void> {
+  private async run(slot: Slot, signal: AbortSignal): Promise<void> {
     const row = await findDeployment(this.o.db, slot.id);
     if (!row || slot.stopping) return;
     const log = this.o.log.child({ deployment: slot.id });
@@ -109,17 +121,23 @@ export class Supervisor {
     try {
       const secrets = this.openSecrets(row.secrets);
       if (!slot.everRan) await this.set(slot, { status: "installing", statusDetail: null, exitCode: null });
-      const prepared = await this.o.installer.prepare(slot.id, row.source as Source);
+      const prepared = await this.o.installer.prepare(slot.id, row.source as Source, signal);
       if (slot.stopping) return;
       // A restart keeps showing 'crashed' until it runs again.
       if (!slot.everRan) await this.set(slot, { status: "starting" });
       child = await Child.launch(this.o.sandbox, {
-        ...prepared,
+        argv: prepared.argv,
+        cwd: prepared.workDir,
+        writable: [prepared.workDir],
+        readOnly: prepared.readOnly,
+        identity: prepared.identity,
         network: true,
         // The platform's PATH/HOME win over anything in the user's keys.
-        env: { ...secrets, ...childNetworkEnv(), PATH: "/usr/local/bin:/usr/bin:/bin", HOME: prepared.workDir },
+        env: { ...secrets, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
         secrets: Object.values(secrets),
-        memoryMb: this.o.memoryMb,
+        limits: this.o.limits,
+        label: slot.id,
+        disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
       });
       slot.child = child;
       await this.set(slot, { pid: child.pid, pidStart: child.pidStart });
@@ -202,13 +220,23 @@ export class Supervisor {
     }, delay);
   }
 
+  /**
+   * Ends whatever the slot runs: an install or build step is killed, the server stopped, and the
+   * start in progress has given up before the deployment's directory and uid are taken away.
+   */
+  private async halt(slot: Slot): Promise<void> {
+    slot.abort?.abort("the deployment was stopped");
+    await slot.child?.stop();
+    await slot.starting;
+  }
+
   /** Stops the process group and removes the deployment (Stop Server). */
   async stop(id: string, opts: { keepRow?: boolean } = {}): Promise<void> {
     const slot = this.slots.get(id);
     if (slot) {
       slot.stopping = true;
       if (slot.timer) clearTimeout(slot.timer);
-      await slot.child?.stop();
+      await this.halt(slot);
       this.slots.delete(id);
     }
     if (!opts.keepRow) await deleteDeployment(this.o.db, id);
@@ -222,6 +250,7 @@ export class Supervisor {
    */
   async recover(): Promise<number> {
     const rows = await listDeploymentsToRecover(this.o.db);
+    let started = 0;
     for (const r of rows) {
       if (r.pid && r.pidStart && processStartTime(r.pid) === r.pidStart) {
         try {
@@ -230,10 +259,16 @@ export class Supervisor {
           // already gone
         }
       }
+      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
+      if (!hostingOpen(this.o.sandbox.info.complete, this.o.hostingPolicy, r.ownerIsAdmin)) {
+        await updateDeployment(this.o.db, r.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
+        continue;
+      }
       await updateDeployment(this.o.db, r.id, { pid: null, pidStart: null });
       this.start(r.id);
+      started++;
     }
-    return rows.length;
+    return started;
   }
 
   client(id: string): Client | undefined {
@@ -267,9 +302,10 @@ export class Supervisor {
       [...this.slots.values()].map(async (s) => {
         s.stopping = true;
         if (s.timer) clearTimeout(s.timer);
-        await s.child?.stop();
+        await this.halt(s);
       }),
     );
     this.slots.clear();
+    await this.o.volumes.unmountAll();
   }
 }

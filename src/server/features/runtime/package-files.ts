@@ -1,0 +1,69 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { escapeControl } from "./child.js";
+import { readTenantJson, tenantPathKind } from "./sandbox/tenant-files.js";
+
+// What the platform reads and sizes of an installed package or a built repository: its entry
+// point and server.json (through the no-follow reader), its size, its permissions.
+
+export class InstallError extends Error {}
+
+/** A tenant's text in a status line: one line, no control characters, bounded. */
+const shown = (s: string) => escapeControl(s).slice(0, 200);
+
+/** Under a strict umask, makes an installed package readable by every deployment's uid (links are left alone). */
+export async function openForReading(dir: string): Promise<void> {
+  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isSymbolicLink()) continue;
+    const st = await fs.lstat(p);
+    await fs.chmod(p, (st.mode & 0o7777) | (e.isDirectory() || st.mode & 0o100 ? 0o055 : 0o044));
+    if (e.isDirectory()) await openForReading(p);
+  }
+  const st = await fs.lstat(dir);
+  await fs.chmod(dir, (st.mode & 0o7777) | 0o055);
+}
+
+/** Bytes under a directory (links counted as themselves, never followed; what vanishes meanwhile counts nothing). */
+export async function treeBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = path.join(dir, e.name);
+    total += e.isDirectory() ? await treeBytes(p) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
+  }
+  return total;
+}
+
+export function cacheName(name: string): string {
+  return name.replace("/", "+");
+}
+
+type PackageJson = { name?: string; bin?: string | Record<string, string>; main?: string; scripts?: Record<string, string> };
+
+/** package.json `bin` (the one named like the package, or the only one), else a `node <file>` start script, else `main`. */
+export async function entryPoint(dir: string, packageName: string | null): Promise<string> {
+  const pkg = (await readTenantJson<PackageJson>(dir, "package.json")) ?? {};
+  let rel: unknown;
+  if (typeof pkg.bin === "string") rel = pkg.bin;
+  else if (pkg.bin && typeof pkg.bin === "object") {
+    const base = (packageName ?? pkg.name ?? "").split("/").pop()!;
+    const names = Object.keys(pkg.bin);
+    rel = pkg.bin[base] ?? (names.length ? pkg.bin[names[0]!] : undefined);
+  }
+  const start = /^node\s+([\w./-]+)\s*$/.exec(typeof pkg.scripts?.start === "string" ? pkg.scripts.start : "");
+  rel ??= start?.[1] ?? pkg.main;
+  if (typeof rel !== "string" || !rel) throw new InstallError("Nothing to run: package.json has no bin, no `node <file>` start script and no main");
+  const entry = path.resolve(dir, rel);
+  if (!entry.startsWith(dir + path.sep)) throw new InstallError(`The entry point ${shown(rel)} lies outside the package`);
+  // Looked at without following links: a link is resolved by the sandbox, where it can only reach the sandbox's files.
+  const kind = await tenantPathKind(dir, path.relative(dir, entry));
+  if (kind === "missing" || kind === "other") throw new InstallError(`The entry point ${shown(rel)} does not exist in the package`);
+  return entry;
+}
+
+/** A server.json in the repository: its npm package's fixed positional arguments are honoured. */
+export async function serverJsonArgs(app: string): Promise<string[]> {
+  const sj = await readTenantJson<{ packages?: { packageArguments?: { type?: string; value?: string }[] }[] }>(app, "server.json");
+  const list = sj?.packages?.[0]?.packageArguments;
+  return (Array.isArray(list) ? list : []).filter((a) => a?.type === "positional" && typeof a.value === "string").map((a) => a.value!);
+}

@@ -1,0 +1,344 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Config } from "../../../config.js";
+import type { Logger } from "../../../log.js";
+import { projectRoot } from "../../../paths.js";
+import { bwrapFeatures, SANDBOX_PATH, systemRoots } from "./bwrap.js";
+import { detectCgroups, removeStaleGroups, type CgroupSupport } from "./cgroup.js";
+import { parseAllowList } from "./cidr.js";
+import { hostAddresses } from "./egress.js";
+import { closeInheritedFds } from "./fds.js";
+import { UidPool } from "./identity.js";
+import { Sandbox, type Guarantee, type SandboxInfo, type SandboxParts } from "./index.js";
+import { compileSeccomp, deniedSyscalls, seccompArch } from "./seccomp.js";
+import { mountPoints, Volumes } from "./volumes.js";
+
+// Decides at start-up how hosted code is isolated here, by trying it: a probe program is launched
+// exactly as a deployment would be and reports what it can do. Each guarantee of the threat model
+// (docs/hosting.md) is then 'ok' or missing with the reason, for the log and the admin page.
+
+const SYS_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+export type SandboxConfig = Pick<
+  Config,
+  "SANDBOX" | "SANDBOX_NETWORK" | "SANDBOX_EGRESS_ALLOW" | "SANDBOX_UID_BASE" | "DEPLOY_MEMORY_MB" | "DEPLOY_MAX_PROCESSES" | "DEPLOY_DISK_MB" | "DEPLOY_CPUS"
+>;
+
+export interface Hosting {
+  sandbox: Sandbox;
+  uids: UidPool;
+  volumes: Volumes;
+}
+
+function which(bin: string): string | undefined {
+  for (const dir of `${process.env.PATH ?? ""}:${SYS_PATH}`.split(":")) {
+    if (!dir) continue;
+    const p = path.join(dir, bin);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+// Run inside the sandbox: what can a hosted program do here? One JSON line.
+const PROBE = String.raw`
+const fs = require("fs"), net = require("net");
+const st = fs.readFileSync("/proc/self/status", "utf8");
+const field = (k) => (new RegExp("^" + k + ":\\s*(\\S+)", "m").exec(st) || [])[1] || null;
+let sys = "writable";
+try { fs.closeSync(fs.openSync("/proc/sys/kernel/core_pattern", "r+")); } catch (e) { sys = e.code; }
+let fds = 0;
+for (const n of fs.readdirSync("/proc/self/fd")) {
+  if (Number(n) < 3) continue;
+  try { if (!(parseInt(/flags:\s+([0-7]+)/.exec(fs.readFileSync("/proc/self/fdinfo/" + n, "utf8"))[1], 8) & 0o2000000)) fds++; } catch {}
+}
+const uid = process.getuid();
+// The host's view of this uid, through the user namespace's map (inside, outside, count).
+const line = fs.readFileSync("/proc/self/uid_map", "utf8").trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number)).find(([i, , n]) => uid >= i && uid < i + n);
+const hostUid = line ? line[1] + uid - line[0] : uid;
+const out = { uid, hostUid, capEff: field("CapEff"), nnp: field("NoNewPrivs"), seccomp: field("Seccomp"), sys, fds };
+const target = process.argv[1];
+if (!target) console.log(JSON.stringify(out));
+else {
+  const s = net.connect({ host: target, port: 9 });
+  const done = (r) => { out.egress = r; s.destroy(); console.log(JSON.stringify(out)); };
+  s.setTimeout(3000, () => done("ETIMEDOUT"));
+  s.on("connect", () => done("connected"));
+  s.on("error", (e) => done(e.code));
+}`;
+
+interface ProbeResult {
+  uid: number;
+  hostUid: number;
+  capEff: string | null;
+  nnp: string | null;
+  seccomp: string | null;
+  sys: string;
+  fds: number;
+  egress?: string;
+}
+
+async function probe(sandbox: Sandbox, uids: UidPool, cwd: string, target: string | undefined): Promise<ProbeResult> {
+  const out = await sandbox.run(
+    {
+      argv: [process.execPath, "-e", PROBE, ...(target ? [target] : [])],
+      env: { PATH: SANDBOX_PATH, HOME: cwd },
+      cwd,
+      writable: [],
+      readOnly: [],
+      network: true,
+      identity: uids.installer(),
+      limits: { memoryMb: 256, maxProcesses: 64, cpus: 0 },
+      label: "probe",
+    },
+    20_000,
+  );
+  const line = out.split("\n").findLast((l) => l.startsWith("{"));
+  if (!line) throw new Error(`the probe printed nothing usable: ${out.slice(-300)}`);
+  return JSON.parse(line) as ProbeResult;
+}
+
+/** Loop devices and ext4 for per-deployment volumes: tried once with a small throwaway volume. */
+async function loopVolumes(dir: string): Promise<string | null> {
+  if (process.getuid?.() !== 0) return "the platform is not root (mounting a volume needs root)";
+  if (!existsSync("/dev/loop-control")) return "this machine has no loop devices (/dev/loop-control)";
+  if (!which("mkfs.ext4") || !which("mount")) return "mkfs.ext4 or mount is missing (apt-get install e2fsprogs mount)";
+  const id = `probe-${randomBytes(4).toString("hex")}`;
+  const v = new Volumes({ dir, diskMb: 16, loop: true });
+  try {
+    await v.ensure(id, null);
+    if (!mountPoints().has(v.path(id))) return "a volume did not mount";
+    return null;
+  } catch (e) {
+    return `a volume could not be created: ${(e as Error).message.split("\n")[0]}`;
+  } finally {
+    await v.remove(id).catch(() => {});
+  }
+}
+
+/** Directories every sandbox uid must be able to pass through (bubblewrap binds them as that uid). */
+async function makeTraversable(dirs: string[], own: string[]): Promise<string | null> {
+  for (const dir of dirs) {
+    for (let p = dir; ; p = path.dirname(p)) {
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st && !(st.mode & 0o001)) {
+        // The platform's own folders may be opened for passing through (never for listing).
+        if (own.some((o) => p === o || p.startsWith(o + path.sep))) await fs.chmod(p, (st.mode & 0o7777) | 0o001);
+        else return `${p} cannot be passed through by other users, so sandboxed processes cannot reach ${dir}: put DATA_DIR (or DEPLOYMENTS_DIR and PACKAGES_DIR) on a path every user may traverse, such as /var/lib/switchboard`;
+      }
+      if (p === path.dirname(p)) break;
+    }
+  }
+  return null;
+}
+
+/**
+ * slirp4netns runs as each deployment's uid and opens /dev/net/tun. udev makes it 0666 on
+ * Debian, Ubuntu and Fedora (it only lets a process create tun devices in network namespaces it
+ * already administers, and sandboxes do not see the host's /dev); machines without udev leave it
+ * 0600, so a root platform sets the usual mode.
+ */
+async function openTunDevice(log: Logger): Promise<void> {
+  const st = statSync("/dev/net/tun", { throwIfNoEntry: false });
+  if (!st || (st.mode & 0o006) === 0o006) return;
+  await fs.chmod("/dev/net/tun", 0o666).then(
+    () => log.info("made /dev/net/tun usable by unprivileged users (mode 0666, as udev does), so each deployment's slirp4netns runs as its own uid"),
+    () => {},
+  );
+}
+
+/**
+ * The platform's own folders where the sandbox's read-only system would show them (an app
+ * installed under /usr, as in many container images), and npm's global configuration beside
+ * node (it may hold an operator's registry token): covered with an empty tmpfs.
+ */
+function hiddenFolders(own: string[]): string[] {
+  const roots = systemRoots();
+  const under = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
+  const npmrcDir = path.join(path.dirname(path.dirname(process.execPath)), "etc");
+  return [...new Set([...own.filter((p) => under(p) && p !== "/usr"), ...(existsSync(npmrcDir) && statSync(npmrcDir).isDirectory() ? [npmrcDir] : [])])];
+}
+
+/** The sandbox uids must belong to nobody else: not an account, a group, or a range handed out for other user namespaces. */
+function uidRangeOverlap(base: number): string | null {
+  const top = base + 65535;
+  const ids = (file: string, field: number) => {
+    try {
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .map((l) => l.split(":"))
+        .filter((f) => f.length > field);
+    } catch {
+      return [];
+    }
+  };
+  for (const [file, field] of [["/etc/passwd", 2], ["/etc/group", 2]] as const) {
+    for (const f of ids(file, field)) if (Number(f[field]) >= base && Number(f[field]) <= top) return `SANDBOX_UID_BASE ${base}..${top} includes ${f[0]} (${f[field]}) of ${file}`;
+  }
+  for (const file of ["/etc/subuid", "/etc/subgid"]) {
+    for (const f of ids(file, 2)) {
+      const [start, count] = [Number(f[1]), Number(f[2])];
+      if (start <= top && start + count - 1 >= base) return `SANDBOX_UID_BASE ${base}..${top} overlaps ${f[0]}'s range in ${file}`;
+    }
+  }
+  return null;
+}
+
+function guarantee(key: Guarantee["key"], label: string, ok: boolean, how: string): Guarantee {
+  return { key, label, ok, how };
+}
+
+export async function createHosting(config: SandboxConfig, dirs: { data: string; deployments: string; packages: string }, log: Logger): Promise<Hosting> {
+  const closed = closeInheritedFds();
+  if (closed.length) log.warn({ fds: closed }, "closed descriptors inherited without close-on-exec, so no hosted server receives them");
+  for (const d of [dirs.deployments, dirs.packages]) {
+    await fs.mkdir(d, { recursive: true });
+    await fs.chmod(d, 0o711);
+  }
+  const etcDir = path.join(dirs.deployments, ".etc");
+  await fs.mkdir(etcDir, { recursive: true });
+  await fs.chmod(etcDir, 0o711);
+  const root = process.getuid?.() === 0;
+  const uids = new UidPool(path.join(dirs.deployments, ".uids.json"), root ? config.SANDBOX_UID_BASE : null);
+  const limits = `${config.DEPLOY_MEMORY_MB} MB`;
+  /** what the log and the admin page say besides the guarantees */
+  const notes: string[] = [];
+  const egressAllow = parseAllowList(config.SANDBOX_EGRESS_ALLOW);
+
+  const cgroups: CgroupSupport | null = config.SANDBOX === "off" ? null : await detectCgroups();
+  if (cgroups) await removeStaleGroups(cgroups);
+  const loopProblem = config.SANDBOX === "off" ? "SANDBOX=off" : await loopVolumes(dirs.deployments);
+  const volumes = new Volumes({ dir: dirs.deployments, diskMb: config.DEPLOY_DISK_MB, loop: loopProblem === null });
+  const prlimit = which("prlimit");
+  const parts: Omit<SandboxParts, "info"> = { cgroups, prlimit, nprocFallback: uids.dedicated, egressAllow, etcDir, setupUid: uids.setupUid(), hide: hiddenFolders([projectRoot, dirs.data]) };
+  // Sandbox uids that belong to someone else would hand that account a tenant's files: a configuration error.
+  const overlap = uids.dedicated && config.SANDBOX !== "off" ? uidRangeOverlap(config.SANDBOX_UID_BASE) : null;
+  if (overlap) throw new Error(`${overlap}: choose a SANDBOX_UID_BASE whose 65,536 ids nobody else uses`);
+
+  const memory = cgroups
+    ? guarantee("memory", "Memory limit", true, `${limits}, by the kernel (cgroup v${cgroups.version}); the private /tmp counts against it`)
+    : guarantee("memory", "Memory limit", true, `${limits}, by a watchdog counting every process of the sandbox and its private /tmp (no writable cgroup here)`);
+  const cpu = cgroups
+    ? guarantee("cpu", "CPU share", true, `${config.DEPLOY_CPUS > 0 ? `at most ${config.DEPLOY_CPUS} core(s) each` : "no quota"}; all deployments together weigh like one platform thread (cgroup v${cgroups.version})`)
+    : guarantee("cpu", "CPU share", false, "no writable cpu cgroup here");
+  const processes = cgroups
+    ? guarantee("processes", "Process limit", true, `${config.DEPLOY_MAX_PROCESSES} processes and threads (pids cgroup)`)
+    : uids.dedicated && prlimit
+      ? guarantee("processes", "Process limit", true, `${config.DEPLOY_MAX_PROCESSES} processes and threads (RLIMIT_NPROC of the deployment's own uid)`)
+      : guarantee("processes", "Process limit", false, "no pids cgroup, and no uid of its own per deployment for RLIMIT_NPROC");
+  const disk = loopProblem === null ? guarantee("disk", "Disk limit", true, `${config.DEPLOY_DISK_MB} MB, a volume of its own (ext4, nosuid, nodev)`) : guarantee("disk", "Disk limit", false, loopProblem);
+
+  /** `launcher`: the bubblewrap parts the probe ran with (absent: plain processes). */
+  const finish = (info: Omit<SandboxInfo, "complete" | "warnings" | "notes" | "guarantees">, list: Guarantee[], launcher: Pick<SandboxParts, "bwrap" | "seccomp"> = {}): Hosting => {
+    const warnings = [...notes, ...list.filter((g) => !g.ok).map((g) => `${g.label}: missing (${g.how})`)];
+    const complete = list.every((g) => g.ok);
+    if (config.SANDBOX === "strict" && !complete) throw new Error(`SANDBOX=strict, but hosted code cannot be fully isolated here:\n${warnings.map((w) => `  - ${w}`).join("\n")}`);
+    for (const w of warnings) log.warn(`SANDBOX WARNING: ${w}`);
+    log.info({ layer: info.layer }, complete ? "hosting sandbox: every guarantee holds" : "hosting sandbox is incomplete: only admins may deploy (SANDBOX_INCOMPLETE)");
+    const full: SandboxInfo = { ...info, guarantees: list, complete, warnings, notes };
+    return { sandbox: new Sandbox({ ...parts, ...launcher, info: full }), uids, volumes };
+  };
+
+  const none = (why: string): Hosting => {
+    notes.push(why);
+    return finish({ kind: "none", network: "host", layer: "none: plain processes" }, [
+      guarantee("uid", "Unprivileged uid", !root, root ? "hosted code runs as root" : "hosted code runs as the platform's own uid"),
+      guarantee("namespaces", "Namespaces", false, "no bubblewrap: hosted code sees this machine's files and processes"),
+      guarantee("seccomp", "Seccomp filter", false, "needs bubblewrap"),
+      guarantee("kernel", "Kernel interfaces read-only", !root, root ? "/proc/sys is writable by root" : "only what the platform's uid may write"),
+      guarantee("egress", "Egress to public addresses only", false, "hosted code uses this machine's network"),
+      memory,
+      // Plain processes run as the platform's uid: only a pids cgroup can count them.
+      cgroups ? processes : guarantee("processes", "Process limit", false, "no pids cgroup, and plain processes have no uid of their own"),
+      disk,
+      cpu,
+      guarantee("fds", "Only stdin, stdout and stderr open", true, "inherited descriptors are closed at start-up"),
+    ]);
+  };
+
+  if (config.SANDBOX === "off") return none("SANDBOX=off: hosted MCP servers run as plain processes with access to this machine. Use only for development.");
+  const bin = which("bwrap");
+  if (!bin) {
+    if (config.SANDBOX !== "auto") throw new Error(`SANDBOX=${config.SANDBOX} but bwrap is not installed (apt-get install bubblewrap)`);
+    return none("bubblewrap (bwrap) is not installed: hosted MCP servers run WITHOUT a sandbox and can read this machine's files. Install it: apt-get install bubblewrap");
+  }
+  const features = await bwrapFeatures(bin);
+  const arch = seccompArch();
+  const seccomp = arch ? compileSeccomp(arch) : undefined;
+  let network = config.SANDBOX_NETWORK;
+  const missingNet = ["slirp4netns", "nsenter", "ip"].filter((b) => !which(b));
+  if (network === "egress" && missingNet.length) {
+    network = "none";
+    notes.push(`${missingNet.join(", ")} missing: hosted MCP servers get no network at all (SANDBOX_NETWORK=egress needs them: apt-get install slirp4netns util-linux iproute2)`);
+  }
+  if (network === "egress" && uids.dedicated) await openTunDevice(log);
+  const traverse = uids.dedicated ? await makeTraversable([dirs.deployments, dirs.packages], [dirs.data, dirs.deployments, dirs.packages]) : null;
+  const target = hostAddresses().find((a) => !a.internal && a.address.includes("."))?.address;
+  const attempt = async (userns: boolean) => {
+    const info: SandboxInfo = { kind: "bwrap", network, layer: "", guarantees: [], complete: false, warnings: [], notes: [] };
+    const sandbox = new Sandbox({ ...parts, info, bwrap: { bin, features, userns }, seccomp });
+    return { sandbox, result: await probe(sandbox, uids, "/", network === "egress" ? target : undefined) };
+  };
+  let userns = true;
+  let tried: { result: ProbeResult };
+  let usernsProblem = traverse ?? "";
+  try {
+    if (traverse) throw new Error(traverse);
+    tried = await attempt(true);
+  } catch (e) {
+    usernsProblem ||= `bubblewrap could not start a user namespace here: ${(e as Error).message}`;
+    userns = false;
+    try {
+      tried = await attempt(false);
+    } catch (e2) {
+      if (config.SANDBOX !== "auto") throw new Error(`SANDBOX=${config.SANDBOX} but bubblewrap cannot create a sandbox here: ${(e2 as Error).message}`, { cause: e2 });
+      return none(`bubblewrap is installed but cannot create a sandbox here (${(e2 as Error).message}): hosted MCP servers run WITHOUT a sandbox.`);
+    }
+  }
+  const r = tried.result;
+  const layer = [
+    features.version,
+    userns ? "user namespace" : "no user namespace",
+    seccomp && r.seccomp === "2" ? "seccomp" : null,
+    cgroups ? `cgroup v${cgroups.version}` : "watchdog",
+    loopProblem === null ? "ext4 volumes" : null,
+    network === "egress" ? "slirp4netns" : network === "none" ? "no network" : "host network",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const unprivileged = userns && r.hostUid !== 0 && /^0+$/.test(r.capEff ?? "") && r.nnp === "1";
+  const egressOk = network === "none" || (network === "egress" && (target === undefined || r.egress === "EACCES"));
+  return finish({ kind: "bwrap", network, layer }, [
+    guarantee(
+      "uid",
+      "Unprivileged uid",
+      unprivileged,
+      unprivileged
+        ? uids.dedicated
+          ? `a host uid of its own per deployment (from ${config.SANDBOX_UID_BASE + 1}), no capabilities, no new privileges`
+          : `the platform's own uid ${r.hostUid}, shared by all deployments (the platform is not root), no capabilities`
+        : usernsProblem || `the sandbox runs as uid ${r.hostUid} of the host`,
+    ),
+    guarantee("namespaces", "Namespaces", true, `own mount, pid, ipc, uts, cgroup${network !== "host" ? ", network" : ""}${userns ? " and user namespaces" : " namespaces"}`),
+    guarantee("seccomp", "Seccomp filter", r.seccomp === "2", r.seccomp === "2" ? `${Object.keys(deniedSyscalls(arch!)).length} system calls refused (mount, bpf, keyctl, perf_event_open, userfaultfd, io_uring, ptrace, ...), no new namespaces` : arch ? "bubblewrap did not apply the filter" : `no system call table for ${process.arch}`),
+    guarantee("kernel", "Kernel interfaces read-only", r.sys !== "writable", r.sys !== "writable" ? "/proc/sys and the rest of /proc are not writable, /sys is absent" : "the sandbox can write /proc/sys (it runs as uid 0 of the host)"),
+    guarantee(
+      "egress",
+      "Egress to public addresses only",
+      egressOk,
+      network === "none"
+        ? "no network at all (SANDBOX_NETWORK=none)"
+        : network === "host"
+          ? "SANDBOX_NETWORK=host: hosted code uses this machine's network and reaches its local services"
+          : egressOk
+            ? `loopback, this machine's addresses, private, CGNAT, link-local and multicast ranges are refused${egressAllow.length ? `; opened by SANDBOX_EGRESS_ALLOW: ${egressAllow.join(", ")}` : ""}${target ? "" : " (not verified: this machine has no address of its own)"}`
+            : `a connection to this machine's own address ${target} was not refused (${r.egress})`,
+    ),
+    memory,
+    processes,
+    disk,
+    cpu,
+    guarantee("fds", "Only stdin, stdout and stderr open", r.fds === 0, r.fds === 0 ? "inherited descriptors are closed; bubblewrap's own are consumed" : `${r.fds} extra descriptor(s) reached the probe`),
+  ], { bwrap: { bin, features, userns }, seccomp });
+}

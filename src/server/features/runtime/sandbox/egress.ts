@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import { networkOf } from "./cidr.js";
+import type { Identity } from "./identity.js";
+
+// A sandbox's network: its own namespace, joined to the outside by slirp4netns (user-mode NAT),
+// which is itself run as the deployment's unprivileged uid. slirp4netns connects from the host,
+// so it reaches whatever the host reaches; what the sandbox may send it is decided by routes in
+// the sandbox's own namespace, set by the platform before the program starts and unchangeable
+// from inside (no capabilities, no new namespaces). Every destination that is not public gets a
+// `prohibit` route (connect() fails with EACCES): loopback, this network, private, carrier-grade
+// NAT, link-local, IETF protocol, benchmarking, multicast and reserved ranges, the host's own
+// addresses and the networks it is attached to, and slirp's gateway (the host's loopback). DNS
+// goes to slirp's resolver at 10.0.2.3, which asks the host's resolver. slirp4netns runs without
+// IPv6, so the sandbox has no IPv6 route at all; IPv6 ranges are prohibited as well, in case.
+
+export const SLIRP_GATEWAY = "10.0.2.2";
+export const SLIRP_DNS = "10.0.2.3";
+
+export const DENIED_V4 = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+  // Azure's WireServer: a platform endpoint on a public address.
+  "168.63.129.16/32",
+  `${SLIRP_GATEWAY}/32`,
+];
+export const DENIED_V6 = ["::1/128", "::ffff:0:0/96", "64:ff9b:1::/48", "100::/64", "fc00::/7", "fe80::/10", "ff00::/8"];
+
+export interface HostAddress {
+  address: string;
+  cidr: string | null;
+  internal: boolean;
+}
+
+export function hostAddresses(): HostAddress[] {
+  return Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).map((a) => ({ address: a.address, cidr: a.cidr, internal: a.internal })));
+}
+
+/**
+ * Every network the host reaches other than through its default route: the networks it is
+ * attached to, and those behind VPNs, peerings or static routes (the kernel's main tables).
+ * Single-host routes are left to the fixed ranges: a public address routed on its own is public.
+ */
+export function hostRoutes(): string[] {
+  const out: string[] = [];
+  try {
+    for (const line of readFileSync("/proc/net/route", "utf8").split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 8) continue;
+      const le = (hex: string) => {
+        const v = parseInt(hex, 16) >>> 0;
+        return [v & 255, (v >>> 8) & 255, (v >>> 16) & 255, v >>> 24];
+      };
+      const prefix = le(f[7]!).reduce((n, o) => n + o.toString(2).replace(/0/g, "").length, 0);
+      if (prefix > 0 && prefix < 32) out.push(networkOf(le(f[1]!).join("."), prefix));
+    }
+  } catch {
+    // not Linux
+  }
+  try {
+    for (const line of readFileSync("/proc/net/ipv6_route", "utf8").split("\n")) {
+      const [dest, len] = line.trim().split(/\s+/);
+      const prefix = parseInt(len ?? "0", 16);
+      if (dest?.length === 32 && prefix > 0 && prefix < 128) out.push(networkOf(dest.match(/.{4}/g)!.join(":"), prefix));
+    }
+  } catch {
+    // no IPv6
+  }
+  return out;
+}
+
+// slirp's own network: a prohibit as specific as it (the host sitting on 10.0.2.0/24 too)
+// would take the sandbox's DNS and gateway away; its addresses never reach the host's network anyway.
+const overlapsSlirp = (cidr: string) => {
+  const [addr = "", len] = cidr.split("/");
+  return net.isIPv4(addr) && Number(len) >= 24 && networkOf(addr, 24) === "10.0.2.0/24" && cidr !== `${SLIRP_GATEWAY}/32`;
+};
+
+/**
+ * The `ip -batch` lines that shut a sandbox's namespace off from everything but public addresses:
+ * prohibit routes, and rules that let only DNS reach slirp's resolver address (libslirp before
+ * 4.8 forwards every port of it to the host's resolver, which may be a private or local address).
+ */
+export function egressRoutes(opts: { host: HostAddress[]; routes?: string[]; allow: string[]; ipv6: boolean }): string[] {
+  const denied = new Set(DENIED_V4);
+  const denied6 = new Set(opts.ipv6 ? DENIED_V6 : []);
+  for (const r of opts.routes ?? []) (r.includes(":") ? denied6 : denied).add(r);
+  if (!opts.ipv6) denied6.clear();
+  for (const a of opts.host) {
+    if (a.address.includes("%")) continue; // scoped link-local: inside fe80::/10 already
+    const v4 = net.isIPv4(a.address);
+    if (!v4 && !opts.ipv6) continue;
+    const set = v4 ? denied : denied6;
+    set.add(networkOf(a.address, v4 ? 32 : 128));
+    const prefix = Number(a.cidr?.split("/")[1]);
+    // The networks the host sits on (its neighbours, its gateway) are not "the outside".
+    if (!a.internal && Number.isInteger(prefix) && prefix > 0) set.add(networkOf(a.address, prefix));
+  }
+  const normal = (r: string) => networkOf(r.split("/")[0]!, Number(r.split("/")[1]));
+  const lines = [...new Set([...denied, ...denied6].map(normal))].filter((r) => !overlapsSlirp(r)).map((r) => `route replace prohibit ${r}`);
+  lines.push(
+    `rule add priority 100 to ${SLIRP_DNS}/32 ipproto udp dport 53 lookup main`,
+    `rule add priority 101 to ${SLIRP_DNS}/32 ipproto tcp dport 53 lookup main`,
+    `rule add priority 102 to ${SLIRP_DNS}/32 prohibit`,
+  );
+  // An operator's exception wins over a prohibit of exactly the same prefix (replace), while a
+  // narrower prohibit inside it (the host's own address) still holds (longest prefix wins).
+  for (const r of opts.allow) lines.push(`route replace ${r} via ${SLIRP_GATEWAY} dev tap0`);
+  return lines;
+}
+
+function run(file: string, args: string[], input: string | null, opts: { uid?: number; gid?: number } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(file, args, { stdio: [input === null ? "ignore" : "pipe", "ignore", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, ...opts });
+    let err = "";
+    p.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
+    p.once("error", reject);
+    p.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${file} failed (${code}): ${err.trim().split("\n").slice(-3).join(" ")}`))));
+    p.stdin?.on("error", () => {}); // it may exit before reading everything: its exit code says why
+    if (input !== null) p.stdin!.end(input);
+  });
+}
+
+export interface EgressOptions {
+  /** the sandbox's first process (bwrap's info fd `child-pid`) */
+  pid: number;
+  /** whether the sandbox has a user namespace of its own (slirp4netns joins it to reach the network namespace) */
+  userns: boolean;
+  /** slirp4netns runs as the sandbox's uid, under its own seccomp filter, in a mount namespace with an empty root: a flaw in its packet handling gains neither root nor the host's files */
+  identity: Identity | null;
+  allow: string[];
+}
+
+/** Gives the namespace of `pid` NATed access to public addresses only; resolves with slirp4netns once routes are in place. */
+export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
+  const ids = o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {};
+  const slirp = spawn(
+    "slirp4netns",
+    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp", "--enable-sandbox", ...(o.userns ? [`--userns-path=/proc/${o.pid}/ns/user`] : []), "--ready-fd=3", "--exit-fd=4", String(o.pid), "tap0"],
+    // fd 4 closes when the platform dies (even by kill -9), which ends slirp4netns too.
+    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/bin:/bin" }, ...ids },
+  );
+  let err = "";
+  slirp.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
+  // socketpairs: killing slirp4netns resets them; its exit is what matters.
+  for (const s of slirp.stdio) (s as NodeJS.EventEmitter | null)?.on("error", () => {});
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("slirp4netns did not become ready")), 10_000);
+      slirp.once("error", reject);
+      slirp.once("exit", (code) => reject(new Error(`slirp4netns exited with code ${code}: ${err.trim().split("\n").slice(-2).join(" ")}`)));
+      (slirp.stdio[3] as NodeJS.ReadableStream).once("data", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    slirp.removeAllListeners("exit");
+    const routes = egressRoutes({ host: hostAddresses(), routes: hostRoutes(), allow: o.allow, ipv6: existsSync("/proc/net/if_inet6") });
+    // As root the platform may enter any network namespace; otherwise it enters the sandbox's user
+    // namespace first, which it owns.
+    const userns = process.getuid?.() === 0 ? [] : ["--user", "--preserve-credentials"];
+    await run("nsenter", [`--target=${o.pid}`, ...userns, "--net", "ip", "-batch", "-"], routes.join("\n") + "\n");
+    return slirp;
+  } catch (e) {
+    slirp.kill("SIGKILL");
+    throw e;
+  }
+}

@@ -1,0 +1,179 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../config.js";
+import { bwrapArgs, type MountPlan } from "./bwrap.js";
+import { networkOf, parseAllowList } from "./cidr.js";
+import { DENIED_V4, egressRoutes, hostRoutes } from "./egress.js";
+import { UidPool } from "./identity.js";
+import { readTenantFile, readTenantJson, tenantPathKind } from "./tenant-files.js";
+
+describe("egress routes", () => {
+  const host = [
+    { address: "127.0.0.1", cidr: "127.0.0.1/8", internal: true },
+    { address: "192.0.2.2", cidr: "192.0.2.2/24", internal: false },
+    { address: "203.0.113.9", cidr: "203.0.113.9/28", internal: false },
+    { address: "fd00::2", cidr: "fd00::2/64", internal: false },
+    { address: "fe80::1%eth0", cidr: "fe80::1/64", internal: false },
+  ];
+
+  it("prohibits loopback, private, CGNAT, link-local, multicast and reserved ranges, slirp's gateway, the host's addresses and its networks", () => {
+    const lines = egressRoutes({ host, allow: [], ipv6: true });
+    for (const r of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16", "127.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4", "0.0.0.0/8", "10.0.2.2/32", "168.63.129.16/32"]) {
+      expect(lines).toContain(`route replace prohibit ${r}`);
+    }
+    // A public host address and the public network it sits on are refused too.
+    expect(lines).toContain("route replace prohibit 203.0.113.9/32");
+    expect(lines).toContain("route replace prohibit 203.0.113.0/28");
+    expect(lines).toContain("route replace prohibit 192.0.2.2/32");
+    expect(lines).toContain("route replace prohibit 192.0.2.0/24");
+    expect(lines).toContain("route replace prohibit fd00:0:0:0:0:0:0:2/128");
+    expect(lines).toContain("route replace prohibit fc00:0:0:0:0:0:0:0/7");
+    // Every line is an `ip route` or `ip rule` command over an address or network: nothing else can reach the batch.
+    for (const l of lines) expect(l).toMatch(/^(route replace (prohibit )?[0-9a-f.:]+\/\d+( via 10\.0\.2\.2 dev tap0)?|rule add priority 10[0-2] to 10\.0\.2\.3\/32 (ipproto (udp|tcp) dport 53 lookup main|prohibit))$/);
+    expect(new Set(lines).size).toBe(lines.length);
+  });
+
+  it("lets only DNS reach slirp's resolver address (older libslirp forwards every port of it to the host's resolver)", () => {
+    const lines = egressRoutes({ host: [], allow: [], ipv6: false });
+    expect(lines.slice(-3)).toEqual([
+      "rule add priority 100 to 10.0.2.3/32 ipproto udp dport 53 lookup main",
+      "rule add priority 101 to 10.0.2.3/32 ipproto tcp dport 53 lookup main",
+      "rule add priority 102 to 10.0.2.3/32 prohibit",
+    ]);
+  });
+
+  it("prohibits the networks the host routes to besides its default route, but never slirp's own network", () => {
+    const lines = egressRoutes({ host: [{ address: "10.0.2.15", cidr: "10.0.2.15/24", internal: false }], routes: ["203.0.113.0/24", "10.0.2.0/24", "2001:db8:5::/48"], allow: [], ipv6: true });
+    expect(lines).toContain("route replace prohibit 203.0.113.0/24");
+    expect(lines).toContain("route replace prohibit 2001:db8:5:0:0:0:0:0/48");
+    expect(lines).toContain("route replace prohibit 10.0.2.2/32");
+    expect(lines.some((l) => / 10\.0\.2\.(0\/24|15\/32)$/.test(l))).toBe(false);
+    expect(hostRoutes().every((r) => /\/\d+$/.test(r) && !r.endsWith("/0"))).toBe(true);
+  });
+
+  it("leaves IPv6 ranges out where the kernel has no IPv6, and adds the operator's exceptions last", () => {
+    const lines = egressRoutes({ host, allow: ["10.1.2.0/24"], ipv6: false });
+    expect(lines.some((l) => l.includes(":"))).toBe(false);
+    expect(lines.at(-1)).toBe("route replace 10.1.2.0/24 via 10.0.2.2 dev tap0");
+    expect(DENIED_V4.every((r) => lines.includes(`route replace prohibit ${r}`))).toBe(true);
+  });
+
+  it("computes networks and parses SANDBOX_EGRESS_ALLOW strictly", () => {
+    expect(networkOf("192.0.2.77", 24)).toBe("192.0.2.0/24");
+    expect(networkOf("10.9.8.7", 32)).toBe("10.9.8.7/32");
+    expect(networkOf("fd12:3456::99", 64)).toBe("fd12:3456:0:0:0:0:0:0/64");
+    expect(parseAllowList(" 10.1.2.3 , 192.168.5.7/24")).toEqual(["10.1.2.3/32", "192.168.5.0/24"]);
+    expect(parseAllowList("")).toEqual([]);
+    for (const bad of ["10.1.2.3/33", "10.1.2.300", "fd00::1", "10.0.0.0/8; ip link del tap0", "10.0.0.0/+8", "example.com"]) expect(() => parseAllowList(bad)).toThrow();
+    expect(() => loadConfig({ SANDBOX_EGRESS_ALLOW: "10.0.0.0/8 dev lo" })).toThrow(/SANDBOX_EGRESS_ALLOW/);
+  });
+});
+
+describe("reading a tenant's files on the host", () => {
+  let root: string;
+  let secret: string;
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), "tenant-files-"));
+    secret = path.join(root, "..", `${path.basename(root)}-secret`);
+    await fs.writeFile(secret, "TOP-SECRET-VALUE");
+    await fs.mkdir(path.join(root, "app", "lib"), { recursive: true });
+  });
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+    await fs.rm(secret, { force: true });
+  });
+
+  it("reads a regular file and says when there is none", async () => {
+    await fs.writeFile(path.join(root, "app", "package.json"), '{"name":"x"}');
+    expect(await readTenantJson(path.join(root, "app"), "package.json")).toEqual({ name: "x" });
+    expect(await readTenantFile(path.join(root, "app"), "server.json")).toBeNull();
+  });
+
+  it("refuses a link at the end or anywhere on the way, without saying what it points at", async () => {
+    await fs.symlink(secret, path.join(root, "app", "package.json"));
+    await fs.symlink(path.dirname(secret), path.join(root, "app", "up"));
+    for (const rel of ["package.json", `up/${path.basename(secret)}`]) {
+      const err = await readTenantFile(path.join(root, "app"), rel).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toMatch(/symbolic link/);
+      expect((err as Error).message).not.toContain("TOP-SECRET");
+    }
+    expect(await tenantPathKind(path.join(root, "app"), "up/anything")).toBe("link");
+  });
+
+  it("refuses paths outside the root, FIFOs (without blocking) and oversized files", async () => {
+    await expect(readTenantFile(path.join(root, "app"), "../x")).rejects.toThrow(/outside/);
+    execFileSync("mkfifo", [path.join(root, "app", "fifo")]);
+    await expect(readTenantFile(path.join(root, "app"), "fifo")).rejects.toThrow(/not a regular file/);
+    await fs.writeFile(path.join(root, "app", "big"), Buffer.alloc(2048, 65));
+    await expect(readTenantFile(path.join(root, "app"), "big", 1024)).rejects.toThrow(/larger than/);
+  });
+
+  it("says which file is not JSON, never what it holds", async () => {
+    await fs.writeFile(path.join(root, "app", "package.json"), "TOP-SECRET-VALUE not json");
+    const err = (await readTenantJson(path.join(root, "app"), "package.json").catch((e: Error) => e)) as Error;
+    expect(err.message).toBe("package.json is not valid JSON");
+  });
+});
+
+describe("sandbox uids", () => {
+  it("gives each deployment a uid of its own above the base, keeps it across restarts, and reuses released ones", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "uids-"));
+    try {
+      const file = path.join(dir, "uids.json");
+      const pool = new UidPool(file, 1_000_000);
+      expect(pool.installer()).toEqual({ uid: 1_000_000, gid: 1_000_000 });
+      expect(pool.setupUid()).toBe(1_000_000 + 65535);
+      const [a, b] = await Promise.all([pool.forDeployment("a"), pool.forDeployment("b")]);
+      expect(a!.uid).not.toBe(b!.uid);
+      expect([a!.uid, b!.uid].every((u) => u > 1_000_000 && u < 1_000_000 + 65535)).toBe(true);
+      expect(await new UidPool(file, 1_000_000).forDeployment("a")).toEqual(a);
+      await pool.release("a");
+      expect((await pool.forDeployment("c"))!.uid).toBe(a!.uid);
+      expect(await new UidPool(file, null).forDeployment("x")).toBeNull();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the bubblewrap command", () => {
+  const plan: MountPlan = {
+    cwd: "/data/deployments/d1",
+    writable: ["/data/deployments/d1"],
+    readOnly: ["/data/packages/p@1"],
+    etc: { passwd: "/e/passwd", group: "/e/group", resolv: "/e/resolv" },
+    hide: ["/usr/src/app"],
+    tmpBytes: 1024,
+    network: "own",
+    user: { uid: 1_879_048_193, gid: 1_879_048_193 },
+  };
+
+  it("creates every namespace, drops every capability, waits for the platform and hands over the filter", () => {
+    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, plan, { info: 3, block: 4, userns: 5, seccomp: 6 }, ["node", "server.js"]);
+    const flags = a.slice(0, a.indexOf("--"));
+    for (const f of ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--die-with-parent"]) expect(flags).toContain(f);
+    expect(a.join(" ")).toContain("--uid 1879048193 --gid 1879048193");
+    expect(a.join(" ")).toContain("--cap-drop ALL");
+    expect(a.join(" ")).toContain("--userns-block-fd 5");
+    expect(a.join(" ")).toContain("--seccomp 6");
+    expect(a.join(" ")).toContain("--perms 1777 --size 1024 --tmpfs /tmp");
+    expect(a.join(" ")).toContain("--ro-bind /e/resolv /etc/resolv.conf");
+    expect(a.join(" ")).toContain("--bind /data/deployments/d1 /data/deployments/d1");
+    expect(a.join(" ")).toContain("--ro-bind /data/packages/p@1 /data/packages/p@1");
+    expect(a.slice(a.indexOf("--") + 1)).toEqual(["node", "server.js"]);
+    // A platform installed under /usr is covered after /usr is bound (bwrap applies its arguments in order).
+    expect(a.join(" ").indexOf("--tmpfs /usr/src/app")).toBeGreaterThan(a.join(" ").indexOf("--ro-bind /usr /usr"));
+    // Nothing of the host beyond the system: no /home, /root, /var, /run, the data directory or the host's /etc.
+    for (const p of ["/home", "/root", "/var", "/run", "/data ", "/etc /etc"]) expect(` ${a.join(" ")} `.includes(` ${p}`)).toBe(false);
+  });
+
+  it("shares the host's network only when told to", () => {
+    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: false }, { ...plan, network: "host" }, { info: 3, block: 4 }, ["true"]);
+    expect(a).not.toContain("--unshare-net");
+    expect(a).not.toContain("--size");
+  });
+});

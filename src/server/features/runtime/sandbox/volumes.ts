@@ -1,0 +1,114 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { Identity } from "./identity.js";
+
+// Each deployment's writable directory (its HOME, its git checkout, whatever it writes). Where
+// the platform is root and the kernel has loop devices, the directory is its own ext4 file system
+// of DEPLOY_DISK_MB in a sparse image, mounted nosuid,nodev: the kernel enforces the disk limit,
+// and a setuid bit set inside means nothing on the host. The image lives in a root-only folder
+// the tenant never sees, so only the kernel's ext4 code ever writes its metadata. Elsewhere the
+// directory is a plain one (the admin page then reports the disk limit as missing).
+
+const run = promisify(execFile);
+const SYS_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Mount points of this process's view, unescaped (mountinfo writes spaces as \040). */
+export function mountPoints(): Set<string> {
+  try {
+    return new Set(
+      readFileSync("/proc/self/mountinfo", "utf8")
+        .split("\n")
+        .map((l) => l.split(" ")[4])
+        .filter((p): p is string => Boolean(p))
+        .map((p) => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+export interface VolumeOptions {
+  /** DEPLOYMENTS_DIR */
+  dir: string;
+  diskMb: number;
+  /** whether deployments get their own ext4 volume (decided by the sandbox probe) */
+  loop: boolean;
+}
+
+export class Volumes {
+  constructor(private readonly o: VolumeOptions) {}
+
+  get kernelLimited(): boolean {
+    return this.o.loop;
+  }
+
+  path(id: string): string {
+    return path.join(this.o.dir, id);
+  }
+
+  private image(id: string): string {
+    return path.join(this.o.dir, ".volumes", `${id}.img`);
+  }
+
+  /** Creates (or mounts again after a restart) the deployment's directory, owned by its identity. */
+  async ensure(id: string, identity: Identity | null): Promise<string> {
+    const dir = this.path(id);
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    if (this.o.loop) {
+      if (!mountPoints().has(dir)) {
+        const img = this.image(id);
+        if (!existsSync(img)) await createImage(img, this.o.diskMb, identity);
+        await run("mount", ["-t", "ext4", "-o", "loop,nosuid,nodev,noatime,errors=remount-ro", img, dir], { env: { PATH: SYS_PATH } });
+      }
+    } else if (identity) {
+      await fs.chown(dir, identity.uid, identity.gid);
+    }
+    await fs.chmod(dir, 0o700);
+    return dir;
+  }
+
+  /** Bytes used and the limit, where the kernel keeps one. */
+  async usage(id: string): Promise<{ used: number; size: number } | null> {
+    if (!this.o.loop) return null;
+    const s = await fs.statfs(this.path(id)).catch(() => null);
+    return s ? { used: (s.blocks - s.bfree) * s.bsize, size: s.blocks * s.bsize } : null;
+  }
+
+  async remove(id: string): Promise<void> {
+    const dir = this.path(id);
+    if (mountPoints().has(dir)) await unmount(dir);
+    await fs.rm(this.image(id), { force: true });
+    // rm never follows a link the tenant left inside.
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+
+  /** At shutdown: volumes are mounted again on the next start. */
+  async unmountAll(): Promise<void> {
+    const prefix = this.o.dir + path.sep;
+    for (const p of mountPoints()) if (p.startsWith(prefix)) await unmount(p).catch(() => {});
+  }
+}
+
+async function createImage(img: string, mb: number, identity: Identity | null): Promise<void> {
+  await fs.mkdir(path.dirname(img), { recursive: true, mode: 0o700 });
+  const tmp = `${img}.tmp`;
+  const fh = await fs.open(tmp, "w", 0o600);
+  await fh.truncate(mb * 1024 * 1024); // sparse: disk is used as the deployment writes
+  await fh.close();
+  const owner = identity ? `${identity.uid}:${identity.gid}` : `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
+  // One inode per 8 KB (node_modules is many small files), a 4 MB journal, no blocks reserved for root.
+  await run("mkfs.ext4", ["-q", "-F", "-m", "0", "-i", "8192", "-J", "size=4", "-E", `root_owner=${owner}`, tmp], { env: { PATH: SYS_PATH } });
+  await fs.rename(tmp, img);
+}
+
+async function unmount(dir: string): Promise<void> {
+  try {
+    await run("umount", [dir], { env: { PATH: SYS_PATH } });
+  } catch {
+    // Something still holds it (a process not yet reaped): detach now, freed when it lets go.
+    await run("umount", ["-l", dir], { env: { PATH: SYS_PATH } });
+  }
+}
