@@ -21,9 +21,53 @@ export const DEPLOY_TEXT = {
   mustLogin: "You must be logged in to deploy a server",
   runningLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} running deployment${n === 1 ? "" : "s"} at a time. Stop a deployment or upgrade your plan.`,
   monthlyLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} deployments a month. Upgrade to Pro for unlimited deployments.`,
+  hostingClosed: "Deploying is limited to administrators on this server for now: its hosting sandbox is missing a protection. An administrator can see which on the admin page.",
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
   reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
 } as const;
+
+// How hosted code is isolated on this instance, as start-up found it (features/runtime/sandbox/detect.ts).
+export type GuaranteeKey = "uid" | "namespaces" | "seccomp" | "kernel" | "egress" | "memory" | "processes" | "disk" | "cpu" | "fds";
+
+export interface Guarantee {
+  key: GuaranteeKey;
+  label: string;
+  ok: boolean;
+  /** how it holds, or why it does not */
+  how: string;
+}
+
+export interface SandboxInfo {
+  kind: "bwrap" | "none";
+  /** egress: own network namespace with NAT to public addresses only; none: no network; host: the host's network */
+  network: "egress" | "none" | "host";
+  /** what isolates hosted code here, in one line (admin page, start-up log) */
+  layer: string;
+  guarantees: Guarantee[];
+  /** every guarantee holds */
+  complete: boolean;
+  /** what is wrong here, one line each (the start-up log): the notes, then each missing guarantee */
+  warnings: string[];
+  /** remarks besides the guarantees (a tool missing, SANDBOX=off) */
+  notes: string[];
+}
+
+// The admin page's account of the hosting sandbox (docs/hosting.md).
+export const SANDBOX_TEXT = {
+  title: "Hosting sandbox",
+  complete: "Every protection holds: anyone signed in may deploy.",
+  adminsOnly: "A protection is missing: only administrators may deploy until it is in place (SANDBOX_INCOMPLETE=admins).",
+  everyone: "A protection is missing, and everyone may still deploy: the operator chose SANDBOX_INCOMPLETE=everyone.",
+  protections: (ok: number, all: number) => `Protections (${ok} of ${all} hold)`,
+} as const;
+
+/**
+ * Who may run hosted code: everyone when every guarantee of the sandbox holds here; otherwise
+ * admins only, unless the operator chose SANDBOX_INCOMPLETE=everyone.
+ */
+export function hostingOpen(sandboxComplete: boolean, policy: "admins" | "everyone", isAdmin: boolean): boolean {
+  return sandboxComplete || policy === "everyone" || isAdmin;
+}
 
 export const STATUSES = ["queued", "installing", "starting", "running", "crashed", "crash_looping", "stopped", "failed"] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];

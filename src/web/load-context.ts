@@ -2,6 +2,7 @@ import type { Config } from "../server/config.js";
 import type { Db } from "../server/db/client.js";
 import type { Auth } from "../server/features/auth/auth.js";
 import type { Viewer } from "../server/features/auth/viewer.js";
+import type { SandboxInfo } from "../shared/deployments.js";
 
 // What the Hono server hands to every loader and action (see src/server/http/pages.ts).
 export interface SwitchboardContext {
@@ -12,8 +13,8 @@ export interface SwitchboardContext {
   githubEnabled: boolean;
   cspNonce: string;
   requestId: string;
-  /** why hosted servers are not (fully) isolated on this instance; shown to admins */
-  sandboxWarnings: readonly string[];
+  /** how hosted servers are isolated on this instance: every guarantee, held or missing (admin page, deploy panel) */
+  sandbox: SandboxInfo;
 }
 
 declare module "react-router" {

@@ -7,6 +7,7 @@ import type { TestProject } from "vitest/node";
 import dbSetup from "../support/db-global-setup.js";
 import { TEST_PACKAGES_DIR } from "../support/app.js";
 import { createDatabaseFrom } from "../support/db.js";
+import { removeDataDir } from "../support/deployments.js";
 import { startFakeGitHub } from "../support/github-oauth.js";
 import { freePort, startAppProcess } from "../support/process.js";
 import { startSmtpSink } from "../support/smtp-sink.js";
@@ -49,7 +50,7 @@ export default async function setup(project: TestProject) {
     await gh.close();
     await smtp.close();
     await fs.rm(mailDir, { recursive: true, force: true });
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
     await db.drop();
     await teardownDb();
   };

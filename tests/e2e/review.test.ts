@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
+import { SANDBOX_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 
@@ -48,6 +49,13 @@ describe("submission and review in Chromium", () => {
     await registerConfirmAndLogIn(reviewer.page, "admin-e2e@example.com", "admin-password-1");
     await reviewer.page.goto("/admin/mcp-servers");
     await reviewer.page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
+    // The operator's view of the hosting sandbox: the layer in force and each of the ten protections.
+    const sandbox = reviewer.page.getByTestId("sandbox-status");
+    await sandbox.getByRole("heading", { name: SANDBOX_TEXT.title }).waitFor();
+    expect(await sandbox.locator("[data-testid^=guarantee-]").count()).toBe(10);
+    const held = await sandbox.locator('[data-ok="true"]').count();
+    await sandbox.getByText(SANDBOX_TEXT.protections(held, 10)).waitFor();
+    await sandbox.getByText(held === 10 ? SANDBOX_TEXT.complete : SANDBOX_TEXT.adminsOnly).waitFor();
     const card = reviewer.page.locator('[data-server="weather-station-zeta"]');
     await card.getByText(ADMIN_TEXT.pendingBadge).waitFor();
     await card.getByRole("button", { name: "Approve" }).click();

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import { TEST_PACKAGES_DIR } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/db.js";
+import { removeDataDir } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
-import { startAppProcess, type AppProcess } from "../support/process.js";
+import { sdkClient } from "../support/gateway.js";
+import { accountWithKey, INHERITED_FD, startAppProcess, type AppProcess } from "../support/process.js";
 
 // The real process: deployments survive a kill -9 of the platform and come back exactly once;
 // SIGTERM stops children gracefully before the platform exits.
@@ -69,26 +71,13 @@ afterAll(async () => {
   for (const a of apps) await a.stop("SIGKILL");
   await db?.drop();
   await repo?.cleanup();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 describe("platform restarts", () => {
   it("after kill -9 every deployment that should run is started again exactly once; SIGTERM stops children first", async () => {
     const first = await start();
-    const origin = { origin: first.url, "content-type": "application/json" };
-    // An account, confirmed through the development outbox, and an API key.
-    let cookie = "";
-    const post = async (p: string, body: unknown) => {
-      const r = await fetch(`${first.url}${p}`, { method: "POST", headers: { ...origin, cookie }, body: JSON.stringify(body) });
-      cookie = (r.headers.getSetCookie()[0]?.split(";")[0] ?? cookie) || cookie;
-      return r;
-    };
-    expect((await post("/api/auth/sign-up/email", { email: "kim@example.com", password: "password123", name: "kim" })).status).toBe(200);
-    const mail = ((await (await fetch(`${first.url}/dev/outbox.json`)).json()) as { text: string }[])[0]!;
-    const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
-    await fetch(`${first.url}${link.pathname}${link.search}`, { redirect: "manual" });
-    expect((await post("/api/auth/sign-in/email", { email: "kim@example.com", password: "password123" })).status).toBe(200);
-    key = ((await (await post("/api/auth/apikeys", { name: "ci" })).json()) as { apiKey: string }).apiKey;
+    key = await accountWithKey(first, "kim@example.com");
 
     const reg = await api(first, "/api/servers", {
       method: "POST",
@@ -117,4 +106,37 @@ describe("platform restarts", () => {
     expect(serverProcesses(d.id)).toHaveLength(1);
     await third.stop("SIGTERM");
   }, 240_000);
+});
+
+describe("the platform process", () => {
+  it("closes a descriptor it inherited without close-on-exec, so no hosted server ever holds it", async (ctx) => {
+    if (process.getuid?.() !== 0) return ctx.skip("the hostile fixture's probe needs a root platform's sandbox");
+    const hostile = await createFixtureRepo({ fixture: "hostile-server", executables: ["server.js"] });
+    try {
+      const app = await startAppProcess(env, 90_000, { inheritFd: true });
+      apps.push(app);
+      // The platform says which descriptor it closed (the log line is written before it listens).
+      const closedLine = app.output().split("\n").find((l) => l.includes("closed descriptors inherited without close-on-exec"));
+      expect(closedLine, app.output()).toBeDefined();
+      expect(JSON.parse(closedLine!).fds).toContainEqual(expect.objectContaining({ fd: INHERITED_FD }));
+      const k = await accountWithKey(app, "inherit@example.com");
+      const call = (p: string, body?: unknown) => fetch(`${app.url}${p}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${k}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const reg = await call("/api/servers", { qualifiedName: "inherit/hostile", displayName: "Hostile", description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] });
+      expect(reg.status, await reg.clone().text()).toBe(201);
+      expect((await call("/api/deploy/inherit/hostile", { repositoryUrl: hostile.url, env: {} })).status).toBe(202);
+      let d: DeploymentView | undefined;
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && d?.status !== "running"; await new Promise((r) => setTimeout(r, 200))) {
+        [d] = (await (await call("/api/deployments")).json()) as DeploymentView[];
+      }
+      expect(d?.status).toBe("running");
+      // Through the gateway, as any MCP client: the server started with nothing but stdin, stdout and stderr.
+      const client = await sdkClient(d!.url.replace("localhost", "127.0.0.1"), k);
+      const res = (await client.callTool({ name: "whoami", arguments: {} })) as { content: { text: string }[] };
+      expect(JSON.parse(res.content[0]!.text)).toMatchObject({ inheritedAtStart: [] });
+      await client.close();
+      await app.stop("SIGTERM");
+    } finally {
+      await hostile.cleanup();
+    }
+  }, 180_000);
 });

@@ -15,6 +15,7 @@ import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
 import { CookieJar } from "./cookies.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
+import { removeDataDir } from "./deployments.js";
 
 export const ORIGIN = "http://localhost:3000";
 export const TEST_PACKAGES_DIR = path.join(os.tmpdir(), "switchboard-test-packages");
@@ -85,7 +86,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       services.billing.close();
       await runtime.supervisor.shutdown();
       await db.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await removeDataDir(dataDir);
     },
   };
 }

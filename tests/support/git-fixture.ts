@@ -33,7 +33,17 @@ async function git(cwd: string, args: string[]): Promise<void> {
  * Copies the MCP fixture server into a new temp directory, writes (or overrides) `opts.files`
  * (paths relative to the repository root), and commits everything on branch `main`.
  */
-export async function createFixtureRepo(opts: { files?: Record<string, string>; /** a directory under tests/fixtures (default mcp-fixture) */ fixture?: string } = {}): Promise<FixtureRepo> {
+export async function createFixtureRepo(
+  opts: {
+    files?: Record<string, string>;
+    /** a directory under tests/fixtures (default mcp-fixture) */
+    fixture?: string;
+    /** paths (of `files` or the fixture) committed executable */
+    executables?: string[];
+    /** symbolic links committed as such: path -> target (absolute targets point into the host) */
+    symlinks?: Record<string, string>;
+  } = {},
+): Promise<FixtureRepo> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "mcp-fixture-repo-"));
   const cleanup = () => fs.rm(dir, { recursive: true, force: true });
   try {
@@ -49,6 +59,13 @@ export async function createFixtureRepo(opts: { files?: Record<string, string>; 
       }
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.writeFile(target, content);
+    }
+    for (const rel of opts.executables ?? []) await fs.chmod(path.join(dir, rel), 0o755);
+    for (const [rel, target] of Object.entries(opts.symlinks ?? {})) {
+      const link = path.join(dir, rel);
+      await fs.rm(link, { force: true });
+      await fs.mkdir(path.dirname(link), { recursive: true });
+      await fs.symlink(target, link);
     }
     await git(dir, ["init", "-q", "-b", "main"]);
     await git(dir, ["add", "-A"]);

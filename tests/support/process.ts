@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { networkEnv } from "../../src/server/features/runtime/installer.js";
+import { networkEnv } from "../../src/server/features/runtime/install-env.js";
 import { projectRoot } from "../../src/server/paths.js";
 
 export function freePort(): Promise<number> {
@@ -23,13 +23,21 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built app (dist/server.js) as a real process and waits until it answers /readyz. */
-export async function startAppProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<AppProcess> {
+/**
+ * Starts the built app (dist/server.js) as a real process and waits until it answers /readyz.
+ * `inheritFd`: the app also inherits a descriptor without close-on-exec, as a careless parent (a
+ * shell, a supervisor) would leave it. It is fd 40, past a gap: Node's own start-up marks the
+ * unbroken run of descriptors from 0 close-on-exec (libuv's uv_disable_stdio_inheritance stops at
+ * the first gap after 15), so a low one such as fd 3 would prove nothing.
+ */
+export const INHERITED_FD = 40;
+
+export async function startAppProcess(env: Record<string, string>, timeoutMs = 60_000, opts: { inheritFd?: boolean } = {}): Promise<AppProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [path.join(projectRoot, "dist/server.js")], {
     cwd: projectRoot,
     env: { ...networkEnv(), PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", ...(opts.inheritFd ? [...Array<"ignore">(INHERITED_FD - 3).fill("ignore"), "pipe" as const] : [])],
   });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -60,4 +68,23 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 6
       return exited;
     },
   };
+}
+
+/** A confirmed account on a running app process (through its development outbox) and an API key of it. */
+export async function accountWithKey(app: AppProcess, email: string): Promise<string> {
+  const headers = { origin: app.url, "content-type": "application/json" };
+  let cookie = "";
+  const post = async (p: string, body: unknown) => {
+    const r = await fetch(`${app.url}${p}`, { method: "POST", headers: { ...headers, cookie }, body: JSON.stringify(body) });
+    cookie = (r.headers.getSetCookie()[0]?.split(";")[0] ?? cookie) || cookie;
+    return r;
+  };
+  const signUp = await post("/api/auth/sign-up/email", { email, password: "password123", name: email.split("@")[0] });
+  if (signUp.status !== 200) throw new Error(`sign-up: ${signUp.status} ${await signUp.text()}`);
+  const mails = (await (await fetch(`${app.url}/dev/outbox.json`)).json()) as { to: string; text: string }[];
+  const mail = mails.findLast((m) => m.to.includes(email))!;
+  const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
+  await fetch(`${app.url}${link.pathname}${link.search}`, { redirect: "manual" });
+  if ((await post("/api/auth/sign-in/email", { email, password: "password123" })).status !== 200) throw new Error("sign-in failed");
+  return ((await (await post("/api/auth/apikeys", { name: "test" })).json()) as { apiKey: string }).apiKey;
 }

@@ -24,7 +24,7 @@ export function pagesHandler(deps: AppDeps, services: Services) {
       githubEnabled: github,
       cspNonce: c.get("cspNonce"),
       requestId: c.get("requestId"),
-      sandboxWarnings: deps.runtime.supervisor.sandbox.warnings,
+      sandbox: deps.runtime.supervisor.sandbox,
     });
   };
 }

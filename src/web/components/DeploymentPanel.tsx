@@ -21,6 +21,8 @@ interface Props {
   canDeploy: boolean;
   /** a repository URL or npx command exists */
   hasSource: boolean;
+  /** this instance lets the viewer run hosted code (its sandbox is complete, or the viewer is an admin) */
+  hostingOpen: boolean;
   repositoryUrl: string | null;
   npxCommand: string | null;
 }
@@ -86,8 +88,21 @@ export function DeploymentPanel(p: Props) {
     setLogs(r.ok ? r.data.lines : [r.error ?? "Could not load the output."]);
   };
 
+  const closed = !p.hostingOpen && (
+    <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="hosting-closed">
+      {DEPLOY_TEXT.hostingClosed}
+    </p>
+  );
   if (p.signedIn && !p.canDeploy) return <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>;
-  if (!loaded) return <p className="mt-3 flex items-center gap-2 text-sm text-slate-500"><Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading deployment…</p>;
+  if (!loaded)
+    return (
+      <div className="mt-3 space-y-3">
+        {closed}
+        <p className="flex items-center gap-2 text-sm text-slate-500">
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading deployment…
+        </p>
+      </div>
+    );
 
   if (deployment) {
     const running = deployment.status === "running";
@@ -147,8 +162,9 @@ export function DeploymentPanel(p: Props) {
           </label>
         ))}
       {!p.hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
+      {closed}
       {error && <Alert kind="error">{error}</Alert>}
-      <button type="submit" disabled={!p.hasSource || busy !== null} className={`${actionButton} w-full`}>
+      <button type="submit" disabled={!p.hasSource || !p.hostingOpen || busy !== null} className={`${actionButton} w-full`}>
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
       </button>

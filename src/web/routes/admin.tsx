@@ -4,6 +4,7 @@ import { useState } from "react";
 import { Link, redirect } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";
 import { ADMIN_TEXT, type AdminServer } from "../../shared/catalog";
+import { SandboxStatus } from "../components/SandboxStatus";
 import { Alert } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/admin";
@@ -17,7 +18,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
   const [pending, approved] = await Promise.all([adminList(context.db, context.viewer, "pending"), adminList(context.db, context.viewer, "approved")]);
-  return { pending: pending.data, approved: approved.data, counts: pending.counts, sandboxWarnings: [...context.sandboxWarnings] };
+  const { layer, complete, notes, guarantees } = context.sandbox;
+  return { pending: pending.data, approved: approved.data, counts: pending.counts, sandbox: { layer, complete, notes, guarantees }, sandboxPolicy: context.config.SANDBOX_INCOMPLETE };
 }
 
 const btn = "rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-60";
@@ -130,11 +132,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
         <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Servers
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{ADMIN_TEXT.title}</h1>
-      {loaderData.sandboxWarnings.map((w) => (
-        <div key={w} className="mt-4">
-          <Alert kind="error">Hosting: {w}</Alert>
-        </div>
-      ))}
+      <SandboxStatus sandbox={loaderData.sandbox} policy={loaderData.sandboxPolicy} />
       {error && (
         <div className="mt-4">
           <Alert kind="error">{error}</Alert>

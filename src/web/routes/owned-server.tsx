@@ -2,6 +2,7 @@ import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
 import { serverHosting } from "../../server/features/deployments/service";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
+import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
@@ -17,6 +18,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     hosting: await serverHosting(context.db, { kind: "owned", ref: server.qualifiedName }),
     isOwner: context.viewer?.id === server.owner.id,
     signedIn: Boolean(context.viewer),
+    hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
     site: context.config.SITE_NAME,
   };
 }
@@ -142,6 +144,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 serverId={server.qualifiedName}
                 requiredKeys={server.required_keys}
                 signedIn={signedIn}
+                hostingOpen={loaderData.hostingOpen}
                 canDeploy={isOwner}
                 hasSource={Boolean(server.repositoryUrl)}
                 repositoryUrl={server.repositoryUrl}

@@ -5,6 +5,7 @@ import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { serverHosting } from "../../server/features/deployments/service";
 import { connectConfigs } from "../../shared/connect";
+import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
@@ -26,6 +27,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       related,
       hosting: await serverHosting(context.db, { kind: "catalog", ref: row.id }),
       signedIn: Boolean(context.viewer),
+    hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
       site: context.config.SITE_NAME,
     };
   } catch (e) {
@@ -163,6 +165,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               serverId={server.id}
               requiredKeys={server.required_keys ?? []}
               signedIn={signedIn}
+              hostingOpen={loaderData.hostingOpen}
               canDeploy
               hasSource={Boolean(server.npx_command || server.repository_url)}
               repositoryUrl={server.repository_url}

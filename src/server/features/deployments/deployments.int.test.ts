@@ -1,9 +1,15 @@
 import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
+import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, registerOwnedServer, removeDataDir, waitForStatus } from "../../../../tests/support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, SANDBOX_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { loadConfig } from "../../config.js";
+import { createLogger } from "../../log.js";
+import { createHosting } from "../runtime/sandbox/detect.js";
 import { GIT_TEXT } from "../runtime/git-url.js";
 import { NPX_TEXT } from "../runtime/npx.js";
 
@@ -133,6 +139,25 @@ describe("when things go wrong", () => {
     expect(logs.lines.join("\n")).toContain("crash timer fired");
     await c.del(`/api/deployments/${looping.id}`);
   }, 120_000);
+});
+
+describe("the shared package cache", () => {
+  it("does not keep a package that takes more than a deployment's disk limit, and says why", async () => {
+    const packagesDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-small-cache-"));
+    const small = await createTestApp({ DEPLOY_DISK_MB: "16", PACKAGES_DIR: packagesDir });
+    try {
+      await addCatalogEntry(small, "everything", `npx -y ${EVERYTHING}`);
+      const c = await signedInUser(small, "big@example.com");
+      expect((await c.post("/api/deploy/everything", { env: {} })).status).toBe(202);
+      const d = await waitForStatus(c, "everything", "failed", 180_000);
+      // Refused while it installs (it wrote more than twice the limit) or once installed, whichever comes first.
+      expect(d.status_detail).toMatch(/^The npm package @modelcontextprotocol\/server-everything@\S+ (takes \d+ MB with its dependencies, more than|is larger than) the 16 MB a deployment may use/);
+      expect((await fs.readdir(packagesDir)).filter((f) => f.includes("server-everything"))).toEqual([]);
+    } finally {
+      await small.close();
+      await removeDataDir(packagesDir);
+    }
+  }, 240_000);
 });
 
 describe("secrets and isolation", () => {
@@ -268,14 +293,74 @@ describe("accounts and operators", () => {
     expect((await t.db.database.pool.query("select count(*)::int as n from deployments where id = $1", [d.id])).rows[0]).toEqual({ n: 0 });
   }, 120_000);
 
-  it("without a sandbox the admin page says so loudly", async () => {
+  it("without a sandbox the admin page says so loudly, and only admins may deploy (unless the operator opts in)", async () => {
     const plain = await createTestApp({ SANDBOX: "off", ADMIN_EMAILS: "ops@example.com" });
     try {
       const ops = await signedInUser(plain, "ops@example.com");
       const page = await (await ops.get("/admin/mcp-servers")).text();
       expect(page).toContain("SANDBOX=off: hosted MCP servers run as plain processes");
+      expect(page).toContain(SANDBOX_TEXT.adminsOnly);
+      expect(page).toMatch(/data-testid="guarantee-namespaces" data-ok="false"/);
+      await addCatalogEntry(plain, "everything", `npx -y ${EVERYTHING}`);
+      const user = await signedInUser(plain, "user@example.com");
+      const refused = await user.post("/api/deploy/everything", { env: {} });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.hostingClosed);
+      expect(await deploymentsOf(user, "everything")).toEqual([]);
+      const serverPage = await (await user.get("/server/everything")).text();
+      expect(serverPage).toContain(DEPLOY_TEXT.hostingClosed);
+      const accepted = await ops.post("/api/deploy/everything", { env: {} });
+      expect(accepted.status).toBe(202);
+      const d = await waitForStatus(ops, "everything", "running", 60_000);
+      expect((await (await ops.get("/server/everything")).text()).includes(DEPLOY_TEXT.hostingClosed)).toBe(false);
+
+      // After a restart on this machine, a deployment of someone who is not an admin stays down, and says why.
+      const other = await signedInUser(plain, "earlier@example.com");
+      await plain.db.database.pool.query(
+        `insert into deployments (id, user_id, server_kind, server_ref, source, secrets, status, proxy_id) values ('00000000-0000-4000-8000-000000000001', $1, 'catalog', 'everything', $2, $3, 'running', 'recovered-proxy')`,
+        [other.id, JSON.stringify({ kind: "npm", package: EVERYTHING, version: null, args: [] }), plain.runtime.box.seal({})],
+      );
+      await plain.runtime.supervisor.recover();
+      const [kept] = await deploymentsOf(other, "everything");
+      expect(kept).toMatchObject({ status: "failed", status_detail: DEPLOY_TEXT.hostingClosed });
+      await ops.del(`/api/deployments/${d.id}`);
     } finally {
       await plain.close();
+    }
+    const open = await createTestApp({ SANDBOX: "off", SANDBOX_INCOMPLETE: "everyone" });
+    try {
+      await addCatalogEntry(open, "everything", `npx -y ${EVERYTHING}`);
+      const user = await signedInUser(open, "anyone@example.com");
+      const r = await user.post("/api/deploy/everything", { env: {} });
+      expect(r.status).toBe(202);
+      const d = ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
+      await user.del(`/api/deployments/${d.id}`);
+    } finally {
+      await open.close();
+    }
+  }, 120_000);
+
+  it("refuses to start when the sandbox uids would include a real account of the host", async (ctx) => {
+    if (process.getuid?.() !== 0) return ctx.skip("own uids per deployment need a root platform");
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-uids-"));
+    try {
+      const config = loadConfig({ NODE_ENV: "test", DATA_DIR: dir, SANDBOX_UID_BASE: "1000" });
+      const hosting = createHosting(config, { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") }, createLogger({ level: "silent", pretty: false }));
+      // nobody (65534) is an account on every Debian system.
+      await expect(hosting).rejects.toThrow(/SANDBOX_UID_BASE 1000\.\.66535 includes \w+ \(\d+\) of \/etc\/(passwd|group)/);
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
+
+  it("SANDBOX=strict refuses to start where a protection is missing, naming it", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-strict-"));
+    try {
+      const config = loadConfig({ NODE_ENV: "test", DATA_DIR: dir, SANDBOX: "strict", SANDBOX_NETWORK: "host" });
+      const start = createHosting(config, { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") }, createLogger({ level: "silent", pretty: false }));
+      await expect(start).rejects.toThrow(/SANDBOX=strict[\s\S]*Egress to public addresses only: missing/);
+    } finally {
+      await removeDataDir(dir);
     }
   });
 });

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { deployActions, deployments, serverCapabilities } from "../../db/schema.js";
+import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type ServerKind = "catalog" | "owned";
@@ -28,9 +28,14 @@ export async function listUserDeployments(db: Db, userId: string, server?: Serve
     .orderBy(deployments.createdAt);
 }
 
-/** Every deployment that should be running after a platform restart (failed and stopped ones stay so). */
-export async function listDeploymentsToRecover(db: Db): Promise<DeploymentRow[]> {
-  return db.select().from(deployments).where(live()).orderBy(deployments.createdAt);
+/** Every deployment that should be running after a platform restart (failed and stopped ones stay so), with whether its owner is an admin. */
+export async function listDeploymentsToRecover(db: Db): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
+  return db
+    .select({ ...getTableColumns(deployments), ownerIsAdmin: sql<boolean>`coalesce(${profiles.isAdmin}, false)` })
+    .from(deployments)
+    .leftJoin(profiles, eq(profiles.id, deployments.userId))
+    .where(live())
+    .orderBy(deployments.createdAt);
 }
 
 /** A user's deployments that hold a slot, newest first. */

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen } from "../../../shared/deployments.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "../../../shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
@@ -95,6 +95,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
 
 export async function deploy(deps: DeploymentDeps, viewer: Viewer | null, id: string, input: DeployInput): Promise<DeploymentView> {
   const v = signedIn(viewer);
+  if (!hostingOpen(deps.supervisor.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
