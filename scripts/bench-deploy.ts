@@ -44,7 +44,7 @@ async function main() {
         return { id, ms: performance.now() - t0 };
       };
 
-      console.log(`sandbox: ${runtime.supervisor.sandbox.kind}, network: ${runtime.supervisor.sandbox.network}; package ${PACKAGE}`);
+      console.log(`sandbox: ${runtime.supervisor.sandbox.layer}; package ${PACKAGE}`);
       const firstKey = await newKey();
       const first = await deployToRunning(firstKey);
       console.log(`first install (npm registry -> running)     ${first.ms.toFixed(0)} ms`);

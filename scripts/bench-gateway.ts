@@ -14,8 +14,6 @@ import pino from "pino";
 import { loadConfig } from "../src/server/config.js";
 import { Gateway } from "../src/server/features/gateway/index.js";
 import { createRuntime } from "../src/server/features/runtime/index.js";
-import { Installer } from "../src/server/features/runtime/installer.js";
-import { detectSandbox } from "../src/server/features/runtime/sandbox.js";
 import { createApp } from "../src/server/http/app.js";
 import { projectRoot } from "../src/server/paths.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
@@ -85,9 +83,7 @@ async function main() {
       await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
 
       // The package once, for all three ways (the same files the deployment runs).
-      const sandbox = await detectSandbox({ SANDBOX: "off", SANDBOX_NETWORK: "host" }, log);
-      const installer = new Installer({ packagesDir: PACKAGES_DIR, deploymentsDir: path.join(dataDir, "direct"), sandbox, allowFileGit: false, timeoutMs: 300_000, memoryMb: 512, log });
-      const { argv } = await installer.prepare("direct", { kind: "npm", package: PACKAGE, version: null, args: [] });
+      const { argv } = await runtime.installer.npmCommand({ kind: "npm", package: PACKAGE, version: null, args: [] });
       const [command, ...args] = argv as [string, ...string[]];
       const childEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir() };
 
