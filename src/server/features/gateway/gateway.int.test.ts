@@ -201,7 +201,7 @@ describe("limits that keep one client from hurting the others", () => {
     const lines = ["0", "null", "[1,2]", '"text"', '{"jsonrpc":"2.0","method":5}', '{"jsonrpc":"2.0","id":"sb999999","result":{}}'];
     expect((await call(s, 1, "print_lines", { lines })).json()).toMatchObject({ result: { content: [{ text: "printed 6 lines" }] } });
     expect((await call(s, 2, "echo", { message: "still here" })).json()).toMatchObject({ result: { content: [{ text: "still here" }] } });
-    expect(t.runtime.supervisor.logs(deployment.id)).toEqual(expect.arrayContaining(["0", "null", "[1,2]"]));
+    expect(t.runtime.runner.logs(deployment.id)).toEqual(expect.arrayContaining(["0", "null", "[1,2]"]));
   });
 
   it("a client's capabilities of the wrong type are ignored, not trusted", async () => {

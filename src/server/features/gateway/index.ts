@@ -1,1 +1,2 @@
-export { Gateway, GATEWAY_TEXT, SUPPORTED_VERSIONS, type GatewayDeps } from "./gateway.js";
+export { Gateway, GATEWAY_TEXT, type GatewayDeps } from "./gateway.js";
+export { SUPPORTED_VERSIONS } from "./protocol.js";

@@ -1,102 +1,80 @@
-import type { Child } from "../runtime/child.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Id, Msg, Outlet, Session } from "./session.js";
+import type { McpChannel } from "../runtime/runner.js";
+import { CAPABILITY_NEEDED, RPC, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
+import { ServerInit } from "./server-init.js";
 
-// One hosted server process, many client sessions. Every client request gets an id of the
+// One hosted server's MCP channel, many client sessions. Every client request gets an id of the
 // gateway's own on the server side (string ids; the platform's own client uses numbers), so ids
 // that collide between sessions never cross. Answers, progress (by a rewritten progress token) and
 // server-to-client requests find their way back to the one session they belong to.
 
-export const RPC = {
-  serverError: -32000,
-  sessionNotFound: -32001,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  parseError: -32700,
-  internal: -32603,
-} as const;
+/** What the mux needs of a client session (the gateway's Session). */
+export interface MuxSession {
+  /** client request id (see idKey) -> the id the gateway gave it on the server side */
+  readonly inflight: Map<string, string>;
+  readonly subscriptions: Set<string>;
+  readonly capabilities: ClientCapabilities;
+  readonly lastActive: number;
+  /** the GET stream (Streamable HTTP) or the /sse stream (legacy), when it has one */
+  readonly standalone?: unknown;
+  /** A notification or server request with no request of this session to ride on. */
+  notify(msg: Msg): boolean;
+  close(): void;
+}
 
-interface Pending {
+/** Where the messages of one client request go: its own POST response or the legacy stream. */
+export interface Outlet {
+  push(msg: Msg, final: boolean): void;
+  /** the request was cancelled: end its response without an answer */
+  abandon(): void;
+}
+
+interface Pending<S> {
   gwId: string;
-  session: Session;
+  session: S;
   clientId: Id;
   outlet: Outlet;
   progressToken?: string;
   timer: NodeJS.Timeout;
 }
 
-/** Which client capability a server-to-client request needs. */
-const NEEDS: Record<string, keyof ClientCapabilities> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
-
-export const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
-
-/** Revisions the gateway speaks, oldest first. */
-export const SUPPORTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
-const LATEST_VERSION = SUPPORTED_VERSIONS.at(-1)!;
-const SUPPORTED = new Set<string>(SUPPORTED_VERSIONS);
-export const isSupportedVersion = (v: string) => SUPPORTED.has(v);
-
-/**
- * The server is initialized as one client that can do everything the gateway can route; which
- * session may receive a sampling, elicitation or roots request is decided per session.
- */
-const GATEWAY_CLIENT = {
-  capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
-  clientInfo: { name: "switchboard-gateway", version: "1.0.0" },
-};
-
-export interface ClientCapabilities {
-  sampling: boolean;
-  elicitation: boolean;
-  roots: boolean;
-}
-
-/** Only the flags the gateway routes by: a client's capability object is never kept whole. */
-export function capabilityFlags(caps: unknown): ClientCapabilities {
-  const c = caps && typeof caps === "object" && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {};
-  return { sampling: c.sampling !== undefined, elicitation: c.elicitation !== undefined, roots: c.roots !== undefined };
-}
+const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
 
 const MAX_INFLIGHT_PER_SESSION = 100;
 const MAX_SUBSCRIPTIONS_PER_SESSION = 100;
 const MAX_URI_LENGTH = 2048;
 
-export class Mux {
+export class Mux<S extends MuxSession = MuxSession> {
   private seq = 0;
-  private readonly pending = new Map<string, Pending>();
-  private readonly progress = new Map<string, { pending: Pending; token: unknown }>();
+  private readonly pending = new Map<string, Pending<S>>();
+  private readonly progress = new Map<string, { pending: Pending<S>; token: unknown }>();
   /** server-to-client requests in flight -> the session that must answer */
-  private readonly serverRequests = new Map<string, Session>();
+  private readonly serverRequests = new Map<string, S>();
   /** the gateway's own requests to the server (initialize) */
-  private readonly internal = new Map<string, (m: Msg) => void>();
-  /** initialize results per protocol version: the server is initialized once per version */
-  private readonly inits = new Map<string, Promise<Msg>>();
-  readonly sessions = new Set<Session>();
+  private readonly init = new ServerInit((m) => this.trySend(m));
+  private readonly unsubscribe: () => void;
+  readonly sessions = new Set<S>();
   dead = false;
 
   constructor(
-    private readonly child: Child,
+    private readonly channel: McpChannel,
     private readonly requestTimeoutMs: number,
     private readonly onMessageLost: (why: string) => void = () => {},
   ) {
-    child.onMessage((m) => this.fromServer(m as Msg));
-    void child.exited.then((e) => this.onExit(e.reason ?? (e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`)));
+    this.unsubscribe = channel.onMessage((m) => this.fromServer(m as Msg));
+    void channel.exited.then((reason) => this.onExit(reason));
   }
 
   private send(msg: Msg) {
-    this.child.send(msg as JSONRPCMessage);
+    this.channel.send(msg as JSONRPCMessage);
   }
 
-  attach(session: Session): void {
+  attach(session: S): void {
     this.sessions.add(session);
   }
 
   /** A session ended (DELETE, expiry): its calls still running on the server are cancelled. */
-  detach(session: Session): void {
+  detach(session: S): void {
     this.sessions.delete(session);
     for (const gwId of session.inflight.values()) {
       const p = this.pending.get(gwId);
@@ -117,50 +95,13 @@ export class Mux {
     }
   }
 
-  /**
-   * The server's initialize result for the client's protocol revision (a revision the gateway does
-   * not speak is asked as its latest): asked once per revision, then answered from the cache.
-   */
+  /** The server's initialize result for the client's protocol revision (see ServerInit). */
   initialize(params: Msg["params"]): Promise<Msg> {
-    const asked = String(params?.protocolVersion ?? "");
-    const version = SUPPORTED.has(asked) ? asked : LATEST_VERSION;
-    let result = this.inits.get(version);
-    if (!result) {
-      result = this.request("initialize", { protocolVersion: version, ...GATEWAY_CLIENT }).then((r) => {
-        const agreed = (r.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-        if (!r.error && !(typeof agreed === "string" && SUPPORTED.has(agreed))) {
-          return { jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server answered with a protocol version the gateway does not speak (${String(agreed).slice(0, 40)})` } } as Msg;
-        }
-        if (!r.error) this.trySend({ jsonrpc: "2.0", method: "notifications/initialized" });
-        return r;
-      });
-      result.then((r) => r.error && this.inits.delete(version), () => this.inits.delete(version));
-      this.inits.set(version, result);
-    }
-    return result;
-  }
-
-  private request(method: string, params: Msg["params"], timeoutMs = 30_000): Promise<Msg> {
-    const id = `sbi${++this.seq}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.internal.delete(id);
-        reject(new Error(`The MCP server did not answer ${method} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      this.internal.set(id, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      if (!this.trySend({ jsonrpc: "2.0", id, method, params })) {
-        clearTimeout(timer);
-        this.internal.delete(id);
-        reject(new Error("The MCP server has exited"));
-      }
-    });
+    return this.init.initialize(params);
   }
 
   /** A client's request: forwarded under a gateway id; the answer goes to `outlet`. False when it was not forwarded. */
-  forward(session: Session, msg: Msg, outlet: Outlet): boolean {
+  forward(session: S, msg: Msg, outlet: Outlet): boolean {
     const refuse = (message: string, code: number = RPC.invalidRequest) => {
       outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code, message } }, true);
       return false;
@@ -187,7 +128,7 @@ export class Mux {
     }
     const gwId = `sb${++this.seq}`;
     const timer = setTimeout(() => this.timeout(gwId), this.requestTimeoutMs).unref();
-    const p: Pending = { gwId, session, clientId: msg.id!, outlet, timer };
+    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer };
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       p.progressToken = `sbp${this.seq}`;
@@ -214,7 +155,7 @@ export class Mux {
   }
 
   /** A client's notification: cancellations are translated to the gateway's ids. */
-  notifyServer(session: Session, msg: Msg): void {
+  notifyServer(session: S, msg: Msg): void {
     if (msg.method === "notifications/initialized") return; // the gateway initialized the server itself
     if (msg.method === "notifications/cancelled") {
       const gwId = session.inflight.get(idKey(msg.params?.requestId));
@@ -229,14 +170,14 @@ export class Mux {
   }
 
   /** A client's answer to a server request: accepted only from the session it was sent to. */
-  answerServer(session: Session, msg: Msg): void {
+  answerServer(session: S, msg: Msg): void {
     const key = idKey(msg.id);
     if (this.serverRequests.get(key) !== session) return this.onMessageLost("an answer to a request this session was not asked");
     this.serverRequests.delete(key);
     this.trySend(msg);
   }
 
-  private finish(p: Pending) {
+  private finish(p: Pending<S>) {
     clearTimeout(p.timer);
     this.pending.delete(p.gwId);
     p.session.inflight.delete(idKey(p.clientId));
@@ -244,8 +185,8 @@ export class Mux {
   }
 
   /** The request in flight most recently sent (of a session that can take `needs`): the best owner for unlabelled server messages. */
-  private latestPending(needs?: keyof ClientCapabilities): Pending | undefined {
-    let last: Pending | undefined;
+  private latestPending(needs?: keyof ClientCapabilities): Pending<S> | undefined {
+    let last: Pending<S> | undefined;
     for (const p of this.pending.values()) if (!needs || p.session.capabilities[needs]) last = p;
     return last;
   }
@@ -258,11 +199,7 @@ export class Mux {
       return this.serverNotification(m);
     }
     if (typeof m.id !== "string") return; // the platform's own client (numeric ids)
-    const internal = this.internal.get(m.id);
-    if (internal) {
-      this.internal.delete(m.id);
-      return internal(m);
-    }
+    if (this.init.answered(m.id, m)) return;
     const p = this.pending.get(m.id);
     if (!p) return;
     this.finish(p);
@@ -273,11 +210,11 @@ export class Mux {
   }
 
   private serverRequest(m: Msg) {
-    const needs = NEEDS[m.method!];
+    const needs = CAPABILITY_NEEDED[m.method!];
     const p = this.latestPending(needs);
     let session = p?.session;
     if (!session) {
-      let best: Session | undefined;
+      let best: S | undefined;
       for (const s of this.sessions) if (s.standalone && (!needs || s.capabilities[needs]) && (!best || s.lastActive > best.lastActive)) best = s;
       session = best;
     }
@@ -323,12 +260,12 @@ export class Mux {
 
   private onExit(reason: string) {
     this.dead = true;
+    this.unsubscribe();
     for (const p of [...this.pending.values()]) {
       this.finish(p);
       p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.serverError, message: `The MCP server stopped while handling this request (${reason}). Start a new session once it is running again.` } }, true);
     }
-    for (const cb of this.internal.values()) cb({ jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server stopped (${reason})` } });
-    this.internal.clear();
+    this.init.stopped(reason);
     for (const s of [...this.sessions]) s.close();
   }
 }

@@ -1,0 +1,70 @@
+import type { ServerResponse } from "node:http";
+import type { Outlet } from "./mux.js";
+import { MEDIA, type Msg } from "./protocol.js";
+import type { EventStream } from "./sse.js";
+import type { Session } from "./session.js";
+
+// The two outlets of a client request: where the server's answer (and whatever it sends for the
+// request before the answer) goes back to the client.
+
+/**
+ * A Streamable HTTP POST's answer: a single response goes back as application/json; an SSE stream
+ * is opened only when the server sends something else first (progress, logs, a sampling request).
+ */
+export class HttpReply implements Outlet {
+  private stream?: EventStream;
+  private finished = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly session: Session,
+    private readonly onDone: (msg: Msg) => void,
+  ) {}
+
+  push(msg: Msg, final: boolean): void {
+    if (this.finished) return;
+    if (!this.stream) {
+      if (final) {
+        this.finished = true;
+        this.onDone(msg);
+        if (this.res.destroyed) return;
+        const body = JSON.stringify(msg);
+        this.res.writeHead(200, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body) });
+        this.res.end(body);
+        return;
+      }
+      this.stream = this.session.openStream(this.res);
+    }
+    this.stream.send(msg);
+    if (final) {
+      this.finished = true;
+      this.onDone(msg);
+      this.stream.end();
+    }
+  }
+
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.stream) this.stream.end();
+    else if (!this.res.destroyed) {
+      this.res.writeHead(202);
+      this.res.end();
+    }
+  }
+}
+
+/** The legacy HTTP+SSE transport: every message of the session goes down its one stream. */
+export class LegacyReply implements Outlet {
+  constructor(
+    private readonly session: Session,
+    private readonly onDone: (msg: Msg) => void,
+  ) {}
+
+  push(msg: Msg, final: boolean): void {
+    this.session.standalone?.send(msg);
+    if (final) this.onDone(msg);
+  }
+
+  abandon(): void {}
+}

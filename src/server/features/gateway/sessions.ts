@@ -1,0 +1,116 @@
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import type { KeyRevocations } from "../publishers/revocations.js";
+import { findKeyOwner } from "../publishers/repo.js";
+import type { McpChannel, Runner } from "../runtime/runner.js";
+import { Mux } from "./mux.js";
+import type { Session } from "./session.js";
+
+// The gateway's open sessions and the one Mux of each running server's MCP channel: how sessions
+// are found, make room for each other, expire, and end when their API key stops being valid.
+
+export interface SessionsDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  runner: Pick<Runner, "channel">;
+  revocations: KeyRevocations;
+}
+
+export class Sessions {
+  private readonly open = new Map<string, Session>();
+  /** one per server process: a restarted server has a new channel, and so a new Mux */
+  private readonly muxes = new WeakMap<McpChannel, Mux<Session>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly stopWatchingKeys: () => void;
+
+  constructor(private readonly d: SessionsDeps) {
+    const idle = d.config.GATEWAY_SESSION_IDLE_MS;
+    this.sweeper = setInterval(() => this.expire(), Math.min(60_000, Math.max(250, idle / 4))).unref();
+    this.stopWatchingKeys = d.revocations.subscribe(() => void this.recheckKeys());
+  }
+
+  /** The Mux of the deployment's server, or undefined while it is not running (or not yet initialized). */
+  mux(deploymentId: string): Mux<Session> | undefined {
+    const channel = this.d.runner.channel(deploymentId);
+    if (!channel) return undefined;
+    let mux = this.muxes.get(channel);
+    if (!mux) {
+      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.d.log.warn({ deployment: deploymentId, why }, "gateway dropped a client message"));
+      this.muxes.set(channel, mux);
+    }
+    return mux;
+  }
+
+  /**
+   * The open session with this id, as one of the user's sessions on this deployment over this
+   * transport; anything else (another user's key, another deployment) is a session that does not exist.
+   */
+  find(id: string, userId: string, deploymentId: string, legacy: boolean): Session | undefined {
+    const s = this.open.get(id);
+    if (s && (s.closed || s.mux.dead)) {
+      s.close();
+      this.open.delete(id);
+    }
+    if (!s || s.closed || s.userId !== userId || s.deploymentId !== deploymentId || s.legacy !== legacy) return undefined;
+    s.lastActive = Date.now();
+    return s;
+  }
+
+  add(session: Session): void {
+    session.mux.attach(session);
+    this.open.set(session.id, session);
+  }
+
+  has(session: Session): boolean {
+    return this.open.get(session.id) === session;
+  }
+
+  /** Room for one more session on the deployment: the longest-idle one without calls or open streams makes way. */
+  makeRoom(mux: Mux<Session>): boolean {
+    if (mux.sessions.size < this.d.config.GATEWAY_MAX_SESSIONS) return true;
+    let idlest: Session | undefined;
+    for (const s of mux.sessions) if (s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
+    if (!idlest) return false;
+    this.end(idlest);
+    return true;
+  }
+
+  end(session: Session): void {
+    session.close();
+    this.open.delete(session.id);
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  private expire() {
+    const cutoff = Date.now() - this.d.config.GATEWAY_SESSION_IDLE_MS;
+    for (const s of this.open.values()) {
+      if (s.closed || s.mux.dead || (s.lastActive < cutoff && s.inflight.size === 0 && !s.hasOpenStream)) this.end(s);
+      else s.prune();
+    }
+  }
+
+  /** A revoked key (or deleted account) ends the sessions opened with it, open streams included. */
+  private async recheckKeys() {
+    const hashes = new Set([...this.open.values()].map((s) => s.keyHash));
+    for (const hash of hashes) {
+      try {
+        if (await findKeyOwner(this.d.db, hash)) continue;
+        for (const s of [...this.open.values()]) if (s.keyHash === hash) this.end(s);
+      } catch (e) {
+        this.d.log.error({ err: e }, "could not re-check the keys of open gateway sessions");
+      }
+    }
+  }
+
+  /** Every session ends; no timer or listener is left behind. */
+  close(): void {
+    clearInterval(this.sweeper);
+    this.stopWatchingKeys();
+    for (const s of [...this.open.values()]) this.end(s);
+  }
+}
