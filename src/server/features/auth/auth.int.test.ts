@@ -21,7 +21,7 @@ describe("register and confirm", () => {
     expect(mail.subject).toBe("Confirm your Switchboard account");
     expect(mail.html).toContain("Confirm e-mail");
 
-    // Unconfirmed: login refused with the confirmation code the page turns into the spec's text.
+    // Unconfirmed: login refused with the confirmation code the page turns into AUTH_TEXT.emailNotConfirmed.
     const early = await c.post("/api/auth/sign-in/email", { email: "ada@example.com", password: "password123" });
     expect(early.status).toBe(403);
     expect((await early.json()).code).toBe("EMAIL_NOT_VERIFIED");

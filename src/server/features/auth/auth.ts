@@ -1,5 +1,4 @@
 import { betterAuth } from "better-auth";
-import { eq } from "drizzle-orm";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins";
@@ -9,7 +8,8 @@ import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
-import { ensureProfile, syncAdminFlag } from "../profile/service.js";
+import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
+import { findUserById, updateProfileEmail } from "../profile/repo.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import { MAX_PASSWORD, MIN_PASSWORD } from "../../../shared/auth.js";
 
@@ -98,17 +98,14 @@ export function createAuth(deps: AuthDeps) {
         update: {
           after: async (u) => {
             // A confirmed change of address is mirrored into the profile.
-            await db
-              .update(schema.profiles)
-              .set({ email: u.email, updatedAt: new Date() })
-              .where(eq(schema.profiles.id, u.id));
+            await updateProfileEmail(db, u.id, u.email);
           },
         },
       },
       session: {
         create: {
           before: async (s) => {
-            const [u] = await db.select().from(schema.user).where(eq(schema.user.id, s.userId));
+            const u = await findUserById(db, s.userId);
             if (!u) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
             await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, config.ADMIN_EMAILS);
             await syncAdminFlag(db, u.id, u.email, config.ADMIN_EMAILS);

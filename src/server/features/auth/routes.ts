@@ -67,7 +67,7 @@ export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rat
           if (!byAccount.ok) return tooMany(c, byAccount.retryAfterSec);
         }
       }
-      // The spec tells a person whose address is already registered to log in instead.
+      // A person whose address is already registered is told to log in instead.
       if (path === "/sign-up/email" && email && (await findUserByEmail(deps.db, email))) {
         return c.json({ code: "USER_ALREADY_EXISTS", message: AUTH_TEXT.alreadyRegistered }, 422);
       }

@@ -177,7 +177,7 @@ export interface AdminRow extends ServerRow {
   submitterEmail: string | null;
 }
 
-/** Admin lists join the submitter's profile, newest first (spec section 7). */
+/** Admin lists join the submitter's profile, newest first. */
 export async function listForAdmin(db: Db, approved: boolean, limit: number): Promise<AdminRow[]> {
   const rows = await db
     .select({ s: mcpServers, username: profiles.username, email: profiles.email })

@@ -6,7 +6,7 @@ import { countServers, findServer, insertServers, relatedServers, searchServers,
 import { SEED_SERVERS } from "./seed-data.js";
 import { cached } from "./cache.js";
 
-/** Spec section 3: the public catalogue shape. */
+/** The public catalogue shape of an entry (the API and the directory pages). */
 export function toCatalogServer(r: ServerRow): CatalogServer {
   return {
     id: r.id,

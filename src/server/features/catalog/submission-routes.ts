@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminServer, serverRecord, submissionRequest } from "../../../shared/catalog.js";
+import { adminServer, serverRecord, SUBMIT_TEXT, submissionRequest } from "../../../shared/catalog.js";
 import type { Db } from "../../db/client.js";
+import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { adminList, approve, reject, submitServer, unapprove } from "./submissions.js";
 
@@ -50,19 +51,31 @@ const action = (path: string, method: "post" | "delete", summary: string) =>
     },
   });
 
+/** What the review routes answer a signed-out caller (401) and a signed-in non-admin (403). */
+const REVIEW_ACCESS = { mustLogin: "You must be logged in", forbidden: ACCESS_TEXT.adminsOnly } as const;
+
 export function submissionRoutes(deps: { db: Db; namespace: string }) {
   const { db } = deps;
   return apiRouter()
-    .openapi(submit, async (c) => c.json(await submitServer(db, c.get("viewer"), c.req.valid("json"), deps.namespace), 201))
-    .openapi(list, async (c) => c.json(await adminList(db, c.get("viewer"), c.req.valid("query").status), 200))
-    .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) =>
-      c.json({ success: true as const, server: await approve(db, c.get("viewer"), c.req.valid("param").id) }, 200),
-    )
-    .openapi(action("/admin/mcp-servers/{id}/unapprove", "post", "Send an approved entry back to pending"), async (c) =>
-      c.json({ success: true as const, server: await unapprove(db, c.get("viewer"), c.req.valid("param").id) }, 200),
-    )
+    .openapi(submit, async (c) => {
+      const viewer = requireViewer(c, SUBMIT_TEXT.mustLogin);
+      return c.json(await submitServer(db, viewer, c.req.valid("json"), deps.namespace), 201);
+    })
+    .openapi(list, async (c) => {
+      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+      return c.json(await adminList(db, c.req.valid("query").status), 200);
+    })
+    .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) => {
+      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+      return c.json({ success: true as const, server: await approve(db, c.req.valid("param").id) }, 200);
+    })
+    .openapi(action("/admin/mcp-servers/{id}/unapprove", "post", "Send an approved entry back to pending"), async (c) => {
+      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+      return c.json({ success: true as const, server: await unapprove(db, c.req.valid("param").id) }, 200);
+    })
     .openapi(action("/admin/mcp-servers/{id}", "delete", "Reject (delete) a pending entry"), async (c) => {
-      await reject(db, c.get("viewer"), c.req.valid("param").id);
+      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+      await reject(db, c.req.valid("param").id);
       return c.json({ success: true as const }, 200);
     });
 }

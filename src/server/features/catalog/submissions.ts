@@ -25,9 +25,8 @@ function toAdmin(r: AdminRow): AdminServer {
   };
 }
 
-/** A submission waits for review; an admin's own submission is listed at once (decisions.md). */
-export async function submitServer(db: Db, viewer: Viewer | null, s: SubmissionRequest, namespace = "localhost"): Promise<ServerRecord> {
-  if (!viewer) throw new AppError("unauthorized", SUBMIT_TEXT.mustLogin);
+/** A submission waits for review; an admin's own submission is listed at once. */
+export async function submitServer(db: Db, viewer: Viewer, s: SubmissionRequest, namespace = "localhost"): Promise<ServerRecord> {
   const keys = (s.required_keys ?? []) as RequiredKey[];
   const r = await insertSubmission(db, {
     id: s.id,
@@ -53,21 +52,17 @@ export async function submitServer(db: Db, viewer: Viewer | null, s: SubmissionR
   return toRecord(r.row);
 }
 
-function requireAdmin(viewer: Viewer | null): void {
-  if (!viewer) throw new AppError("unauthorized", "You must be logged in");
-  if (!viewer.isAdmin) throw new AppError("forbidden", "Admins only");
-}
+// The review functions below are for admins only: their routes (submission-routes.ts) and the
+// admin page check that before calling them.
 
 export const ADMIN_LIST_LIMIT = 50;
 
-export async function adminList(db: Db, viewer: Viewer | null, status: "pending" | "approved") {
-  requireAdmin(viewer);
+export async function adminList(db: Db, status: "pending" | "approved") {
   const [rows, counts] = await Promise.all([listForAdmin(db, status === "approved", ADMIN_LIST_LIMIT), countByApproval(db)]);
   return { data: rows.map(toAdmin), counts };
 }
 
-export async function approve(db: Db, viewer: Viewer | null, id: string): Promise<ServerRecord> {
-  requireAdmin(viewer);
+export async function approve(db: Db, id: string): Promise<ServerRecord> {
   const row = await setApproval(db, id, true);
   if (row) return toRecord(row);
   const existing = await findServer(db, id);
@@ -75,8 +70,7 @@ export async function approve(db: Db, viewer: Viewer | null, id: string): Promis
   throw new AppError("conflict", "This server is already approved");
 }
 
-export async function unapprove(db: Db, viewer: Viewer | null, id: string): Promise<ServerRecord> {
-  requireAdmin(viewer);
+export async function unapprove(db: Db, id: string): Promise<ServerRecord> {
   const row = await setApproval(db, id, false);
   if (row) return toRecord(row);
   const existing = await findServer(db, id);
@@ -84,8 +78,7 @@ export async function unapprove(db: Db, viewer: Viewer | null, id: string): Prom
   throw new AppError("conflict", "This server is not approved");
 }
 
-export async function reject(db: Db, viewer: Viewer | null, id: string): Promise<void> {
-  requireAdmin(viewer);
+export async function reject(db: Db, id: string): Promise<void> {
   if (await deletePending(db, id)) return;
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");

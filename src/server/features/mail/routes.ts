@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { html, raw } from "hono/html";
 import type { Mailer } from "./mailer.js";
 
-// The development outbox (decisions.md): mounted only when NODE_ENV is not production.
+// The development outbox (see docs/operations.md): mounted only when NODE_ENV is not production.
 export function outboxRoutes(mailer: Mailer) {
   return new Hono()
     .get("/dev/outbox.json", (c) => c.json(mailer.outbox()))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidUsername, usernameBase } from "./service.js";
+import { isValidUsername, usernameBase } from "./provision.js";
 
 describe("username from e-mail", () => {
   it.each([

@@ -32,8 +32,24 @@ export async function updateUsername(db: Db, id: string, username: string): Prom
   await db.update(profiles).set({ username, updatedAt: new Date() }).where(eq(profiles.id, id));
 }
 
-export async function setAdmin(db: Db, id: string, isAdmin: boolean): Promise<void> {
-  await db.update(profiles).set({ isAdmin, updatedAt: new Date() }).where(eq(profiles.id, id));
+/** False when the account has no profile yet. */
+export async function setAdmin(db: Db, id: string, isAdmin: boolean): Promise<boolean> {
+  const rows = await db.update(profiles).set({ isAdmin, updatedAt: new Date() }).where(eq(profiles.id, id)).returning({ id: profiles.id });
+  return rows.length > 0;
+}
+
+export async function listAdmins(db: Db): Promise<Array<{ email: string; username: string }>> {
+  return db.select({ email: profiles.email, username: profiles.username }).from(profiles).where(eq(profiles.isAdmin, true));
+}
+
+/** A confirmed change of address is mirrored into the profile. */
+export async function updateProfileEmail(db: Db, id: string, email: string): Promise<void> {
+  await db.update(profiles).set({ email, updatedAt: new Date() }).where(eq(profiles.id, id));
+}
+
+export async function findUserById(db: Db, id: string) {
+  const [u] = await db.select().from(user).where(eq(user.id, id));
+  return u;
 }
 
 export async function findUserByEmail(db: Db, email: string) {

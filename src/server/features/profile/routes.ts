@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { PROFILE_TEXT } from "../../../shared/auth.js";
 import { deleteAccountRequest, profileUpdate, profileView } from "../../../shared/profile.js";
 import type { Db } from "../../db/client.js";
+import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import type { Auth } from "../auth/auth.js";
-import { deleteAccount, profileJson, updateProfile } from "./service.js";
+import { deleteAccount, profileJson, updateProfile, type DeleteAccountDeps } from "./service.js";
 
 const params = z.object({ id: z.string().min(1).max(200) });
 
@@ -41,15 +43,17 @@ const remove = createRoute({
 
 const SESSION_COOKIES = ["better-auth.session_token", "better-auth.session_data", "__Secure-better-auth.session_token", "__Secure-better-auth.session_data"];
 
-export function profileRoutes(deps: { auth: Auth; db: Db; beforeDelete?: (userId: string) => Promise<void> }) {
+export function profileRoutes(deps: { auth: Auth; db: Db } & DeleteAccountDeps) {
   return apiRouter()
     .openapi(update, async (c) => {
-      const r = await updateProfile(deps, c.get("viewer"), c.req.valid("param").id, c.req.valid("json"), c.req.raw.headers);
+      const viewer = requireViewer(c, PROFILE_TEXT.notAuthenticated);
+      const r = await updateProfile(deps, viewer, c.req.valid("param").id, c.req.valid("json"), c.req.raw.headers);
       for (const cookie of r.setCookies) c.header("Set-Cookie", cookie, { append: true });
       return c.json({ profile: profileJson(r.profile), message: r.message, emailChangePending: r.emailChangePending }, 200);
     })
     .openapi(remove, async (c) => {
-      await deleteAccount(deps, c.get("viewer"), c.req.valid("param").id, c.req.valid("json").confirmEmail);
+      const viewer = requireViewer(c, PROFILE_TEXT.notAuthenticated);
+      await deleteAccount(deps, viewer, c.req.valid("param").id, c.req.valid("json").confirmEmail);
       for (const name of SESSION_COOKIES) {
         c.header("Set-Cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${name.startsWith("__Secure") ? "; Secure" : ""}`, { append: true });
       }

@@ -5,43 +5,8 @@ import { PROFILE_TEXT } from "../../../shared/auth.js";
 import type { ProfileUpdate } from "../../../shared/profile.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
-import { keysRevoked } from "../publishers/api-keys.js";
-import { deleteUserCascade, findProfile, insertProfile, setAdmin, updateUsername, usernameTaken, type Profile } from "./repo.js";
-
-const USERNAME_RE = /^[A-Za-z0-9._-]{3,39}$/;
-
-export function isValidUsername(u: string): boolean {
-  return USERNAME_RE.test(u);
-}
-
-/** Spec section 5: the username is the part of the e-mail before '@' (made safe and unique). */
-export function usernameBase(email: string): string {
-  const local = (email.split("@")[0] ?? "").toLowerCase().replace(/[^a-z0-9._-]/g, "");
-  const base = local.replace(/^[._-]+|[._-]+$/g, "");
-  return (base.length >= 3 ? base : `${base}user`).slice(0, 32);
-}
-
-/** Creates the profile on first sign-in; full_name from provider metadata or the username. */
-export async function ensureProfile(db: Db, u: { id: string; email: string; name?: string | null }, adminEmails: readonly string[]): Promise<void> {
-  if (await findProfile(db, u.id)) return;
-  const base = usernameBase(u.email);
-  const isAdmin = adminEmails.includes(u.email.toLowerCase());
-  for (let n = 1; n < 1000; n++) {
-    const username = n === 1 ? base : `${base}-${n}`;
-    const fullName = u.name && u.name !== u.email && u.name.trim() ? u.name.trim() : username;
-    const r = await insertProfile(db, { id: u.id, email: u.email, username, fullName, isAdmin });
-    if (r !== "username_taken") return;
-  }
-  throw new Error("could not find a free username");
-}
-
-/** ADMIN_EMAILS makes those accounts admins when they sign in. */
-export async function syncAdminFlag(db: Db, id: string, email: string, adminEmails: readonly string[]): Promise<void> {
-  if (!adminEmails.includes(email.toLowerCase())) return;
-  const p = await findProfile(db, id);
-  if (p && !p.isAdmin) await setAdmin(db, id, true);
-}
-
+import type { KeyRevocations } from "../publishers/revocations.js";
+import { deleteUserCascade, findProfile, updateUsername, usernameTaken, type Profile } from "./repo.js";
 
 export interface UpdateResult {
   profile: Profile;
@@ -57,12 +22,11 @@ function authMessage(e: unknown): string | undefined {
 
 export async function updateProfile(
   deps: { auth: Auth; db: Db },
-  viewer: Viewer | null,
+  viewer: Viewer,
   id: string,
   changes: ProfileUpdate,
   headers: Headers,
 ): Promise<UpdateResult> {
-  if (!viewer) throw new AppError("unauthorized", PROFILE_TEXT.notAuthenticated);
   if (viewer.id !== id) throw new AppError("forbidden", "You can only update your own profile");
   const username = changes.username !== undefined && changes.username !== viewer.username ? changes.username : undefined;
   const email = changes.email !== undefined && changes.email.toLowerCase() !== viewer.email.toLowerCase() ? changes.email : undefined;
@@ -105,14 +69,21 @@ export async function updateProfile(
   };
 }
 
-export async function deleteAccount(deps: { db: Db; beforeDelete?: (userId: string) => Promise<void> }, viewer: Viewer | null, id: string, confirmEmail: string): Promise<void> {
-  if (!viewer) throw new AppError("unauthorized", PROFILE_TEXT.notAuthenticated);
+export interface DeleteAccountDeps {
+  db: Db;
+  /** told after the account is gone, so its API keys stop working everywhere at once */
+  revocations: KeyRevocations;
+  /** runs first: ends the subscription and stops running deployments */
+  beforeDelete?: (userId: string) => Promise<void>;
+}
+
+export async function deleteAccount(deps: DeleteAccountDeps, viewer: Viewer, id: string, confirmEmail: string): Promise<void> {
   if (viewer.id !== id) throw new AppError("forbidden", "You can only delete your own account");
   if (confirmEmail.trim().toLowerCase() !== viewer.email.toLowerCase()) throw new AppError("validation_failed", PROFILE_TEXT.deleteConfirmMismatch);
   // Running deployments are stopped first; API keys, owned servers and deployment rows go with the user.
   await deps.beforeDelete?.(id);
   await deleteUserCascade(deps.db, id);
-  keysRevoked();
+  deps.revocations.revoked();
 }
 
 export function profileJson(p: Profile) {

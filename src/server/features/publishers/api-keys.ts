@@ -3,6 +3,7 @@ import { API_KEY_TEXT, type ApiKeyView } from "../../../shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
+import type { KeyRevocations } from "./revocations.js";
 import { deleteKey, findKeyOwner, insertKey, listKeys, touchKey, type ApiKeyRow } from "./repo.js";
 
 /**
@@ -25,44 +26,23 @@ export function keyView(r: ApiKeyRow): ApiKeyView {
   return { name: r.name, prefix: r.prefix, createdAt: r.createdAt.toISOString(), lastUsedAt: r.lastUsedAt?.toISOString() ?? null };
 }
 
-function signedIn(viewer: Viewer | null): Viewer {
-  if (!viewer) throw new AppError("unauthorized", "Authentication required");
-  return viewer;
-}
-
-export async function listApiKeys(db: Db, viewer: Viewer | null): Promise<ApiKeyView[]> {
-  return (await listKeys(db, signedIn(viewer).id)).map(keyView);
+export async function listApiKeys(db: Db, viewer: Viewer): Promise<ApiKeyView[]> {
+  return (await listKeys(db, viewer.id)).map(keyView);
 }
 
 /** The full key is in this answer and nowhere else, ever. */
-export async function createApiKey(db: Db, viewer: Viewer | null, name: string): Promise<{ apiKey: string; key: ApiKeyView }> {
-  const v = signedIn(viewer);
+export async function createApiKey(db: Db, viewer: Viewer, name: string): Promise<{ apiKey: string; key: ApiKeyView }> {
   const apiKey = newKey();
-  const row = await insertKey(db, { userId: v.id, name, prefix: apiKey.slice(0, DISPLAY_CHARS), keyHash: hashKey(apiKey) });
+  const row = await insertKey(db, { userId: viewer.id, name, prefix: apiKey.slice(0, DISPLAY_CHARS), keyHash: hashKey(apiKey) });
   if (!row) throw new AppError("conflict", API_KEY_TEXT.duplicate);
   return { apiKey, key: keyView(row) };
 }
 
-export async function revokeApiKey(db: Db, viewer: Viewer | null, name: string): Promise<string> {
-  const v = signedIn(viewer);
-  if (!(await deleteKey(db, v.id, name))) throw new AppError("not_found", API_KEY_TEXT.notFound);
-  keysRevoked();
+/** Deletes the key; `revocations` then tells every cache of verified keys (the gateway's) at once. */
+export async function revokeApiKey(deps: { db: Db; revocations: KeyRevocations }, viewer: Viewer, name: string): Promise<string> {
+  if (!(await deleteKey(deps.db, viewer.id, name))) throw new AppError("not_found", API_KEY_TEXT.notFound);
+  deps.revocations.revoked();
   return API_KEY_TEXT.revoked(name);
-}
-
-let generation = 0;
-const revocationListeners = new Set<() => void>();
-/** Changes whenever a key stops being valid in this process (revoked, or its account deleted). */
-export const keyGeneration = () => generation;
-/** Every cache of verified keys (the gateway's) starts over: the next request is checked in the database. */
-export function keysRevoked(): void {
-  generation++;
-  for (const cb of revocationListeners) cb();
-}
-/** Called after every revocation (the gateway then checks the keys its open sessions were opened with). */
-export function onKeysRevoked(cb: () => void): () => void {
-  revocationListeners.add(cb);
-  return () => revocationListeners.delete(cb);
 }
 
 /** The key's owner, or null for a malformed, unknown or revoked key. Checked on every request. */

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiKeyCreate, apiKeyView, ownedServerView, serverInput } from "../../../shared/publishers.js";
+import { apiKeyCreate, apiKeyView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "../../../shared/publishers.js";
 import type { Db } from "../../db/client.js";
-import { AppError } from "../../errors.js";
+import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
+import type { KeyRevocations } from "./revocations.js";
 import { getMyServer, listMyServers, registerServer, saveServer } from "./service.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
@@ -118,18 +119,36 @@ const update = createRoute({
 
 const qn = (p: { owner: string; name: string }) => `${p.owner}/${p.name}`;
 
-export function publisherRoutes(deps: { db: Db }) {
+// Signed out: the API-key routes answer with the generic wording, the server routes with the server form's.
+export function publisherRoutes(deps: { db: Db; revocations: KeyRevocations }) {
   const { db } = deps;
   return apiRouter()
     .openapi(me, async (c) => {
-      const v = c.get("viewer");
-      if (!v) throw new AppError("unauthorized", "Authentication required");
+      const v = requireViewer(c, ACCESS_TEXT.mustLogin);
       return c.json({ user: { id: v.id, username: v.username, email: v.email, apiKeys: await listApiKeys(db, v) } }, 200);
     })
-    .openapi(createKey, async (c) => c.json(await createApiKey(db, c.get("viewer"), c.req.valid("json").name), 201))
-    .openapi(revokeKey, async (c) => c.json({ success: true as const, message: await revokeApiKey(db, c.get("viewer"), c.req.valid("param").name) }, 200))
-    .openapi(list, async (c) => c.json({ data: await listMyServers(db, c.get("viewer")) }, 200))
-    .openapi(one, async (c) => c.json(await getMyServer(db, c.get("viewer"), qn(c.req.valid("param"))), 200))
-    .openapi(create, async (c) => c.json(await registerServer(db, c.get("viewer"), c.req.valid("json")), 201))
-    .openapi(update, async (c) => c.json(await saveServer(db, c.get("viewer"), qn(c.req.valid("param")), c.req.valid("json")), 200));
+    .openapi(createKey, async (c) => {
+      const v = requireViewer(c, ACCESS_TEXT.mustLogin);
+      return c.json(await createApiKey(db, v, c.req.valid("json").name), 201);
+    })
+    .openapi(revokeKey, async (c) => {
+      const v = requireViewer(c, ACCESS_TEXT.mustLogin);
+      return c.json({ success: true as const, message: await revokeApiKey(deps, v, c.req.valid("param").name) }, 200);
+    })
+    .openapi(list, async (c) => {
+      const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
+      return c.json({ data: await listMyServers(db, v) }, 200);
+    })
+    .openapi(one, async (c) => {
+      const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
+      return c.json(await getMyServer(db, v, qn(c.req.valid("param"))), 200);
+    })
+    .openapi(create, async (c) => {
+      const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
+      return c.json(await registerServer(db, v, c.req.valid("json")), 201);
+    })
+    .openapi(update, async (c) => {
+      const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
+      return c.json(await saveServer(db, v, qn(c.req.valid("param")), c.req.valid("json")), 200);
+    });
 }

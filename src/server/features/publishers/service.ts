@@ -27,28 +27,21 @@ export function ownedServerView(r: OwnedServerWithOwner): OwnedServerView {
   };
 }
 
-function signedIn(viewer: Viewer | null): Viewer {
-  if (!viewer) throw new AppError("unauthorized", SERVER_FORM_TEXT.mustLogin);
-  return viewer;
-}
-
 /** The server page: anyone may look at an owned server. */
 export async function getPublicOwnedServer(db: Db, qualifiedName: string): Promise<OwnedServerView | null> {
   const r = await findOwnedServer(db, qualifiedName);
   return r ? ownedServerView(r) : null;
 }
 
-export async function listMyServers(db: Db, viewer: Viewer | null): Promise<OwnedServerView[]> {
-  const v = signedIn(viewer);
-  return (await listOwnedServers(db, v.id)).map(ownedServerView);
+export async function listMyServers(db: Db, viewer: Viewer): Promise<OwnedServerView[]> {
+  return (await listOwnedServers(db, viewer.id)).map(ownedServerView);
 }
 
 /** For editing: the owner only (others 403, unknown 404). */
-export async function getMyServer(db: Db, viewer: Viewer | null, qualifiedName: string): Promise<OwnedServerView> {
-  const v = signedIn(viewer);
+export async function getMyServer(db: Db, viewer: Viewer, qualifiedName: string): Promise<OwnedServerView> {
   const r = await findOwnedServer(db, qualifiedName);
   if (!r) throw new AppError("not_found", SERVER_FORM_TEXT.loadFailed);
-  if (r.ownerId !== v.id) throw new AppError("forbidden", SERVER_FORM_TEXT.notOwner);
+  if (r.ownerId !== viewer.id) throw new AppError("forbidden", SERVER_FORM_TEXT.notOwner);
   return ownedServerView(r);
 }
 
@@ -63,8 +56,7 @@ const columns = (s: ServerData) => ({
   connections: s.connections,
 });
 
-export async function registerServer(db: Db, viewer: Viewer | null, s: ServerData): Promise<OwnedServerView> {
-  const v = signedIn(viewer);
+export async function registerServer(db: Db, v: Viewer, s: ServerData): Promise<OwnedServerView> {
   const owner = s.qualifiedName.split("/")[0]!;
   if (owner !== v.username) throw new AppError("validation_failed", SERVER_FORM_TEXT.notYourName(v.username));
   const row = await insertOwnedServer(db, { qualifiedName: s.qualifiedName, ownerId: v.id, ...columns(s) });
@@ -73,7 +65,7 @@ export async function registerServer(db: Db, viewer: Viewer | null, s: ServerDat
 }
 
 /** The qualified name never changes; a body naming another one is refused. */
-export async function saveServer(db: Db, viewer: Viewer | null, qualifiedName: string, s: ServerData): Promise<OwnedServerView> {
+export async function saveServer(db: Db, viewer: Viewer, qualifiedName: string, s: ServerData): Promise<OwnedServerView> {
   const current = await getMyServer(db, viewer, qualifiedName);
   if (s.qualifiedName !== current.qualifiedName) throw new AppError("validation_failed", "The qualified name cannot be changed");
   const row = await updateOwnedServer(db, current.qualifiedName, current.owner.id, columns(s));

@@ -47,7 +47,7 @@ export const serverJson = z
   .passthrough();
 export type ServerJson = z.infer<typeof serverJson>;
 
-// The 2025-05 seed format (snake_case), as in ../shared/data.
+// The 2025-05 seed format (snake_case) of the official registry's snapshot files.
 const legacyEntry = z
   .object({
     name: z.string(),
