@@ -1,15 +1,13 @@
 // npm run bench:catalog: 100,000 generated servers in a scratch database, then directory search
 // and server-page SSR at 20 concurrent clients. Prints p50/p95 against the budgets.
-import { serve } from "@hono/node-server";
-import { randomBytes } from "node:crypto";
+import http from "node:http";
 import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { loadConfig } from "../src/server/config.js";
-import { createRuntime } from "../src/server/features/runtime/index.js";
-import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
+import { createPlatform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
 import { withBenchDatabase } from "./bench-database.js";
 
@@ -91,10 +89,9 @@ async function main() {
     const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: dbUrl, LOG_LEVEL: "silent" });
     const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
     const log = createLogger({ level: "silent", pretty: false });
-    const runtime = await createRuntime(config, database.db, log);
-    const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), pages: async () => build, runtime });
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((r) => server.once("listening", r));
+    const platform = await createPlatform({ config, log, database, pages: async () => build });
+    const server = http.createServer();
+    await platform.listen(server, 0, "127.0.0.1");
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
     const random = rng(42);
@@ -118,7 +115,8 @@ async function main() {
     line("directory search (API, 24 a page)", search, 50);
     line("directory search page (SSR)", searchPage);
     line("server detail page (SSR)", detail, 100);
-    server.close();
+    server.closeAllConnections();
+    await platform.close();
   });
 }
 

@@ -1,15 +1,13 @@
 // Hosting benchmark: time from POST /api/deploy to 'running' for a first install and for an
 // already-installed npm package (budget < 3 s), and the memory each running deployment uses.
 // Real npm registry, real child processes, the sandbox this machine has.
-import { serve } from "@hono/node-server";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/server/config.js";
-import { createRuntime } from "../src/server/features/runtime/index.js";
-import { createApp } from "../src/server/http/app.js";
 import { createLogger } from "../src/server/log.js";
+import { createPlatform } from "../src/server/platform.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";
@@ -22,10 +20,10 @@ async function main() {
     await withBenchDatabase("sb_bench_deploy", {}, async (database, dbUrl) => {
       const config = loadConfig({ NODE_ENV: "production", PORT: "3998", DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "silent" });
       const log = createLogger({ level: "silent", pretty: false });
-      const runtime = await createRuntime(config, database.db, log);
-      const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), runtime });
-      const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-      await new Promise((r) => server.once("listening", r));
+      const platform = await createPlatform({ config, log, database });
+      const runtime = platform.runtime;
+      const server = http.createServer();
+      await platform.listen(server, 0, "127.0.0.1");
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       await database.pool.query(
         `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('bench', 'Bench', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`,
@@ -44,7 +42,7 @@ async function main() {
         return { id, ms: performance.now() - t0 };
       };
 
-      console.log(`sandbox: ${runtime.supervisor.sandbox.layer}; package ${PACKAGE}`);
+      console.log(`sandbox: ${runtime.runner.sandbox.layer}; package ${PACKAGE}`);
       const firstKey = await newKey();
       const first = await deployToRunning(firstKey);
       console.log(`first install (npm registry -> running)     ${first.ms.toFixed(0)} ms`);
@@ -64,11 +62,11 @@ async function main() {
       const keys = await Promise.all(Array.from({ length: PARALLEL }, newKey));
       const running = await Promise.all(keys.map(deployToRunning));
       await new Promise((r) => setTimeout(r, 3000));
-      const rss = running.map((d) => runtime.supervisor.rssBytes(d.id) / 1024 / 1024);
+      const rss = running.map((d) => runtime.runner.rssBytes(d.id) / 1024 / 1024);
       console.log(`memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`);
       await Promise.all(running.map((d, i) => call(keys[i]!, "DELETE", `/api/deployments/${d.id}`)));
-      await runtime.supervisor.shutdown();
-      server.close();
+      server.closeAllConnections();
+      await platform.close();
     });
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });

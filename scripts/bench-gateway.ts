@@ -3,18 +3,14 @@
 // Streamable HTTP, one child per session) and Switchboard's gateway (one sandboxed child per
 // deployment, many sessions) - printing calls/s, p50 and p99 for each, and the budgets.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
 import { loadConfig } from "../src/server/config.js";
-import { Gateway } from "../src/server/features/gateway/index.js";
-import { createRuntime } from "../src/server/features/runtime/index.js";
-import { createApp } from "../src/server/http/app.js";
+import { createPlatform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
@@ -76,11 +72,10 @@ async function main() {
       const config = loadConfig({ NODE_ENV: "production", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: dbUrl, DATA_DIR: dataDir, PACKAGES_DIR, LOG_LEVEL: "info", SANDBOX: process.env.BENCH_SANDBOX ?? "auto" });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
       const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? "info" }, pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }));
-      const runtime = await createRuntime(config, database.db, log);
-      const app = createApp({ config, database, log, secret: randomBytes(32).toString("hex"), runtime });
-      const gateway = new Gateway({ config, db: database.db, supervisor: runtime.supervisor, log });
-      const server = http.createServer(gateway.handler(getRequestListener(app.fetch)));
-      await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+      const platform = await createPlatform({ config, log, database });
+      const runtime = platform.runtime;
+      const server = http.createServer();
+      await platform.listen(server, port, "127.0.0.1");
 
       // The package once, for all three ways (the same files the deployment runs).
       const { argv } = await runtime.installer.npmCommand({ kind: "npm", package: PACKAGE, version: null, args: [] });
@@ -104,7 +99,7 @@ async function main() {
       children.push(spawn(process.execPath, [path.join(projectRoot, "scripts/bench-gateway-floor.mjs"), String(floorPort)], { stdio: "ignore" }));
       await waitForPort(floorPort);
 
-      console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.supervisor.sandbox.kind}`);
+      console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
       const results: Record<string, Record<number, Result>> = { direct: {}, supergateway: {}, switchboard: {}, "http floor": {} };
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
@@ -123,10 +118,8 @@ async function main() {
         const ratio = sb.callsPerSec / sgr.callsPerSec;
         console.log(`  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`);
       }
-      await gateway.close();
-      await runtime.supervisor.shutdown();
       server.closeAllConnections();
-      server.close();
+      await platform.close();
     });
   } finally {
     for (const c of children) c.kill("SIGTERM");

@@ -1,4 +1,3 @@
-import { getRequestListener } from "@hono/node-server";
 import fs from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
@@ -7,10 +6,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { loadConfig, type Config } from "../../src/server/config.js";
-import { randomBytes } from "node:crypto";
-import { createApp, createServices, type Services } from "../../src/server/http/app.js";
-import { Gateway } from "../../src/server/features/gateway/index.js";
-import { createRuntime, type Runtime } from "../../src/server/features/runtime/index.js";
+import type { Hono } from "hono";
+import type { SecretBox } from "../../src/server/features/deployments/secret-box.js";
+import type { Gateway } from "../../src/server/features/gateway/index.js";
+import type { Runtime } from "../../src/server/features/runtime/index.js";
+import { createPlatform, type Platform } from "../../src/server/platform.js";
 import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
 import { CookieJar } from "./cookies.js";
@@ -37,54 +37,44 @@ export async function freePort(): Promise<number> {
 }
 
 export interface TestApp {
-  app: ReturnType<typeof createApp>;
+  app: Hono;
   gateway: Gateway;
   /** Serves the app and the gateway on a real port (the PORT it was configured with); returns its base URL. */
   listen(): Promise<string>;
   config: Config;
   db: TestDatabase;
-  services: Services;
+  services: Platform["services"];
   runtime: Runtime;
+  box: SecretBox;
   secret: string;
   close(): Promise<void>;
 }
 
+/** The platform as `npm start` assembles it, on a database of its own and a data directory of its own. */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   // Each app gets its own data directory (secrets key, deployments); npm packages are cached for the whole run.
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-"));
   const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, ...env });
   const log = createLogger({ level: "silent", pretty: false });
-  const runtime = await createRuntime(config, db.database.db, log);
-  const deps = { config, database: db.database, log, secret: randomBytes(32).toString("hex"), pages: serverBuild, runtime };
-  const services = createServices(deps);
-  const app = createApp(deps, services);
-  const gateway = new Gateway({ config, db: db.database.db, supervisor: runtime.supervisor, log });
-  let server: http.Server | undefined;
+  const platform = await createPlatform({ config, log, database: db.database, pages: serverBuild });
+  const server = http.createServer();
   return {
-    app,
-    gateway,
+    app: platform.app,
+    gateway: platform.gateway,
     listen: async () => {
-      server = http.createServer(gateway.handler(getRequestListener(app.fetch)));
-      await new Promise<void>((resolve, reject) => {
-        server!.once("error", reject);
-        server!.listen(config.PORT, "127.0.0.1", resolve);
-      });
+      await platform.listen(server, config.PORT, "127.0.0.1");
       return `http://127.0.0.1:${config.PORT}`;
     },
     config,
     db,
-    services,
-    runtime,
-    secret: deps.secret,
+    services: platform.services,
+    runtime: platform.runtime,
+    box: platform.box,
+    secret: platform.secret,
     close: async () => {
-      if (server) {
-        server.closeAllConnections();
-        await new Promise((resolve) => server!.close(resolve));
-      }
-      await gateway.close();
-      services.billing.close();
-      await runtime.supervisor.shutdown();
+      server.closeAllConnections();
+      await platform.close();
       await db.drop();
       await removeDataDir(dataDir);
     },

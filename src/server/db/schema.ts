@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { DeploymentStatus } from "../../shared/deployments.js";
 
 export const waitlist = pgTable(
   "waitlist",
@@ -74,7 +75,7 @@ export const verification = pgTable(
   (t) => [index("verification_identifier_idx").on(t.identifier)],
 );
 
-// Spec section 3: profiles (id = auth user id).
+// Profiles (id = auth user id; docs/product.md#accounts).
 export const profiles = pgTable("profiles", {
   id: text("id")
     .primaryKey()
@@ -93,7 +94,7 @@ export const usedTokens = pgTable("used_tokens", {
   usedAt: timestamp("used_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-// Spec section 3: MCP server record (catalogue entries). The search columns (search_doc,
+// MCP server record (catalogue entries, docs/product.md#catalogue). The search columns (search_doc,
 // search_text) and their indexes are added by a hand-written migration (0003_catalog_search).
 export const mcpServers = pgTable(
   "mcp_servers",
@@ -131,7 +132,7 @@ export const mcpServers = pgTable(
   ],
 );
 
-// Spec section 3: API key. Only a SHA-256 hash of the key and a short display prefix are kept.
+// API key (docs/product.md#api-keys). Only a SHA-256 hash of the key and a short display prefix are kept.
 export const apiKeys = pgTable(
   "api_keys",
   {
@@ -148,7 +149,7 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_user_name_idx").on(t.userId, t.name)],
 );
 
-// Spec section 3: owned server record, registered under `owner/name` by its owner.
+// Owned server record, registered under `owner/name` by its owner (docs/product.md#owned-servers).
 export const ownedServers = pgTable(
   "servers",
   {
@@ -171,8 +172,8 @@ export const ownedServers = pgTable(
   (t) => [index("servers_owner_idx").on(t.ownerId, t.createdAt), uniqueIndex("servers_qualified_name_lower_idx").on(sql`lower(${t.qualifiedName})`)],
 );
 
-// Spec section 3: Deployment. One running instance of a server for one user with that user's
-// keys (decisions.md, Hosting). Stop Server deletes the row; `deploy_actions` keeps the history
+// Deployment. One running instance of a server for one user with that user's
+// keys (docs/product.md#hosting). Stop Server deletes the row; `deploy_actions` keeps the history
 // that plan limits and 'Total Deployments' count.
 export const deployments = pgTable(
   "deployments",
@@ -186,9 +187,9 @@ export const deployments = pgTable(
     serverRef: text("server_ref").notNull(),
     /** what runs: { kind: 'npm', package, version, args } or { kind: 'git', url } */
     source: jsonb("source").notNull(),
-    /** the user's keys, AES-256-GCM encrypted (features/runtime/crypto.ts) */
+    /** the user's keys, AES-256-GCM encrypted (features/deployments/secret-box.ts) */
     secrets: text("secrets").notNull(),
-    status: text("status").notNull().default("queued"),
+    status: text("status").$type<DeploymentStatus>().notNull().default("queued"),
     /** why it failed or crashed, for the owner */
     statusDetail: text("status_detail"),
     exitCode: integer("exit_code"),
@@ -232,7 +233,7 @@ export const serverCapabilities = pgTable(
   (t) => [uniqueIndex("server_capabilities_server_idx").on(t.serverKind, t.serverRef)],
 );
 
-// Billing (spec sections 3 and 7; decisions.md, Billing). One row per user with a paid plan,
+// Billing (docs/product.md#billing, docs/billing.md). One row per user with a paid plan,
 // from the built-in test-mode provider or Stripe; no row means Free.
 export const subscriptions = pgTable(
   "subscriptions",

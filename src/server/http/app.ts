@@ -1,55 +1,33 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { ServerBuild } from "react-router";
-import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
-import { createAuth, type Auth } from "../features/auth/auth.js";
+import { createAuth } from "../features/auth/auth.js";
 import { catalogRoutes } from "../features/catalog/routes.js";
 import { submissionRoutes } from "../features/catalog/submission-routes.js";
 import { namespaceFor } from "../features/registry-api/format.js";
 import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
-import { getViewer } from "../features/auth/viewer.js";
+import { getViewer } from "../features/auth/session.js";
 import { API_KEY_TEXT } from "../../shared/publishers.js";
 import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
+import { KeyRevocations } from "../features/publishers/revocations.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { billingRoutes } from "../features/billing/routes.js";
 import { Billing } from "../features/billing/service.js";
-import { stopUserDeployments } from "../features/deployments/service.js";
-import type { Runtime } from "../features/runtime/index.js";
 import { healthRoutes } from "../features/health/routes.js";
-import { createMailer, type Mailer } from "../features/mail/mailer.js";
+import { createMailer } from "../features/mail/mailer.js";
 import { outboxRoutes } from "../features/mail/routes.js";
 import { profileRoutes } from "../features/profile/routes.js";
 import { waitlistRoutes } from "../features/waitlist/routes.js";
-import type { Logger } from "../log.js";
 import { toErrorResponse } from "./error-map.js";
 import { apiRouter } from "./openapi.js";
 import { originCheck, requestContext, securityHeaders, type AppEnv } from "./middleware.js";
+import type { AppDeps, Services } from "./deps.js";
 import { pagesHandler } from "./pages.js";
 import { RateLimiter } from "./rate-limit.js";
 
-export interface AppDeps {
-  config: Config;
-  database: Database;
-  log: Logger;
-  /** secret for signing sessions and tokens (AUTH_SECRET or one generated into DATA_DIR) */
-  secret: string;
-  mailer?: Mailer;
-  /** The React Router server build; a function so dev mode can reload it on every request. */
-  pages?: () => Promise<ServerBuild>;
-  dev?: boolean;
-  /** hosting: sandbox, secrets and the supervisor of deployments */
-  runtime: Runtime;
-}
-
-export interface Services {
-  auth: Auth;
-  mailer: Mailer;
-  limiter: RateLimiter;
-  billing: Billing;
-}
+export type { AppDeps, Services };
 
 export function createServices(deps: AppDeps): Services {
   const { config, log } = deps;
@@ -57,26 +35,25 @@ export function createServices(deps: AppDeps): Services {
     deps.mailer ??
     createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
   const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret });
-  const billing = new Billing({ db: deps.database.db, config, log, supervisor: deps.runtime.supervisor });
-  return { auth, mailer, limiter: new RateLimiter(), billing };
+  const billing = new Billing({ db: deps.database.db, config, log, hosting: deps.deployments });
+  return { auth, mailer, limiter: new RateLimiter(), billing, revocations: new KeyRevocations() };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
   const db = deps.database.db;
   const api = apiRouter();
   api.route("/", waitlistRoutes({ db }));
-  const supervisor = deps.runtime.supervisor;
   // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
     await services.billing.endForDeletedAccount(userId);
-    await stopUserDeployments({ db, supervisor }, userId);
+    await deps.deployments.stopAllOf(userId);
   };
-  api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete }));
+  api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete, revocations: services.revocations }));
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
-  api.route("/", publisherRoutes({ db }));
+  api.route("/", publisherRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
-  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.runtime.box, supervisor: deps.runtime.supervisor }));
+  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
   api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });
   api.doc31("/openapi.json", {

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createRequestHandler, type ServerBuild } from "react-router";
 import { githubConfigured } from "../features/auth/auth.js";
-import type { AppDeps, Services } from "./app.js";
+import type { AppDeps, Services } from "./deps.js";
 import type { AppEnv } from "./middleware.js";
 
 // Everything that is not an API route is a page rendered by React Router (SSR).
@@ -24,7 +24,7 @@ export function pagesHandler(deps: AppDeps, services: Services) {
       githubEnabled: github,
       cspNonce: c.get("cspNonce"),
       requestId: c.get("requestId"),
-      sandbox: deps.runtime.supervisor.sandbox,
+      sandbox: deps.deployments.runner.sandbox,
     });
   };
 }

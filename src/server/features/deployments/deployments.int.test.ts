@@ -51,7 +51,7 @@ describe("deploying from npm", () => {
     expect(body.deploymentInfo.url).toBe(`http://localhost:3000/${body.deploymentInfo.proxy_id}/mcp`);
 
     const running = await waitForStatus(dana, "everything", "running", 180_000);
-    const client = t.runtime.supervisor.client(running.id)!;
+    const client = t.runtime.runner.client(running.id)!;
     const tools = (await client.listTools()).tools.map((x) => x.name);
     expect(tools).toContain("echo");
     expect(text(await client.callTool({ name: "echo", arguments: { message: "hi there" } }))).toContain("hi there");
@@ -91,12 +91,12 @@ describe("deploying from a git repository", () => {
     const d = await deployFixture(owner, "owner/fixture", { FIXTURE_TOKEN: "tok-abcdef-123456" });
     expect(d.source).toBe(repo.url);
     const running = await waitForStatus(owner, "owner/fixture", "running");
-    const client = t.runtime.supervisor.client(running.id)!;
+    const client = t.runtime.runner.client(running.id)!;
     expect((await client.listTools()).tools.map((x) => x.name)).toEqual(expect.arrayContaining(["echo", "add", "read_file"]));
     expect(text(await client.callTool({ name: "add", arguments: { a: 2, b: 40 } }))).toBe("42");
     // Its environment: its own secret, a minimal PATH/HOME, nothing of the platform's.
     const names = text(await client.callTool({ name: "list_env", arguments: {} })).split("\n");
-    const expected = ["FIXTURE_TOKEN", "HOME", "PATH", ...(t.runtime.supervisor.sandbox.kind === "bwrap" ? ["PWD"] : []), ...(process.env.NODE_EXTRA_CA_CERTS ? ["NODE_EXTRA_CA_CERTS"] : [])];
+    const expected = ["FIXTURE_TOKEN", "HOME", "PATH", ...(t.runtime.runner.sandbox.kind === "bwrap" ? ["PWD"] : []), ...(process.env.NODE_EXTRA_CA_CERTS ? ["NODE_EXTRA_CA_CERTS"] : [])];
     expect(names.sort()).toEqual(expected.sort());
     expect(text(await client.callTool({ name: "get_env", arguments: { name: "FIXTURE_TOKEN" } }))).toBe("tok-abcdef-123456");
     // Total Deployments on the owned server's page counts real deploys.
@@ -181,10 +181,10 @@ describe("secrets and isolation", () => {
     await registerFixture(o, "other");
     await deployFixture(o, "other/fixture", {});
     const od = await waitForStatus(o, "other/fixture", "running", 60_000);
-    const client = t.runtime.supervisor.client(od.id)!;
+    const client = t.runtime.runner.client(od.id)!;
     expect(text(await client.callTool({ name: "get_env", arguments: { name: "API_TOKEN" } }))).toBe("(unset)");
 
-    if (t.runtime.supervisor.sandbox.kind === "bwrap") {
+    if (t.runtime.runner.sandbox.kind === "bwrap") {
       // Sandboxed: the platform's data, another deployment's directory and the database are out of reach.
       const read = async (p: string) => text(await client.callTool({ name: "read_file", arguments: { path: p } }));
       expect(await read(`${t.config.DATA_DIR}/secrets-key`)).toMatch(/^ERROR ENOENT/);
@@ -318,9 +318,9 @@ describe("accounts and operators", () => {
       const other = await signedInUser(plain, "earlier@example.com");
       await plain.db.database.pool.query(
         `insert into deployments (id, user_id, server_kind, server_ref, source, secrets, status, proxy_id) values ('00000000-0000-4000-8000-000000000001', $1, 'catalog', 'everything', $2, $3, 'running', 'recovered-proxy')`,
-        [other.id, JSON.stringify({ kind: "npm", package: EVERYTHING, version: null, args: [] }), plain.runtime.box.seal({})],
+        [other.id, JSON.stringify({ kind: "npm", package: EVERYTHING, version: null, args: [] }), plain.box.seal({})],
       );
-      await plain.runtime.supervisor.recover();
+      await plain.services.deployments.recover();
       const [kept] = await deploymentsOf(other, "everything");
       expect(kept).toMatchObject({ status: "failed", status_detail: DEPLOY_TEXT.hostingClosed });
       await ops.del(`/api/deployments/${d.id}`);

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "drizzle-orm";
+import type { DeploymentStatus } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
 
@@ -10,7 +11,7 @@ export interface ServerRef {
 }
 
 /** Deployments that hold a slot of the plan: not failed, not stopped by a plan change. */
-export const RESTING = ["failed", "stopped"];
+export const RESTING: DeploymentStatus[] = ["failed", "stopped"];
 const live = () => notInArray(deployments.status, RESTING);
 
 const refIs = (s: ServerRef) => and(eq(deployments.serverKind, s.kind), eq(deployments.serverRef, s.ref));
@@ -59,6 +60,16 @@ export async function updateDeployment(db: Db, id: string, fields: Partial<Omit<
     .update(deployments)
     .set({ ...fields, updatedAt: new Date() })
     .where(eq(deployments.id, id));
+}
+
+/** A crash: its status and exit code, one more restart; false when the row is gone. */
+export async function recordCrash(db: Db, id: string, fields: { status: DeploymentStatus; statusDetail: string; exitCode: number | null }): Promise<boolean> {
+  const r = await db
+    .update(deployments)
+    .set({ ...fields, restarts: sql`${deployments.restarts} + 1`, pid: null, pidStart: null, updatedAt: new Date() })
+    .where(eq(deployments.id, id))
+    .returning({ id: deployments.id });
+  return r.length > 0;
 }
 
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {

@@ -1,5 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DEPLOY_TEXT, deployInput, deploymentView } from "../../../shared/deployments.js";
+import type { Context } from "hono";
+import { requireViewer } from "../../http/guards.js";
+import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { deploy, deploymentLogs, listMyDeployments, stopDeployment, type DeploymentDeps } from "./service.js";
 
@@ -79,6 +82,8 @@ const one = z.object({ id: segment });
 const two = z.object({ owner: segment, name: segment });
 const idOf = (p: { id?: string; owner?: string; name?: string }) => p.id ?? `${p.owner}/${p.name}`;
 
+const viewerOf = (c: Context<AppEnv>) => requireViewer(c, DEPLOY_TEXT.mustLogin);
+
 export function deploymentRoutes(deps: DeploymentDeps) {
   const started = async (viewer: Parameters<typeof deploy>[1], id: string, input: Parameters<typeof deploy>[3]) => ({
     success: true as const,
@@ -86,14 +91,14 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     deploymentInfo: await deploy(deps, viewer, id, input),
   });
   return apiRouter()
-    .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(c.get("viewer"), idOf(c.req.valid("param")), c.req.valid("json")), 202))
-    .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) => c.json(await started(c.get("viewer"), idOf(c.req.valid("param")), c.req.valid("json")), 202))
-    .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, c.get("viewer")), 200))
-    .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, c.get("viewer"), idOf(c.req.valid("param"))) }, 200))
-    .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, c.get("viewer"), idOf(c.req.valid("param"))) }, 200))
-    .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, c.get("viewer"), c.req.valid("param").id), 200))
+    .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
+    .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
+    .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, viewerOf(c)), 200))
+    .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
+    .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
+    .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
     .openapi(stopRoute, async (c) => {
-      await stopDeployment(deps, c.get("viewer"), c.req.valid("param").id);
+      await stopDeployment(deps, viewerOf(c), c.req.valid("param").id);
       return c.json({ success: true as const, message: DEPLOY_TEXT.stopped }, 200);
     });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SecretBox } from "./crypto.js";
+import { SecretBox } from "./secret-box.js";
 
 describe("SecretBox (AES-256-GCM)", () => {
   const box = new SecretBox("x".repeat(40));

@@ -10,29 +10,21 @@ import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
 import { findOwnedServer } from "../publishers/repo.js";
-import type { SecretBox } from "../runtime/crypto.js";
 import { parseGitUrl } from "../runtime/git-url.js";
-import type { Source } from "../runtime/installer.js";
 import { parseNpxCommand } from "../runtime/npx.js";
-import type { Supervisor } from "../runtime/supervisor.js";
+import type { Source } from "../runtime/runner.js";
+import type { DeploymentLifecycle } from "./lifecycle.js";
+import type { SecretBox } from "./secret-box.js";
 import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
   config: Config;
   box: SecretBox;
-  supervisor: Supervisor;
+  lifecycle: DeploymentLifecycle;
 }
 
 type DeployInput = z.output<typeof deployInput>;
-
-/** The user's plan. Everyone is on Free until billing lands. */
-export { planOf };
-
-function signedIn(viewer: Viewer | null): Viewer {
-  if (!viewer) throw new AppError("unauthorized", DEPLOY_TEXT.mustLogin);
-  return viewer;
-}
 
 export function hostPort(config: Config): number {
   const u = new URL(config.PUBLIC_URL);
@@ -93,9 +85,8 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   };
 }
 
-export async function deploy(deps: DeploymentDeps, viewer: Viewer | null, id: string, input: DeployInput): Promise<DeploymentView> {
-  const v = signedIn(viewer);
-  if (!hostingOpen(deps.supervisor.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
+  if (!hostingOpen(deps.lifecycle.runner.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
@@ -116,35 +107,33 @@ export async function deploy(deps: DeploymentDeps, viewer: Viewer | null, id: st
     throw new AppError("plan_limit", result.reason === "running_limit" ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth));
   }
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
-  if (result.replaced) await deps.supervisor.stop(result.replaced, { keepRow: true });
-  deps.supervisor.start(result.row.id);
+  if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
+  await deps.lifecycle.launch(result.row);
   return deploymentView(deps.config, result.row);
 }
 
-export async function listMyDeployments(deps: DeploymentDeps, viewer: Viewer | null, serverId?: string): Promise<DeploymentView[]> {
-  const v = signedIn(viewer);
+export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverId?: string): Promise<DeploymentView[]> {
   const rows = await listUserDeployments(deps.db, v.id);
-  // The spec's client matches server ids ignoring case and hyphens.
+  // Server ids match ignoring case and hyphens (docs/product.md#statuses).
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
   return rows.filter((r) => serverId === undefined || norm(r.serverRef) === norm(serverId)).map((r) => deploymentView(deps.config, r));
 }
 
 /** Another user's deployment is reported as not found: its existence is not revealed. */
-async function ownDeployment(deps: DeploymentDeps, viewer: Viewer | null, id: string): Promise<DeploymentRow> {
-  const v = signedIn(viewer);
+async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
   const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
   if (!r || r.userId !== v.id) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   return r;
 }
 
-export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer | null, id: string): Promise<void> {
+export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<void> {
   const r = await ownDeployment(deps, viewer, id);
-  await deps.supervisor.stop(r.id);
+  await deps.lifecycle.stop(r.id);
 }
 
-export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer | null, id: string) {
+export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {
   const r = await ownDeployment(deps, viewer, id);
-  return { status: r.status, status_detail: r.statusDetail, lines: deps.supervisor.logs(r.id) ?? [] };
+  return { status: r.status, status_detail: r.statusDetail, lines: deps.lifecycle.runner.logs(r.id) ?? [] };
 }
 
 export interface ToolInfo {
@@ -167,9 +156,4 @@ function toolInfo(t: unknown): ToolInfo {
 export async function serverHosting(db: Db, server: ServerRef) {
   const h = await hostingSummary(db, server);
   return { tools: (h.tools ?? []).map(toolInfo), toolsListedAt: h.listed_at ? new Date(h.listed_at).toISOString() : null, totalDeployments: h.deploys, deployed: h.running };
-}
-
-/** Account deletion: the user's deployments are stopped before their rows go with the account. */
-export async function stopUserDeployments(deps: Pick<DeploymentDeps, "db" | "supervisor">, userId: string): Promise<void> {
-  for (const r of await listUserDeployments(deps.db, userId)) await deps.supervisor.stop(r.id);
 }

@@ -13,6 +13,9 @@ import type { Identity, UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { readTenantJson, tenantPathKind, TenantFileError } from "./sandbox/tenant-files.js";
 import type { Volumes } from "./sandbox/volumes.js";
+import type { Source } from "./runner.js";
+
+export type { Source };
 
 // Turns a deployment's source into a command to run. npm packages are installed once per
 // name@version into a shared cache and reused: by npm, with the platform's configuration and no
@@ -21,7 +24,6 @@ import type { Volumes } from "./sandbox/volumes.js";
 // deployment's uid: whatever its .npmrc, lockfile or build script makes npm or git run, runs
 // there. The platform reads a repository's files only without following links (tenant-files.ts).
 
-export type Source = { kind: "npm"; package: string; version: string | null; args: string[] } | { kind: "git"; url: string; args: string[] };
 
 export interface Prepared {
   /** node and its arguments: the server's entry point and args */

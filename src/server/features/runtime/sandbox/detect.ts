@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../../../config.js";
 import type { Logger } from "../../../log.js";
 import { projectRoot } from "../../../paths.js";
-import { bwrapFeatures, SANDBOX_PATH, systemRoots } from "./bwrap.js";
+import { bwrapFeatures } from "./bwrap.js";
 import { detectCgroups, removeStaleGroups, type CgroupSupport } from "./cgroup.js";
 import { parseAllowList } from "./cidr.js";
 import { hostAddresses } from "./egress.js";
@@ -13,13 +11,13 @@ import { closeInheritedFds } from "./fds.js";
 import { UidPool } from "./identity.js";
 import { Sandbox, type Guarantee, type SandboxInfo, type SandboxParts } from "./index.js";
 import { compileSeccomp, deniedSyscalls, seccompArch } from "./seccomp.js";
-import { mountPoints, Volumes } from "./volumes.js";
+import { Volumes } from "./volumes.js";
+import { hiddenFolders, loopVolumes, makeTraversable, openTunDevice, uidRangeOverlap } from "./host-prep.js";
+import { probe, which, type ProbeResult } from "./probe.js";
 
 // Decides at start-up how hosted code is isolated here, by trying it: a probe program is launched
 // exactly as a deployment would be and reports what it can do. Each guarantee of the threat model
 // (docs/hosting.md) is then 'ok' or missing with the reason, for the log and the admin page.
-
-const SYS_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 export type SandboxConfig = Pick<
   Config,
@@ -30,159 +28,6 @@ export interface Hosting {
   sandbox: Sandbox;
   uids: UidPool;
   volumes: Volumes;
-}
-
-function which(bin: string): string | undefined {
-  for (const dir of `${process.env.PATH ?? ""}:${SYS_PATH}`.split(":")) {
-    if (!dir) continue;
-    const p = path.join(dir, bin);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
-// Run inside the sandbox: what can a hosted program do here? One JSON line.
-const PROBE = String.raw`
-const fs = require("fs"), net = require("net");
-const st = fs.readFileSync("/proc/self/status", "utf8");
-const field = (k) => (new RegExp("^" + k + ":\\s*(\\S+)", "m").exec(st) || [])[1] || null;
-let sys = "writable";
-try { fs.closeSync(fs.openSync("/proc/sys/kernel/core_pattern", "r+")); } catch (e) { sys = e.code; }
-let fds = 0;
-for (const n of fs.readdirSync("/proc/self/fd")) {
-  if (Number(n) < 3) continue;
-  try { if (!(parseInt(/flags:\s+([0-7]+)/.exec(fs.readFileSync("/proc/self/fdinfo/" + n, "utf8"))[1], 8) & 0o2000000)) fds++; } catch {}
-}
-const uid = process.getuid();
-// The host's view of this uid, through the user namespace's map (inside, outside, count).
-const line = fs.readFileSync("/proc/self/uid_map", "utf8").trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number)).find(([i, , n]) => uid >= i && uid < i + n);
-const hostUid = line ? line[1] + uid - line[0] : uid;
-const out = { uid, hostUid, capEff: field("CapEff"), nnp: field("NoNewPrivs"), seccomp: field("Seccomp"), sys, fds };
-const target = process.argv[1];
-if (!target) console.log(JSON.stringify(out));
-else {
-  const s = net.connect({ host: target, port: 9 });
-  const done = (r) => { out.egress = r; s.destroy(); console.log(JSON.stringify(out)); };
-  s.setTimeout(3000, () => done("ETIMEDOUT"));
-  s.on("connect", () => done("connected"));
-  s.on("error", (e) => done(e.code));
-}`;
-
-interface ProbeResult {
-  uid: number;
-  hostUid: number;
-  capEff: string | null;
-  nnp: string | null;
-  seccomp: string | null;
-  sys: string;
-  fds: number;
-  egress?: string;
-}
-
-async function probe(sandbox: Sandbox, uids: UidPool, cwd: string, target: string | undefined): Promise<ProbeResult> {
-  const out = await sandbox.run(
-    {
-      argv: [process.execPath, "-e", PROBE, ...(target ? [target] : [])],
-      env: { PATH: SANDBOX_PATH, HOME: cwd },
-      cwd,
-      writable: [],
-      readOnly: [],
-      network: true,
-      identity: uids.installer(),
-      limits: { memoryMb: 256, maxProcesses: 64, cpus: 0 },
-      label: "probe",
-    },
-    20_000,
-  );
-  const line = out.split("\n").findLast((l) => l.startsWith("{"));
-  if (!line) throw new Error(`the probe printed nothing usable: ${out.slice(-300)}`);
-  return JSON.parse(line) as ProbeResult;
-}
-
-/** Loop devices and ext4 for per-deployment volumes: tried once with a small throwaway volume. */
-async function loopVolumes(dir: string): Promise<string | null> {
-  if (process.getuid?.() !== 0) return "the platform is not root (mounting a volume needs root)";
-  if (!existsSync("/dev/loop-control")) return "this machine has no loop devices (/dev/loop-control)";
-  if (!which("mkfs.ext4") || !which("mount")) return "mkfs.ext4 or mount is missing (apt-get install e2fsprogs mount)";
-  const id = `probe-${randomBytes(4).toString("hex")}`;
-  const v = new Volumes({ dir, diskMb: 16, loop: true });
-  try {
-    await v.ensure(id, null);
-    if (!mountPoints().has(v.path(id))) return "a volume did not mount";
-    return null;
-  } catch (e) {
-    return `a volume could not be created: ${(e as Error).message.split("\n")[0]}`;
-  } finally {
-    await v.remove(id).catch(() => {});
-  }
-}
-
-/** Directories every sandbox uid must be able to pass through (bubblewrap binds them as that uid). */
-async function makeTraversable(dirs: string[], own: string[]): Promise<string | null> {
-  for (const dir of dirs) {
-    for (let p = dir; ; p = path.dirname(p)) {
-      const st = statSync(p, { throwIfNoEntry: false });
-      if (st && !(st.mode & 0o001)) {
-        // The platform's own folders may be opened for passing through (never for listing).
-        if (own.some((o) => p === o || p.startsWith(o + path.sep))) await fs.chmod(p, (st.mode & 0o7777) | 0o001);
-        else return `${p} cannot be passed through by other users, so sandboxed processes cannot reach ${dir}: put DATA_DIR (or DEPLOYMENTS_DIR and PACKAGES_DIR) on a path every user may traverse, such as /var/lib/switchboard`;
-      }
-      if (p === path.dirname(p)) break;
-    }
-  }
-  return null;
-}
-
-/**
- * slirp4netns runs as each deployment's uid and opens /dev/net/tun. udev makes it 0666 on
- * Debian, Ubuntu and Fedora (it only lets a process create tun devices in network namespaces it
- * already administers, and sandboxes do not see the host's /dev); machines without udev leave it
- * 0600, so a root platform sets the usual mode.
- */
-async function openTunDevice(log: Logger): Promise<void> {
-  const st = statSync("/dev/net/tun", { throwIfNoEntry: false });
-  if (!st || (st.mode & 0o006) === 0o006) return;
-  await fs.chmod("/dev/net/tun", 0o666).then(
-    () => log.info("made /dev/net/tun usable by unprivileged users (mode 0666, as udev does), so each deployment's slirp4netns runs as its own uid"),
-    () => {},
-  );
-}
-
-/**
- * The platform's own folders where the sandbox's read-only system would show them (an app
- * installed under /usr, as in many container images), and npm's global configuration beside
- * node (it may hold an operator's registry token): covered with an empty tmpfs.
- */
-function hiddenFolders(own: string[]): string[] {
-  const roots = systemRoots();
-  const under = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
-  const npmrcDir = path.join(path.dirname(path.dirname(process.execPath)), "etc");
-  return [...new Set([...own.filter((p) => under(p) && p !== "/usr"), ...(existsSync(npmrcDir) && statSync(npmrcDir).isDirectory() ? [npmrcDir] : [])])];
-}
-
-/** The sandbox uids must belong to nobody else: not an account, a group, or a range handed out for other user namespaces. */
-function uidRangeOverlap(base: number): string | null {
-  const top = base + 65535;
-  const ids = (file: string, field: number) => {
-    try {
-      return readFileSync(file, "utf8")
-        .split("\n")
-        .map((l) => l.split(":"))
-        .filter((f) => f.length > field);
-    } catch {
-      return [];
-    }
-  };
-  for (const [file, field] of [["/etc/passwd", 2], ["/etc/group", 2]] as const) {
-    for (const f of ids(file, field)) if (Number(f[field]) >= base && Number(f[field]) <= top) return `SANDBOX_UID_BASE ${base}..${top} includes ${f[0]} (${f[field]}) of ${file}`;
-  }
-  for (const file of ["/etc/subuid", "/etc/subgid"]) {
-    for (const f of ids(file, 2)) {
-      const [start, count] = [Number(f[1]), Number(f[2])];
-      if (start <= top && start + count - 1 >= base) return `SANDBOX_UID_BASE ${base}..${top} overlaps ${f[0]}'s range in ${file}`;
-    }
-  }
-  return null;
 }
 
 function guarantee(key: Guarantee["key"], label: string, ok: boolean, how: string): Guarantee {

@@ -40,7 +40,7 @@ async function deployHostile(app: TestApp, env: Record<string, string> = {}): Pr
   expect(r.status, await r.clone().text()).toBe(202);
   const d = await waitForStatus(c, `${name}/hostile`, "running", 60_000);
   const call = async <T,>(tool: string, args: Record<string, unknown> = {}) => {
-    const res = (await app.runtime.supervisor.client(d.id)!.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: { text: string }[] };
+    const res = (await app.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: { text: string }[] };
     return JSON.parse(res.content[0]!.text) as T;
   };
   return { c, d, call };
@@ -90,7 +90,7 @@ afterAll(async () => {
 
 describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids, cgroups and volumes)", () => {
   it("finds every guarantee of the sandbox in force on this machine", () => {
-    const info = t.runtime.supervisor.sandbox;
+    const info = t.runtime.runner.sandbox;
     expect(info.guarantees.filter((g) => !g.ok)).toEqual([]);
     expect(info.complete).toBe(true);
   });

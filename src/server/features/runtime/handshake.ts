@@ -1,0 +1,76 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Child, ExitInfo } from "./child.js";
+import type { Listing, McpChannel } from "./runner.js";
+
+// The platform's own MCP conversation with a server it started: initialize (within the start
+// timeout) and one listing of its tools, prompts and resources. Everything else on the server's
+// stdio belongs to the gateway's clients, through the channel.
+
+/** "Exited with code 1", "Killed by SIGKILL", or the sandbox's own reason (out of memory, ...). */
+export function describeExit(e: ExitInfo): string {
+  return e.reason ?? (e.signal ? `Killed by ${e.signal}` : `Exited with code ${e.code}`);
+}
+
+/** The SDK client speaking to a child over its stdio lines. */
+class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (e: Error) => void;
+  onmessage?: (m: JSONRPCMessage) => void;
+  private off?: () => void;
+  constructor(private readonly child: Child) {}
+  async start() {
+    // Only answers to the platform's own (numeric) request ids, and the server's pings (answered
+    // even before any client connects): the gateway's sessions use string ids, and the other
+    // server-to-client requests and notifications belong to the gateway's clients.
+    this.off = this.child.onMessage((m) => {
+      const mine = "method" in m ? m.method === "ping" : typeof (m as { id?: unknown }).id === "number";
+      if (mine) this.onmessage?.(m);
+    });
+    void this.child.exited.then(() => this.onclose?.());
+  }
+  async send(m: JSONRPCMessage) {
+    this.child.send(m);
+  }
+  async close() {
+    this.off?.();
+  }
+}
+
+/** Connects the platform's client; rejects if the server exits first or does not answer in time. */
+export async function initialize(child: Child, timeoutMs: number): Promise<Client> {
+  const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: {} });
+  let timer: NodeJS.Timeout | undefined;
+  const exitedEarly = child.exited.then((e) => Promise.reject(new Error(`${describeExit(e)} before answering initialize`)));
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No answer to initialize within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  try {
+    await Promise.race([client.connect(new ChildTransport(child)), exitedEarly, timeout]);
+    return client;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the server offers, as it answers right after initialize. */
+export async function listing(client: Client): Promise<Listing> {
+  const caps = client.getServerCapabilities() ?? {};
+  const opts = { timeout: 15_000 };
+  const [tools, prompts, resources] = await Promise.all([
+    caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
+    caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts, () => []) : [],
+    caps.resources ? client.listResources(undefined, opts).then((r) => r.resources, () => []) : [],
+  ]);
+  return { tools, prompts, resources };
+}
+
+/** The gateway's view of a child: its JSON-RPC lines and when it ends. */
+export function channelOf(child: Child): McpChannel {
+  return {
+    send: (msg) => child.send(msg),
+    onMessage: (cb) => child.onMessage(cb),
+    exited: child.exited.then((e) => e.reason ?? (e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`)),
+  };
+}

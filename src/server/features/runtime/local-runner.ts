@@ -1,0 +1,225 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { SandboxInfo } from "../../../shared/deployments.js";
+import type { Logger } from "../../log.js";
+import { Child, processStartTime, type ExitInfo } from "./child.js";
+import { channelOf, describeExit, initialize, listing } from "./handshake.js";
+import { childNetworkEnv } from "./install-env.js";
+import type { Installer } from "./installer.js";
+import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "./runner.js";
+import { SANDBOX_PATH } from "./sandbox/bwrap.js";
+import type { Limits, Sandbox } from "./sandbox/index.js";
+import type { Volumes } from "./sandbox/volumes.js";
+
+// The Runner of this machine: each deployment is a supervised process in the bubblewrap sandbox.
+// install -> start -> initialize and listing -> running; a crash is restarted with exponential
+// back-off; stop kills the whole process group. What happens is reported as events; the
+// deployments feature records them.
+
+export interface LocalRunnerOptions {
+  log: Logger;
+  installer: Installer;
+  sandbox: Sandbox;
+  volumes: Volumes;
+  limits: Limits;
+  diskMb: number;
+  startTimeoutMs: number;
+  backoffMs: number;
+  backoffMaxMs: number;
+  healthyResetMs: number;
+  crashLoopAfter: number;
+}
+
+interface Slot {
+  spec: DeploymentSpec;
+  child?: Child;
+  channel?: McpChannel;
+  client?: Client;
+  timer?: NodeJS.Timeout;
+  stopping: boolean;
+  /** consecutive crashes since the last healthy stretch */
+  failures: number;
+  runningSince?: number;
+  everRan: boolean;
+  /** output of the last process, kept across restarts so the owner can see why it crashed */
+  lastLogs: string[];
+  /** the start in progress (install, build, initialize), and how to cut it short */
+  starting?: Promise<void>;
+  abort?: AbortController;
+}
+
+const tail = (lines: string[], n = 8) => lines.slice(-n).join("\n");
+
+export class LocalRunner implements Runner {
+  private readonly slots = new Map<string, Slot>();
+  private closed = false;
+  private events: RunnerEvents = async () => {};
+
+  constructor(private readonly o: LocalRunnerOptions) {}
+
+  get sandbox(): SandboxInfo {
+    return this.o.sandbox.info;
+  }
+
+  onEvents(handler: RunnerEvents): void {
+    this.events = handler;
+  }
+
+  start(spec: DeploymentSpec): void {
+    if (this.closed || this.slots.has(spec.id)) return;
+    const slot: Slot = { spec, stopping: false, failures: 0, everRan: false, lastLogs: [] };
+    this.slots.set(spec.id, slot);
+    this.runSafely(slot);
+  }
+
+  /** Background work never rejects unobserved: an error here is logged, not a crash of the platform. */
+  private runSafely(slot: Slot) {
+    slot.abort = new AbortController();
+    slot.starting = this.run(slot, slot.abort.signal).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.spec.id }, "deployment start failed"));
+  }
+
+  /** Reports an event unless the deployment is being stopped; a failing receiver is logged, never fatal. */
+  private async emit(slot: Slot, event: RunnerEvent) {
+    if (slot.stopping) return;
+    await this.events(slot.spec.id, event).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.spec.id }, "could not record deployment status"));
+  }
+
+  private async run(slot: Slot, signal: AbortSignal): Promise<void> {
+    const { id, env } = slot.spec;
+    const log = this.o.log.child({ deployment: id });
+    let child: Child | undefined;
+    try {
+      if (!slot.everRan) await this.emit(slot, { type: "installing" });
+      const prepared = await this.o.installer.prepare(id, slot.spec.source, signal);
+      if (slot.stopping) return;
+      // A restart keeps showing 'crashed' until it runs again.
+      if (!slot.everRan) await this.emit(slot, { type: "starting" });
+      child = await Child.launch(this.o.sandbox, {
+        argv: prepared.argv,
+        cwd: prepared.workDir,
+        writable: [prepared.workDir],
+        readOnly: prepared.readOnly,
+        identity: prepared.identity,
+        network: true,
+        // The platform's PATH/HOME win over anything in the user's keys.
+        env: { ...env, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
+        secrets: Object.values(env),
+        limits: this.o.limits,
+        label: id,
+        disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
+      });
+      slot.child = child;
+      slot.channel = channelOf(child);
+      await this.emit(slot, { type: "spawned", pid: child.pid, pidStart: child.pidStart });
+      if (slot.stopping) return void child.stop();
+      const c = child;
+      const client = await initialize(c, this.o.startTimeoutMs);
+      slot.client = client;
+      const listed = await listing(client).catch((e: unknown) => void log.warn({ err: e }, "listing tools failed"));
+      if (slot.stopping) return;
+      slot.everRan = true;
+      slot.runningSince = Date.now();
+      await this.emit(slot, { type: "running", listing: listed ?? null });
+      log.info({ pid: c.pid }, "deployment running");
+      void c.exited
+        .then((e) => this.onExit(slot, c, e))
+        .catch((e: unknown) => log.error({ err: e }, "could not schedule a restart"));
+    } catch (e) {
+      // A process that died while starting: its exit code says more than the client's "connection closed".
+      const exit = child && !child.running ? await child.exited : undefined;
+      await child?.stop(500);
+      if (child) slot.lastLogs = child.logs();
+      if (slot.stopping) return;
+      const reason = exit ? `${describeExit(exit)} while starting` : (e as Error).message;
+      const detail = [reason, tail(slot.lastLogs)].filter(Boolean).join("\n");
+      if (slot.everRan) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
+      log.warn({ reason: (e as Error).message }, "deployment failed");
+      await this.emit(slot, { type: "failed", detail: detail.slice(0, 4000), code: exit?.code ?? null });
+      this.slots.delete(id);
+    }
+  }
+
+  private async onExit(slot: Slot, child: Child, exit: ExitInfo) {
+    if (slot.stopping || this.closed || slot.child !== child) return;
+    slot.lastLogs = child.logs();
+    await this.scheduleRestart(slot, exit, tail(slot.lastLogs));
+  }
+
+  private async scheduleRestart(slot: Slot, exit: ExitInfo, logs: string) {
+    slot.client = undefined;
+    slot.child = undefined;
+    slot.channel = undefined;
+    if (slot.runningSince && Date.now() - slot.runningSince >= this.o.healthyResetMs) slot.failures = 0;
+    slot.runningSince = undefined;
+    slot.failures++;
+    const delay = Math.min(this.o.backoffMs * 2 ** (slot.failures - 1), this.o.backoffMaxMs);
+    const looping = slot.failures >= this.o.crashLoopAfter;
+    const detail = `${describeExit(exit)}${looping ? `; crashed ${slot.failures} times in a row` : ""}; restarting in ${delay >= 1000 ? `${Math.round(delay / 1000)} s` : `${delay} ms`}${logs ? `\n${logs}` : ""}`;
+    this.o.log.warn({ deployment: slot.spec.id, exit: describeExit(exit), failures: slot.failures, delayMs: delay }, "deployment crashed");
+    await this.emit(slot, { type: "crashed", exit: { reason: describeExit(exit), code: exit.code }, detail: detail.slice(0, 4000), restartInMs: delay, looping });
+    if (slot.stopping || this.closed) return;
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      if (!slot.stopping && !this.closed) this.runSafely(slot);
+    }, delay);
+  }
+
+  /**
+   * Ends whatever the slot runs: an install or build step is killed, the server stopped, and the
+   * start in progress has given up before the deployment's directory and uid are taken away.
+   */
+  private async halt(slot: Slot): Promise<void> {
+    slot.stopping = true;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.abort?.abort("the deployment was stopped");
+    await slot.child?.stop();
+    await slot.starting;
+  }
+
+  async stop(id: string): Promise<void> {
+    const slot = this.slots.get(id);
+    if (slot) {
+      await this.halt(slot);
+      this.slots.delete(id);
+    }
+    await this.o.installer.remove(id).catch(() => {});
+  }
+
+  reap(pid: number, pidStart: string): void {
+    if (processStartTime(pid) !== pidStart) return;
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+
+  /** The platform's own MCP client of a running deployment (tests call tools through it). */
+  client(id: string): Client | undefined {
+    return this.slots.get(id)?.client;
+  }
+
+  channel(id: string): McpChannel | undefined {
+    const slot = this.slots.get(id);
+    return slot?.client && slot.child?.running ? slot.channel : undefined;
+  }
+
+  runs(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  logs(id: string): string[] | null {
+    const slot = this.slots.get(id);
+    return slot ? (slot.child?.logs() ?? slot.lastLogs) : null;
+  }
+
+  rssBytes(id: string): number {
+    return this.slots.get(id)?.child?.rssBytes() ?? 0;
+  }
+
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.slots.values()].map((s) => this.halt(s)));
+    this.slots.clear();
+    await this.o.volumes.unmountAll();
+  }
+}

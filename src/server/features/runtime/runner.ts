@@ -1,0 +1,78 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { SandboxInfo } from "../../../shared/deployments.js";
+
+// The seam between the platform and wherever deployments run. A Runner starts and stops
+// processes and reports what happens to them as events; it never reads or writes the database.
+// `features/deployments` owns every deployment row and turns these events into statuses. The
+// bubblewrap runner on this machine (`LocalRunner`) is the first implementation; a runner for
+// another machine or for containers implements the same interface.
+
+/** Where a deployment's code comes from. */
+export type Source = { kind: "npm"; package: string; version: string | null; args: string[] } | { kind: "git"; url: string; args: string[] };
+
+/** Everything a runner needs to start one deployment. */
+export interface DeploymentSpec {
+  id: string;
+  source: Source;
+  /** the owner's keys, already decrypted: passed to the server as environment variables and masked in its logs */
+  env: Record<string, string>;
+}
+
+/** What the server listed when it answered initialize. */
+export interface Listing {
+  tools: unknown[];
+  prompts: unknown[];
+  resources: unknown[];
+}
+
+/** How a process ended, in words an owner can read ("Exited with code 1", "Killed by SIGKILL", "Out of memory ..."). */
+export interface Exit {
+  reason: string;
+  code: number | null;
+}
+
+export type RunnerEvent =
+  | { type: "installing" }
+  | { type: "starting" }
+  /** the process exists (its pid pairs with `pidStart` so a later platform can tell it is the same process) */
+  | { type: "spawned"; pid: number; pidStart: string | null }
+  | { type: "running"; listing: Listing | null }
+  /** it never got to run: `detail` says why (with the last lines of its output) */
+  | { type: "failed"; detail: string; code: number | null }
+  /** it ran and ended; it starts again after `restartInMs` (`looping`: it keeps crashing) */
+  | { type: "crashed"; exit: Exit; detail: string; restartInMs: number; looping: boolean };
+
+/** Receives a deployment's events in order; the runner waits for each before going on. */
+export type RunnerEvents = (id: string, event: RunnerEvent) => Promise<void>;
+
+/** The MCP connection to a running server, as the gateway sees it: newline-delimited JSON-RPC. */
+export interface McpChannel {
+  /** throws once the server has exited */
+  send(msg: JSONRPCMessage): void;
+  /** every JSON-RPC message the server writes; returns the unsubscribe function */
+  onMessage(cb: (msg: JSONRPCMessage) => void): () => void;
+  /** resolves with the reason when the server's process ends */
+  readonly exited: Promise<string>;
+}
+
+export interface Runner {
+  /** what isolates deployments here, shown to admins */
+  readonly sandbox: SandboxInfo;
+  /** Where events go (one receiver: the deployments feature). */
+  onEvents(handler: RunnerEvents): void;
+  /** Starts a deployment in the background and keeps it running (restarts after a crash); progress arrives as events. */
+  start(spec: DeploymentSpec): void;
+  /** Stops everything the deployment runs and frees its resources (directory, uid, volume). */
+  stop(id: string): Promise<void>;
+  /** Whether this runner is responsible for the deployment (running, starting or waiting to restart). */
+  runs(id: string): boolean;
+  /** The server's MCP channel once it has answered initialize, else undefined. */
+  channel(id: string): McpChannel | undefined;
+  /** The last lines of its output (kept across restarts), or null if this runner does not run it. */
+  logs(id: string): string[] | null;
+  rssBytes(id: string): number;
+  /** Kills a process a previous platform left behind, if `pid` still is that process. */
+  reap(pid: number, pidStart: string): void;
+  /** Stops every deployment (their rows stay, to be started again next time) and releases what the runner holds. */
+  shutdown(): Promise<void>;
+}

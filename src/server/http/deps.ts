@@ -1,0 +1,38 @@
+import type { ServerBuild } from "react-router";
+import type { Config } from "../config.js";
+import type { Database } from "../db/client.js";
+import type { Auth } from "../features/auth/auth.js";
+import type { Billing } from "../features/billing/service.js";
+import type { DeploymentLifecycle } from "../features/deployments/lifecycle.js";
+import type { SecretBox } from "../features/deployments/secret-box.js";
+import type { Mailer } from "../features/mail/mailer.js";
+import type { KeyRevocations } from "../features/publishers/revocations.js";
+import type { Logger } from "../log.js";
+import type { RateLimiter } from "./rate-limit.js";
+
+// What the HTTP layer is built from (assembled by createPlatform in src/server/platform.ts).
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  log: Logger;
+  /** secret for signing sessions and tokens (AUTH_SECRET or one generated into DATA_DIR) */
+  secret: string;
+  mailer?: Mailer;
+  /** The React Router server build; a function so dev mode can reload it on every request. */
+  pages?: () => Promise<ServerBuild>;
+  dev?: boolean;
+  /** the one owner of deployments: start, stop, limits, and the runner's sandbox */
+  deployments: DeploymentLifecycle;
+  /** seals the keys owners deploy with */
+  box: SecretBox;
+}
+
+export interface Services {
+  auth: Auth;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  billing: Billing;
+  /** API-key revocation events: the publisher and profile routes report them, the gateway listens */
+  revocations: KeyRevocations;
+}
