@@ -11,7 +11,7 @@ afterAll(() => t.close());
 const html = async (path: string) => (await t.app.request(path)).text();
 
 describe("account pages are server-rendered", () => {
-  it("/login has the spec's title, GitHub button and links", async () => {
+  it("/login has its title, GitHub button and links", async () => {
     const h = await html("/login");
     expect(h).toContain("Log in to Switchboard");
     expect(h).toContain(AUTH_TEXT.continueWithGitHub);
@@ -19,7 +19,7 @@ describe("account pages are server-rendered", () => {
     expect(h).toMatch(/href="\/register"[^>]*>Sign up</);
   });
 
-  it("/register has the spec's title and the password hint", async () => {
+  it("/register has its title and the password hint", async () => {
     const h = await html("/register");
     expect(h).toContain("Join Switchboard");
     expect(h).toContain(AUTH_TEXT.passwordHint);

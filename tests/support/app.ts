@@ -15,7 +15,7 @@ import { createLogger } from "../../src/server/log.js";
 import { projectRoot } from "../../src/server/paths.js";
 import { CookieJar } from "./cookies.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
-import { removeDataDir } from "./deployments.js";
+import { removeDataDir } from "./data-dir.js";
 
 export const ORIGIN = "http://localhost:3000";
 export const TEST_PACKAGES_DIR = path.join(os.tmpdir(), "switchboard-test-packages");

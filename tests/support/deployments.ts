@@ -1,11 +1,8 @@
 import { sql } from "drizzle-orm";
-import { execFile } from "node:child_process";
-import fs from "node:fs/promises";
-import path from "node:path";
-import { promisify } from "node:util";
-import { mountPoints } from "../../src/server/features/runtime/sandbox/volumes.js";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import type { Client, TestApp } from "./app.js";
+
+export { removeDataDir } from "./data-dir.js";
 
 export const EVERYTHING = "@modelcontextprotocol/server-everything";
 
@@ -56,13 +53,3 @@ export async function registerOwnedServer(c: Client, qualifiedName: string, disp
   if (r.status !== 201) throw new Error(`register ${qualifiedName}: ${r.status} ${await r.text()}`);
 }
 
-/**
- * Removes a test's data directory, first detaching deployment volumes a killed platform left
- * mounted in it (a platform stopped gracefully unmounts them itself).
- */
-export async function removeDataDir(dir: string): Promise<void> {
-  for (const p of mountPoints()) {
-    if (p.startsWith(dir + path.sep)) await promisify(execFile)("umount", ["-l", p]).catch(() => {});
-  }
-  await fs.rm(dir, { recursive: true, force: true });
-}

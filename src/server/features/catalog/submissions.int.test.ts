@@ -34,7 +34,7 @@ describe("POST /api/mcp-servers", () => {
     expect((await t.app.request("/api/mcp-servers/postgresql-mcp")).status).toBe(404);
   });
 
-  it("refuses a taken id with 409 and the spec's text", async () => {
+  it("refuses a taken id with 409 and its text", async () => {
     const r = await user.post("/api/mcp-servers", valid);
     expect(r.status).toBe(409);
     expect((await r.json()).error).toBe(SUBMIT_TEXT.duplicate);
@@ -142,7 +142,7 @@ describe("submit page", () => {
     expect(html).toMatch(/href="\/login[^"]*"[^>]*>Login</);
   });
 
-  it("shows the form with the spec's defaults to a signed-in user", async () => {
+  it("shows the form with its defaults to a signed-in user", async () => {
     const html = await (await user.get("/servers/add")).text();
     for (const s of ["Basic Information", "Classification", "Links", "Required API Keys", "Submit Server", "reviewed for quality, security and usefulness"]) expect(html).toContain(s);
     expect(html).toMatch(/<option selected="">Data &amp; Storage<\/option>|<option value="Data &amp; Storage" selected="">/);

@@ -1,10 +1,10 @@
 import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "drizzle-orm";
-import type { DeploymentStatus } from "../../../shared/deployments.js";
+import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
-export type ServerKind = "catalog" | "owned";
+export type { ServerKind };
 export interface ServerRef {
   kind: ServerKind;
   ref: string;

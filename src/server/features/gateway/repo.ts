@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers } from "../../db/schema.js";
-import type { ServerKind } from "../deployments/repo.js";
+import type { ServerKind } from "../../../shared/deployments.js";
 
 export interface GatewayTarget {
   id: string;

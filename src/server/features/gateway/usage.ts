@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { ServerKind } from "../deployments/repo.js";
+import type { ServerKind } from "../../../shared/deployments.js";
 import { addUsage } from "./repo.js";
 
 /**

@@ -15,7 +15,7 @@ afterAll(() => t.close());
 const q = (sql: string, params: unknown[] = []) => t.db.database.pool.query(sql, params);
 
 describe("PUT /api/users/{id}", () => {
-  it("changes the username and answers with the spec's message", async () => {
+  it("changes the username and answers with its message", async () => {
     const r = await alice.put(`/api/users/${alice.id}`, { username: "alice-w" });
     expect(r.status).toBe(200);
     const body = await r.json();

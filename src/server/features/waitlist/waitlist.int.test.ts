@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("POST /api/waitlist", () => {
-  it("adds a new address with 201 and the spec's message", async () => {
+  it("adds a new address with 201 and its message", async () => {
     const res = await postJson(t.app, "/api/waitlist", { email: "  Ada@Example.com " });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ created: true, message: WAITLIST_TEXT.success });
