@@ -1,7 +1,37 @@
-import { PLANS, type Plan } from "./deployments.js";
+// Plans, billing texts and the shapes of /api/subscriptions/* (docs/product.md, Billing;
+// docs/billing.md for the providers).
 
-// Spec sections 2 (Subscription), 3 (Subscription, Built-in plans), 4 (Subscription, Subscription
-// load), 7 (/subscriptions/*), 8 and 9; decisions.md (Billing).
+export interface Plan {
+  id: "free" | "pro";
+  name: string;
+  description: string;
+  price_monthly: number;
+  features: string[];
+  maxDeploysPerMonth: number;
+  maxRunning: number;
+}
+
+/** The two plans, defined once: their cards, and the hosting limits that follow them (docs/product.md, Deploy limits). */
+export const PLANS: Record<Plan["id"], Plan> = {
+  free: {
+    id: "free",
+    name: "Free",
+    description: "For trying out hosted MCP servers",
+    price_monthly: 0,
+    features: ["3 deployments", "1 concurrent deployment", "Community support"],
+    maxDeploysPerMonth: 3,
+    maxRunning: 1,
+  },
+  pro: {
+    id: "pro",
+    name: "Pro",
+    description: "For people who rely on their MCP servers every day",
+    price_monthly: 20,
+    features: ["Unlimited deployments", "5 concurrent deployments", "Priority support", "Custom domains", "Advanced monitoring"],
+    maxDeploysPerMonth: Number.POSITIVE_INFINITY,
+    maxRunning: 5,
+  },
+};
 
 export const BILLING_TEXT = {
   mustLogin: "You need to be logged in to access subscription features",
@@ -30,7 +60,7 @@ export const BILLING_TEXT = {
   notSubscribed: "You have no paid subscription to cancel.",
   alreadySubscribed: "You already have an active Pro subscription.",
   unknownPlan: "Unknown plan: choose pro",
-  // built-in test-mode checkout (decisions.md, Billing)
+  // the built-in test-mode checkout (docs/billing.md, Two providers)
   testMode: "Test mode: no card is charged",
   testCheckoutTitle: "Checkout",
   confirmPayment: "Confirm payment",
@@ -50,6 +80,21 @@ export interface SubscriptionView {
   period: "month" | null;
   currentPeriodEnd: string | null;
   cancelAtPeriodEnd: boolean;
+}
+
+/**
+ * GET /api/subscriptions/current -> the subscription, and what it means now as the server decides
+ * it (the page shows these as they come and interprets no provider status itself).
+ */
+export interface CurrentSubscription {
+  success: true;
+  subscription: SubscriptionView;
+  /** the plan in force now */
+  plan: Plan["id"];
+  /** free: no paid plan; good: paid (active, trialing); attention: still Pro while a payment is retried */
+  standing: "free" | "good" | "attention";
+  /** a paid plan that is not already cancelling: the page offers Cancel Subscription */
+  canCancel: boolean;
 }
 
 /** GET /api/subscriptions/stripe-status -> { success, subscription, raw } */

@@ -1,17 +1,31 @@
-import { PLANS, type Plan } from "../../../shared/deployments.js";
+import { PLANS, planView, type CurrentSubscription, type Plan } from "../../../shared/billing.js";
 import type { Db } from "../../db/client.js";
 import { findSubscription, type SubscriptionRow } from "./repo.js";
 
+// What a subscription means, decided in one place (docs/billing.md): the hosting limits, the
+// subscription page and the test provider's status all read it from here.
+
 /** Provider statuses that keep Pro (past_due: the provider is still retrying the payment). */
 export const PAID_STATUSES = new Set(["active", "trialing", "past_due"]);
+/** Paid statuses with nothing for the owner to see to. */
+const GOOD_STANDING = new Set(["active", "trialing"]);
+
+/** A subscription as a provider reports it (a stored row, or Stripe's live answer). */
+export interface SubscriptionState {
+  /** the plan it is for; only Pro is sold */
+  plan: string;
+  status: string;
+  currentPeriodEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+}
 
 /**
- * The plan a subscription row gives: Pro while the provider says it is paid, and - when it is
- * cancelling - only until the end of the period it was paid for. No row is Free.
+ * The plan a subscription gives: Pro while the provider says it is paid, and - when it is
+ * cancelling - only until the end of the period it was paid for. No subscription is Free.
  */
-export function effectivePlan(row: SubscriptionRow | undefined, now = new Date()): Plan {
-  if (!row || row.plan !== "pro" || !PAID_STATUSES.has(row.status)) return PLANS.free;
-  if (row.cancelAtPeriodEnd && row.currentPeriodEnd && row.currentPeriodEnd <= now) return PLANS.free;
+export function effectivePlan(state: SubscriptionState | undefined, now = new Date()): Plan {
+  if (!state || state.plan !== "pro" || !PAID_STATUSES.has(state.status)) return PLANS.free;
+  if (state.cancelAtPeriodEnd && state.currentPeriodEnd && state.currentPeriodEnd <= now) return PLANS.free;
   return PLANS.pro;
 }
 
@@ -19,3 +33,19 @@ export function effectivePlan(row: SubscriptionRow | undefined, now = new Date()
 export async function planOf(db: Db, userId: string): Promise<Plan> {
   return effectivePlan(await findSubscription(db, userId));
 }
+
+/** GET /api/subscriptions/current: the subscription as the page shows it, and what it allows. */
+export function currentView(state: SubscriptionState | undefined): Omit<CurrentSubscription, "success"> {
+  const plan = effectivePlan(state);
+  if (plan.id === "free" || !state) {
+    return { subscription: { status: "free", plan: planView(PLANS.free), period: null, currentPeriodEnd: null, cancelAtPeriodEnd: false }, plan: "free", standing: "free", canCancel: false };
+  }
+  return {
+    subscription: { status: state.status, plan: planView(plan), period: "month", currentPeriodEnd: state.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: state.cancelAtPeriodEnd },
+    plan: plan.id,
+    standing: GOOD_STANDING.has(state.status) ? "good" : "attention",
+    canCancel: !state.cancelAtPeriodEnd,
+  };
+}
+
+export type { SubscriptionRow };

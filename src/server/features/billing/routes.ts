@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import type { Billing } from "./service.js";
 
-// Spec section 7 (/subscriptions/*) and decisions.md (Billing).
+// /api/subscriptions/* and the Stripe webhook (docs/product.md#billing, docs/billing.md).
 
 const auth: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 const planSchema = z.object({ id: z.enum(["free", "pro"]), name: z.string(), description: z.string(), price_monthly: z.number(), features: z.array(z.string()) });
@@ -12,6 +13,13 @@ const subscriptionView = z.object({
   period: z.enum(["month"]).nullable(),
   currentPeriodEnd: z.string().nullable(),
   cancelAtPeriodEnd: z.boolean(),
+});
+const currentAnswer = z.object({
+  success: z.literal(true),
+  subscription: subscriptionView,
+  plan: z.enum(["free", "pro"]).describe("The plan in force now, as the server decides it from the provider's word"),
+  standing: z.enum(["free", "good", "attention"]).describe("free: no paid plan; good: paid; attention: still Pro while a payment is retried"),
+  canCancel: z.boolean().describe("A paid plan that is not already cancelling"),
 });
 const providerView = z.object({ status: z.string(), productId: z.string(), productName: z.string(), interval: z.string(), currentPeriodEnd: z.string().nullable(), cancelAtPeriodEnd: z.boolean() });
 const ok = (schema: z.ZodTypeAny, description: string) => ({ content: { "application/json": { schema } }, description });
@@ -24,7 +32,7 @@ const currentRoute = createRoute({
   tags: ["subscriptions"],
   summary: "Your plan: Free, or Pro with its status and period",
   security: auth,
-  responses: { 200: ok(z.object({ success: z.literal(true), subscription: subscriptionView }), "Your subscription"), 401: jsonError("Not signed in") },
+  responses: { 200: ok(currentAnswer, "Your subscription and the plan in force"), 401: jsonError("Not signed in") },
 });
 
 const statusRoute = createRoute({
@@ -99,15 +107,18 @@ const webhookRoute = createRoute({
 
 export function billingRoutes(billing: Billing) {
   return apiRouter()
-    .openapi(currentRoute, async (c) => c.json({ success: true as const, subscription: await billing.current(c.get("viewer")) }, 200))
-    .openapi(statusRoute, async (c) => c.json(await billing.providerStatus(c.get("viewer")), 200))
-    .openapi(checkoutRoute, async (c) => c.json({ success: true as const, url: await billing.checkout(c.get("viewer"), c.req.valid("json").plan.toLowerCase()) }, 200))
-    .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(c.get("viewer")) }, 200))
-    .openapi(testCheckoutRoute, async (c) => c.json(await billing.testCheckout(c.get("viewer"), c.req.valid("param").id), 200))
-    .openapi(testDecision("confirm"), async (c) => c.json({ success: true as const, url: await billing.confirmTestCheckout(c.get("viewer"), c.req.valid("param").id) }, 200))
-    .openapi(testDecision("cancel"), async (c) => c.json({ success: true as const, url: await billing.cancelTestCheckout(c.get("viewer"), c.req.valid("param").id) }, 200))
+    .openapi(currentRoute, async (c) => c.json(await billing.current(requireViewer(c)), 200))
+    .openapi(statusRoute, async (c) => c.json(await billing.providerStatus(requireViewer(c)), 200))
+    .openapi(checkoutRoute, async (c) => {
+      const viewer = requireViewer(c);
+      return c.json({ success: true as const, url: await billing.checkout(viewer, c.req.valid("json").plan.toLowerCase()) }, 200);
+    })
+    .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(requireViewer(c)) }, 200))
+    .openapi(testCheckoutRoute, async (c) => c.json(await billing.testCheckout(requireViewer(c), c.req.valid("param").id), 200))
+    .openapi(testDecision("confirm"), async (c) => c.json({ success: true as const, url: await billing.confirmTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200))
+    .openapi(testDecision("cancel"), async (c) => c.json({ success: true as const, url: await billing.cancelTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200))
     .openapi(endPeriodRoute, async (c) => {
-      await billing.endPeriodNow(c.get("viewer"));
+      await billing.endPeriodNow(requireViewer(c));
       return c.json({ success: true as const }, 200);
     })
     .openapi(webhookRoute, async (c) => {
