@@ -1,4 +1,4 @@
-// Spec sections 2, 5 and 8: every account text, verbatim, in one place.
+// Every account text (docs/product.md#accounts), verbatim, in one place.
 export const AUTH_TEXT = {
   loginTitle: (site: string) => `Log in to ${site}`,
   registerTitle: (site: string) => `Join ${site}`,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Spec section 9.
+// Categories, types, sources, sorts and page sizes of the catalogue (docs/product.md#catalogue).
 export const CATEGORIES = [
   "Data & Storage",
   "Development Tools",
@@ -35,7 +35,7 @@ export const requiredKey = z.object({
 });
 export type RequiredKey = z.infer<typeof requiredKey>;
 
-/** The public catalogue shape (spec section 3: is_approved, source, url, submitted_by and dates stripped). */
+/** The public catalogue shape: is_approved, source, url, submitted_by and dates stripped (docs/product.md#server-pages). */
 export const catalogServer = z.object({
   id: z.string(),
   name: z.string(),
@@ -105,7 +105,7 @@ export const ADMIN_TEXT = {
   unknown: "Unknown",
 } as const;
 
-/** Spec section 5: a blank id comes from the name (lowercase, spaces to hyphens, other characters dropped). */
+/** A blank id comes from the name: lowercase, spaces to hyphens, other characters dropped (docs/product.md#submit-a-catalogue-entry). */
 export function idFromName(name: string): string {
   return name
     .toLowerCase()
@@ -161,7 +161,7 @@ export const submissionRequest = z
   });
 export type SubmissionRequest = z.infer<typeof submissionRequest>;
 
-/** The stored record (spec section 3), as the submitter and admins see it. */
+/** The stored record (table mcp_servers), as the submitter and admins see it. */
 export const serverRecord = catalogServer.extend({
   url: z.string().nullable(),
   logo: z.string().nullable(),

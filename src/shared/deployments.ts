@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Spec sections 2, 4, 5, 8 and 9 (deployment panel, plans) and decisions.md (Hosting).
+// The Deployment panel's texts and rules (docs/product.md#hosting).
 export const DEPLOY_TEXT = {
   processing: "Processing deployment request...",
   missingKeys: (names: string[]) => `Missing required API keys: ${names.join(", ")}`,
@@ -69,10 +69,13 @@ export function hostingOpen(sandboxComplete: boolean, policy: "admins" | "everyo
   return sandboxComplete || policy === "everyone" || isAdmin;
 }
 
+/** A deployment runs a catalogue entry or a server someone registered. */
+export type ServerKind = "catalog" | "owned";
+
 export const STATUSES = ["queued", "installing", "starting", "running", "crashed", "crash_looping", "stopped", "failed"] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];
 
-/** 'crash_looping' -> 'Crash looping' (the spec shows the status capitalised). */
+/** 'crash_looping' -> 'Crash looping' (the panel shows the status capitalised, docs/product.md#statuses). */
 export function statusLabel(s: string): string {
   const t = s.replace(/_/g, " ");
   return t.charAt(0).toUpperCase() + t.slice(1);
@@ -97,10 +100,34 @@ export const deployInput = z.object({
     }),
 });
 
+/** The names of the required keys left blank in `env`. */
+export function missingKeys(required: readonly { key: string; env_var: string }[], env: Record<string, unknown>): string[] {
+  return required
+    .filter((k) => {
+      const value = env[k.env_var];
+      return typeof value !== "string" || !value.trim();
+    })
+    .map((k) => k.key);
+}
+
+/**
+ * The deploy body for a server that needs these keys: every one filled in first, then the rules
+ * of `deployInput`.
+ */
+export function deployRequest(required: readonly { key: string; env_var: string }[]) {
+  return z.preprocess((body, ctx) => {
+    const env = body && typeof body === "object" ? (body as { env?: unknown }).env : undefined;
+    const given = env && typeof env === "object" ? (env as Record<string, unknown>) : {};
+    const missing = missingKeys(required, given);
+    if (missing.length) ctx.addIssue({ code: "custom", message: DEPLOY_TEXT.missingKeys(missing) });
+    return body;
+  }, deployInput);
+}
+
 export const deploymentView = z.object({
   id: z.string(),
   server_id: z.string(),
-  status: z.string(),
+  status: z.enum(STATUSES),
   status_detail: z.string().nullable(),
   exit_code: z.number().nullable(),
   restarts: z.number(),
@@ -113,35 +140,3 @@ export const deploymentView = z.object({
   updated_at: z.string(),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;
-
-export interface Plan {
-  id: "free" | "pro";
-  name: string;
-  description: string;
-  price_monthly: number;
-  features: string[];
-  maxDeploysPerMonth: number;
-  maxRunning: number;
-}
-
-// Spec section 3 (Built-in plans) and decisions.md (Hosting plan limits).
-export const PLANS: Record<Plan["id"], Plan> = {
-  free: {
-    id: "free",
-    name: "Free",
-    description: "For trying out hosted MCP servers",
-    price_monthly: 0,
-    features: ["3 deployments", "1 concurrent deployment", "Community support"],
-    maxDeploysPerMonth: 3,
-    maxRunning: 1,
-  },
-  pro: {
-    id: "pro",
-    name: "Pro",
-    description: "For people who rely on their MCP servers every day",
-    price_monthly: 20,
-    features: ["Unlimited deployments", "5 concurrent deployments", "Priority support", "Custom domains", "Advanced monitoring"],
-    maxDeploysPerMonth: Number.POSITIVE_INFINITY,
-    maxRunning: 5,
-  },
-};

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_PASSWORD, MIN_PASSWORD, PROFILE_TEXT } from "./auth.js";
 
-// PUT /api/users/{id}: only the changed fields are sent (spec section 5).
+// PUT /api/users/{id}: only the changed fields are sent (docs/product.md#profile).
 export const profileUpdate = z
   .object({
     username: z

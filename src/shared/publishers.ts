@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { optionalUrl, type RequiredKey } from "./catalog.js";
 
-// Spec sections 2, 5 and 8: owned servers and API keys.
+// Owned servers and API keys: texts and schemas (docs/product.md#publishers).
 export const SERVER_FORM_TEXT = {
   newTitle: "Register New Server",
   editTitle: "Edit Server",
@@ -71,7 +71,7 @@ export type Connection = z.infer<typeof connection>;
 
 const required = (max: number) => z.string({ error: SERVER_FORM_TEXT.required }).trim().min(1, SERVER_FORM_TEXT.required).max(max);
 
-/** The body of POST /api/servers and PUT /api/servers/{qualifiedName} (spec section 7). */
+/** The body of POST /api/servers and PUT /api/servers/{qualifiedName} (docs/product.md#owned-servers). */
 export const serverInput = z.object({
   qualifiedName: required(201).regex(QUALIFIED_NAME, SERVER_FORM_TEXT.qualifiedNameFormat),
   displayName: required(200),
@@ -92,7 +92,7 @@ export const serverInput = z.object({
 });
 export type ServerInput = z.input<typeof serverInput>;
 
-/** Spec section 5: keywords are split on commas, trimmed, empties dropped. */
+/** Keywords are split on commas, trimmed, empties dropped (docs/product.md#owned-servers). */
 export function splitKeywords(text: string): string[] {
   return text
     .split(",")

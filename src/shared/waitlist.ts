@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Spec section 8 (Waitlist) and section 1: used verbatim by the page and the API.
+// The waitlist texts (docs/product.md#waitlist): used verbatim by the page and the API.
 export const WAITLIST_TEXT = {
   headline: "The Next Frontier of Workflow Automation is Coming",
   button: "Join Waitlist",

@@ -1,13 +1,15 @@
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteLoaderData } from "react-router";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse } from "react-router";
 import type { Route } from "./+types/root";
 import "./app.css";
 import { Footer } from "./components/Footer";
 import { Header } from "./components/Header";
+import { buttonClass } from "./components/ui";
+import { useRootData, type RootData } from "./lib/root-data";
 import { themeBootScript } from "./lib/theme";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
-export function loader({ context }: Route.LoaderArgs) {
+export function loader({ context }: Route.LoaderArgs): RootData {
   const { config, cspNonce } = context;
   return {
     site: {
@@ -21,16 +23,8 @@ export function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-export type RootData = Awaited<ReturnType<typeof loader>>;
-
-export function useSite() {
-  const data = useRouteLoaderData<RootData>("root");
-  return data?.site ?? { name: "Switchboard", builderUrl: "#", communityUrl: "#", year: new Date().getFullYear() };
-}
-
 export function Layout({ children }: { children: React.ReactNode }) {
-  const data = useRouteLoaderData<RootData>("root");
-  const nonce = data?.nonce;
+  const nonce = useRootData()?.nonce;
   return (
     <html lang="en" className="dark" suppressHydrationWarning>
       <head>
@@ -71,7 +65,7 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
     <section className="mx-auto max-w-xl px-4 py-24 text-center">
       <h1 className="text-3xl font-bold">{title}</h1>
       <p className="mt-4 text-slate-600 dark:text-slate-400">{detail}</p>
-      <a href="/" className="mt-8 inline-block rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+      <a href="/" className={`mt-8 ${buttonClass("primary")}`}>
         Return to Home
       </a>
     </section>

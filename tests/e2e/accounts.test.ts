@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AUTH_TEXT, PROFILE_TEXT } from "../../src/shared/auth.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
-import { logIn } from "./helpers.js";
+import { logIn, registerConfirmAndLogIn } from "./helpers.js";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ describe("accounts in Chromium", () => {
     expect(await page.getByText(AUTH_TEXT.checkEmailText).isVisible()).toBe(true);
     expect(await page.getByRole("link", { name: AUTH_TEXT.returnToLogin }).getAttribute("href")).toBe("/login");
 
-    // Logging in before confirming shows the spec's text.
+    // Logging in before confirming shows AUTH_TEXT.emailNotConfirmed.
     await logIn(page, email, "grace-password-1");
     await page.getByText(AUTH_TEXT.emailNotConfirmed).waitFor();
 
@@ -130,12 +130,37 @@ describe("accounts in Chromium", () => {
     }
   });
 
+  it("deletes the account after the e-mail is typed in the confirmation dialog", async () => {
+    const { page, context } = await newPage(browser);
+    const email = `leaving-${Date.now()}@example.com`;
+    await registerConfirmAndLogIn(page, email, "leaving-password-1");
+    await page.goto("/profile");
+    const open = page.getByRole("button", { name: "Delete Account" });
+    await open.click();
+    const dialog = page.getByRole("alertdialog", { name: "Delete Account" });
+    const confirm = dialog.getByRole("button", { name: "Permanently delete my account" });
+    expect(await dialog.getByRole("button", { name: "Cancel" }).evaluate((b) => b === document.activeElement)).toBe(true);
+    expect(await confirm.isDisabled()).toBe(true);
+    // Escape keeps the account, and focus goes back to the button that opened the dialog.
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await open.evaluate((b) => b === document.activeElement)).toBe(true);
+    await open.click();
+    await dialog.getByLabel(`Type ${email} to confirm.`).fill(email);
+    await confirm.click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await logIn(page, email, "leaving-password-1");
+    await page.getByText(AUTH_TEXT.invalidCredentials).waitFor();
+    expect(problemsOf(page).filter((p) => !p.includes("status of 40"))).toEqual([]);
+    await context.close();
+  });
+
   it("shows the login validation message and the timeout text", async () => {
     const { page, context } = await newPage(browser);
     await page.goto("/login");
     await page.getByRole("button", { name: AUTH_TEXT.logIn, exact: true }).click();
     await page.getByText(AUTH_TEXT.bothRequired).waitFor();
-    // A sign-in that never answers: the page gives up after 20 s with the spec's text.
+    // A sign-in that never answers: the page gives up after 20 s with AUTH_TEXT.loginTimeout.
     await page.clock.install();
     await page.route("**/api/auth/sign-in/email", () => new Promise(() => {}));
     await page.getByLabel("Email").fill("slow@example.com");

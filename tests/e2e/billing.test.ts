@@ -36,7 +36,7 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
     await registerConfirmAndLogIn(page, email, password);
     await context.clearCookies();
 
-    // Signed out: the spec's text and a Log In link that comes back here.
+    // Signed out: BILLING_TEXT.mustLogin and a Log In link that comes back here.
     await page.goto("/subscription");
     await page.getByText(BILLING_TEXT.mustLogin).waitFor();
     expect(await page.title()).toBe("Subscription - Switchboard");
@@ -114,7 +114,7 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
     await context.close();
   }, 120_000);
 
-  it("a canceled checkout comes back with the spec's text and leaves the plan Free", async () => {
+  it("a canceled checkout comes back with its message and leaves the plan Free", async () => {
     const { page, context } = await newPage(browser);
     const problems = problemsOf(page);
     const email = `browser-${Date.now()}@example.com`;

@@ -44,8 +44,10 @@ describe("publishers in Chromium", () => {
     const call = (k: string) => fetch(`${appUrl()}/api/servers`, { headers: { authorization: `Bearer ${k}` } });
     expect((await call(key)).status).toBe(200);
 
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Revoke e2e laptop" }).click();
+    const confirm = page.getByRole("alertdialog", { name: 'Revoke the API key "e2e laptop"?' });
+    await confirm.getByText("Anything using it stops working at once.").waitFor();
+    await confirm.getByRole("button", { name: "Revoke", exact: true }).click();
     await page.getByText(API_KEY_TEXT.revoked("e2e laptop")).waitFor();
     await page.getByText(API_KEY_TEXT.empty).waitFor();
     expect((await call(key)).status).toBe(401);

@@ -1,12 +1,14 @@
 import { Check, Copy } from "lucide-react";
 import { useState } from "react";
+import { Button } from "./ui";
 
-/** Copies text; the confirmation icon lasts 1 s (spec section 9). */
+/** Copies text; the confirmation icon lasts 1 s. */
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <button
-      type="button"
+    <Button
+      variant="secondary"
+      size="xs"
       onClick={async () => {
         try {
           await navigator.clipboard.writeText(text);
@@ -16,11 +18,10 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
           setCopied(false);
         }
       }}
-      className="inline-flex items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800"
       aria-label={copied ? "Copied" : label}
     >
       {copied ? <Check className="h-3.5 w-3.5 text-emerald-500" aria-hidden /> : <Copy className="h-3.5 w-3.5" aria-hidden />}
       {copied ? "Copied" : label}
-    </button>
+    </Button>
   );
 }

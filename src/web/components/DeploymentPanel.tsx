@@ -1,14 +1,15 @@
 import { Loader2, ScrollText, Square } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
 import { useNavigate } from "react-router";
-import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { DEPLOY_TEXT, deployRequest, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
+import { formMessage } from "../lib/validation";
 import { CopyButton } from "./CopyButton";
 import { HostedConnect } from "./HostedConnect";
-import { Alert, actionButton, inputClass } from "./ui";
+import { Alert, Button, inputClass } from "./ui";
 
-// Spec sections 2 and 4 (Deployment panel): deploy with your own keys, watch the status (polled
-// every 5 s), copy the URL, stop. Beyond the spec: why it failed, and its last output lines.
+// The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
+// (polled every 5 s), copy the URL, stop, see why it failed and its last output lines.
 
 const POLL_MS = 5000;
 
@@ -54,12 +55,14 @@ export function DeploymentPanel(p: Props) {
 
   const onDeploy = async () => {
     if (!p.signedIn) return navigate(`/login?redirect=${encodeURIComponent(`/server/${p.serverId}`)}`);
-    const missing = p.requiredKeys.filter((k) => !env[k.env_var]?.trim()).map((k) => k.key);
-    if (missing.length) return setError(DEPLOY_TEXT.missingKeys(missing));
+    // The same rules as the API: every required key filled in, then the body's own checks.
+    const body = { repositoryUrl: p.repositoryUrl, env, npx_command: p.npxCommand };
+    const input = deployRequest(p.requiredKeys).safeParse(body);
+    if (!input.success) return setError(formMessage(input.error));
     setError(null);
     setBusy("deploy");
     const r = await api<{ success: boolean; deploymentInfo: DeploymentView }>(`/api/deploy/${p.serverId}`, {
-      body: { repositoryUrl: p.repositoryUrl, env, npx_command: p.npxCommand },
+      body,
       timeoutMs: 30_000,
     });
     setBusy(null);
@@ -128,13 +131,13 @@ export function DeploymentPanel(p: Props) {
         {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <Alert kind="error">{error}</Alert>}
         <div className="flex flex-wrap gap-2">
-          <button type="button" onClick={onStop} disabled={busy !== null} className="inline-flex items-center gap-2 rounded-md border border-red-300 px-3 py-1.5 text-sm font-semibold text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40">
+          <Button variant="dangerOutline" size="sm" onClick={onStop} disabled={busy !== null}>
             {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
             {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
-          </button>
-          <button type="button" onClick={showLogs} aria-expanded={logs !== null} className="inline-flex items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+          </Button>
+          <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
             <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
-          </button>
+          </Button>
         </div>
         {logs && (
           <pre data-testid="deployment-logs" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
@@ -164,10 +167,10 @@ export function DeploymentPanel(p: Props) {
       {!p.hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
       {closed}
       {error && <Alert kind="error">{error}</Alert>}
-      <button type="submit" disabled={!p.hasSource || !p.hostingOpen || busy !== null} className={`${actionButton} w-full`}>
+      <Button type="submit" block disabled={!p.hasSource || !p.hostingOpen || busy !== null}>
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
-      </button>
+      </Button>
       {!p.signedIn && <p className="text-xs text-slate-500">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
     </form>
   );

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { useSite } from "../root";
+import { useSite } from "../lib/root-data";
 
 export function Footer() {
   const site = useSite();

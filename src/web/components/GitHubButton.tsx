@@ -2,7 +2,7 @@ import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
-import { GitHubIcon, secondaryButton } from "./ui";
+import { Button, GitHubIcon } from "./ui";
 
 /** Starts GitHub's authorization-code flow (state and PKCE are handled by the server). */
 export function GitHubButton({ enabled, mode, onError, disabled }: { enabled: boolean; mode: "login" | "register"; onError: (msg: string) => void; disabled?: boolean }) {
@@ -23,10 +23,10 @@ export function GitHubButton({ enabled, mode, onError, disabled }: { enabled: bo
   }
   return (
     <div>
-      <button type="button" className={secondaryButton} onClick={start} disabled={!enabled || busy || disabled} aria-describedby={enabled ? undefined : "github-off"}>
+      <Button variant="secondary" size="lg" block onClick={start} disabled={!enabled || busy || disabled} aria-describedby={enabled ? undefined : "github-off"}>
         {busy ? <Loader2 className="h-5 w-5 animate-spin" aria-hidden /> : <GitHubIcon />}
         {AUTH_TEXT.continueWithGitHub}
-      </button>
+      </Button>
       {!enabled && (
         <p id="github-off" className="mt-1 text-center text-xs text-slate-500 dark:text-slate-400">
           {AUTH_TEXT.githubNotConfigured}

@@ -1,15 +1,16 @@
 import { ExternalLink, Menu, Network, X } from "lucide-react";
 import { useState } from "react";
-import { Link, useRouteLoaderData } from "react-router";
-import type { RootData } from "../root";
+import { Link } from "react-router";
+import { useRootData } from "../lib/root-data";
 import { ThemeToggle } from "./ThemeToggle";
+import { Button } from "./ui";
 import { UserMenu } from "./UserMenu";
 
 const navLink =
   "rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white";
 
 export function Header() {
-  const data = useRouteLoaderData<RootData>("root");
+  const data = useRootData();
   const site = data?.site;
   const user = data?.user ?? null;
   const [open, setOpen] = useState(false);
@@ -47,16 +48,16 @@ export function Header() {
         <div className="flex items-center gap-1 md:hidden">
           <ThemeToggle />
           {user && <UserMenu username={user.username} />}
-          <button
-            type="button"
-            className="rounded-md p-2 text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+          <Button
+            variant="ghost"
+            size="icon"
             aria-expanded={open}
             aria-controls="mobile-menu"
             aria-label={open ? "Close menu" : "Open menu"}
             onClick={() => setOpen((o) => !o)}
           >
             {open ? <X className="h-6 w-6" aria-hidden /> : <Menu className="h-6 w-6" aria-hidden />}
-          </button>
+          </Button>
         </div>
       </nav>
       {open && (

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { hostedConfigs } from "../../shared/connect";
 import { CopyButton } from "./CopyButton";
+import { Button } from "./ui";
 
 // How to point a client at a running deployment: the gateway URL plus one of the user's API keys.
 
@@ -27,16 +28,9 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
       </p>
       <div role="radiogroup" aria-label="Client" className="mt-2 flex flex-wrap gap-1">
         {CLIENTS.map(([id, label]) => (
-          <button
-            key={id}
-            type="button"
-            role="radio"
-            aria-checked={client === id}
-            onClick={() => setClient(id)}
-            className={`rounded px-2 py-1 text-xs font-medium ${client === id ? "bg-indigo-600 text-white" : "bg-slate-100 text-slate-700 hover:bg-slate-200 dark:bg-slate-800 dark:text-slate-300"}`}
-          >
+          <Button key={id} role="radio" aria-checked={client === id} onClick={() => setClient(id)} variant={client === id ? "primary" : "secondary"} size="xs">
             {label}
-          </button>
+          </Button>
         ))}
       </div>
       <div className="mt-2 flex items-center justify-between text-xs text-slate-500">

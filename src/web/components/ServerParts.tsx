@@ -2,6 +2,7 @@ import { ArrowLeft, ExternalLink, GitBranch, KeyRound } from "lucide-react";
 import { Link } from "react-router";
 import { CATALOG_TEXT } from "../../shared/catalog";
 import { longDate } from "../lib/dates";
+import { buttonClass } from "./ui";
 
 // Pieces both server pages (catalogue entries and owned servers) share.
 
@@ -19,13 +20,13 @@ export function serverMeta(d: { name: string; description: string; site: string 
   ];
 }
 
-/** 'Server not found' with 'Back to Servers' (spec section 2). */
+/** 'Server not found' with 'Back to Servers' (docs/product.md#server-pages). */
 export function ServerNotFound() {
   return (
     <section className="mx-auto max-w-xl px-4 py-24 text-center">
       <h1 className="text-3xl font-bold">{CATALOG_TEXT.notFound}</h1>
       <p className="mt-4 text-slate-600 dark:text-slate-400">{CATALOG_TEXT.loadFailed}</p>
-      <Link to="/servers" className="mt-8 inline-flex items-center gap-2 rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+      <Link to="/servers" className={`mt-8 ${buttonClass("primary")}`}>
         <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
       </Link>
     </section>
@@ -69,11 +70,11 @@ export function RepositoryLink({ url }: { url: string | null }) {
   );
 }
 
-/** 'Visit Server' when the server has a web address (spec section 2). */
+/** 'Visit Server' when the server has a web address (docs/product.md#server-pages). */
 export function VisitServerButton({ url }: { url: string | null }) {
   if (!url) return null;
   return (
-    <a href={url} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-2 self-start rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500">
+    <a href={url} target="_blank" rel="noopener nofollow ugc" className={`self-start ${buttonClass("primary")}`}>
       Visit Server <ExternalLink className="h-4 w-4" aria-hidden />
     </a>
   );

@@ -1,18 +1,49 @@
 import { AlertCircle, CheckCircle2 } from "lucide-react";
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 
 export const inputClass =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 placeholder:text-slate-400 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500 disabled:opacity-60 dark:border-slate-700 dark:bg-slate-900 dark:text-white";
-export const primaryButton =
-  "inline-flex w-full items-center justify-center gap-2 rounded-md bg-indigo-600 px-4 py-2.5 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
-export const secondaryButton =
-  "inline-flex w-full items-center justify-center gap-2 rounded-md border border-slate-300 bg-white px-4 py-2.5 font-semibold text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800";
-const indigoButton =
-  "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60";
-/** An inline action (Save, Generate API Key). */
-export const actionButton = `${indigoButton} px-4 py-2`;
-/** The main button of a long form (Submit Server, Register Server). */
-export const submitButton = `${indigoButton} px-5 py-2.5`;
+
+export type ButtonVariant = "primary" | "secondary" | "danger" | "dangerOutline" | "success" | "warning" | "ghost" | "dangerText";
+export type ButtonSize = "xs" | "sm" | "md" | "lg" | "icon" | "inline";
+
+const BUTTON_BASE =
+  "inline-flex items-center justify-center rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60";
+const BUTTON_VARIANTS: Record<ButtonVariant, string> = {
+  primary: "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-500",
+  secondary:
+    "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800",
+  danger: "bg-red-600 text-white hover:bg-red-500 focus-visible:outline-red-500",
+  dangerOutline:
+    "border border-red-300 text-red-700 hover:bg-red-50 focus-visible:outline-red-500 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40",
+  success: "bg-emerald-600 text-white hover:bg-emerald-500 focus-visible:outline-emerald-500",
+  warning: "bg-amber-600 text-white hover:bg-amber-500 focus-visible:outline-amber-500",
+  ghost:
+    "text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-indigo-500 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white",
+  dangerText: "text-red-600 hover:underline focus-visible:outline-red-500 dark:text-red-400",
+};
+const BUTTON_SIZES: Record<ButtonSize, string> = {
+  xs: "gap-1 px-2 py-1 text-xs font-medium",
+  sm: "gap-1.5 px-3 py-1.5 text-sm font-medium",
+  md: "gap-2 px-4 py-2 font-semibold",
+  lg: "gap-2 px-5 py-2.5 font-semibold",
+  icon: "p-2",
+  inline: "gap-1 text-sm font-medium",
+};
+
+/** The classes of a button (or of a link that looks like one). */
+export function buttonClass(variant: ButtonVariant = "primary", size: ButtonSize = "md", opts: { block?: boolean } = {}): string {
+  return `${BUTTON_BASE} ${BUTTON_VARIANTS[variant]} ${BUTTON_SIZES[size]}${opts.block ? " w-full" : ""}`;
+}
+
+export type ButtonProps = ComponentProps<"button"> & { variant?: ButtonVariant; size?: ButtonSize; block?: boolean };
+
+/** The one button of the site; `type` defaults to "button" so only an explicit submit submits. */
+export function Button({ variant = "primary", size = "md", block = false, type = "button", className, ...rest }: ButtonProps) {
+  const classes = buttonClass(variant, size, { block });
+  return <button type={type} className={className ? `${classes} ${className}` : classes} {...rest} />;
+}
+
 /** A fieldset of a long form, and its legend. */
 export const formSection = "space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800";
 export const formLegend = "px-1 text-lg font-semibold";

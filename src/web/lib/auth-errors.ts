@@ -3,7 +3,7 @@ import type { ApiResult } from "./api";
 
 type Failure = Extract<ApiResult<unknown>, { ok: false }>;
 
-/** Spec section 8 (Login): which text a failed sign-in shows. */
+/** Which text a failed sign-in shows (docs/product.md#sign-in). */
 export function loginErrorText(r: Failure): string {
   if (r.timedOut) return AUTH_TEXT.loginTimeout;
   if (r.code === "INVALID_EMAIL_OR_PASSWORD") return AUTH_TEXT.invalidCredentials;
@@ -12,7 +12,7 @@ export function loginErrorText(r: Failure): string {
   return AUTH_TEXT.loginFailed;
 }
 
-/** Spec section 8 (Register). */
+/** Which text a failed sign-up shows (docs/product.md#sign-up-and-confirmation). */
 export function registerErrorText(r: Failure): string {
   if (r.timedOut) return AUTH_TEXT.registerTimeout;
   if (r.code === "USER_ALREADY_EXISTS" || r.code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") return AUTH_TEXT.alreadyRegistered;

@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from "react";
 
-// The theme lives in localStorage under a fixed key; dark is the default (spec section 3).
+// The theme lives in localStorage under a fixed key; dark is the default (docs/product.md#layout).
 export const THEME_KEY = "theme";
 export type Theme = "dark" | "light";
 

@@ -1,9 +1,10 @@
 import { ArrowLeft, Info, Loader2, Lock, Plus, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { CATEGORIES, SOURCES, SUBMIT_TEXT, TYPES, idFromName, type RequiredKey } from "../../shared/catalog";
-import { Alert, Field, formLegend, formSection, inputClass, submitButton } from "../components/ui";
+import { CATEGORIES, SOURCES, SUBMIT_TEXT, TYPES, idFromName, submissionRequest, type RequiredKey } from "../../shared/catalog";
+import { Alert, Button, buttonClass, Field, formLegend, formSection, inputClass } from "../components/ui";
 import { api } from "../lib/api";
+import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/add-server";
 
 export function meta() {
@@ -49,10 +50,10 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
         <h1 className="mt-4 text-2xl font-bold">{SUBMIT_TEXT.authRequired}</h1>
         <p className="mt-2 text-slate-600 dark:text-slate-400">{SUBMIT_TEXT.authRequiredText}</p>
         <div className="mt-8 flex justify-center gap-3">
-          <Link to="/login?redirect=/servers/add" className={submitButton}>
+          <Link to="/login?redirect=/servers/add" className={buttonClass("primary", "lg")}>
             Login
           </Link>
-          <Link to="/" className="inline-flex items-center rounded-md border border-slate-300 px-5 py-2.5 font-semibold hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+          <Link to="/" className={buttonClass("secondary", "lg")}>
             {SUBMIT_TEXT.backToDirectory}
           </Link>
         </div>
@@ -64,7 +65,7 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
     setForm((f) => ({ ...f, [k]: e.target.value }));
 
   function addKey() {
-    // Added only when all three parts are filled in (spec section 5).
+    // Added only when all three parts are filled in (docs/product.md#submit-a-catalogue-entry).
     if (!draft.key.trim() || !draft.env_var.trim() || !draft.description.trim()) return;
     setKeys((k) => [...k, { key: draft.key.trim(), env_var: draft.env_var.trim(), description: draft.description.trim() }]);
     setDraft({ key: "", env_var: "", description: "" });
@@ -74,21 +75,17 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
     e.preventDefault();
     setMsg(null);
     const tags = form.tags.split(",").map((t) => t.trim()).filter(Boolean);
-    const id = form.id.trim() || idFromName(form.name);
-    if (!form.name.trim() || !id || !form.description.trim() || tags.length === 0 || !form.category || !form.type || !form.source) {
-      setMsg({ kind: "error", text: SUBMIT_TEXT.requiredFields });
+    const body = { ...form, id: form.id.trim() || idFromName(form.name), tags, required_keys: keys.length ? keys : null };
+    // The schema the API validates with: a missing required field is named first, any other
+    // problem reads as the API's answer would.
+    const input = submissionRequest.safeParse(body);
+    if (!input.success) {
+      const text = formMessage(input.error, [SUBMIT_TEXT.requiredFields]);
+      setMsg({ kind: "error", text: text === SUBMIT_TEXT.requiredFields ? text : SUBMIT_TEXT.failed(text) });
       return;
     }
     setBusy(true);
-    const r = await api("/api/mcp-servers", {
-      body: {
-        ...form,
-        id,
-        tags,
-        required_keys: keys.length ? keys : null,
-      },
-      timeoutMs: 20_000,
-    });
+    const r = await api("/api/mcp-servers", { body, timeoutMs: 20_000 });
     setBusy(false);
     if (r.ok) {
       setMsg({ kind: "success", text: SUBMIT_TEXT.success });
@@ -189,9 +186,9 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
                     <span>
                       {k.key} ({k.env_var})
                     </span>
-                    <button type="button" onClick={() => setKeys((all) => all.filter((_, j) => j !== i))} className="inline-flex items-center gap-1 text-red-600 hover:underline dark:text-red-400">
+                    <Button variant="dangerText" size="inline" onClick={() => setKeys((all) => all.filter((_, j) => j !== i))}>
                       <X className="h-4 w-4" aria-hidden /> Remove
-                    </button>
+                    </Button>
                   </li>
                 ))}
               </ul>
@@ -207,15 +204,15 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
                 <input id="key-desc" value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} className={inputClass} />
               </Field>
             </div>
-            <button type="button" onClick={addKey} className="inline-flex items-center gap-1 rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+            <Button variant="secondary" size="sm" onClick={addKey}>
               <Plus className="h-4 w-4" aria-hidden /> Add Key
-            </button>
+            </Button>
           </fieldset>
 
-          <button type="submit" className={submitButton} disabled={busy}>
+          <Button type="submit" size="lg" disabled={busy}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? SUBMIT_TEXT.submitting : SUBMIT_TEXT.submit}
-          </button>
+          </Button>
         </form>
         <aside className="h-fit rounded-xl border border-indigo-200 bg-indigo-50 p-6 text-sm dark:border-indigo-900 dark:bg-indigo-950/40">
           <h2 className="flex items-center gap-2 font-semibold">

@@ -5,7 +5,7 @@ import { Link, redirect } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";
 import { ADMIN_TEXT, type AdminServer } from "../../shared/catalog";
 import { SandboxStatus } from "../components/SandboxStatus";
-import { Alert } from "../components/ui";
+import { Alert, Button, buttonClass } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/admin";
 import { shortDate } from "../lib/dates";
@@ -17,12 +17,10 @@ export function meta() {
 export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
-  const [pending, approved] = await Promise.all([adminList(context.db, context.viewer, "pending"), adminList(context.db, context.viewer, "approved")]);
+  const [pending, approved] = await Promise.all([adminList(context.db, "pending"), adminList(context.db, "approved")]);
   const { layer, complete, notes, guarantees } = context.sandbox;
   return { pending: pending.data, approved: approved.data, counts: pending.counts, sandbox: { layer, complete, notes, guarantees }, sandboxPolicy: context.config.SANDBOX_INCOMPLETE };
 }
-
-const btn = "rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function Admin({ loaderData }: Route.ComponentProps) {
   const [pending, setPending] = useState(loaderData.pending);
@@ -31,7 +29,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
   const [busyId, setBusyId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  // Lists change locally after each success; on failure they stay as they were (spec section 4).
+  // Lists change locally after each success; on failure they stay as they were (docs/product.md#admin-review).
   async function run(s: AdminServer, action: "approve" | "reject" | "unapprove") {
     setBusyId(s.id);
     setError(null);
@@ -97,28 +95,28 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
         </ul>
         <div className="mt-4 flex flex-wrap gap-2">
           {kind === "approved" && (
-            <Link to={`/server/${encodeURIComponent(s.id)}`} className={`${btn} border border-slate-300 hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800`}>
+            <Link to={`/server/${encodeURIComponent(s.id)}`} className={buttonClass("secondary", "sm")}>
               View Detail
             </Link>
           )}
           {s.url && (
-            <a href={s.url} target="_blank" rel="noopener nofollow ugc" className={`${btn} inline-flex items-center gap-1 border border-slate-300 hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800`}>
+            <a href={s.url} target="_blank" rel="noopener nofollow ugc" className={buttonClass("secondary", "sm")}>
               Visit Server <ExternalLink className="h-3.5 w-3.5" aria-hidden />
             </a>
           )}
           {kind === "pending" ? (
             <>
-              <button type="button" disabled={busy} onClick={() => run(s, "reject")} className={`${btn} bg-red-600 text-white hover:bg-red-500`}>
+              <Button variant="danger" size="sm" disabled={busy} onClick={() => run(s, "reject")}>
                 {label("Reject")}
-              </button>
-              <button type="button" disabled={busy} onClick={() => run(s, "approve")} className={`${btn} bg-emerald-600 text-white hover:bg-emerald-500`}>
+              </Button>
+              <Button variant="success" size="sm" disabled={busy} onClick={() => run(s, "approve")}>
                 {label("Approve")}
-              </button>
+              </Button>
             </>
           ) : (
-            <button type="button" disabled={busy} onClick={() => run(s, "unapprove")} className={`${btn} bg-amber-600 text-white hover:bg-amber-500`}>
+            <Button variant="warning" size="sm" disabled={busy} onClick={() => run(s, "unapprove")}>
               {label("Unapprove")}
-            </button>
+            </Button>
           )}
         </div>
       </li>

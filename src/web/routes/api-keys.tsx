@@ -2,8 +2,9 @@ import { Check, Copy, KeyRound, Loader2, Trash2, TriangleAlert, X } from "lucide
 import { useState } from "react";
 import { redirect } from "react-router";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
-import { API_KEY_TEXT, type ApiKeyView } from "../../shared/publishers";
-import { actionButton, Alert, inputClass } from "../components/ui";
+import { API_KEY_TEXT, apiKeyCreate, type ApiKeyView } from "../../shared/publishers";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { Alert, Button, inputClass } from "../components/ui";
 import { api } from "../lib/api";
 import { shortDate } from "../lib/dates";
 import type { Route } from "./+types/api-keys";
@@ -27,19 +28,21 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
   const [revoking, setRevoking] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
   const [fresh, setFresh] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(loaderData.failed ? { kind: "error", text: API_KEY_TEXT.loadFailed } : null);
 
   async function create(e: React.FormEvent) {
     e.preventDefault();
-    if (!name.trim()) {
-      setMsg({ kind: "error", text: API_KEY_TEXT.nameRequired });
+    const input = apiKeyCreate.safeParse({ name });
+    if (!input.success) {
+      setMsg({ kind: "error", text: input.error.issues[0]?.message ?? API_KEY_TEXT.nameRequired });
       return;
     }
     setBusy(true);
     setMsg(null);
-    const r = await api<{ apiKey: string; key: ApiKeyView }>("/api/auth/apikeys", { body: { name: name.trim() }, timeoutMs: 20_000 });
+    const r = await api<{ apiKey: string; key: ApiKeyView }>("/api/auth/apikeys", { body: input.data, timeoutMs: 20_000 });
     setBusy(false);
     if (!r.ok) {
       setMsg({ kind: "error", text: r.status === 409 || r.status === 400 ? (r.error ?? API_KEY_TEXT.generateFailed) : API_KEY_TEXT.generateFailed });
@@ -53,7 +56,6 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   }
 
   async function revoke(keyName: string) {
-    if (!window.confirm(`Revoke the API key "${keyName}"? Anything using it stops working at once.`)) return;
     setRevoking(keyName);
     setMsg(null);
     const r = await api(`/api/auth/apikeys/${encodeURIComponent(keyName)}`, { method: "DELETE", timeoutMs: 20_000 });
@@ -104,9 +106,9 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
               <code className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900" data-testid="new-key-value">
                 {fresh}
               </code>
-              <button type="button" onClick={() => void copy()} className={actionButton} aria-label="Copy API key">
+              <Button onClick={() => void copy()} aria-label="Copy API key">
                 {copied ? <Check className="h-4 w-4" aria-hidden /> : <Copy className="h-4 w-4" aria-hidden />} Copy
-              </button>
+              </Button>
             </div>
           </div>
         )}
@@ -119,10 +121,10 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           </label>
           <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={busy} />
         </div>
-        <button type="submit" className={actionButton} disabled={busy}>
+        <Button type="submit" disabled={busy}>
           {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
           {busy ? "Generating..." : "Generate API Key"}
-        </button>
+        </Button>
       </form>
 
       <h2 className="mt-10 text-lg font-semibold">Your keys</h2>
@@ -138,15 +140,23 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
                   <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? `Last used ${shortDate(k.lastUsedAt)}` : "Never used"}
                 </p>
               </div>
-              <button
-                type="button"
-                onClick={() => void revoke(k.name)}
-                disabled={revoking === k.name}
-                className="inline-flex items-center gap-1 rounded-md border border-red-300 px-3 py-1.5 text-sm font-medium text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40"
-                aria-label={`Revoke ${k.name}`}
-              >
-                {revoking === k.name ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke
-              </button>
+              <ConfirmDialog
+                open={confirming === k.name}
+                onOpenChange={(open) => setConfirming(open ? k.name : null)}
+                trigger={
+                  <Button variant="dangerOutline" size="sm" disabled={revoking === k.name} aria-label={`Revoke ${k.name}`}>
+                    {revoking === k.name ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke
+                  </Button>
+                }
+                title={`Revoke the API key "${k.name}"?`}
+                description="Anything using it stops working at once."
+                confirmLabel="Revoke"
+                cancelLabel="Cancel"
+                onConfirm={() => {
+                  setConfirming(null);
+                  void revoke(k.name);
+                }}
+              />
             </li>
           ))}
         </ul>

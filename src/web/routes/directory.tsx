@@ -3,6 +3,7 @@ import { Form, Link, useNavigation, useSubmit } from "react-router";
 import { listServers } from "../../server/features/catalog/service";
 import { CATALOG_TEXT, CATEGORIES, DIRECTORY_PAGE_SIZE, SEARCH_COUNT_CAP, SORTS, SORT_LABELS, TYPES, listQuery } from "../../shared/catalog";
 import { ServerCard } from "../components/ServerCard";
+import { Button, buttonClass } from "../components/ui";
 import type { Route } from "./+types/directory";
 
 export function meta({ matches, data }: Route.MetaArgs) {
@@ -101,9 +102,7 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
             </option>
           ))}
         </select>
-        <button type="submit" className="rounded-md bg-indigo-600 px-4 py-2 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500">
-          Search
-        </button>
+        <Button type="submit">Search</Button>
       </Form>
 
       <nav aria-label="Categories" className="mt-5 flex gap-2 overflow-x-auto pb-2">
@@ -151,7 +150,7 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
       {pagination.totalPages > 1 && (
         <nav aria-label="Pagination" className="mt-10 flex items-center justify-center gap-4">
           {query.page > 1 ? (
-            <Link to={href(query, { page: query.page - 1 })} className="inline-flex items-center gap-1 rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800" rel="prev">
+            <Link to={href(query, { page: query.page - 1 })} className={buttonClass("secondary", "sm")} rel="prev">
               <ChevronLeft className="h-4 w-4" aria-hidden /> Previous
             </Link>
           ) : (
@@ -161,7 +160,7 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
             Page {query.page} of {pagination.totalPages}
           </span>
           {query.page < pagination.totalPages ? (
-            <Link to={href(query, { page: query.page + 1 })} className="inline-flex items-center gap-1 rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800" rel="next">
+            <Link to={href(query, { page: query.page + 1 })} className={buttonClass("secondary", "sm")} rel="next">
               Next <ChevronRight className="h-4 w-4" aria-hidden />
             </Link>
           ) : (

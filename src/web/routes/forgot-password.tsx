@@ -2,7 +2,7 @@ import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { FORGOT_TEXT, AUTH_TEXT } from "../../shared/auth";
-import { Alert, AuthCard, Field, inputClass, linkClass, primaryButton } from "../components/ui";
+import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api } from "../lib/api";
 
 export function meta() {
@@ -44,10 +44,10 @@ export default function ForgotPassword() {
           <Field id="email" label="Email">
             <input id="email" name="email" type="email" autoComplete="email" className={inputClass} disabled={busy} />
           </Field>
-          <button type="submit" className={primaryButton} disabled={busy}>
+          <Button type="submit" size="lg" block disabled={busy}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? FORGOT_TEXT.sending : FORGOT_TEXT.send}
-          </button>
+          </Button>
           <p className="text-center text-sm">
             <Link to="/login" className={linkClass}>
               {AUTH_TEXT.returnToLogin}

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS } from "../../shared/auth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
-import { Alert, AuthCard, Field, inputClass, linkClass, primaryButton } from "../components/ui";
+import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api, safeRedirect } from "../lib/api";
 import { loginErrorText } from "../lib/auth-errors";
 import type { Route } from "./+types/login";
@@ -65,10 +65,10 @@ export default function Login({ loaderData }: Route.ComponentProps) {
             {AUTH_TEXT.forgotPassword}
           </Link>
         </div>
-        <button type="submit" className={primaryButton} disabled={busy}>
+        <Button type="submit" size="lg" block disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? AUTH_TEXT.loggingIn : AUTH_TEXT.logIn}
-        </button>
+        </Button>
       </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Don't have an account?{" "}

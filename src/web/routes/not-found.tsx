@@ -1,4 +1,5 @@
 import { data, Link } from "react-router";
+import { buttonClass } from "../components/ui";
 
 export function loader() {
   return data(null, { status: 404 });
@@ -14,7 +15,7 @@ export default function NotFound() {
       <p className="text-6xl font-extrabold text-indigo-500">404</p>
       <h1 className="mt-4 text-3xl font-bold">404 Page Not Found</h1>
       <p className="mt-4 text-slate-600 dark:text-slate-400">The page you are looking for does not exist or has moved.</p>
-      <Link to="/" className="mt-8 inline-block rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500">
+      <Link to="/" className={`mt-8 ${buttonClass("primary")}`}>
         Return to Home
       </Link>
     </section>

@@ -7,6 +7,7 @@ import { DeploymentPanel } from "../components/DeploymentPanel";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
+import { buttonClass } from "../components/ui";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
 import type { Route } from "./+types/owned-server";
 
@@ -50,7 +51,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
         </div>
         <div className="flex gap-2 self-start">
           {isOwner && (
-            <Link to={`/servers/server/${server.qualifiedName}/edit`} className="inline-flex items-center gap-2 rounded-md border border-slate-300 px-4 py-2 font-semibold hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+            <Link to={`/servers/server/${server.qualifiedName}/edit`} className={buttonClass("secondary")}>
               <Pencil className="h-4 w-4" aria-hidden /> Edit
             </Link>
           )}

@@ -3,7 +3,8 @@ import { useState } from "react";
 import { Link, redirect, useRevalidator } from "react-router";
 import { listMyServers } from "../../server/features/publishers/service";
 import { PROFILE_TEXT } from "../../shared/auth";
-import { actionButton, Alert, Field, inputClass } from "../components/ui";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { Alert, Button, Field, inputClass } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/profile";
 
@@ -89,10 +90,10 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <input id="confirm" type="password" value={form.confirm} onChange={set("confirm")} autoComplete="new-password" className={inputClass} />
           </Field>
         </fieldset>
-        <button type="submit" className={actionButton} disabled={busy}>
+        <Button type="submit" disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
-        </button>
+        </Button>
       </form>
       <YourServers servers={loaderData.servers} />
       <DangerZone id={loaderData.id} email={saved.email} />
@@ -127,28 +128,35 @@ function DangerZone({ id, email }: { id: string; email: string }) {
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
         Deleting your account removes your profile, API keys, registered servers and deployments. Approved directory entries you submitted stay, without your name.
       </p>
-      {!open ? (
-        <button type="button" onClick={() => setOpen(true)} className="mt-4 rounded-md border border-red-400 px-4 py-2 font-semibold text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950/40">
-          Delete Account
-        </button>
-      ) : (
-        <div className="mt-4 space-y-3">
-          {error && <Alert kind="error">{error}</Alert>}
-          <label htmlFor="confirm-delete" className="block text-sm">
+      <ConfirmDialog
+        open={open}
+        onOpenChange={(next) => {
+          setOpen(next);
+          if (!next) {
+            setTyped("");
+            setError(null);
+          }
+        }}
+        trigger={
+          <Button variant="dangerOutline" className="mt-4">
+            Delete Account
+          </Button>
+        }
+        title="Delete Account"
+        description={
+          <label htmlFor="confirm-delete">
             Type <strong>{email}</strong> to confirm.
           </label>
-          <input id="confirm-delete" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
-          <div className="flex gap-3">
-            <button type="button" onClick={remove} disabled={!matches || busy} className="inline-flex items-center gap-2 rounded-md bg-red-600 px-4 py-2 font-semibold text-white hover:bg-red-500 disabled:cursor-not-allowed disabled:opacity-50">
-              {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              Permanently delete my account
-            </button>
-            <button type="button" onClick={() => { setOpen(false); setTyped(""); }} disabled={busy} className="rounded-md px-4 py-2 font-medium text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">
-              Cancel
-            </button>
-          </div>
-        </div>
-      )}
+        }
+        confirmLabel="Permanently delete my account"
+        cancelLabel="Cancel"
+        onConfirm={() => void remove()}
+        busy={busy}
+        confirmDisabled={!matches}
+      >
+        {error && <Alert kind="error">{error}</Alert>}
+        <input id="confirm-delete" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
+      </ConfirmDialog>
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, MAX_PASSWORD, MIN_PASSWORD } from "../../shared/auth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
-import { Alert, AuthCard, Field, inputClass, linkClass, primaryButton } from "../components/ui";
+import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api } from "../lib/api";
 import { registerErrorText } from "../lib/auth-errors";
 import type { Route } from "./+types/register";
@@ -70,10 +70,10 @@ export default function Register({ loaderData }: Route.ComponentProps) {
         <Field id="password" label="Password" hint={AUTH_TEXT.passwordHint}>
           <input id="password" name="password" type="password" autoComplete="new-password" aria-describedby="password-hint" className={inputClass} disabled={busy} />
         </Field>
-        <button type="submit" className={primaryButton} disabled={busy}>
+        <Button type="submit" size="lg" block disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? AUTH_TEXT.creatingAccount : AUTH_TEXT.createAccount}
-        </button>
+        </Button>
       </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Already have an account?{" "}

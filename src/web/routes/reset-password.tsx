@@ -2,7 +2,7 @@ import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { RESET_TEXT, AUTH_TEXT, MAX_PASSWORD, MIN_PASSWORD, PROFILE_TEXT } from "../../shared/auth";
-import { Alert, AuthCard, Field, inputClass, linkClass, primaryButton } from "../components/ui";
+import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api } from "../lib/api";
 
 export function meta() {
@@ -51,10 +51,10 @@ export default function ResetPassword() {
           <Field id="confirm" label="Confirm New Password">
             <input id="confirm" name="confirm" type="password" autoComplete="new-password" className={inputClass} disabled={busy || !token} />
           </Field>
-          <button type="submit" className={primaryButton} disabled={busy || !token}>
+          <Button type="submit" size="lg" block disabled={busy || !token}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? RESET_TEXT.saving : RESET_TEXT.save}
-          </button>
+          </Button>
           <p className="text-center text-sm">
             <Link to="/forgot-password" className={linkClass}>
               Request a new link

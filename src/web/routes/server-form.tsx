@@ -3,10 +3,11 @@ import { useEffect, useRef, useState } from "react";
 import { data, Link, redirect, useNavigate } from "react-router";
 import { AppError } from "../../server/errors";
 import { getMyServer } from "../../server/features/publishers/service";
-import { CONNECTION_TYPES, DEFAULT_VERSION, QUALIFIED_NAME, SERVER_FORM_TEXT, splitKeywords, type OwnedServerView } from "../../shared/publishers";
-import { Alert, Field, formLegend, formSection, inputClass, submitButton } from "../components/ui";
+import { CONNECTION_TYPES, DEFAULT_VERSION, SERVER_FORM_TEXT, serverInput, splitKeywords, type OwnedServerView } from "../../shared/publishers";
+import { Alert, Button, Field, formLegend, formSection, inputClass } from "../components/ui";
 import { Markdown } from "../components/Markdown";
 import { api } from "../lib/api";
+import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/server-form";
 
 export function meta({ params }: Route.MetaArgs) {
@@ -33,6 +34,19 @@ interface ConnectionDraft {
   configSchema: string;
 }
 const emptyConnection = (): ConnectionDraft => ({ type: "ws", url: "", configSchema: "" });
+
+/** The form's own checks, reported first and in this order; past them, the API's first message. */
+const FORM_CHECKS = [SERVER_FORM_TEXT.required, SERVER_FORM_TEXT.qualifiedNameFormat, SERVER_FORM_TEXT.connectionRequired, SERVER_FORM_TEXT.configSchemaJson];
+
+/** A Config Schema as typed: blank is {}, and text that is not JSON stays text, which the schema refuses. */
+function parseConfigSchema(text: string): unknown {
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
 
 function initial(server: OwnedServerView | null, username: string) {
   if (!server)
@@ -75,41 +89,26 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
   const setConn = (i: number, k: keyof ConnectionDraft, v: string) => setConnections((cs) => cs.map((c, j) => (j === i ? { ...c, [k]: v } : c)));
 
-  /** Spec section 5, in the spec's order; the API checks the same rules again. */
-  function validate(): string | null {
-    if (!form.qualifiedName.trim() || !form.displayName.trim() || !form.description.trim()) return SERVER_FORM_TEXT.required;
-    if (!QUALIFIED_NAME.test(form.qualifiedName.trim())) return SERVER_FORM_TEXT.qualifiedNameFormat;
-    if (connections.some((c) => !c.type || !c.url.trim())) return SERVER_FORM_TEXT.connectionRequired;
-    for (const c of connections) {
-      if (!c.configSchema.trim()) continue;
-      try {
-        const v: unknown = JSON.parse(c.configSchema);
-        if (!v || typeof v !== "object" || Array.isArray(v)) return SERVER_FORM_TEXT.configSchemaJson;
-      } catch {
-        return SERVER_FORM_TEXT.configSchemaJson;
-      }
-    }
-    return null;
-  }
-
   async function onSubmit(e: React.FormEvent) {
     e.preventDefault();
     setMsg(null);
-    const problem = validate();
-    if (problem) {
-      setMsg({ kind: "error", text: problem });
+    const qualifiedName = form.qualifiedName.trim();
+    const body = {
+      ...form,
+      qualifiedName,
+      keywords: splitKeywords(form.keywords),
+      connections: connections.map((c) => ({ type: c.type, url: c.url.trim(), configSchema: parseConfigSchema(c.configSchema) })),
+    };
+    // The schema the API validates with, so the page and the API give the same messages.
+    const input = serverInput.safeParse(body);
+    if (!input.success) {
+      setMsg({ kind: "error", text: formMessage(input.error, FORM_CHECKS) });
       return;
     }
-    const qualifiedName = form.qualifiedName.trim();
     setBusy(true);
     const r = await api<OwnedServerView>(editing ? `/api/servers/${qualifiedName}` : "/api/servers", {
       method: editing ? "PUT" : "POST",
-      body: {
-        ...form,
-        qualifiedName,
-        keywords: splitKeywords(form.keywords),
-        connections: connections.map((c) => ({ type: c.type, url: c.url.trim(), configSchema: c.configSchema.trim() ? JSON.parse(c.configSchema) : {} })),
-      },
+      body,
       timeoutMs: 20_000,
     });
     setBusy(false);
@@ -159,12 +158,12 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Documentation</legend>
           <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
-            <button type="button" role="tab" aria-selected={!preview} onClick={() => setPreview(false)} className={`inline-flex items-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium ${!preview ? "bg-indigo-600 text-white" : "border border-slate-300 dark:border-slate-700"}`}>
+            <Button role="tab" aria-selected={!preview} onClick={() => setPreview(false)} variant={preview ? "secondary" : "primary"} size="sm">
               <Pencil className="h-4 w-4" aria-hidden /> Write
-            </button>
-            <button type="button" role="tab" aria-selected={preview} onClick={() => setPreview(true)} className={`inline-flex items-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium ${preview ? "bg-indigo-600 text-white" : "border border-slate-300 dark:border-slate-700"}`}>
+            </Button>
+            <Button role="tab" aria-selected={preview} onClick={() => setPreview(true)} variant={preview ? "primary" : "secondary"} size="sm">
               <Eye className="h-4 w-4" aria-hidden /> Preview
-            </button>
+            </Button>
           </div>
           {preview ? (
             <div className="min-h-40 rounded-md border border-slate-200 p-4 dark:border-slate-800" data-testid="doc-preview">
@@ -182,9 +181,9 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
               <div className="flex items-center justify-between">
                 <p className="text-sm font-semibold">Connection {i + 1}</p>
                 {connections.length >= 2 && (
-                  <button type="button" onClick={() => setConnections((cs) => cs.filter((_, j) => j !== i))} className="inline-flex items-center gap-1 text-sm text-red-600 hover:underline dark:text-red-400">
+                  <Button variant="dangerText" size="inline" onClick={() => setConnections((cs) => cs.filter((_, j) => j !== i))}>
                     <X className="h-4 w-4" aria-hidden /> Remove
-                  </button>
+                  </Button>
                 )}
               </div>
               <div className="grid gap-3 sm:grid-cols-4">
@@ -206,15 +205,15 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
               </Field>
             </div>
           ))}
-          <button type="button" onClick={() => setConnections((cs) => [...cs, emptyConnection()])} className="inline-flex items-center gap-1 rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+          <Button variant="secondary" size="sm" onClick={() => setConnections((cs) => [...cs, emptyConnection()])}>
             <Plus className="h-4 w-4" aria-hidden /> Add Connection
-          </button>
+          </Button>
         </fieldset>
 
-        <button type="submit" className={submitButton} disabled={busy}>
+        <Button type="submit" size="lg" disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? "Saving..." : editing ? "Save Changes" : "Register Server"}
-        </button>
+        </Button>
       </form>
     </div>
   );

@@ -2,11 +2,11 @@ import { ArrowLeft, Check, FlaskConical, Loader2 } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
 import { Link, redirect } from "react-router";
 import { BILLING_TEXT, priceLabel, type SubscriptionView } from "../../shared/billing";
-import { Alert, linkClass, primaryButton, secondaryButton } from "../components/ui";
+import { Alert, Button, linkClass } from "../components/ui";
 import { api } from "../lib/api";
 import type { Route } from "./+types/test-checkout";
 
-// decisions.md (Billing): without Stripe keys this page of the app stands in for the payment
+// docs/product.md#checkout: without Stripe keys this page of the app stands in for the payment
 // provider's checkout. It confirms or cancels and returns to /subscription like Stripe would.
 
 export function meta({ data }: Route.MetaArgs) {
@@ -120,14 +120,14 @@ function Checkout({ checkout, busy, error, onFinish }: { checkout: TestCheckout;
       {error && <Alert kind="error">{error}</Alert>}
       {checkout.status === "open" ? (
         <div className="grid gap-3 sm:grid-cols-2">
-          <button type="button" className={secondaryButton} disabled={busy !== null} onClick={() => onFinish("cancel")}>
+          <Button variant="secondary" size="lg" block disabled={busy !== null} onClick={() => onFinish("cancel")}>
             {busy === "cancel" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {BILLING_TEXT.cancelCheckout}
-          </button>
-          <button type="button" className={primaryButton} disabled={busy !== null} onClick={() => onFinish("confirm")}>
+          </Button>
+          <Button size="lg" block disabled={busy !== null} onClick={() => onFinish("confirm")}>
             {busy === "confirm" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {BILLING_TEXT.confirmPayment}
-          </button>
+          </Button>
         </div>
       ) : (
         <div className="space-y-4">

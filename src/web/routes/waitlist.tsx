@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Form, useActionData } from "react-router";
 import { joinWaitlist } from "../../server/features/waitlist/service";
 import { WAITLIST_TEXT, waitlistRequest } from "../../shared/waitlist";
+import { Button } from "../components/ui";
 import type { Route } from "./+types/waitlist";
 
 export function meta({ matches }: Route.MetaArgs) {
@@ -81,14 +82,10 @@ export default function Waitlist() {
             disabled={busy}
             className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-4 py-2.5 text-slate-900 placeholder:text-slate-400 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500 disabled:opacity-60 dark:border-slate-700 dark:bg-slate-900 dark:text-white"
           />
-          <button
-            type="submit"
-            disabled={busy}
-            className="inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-60"
-          >
+          <Button type="submit" size="lg" disabled={busy}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? WAITLIST_TEXT.busy : WAITLIST_TEXT.button}
-          </button>
+          </Button>
         </Form>
         <p id="waitlist-status" role="status" aria-live="polite" className="mt-4 min-h-6 text-sm">
           {shown && (

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys } from "../../../shared/deployments.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "../../../shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
@@ -90,7 +90,7 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   const target = await resolveTarget(deps, v, id, input);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
-  const missing = target.requiredKeys.filter((k) => !env[k.env_var]?.trim()).map((k) => k.key);
+  const missing = missingKeys(target.requiredKeys, env);
   if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
   const plan = await planOf(deps.db, v.id);
   const result = await reserveDeployment(deps.db, plan, {
