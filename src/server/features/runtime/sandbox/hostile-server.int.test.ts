@@ -1,91 +1,30 @@
-import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../../tests/support/app.js";
-import { registerOwnedServer, removeDataDir, waitForStatus } from "../../../../../tests/support/deployments.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../../tests/support/git-fixture.js";
-import { canCreateTestHosts, createTestHosts, hostConnect, type TestHosts } from "../../../../../tests/support/netns.js";
-import type { DeploymentView } from "../../../../shared/deployments.js";
-import { diskLimitNotice, memoryLimitReason, processLimitNotice } from "./index.js";
+import { createTestApp, type TestApp } from "../../../../../tests/support/app.js";
+import { removeDataDir, waitForStatus } from "../../../../../tests/support/deployments.js";
+import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "../../../../../tests/support/hostile-server.js";
 
 // A hostile tenant: tests/fixtures/hostile-server (Node.js built-ins only), deployed through the
 // API like any repository, tries every way out the threat model names (docs/hosting.md). Each
 // test says what the tenant tries and checks, from outside where it can, that it failed.
 // The full sandbox (an own uid per deployment, cgroups, volumes) needs a root platform, as on CI.
-
-const ROOT = process.getuid?.() === 0;
-const execFileP = promisify(execFile);
-const LIMITS = { DEPLOY_MEMORY_MB: "160", DEPLOY_MAX_PROCESSES: "64", DEPLOY_DISK_MB: "64", DEPLOY_CPUS: "0.5" };
+// This file: privileges, the kernel's interfaces, system calls and files. The network:
+// hostile-server-network.int.test.ts; resource limits: hostile-server-resources.int.test.ts.
 
 let t: TestApp;
-let repo: FixtureRepo;
-let users = 0;
-
-interface Hostile {
-  c: Client;
-  d: DeploymentView;
-  call<T = Record<string, unknown>>(tool: string, args?: Record<string, unknown>): Promise<T>;
-}
-
-async function deployHostile(app: TestApp, env: Record<string, string> = {}): Promise<Hostile> {
-  const name = `eve${++users}`;
-  const c = await signedInUser(app, `${name}@example.com`);
-  await registerOwnedServer(c, `${name}/hostile`, "Hostile");
-  const r = await c.post(`/api/deploy/${name}/hostile`, { repositoryUrl: repo.url, env });
-  expect(r.status, await r.clone().text()).toBe(202);
-  const d = await waitForStatus(c, `${name}/hostile`, "running", 60_000);
-  const call = async <T,>(tool: string, args: Record<string, unknown> = {}) => {
-    const res = (await app.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: { text: string }[] };
-    return JSON.parse(res.content[0]!.text) as T;
-  };
-  return { c, d, call };
-}
-
-const logs = async (h: Hostile) => ((await (await h.c.get(`/api/deployments/${h.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
-
-async function eventually<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** The host's view of the processes running a deployment (below bwrap, through every thread's children). */
-function hostProcesses(pid: number): { pid: number; uid: number; cmdline: string }[] {
-  const out: { pid: number; uid: number; cmdline: string }[] = [];
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop()!;
-    try {
-      const status = readFileSync(`/proc/${p}/status`, "utf8");
-      out.push({ pid: p, uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]), cmdline: readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ") });
-      for (const tid of readdirSync(`/proc/${p}/task`)) stack.push(...readFileSync(`/proc/${p}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-async function deploymentPid(id: string): Promise<number> {
-  return ((await t.db.database.pool.query("select pid from deployments where id = $1", [id])).rows[0] as { pid: number }).pid;
-}
+let deployHostile: HostileApp["deployHostile"];
+let deploymentPid: HostileApp["deploymentPid"];
+let app: HostileApp | undefined;
 
 beforeAll(async () => {
   if (!ROOT) return;
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", DEPLOY_START_TIMEOUT_MS: "20000", RESTART_BACKOFF_MS: "600000", ...LIMITS });
-  repo = await createFixtureRepo({ fixture: "hostile-server", executables: ["server.js"] });
+  app = await startHostileApp();
+  ({ t, deployHostile, deploymentPid } = app);
 }, 120_000);
 afterAll(async () => {
-  await t?.close();
-  await repo?.cleanup();
+  await app?.close();
 });
 
 describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids, cgroups and volumes)", () => {
@@ -185,146 +124,4 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
       await removeDataDir(dir);
     }
   }, 120_000);
-
-  describe("network", () => {
-    let hosts: TestHosts | undefined;
-    let listener: net.Server;
-    let port: number;
-    const PRIVATE = ["10.213.7.2", "172.29.7.2", "192.168.213.2", "100.64.213.2", "169.254.213.2"];
-    // TEST-NET-2: a public-looking address, routed to the test host like the others.
-    const PUBLIC = "198.51.100.7";
-
-    beforeAll(async () => {
-      const why = await canCreateTestHosts();
-      if (why) throw new Error(why);
-      hosts = await createTestHosts([...PRIVATE, PUBLIC]);
-      // A service of the host bound to every address, as the app itself is (HOST=0.0.0.0).
-      listener = net
-        .createServer((s) => {
-          s.on("error", () => {}); // a client that connects and leaves at once resets it
-          s.end("host");
-        })
-        .listen(0, "::");
-      await new Promise((r) => listener.once("listening", r));
-      port = (listener.address() as net.AddressInfo).port;
-    }, 60_000);
-    afterAll(async () => {
-      await hosts?.close();
-      listener?.close();
-    });
-
-    it("reaches public addresses but not the host's own, loopback, private, CGNAT, link-local or multicast ones; DNS works", async () => {
-      const h = await deployHostile(t);
-      const own = Object.values(os.networkInterfaces())
-        .flat()
-        .filter((a) => a && !a.internal && !a.address.startsWith("fe80"))
-        .map((a) => a!.address);
-      expect(own.length).toBeGreaterThan(0);
-      for (const a of own) {
-        expect([a, await hostConnect(a, port)]).toEqual([a, "connected"]); // the control, from the host
-        expect([a, await h.call("connect", { host: a, port })]).not.toEqual([a, "connected"]);
-      }
-      const v4 = own.find((a) => net.isIPv4(a))!;
-      expect(await h.call("connect", { host: v4, port })).toBe("EACCES");
-      // Loopback is the sandbox's own; the host's loopback behind slirp's gateway is refused.
-      expect(await h.call("connect", { host: "127.0.0.1", port })).not.toBe("connected");
-      expect(await h.call("connect", { host: "10.0.2.2", port })).toBe("EACCES");
-      for (const a of PRIVATE) {
-        expect([a, await hostConnect(a, hosts!.port)]).toEqual([a, "connected"]);
-        expect([a, await h.call("connect", { host: a, port: hosts!.port })]).toEqual([a, "EACCES"]);
-      }
-      expect(await h.call("connect", { host: PUBLIC, port: hosts!.port })).toBe("connected");
-      expect(await h.call("udp_send", { host: "239.1.2.3", port: 5353 })).toBe("EACCES");
-      expect(await h.call("udp_send", { host: "255.255.255.255", port: 67 })).not.toBe("sent");
-      const who = await h.call<{ resolvConf: string; uid: number }>("whoami");
-      expect(who.resolvConf).toContain("nameserver 10.0.2.3");
-      // Its network stack runs as its uid too, in an empty root: a flaw in it reaches no host file.
-      const slirps = readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("slirp4netns") && Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, "utf8"))![1]) === who.uid;
-          } catch {
-            return false;
-          }
-        });
-      expect(slirps).toHaveLength(1);
-      expect(readdirSync(`/proc/${slirps[0]}/root`)).not.toContain("usr");
-      // slirp forwards every port of its resolver address to the host's resolver (libslirp < 4.8):
-      // only DNS may go there. Asked of the sandbox's routing from outside first (no packet is sent),
-      // then tried from inside, where a refusal stays on this machine.
-      const inner = hostProcesses(await deploymentPid(h.d.id)).find((p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes("server.js"))!.pid;
-      const route = (q: string) => execFileP("nsenter", [`--target=${inner}`, "--net", "ip", "route", "get", "10.0.2.3", ...q.split(" ")]).then((r) => r.stdout, (e: { stderr: string }) => e.stderr);
-      expect(await route("ipproto udp dport 53")).toContain("dev tap0");
-      expect(await route("ipproto tcp dport 53")).toContain("dev tap0");
-      for (const q of ["ipproto tcp dport 80", "ipproto tcp dport 5432", "ipproto udp dport 5353", "ipproto icmp"]) expect([q, await route(q)]).toEqual([q, expect.stringContaining("Permission denied")]);
-      expect(await h.call("connect", { host: "10.0.2.3", port: 80 })).toBe("EACCES");
-      expect(await h.call("udp_send", { host: "10.0.2.3", port: 5353 })).toBe("EACCES");
-      // The same name lookup every sandboxed npm install makes: through slirp's resolver, to the host's.
-      const registry = new URL(process.env.npm_config_registry ?? "https://registry.npmjs.org").hostname;
-      expect(await h.call("dns", { name: registry })).toMatchObject({ addresses: expect.arrayContaining([expect.any(String)]) });
-    }, 120_000);
-
-    it("SANDBOX_EGRESS_ALLOW opens exactly the private destinations an operator names", async () => {
-      const opened = await createTestApp({ GIT_ALLOW_FILE: "on", SANDBOX_EGRESS_ALLOW: `${PRIVATE[0]}, 192.168.213.0/24` });
-      try {
-        const h = await deployHostile(opened);
-        expect(await h.call("connect", { host: PRIVATE[0], port: hosts!.port })).toBe("connected");
-        expect(await h.call("connect", { host: "192.168.213.2", port: hosts!.port })).toBe("connected");
-        expect(await h.call("connect", { host: "172.29.7.2", port: hosts!.port })).toBe("EACCES");
-        const v4 = Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4")!.address;
-        expect(await h.call("connect", { host: v4, port })).toBe("EACCES");
-      } finally {
-        await opened.close();
-      }
-    }, 120_000);
-  });
-
-  describe("resources", () => {
-    it("holds at most DEPLOY_MAX_PROCESSES processes and says so in its output", async () => {
-      const h = await deployHostile(t);
-      const r = await h.call<{ started: number; failed: number; firstError: string }>("fork_many", { n: 100 });
-      expect(r.started).toBeLessThan(64);
-      expect(r.failed).toBeGreaterThan(0);
-      expect(r.firstError).toBe("EAGAIN");
-      expect(await eventually(() => logs(h), (l) => l.includes(processLimitNotice(64)))).toContain(processLimitNotice(64));
-      await h.call("release");
-    }, 120_000);
-
-    it("is stopped at the memory limit even when the memory is held by a process a worker thread started", async () => {
-      const h = await deployHostile(t);
-      await h.call("alloc_in_worker", { mb: 600 });
-      const stopped = await waitForStatus(h.c, h.d.server_id, ["crashed", "crash_looping"], 30_000);
-      expect(stopped.status_detail).toMatch(new RegExp(`^${memoryLimitReason(160)}`));
-      // The platform is unharmed and answers.
-      expect((await h.c.get("/api/deployments")).status).toBe(200);
-    }, 120_000);
-
-    it("cannot hold memory in its private /tmp beyond the limit", async () => {
-      const h = await deployHostile(t);
-      const filled = h.call<{ writtenMb: number; error: string | null }>("fill", { dir: "/tmp", mb: 600 }).catch(() => null);
-      const stopped = await waitForStatus(h.c, h.d.server_id, ["crashed", "crash_looping"], 60_000);
-      expect(stopped.status_detail).toMatch(new RegExp(`^${memoryLimitReason(160)}`));
-      const r = await filled;
-      if (r) expect(r.writtenMb).toBeLessThanOrEqual(160);
-    }, 120_000);
-
-    it("cannot write more than DEPLOY_DISK_MB into its directory, and the owner is told", async () => {
-      const h = await deployHostile(t);
-      const r = await h.call<{ writtenMb: number; error: string }>("fill", { dir: ".", mb: 200 });
-      expect(r.error).toBe("ENOSPC");
-      expect(r.writtenMb).toBeLessThan(64);
-      expect(await eventually(() => logs(h), (l) => l.includes(diskLimitNotice(64)))).toContain(diskLimitNotice(64));
-      // On the host the volume's image holds no more than the limit.
-      const img = statSync(path.join(t.config.DATA_DIR, "deployments", ".volumes", `${h.d.id}.img`));
-      expect(img.blocks * 512).toBeLessThanOrEqual(64 * 1024 * 1024);
-    }, 120_000);
-
-    it("gets at most DEPLOY_CPUS cores however many threads it runs", async () => {
-      const h = await deployHostile(t);
-      const r = await h.call<{ wallMs: number; cpuMs: number }>("cpu_burn", { ms: 2000, threads: 2 });
-      // 0.5 core over about 2 s is about 1 s of CPU; unlimited, two threads would take up to 4 s.
-      expect(r.cpuMs).toBeLessThan(0.5 * r.wallMs + 400);
-    }, 120_000);
-  });
 });
