@@ -1,0 +1,159 @@
+// The Runner seam, proved with a second implementation: a runner the test scripts (as a runner on
+// another machine would report over a wire). Deployments must turn whatever a runner reports into
+// the rows owners see, on a real database, without knowing which runner it is.
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
+import { DEPLOY_TEXT, type SandboxInfo } from "../../../shared/deployments.js";
+import { profiles, user } from "../../db/schema.js";
+import { createLogger } from "../../log.js";
+import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "../runtime/runner.js";
+import { DeploymentLifecycle } from "./lifecycle.js";
+import { findDeployment, hostingSummary, reserveDeployment, type DeploymentRow } from "./repo.js";
+import { SecretBox } from "./secret-box.js";
+
+class ScriptedRunner implements Runner {
+  sandbox: SandboxInfo = { kind: "bwrap", network: "egress", layer: "a scripted runner", guarantees: [], complete: true, warnings: [], notes: [] };
+  started: DeploymentSpec[] = [];
+  stopped: string[] = [];
+  reaped: number[] = [];
+  private events: RunnerEvents = async () => {};
+  onEvents(handler: RunnerEvents) {
+    this.events = handler;
+  }
+  /** What the runner reports, as a remote runner's messages would arrive. */
+  report(id: string, e: RunnerEvent) {
+    return this.events(id, e);
+  }
+  start(spec: DeploymentSpec) {
+    this.started.push(spec);
+  }
+  async stop(id: string) {
+    this.stopped.push(id);
+  }
+  runs(id: string) {
+    return this.started.some((s) => s.id === id) && !this.stopped.includes(id);
+  }
+  channel(): McpChannel | undefined {
+    return undefined;
+  }
+  logs() {
+    return null;
+  }
+  rssBytes() {
+    return 0;
+  }
+  reap(pid: number) {
+    this.reaped.push(pid);
+  }
+  async shutdown() {}
+}
+
+let db: TestDatabase;
+const box = new SecretBox("k".repeat(40));
+const log = createLogger({ level: "silent", pretty: false });
+let runner: ScriptedRunner;
+let lifecycle: DeploymentLifecycle;
+
+async function person(admin = false): Promise<string> {
+  const id = randomUUID();
+  await db.database.db.insert(user).values({ id, name: "P", email: `${id}@example.com`, emailVerified: true });
+  await db.database.db.insert(profiles).values({ id, email: `${id}@example.com`, username: `u${id.slice(0, 8)}`, fullName: "P", isAdmin: admin });
+  return id;
+}
+
+async function deployment(userId: string, ref: string, env: Record<string, string> = {}): Promise<DeploymentRow> {
+  const r = await reserveDeployment(db.database.db, { maxRunning: 10, maxDeploysPerMonth: 100 }, {
+    id: randomUUID(),
+    userId,
+    serverKind: "catalog",
+    serverRef: ref,
+    source: { kind: "npm", package: "pkg", version: null, args: [] },
+    secrets: box.seal(env),
+    proxyId: randomBytes(16).toString("hex"),
+  });
+  if (!r.ok) throw new Error(r.reason);
+  return r.row;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+beforeEach(() => {
+  runner = new ScriptedRunner();
+  lifecycle = new DeploymentLifecycle({ db: db.database.db, log, box, runner, hostingPolicy: "admins" });
+});
+
+describe("deployment state from a runner's events", () => {
+  it("hands the runner the opened keys, then records each step it reports, the listing included", async () => {
+    const d = await deployment(await person(), "steps", { API_TOKEN: "t-123" });
+    await lifecycle.launch(d);
+    expect(runner.started).toEqual([{ id: d.id, source: { kind: "npm", package: "pkg", version: null, args: [] }, env: { API_TOKEN: "t-123" } }]);
+    await runner.report(d.id, { type: "installing" });
+    expect((await findDeployment(db.database.db, d.id))!.status).toBe("installing");
+    await runner.report(d.id, { type: "starting" });
+    await runner.report(d.id, { type: "spawned", pid: 4242, pidStart: "99" });
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "starting", pid: 4242, pidStart: "99" });
+    await runner.report(d.id, { type: "running", listing: { tools: [{ name: "echo", inputSchema: { type: "object" } }], prompts: [], resources: [] } });
+    expect((await findDeployment(db.database.db, d.id))!.status).toBe("running");
+    const summary = await hostingSummary(db.database.db, { kind: "catalog", ref: "steps" });
+    expect(summary).toMatchObject({ running: true, tools: [{ name: "echo" }] });
+  });
+
+  it("counts each crash, says when it loops, and records a failure with its exit code", async () => {
+    const d = await deployment(await person(), "crashes");
+    const crash = (looping: boolean) => runner.report(d.id, { type: "crashed", exit: { reason: "Exited with code 3", code: 3 }, detail: "Exited with code 3; restarting in 1 s", restartInMs: 1000, looping });
+    await crash(false);
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "crashed", restarts: 1, exitCode: 3, pid: null });
+    await crash(true);
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "crash_looping", restarts: 2 });
+    await runner.report(d.id, { type: "failed", detail: "No answer to initialize within 30 s", code: null });
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "failed", statusDetail: "No answer to initialize within 30 s", exitCode: null });
+  });
+
+  it("tells the runner to stop a deployment whose row is gone instead of letting it restart", async () => {
+    const d = await deployment(await person(), "gone");
+    await lifecycle.stop(d.id);
+    runner.stopped = [];
+    await runner.report(d.id, { type: "crashed", exit: { reason: "Killed by SIGKILL", code: null }, detail: "Killed", restartInMs: 500, looping: false });
+    expect(runner.stopped).toEqual([d.id]);
+  });
+
+  it("never starts a deployment whose keys cannot be opened, and says why", async () => {
+    const d = await deployment(await person(), "bad-keys");
+    await db.database.pool.query("update deployments set secrets = 'v1.tampered' where id = $1", [d.id]);
+    await lifecycle.launch((await findDeployment(db.database.db, d.id))!);
+    expect(runner.started).toEqual([]);
+    expect((await findDeployment(db.database.db, d.id))!).toMatchObject({ status: "failed", statusDetail: expect.stringContaining("cannot be decrypted") });
+  });
+});
+
+describe("the lifecycle drives the runner", () => {
+  it("after a restart, reaps what was recorded, starts what should run, and keeps non-admins' deployments down on an incomplete sandbox", async () => {
+    const admin = await deployment(await person(true), "recover-admin");
+    const other = await deployment(await person(false), "recover-other");
+    await db.database.pool.query("update deployments set status = 'running', pid = 777, pid_start = '5' where id = $1", [admin.id]);
+    runner.sandbox = { ...runner.sandbox, complete: false };
+    expect(await lifecycle.recover()).toBeGreaterThanOrEqual(1);
+    expect(runner.reaped).toContain(777);
+    expect(runner.started.map((s) => s.id)).toContain(admin.id);
+    expect(runner.started.map((s) => s.id)).not.toContain(other.id);
+    expect(await findDeployment(db.database.db, other.id)).toMatchObject({ status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed });
+    expect((await findDeployment(db.database.db, admin.id))!.pid).toBeNull();
+  });
+
+  it("stops the newest deployments beyond a plan's limit, keeping their rows with the reason", async () => {
+    const owner = await person();
+    const oldest = await deployment(owner, "limit-1");
+    const middle = await deployment(owner, "limit-2");
+    const newest = await deployment(owner, "limit-3");
+    expect(await lifecycle.usersWithAtLeast(3)).toContain(owner);
+    expect(await lifecycle.stopBeyond(owner, 1, "Over the plan")).toBe(2);
+    expect(runner.stopped.sort()).toEqual([middle.id, newest.id].sort());
+    expect(await findDeployment(db.database.db, newest.id)).toMatchObject({ status: "stopped", statusDetail: "Over the plan" });
+    expect((await findDeployment(db.database.db, oldest.id))!.status).toBe("queued");
+  });
+});
