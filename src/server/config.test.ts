@@ -37,4 +37,9 @@ describe("config", () => {
     expect(msg).toContain("DATABASE_URL");
     expect(msg).toContain("LOG_LEVEL");
   });
+
+  it("refuses the test-only loopback setting for client metadata documents in production", () => {
+    expect(loadConfig({ OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" }).OAUTH_CIMD_ALLOW_HTTP_LOOPBACK).toBe("on");
+    expect(() => loadConfig({ NODE_ENV: "production", OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" })).toThrow(/OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production/);
+  });
 });

@@ -79,6 +79,8 @@ const schema = z.object({
   BILLING_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   // Test-only: lets deployments clone file:// repositories (never in production).
   GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),
+  // Test-only: client metadata documents on `.test` hosts are read over http from 127.0.0.1 (never in production).
+  OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: z.enum(["on", "off"]).default("off"),
 });
 
 export type Config = Readonly<
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const c = parsed.data;
   if (c.GIT_ALLOW_FILE === "on" && c.NODE_ENV === "production") throw new ConfigError(["GIT_ALLOW_FILE: must be off in production"]);
+  if (c.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK === "on" && c.NODE_ENV === "production") throw new ConfigError(["OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production"]);
   const derived = c.PUBLIC_URL === undefined;
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
   const origins = new Set([new URL(publicUrl).origin]);

@@ -16,6 +16,7 @@ import { deploymentRoutes } from "../features/deployments/routes.js";
 import { billingRoutes } from "../features/billing/routes.js";
 import { Billing } from "../features/billing/service.js";
 import { healthRoutes } from "../features/health/routes.js";
+import { authServerMetadataRoutes, connectedAppRoutes, OAUTH_CLIENT_ENDPOINT, oauthClientCors } from "../features/oauth/routes.js";
 import { createMailer } from "../features/mail/mailer.js";
 import { outboxRoutes } from "../features/mail/routes.js";
 import { profileRoutes } from "../features/profile/routes.js";
@@ -34,9 +35,10 @@ export function createServices(deps: AppDeps): Services {
   const mailer =
     deps.mailer ??
     createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
-  const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret });
+  const revocations = new KeyRevocations();
+  const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret, revocations });
   const billing = new Billing({ db: deps.database.db, config, log, hosting: deps.deployments });
-  return { auth, mailer, limiter: new RateLimiter(), billing, revocations: new KeyRevocations() };
+  return { auth, mailer, limiter: new RateLimiter(), billing, revocations };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
@@ -52,6 +54,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", catalogRoutes({ db }));
   api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));
+  api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
   api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
@@ -69,7 +72,10 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const db = deps.database.db;
   app.use(requestContext(deps.log));
   app.use(securityHeaders(deps.config, { dev: deps.dev ?? false }));
-  app.use("/api/*", originCheck(deps.config));
+  // OAuth clients call their endpoints without cookies, browser-based ones from their own origin.
+  const checkOrigin = originCheck(deps.config);
+  app.use("/api/*", (c, next) => (OAUTH_CLIENT_ENDPOINT.test(c.req.path) ? next() : checkOrigin(c, next)));
+  app.use("/api/auth/oauth2/*", oauthClientCors());
   // No API request needs more; a client streaming an endless body is cut off, not buffered.
   app.use("/api/*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413) }));
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
@@ -80,6 +86,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // Before better-auth's catch-all on /api/auth/*, so /api/auth/me and /api/auth/apikeys are ours.
   app.route("/api", createApi(deps, services));
   app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins }));
+  app.route("/", authServerMetadataRoutes(services.auth));
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
@@ -95,8 +102,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 function viewerMiddleware(db: Database["db"], auth: Services["auth"]): MiddlewareHandler<AppEnv> {
   const refuse = (c: Context<AppEnv>, error: string) =>
     c.json({ error, code: "unauthorized" }, 401, { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"' });
-  // better-auth's own routes read the session themselves; only /api/auth/me and /apikeys are ours.
-  const betterAuthPath = (path: string) => path.startsWith("/api/auth/") && !/^\/api\/auth\/(me|apikeys)(\/|$)/.test(path);
+  // better-auth's own routes read the session themselves; only /api/auth/me, /apikeys and /connected-apps are ours.
+  const betterAuthPath = (path: string) => path.startsWith("/api/auth/") && !/^\/api\/auth\/(me|apikeys|connected-apps)(\/|$)/.test(path);
   return async (c, next) => {
     if (c.req.path.startsWith("/api/") && apiKeyInQuery(new URL(c.req.url))) return refuse(c, API_KEY_TEXT.inQuery);
     if (betterAuthPath(c.req.path)) {

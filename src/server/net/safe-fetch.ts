@@ -1,8 +1,11 @@
 import { lookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
 import net from "node:net";
 
 // Server-side fetches: https only, never to private, loopback or link-local addresses, and every
-// redirect is checked again (security baseline).
+// redirect is checked again (security baseline). The host is resolved once and the connection
+// goes to that checked address (no second lookup a rebinding DNS server could answer differently).
 function privateAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
     const [a, b] = ip.split(".").map(Number) as [number, number];
@@ -10,21 +13,101 @@ function privateAddress(ip: string): boolean {
   }
   const v6 = ip.toLowerCase();
   if (v6.startsWith("::ffff:")) return privateAddress(v6.slice(7));
-  return v6 === "::1" || v6 === "::" || v6.startsWith("fc") || v6.startsWith("fd") || v6.startsWith("fe80");
+  // NAT64 and 6to4 can reach any IPv4 address; multicast and documentation ranges are never a server.
+  if (v6.startsWith("64:ff9b:") || v6.startsWith("2002:") || v6.startsWith("ff") || v6.startsWith("2001:db8:")) return true;
+  return v6 === "::1" || v6 === "::" || v6.startsWith("fc") || v6.startsWith("fd") || /^fe[89ab]/.test(v6);
+}
+
+/** The address to connect to: the host resolved once, every answer public (an IP literal is checked as is). */
+export async function resolvePublic(url: URL): Promise<{ address: string; family: number }> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addrs = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  if (addrs.length === 0 || addrs.some((a) => privateAddress(a.address))) throw new Error("private, loopback and link-local addresses are not allowed");
+  return addrs[0]!;
 }
 
 export async function assertPublicHttps(url: URL): Promise<void> {
   if (url.protocol !== "https:") throw new Error("only https URLs are allowed");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addrs = net.isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
-  if (addrs.length === 0 || addrs.some((a) => privateAddress(a.address))) throw new Error("private, loopback and link-local addresses are not allowed");
+  await resolvePublic(url);
+}
+
+export interface PinnedFetchOptions {
+  /** the body is cut off (an error) past this many bytes */
+  maxBytes: number;
+  /** the whole exchange, connection to last byte */
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /**
+   * Test-only: connect over plain http to this loopback address instead (the URL's port and
+   * path are kept). Never set in production (the config refuses the setting that enables it).
+   */
+  loopbackHttp?: "127.0.0.1";
+}
+
+/**
+ * One GET to a public https address, fetch-shaped: the host is resolved once and the connection
+ * pinned to that checked address (TLS still verifies the name), a redirect is returned as is and
+ * never followed, and the body is read within the size and time limits before this resolves.
+ */
+export async function pinnedFetch(input: string | URL, opts: PinnedFetchOptions): Promise<Response> {
+  const url = new URL(input);
+  if (url.protocol !== "https:") throw new Error("only https URLs are allowed");
+  const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs);
+  const target = opts.loopbackHttp ? { address: opts.loopbackHttp, family: 4 } : await resolvePublic(url);
+  const headers = { accept: "application/json", "user-agent": "Switchboard", ...opts.headers, host: url.host };
+  const request = opts.loopbackHttp ? http.request : https.request;
+  const options: https.RequestOptions = {
+    method: "GET",
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: url.port || (opts.loopbackHttp ? 80 : 443),
+    path: url.pathname + url.search,
+    headers,
+    agent: false,
+    signal,
+    servername: net.isIP(url.hostname.replace(/^\[|\]$/g, "")) ? undefined : url.hostname,
+    // Every lookup of this connection answers the checked address (Node asks for a list when it races address families).
+    lookup: (_host, o, cb) => {
+      const done = cb as (e: Error | null, a: string | { address: string; family: number }[], f?: number) => void;
+      if ((o as { all?: boolean }).all) done(null, [target]);
+      else done(null, target.address, target.family);
+    },
+  };
+  return new Promise<Response>((resolve, reject) => {
+    const req = request(options, (res) => {
+      const status = res.statusCode ?? 502;
+      const out = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
+      if (Number(out.get("content-length")) > opts.maxBytes) {
+        res.destroy();
+        return reject(new Error("response too large"));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.byteLength;
+        if (size > opts.maxBytes) {
+          res.destroy();
+          reject(new Error("response too large"));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on("error", reject);
+      res.on("end", () => {
+        const body = [101, 204, 205, 304].includes(status) ? null : Buffer.concat(chunks);
+        resolve(new Response(body, { status, statusText: res.statusMessage, headers: out }));
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 export async function safeFetch(input: string, opts: { maxBytes: number; maxRedirects?: number }): Promise<string> {
   let url = new URL(input);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 5); hop++) {
-    await assertPublicHttps(url);
-    const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(30_000) });
+    const res = await pinnedFetch(url, { maxBytes: opts.maxBytes, timeoutMs: 30_000, headers: { accept: "*/*" } });
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
       url = new URL(res.headers.get("location")!, url);
       continue;

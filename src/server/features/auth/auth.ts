@@ -7,6 +7,8 @@ import type { Db } from "../../db/client.js";
 import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
+import { oauthHooks, oauthPlugins } from "../oauth/plugin.js";
+import type { KeyRevocations } from "../publishers/revocations.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
 import { findUserById, updateProfileEmail } from "../profile/repo.js";
@@ -21,6 +23,8 @@ export interface AuthDeps {
   mailer: Mailer;
   log: Logger;
   secret: string;
+  /** told when the OAuth provider revokes tokens (the gateway's caches listen) */
+  revocations?: KeyRevocations;
 }
 
 interface GitHubEmail {
@@ -83,6 +87,11 @@ export function createAuth(deps: AuthDeps) {
     },
     // Our own limiter (http/rate-limit.ts) counts per IP and per account.
     rateLimit: { enabled: false },
+    // Switchboard's rules around the OAuth provider's endpoints (features/oauth/plugin.ts).
+    hooks: oauthHooks({ config, db, revocations: deps.revocations }),
+    // Where a request that must not go back to its sender ends (an unknown OAuth client, an
+    // unregistered redirect address, a sign-in callback without its state): the site's error page.
+    onAPIError: { errorURL: `${config.PUBLIC_URL}/oauth/error` },
     advanced: {
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.PUBLIC_URL.startsWith("https://"),
@@ -113,41 +122,44 @@ export function createAuth(deps: AuthDeps) {
         },
       },
     },
-    plugins: githubConfigured(config)
-      ? [
-          genericOAuth({
-            config: [
-              {
-                providerId: "github",
-                name: "GitHub",
-                clientId: config.GITHUB_CLIENT_ID!,
-                clientSecret: config.GITHUB_CLIENT_SECRET!,
-                authorizationUrl: `${gh}/login/oauth/authorize`,
-                tokenUrl: `${gh}/login/oauth/access_token`,
-                scopes: ["read:user", "user:email"],
-                pkce: true,
-                getUserInfo: async (tokens) => {
-                  const headers = { Authorization: `Bearer ${tokens.accessToken}`, Accept: "application/vnd.github+json", "User-Agent": site };
-                  const [profileRes, emailsRes] = await Promise.all([fetch(`${ghApi}/user`, { headers }), fetch(`${ghApi}/user/emails`, { headers })]);
-                  if (!profileRes.ok) return null;
-                  const profile = (await profileRes.json()) as { id: number; login: string; name?: string | null; avatar_url?: string };
-                  const emails = emailsRes.ok ? ((await emailsRes.json()) as GitHubEmail[]) : [];
-                  const primary = emails.find((e) => e.primary) ?? emails[0];
-                  if (!primary) return null;
-                  return {
-                    id: String(profile.id),
-                    email: primary.email,
-                    // Only a verified address may link to an existing account.
-                    emailVerified: primary.verified === true,
-                    name: profile.name || profile.login,
-                    image: profile.avatar_url,
-                  };
+    plugins: [
+      ...oauthPlugins({ config, db }),
+      ...(githubConfigured(config)
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: "github",
+                  name: "GitHub",
+                  clientId: config.GITHUB_CLIENT_ID!,
+                  clientSecret: config.GITHUB_CLIENT_SECRET!,
+                  authorizationUrl: `${gh}/login/oauth/authorize`,
+                  tokenUrl: `${gh}/login/oauth/access_token`,
+                  scopes: ["read:user", "user:email"],
+                  pkce: true,
+                  getUserInfo: async (tokens) => {
+                    const headers = { Authorization: `Bearer ${tokens.accessToken}`, Accept: "application/vnd.github+json", "User-Agent": site };
+                    const [profileRes, emailsRes] = await Promise.all([fetch(`${ghApi}/user`, { headers }), fetch(`${ghApi}/user/emails`, { headers })]);
+                    if (!profileRes.ok) return null;
+                    const profile = (await profileRes.json()) as { id: number; login: string; name?: string | null; avatar_url?: string };
+                    const emails = emailsRes.ok ? ((await emailsRes.json()) as GitHubEmail[]) : [];
+                    const primary = emails.find((e) => e.primary) ?? emails[0];
+                    if (!primary) return null;
+                    return {
+                      id: String(profile.id),
+                      email: primary.email,
+                      // Only a verified address may link to an existing account.
+                      emailVerified: primary.verified === true,
+                      name: profile.name || profile.login,
+                      image: profile.avatar_url,
+                    };
+                  },
                 },
-              },
-            ],
-          }),
-        ]
-      : [],
+              ],
+            }),
+          ]
+        : []),
+    ],
   });
 }
 

@@ -16,7 +16,16 @@ const RULES: Record<string, { ip: Rule; account?: Rule }> = {
   "/reset-password": { ip: { limit: 20, windowMs: 60 * MIN } },
   "/send-verification-email": { ip: { limit: 10, windowMs: 60 * MIN }, account: { limit: 3, windowMs: 60 * MIN } },
   "/sign-in/social": { ip: { limit: 30, windowMs: 15 * MIN } },
+  // The OAuth provider's endpoints (features/oauth): clients registering, people approving, tokens.
+  "/oauth2/register": { ip: { limit: 30, windowMs: 15 * MIN } },
+  "/oauth2/consent": { ip: { limit: 60, windowMs: 15 * MIN } },
+  "/oauth2/token": { ip: { limit: 600, windowMs: 15 * MIN } },
+  "/oauth2/revoke": { ip: { limit: 120, windowMs: 15 * MIN } },
 };
+
+// Of the OAuth provider's endpoints only the protocol's are reachable over HTTP; its client and
+// consent management endpoints are not (Connected apps is ours: features/oauth/routes.ts).
+const OAUTH_PUBLIC = new Set(["/oauth2/authorize", "/oauth2/consent", "/oauth2/token", "/oauth2/register", "/oauth2/revoke"]);
 
 export function clientIp(c: Context): string {
   const env = c.env as Partial<HttpBindings> | undefined;
@@ -48,6 +57,7 @@ export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rat
     const url = new URL(c.req.url);
     const path = url.pathname.slice("/api/auth".length);
     const ip = clientIp(c);
+    if (/^\/(admin\/)?oauth2\//.test(path) && !OAUTH_PUBLIC.has(path)) return c.json({ error: "Not found", code: "not_found" }, 404);
     let email: string | undefined;
     const body =
       c.req.method === "POST" ? ((await c.req.raw.clone().json().catch(() => null)) as Record<string, unknown> | null) : null;

@@ -2,6 +2,7 @@ import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "dri
 import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
+import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type { ServerKind };
@@ -72,8 +73,12 @@ export async function recordCrash(db: Db, id: string, fields: { status: Deployme
   return r.length > 0;
 }
 
+/** The row goes with its OAuth resource and every token granted for it. */
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
-  return (await db.delete(deployments).where(eq(deployments.id, id)).returning({ id: deployments.id })).length > 0;
+  return db.transaction(async (tx) => {
+    await deleteDeploymentResource(tx, id);
+    return (await tx.delete(deployments).where(eq(deployments.id, id)).returning({ id: deployments.id })).length > 0;
+  });
 }
 
 export interface PlanLimits {
@@ -86,9 +91,10 @@ export type ReserveResult = { ok: true; row: DeploymentRow; replaced?: string } 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
  * advisory lock, so parallel requests can never slip past the limits together. A failed or
- * stopped deployment of the same server is replaced; a live one is refused.
+ * stopped deployment of the same server is replaced; a live one is refused. `resource` (the
+ * deployment's URL) is recorded as its OAuth resource in the same transaction.
  */
-export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<typeof deployments.$inferInsert, "status">): Promise<ReserveResult> {
+export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<typeof deployments.$inferInsert, "status">, resource?: string): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
     const server = { kind: row.serverKind as ServerKind, ref: row.serverRef };
@@ -105,12 +111,16 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
       .from(deployActions)
       .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
     if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
-    if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
+    if (existing) {
+      await deleteDeploymentResource(tx, existing.id);
+      await tx.delete(deployments).where(eq(deployments.id, existing.id));
+    }
     await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
     const [inserted] = await tx
       .insert(deployments)
       .values({ ...row, status: "queued" })
       .returning();
+    if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
     return { ok: true, row: inserted!, replaced: existing?.id } as const;
   });
 }

@@ -13,6 +13,7 @@ import { findOwnedServer } from "../publishers/repo.js";
 import { parseGitUrl } from "../runtime/git-url.js";
 import { parseNpxCommand } from "../runtime/npx.js";
 import type { Source } from "../runtime/runner.js";
+import { resourceUrl } from "../oauth/index.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
@@ -93,15 +94,13 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   const missing = missingKeys(target.requiredKeys, env);
   if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
   const plan = await planOf(deps.db, v.id);
-  const result = await reserveDeployment(deps.db, plan, {
-    id: randomUUID(),
-    userId: v.id,
-    serverKind: target.server.kind,
-    serverRef: target.server.ref,
-    source: target.source,
-    secrets: deps.box.seal(env),
-    proxyId: randomBytes(16).toString("hex"),
-  });
+  const proxyId = randomBytes(16).toString("hex");
+  const result = await reserveDeployment(
+    deps.db,
+    plan,
+    { id: randomUUID(), userId: v.id, serverKind: target.server.kind, serverRef: target.server.ref, source: target.source, secrets: deps.box.seal(env), proxyId },
+    resourceUrl(deps.config.PUBLIC_URL, proxyId),
+  );
   if (!result.ok) {
     if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);
     throw new AppError("plan_limit", result.reason === "running_limit" ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth));
