@@ -1,8 +1,10 @@
 // Gateway benchmark: the same tool-call load (server-everything's echo, official SDK client,
 // 1 and 8 concurrent sessions) three ways in one run - direct stdio, supergateway (stateful
 // Streamable HTTP, one child per session) and Switchboard's gateway (one sandboxed child per
-// deployment, many sessions) - printing calls/s, p50 and p99 for each, and the budgets.
+// deployment, many sessions), the latter with the owner's API key and with an OAuth access token
+// got through the real authorization flow - printing calls/s, p50 and p99 for each, and the budgets.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
@@ -10,9 +12,10 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { loadConfig } from "../src/server/config.js";
-import { createPlatform } from "../src/server/platform.js";
+import { createPlatform, type Platform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
-import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
+import { oauthTokens } from "../tests/support/gateway-oauth.js";
+import { runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
@@ -61,6 +64,24 @@ async function waitForPort(port: number, timeoutMs = 30_000) {
   throw new Error(`nothing listens on ${port}`);
 }
 
+/** A confirmed account signed in through better-auth's API: its session cookie, and an API key made with it. */
+async function benchOwner(platform: Platform): Promise<{ cookie: string; key: string }> {
+  const { auth } = platform.services;
+  const email = `owner-${randomUUID()}@bench.example`;
+  const password = randomBytes(18).toString("base64url");
+  await auth.api.signUpEmail({ body: { email, password, name: "bench" } });
+  await platform.database.pool.query(`update "user" set email_verified = true where email = $1`, [email]);
+  const signedIn = await auth.api.signInEmail({ body: { email, password }, asResponse: true });
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const base = platform.config.PUBLIC_URL;
+  const r = await fetch(`${base}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: base, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }) });
+  if (r.status !== 201) throw new Error(`api key: ${r.status} ${await r.text()}`);
+  return { cookie, key: ((await r.json()) as { apiKey: string }).apiKey };
+}
+
 const fmt = (r: Result) => `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)`;
 
 async function main() {
@@ -82,13 +103,15 @@ async function main() {
       const [command, ...args] = argv as [string, ...string[]];
       const childEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir() };
 
-      // Switchboard: a real deployment of the package, reached with the owner's API key.
+      // Switchboard: a real deployment of the package, reached with the owner's API key, and with
+      // an OAuth access token for it (registration, PKCE, consent and token exchange over HTTP).
       await database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('everything', 'Everything', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`, [`npx -y ${PACKAGE}`]);
-      const key = await benchUserKey(database);
+      const { cookie, key } = await benchOwner(platform);
       const r = await fetch(`${config.PUBLIC_URL}/api/deploy/everything`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
       if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
       const dep = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
       await waitUntilRunning(database, dep.id);
+      const { accessToken } = await oauthTokens(config.PUBLIC_URL, cookie, dep.url);
 
       // supergateway: stateful Streamable HTTP, the same command.
       const sgPort = await freePort();
@@ -100,23 +123,28 @@ async function main() {
       await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
-      const results: Record<string, Record<number, Result>> = { direct: {}, supergateway: {}, switchboard: {}, "http floor": {} };
+      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "http floor"];
+      const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
         results.supergateway![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${sgPort}/mcp` });
-        results.switchboard![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
+        results["switchboard (api key)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
+        results["switchboard (oauth)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key: accessToken });
         results["http floor"]![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
-        for (const way of ["direct", "supergateway", "switchboard", "http floor"]) console.log(`  ${way.padEnd(13)} ${fmt(results[way]![sessions]!)}`);
+        for (const way of ways) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
       }
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       console.log("budgets:");
       for (const sessions of LOADS) {
-        const sb = results.switchboard![sessions]!;
+        const sb = results["switchboard (api key)"]![sessions]!;
+        const oauth = results["switchboard (oauth)"]![sessions]!;
         const sgr = results.supergateway![sessions]!;
         const d = results.direct![sessions]!;
         const ratio = sb.callsPerSec / sgr.callsPerSec;
         console.log(`  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`);
+        const diff = (oauth.callsPerSec / sb.callsPerSec - 1) * 100;
+        console.log(`  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`);
       }
       server.closeAllConnections();
       await platform.close();

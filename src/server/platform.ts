@@ -13,6 +13,7 @@ import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
 import { Gateway } from "./features/gateway/index.js";
 import type { Mailer } from "./features/mail/mailer.js";
+import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
 import { namespaceFor } from "./features/registry-api/format.js";
 import { createRuntime, type Runtime } from "./features/runtime/index.js";
 import { createApp, createServices } from "./http/app.js";
@@ -107,7 +108,8 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const app = new Hono();
     if (o.pages && !o.devMiddleware) serveAssets(app);
     app.route("/", createApp(deps, services));
-    const gateway = new Gateway({ config, db: database.db, log, runner: runtime.runner, revocations: services.revocations });
+    const oauth = { verify: (token: string) => verifyAccessToken(database.db, token), touch: (grant: AccessGrant) => touchGrant(database.db, grant) };
+    const gateway = new Gateway({ config, db: database.db, log, runner: runtime.runner, revocations: services.revocations, oauth });
     let server: http.Server | undefined;
     let closing: Promise<void> | undefined;
 

@@ -1,34 +1,45 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-import { apiKeyInQuery, hashKey, KEY_PATTERN, viewerFromApiKey } from "../publishers/api-keys.js";
+import type { Logger } from "../../log.js";
+import { resourceUrl } from "../oauth/resource.js";
+import { apiKeyInQuery, hashKey, KEY_PATTERN, KEY_PREFIX, viewerFromApiKey } from "../publishers/api-keys.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { rpcError } from "./http.js";
+import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
+import { challenge } from "./resource-metadata.js";
 import { GATEWAY_TEXT } from "./text.js";
 
 // Who may reach a deployment through the gateway (docs/gateway.md, "Who may connect"): the Host
-// and Origin headers, then the caller's API key (Authorization: Bearer), then the deployment the
-// proxy id names, which must be the key owner's. This is the gateway's own authentication: it
-// answers before the web app's routes and their session cookies are involved.
+// and Origin headers, then the caller's credential (Authorization: Bearer): an API key, or an
+// OAuth access token granted for this very deployment; then the deployment the proxy id names,
+// which must be the credential owner's. This is the gateway's own authentication: it answers
+// before the web app's routes and their session cookies are involved. Every 401 names the
+// deployment's protected resource metadata, where OAuth clients learn how to get a token.
 
 const TARGET_TTL_MS = 5000;
 /** A verified key is trusted this long without a database round trip; a revocation in this process ends that at once. */
 const KEY_TTL_MS = 10_000;
 const KEY_CACHE_MAX = 10_000;
+/** Longer than any access token the authorization server issues: refused without a lookup. */
+const MAX_TOKEN_LENGTH = 512;
 
-/** Who is asking: the key's owner, and the key itself (hashed). */
+/** Who is asking: the credential's owner, and the credential itself (hashed); `token` when it is an OAuth access token. */
 export interface Caller {
   userId: string;
   keyHash: string;
+  token?: string;
 }
 
 export interface AccessDeps {
   config: Config;
   db: Db;
+  log: Logger;
   runner: Pick<Runner, "runs">;
   revocations: KeyRevocations;
+  oauth: OAuthPort;
 }
 
 export class GatewayAccess {
@@ -36,8 +47,10 @@ export class GatewayAccess {
   private readonly keys = new Map<string, { userId: string; at: number; generation: number }>();
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
+  private readonly tokens: TokenCheck;
 
   constructor(private readonly d: AccessDeps) {
+    this.tokens = new TokenCheck(d, KEY_TTL_MS, KEY_CACHE_MAX);
     this.allowedOrigins = new Set(d.config.allowedOrigins);
     for (const o of d.config.allowedOrigins) {
       const u = new URL(o);
@@ -55,12 +68,14 @@ export class GatewayAccess {
     if (!host || !this.allowedHosts.has(host)) return void rpcError(res, 403, GATEWAY_TEXT.badHost);
     const origin = req.headers.origin;
     if (origin !== undefined && !this.allowedOrigins.has(origin)) return void rpcError(res, 403, GATEWAY_TEXT.badOrigin);
-    const challenge = { "www-authenticate": 'Bearer realm="mcp"' };
-    if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, challenge);
+    const publicUrl = this.d.config.PUBLIC_URL;
+    const ask = { "www-authenticate": challenge(publicUrl, proxyId, false) };
+    if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, ask);
     const authz = req.headers.authorization;
     const key = authz && /^bearer\s+/i.test(authz) ? authz.replace(/^bearer\s+/i, "").trim() : "";
-    if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, challenge);
-    const invalid = { "www-authenticate": 'Bearer realm="mcp", error="invalid_token"' };
+    if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
+    const invalid = { "www-authenticate": challenge(publicUrl, proxyId, true) };
+    if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
     if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
     const keyHash = hashKey(key);
     const userId = await this.userOf(key, keyHash);
@@ -69,6 +84,24 @@ export class GatewayAccess {
     // Another user's key: the deployment's existence is not revealed.
     if (!target || target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who: { userId, keyHash } };
+  }
+
+  /**
+   * An OAuth access token: its grant must be for this deployment's URL exactly (a token for another
+   * deployment is refused like an unknown one) and its owner's, and not expired.
+   */
+  private async admitToken(res: ServerResponse, proxyId: string, token: string, invalid: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+    const refuse = () => void rpcError(res, 401, GATEWAY_TEXT.invalidToken, invalid);
+    if (token.length > MAX_TOKEN_LENGTH) return refuse();
+    const hash = hashKey(token);
+    const grant = await this.tokens.grant(token, hash);
+    if (!grant || grant.resource !== resourceUrl(this.d.config.PUBLIC_URL, proxyId)) return refuse();
+    const target = await this.target(proxyId);
+    if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    // Only the owner can grant access to a deployment; this holds even if a grant says otherwise.
+    if (target.userId !== grant.userId) return refuse();
+    this.tokens.used(grant);
+    return { target, who: { userId: grant.userId, keyHash: hash, token } };
   }
 
   /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */

@@ -6,19 +6,22 @@ import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { GatewayAccess, type Caller } from "./access.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
+import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
+import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
 import { Session } from "./session.js";
 import { Sessions } from "./sessions.js";
 import { GATEWAY_TEXT } from "./text.js";
 import { UsageCounter } from "./usage.js";
 
 // The gateway: every running deployment at {PUBLIC_URL}/{proxy_id}/mcp (Streamable HTTP) and
-// /{proxy_id}/sse + /{proxy_id}/messages (legacy HTTP+SSE), as docs/gateway.md describes. It sits
-// in front of the web app on the same port as a plain Node handler: the hot path parses just
-// enough JSON-RPC to route. This file is the two transports' HTTP methods; who may connect is
-// access.ts, the open sessions sessions.ts, and the routing to the server's channel mux.ts.
+// /{proxy_id}/sse + /{proxy_id}/messages (legacy HTTP+SSE), as docs/gateway.md describes, and
+// each one's OAuth protected resource metadata. It sits in front of the web app on the same port
+// as a plain Node handler: the hot path parses just enough JSON-RPC to route. This file is the
+// two transports' HTTP methods; who may connect is access.ts, the open sessions sessions.ts, the
+// routing to the server's channel mux.ts and the metadata resource-metadata.ts.
 
 export { GATEWAY_TEXT };
 
@@ -30,17 +33,21 @@ export interface GatewayDeps {
   log: Logger;
   /** the deployments' MCP channels: `channel(id)` once the server answered initialize, `runs(id)` while it runs or restarts */
   runner: Pick<Runner, "channel" | "runs">;
-  /** a revoked key ends the sessions opened with it */
+  /** a revoked key or OAuth grant ends the sessions opened with it */
   revocations: KeyRevocations;
+  /** OAuth access tokens: the authorization server's grants */
+  oauth: OAuthPort;
 }
 
 export class Gateway {
   private readonly access: GatewayAccess;
   private readonly sessions: Sessions;
+  private readonly metadata: ResourceMetadata;
   readonly usage: UsageCounter;
 
   constructor(private readonly d: GatewayDeps) {
     this.access = new GatewayAccess(d);
+    this.metadata = new ResourceMetadata(d);
     this.sessions = new Sessions(d);
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
   }
@@ -50,7 +57,10 @@ export class Gateway {
     return (req, res) => {
       const url = req.url ?? "/";
       // cheap test first: "/" + 32 hex digits + "/"
-      if (url.length < 36 || url.charCodeAt(33) !== 47) return next(req, res);
+      if (url.length < 36 || url.charCodeAt(33) !== 47) {
+        if (url.charCodeAt(1) === 46 && url.startsWith(METADATA_PREFIX)) return this.metadata.handle(req, res, url, next);
+        return next(req, res);
+      }
       const q = url.indexOf("?");
       const m = ROUTE.exec(q < 0 ? url : url.slice(0, q));
       if (!m) return next(req, res);
@@ -93,6 +103,14 @@ export class Gateway {
     if (!id) return void rpcError(res, 400, GATEWAY_TEXT.sessionRequired);
     const s = this.sessions.find(id, who.userId, target.id, legacy);
     if (!s) return void rpcError(res, 404, GATEWAY_TEXT.sessionNotFound, {}, RPC.sessionNotFound);
+    // A session opened with an OAuth token follows the client's refreshed tokens.
+    if (s.token !== undefined && who.token !== undefined) s.token = who.token;
+    return s;
+  }
+
+  private newSession(who: Caller, target: GatewayTarget, mux: Session["mux"], legacy: boolean): Session {
+    const s = new Session(who.userId, who.keyHash, target.id, mux, legacy);
+    s.token = who.token;
     return s;
   }
 
@@ -150,7 +168,7 @@ export class Gateway {
     if (answer.error) reply.error = answer.error;
     else reply.result = answer.result;
     this.logDone(target, msg, started)(reply);
-    const session = existing ?? new Session(who.userId, who.keyHash, target.id, mux, false);
+    const session = existing ?? this.newSession(who, target, mux, false);
     if (!answer.error && !mux.dead) {
       this.usage.add(target.serverKind, target.serverRef);
       session.protocolVersion = (answer.result as { protocolVersion: string }).protocolVersion;
@@ -194,7 +212,7 @@ export class Gateway {
       return rpcError(res, u.status, u.message, u.headers);
     }
     if (!this.sessions.makeRoom(mux)) return rpcError(res, 429, GATEWAY_TEXT.tooManySessions(mux.sessions.size));
-    const session = new Session(who.userId, who.keyHash, target.id, mux, true);
+    const session = this.newSession(who, target, mux, true);
     session.protocolVersion = LEGACY_VERSION;
     const stream = session.openStandalone(res);
     if (!stream) return; // the client already left

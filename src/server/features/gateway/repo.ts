@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers } from "../../db/schema.js";
 import type { ServerKind } from "../../../shared/deployments.js";
@@ -16,6 +16,17 @@ export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<Ga
     .from(deployments)
     .where(eq(deployments.proxyId, proxyId));
   return r ? { ...r, serverKind: r.serverKind as ServerKind } : undefined;
+}
+
+/** The name a deployment's server goes by (its display name, or the catalogue entry's name), or undefined for an unknown proxy id. */
+export async function findResourceName(db: Db, proxyId: string): Promise<string | undefined> {
+  const [r] = await db
+    .select({ owned: ownedServers.displayName, catalog: mcpServers.name, ref: deployments.serverRef })
+    .from(deployments)
+    .leftJoin(ownedServers, and(eq(deployments.serverKind, "owned"), eq(ownedServers.qualifiedName, deployments.serverRef)))
+    .leftJoin(mcpServers, and(eq(deployments.serverKind, "catalog"), eq(mcpServers.id, deployments.serverRef)))
+    .where(eq(deployments.proxyId, proxyId));
+  return r ? (r.owned ?? r.catalog ?? r.ref) : undefined;
 }
 
 /** Adds a batch of forwarded-request counts to 'Total Usage' in one transaction: all or nothing. */

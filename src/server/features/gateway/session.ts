@@ -23,6 +23,8 @@ export class Session implements MuxSession {
   private readonly streams = new Map<string, EventStream>();
   private streamSeq = 0;
   closed = false;
+  /** opened with an OAuth access token: the one it was last used with (clients refresh tokens within a session); it ends when that is revoked */
+  token?: string;
 
   constructor(
     readonly userId: string,

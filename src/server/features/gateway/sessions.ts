@@ -5,10 +5,12 @@ import type { KeyRevocations } from "../publishers/revocations.js";
 import { findKeyOwner } from "../publishers/repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
 import { Mux } from "./mux.js";
+import type { OAuthPort } from "./oauth-tokens.js";
 import type { Session } from "./session.js";
 
 // The gateway's open sessions and the one Mux of each running server's MCP channel: how sessions
-// are found, make room for each other, expire, and end when their API key stops being valid.
+// are found, make room for each other, expire, and end when their API key or OAuth access token
+// stops being valid.
 
 export interface SessionsDeps {
   config: Config;
@@ -16,6 +18,7 @@ export interface SessionsDeps {
   log: Logger;
   runner: Pick<Runner, "channel">;
   revocations: KeyRevocations;
+  oauth: Pick<OAuthPort, "verify">;
 }
 
 export class Sessions {
@@ -94,9 +97,23 @@ export class Sessions {
     }
   }
 
-  /** A revoked key (or deleted account) ends the sessions opened with it, open streams included. */
+  /** A revoked key or grant (or deleted account) ends the sessions opened with it, open streams included. */
   private async recheckKeys() {
-    const hashes = new Set([...this.open.values()].map((s) => s.keyHash));
+    const hashes = new Set<string>();
+    const tokens = new Map<string, string>();
+    for (const s of this.open.values()) {
+      if (s.token === undefined) hashes.add(s.keyHash);
+      else tokens.set(s.token, s.userId);
+    }
+    for (const [token, userId] of tokens) {
+      try {
+        const grant = await this.d.oauth.verify(token);
+        if (grant && grant.userId === userId && grant.expiresAt.getTime() > Date.now()) continue;
+        for (const s of [...this.open.values()]) if (s.token === token) this.end(s);
+      } catch (e) {
+        this.d.log.error({ err: e }, "could not re-check the access tokens of open gateway sessions");
+      }
+    }
     for (const hash of hashes) {
       try {
         if (await findKeyOwner(this.d.db, hash)) continue;

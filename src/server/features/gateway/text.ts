@@ -4,6 +4,8 @@ import { SUPPORTED_VERSIONS } from "./protocol.js";
 export const GATEWAY_TEXT = {
   missingKey: "Missing API key: send Authorization: Bearer <one of your API keys>",
   invalidKey: "Invalid or revoked API key",
+  /** any refused Bearer value not shaped like an API key: it may be a mistyped key as well as an OAuth access token */
+  invalidToken: "Invalid or revoked API key or access token",
   keyInQuery: "API keys are not accepted in the URL; send Authorization: Bearer <key>",
   notFound: "Not found",
   badHost: "Forbidden: the Host header does not name this server",

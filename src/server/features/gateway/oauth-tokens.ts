@@ -1,0 +1,71 @@
+import type { Logger } from "../../log.js";
+import type { AccessGrant } from "../oauth/index.js";
+import type { KeyRevocations } from "../publishers/revocations.js";
+
+// OAuth access tokens at the gateway (docs/gateway.md, "Who may connect"): any Bearer value not
+// shaped like an API key is one. The authorization server says which grant stands behind it; the
+// gateway remembers that as briefly as a verified API key, forgets it at once when anything is
+// revoked, and records when a grant was last used (at most once a minute per grant).
+
+/** What the gateway asks of the authorization server (wired by the platform to features/oauth). */
+export interface OAuthPort {
+  /** the grant behind an access token, or null: unknown, expired or revoked */
+  verify(token: string): Promise<AccessGrant | null>;
+  /** records that the grant was used ('last used' on the Connected apps list) */
+  touch(grant: AccessGrant): Promise<void>;
+}
+
+export type { AccessGrant };
+
+const TOUCH_EVERY_MS = 60_000;
+
+export interface TokenCheckDeps {
+  oauth: OAuthPort;
+  revocations: KeyRevocations;
+  log: Logger;
+}
+
+export class TokenCheck {
+  private readonly verified = new Map<string, { grant: AccessGrant; at: number; generation: number }>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly d: TokenCheckDeps,
+    /** how long a verified token is trusted without asking again */
+    private readonly ttlMs: number,
+    /** at most this many tokens (and grants) remembered */
+    private readonly max: number,
+  ) {}
+
+  /** The grant behind the token (`hash` is its SHA-256), while it is valid: asked again at least every ttlMs and after any revocation. */
+  async grant(token: string, hash: string): Promise<AccessGrant | undefined> {
+    const generation = this.d.revocations.generation;
+    const hit = this.verified.get(hash);
+    let grant: AccessGrant | null;
+    if (hit && hit.generation === generation && Date.now() - hit.at < this.ttlMs) grant = hit.grant;
+    else {
+      grant = await this.d.oauth.verify(token);
+      if (grant) {
+        if (this.verified.size >= this.max) this.verified.clear();
+        this.verified.set(hash, { grant, at: Date.now(), generation });
+      }
+    }
+    // A remembered token still expires on time.
+    if (!grant || grant.expiresAt.getTime() <= Date.now()) {
+      this.verified.delete(hash);
+      return undefined;
+    }
+    return grant;
+  }
+
+  /** The grant was used: recorded at most once a minute per grant, without holding up the request. */
+  used(grant: AccessGrant): void {
+    const id = `${grant.userId}\n${grant.clientId}\n${grant.resource}`;
+    const now = Date.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= this.max) this.touched.clear();
+    this.touched.set(id, now);
+    this.d.oauth.touch(grant).catch((e: unknown) => this.d.log.warn({ err: e }, "could not record the use of an OAuth grant"));
+  }
+}
