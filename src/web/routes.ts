@@ -10,6 +10,8 @@ export default [
   route("forgot-password", "routes/forgot-password.tsx"),
   route("reset-password", "routes/reset-password.tsx"),
   route("verify-email", "routes/verify-email.tsx"),
+  route("oauth/consent", "routes/oauth-consent.tsx"),
+  route("oauth/error", "routes/oauth-error.tsx"),
   route("profile", "routes/profile.tsx"),
   route("server/:id", "routes/server.tsx"),
   route("server/:owner/:name", "routes/owned-server.tsx"),

@@ -1,17 +1,22 @@
 import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { AUTH_TEXT } from "../../shared/auth";
+import { resumeAuthorizeUrl } from "../../shared/oauth";
 import { api } from "../lib/api";
 import { Button, GitHubIcon } from "./ui";
 
-/** Starts GitHub's authorization-code flow (state and PKCE are handled by the server). */
-export function GitHubButton({ enabled, mode, onError, disabled }: { enabled: boolean; mode: "login" | "register"; onError: (msg: string) => void; disabled?: boolean }) {
+/**
+ * Starts GitHub's authorization-code flow (state and PKCE are handled by the server). With
+ * `oauthQuery` (an OAuth request that sent the visitor to sign in), GitHub's answer leads back to it.
+ */
+export function GitHubButton({ enabled, mode, onError, disabled, oauthQuery }: { enabled: boolean; mode: "login" | "register"; onError: (msg: string) => void; disabled?: boolean; oauthQuery?: string }) {
   const [busy, setBusy] = useState(false);
   const failed = mode === "login" ? AUTH_TEXT.githubLoginFailed : AUTH_TEXT.githubRegisterFailed;
   async function start() {
     setBusy(true);
+    const back = oauthQuery ? resumeAuthorizeUrl(new URLSearchParams(oauthQuery)) : "/";
     const r = await api<{ url?: string }>("/api/auth/sign-in/social", {
-      body: { provider: "github", callbackURL: "/", newUserCallbackURL: "/", errorCallbackURL: `/${mode}?error=github` },
+      body: { provider: "github", callbackURL: back, newUserCallbackURL: back, errorCallbackURL: `/${mode}?error=github${oauthQuery ? `&${oauthQuery}` : ""}` },
       timeoutMs: 20_000,
     });
     if (r.ok && r.data.url) {

@@ -1,7 +1,7 @@
 // Small fetch wrapper for the browser: JSON in and out, a timeout, and errors as values.
 export type ApiResult<T> =
   | { ok: true; status: number; data: T }
-  | { ok: false; status: number; code?: string; error?: string; timedOut?: boolean; network?: boolean; retryAfter?: number };
+  | { ok: false; status: number; code?: string; error?: string; description?: string; timedOut?: boolean; network?: boolean; retryAfter?: number };
 
 export async function api<T = unknown>(
   path: string,
@@ -25,6 +25,8 @@ export async function api<T = unknown>(
       code: typeof data?.code === "string" ? data.code : undefined,
       // Our API answers { error }, better-auth { message }.
       error: typeof data?.error === "string" ? data.error : typeof data?.message === "string" ? data.message : undefined,
+      // OAuth errors carry their explanation apart from their code.
+      description: typeof data?.error_description === "string" ? data.error_description : undefined,
       retryAfter: Number(res.headers.get("retry-after")) || undefined,
     };
   } catch (e) {

@@ -1,12 +1,15 @@
 import { Check, Copy, KeyRound, Loader2, Trash2, TriangleAlert, X } from "lucide-react";
 import { useState } from "react";
 import { redirect } from "react-router";
+import { Toaster } from "sonner";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
 import { API_KEY_TEXT, apiKeyCreate, type ApiKeyView } from "../../shared/publishers";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { ConnectedApps } from "../components/ConnectedApps";
 import { Alert, Button, inputClass } from "../components/ui";
 import { api } from "../lib/api";
 import { shortDate } from "../lib/dates";
+import { useTheme } from "../lib/theme";
 import type { Route } from "./+types/api-keys";
 
 export function meta() {
@@ -24,6 +27,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 
 export default function ApiKeys({ loaderData }: Route.ComponentProps) {
+  const theme = useTheme();
   const [keys, setKeys] = useState(loaderData.keys);
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
@@ -82,6 +86,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
 
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
+      <Toaster theme={theme} richColors closeButton position="top-center" />
       <h1 className="flex items-center gap-2 text-3xl font-bold">
         <KeyRound className="h-7 w-7 text-indigo-500" aria-hidden /> {API_KEY_TEXT.title}
       </h1>
@@ -161,6 +166,8 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           ))}
         </ul>
       )}
+
+      <ConnectedApps />
     </section>
   );
 }

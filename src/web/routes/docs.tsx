@@ -1,4 +1,5 @@
 import { ExternalLink } from "lucide-react";
+import { Link } from "react-router";
 import type { Route } from "./+types/docs";
 import { highlight } from "../lib/highlight.server";
 
@@ -55,6 +56,7 @@ export function loader({ context }: Route.LoaderArgs) {
   const base = context.config.PUBLIC_URL;
   return {
     base,
+    site: context.config.SITE_NAME,
     code: {
       assistant: highlight(assistantExample(base), "bash"),
       python: highlight(pythonExample(base), "python"),
@@ -66,6 +68,7 @@ export function loader({ context }: Route.LoaderArgs) {
 const sections = [
   { id: "what-is-mcp", title: "What is MCP?" },
   { id: "using-mcp-servers", title: "Using MCP Servers" },
+  { id: "api-keys-and-oauth", title: "API Keys and OAuth" },
   { id: "best-practices", title: "Best Practices" },
   { id: "additional-resources", title: "Additional Resources" },
 ];
@@ -83,7 +86,7 @@ const h3 = "mt-8 text-lg font-semibold";
 const p = "mt-3 leading-7 text-slate-700 dark:text-slate-300";
 
 export default function Docs({ loaderData }: Route.ComponentProps) {
-  const { base, code } = loaderData;
+  const { base, code, site } = loaderData;
   return (
     <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 lg:grid-cols-[14rem_1fr]">
       <nav aria-label="On this page" className="hidden lg:block">
@@ -157,6 +160,8 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
           <Code html={code.typescript} label="TypeScript client example" />
         </section>
 
+        <ApiKeysAndOAuth base={base} site={site} />
+
         <section className="mt-12" aria-labelledby="best-practices">
           <h2 id="best-practices" className={h2}>Best Practices</h2>
           <ul className="mt-3 list-disc space-y-2 pl-6 leading-7 text-slate-700 dark:text-slate-300">
@@ -166,6 +171,7 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
             <li><strong>Monitor</strong> your servers' status, usage and logs to catch failures early.</li>
             <li><strong>Keep servers updated</strong> to pick up security fixes and new protocol features.</li>
             <li><strong>Protect your API keys</strong>: never commit them, keep them in environment variables or a secret store.</li>
+            <li><strong>Review your connected apps</strong> on the API keys page and revoke the ones you no longer use.</li>
           </ul>
         </section>
 
@@ -186,5 +192,52 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
         </section>
       </article>
     </div>
+  );
+}
+
+/** The two ways a client acts for you: an API key in a header, or OAuth with your approval. */
+function ApiKeysAndOAuth({ base, site }: { base: string; site: string }) {
+  return (
+    <section className="mt-12" aria-labelledby="api-keys-and-oauth">
+      <h2 id="api-keys-and-oauth" className={h2}>API Keys and OAuth</h2>
+      <p className={p}>
+        A client proves that it acts for you in one of two ways. Both reach the same deployment, with the same tools, resources
+        and prompts.
+      </p>
+
+      <h3 className={h3}>With an API key</h3>
+      <p className={p}>
+        Create a key on the <Link to="/servers/apikeys" className="text-indigo-600 hover:underline dark:text-indigo-400">API keys</Link> page
+        and send it as the header <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>, as in the examples above.
+        This suits every client that lets you set a header: Claude Code, Cursor, VS Code and your own programs. A key acts as you on
+        the API and on all your deployments until you revoke it.
+      </p>
+
+      <h3 className={h3}>With OAuth: Claude.ai, Claude Desktop and ChatGPT</h3>
+      <p className={p}>
+        Connectors in Claude.ai, Claude Desktop and ChatGPT cannot send a header. They sign in with OAuth instead: you give them
+        the URL alone and approve them once on {site}.
+      </p>
+      <ol className="mt-3 list-decimal space-y-2 pl-6 leading-7 text-slate-700 dark:text-slate-300">
+        <li>
+          Deploy the server and copy its URL ending in <code className="font-mono">/mcp</code>, for example{" "}
+          <code className="break-all font-mono">{base}/YOUR_PROXY_ID/mcp</code>.
+        </li>
+        <li>
+          Add it as a custom connector. In Claude: <strong>Settings &gt; Connectors &gt; Add custom connector</strong>. In
+          ChatGPT: <strong>Settings &gt; Apps &amp; Connectors</strong>, a new connector with OAuth authentication.
+        </li>
+        <li>
+          Your browser opens {site}. Sign in if asked, check the app&apos;s name and <strong>the address its answer goes to</strong>,
+          and the deployment it asks for, then press <strong>Approve</strong>.
+        </li>
+        <li>The client lists the server&apos;s tools. It renews its access by itself; you are not asked again.</li>
+      </ol>
+      <p className={p}>
+        The access is for that one deployment only: it does not work on your other deployments or on the API. Every app you
+        approved is listed under <strong>Connected apps</strong> on the API keys page, with when it was granted and last used;
+        Revoke ends its access on its next request. Any MCP client that supports the MCP authorization flow connects the same way.
+      </p>
+    </section>
   );
 }

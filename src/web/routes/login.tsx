@@ -2,6 +2,7 @@ import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS } from "../../shared/auth";
+import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl, wantsFreshLogin } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
 import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api, safeRedirect } from "../lib/api";
@@ -13,9 +14,17 @@ export function meta({ data }: Route.MetaArgs) {
 }
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const target = safeRedirect(new URL(request.url).searchParams.get("redirect"));
-  if (context.viewer) throw redirect(target);
+  const query = new URL(request.url).searchParams;
+  // Reached from an OAuth authorization request: once signed in, that request goes on.
+  const oauth = isAuthorizeQuery(query);
+  if (context.viewer && oauth && !wantsFreshLogin(query)) throw redirect(resumeAuthorizeUrl(query));
+  if (context.viewer && !oauth) throw redirect(safeRedirect(query.get("redirect")));
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
+}
+
+/** Where to go after signing in: the OAuth request this page was reached from, or `redirect`. */
+function afterSignIn(params: URLSearchParams): string {
+  return isAuthorizeQuery(params) ? resumeAuthorizeUrl(params) : safeRedirect(params.get("redirect"));
 }
 
 export default function Login({ loaderData }: Route.ComponentProps) {
@@ -36,7 +45,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
     setError(null);
     const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true }, timeoutMs: LOGIN_TIMEOUT_MS });
     if (r.ok) {
-      const target = safeRedirect(params.get("redirect"));
+      const target = afterSignIn(params);
       setTimeout(() => window.location.assign(target), 300);
       return;
     }
@@ -44,9 +53,10 @@ export default function Login({ loaderData }: Route.ComponentProps) {
     setError(loginErrorText(r));
   }
 
+  const oauthQuery = authorizeQueryOf(params);
   return (
     <AuthCard title={AUTH_TEXT.loginTitle(loaderData.site)}>
-      <GitHubButton enabled={loaderData.github} mode="login" onError={setError} disabled={busy} />
+      <GitHubButton enabled={loaderData.github} mode="login" onError={setError} disabled={busy} oauthQuery={oauthQuery} />
       <Divider />
       <form onSubmit={onSubmit} noValidate className="space-y-4" aria-describedby={error ? "login-error" : undefined}>
         {error && (
@@ -72,7 +82,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
       </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Don't have an account?{" "}
-        <Link to="/register" className={linkClass}>
+        <Link to={oauthQuery ? `/register?${oauthQuery}` : "/register"} className={linkClass}>
           {AUTH_TEXT.signUp}
         </Link>
       </p>

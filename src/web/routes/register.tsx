@@ -2,6 +2,7 @@ import { Loader2, MailCheck } from "lucide-react";
 import { useState } from "react";
 import { Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, MAX_PASSWORD, MIN_PASSWORD } from "../../shared/auth";
+import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
 import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
 import { api } from "../lib/api";
@@ -12,8 +13,10 @@ export function meta({ data }: Route.MetaArgs) {
   return [{ title: data ? AUTH_TEXT.registerTitle(data.site) : "Register" }];
 }
 
-export function loader({ context }: Route.LoaderArgs) {
-  if (context.viewer) throw redirect("/");
+export function loader({ context, request }: Route.LoaderArgs) {
+  const query = new URL(request.url).searchParams;
+  // Reached from an OAuth authorization request (through the login page): signed in, it goes on.
+  if (context.viewer) throw redirect(isAuthorizeQuery(query) ? resumeAuthorizeUrl(query) : "/");
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
 }
 
@@ -22,6 +25,9 @@ export default function Register({ loaderData }: Route.ComponentProps) {
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(params.get("error") ? AUTH_TEXT.githubRegisterFailed : null);
+  // An OAuth request in progress travels with the links, so signing in afterwards resumes it.
+  const oauthQuery = authorizeQueryOf(params);
+  const loginLink = oauthQuery ? `/login?${oauthQuery}` : "/login";
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -50,7 +56,7 @@ export default function Register({ loaderData }: Route.ComponentProps) {
         <div className="flex flex-col items-center text-center">
           <MailCheck className="h-12 w-12 text-indigo-500" aria-hidden />
           <p className="mt-4 text-slate-700 dark:text-slate-300">{AUTH_TEXT.checkEmailText}</p>
-          <Link to="/login" className={`mt-6 ${linkClass}`}>
+          <Link to={loginLink} className={`mt-6 ${linkClass}`}>
             {AUTH_TEXT.returnToLogin}
           </Link>
         </div>
@@ -60,7 +66,7 @@ export default function Register({ loaderData }: Route.ComponentProps) {
 
   return (
     <AuthCard title={AUTH_TEXT.registerTitle(loaderData.site)}>
-      <GitHubButton enabled={loaderData.github} mode="register" onError={setError} disabled={busy} />
+      <GitHubButton enabled={loaderData.github} mode="register" onError={setError} disabled={busy} oauthQuery={oauthQuery} />
       <Divider />
       <form onSubmit={onSubmit} noValidate className="space-y-4">
         {error && <Alert kind="error">{error}</Alert>}
@@ -77,7 +83,7 @@ export default function Register({ loaderData }: Route.ComponentProps) {
       </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Already have an account?{" "}
-        <Link to="/login" className={linkClass}>
+        <Link to={loginLink} className={linkClass}>
           Log in
         </Link>
       </p>
