@@ -48,6 +48,12 @@ describe("discovery and registration", () => {
       client_id_metadata_document_supported: true,
     });
     expect(md.grant_types_supported).toEqual(["authorization_code", "refresh_token"]);
+    // Only what is reachable is advertised: introspection is not offered.
+    expect(md.introspection_endpoint).toBeUndefined();
+    for (const key of ["token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
+      const res = await t.app.request(String(md[key]).replace(t.config.PUBLIC_URL, ""), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(res.status, key).not.toBe(404);
+    }
   });
 
   it("registers public clients; loopback http makes a native app, other http and custom schemes are refused", async () => {

@@ -74,9 +74,10 @@ export function authServerMetadataRoutes(auth: Auth) {
   const serve = async (req: Request) => {
     const url = new URL(req.url);
     const res = await auth.handler(new Request(`${url.origin}/api/auth/.well-known/oauth-authorization-server`, { method: "GET", headers: req.headers }));
-    const out = new Response(res.body, res);
-    out.headers.set("Access-Control-Allow-Origin", "*");
-    return out;
+    if (!res.ok) return res;
+    // Introspection is not offered (tokens are checked inside the platform), so it is not advertised.
+    const { introspection_endpoint: _introspection, ...metadata } = (await res.json()) as Record<string, unknown>;
+    return Response.json(metadata, { headers: { "Access-Control-Allow-Origin": "*", "Cache-Control": res.headers.get("cache-control") ?? "public, max-age=300" } });
   };
   for (const path of ["/.well-known/oauth-authorization-server/api/auth", "/.well-known/oauth-authorization-server"]) {
     app.get(path, (c) => serve(c.req.raw));
