@@ -1,3 +1,4 @@
+import type { ConnectedAppView } from "../../../shared/oauth.js";
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { KEY_PATTERN } from "../publishers/api-keys.js";
@@ -30,14 +31,7 @@ export async function touchGrant(db: Db, grant: AccessGrant): Promise<void> {
 }
 
 /** The 'Connected apps' of a user: one row per (client, deployment) with a live refresh or access token. */
-export interface ConnectedApp {
-  id: string;
-  clientName: string;
-  redirectHost: string;
-  deployment: { id: string; serverId: string; proxyId: string } | null;
-  grantedAt: string;
-  lastUsedAt: string | null;
-}
+export type ConnectedApp = ConnectedAppView;
 
 const appId = (clientId: string, resource: string) => Buffer.from(JSON.stringify([clientId, resource])).toString("base64url");
 

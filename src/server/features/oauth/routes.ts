@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
-import { OAUTH_TEXT } from "../../../shared/oauth.js";
+import { connectedAppView, OAUTH_TEXT } from "../../../shared/oauth.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
@@ -12,14 +12,7 @@ import { OAUTH_SERVER_TEXT } from "./text.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
-const connectedApp = z.object({
-  id: z.string(),
-  clientName: z.string(),
-  redirectHost: z.string(),
-  deployment: z.object({ id: z.string(), serverId: z.string(), proxyId: z.string() }).nullable(),
-  grantedAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-});
+const connectedApp = connectedAppView;
 
 const list = createRoute({
   method: "get",
