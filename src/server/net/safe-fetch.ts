@@ -12,10 +12,44 @@ function privateAddress(ip: string): boolean {
     return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
   }
   const v6 = ip.toLowerCase();
-  if (v6.startsWith("::ffff:")) return privateAddress(v6.slice(7));
+  // An IPv4 address inside IPv6 (mapped ::ffff:a.b.c.d or the old compatible ::a.b.c.d), in any
+  // spelling (Node's URL writes ::ffff:127.0.0.1 as ::ffff:7f00:1): judged as that IPv4 address.
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return privateAddress(embedded);
   // NAT64 and 6to4 can reach any IPv4 address; multicast and documentation ranges are never a server.
   if (v6.startsWith("64:ff9b:") || v6.startsWith("2002:") || v6.startsWith("ff") || v6.startsWith("2001:db8:")) return true;
   return v6 === "::1" || v6 === "::" || v6.startsWith("fc") || v6.startsWith("fd") || /^fe[89ab]/.test(v6);
+}
+
+/** The 16 bytes of an IPv6 address, or null. */
+function ipv6Bytes(v6: string): number[] | null {
+  if (!net.isIPv6(v6)) return null;
+  let text = v6;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1]!.split(".").map(Number) as [number, number, number, number];
+    text = text.slice(0, -dotted[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return groups.flatMap((g) => {
+    const n = parseInt(g || "0", 16);
+    return [n >> 8, n & 0xff];
+  });
+}
+
+/** The IPv4 address an IPv4-mapped (::ffff:0:0/96) or IPv4-compatible (::/96) IPv6 address carries. */
+function embeddedIPv4(v6: string): string | null {
+  const b = ipv6Bytes(v6);
+  if (!b || b.slice(0, 10).some((x) => x !== 0)) return null;
+  const mapped = b[10] === 0xff && b[11] === 0xff;
+  const compatible = b[10] === 0 && b[11] === 0;
+  if (!mapped && !compatible) return null;
+  const v4 = b.slice(12).join(".");
+  // "::" and "::1" are IPv6's own unspecified and loopback addresses, judged below.
+  return compatible && (v4 === "0.0.0.0" || v4 === "0.0.0.1") ? null : v4;
 }
 
 /** The address to connect to: the host resolved once, every answer public (an IP literal is checked as is). */
