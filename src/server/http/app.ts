@@ -23,7 +23,7 @@ import { profileRoutes } from "../features/profile/routes.js";
 import { waitlistRoutes } from "../features/waitlist/routes.js";
 import { toErrorResponse } from "./error-map.js";
 import { apiRouter } from "./openapi.js";
-import { originCheck, requestContext, securityHeaders, type AppEnv } from "./middleware.js";
+import { originCheck, refuseNul, requestContext, securityHeaders, type AppEnv } from "./middleware.js";
 import type { AppDeps, Services } from "./deps.js";
 import { pagesHandler } from "./pages.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -78,6 +78,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use("/api/auth/oauth2/*", oauthClientCors());
   // No API request needs more; a client streaming an endless body is cut off, not buffered.
   app.use("/api/*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413) }));
+  app.use("*", refuseNul());
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
 
   app.route("/", healthRoutes({ pool: deps.database.pool }));

@@ -74,3 +74,37 @@ export function originCheck(config: Config): MiddlewareHandler<AppEnv> {
     await next();
   };
 }
+
+export const NUL_TEXT = "Text may not contain NUL characters";
+
+const hasNul = (v: unknown): boolean =>
+  typeof v === "string" ? v.includes("\0") : Array.isArray(v) ? v.some(hasNul) : v !== null && typeof v === "object" ? Object.values(v).some(hasNul) : false;
+
+/**
+ * PostgreSQL cannot store a NUL character in text, so one in a path, a query or a body would
+ * fail deep inside a query as a 500. Refused where it enters, for every route (pages, the API,
+ * the registry API and better-auth's endpoints alike), with a 400.
+ */
+export function refuseNul(): MiddlewareHandler<AppEnv> {
+  const refuse = (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => c.json({ error: NUL_TEXT, code: "validation_failed" }, 400);
+  return async (c, next) => {
+    if (/%00/.test(c.req.url)) return refuse(c);
+    const type = c.req.header("content-type") ?? "";
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && /json|x-www-form-urlencoded/i.test(type)) {
+      const text = await c.req.raw.clone().text();
+      if (text.includes("\0")) return refuse(c);
+      if (/json/i.test(type) && /\\u0000/i.test(text)) {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined; // not JSON: the route says so
+        }
+        if (hasNul(body)) return refuse(c);
+      } else if (/x-www-form-urlencoded/i.test(type) && /%00/.test(text)) {
+        return refuse(c);
+      }
+    }
+    await next();
+  };
+}
