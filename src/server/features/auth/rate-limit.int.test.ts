@@ -38,4 +38,17 @@ describe("rate limits on sign-in, sign-up and reset", () => {
     const r = await c.post("/api/auth/sign-up/email", { email: "spam@example.com", password: "password123", name: "s" });
     expect(r.status).toBe(429);
   });
+
+  it("limits OAuth client registration per client address: a flood of registrations gets 429", async () => {
+    const register = () =>
+      t.app.request("/api/auth/oauth2/register", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "flood", redirect_uris: ["http://127.0.0.1:4000/cb"], token_endpoint_auth_method: "none" }),
+      });
+    for (let i = 0; i < 30; i++) expect((await register()).status).toBe(201);
+    const refused = await register();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+  });
 });
