@@ -77,6 +77,48 @@ const schema = z.object({
   /** a recurring Price for Pro; without it the checkout describes the $20/month price itself */
   STRIPE_PRICE_PRO: optional(z.string().min(1)),
   BILLING_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
+  // Several processes and machines (docs/operations.md)
+  /** what this process does: all (alone, the default), or any of web (pages and REST API), gateway (MCP traffic), runner (hosted servers) */
+  ROLES: z
+    .string()
+    .default("all")
+    .transform((v, ctx) => {
+      const parts = [...new Set(v.split(",").map((p) => p.trim().toLowerCase()).filter(Boolean))];
+      if (parts.length === 0 || (parts.length === 1 && parts[0] === "all")) return { web: true, gateway: true, runner: true, all: true };
+      const bad = parts.filter((p) => !["web", "gateway", "runner"].includes(p));
+      if (bad.length) {
+        ctx.addIssue({ code: "custom", message: `must be all, or a comma-separated list of web, gateway and runner (unknown: ${bad.join(", ")})` });
+        return z.NEVER;
+      }
+      return { web: parts.includes("web"), gateway: parts.includes("gateway"), runner: parts.includes("runner"), all: false };
+    }),
+  /** worker processes serving web and gateway traffic: a number, or auto (one per core in production, else 1) */
+  WORKERS: z
+    .string()
+    .default("auto")
+    .transform((v, ctx) => {
+      const t = v.trim().toLowerCase();
+      if (t === "" || t === "auto") return "auto" as const;
+      const n = Number(t);
+      if (!Number.isInteger(n) || n < 1 || n > 256) {
+        ctx.addIssue({ code: "custom", message: "must be auto or a whole number from 1 to 256" });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  /** shared by every process of a cluster: authenticates gateway -> runner forwarding and internal calls */
+  CLUSTER_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+  /** the runner's internal port (MCP traffic forwarded by gateways, stop and logs calls): never a public entry */
+  RUNNER_PORT: port.default(3100),
+  RUNNER_HOST: z.string().min(1).default("0.0.0.0"),
+  /** where gateways reach this runner; default http://{host name}:{RUNNER_PORT} */
+  RUNNER_URL: optionalUrl,
+  /** this runner's stable name; default the host name */
+  RUNNER_NAME: optional(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "letters, digits, dots, dashes and underscores, up to 63")),
+  /** memory offered to deployments on this runner; default 80% of the machine's memory */
+  RUNNER_CAPACITY_MB: optional(z.coerce.number().int().min(64)),
+  /** a runner that has not heartbeated for this long loses its deployments to other runners */
+  RUNNER_LEASE_MS: z.coerce.number().int().min(1500).default(15_000),
   // Test-only: lets deployments clone file:// repositories (never in production).
   GIT_ALLOW_FILE: z.enum(["on", "off"]).default("off"),
   // Test-only: client metadata documents on `.test` hosts are read over http from 127.0.0.1 (never in production).
@@ -110,6 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   if (c.GIT_ALLOW_FILE === "on" && c.NODE_ENV === "production") throw new ConfigError(["GIT_ALLOW_FILE: must be off in production"]);
   if (c.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK === "on" && c.NODE_ENV === "production") throw new ConfigError(["OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production"]);
+  if (!c.ROLES.all) {
+    const problems: string[] = [];
+    if (!c.DATABASE_URL) problems.push("DATABASE_URL: must be set when ROLES is not all (every process of a cluster uses one PostgreSQL)");
+    if (!c.CLUSTER_SECRET) problems.push("CLUSTER_SECRET: must be set when ROLES is not all (gateways authenticate to runners with it)");
+    if (problems.length) throw new ConfigError(problems);
+  }
   const derived = c.PUBLIC_URL === undefined;
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
   const origins = new Set([new URL(publicUrl).origin]);

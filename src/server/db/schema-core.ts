@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { DeploymentStatus } from "../../shared/deployments.js";
 
 export const waitlist = pgTable(
@@ -198,11 +198,15 @@ export const deployments = pgTable(
     /** the process that runs it, with its start time so a recycled pid is never mistaken for it */
     pid: integer("pid"),
     pidStart: text("pid_start"),
+    /** the runner it is placed on (runners.id); null while it waits for one with room */
+    runnerId: text("runner_id"),
+    /** fencing number of the placement: raised by every (re)placement; a runner writes the row only while it holds this number */
+    fence: bigint("fence", { mode: "number" }).notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("deployments_user_server_idx").on(t.userId, t.serverKind, t.serverRef), index("deployments_server_idx").on(t.serverKind, t.serverRef)],
+  (t) => [uniqueIndex("deployments_user_server_idx").on(t.userId, t.serverKind, t.serverRef), index("deployments_server_idx").on(t.serverKind, t.serverRef), index("deployments_runner_idx").on(t.runnerId)],
 );
 
 export const deployActions = pgTable(

@@ -2,3 +2,4 @@
 // (schema-oauth.ts). Import tables from here; drizzle-kit reads this file.
 export * from "./schema-core.js";
 export * from "./schema-oauth.js";
+export * from "./schema-cluster.js";
