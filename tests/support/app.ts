@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { loadConfig, type Config } from "../../src/server/config.js";
+import { connect } from "../../src/server/db/client.js";
 import type { Hono } from "hono";
 import type { SecretBox } from "../../src/server/features/deployments/secret-box.js";
 import type { Gateway } from "../../src/server/features/gateway/index.js";
@@ -44,15 +45,21 @@ export interface TestApp {
   config: Config;
   db: TestDatabase;
   services: Platform["services"];
+  bus: Platform["bus"];
   runtime: Runtime;
   box: SecretBox;
   secret: string;
   close(): Promise<void>;
 }
 
-/** The platform as `npm start` assembles it, on a database of its own and a data directory of its own. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+/**
+ * The platform as `npm start` assembles it, on a database of its own and a data directory of its own.
+ * With `sameDatabaseAs`, a second process of one cluster instead: the other app's database through
+ * a connection pool of its own (so caches are not shared), left for that app to drop.
+ */
+export async function createTestApp(env: Record<string, string> = {}, opts: { sameDatabaseAs?: TestApp } = {}): Promise<TestApp> {
+  const other = opts.sameDatabaseAs?.db;
+  const db: TestDatabase = other ? sharedDatabase(other.url) : await createTestDatabase();
   // Each app gets its own data directory (secrets key, deployments); npm packages are cached for the whole run.
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-"));
   const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, ...env });
@@ -69,7 +76,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     config,
     db,
     services: platform.services,
-    runtime: platform.runtime,
+    bus: platform.bus,
+    runtime: platform.runtime!,
     box: platform.box,
     secret: platform.secret,
     close: async () => {
@@ -79,6 +87,11 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await removeDataDir(dataDir);
     },
   };
+}
+
+function sharedDatabase(url: string): TestDatabase {
+  const database = connect(url, { max: 5 });
+  return { url, database, drop: () => database.close() };
 }
 
 export function postJson(app: TestApp["app"], url: string, body: unknown, headers: Record<string, string> = {}) {

@@ -1,5 +1,7 @@
 // npm run catalog:import -- <file-or-url> [more files]
 import { readFile } from "node:fs/promises";
+import { PgBus } from "../cluster/bus.js";
+import { connectCatalogCache } from "../features/catalog/cache.js";
 import { importEntries, entriesOf } from "../features/registry-api/importer.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { withCliDatabase } from "./database.js";
@@ -19,18 +21,25 @@ async function main(args: string[]): Promise<number> {
   }
   let failed = false;
   await withCliDatabase(async (database) => {
-    for (const source of args) {
-      let doc: unknown;
-      try {
-        doc = await load(source);
-      } catch (e) {
-        console.error(`${source}: cannot read it (${(e as Error).message})`);
-        failed = true;
-        continue;
+    // The running app's processes clear their catalogue caches as soon as the import has written.
+    const bus = new PgBus(database.pool);
+    connectCatalogCache(database.db, bus);
+    try {
+      for (const source of args) {
+        let doc: unknown;
+        try {
+          doc = await load(source);
+        } catch (e) {
+          console.error(`${source}: cannot read it (${(e as Error).message})`);
+          failed = true;
+          continue;
+        }
+        const r = await importEntries(database.db, entriesOf(doc));
+        console.log(`${source}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.invalid.length} invalid`);
+        for (const i of r.invalid) console.log(`  skipped ${i.name}: ${i.reason}`);
       }
-      const r = await importEntries(database.db, entriesOf(doc));
-      console.log(`${source}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.invalid.length} invalid`);
-      for (const i of r.invalid) console.log(`  skipped ${i.name}: ${i.reason}`);
+    } finally {
+      await bus.close();
     }
   });
   return failed ? 1 : 0;

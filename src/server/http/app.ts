@@ -26,7 +26,7 @@ import { apiRouter } from "./openapi.js";
 import { originCheck, refuseNul, requestContext, securityHeaders, type AppEnv } from "./middleware.js";
 import type { AppDeps, Services } from "./deps.js";
 import { pagesHandler } from "./pages.js";
-import { RateLimiter } from "./rate-limit.js";
+import { PgRateLimiter } from "./rate-limit.js";
 
 export type { AppDeps, Services };
 
@@ -35,10 +35,12 @@ export function createServices(deps: AppDeps): Services {
   const mailer =
     deps.mailer ??
     createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
-  const revocations = new KeyRevocations();
+  // Revocations reach every process of the cluster through the bus; rate limits are counted in
+  // the database, so every web process shares them.
+  const revocations = new KeyRevocations(deps.bus);
   const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret, revocations });
   const billing = new Billing({ db: deps.database.db, config, log, hosting: deps.deployments });
-  return { auth, mailer, limiter: new RateLimiter(), billing, revocations };
+  return { auth, mailer, limiter: new PgRateLimiter(deps.database.db), billing, revocations };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
@@ -79,6 +81,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // No API request needs more; a client streaming an endless body is cut off, not buffered.
   app.use("/api/*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413) }));
   app.use("*", refuseNul());
+  // A write is answered once every process has learnt what it changed (a revoked key, a catalogue
+  // entry), so the very next request, to whichever process, sees it (cluster/bus.ts).
+  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : deps.bus.settle(next)));
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
 
   app.route("/", healthRoutes({ pool: deps.database.pool }));

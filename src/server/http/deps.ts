@@ -1,4 +1,5 @@
 import type { ServerBuild } from "react-router";
+import type { Bus } from "../cluster/bus.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Auth } from "../features/auth/auth.js";
@@ -26,11 +27,14 @@ export interface AppDeps {
   deployments: DeploymentLifecycle;
   /** seals the keys owners deploy with */
   box: SecretBox;
+  /** the process's one bus (cluster/bus.ts): facts every process must learn at once */
+  bus: Bus;
 }
 
 export interface Services {
   auth: Auth;
   mailer: Mailer;
+  /** counted in the database: the same limits through every web process */
   limiter: RateLimiter;
   billing: Billing;
   /** API-key revocation events: the publisher and profile routes report them, the gateway listens */

@@ -70,10 +70,10 @@ export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rat
       if (body && typeof body.email === "string") email = body.email.trim().toLowerCase();
       if (deps.rateLimit) {
         const rule = RULES[path]!;
-        const byIp = deps.limiter.hit(`${path}|ip|${ip}`, rule.ip.limit, rule.ip.windowMs);
+        const byIp = await deps.limiter.hit(`${path}|ip|${ip}`, rule.ip.limit, rule.ip.windowMs);
         if (!byIp.ok) return tooMany(c, byIp.retryAfterSec);
         if (rule.account && email) {
-          const byAccount = deps.limiter.hit(`${path}|acct|${email}`, rule.account.limit, rule.account.windowMs);
+          const byAccount = await deps.limiter.hit(`${path}|acct|${email}`, rule.account.limit, rule.account.windowMs);
           if (!byAccount.ok) return tooMany(c, byAccount.retryAfterSec);
         }
       }

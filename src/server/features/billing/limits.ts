@@ -1,4 +1,5 @@
 import { BILLING_TEXT, PLANS } from "../../../shared/billing.js";
+import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { planOf } from "./plan.js";
@@ -25,6 +26,9 @@ export interface PlanLimitsDeps {
   settleEndedPeriods: () => Promise<void>;
   sweepMs: number;
 }
+
+/** The periodic sweep's row in cluster_jobs. */
+export const SWEEP_JOB = "billing-sweep";
 
 export class PlanLimits {
   private timer: NodeJS.Timeout | undefined;
@@ -53,9 +57,22 @@ export class PlanLimits {
     }
   }
 
-  /** The periodic check (BILLING_SWEEP_MS); the app process starts it. */
+  /**
+   * The periodic check (BILLING_SWEEP_MS); every app process starts it, and each interval only the
+   * one that claims the run sweeps (cluster/jobs.ts). An explicit sweep() always runs.
+   */
   start(): void {
-    this.timer ??= setInterval(() => void this.sweep(), this.d.sweepMs).unref();
+    this.timer ??= setInterval(() => void this.tick(), this.d.sweepMs).unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (!(await claimRun(this.d.db, SWEEP_JOB, this.d.sweepMs))) return;
+    } catch (e) {
+      this.d.log.error({ err: e }, "billing sweep: could not claim this interval's run");
+      return;
+    }
+    await this.sweep();
   }
 
   close(): void {

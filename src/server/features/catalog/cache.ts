@@ -1,16 +1,21 @@
 import { LRUCache } from "lru-cache";
+import type { Bus } from "../../cluster/bus.js";
 import type { Db } from "../../db/client.js";
 
 /**
  * A short-lived cache of catalogue reads (directory searches, server rows, related servers).
- * Every write to the catalogue through this process clears it at once; writes by another process
- * (an import run from the CLI, a second app instance) show within the TTL.
+ * Every write to the catalogue clears it at once: in this process directly, and in every other
+ * process through the bus once the database is connected to one (connectCatalogCache, done by the
+ * platform and by the CLI). The TTL is the backstop for a message lost while a process's bus
+ * was reconnecting (it then starts over anyway) or a write by something without a bus.
  */
 const TTL_MS = 30_000;
+export const CATALOG_TOPIC = "catalog";
 interface Entry {
   lru: LRUCache<string, { value: unknown }>;
   /** Bumped by every write, so a read that started before it is never stored after it. */
   generation: number;
+  bus?: Bus;
 }
 const caches = new WeakMap<Db, Entry>();
 
@@ -21,6 +26,26 @@ function cacheFor(db: Db): Entry {
     caches.set(db, c);
   }
   return c;
+}
+
+function clear(c: Entry) {
+  c.generation++;
+  c.lru.clear();
+}
+
+/**
+ * From now on writes through `db` clear the catalogue caches of every process on the bus, and
+ * theirs clear this one's. Returns the disconnect (the platform's close()).
+ */
+export function connectCatalogCache(db: Db, bus: Bus): () => void {
+  const c = cacheFor(db);
+  c.bus = bus;
+  // Every message, and "you may have missed some" after a reconnect, means the same: start over.
+  const unsubscribe = bus.subscribe(CATALOG_TOPIC, () => clear(c));
+  return () => {
+    unsubscribe();
+    if (c.bus === bus) c.bus = undefined;
+  };
 }
 
 /** The cached value for key, or load() and remember it (undefined results too). */
@@ -34,8 +59,14 @@ export async function cached<T>(db: Db, key: string, load: () => Promise<T>): Pr
   return value;
 }
 
-export function invalidateCatalog(db: Db): void {
+/**
+ * Called after every committed catalogue write: this process's cache is clear when it returns;
+ * the promise settles (never rejects) once the other processes have been told.
+ */
+export function invalidateCatalog(db: Db): Promise<void> {
   const c = cacheFor(db);
-  c.generation++;
-  c.lru.clear();
+  // The bus calls this process's own subscriber (above) before it returns.
+  if (c.bus) return c.bus.publish(CATALOG_TOPIC);
+  clear(c);
+  return Promise.resolve();
 }
