@@ -1,6 +1,8 @@
 // npm run bench:catalog: 100,000 generated servers in a scratch database, then directory search
 // and server-page SSR at 20 concurrent clients. Prints p50/p95 against the budgets.
+import fs from "node:fs/promises";
 import http from "node:http";
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,6 +11,7 @@ import { loadConfig } from "../src/server/config.js";
 import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
+import { startAppProcess } from "../tests/support/process.js";
 import { withBenchDatabase } from "./bench-database.js";
 
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 100_000);
@@ -86,13 +89,35 @@ async function main() {
     await database.pool.query("vacuum analyze mcp_servers");
     console.log(`filled ${SERVERS.toLocaleString("en-US")} servers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: dbUrl, LOG_LEVEL: "silent" });
-    const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
-    const log = createLogger({ level: "silent", pretty: false });
-    const platform = await createPlatform({ config, log, database, pages: async () => build });
-    const server = http.createServer();
-    await platform.listen(server, 0, "127.0.0.1");
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    // WORKERS (default 2 here, one per core of this machine): the built app as `npm start` runs it
+    // in production, its worker processes sharing the port. BENCH_WORKERS=0 measures the platform
+    // in this process instead, as before there were workers.
+    const workers = Number(process.env.BENCH_WORKERS ?? 2);
+    let base: string;
+    let stopApp: () => Promise<void>;
+    if (workers > 0) {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-catalog-"));
+      const app = await startAppProcess({ NODE_ENV: "production", WORKERS: String(workers), DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "error" }, 120_000);
+      base = app.url;
+      stopApp = async () => {
+        await app.stop("SIGTERM");
+        await fs.rm(dataDir, { recursive: true, force: true });
+      };
+      console.log(`app: dist/server.js with WORKERS=${workers} (pid ${app.child.pid})`);
+    } else {
+      const config = loadConfig({ NODE_ENV: "production", PORT: "3999", DATABASE_URL: dbUrl, LOG_LEVEL: "silent" });
+      const build = (await import(pathToFileURL(path.join(projectRoot, "build/server/index.js")).href)) as ServerBuild;
+      const log = createLogger({ level: "silent", pretty: false });
+      const platform = await createPlatform({ config, log, database, pages: async () => build });
+      const server = http.createServer();
+      await platform.listen(server, 0, "127.0.0.1");
+      base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      stopApp = async () => {
+        server.closeAllConnections();
+        await platform.close();
+      };
+      console.log("app: the platform in this process (BENCH_WORKERS=0)");
+    }
 
     const random = rng(42);
     const approvedId = () => {
@@ -106,7 +131,7 @@ async function main() {
     const searchPage = await load(base, searchPaths(REQUESTS, "/", random));
     const detail = await load(base, Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`));
     const fmt = (n: number) => n.toFixed(1).padStart(7);
-    console.log(`\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each`);
+    console.log(`\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each, ${workers > 0 ? `WORKERS=${workers}` : "one process"}`);
     console.log(`                                   p50 ms   p95 ms   req/s  errors  distinct  budget`);
     const line = (label: string, r: Awaited<ReturnType<typeof load>>, budget?: number) =>
       console.log(
@@ -115,8 +140,7 @@ async function main() {
     line("directory search (API, 24 a page)", search, 50);
     line("directory search page (SSR)", searchPage);
     line("server detail page (SSR)", detail, 100);
-    server.closeAllConnections();
-    await platform.close();
+    await stopApp();
   });
 }
 

@@ -21,7 +21,7 @@ async function main() {
       const config = loadConfig({ NODE_ENV: "production", PORT: "3998", DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "silent" });
       const log = createLogger({ level: "silent", pretty: false });
       const platform = await createPlatform({ config, log, database });
-      const runtime = platform.runtime;
+      const runtime = platform.runtime!;
       const server = http.createServer();
       await platform.listen(server, 0, "127.0.0.1");
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

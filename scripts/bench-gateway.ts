@@ -15,6 +15,7 @@ import { loadConfig } from "../src/server/config.js";
 import { createPlatform, type Platform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
 import { oauthTokens } from "../tests/support/gateway-oauth.js";
+import { startAppProcess } from "../tests/support/process.js";
 import { runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
@@ -87,14 +88,18 @@ const fmt = (r: Result) => `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p5
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-gateway-"));
   const children: ChildProcess[] = [];
+  const stops: (() => Promise<unknown>)[] = [];
   try {
     await withBenchDatabase("sb_bench_gateway", {}, async (database, dbUrl) => {
       const port = await freePort();
       const config = loadConfig({ NODE_ENV: "production", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: dbUrl, DATA_DIR: dataDir, PACKAGES_DIR, LOG_LEVEL: "info", SANDBOX: process.env.BENCH_SANDBOX ?? "auto" });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
       const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? "info" }, pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }));
-      const platform = await createPlatform({ config, log, database });
-      const runtime = platform.runtime;
+      // Its runner also takes traffic forwarded by a gateway in another process (the cluster's hop).
+      const clusterSecret = randomBytes(24).toString("hex");
+      const runnerPort = await freePort();
+      const platform = await createPlatform({ config, log, database, clusterSecret, runnerListen: { host: "127.0.0.1", port: runnerPort } });
+      const runtime = platform.runtime!;
       const server = http.createServer();
       await platform.listen(server, port, "127.0.0.1");
 
@@ -113,6 +118,12 @@ async function main() {
       await waitUntilRunning(database, dep.id);
       const { accessToken } = await oauthTokens(config.PUBLIC_URL, cookie, dep.url);
 
+      // A gateway-only process (ROLES=gateway) that forwards each request to the runner above over
+      // its kept-alive, authenticated connection: what every request costs in a cluster.
+      const front = await startAppProcess({ NODE_ENV: "production", ROLES: "gateway", WORKERS: "1", DATABASE_URL: dbUrl, CLUSTER_SECRET: clusterSecret, PUBLIC_URL: config.PUBLIC_URL, DATA_DIR: path.join(dataDir, "front"), LOG_LEVEL: "warn" });
+      stops.push(() => front.stop("SIGTERM"));
+      const hopUrl = `${front.url}/${new URL(dep.url).pathname.split("/")[1]}/mcp`;
+
       // supergateway: stateful Streamable HTTP, the same command.
       const sgPort = await freePort();
       const sg = spawn(process.execPath, [path.join(projectRoot, "node_modules/supergateway/dist/index.js"), "--stdio", [command, ...args].join(" "), "--outputTransport", "streamableHttp", "--stateful", "--port", String(sgPort), "--logLevel", "none"], { stdio: "ignore", env: { ...process.env, ...childEnv } });
@@ -123,17 +134,19 @@ async function main() {
       await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
-      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "http floor"];
+      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "http floor"];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
         results.supergateway![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${sgPort}/mcp` });
         results["switchboard (api key)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
         results["switchboard (oauth)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key: accessToken });
+        results["gateway -> runner"]![sessions] = await load({ mode: "http", sessions, url: hopUrl, key });
         results["http floor"]![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
         for (const way of ways) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
       }
+      console.log("\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)");
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       console.log("budgets:");
       for (const sessions of LOADS) {
@@ -144,12 +157,16 @@ async function main() {
         const ratio = sb.callsPerSec / sgr.callsPerSec;
         console.log(`  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`);
         const diff = (oauth.callsPerSec / sb.callsPerSec - 1) * 100;
+        const hop = results["gateway -> runner"]![sessions]!;
+        const hopRatio = hop.callsPerSec / sgr.callsPerSec;
+        console.log(`  ${sessions} session(s), gateway -> runner: +${(hop.p50 - sb.p50).toFixed(2)} ms at p50 for the hop (<= 0.5 ms: ${hop.p50 - sb.p50 <= 0.5 ? "OK" : "OVER"}); ${hopRatio.toFixed(1)}x supergateway's calls/s${sessions === 8 ? ` (>= 2x: ${hopRatio >= 2 ? "OK" : "OVER"})` : ""}`);
         console.log(`  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`);
       }
       server.closeAllConnections();
       await platform.close();
     });
   } finally {
+    for (const stop of stops) await stop().catch(() => {});
     for (const c of children) c.kill("SIGTERM");
     await fs.rm(dataDir, { recursive: true, force: true });
   }

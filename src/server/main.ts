@@ -1,12 +1,18 @@
 // Start-up: config -> the platform (database, runtime, services, HTTP, gateway) -> listening.
+// With several worker processes (WORKERS), the primary holds the runner role and the workers
+// serve pages, the API and MCP traffic on the one port, forwarding MCP sessions to the runner.
+import cluster from "node:cluster";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger } from "./log.js";
 import { projectRoot } from "./paths.js";
-import { createPlatform } from "./platform.js";
+import type { Logger } from "./log.js";
+import { createPlatform, type Platform } from "./platform.js";
+import { loadOrCreateSecret } from "./secrets.js";
 
 export interface Running {
   config: Config;
@@ -26,9 +32,19 @@ export interface StartOptions {
   dev?: (server: http.Server) => Promise<DevServer>;
 }
 
+/** WORKERS: auto is one per core in production, else one. */
+export function workerCount(config: Config): number {
+  if (config.WORKERS !== "auto") return config.WORKERS;
+  return config.NODE_ENV === "production" ? os.availableParallelism() : 1;
+}
+
 export async function start(opts: StartOptions = {}): Promise<Running> {
   const config = loadConfig(opts.env);
   const log = createLogger({ level: config.LOG_LEVEL, pretty: config.NODE_ENV !== "production" && process.stdout.isTTY });
+  const serving = config.ROLES.web || config.ROLES.gateway;
+  const workers = serving && !opts.dev && cluster.isPrimary ? workerCount(config) : 1;
+  if (workers > 1) return startPrimary(config, log, workers);
+  if (!serving) return startRunnerOnly(config, log);
   const server = http.createServer();
   const dev = opts.dev ? await opts.dev(server) : undefined;
   const buildFile = path.join(projectRoot, "build/server/index.js");
@@ -47,7 +63,8 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
     throw (e as NodeJS.ErrnoException).code === "EADDRINUSE" ? new Error(`Port ${config.PORT} is already in use: stop the other process or set PORT`) : e;
   }
   const url = `http://localhost:${config.PORT}`;
-  log.info(`${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL})`);
+  if (cluster.isWorker) log.info({ worker: cluster.worker?.id }, `worker listening on ${url}`);
+  else log.info(`${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL})`);
   if (recovered) log.info({ deployments: recovered }, "restarting deployments that were running");
 
   let stopping: Promise<void> | undefined;
@@ -56,6 +73,109 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
       log.info("shutting down");
       await platform.close();
       await dev?.close();
+    })());
+  return { config, url, stop };
+}
+
+/** A runner alone (ROLES=runner): no public port, only the runner's internal one. */
+async function startRunnerOnly(config: Config, log: Logger): Promise<Running> {
+  const platform = await createPlatform({ config, log });
+  try {
+    const { recovered, runnerUrl } = await platform.listen(undefined, config.PORT);
+    log.info({ runner: config.RUNNER_NAME ?? os.hostname(), url: runnerUrl, deployments: recovered }, "runner ready");
+  } catch (e) {
+    await platform.close();
+    throw e;
+  }
+  let stopping: Promise<void> | undefined;
+  return { config, url: "", stop: () => (stopping ??= (log.info("shutting down: handing deployments over"), platform.close())) };
+}
+
+/**
+ * Several worker processes on one machine. The primary opens the database (the embedded one by
+ * default), runs the runner role when this process has it (alone with ROLES=all: its internal port
+ * on loopback, chosen by the system), and forks the workers, which share PORT (Node's cluster
+ * module hands each connection to the next worker) and forward MCP sessions to the runner. A worker
+ * that dies is started again.
+ */
+async function startPrimary(config: Config, log: Logger, workers: number): Promise<Running> {
+  const roles = config.ROLES;
+  const dataDir = path.resolve(projectRoot, config.DATA_DIR);
+  const clusterSecret = config.CLUSTER_SECRET ?? (await loadOrCreateSecret(dataDir, "cluster-secret", undefined));
+  let platform: Platform | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (roles.runner) {
+    platform = await createPlatform({
+      config,
+      log,
+      roles: { web: false, gateway: false, runner: true, alone: roles.all },
+      runnerListen: roles.all ? { host: "127.0.0.1", port: 0 } : undefined,
+      clusterSecret,
+    });
+    try {
+      await platform.listen(undefined, config.PORT);
+    } catch (e) {
+      await platform.close();
+      throw e;
+    }
+    databaseUrl = platform.databaseUrl;
+  }
+  const env = {
+    ROLES: [roles.web && "web", roles.gateway && "gateway"].filter(Boolean).join(","),
+    WORKERS: "1",
+    DATABASE_URL: databaseUrl ?? "",
+    CLUSTER_SECRET: clusterSecret,
+  };
+  cluster.setupPrimary({ exec: path.join(projectRoot, "dist/server.js") });
+  let stopping = false;
+  const fork = () => {
+    const w = cluster.fork(env);
+    w.once("exit", (code, signal) => {
+      if (stopping) return;
+      log.error({ worker: w.id, code, signal }, "worker exited: starting another");
+      setTimeout(() => !stopping && fork(), 1000).unref();
+    });
+    return w;
+  };
+  const started = Array.from({ length: workers }, fork);
+  try {
+    await Promise.all(
+      started.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            w.once("listening", () => resolve());
+            w.once("exit", (code) => reject(new Error(`a worker exited while starting (code ${code}); is port ${config.PORT} in use?`)));
+          }),
+      ),
+    );
+  } catch (e) {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill("SIGKILL");
+    await platform?.close();
+    throw e;
+  }
+  const url = `http://localhost:${config.PORT}`;
+  log.info({ workers }, `${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL}) with ${workers} worker processes`);
+  let done: Promise<void> | undefined;
+  const stop = () =>
+    (done ??= (async () => {
+      stopping = true;
+      log.info("shutting down");
+      await Promise.all(
+        Object.values(cluster.workers ?? {}).map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              if (!w || w.isDead()) return resolve();
+              w.once("exit", () => resolve());
+              w.process.kill("SIGTERM");
+              setTimeout(() => {
+                w.process.kill("SIGKILL");
+                resolve();
+              }, 15_000).unref();
+            }),
+        ),
+      );
+      await platform?.close();
     })());
   return { config, url, stop };
 }

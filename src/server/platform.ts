@@ -2,16 +2,24 @@ import { getRequestListener } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import http from "node:http";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import type { ServerBuild } from "react-router";
+import { PgBus, type Bus } from "./cluster/bus.js";
+import { claimRun } from "./cluster/jobs.js";
+import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
 import { connect, runMigrations, type Database } from "./db/client.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
+import { connectCatalogCache } from "./features/catalog/cache.js";
 import { assignRegistryNames } from "./features/catalog/repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
+import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
 import { Gateway } from "./features/gateway/index.js";
+import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
 import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
 import { namespaceFor } from "./features/registry-api/format.js";
@@ -21,6 +29,7 @@ import type { Services } from "./http/deps.js";
 import type { Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
 import { loadOrCreateSecret } from "./secrets.js";
+import { runnerCalls } from "./cluster/runner-calls.js";
 
 // The one assembly of the platform, used by `npm start`, dev mode, the tests and the benchmarks:
 // config -> database -> runtime (sandbox, runner) -> services (deployments, billing, auth) ->
@@ -37,21 +46,48 @@ export interface PlatformOptions {
   pages?: () => Promise<ServerBuild>;
   /** Dev mode: Vite's middleware in front of the app, relaxed CSP. */
   devMiddleware?: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
+  /**
+   * What this process does (default: config.ROLES). The primary of several worker processes on one
+   * machine is the runner alone; its workers are web and gateway.
+   */
+  roles?: Roles;
+  /** CLUSTER_SECRET, or the one the primary of several workers generated */
+  clusterSecret?: string;
+  /** The runner's internal port, when other processes forward to it (default RUNNER_HOST:RUNNER_PORT; port 0 picks a free one). */
+  runnerListen?: { host: string; port: number };
+}
+
+/** web: pages and REST API; gateway: MCP traffic; runner: hosted servers; alone: the only process (ROLES=all, one worker). */
+export interface Roles {
+  web: boolean;
+  gateway: boolean;
+  runner: boolean;
+  alone: boolean;
 }
 
 export interface Platform {
   config: Config;
   log: Logger;
   database: Database;
-  runtime: Runtime;
+  /** where other processes of this machine reach the same database (the embedded one's address, or DATABASE_URL) */
+  databaseUrl: string | undefined;
+  /** this process's one bus: revocations and cache invalidations reach every process (cluster/bus.ts) */
+  bus: Bus;
+  roles: Roles;
+  /** this process's runner (sandbox, installer), when it has the runner role */
+  runtime: Runtime | undefined;
   services: Services & { deployments: DeploymentLifecycle };
   /** signs sessions and tokens (AUTH_SECRET or one generated into DATA_DIR) */
   secret: string;
   box: SecretBox;
   app: Hono;
   gateway: Gateway;
-  /** Serves the gateway and the app on `server`, then starts what runs in the background (deployments to recover, the billing sweep). */
-  listen(server: http.Server, port: number, host?: string): Promise<{ recovered: number }>;
+  /**
+   * Serves the gateway and the app on `server` (when the process has the web or gateway role),
+   * opens the runner's internal port (when other processes forward to it), then starts what runs
+   * in the background (the runner's deployments, the billing sweep).
+   */
+  listen(server: http.Server | undefined, port: number, host?: string): Promise<{ recovered: number; runnerUrl?: string }>;
   /** Stops taking requests, then the gateway, billing, deployments (their rows stay) and the database it opened. */
   close(): Promise<void>;
 }
@@ -67,25 +103,39 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ datab
     log.info({ port: embedded.port, ms: Math.round(performance.now() - t) }, "embedded PostgreSQL ready");
   }
   const database = connect(url);
+  // Several processes may start at once on one database (a cluster, worker processes): one at a
+  // time migrates and seeds; the others then find nothing left to do.
+  const lock = await database.pool.connect().catch(async (e: unknown) => {
+    await database.close();
+    await embedded?.stop();
+    throw e;
+  });
   try {
+    await lock.query("select pg_advisory_lock(hashtextextended('switchboard:migrate', 0))");
     await runMigrations(database.db);
+    const namespace = namespaceFor(config.PUBLIC_URL);
+    const seeded = await seedCatalogIfEmpty(database.db, namespace);
+    if (seeded) log.info({ servers: seeded }, "demo catalogue added to the empty directory");
+    await assignRegistryNames(database.db, namespace);
   } catch (e) {
+    lock.release(true);
     await database.close();
     await embedded?.stop();
     throw e;
   }
-  const namespace = namespaceFor(config.PUBLIC_URL);
-  const seeded = await seedCatalogIfEmpty(database.db, namespace);
-  if (seeded) log.info({ servers: seeded }, "demo catalogue added to the empty directory");
-  await assignRegistryNames(database.db, namespace);
+  await lock.query("select pg_advisory_unlock(hashtextextended('switchboard:migrate', 0))").catch(() => {});
+  lock.release();
   return { database, embedded };
 }
 
 export async function createPlatform(o: PlatformOptions): Promise<Platform> {
   const { config, log } = o;
+  const roles: Roles = o.roles ?? { web: config.ROLES.web, gateway: config.ROLES.gateway, runner: config.ROLES.runner, alone: config.ROLES.all };
   const opened = o.database ? undefined : await openDatabase(config, log);
   const database = o.database ?? opened!.database;
+  let bus: PgBus | undefined;
   const closeDatabase = async () => {
+    await bus?.close();
     if (!opened) return;
     await opened.database.close();
     if (opened.embedded) {
@@ -98,48 +148,106 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const production = config.NODE_ENV === "production";
     const secret = await loadOrCreateSecret(dataDir, "auth-secret", config.AUTH_SECRET);
     if (!config.AUTH_SECRET && production) log.warn("AUTH_SECRET is not set: using the one generated in DATA_DIR");
-    const runtime = await createRuntime(config, log);
+    // Facts every process must learn at once (revocations, catalogue writes, a runner to wake).
+    bus = new PgBus(database.pool, { log });
+    await bus.listen();
+    const disconnectCatalog = connectCatalogCache(database.db, bus);
+    const runtime = roles.runner ? await createRuntime(config, log) : undefined;
     if (!config.SECRETS_KEY && production) log.warn("SECRETS_KEY is not set: using the one generated in DATA_DIR");
     const box = new SecretBox(await loadOrCreateSecret(dataDir, "secrets-key", config.SECRETS_KEY));
-    const deployments = new DeploymentLifecycle({ db: database.db, log, box, runner: runtime.runner, hostingPolicy: config.SANDBOX_INCOMPLETE });
-    const deps = { config, database, log, secret, mailer: o.mailer, pages: o.pages, dev: Boolean(o.devMiddleware), deployments, box };
+    const clusterSecret = o.clusterSecret ?? config.CLUSTER_SECRET;
+    const b = bus;
+    const wake = (runnerId: string) => void b.publish(`runner:${runnerId}`);
+    const agent = runtime
+      ? new RunnerAgent({
+          db: database.db,
+          log,
+          box,
+          runner: runtime.runner,
+          id: config.RUNNER_NAME ?? os.hostname(),
+          url: config.RUNNER_URL ?? `http://${os.hostname()}:${config.RUNNER_PORT}`,
+          capacityMb: config.RUNNER_CAPACITY_MB ?? Math.floor((os.totalmem() / 1024 / 1024) * 0.8),
+          memoryMb: config.DEPLOY_MEMORY_MB,
+          leaseMs: config.RUNNER_LEASE_MS,
+          hostingPolicy: config.SANDBOX_INCOMPLETE,
+          alone: roles.alone,
+          claim: (name, everyMs) => claimRun(database.db, name, everyMs),
+          wake,
+          subscribe: (topic, cb) => b.subscribe(topic, cb),
+        })
+      : undefined;
+    const deployments = new DeploymentLifecycle({ db: database.db, log, agent, calls: runnerCalls(clusterSecret, wake), memoryMb: config.DEPLOY_MEMORY_MB, leaseMs: config.RUNNER_LEASE_MS });
+    const deps = { config, database, log, secret, mailer: o.mailer, pages: o.pages, dev: Boolean(o.devMiddleware), deployments, box, bus };
     const services = { ...createServices(deps), deployments };
-    if (!services.billing.webhooksEnabled && production) log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
+    if (!services.billing.webhooksEnabled && production && roles.web) log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
     const app = new Hono();
-    if (o.pages && !o.devMiddleware) serveAssets(app);
-    app.route("/", createApp(deps, services));
+    if (roles.web) {
+      if (o.pages && !o.devMiddleware) serveAssets(app);
+      app.route("/", createApp(deps, services));
+    } else {
+      // A gateway-only process answers the operators' probes and nothing else of the web app.
+      app.route("/", healthRoutes({ pool: database.pool }));
+    }
     const oauth = { verify: (token: string) => verifyAccessToken(database.db, token), touch: (grant: AccessGrant) => touchGrant(database.db, grant) };
-    const gateway = new Gateway({ config, db: database.db, log, runner: runtime.runner, revocations: services.revocations, oauth });
+    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth };
+    // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
+    // the deployment, where the sessions live (features/gateway/cluster.ts).
+    const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });
+    // Its internal port, for gateways in other processes: a runner in a cluster, the primary of
+    // several workers, or (given runnerListen) an all-in-one process that extra gateways forward to.
+    const runnerGateway = runtime && (o.runnerListen || !(roles.alone && roles.gateway)) ? new Gateway({ ...gatewayDeps, runner: runtime.runner, forwarded: true }) : undefined;
     let server: http.Server | undefined;
+    let runnerServer: http.Server | undefined;
     let closing: Promise<void> | undefined;
 
     return {
       config,
       log,
       database,
+      databaseUrl: opened?.embedded?.url ?? config.DATABASE_URL,
+      roles,
       runtime,
+      bus,
       services,
       secret,
       box,
       app,
       gateway,
       async listen(srv, port, host) {
-        server = srv;
-        const listener = getRequestListener(app.fetch);
-        const dev = o.devMiddleware;
-        srv.on("request", gateway.handler(dev ? (req, res) => dev(req, res, () => void listener(req, res)) : listener));
-        await new Promise<void>((resolve, reject) => {
-          srv.once("error", reject);
-          srv.listen(port, host, () => resolve());
-        });
+        let runnerUrl: string | undefined;
+        if (runnerGateway && agent) {
+          if (!clusterSecret) throw new Error("CLUSTER_SECRET is needed for a runner that other processes forward to");
+          const at = o.runnerListen ?? { host: config.RUNNER_HOST, port: config.RUNNER_PORT };
+          runnerServer = http.createServer(runnerRequestListener({ secret: clusterSecret, agent, gateway: runnerGateway, pool: database.pool, log }));
+          runnerServer.keepAliveTimeout = 65_000;
+          await new Promise<void>((resolve, reject) => {
+            runnerServer!.once("error", reject);
+            runnerServer!.listen(at.port, at.host, () => resolve());
+          });
+          const bound = (runnerServer.address() as net.AddressInfo).port;
+          // Given a port here (the primary of several workers, a benchmark), that is where it is reached.
+          if (o.runnerListen && !config.RUNNER_URL) agent.url = `http://${at.host}:${bound}`;
+          runnerUrl = agent.url;
+          log.info({ runner: agent.id, url: agent.url }, "runner listening for gateways");
+        }
+        if (srv) {
+          server = srv;
+          const listener = getRequestListener(app.fetch);
+          const dev = o.devMiddleware;
+          srv.on("request", gateway.handler(dev ? (req, res) => dev(req, res, () => void listener(req, res)) : listener));
+          await new Promise<void>((resolve, reject) => {
+            srv.once("error", reject);
+            srv.listen(port, host, () => resolve());
+          });
+        }
         const recovered = await deployments.recover();
-        services.billing.start();
-        return { recovered };
+        if (roles.web) services.billing.start();
+        return { recovered, runnerUrl };
       },
       close: () =>
         (closing ??= (async () => {
-          if (server?.listening) {
-            const s = server;
+          for (const s of [server, runnerServer]) {
+            if (!s?.listening) continue;
             await new Promise<void>((resolve) => {
               s.close(() => resolve());
               // Keep-alive connections would hold close() open; end the idle ones now, the rest after 5 s.
@@ -151,9 +259,12 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
             });
           }
           await gateway.close();
+          await runnerGateway?.close();
           services.billing.close();
-          // Children stop gracefully first; their rows stay so the next start brings them back.
+          // Alone: children stop gracefully and their rows stay so the next start brings them back.
+          // In a cluster: each deployment is handed over to another runner first.
           await deployments.shutdown();
+          disconnectCatalog();
           await closeDatabase();
         })()),
     };

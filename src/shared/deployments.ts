@@ -138,5 +138,7 @@ export const deploymentView = z.object({
   source: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** admins only: the runner that holds it (null while it waits for one with room) */
+  runner: z.string().nullable().optional(),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;

@@ -1,4 +1,5 @@
-import { bigint, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { SandboxInfo } from "../../shared/deployments.js";
 
 // Several processes on one database (docs/operations.md): the runner machines and their
 // heartbeats, rate-limit windows shared by every web process, and periodic jobs that must run
@@ -12,8 +13,8 @@ export const runners = pgTable("runners", {
   url: text("url").notNull(),
   /** RUNNER_CAPACITY_MB: memory offered to deployments (each reserves DEPLOY_MEMORY_MB) */
   capacityMb: integer("capacity_mb").notNull(),
-  /** what isolates deployments there (SandboxInfo), shown to admins */
-  sandboxComplete: boolean("sandbox_complete").notNull().default(true),
+  /** what isolates deployments there (SandboxInfo), shown to admins and deciding who may deploy */
+  sandbox: jsonb("sandbox").$type<SandboxInfo>().notNull(),
   /** set by a clean stop: it takes no new deployments and hands its own over */
   draining: boolean("draining").notNull().default(false),
   startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),

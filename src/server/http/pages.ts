@@ -24,7 +24,7 @@ export function pagesHandler(deps: AppDeps, services: Services) {
       githubEnabled: github,
       cspNonce: c.get("cspNonce"),
       requestId: c.get("requestId"),
-      sandbox: deps.deployments.runner.sandbox,
+      sandbox: deps.deployments.sandbox,
     });
   };
 }

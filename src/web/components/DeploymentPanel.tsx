@@ -115,6 +115,11 @@ export function DeploymentPanel(p: Props) {
           <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
           {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-500">· restarted {deployment.restarts}×</span>}
+          {deployment.runner !== undefined && (
+            <span className="text-xs font-normal text-slate-500" title="Only admins see which runner holds a deployment">
+              · runner {deployment.runner ?? "none yet (waiting for room)"}
+            </span>
+          )}
         </p>
         {deployment.status_detail && deployment.status !== "running" && (
           <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">{deployment.status_detail}</pre>

@@ -15,7 +15,7 @@ CREATE TABLE "runners" (
 	"id" text PRIMARY KEY NOT NULL,
 	"url" text NOT NULL,
 	"capacity_mb" integer NOT NULL,
-	"sandbox_complete" boolean DEFAULT true NOT NULL,
+	"sandbox" jsonb NOT NULL,
 	"draining" boolean DEFAULT false NOT NULL,
 	"started_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"heartbeat_at" timestamp with time zone DEFAULT now() NOT NULL

@@ -2,7 +2,7 @@
 // another machine would report over a wire). Deployments must turn whatever a runner reports into
 // the rows owners see, on a real database, without knowing which runner it is.
 import { randomBytes, randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
 import { DEPLOY_TEXT, type SandboxInfo } from "../../../shared/deployments.js";
 import { profiles, user } from "../../db/schema.js";
@@ -10,6 +10,8 @@ import { createLogger } from "../../log.js";
 import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "../runtime/runner.js";
 import { DeploymentLifecycle } from "./lifecycle.js";
 import { findDeployment, hostingSummary, reserveDeployment, type DeploymentRow } from "./repo.js";
+import { registerRunner } from "./placement.js";
+import { RunnerAgent } from "./runner-agent.js";
 import { SecretBox } from "./secret-box.js";
 
 class ScriptedRunner implements Runner {
@@ -54,6 +56,7 @@ const box = new SecretBox("k".repeat(40));
 const log = createLogger({ level: "silent", pretty: false });
 let runner: ScriptedRunner;
 let lifecycle: DeploymentLifecycle;
+let agent: RunnerAgent;
 
 async function person(admin = false): Promise<string> {
   const id = randomUUID();
@@ -82,9 +85,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
 });
-beforeEach(() => {
+beforeEach(async () => {
   runner = new ScriptedRunner();
-  lifecycle = new DeploymentLifecycle({ db: db.database.db, log, box, runner, hostingPolicy: "admins" });
+  const noCalls = { stop: async () => {}, logs: async () => null, wake: () => {} };
+  agent = new RunnerAgent({ db: db.database.db, log, box, runner, id: `runner-${randomUUID()}`, url: "http://127.0.0.1:1", capacityMb: 100_000, memoryMb: 512, leaseMs: 15_000, hostingPolicy: "admins", alone: true, claim: async () => true, wake: () => {}, subscribe: () => () => {} });
+  lifecycle = new DeploymentLifecycle({ db: db.database.db, log, agent, calls: noCalls, memoryMb: 512, leaseMs: 15_000 });
+  await registerRunner(db.database.db, { id: agent.id, url: agent.url, capacityMb: 100_000, sandbox: runner.sandbox });
+});
+afterEach(async () => {
+  await lifecycle.shutdown();
+  await db.database.pool.query("delete from runners");
 });
 
 describe("deployment state from a runner's events", () => {
@@ -105,6 +115,7 @@ describe("deployment state from a runner's events", () => {
 
   it("counts each crash, says when it loops, and records a failure with its exit code", async () => {
     const d = await deployment(await person(), "crashes");
+    await lifecycle.launch(d);
     const crash = (looping: boolean) => runner.report(d.id, { type: "crashed", exit: { reason: "Exited with code 3", code: 3 }, detail: "Exited with code 3; restarting in 1 s", restartInMs: 1000, looping });
     await crash(false);
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "crashed", restarts: 1, exitCode: 3, pid: null });
@@ -114,19 +125,35 @@ describe("deployment state from a runner's events", () => {
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "failed", statusDetail: "No answer to initialize within 30 s", exitCode: null });
   });
 
-  it("tells the runner to stop a deployment whose row is gone instead of letting it restart", async () => {
+  it("stops a deployment whose row is gone, and what it still reports writes nothing", async () => {
     const d = await deployment(await person(), "gone");
+    await lifecycle.launch(d);
     await lifecycle.stop(d.id);
-    runner.stopped = [];
-    await runner.report(d.id, { type: "crashed", exit: { reason: "Killed by SIGKILL", code: null }, detail: "Killed", restartInMs: 500, looping: false });
     expect(runner.stopped).toEqual([d.id]);
+    await runner.report(d.id, { type: "crashed", exit: { reason: "Killed by SIGKILL", code: null }, detail: "Killed", restartInMs: 500, looping: false });
+    expect(await findDeployment(db.database.db, d.id)).toBeUndefined();
+  });
+
+  it("a runner that lost its lease (the deployment was placed again elsewhere) writes nothing and stops its process", async () => {
+    const d = await deployment(await person(), "fenced");
+    await lifecycle.launch(d);
+    await runner.report(d.id, { type: "spawned", pid: 5151, pidStart: "1" });
+    const before = (await findDeployment(db.database.db, d.id))!;
+    expect(before).toMatchObject({ runnerId: agent.id, pid: 5151 });
+    // Another runner took it over: a new placement with a higher fencing number.
+    await db.database.pool.query("update deployments set runner_id = 'elsewhere', fence = fence + 1, status = 'starting', pid = null where id = $1", [d.id]);
+    await runner.report(d.id, { type: "running", listing: null });
+    await runner.report(d.id, { type: "crashed", exit: { reason: "Exited with code 1", code: 1 }, detail: "x", restartInMs: 100, looping: false });
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ runnerId: "elsewhere", fence: before.fence + 1, status: "starting", pid: null, restarts: 0 });
+    expect(runner.stopped).toContain(d.id);
+    expect(agent.holds(d.id)).toBe(false);
   });
 
   it("never starts a deployment whose keys cannot be opened, and says why", async () => {
     const d = await deployment(await person(), "bad-keys");
     await db.database.pool.query("update deployments set secrets = 'v1.tampered' where id = $1", [d.id]);
     await lifecycle.launch((await findDeployment(db.database.db, d.id))!);
-    expect(runner.started).toEqual([]);
+    expect(runner.started.map((s) => s.id)).not.toContain(d.id);
     expect((await findDeployment(db.database.db, d.id))!).toMatchObject({ status: "failed", statusDetail: expect.stringContaining("cannot be decrypted") });
   });
 });

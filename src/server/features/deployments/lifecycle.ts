@@ -1,50 +1,123 @@
-import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
+import type { SandboxInfo } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
-import { deleteDeployment, findDeployment, listDeploymentsToRecover, listLiveDeployments, listUserDeployments, recordCrash, saveCapabilities, updateDeployment, usersWithLiveDeployments, type DeploymentRow, type ServerKind } from "./repo.js";
-import type { SecretBox } from "./secret-box.js";
+import type { Runner } from "../runtime/runner.js";
+import { assignTo, findRunner, liveRunners, place } from "./placement.js";
+import { deleteDeployment, findDeployment, listLiveDeployments, listUserDeployments, updateDeployment, usersWithLiveDeployments, type DeploymentRow } from "./repo.js";
+import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
 
-// The one owner of deployment state. A Runner starts and stops processes and reports what
-// happens; this turns its events into the rows owners and admins see, and is the only way the
-// rest of the platform starts, stops or limits a deployment.
+// The one owner of deployment state, as the rest of the platform sees it: the only way to start,
+// stop or limit a deployment, in any process. Starting places the deployment on a runner (the
+// one in this process, or another machine's, which is woken); stopping writes the row first and
+// then has the runner holding it stop it (here, or over the cluster's internal connection). Each
+// runner's RunnerAgent turns what its processes do into the rows (runner-agent.ts).
 
-const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
+/** How this process reaches the runners of other processes (stop a deployment, read its output). */
+export interface RunnerCalls {
+  stop(url: string, id: string): Promise<void>;
+  logs(url: string, id: string): Promise<string[] | null>;
+  wake(runnerId: string): void;
+}
 
 export interface LifecycleDeps {
   db: Db;
   log: Logger;
-  box: SecretBox;
-  runner: Runner;
-  /** SANDBOX_INCOMPLETE: who may run code while a protection of the sandbox is missing */
-  hostingPolicy: "admins" | "everyone";
+  /** the runner role of this process, if it has one */
+  agent?: RunnerAgent;
+  calls: RunnerCalls;
+  memoryMb: number;
+  leaseMs: number;
 }
 
+/** What hosting looks like from a process without a runner: the cluster's runners, until one says otherwise. */
+const NO_RUNNER: SandboxInfo = {
+  kind: "none",
+  network: "none",
+  layer: "no runner has registered yet",
+  guarantees: [],
+  complete: false,
+  warnings: ["No runner is alive: deployments wait until one registers"],
+  notes: [],
+};
+
 export class DeploymentLifecycle {
+  private clusterSandbox: SandboxInfo = NO_RUNNER;
+  private sandboxTimer?: NodeJS.Timeout;
+
   constructor(private readonly d: LifecycleDeps) {
-    d.runner.onEvents((id, e) => this.record(id, e));
+    if (!d.agent) {
+      void this.refreshSandbox();
+      this.sandboxTimer = setInterval(() => void this.refreshSandbox(), 5000).unref();
+    }
   }
 
-  get runner(): Runner {
-    return this.d.runner;
+  get agent(): RunnerAgent | undefined {
+    return this.d.agent;
   }
 
-  /** Hands a recorded deployment to the runner with its keys opened. */
-  async launch(row: DeploymentRow): Promise<void> {
-    let env: Record<string, string>;
+  /** The runner of this process (all-in-one, or a runner role). */
+  get runner(): Runner | undefined {
+    return this.d.agent?.runner;
+  }
+
+  /** What isolates hosted code: this process's runner, or (without one) every live runner's, complete only if all are. */
+  get sandbox(): SandboxInfo {
+    return this.d.agent?.runner.sandbox ?? this.clusterSandbox;
+  }
+
+  private async refreshSandbox() {
     try {
-      env = this.d.box.open(row.secrets);
-    } catch {
-      await updateDeployment(this.d.db, row.id, { status: "failed", statusDetail: UNREADABLE_KEYS, exitCode: null, pid: null, pidStart: null });
+      const live = await liveRunners(this.d.db, this.d.leaseMs);
+      if (live.length === 0) return void (this.clusterSandbox = NO_RUNNER);
+      const first = live[0]!.sandbox;
+      this.clusterSandbox = { ...first, complete: live.every((r) => r.sandbox.complete) };
+    } catch (e) {
+      this.d.log.warn({ err: e }, "could not read the runners");
+    }
+  }
+
+  /** Places a recorded deployment on a runner with room, which starts it (at once when it is this process's). */
+  async launch(row: DeploymentRow): Promise<void> {
+    const agent = this.d.agent;
+    if (agent?.alone) {
+      if (await assignTo(this.d.db, row.id, agent.id)) await agent.reconcile();
       return;
     }
-    this.d.runner.start({ id: row.id, source: row.source as Source, env });
+    const placed = await place(this.d.db, row.id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, waiting: WAITING_FOR_RUNNER });
+    if (!placed || placed === "gone") {
+      if (!placed) this.d.log.warn({ deployment: row.id }, "no runner has room: the deployment waits");
+      return;
+    }
+    if (placed.runnerId === this.d.agent?.id) await this.d.agent.reconcile();
+    else this.d.calls.wake(placed.runnerId);
   }
 
   /** Stops what the deployment runs; its row goes too unless `keepRow` (a plan change, a replaced deploy). */
   async stop(id: string, opts: { keepRow?: boolean } = {}): Promise<void> {
-    await this.d.runner.stop(id);
+    const row = await findDeployment(this.d.db, id);
+    // The row changes first, so no runner starts it again meanwhile; then its runner stops it.
     if (!opts.keepRow) await deleteDeployment(this.d.db, id);
+    await this.halt(id, row?.runnerId ?? null);
+  }
+
+  /** Has the runner holding it stop it. A runner out of reach stops it itself at its next reconcile (or has lost its lease). */
+  private async halt(id: string, runnerId: string | null): Promise<void> {
+    const agent = this.d.agent;
+    if (agent && (agent.holds(id) || runnerId === agent.id || runnerId === null)) return agent.release(id);
+    if (!runnerId) return;
+    const r = await findRunner(this.d.db, runnerId);
+    if (!r) return;
+    await this.d.calls.stop(r.url, id).catch((e: unknown) => this.d.log.warn({ err: e, deployment: id, runner: runnerId }, "could not reach the runner to stop a deployment: it stops it at its next reconcile"));
+  }
+
+  /** The last lines of its output, from the runner that holds it. */
+  async logs(row: DeploymentRow): Promise<string[] | null> {
+    const agent = this.d.agent;
+    if (agent && (agent.holds(row.id) || row.runnerId === agent.id)) return agent.runner.logs(row.id);
+    if (!row.runnerId) return null;
+    const r = await findRunner(this.d.db, row.runnerId);
+    if (!r) return null;
+    return this.d.calls.logs(r.url, row.id).catch(() => null);
   }
 
   /** Account deletion: the user's deployments are stopped before their rows go with the account. */
@@ -57,8 +130,8 @@ export class DeploymentLifecycle {
     const live = await listLiveDeployments(this.d.db, userId);
     const extra = live.slice(0, Math.max(0, live.length - maxRunning));
     for (const dep of extra) {
-      await this.stop(dep.id, { keepRow: true });
       await updateDeployment(this.d.db, dep.id, { status: "stopped", statusDetail: reason, pid: null, pidStart: null });
+      await this.halt(dep.id, dep.runnerId);
       this.d.log.info({ deployment: dep.id, maxRunning }, "deployment stopped: over the plan's limit");
     }
     return extra.length;
@@ -70,54 +143,17 @@ export class DeploymentLifecycle {
   }
 
   /**
-   * After a platform restart (even kill -9): a process recorded for a deployment is killed only
-   * if its pid still belongs to the same process (same start time), then every deployment that
-   * should run is started once.
+   * Start-up of a runner (even after kill -9): a process recorded for one of its deployments is
+   * killed only if its pid still belongs to the same process (same start time), then every
+   * deployment placed on it is started once. Resolves with how many it started.
    */
   async recover(): Promise<number> {
-    let started = 0;
-    for (const r of await listDeploymentsToRecover(this.d.db)) {
-      if (r.pid && r.pidStart) this.d.runner.reap(r.pid, r.pidStart);
-      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
-      if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, r.ownerIsAdmin)) {
-        await updateDeployment(this.d.db, r.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
-        continue;
-      }
-      await updateDeployment(this.d.db, r.id, { pid: null, pidStart: null });
-      await this.launch(r);
-      started++;
-    }
-    return started;
+    return this.d.agent ? this.d.agent.start() : 0;
   }
 
-  /** SIGTERM: every deployment stops; the rows stay so the next start brings them back. */
-  shutdown(): Promise<void> {
-    return this.d.runner.shutdown();
-  }
-
-  /** The runner's events, as statuses. */
-  private async record(id: string, e: RunnerEvent): Promise<void> {
-    const db = this.d.db;
-    switch (e.type) {
-      case "installing":
-        return updateDeployment(db, id, { status: "installing", statusDetail: null, exitCode: null });
-      case "starting":
-        return updateDeployment(db, id, { status: "starting" });
-      case "spawned":
-        return updateDeployment(db, id, { pid: e.pid, pidStart: e.pidStart });
-      case "running": {
-        const row = await findDeployment(db, id);
-        if (row && e.listing) await saveCapabilities(db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, e.listing);
-        return updateDeployment(db, id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() });
-      }
-      case "failed":
-        return updateDeployment(db, id, { status: "failed", statusDetail: e.detail, exitCode: e.code, pid: null, pidStart: null });
-      case "crashed": {
-        const recorded = await recordCrash(db, id, { status: e.looping ? "crash_looping" : "crashed", statusDetail: e.detail, exitCode: e.exit.code });
-        // Its row is gone (the account with it): nothing should bring it back.
-        if (!recorded) void this.d.runner.stop(id);
-        return;
-      }
-    }
+  /** SIGTERM: this process's runner stops (alone: the rows stay for the next start; in a cluster: handed over first). */
+  async shutdown(): Promise<void> {
+    clearInterval(this.sandboxTimer);
+    await this.d.agent?.shutdown();
   }
 }

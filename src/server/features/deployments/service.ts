@@ -32,9 +32,12 @@ export function hostPort(config: Config): number {
   return Number(u.port) || (u.protocol === "https:" ? 443 : 80);
 }
 
-export function deploymentView(config: Config, r: DeploymentRow): DeploymentView {
+export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer): DeploymentView {
   const src = r.source as Source;
+  // Which machine holds it is the operators' business: admins see it, nobody else does.
+  const placement = viewer?.isAdmin ? { runner: r.runnerId } : {};
   return {
+    ...placement,
     id: r.id,
     server_id: r.serverRef,
     status: r.status,
@@ -87,7 +90,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
 }
 
 export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
-  if (!hostingOpen(deps.lifecycle.runner.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  if (!hostingOpen(deps.lifecycle.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
@@ -108,14 +111,14 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);
-  return deploymentView(deps.config, result.row);
+  return deploymentView(deps.config, (await findDeployment(deps.db, result.row.id)) ?? result.row, v);
 }
 
 export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverId?: string): Promise<DeploymentView[]> {
   const rows = await listUserDeployments(deps.db, v.id);
   // Server ids match ignoring case and hyphens (docs/product.md#statuses).
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
-  return rows.filter((r) => serverId === undefined || norm(r.serverRef) === norm(serverId)).map((r) => deploymentView(deps.config, r));
+  return rows.filter((r) => serverId === undefined || norm(r.serverRef) === norm(serverId)).map((r) => deploymentView(deps.config, r, v));
 }
 
 /** Another user's deployment is reported as not found: its existence is not revealed. */
@@ -132,7 +135,7 @@ export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: s
 
 export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {
   const r = await ownDeployment(deps, viewer, id);
-  return { status: r.status, status_detail: r.statusDetail, lines: deps.lifecycle.runner.logs(r.id) ?? [] };
+  return { status: r.status, status_detail: r.statusDetail, lines: (await deps.lifecycle.logs(r)) ?? [] };
 }
 
 export interface ToolInfo {

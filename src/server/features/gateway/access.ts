@@ -37,7 +37,8 @@ export interface AccessDeps {
   config: Config;
   db: Db;
   log: Logger;
-  runner: Pick<Runner, "runs">;
+  /** the runner of this process, when sessions are served here: a target it no longer runs is looked up again */
+  runner?: Pick<Runner, "runs">;
   revocations: KeyRevocations;
   oauth: OAuthPort;
 }
@@ -119,10 +120,15 @@ export class GatewayAccess {
     return viewer.id;
   }
 
+  /** Forget a cached target (its runner could not be reached, or said it does not hold it). */
+  forget(proxyId: string): void {
+    this.targets.delete(proxyId);
+  }
+
   /** proxy id -> deployment, cached briefly; a deployment this process no longer runs is looked up again. */
   private async target(proxyId: string): Promise<GatewayTarget | undefined> {
     const hit = this.targets.get(proxyId);
-    if (hit && Date.now() - hit.at < TARGET_TTL_MS && this.d.runner.runs(hit.target.id)) return hit.target;
+    if (hit && Date.now() - hit.at < TARGET_TTL_MS && (this.d.runner?.runs(hit.target.id) ?? true)) return hit.target;
     const target = await findDeploymentByProxy(this.d.db, proxyId);
     if (target) this.targets.set(proxyId, { target, at: Date.now() });
     else this.targets.delete(proxyId);

@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { GatewayAccess, type Caller } from "./access.js";
+import { ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
@@ -31,24 +32,50 @@ export interface GatewayDeps {
   config: Config;
   db: Db;
   log: Logger;
-  /** the deployments' MCP channels: `channel(id)` once the server answered initialize, `runs(id)` while it runs or restarts */
-  runner: Pick<Runner, "channel" | "runs">;
+  /**
+   * The deployments' MCP channels when sessions are served in this process (all-in-one, or a
+   * runner): `channel(id)` once the server answered initialize, `runs(id)` while it runs or
+   * restarts. Without it this is a front gateway: it admits requests and forwards them to the
+   * runner holding the deployment (cluster.ts).
+   */
+  runner?: Pick<Runner, "channel" | "runs">;
+  /** CLUSTER_SECRET: a front gateway sends it to runners; a runner's gateway (`forwarded`) was given requests that carried it */
+  clusterSecret?: string;
+  /** a runner's gateway: requests come from front gateways, which already admitted the caller */
+  forwarded?: boolean;
   /** a revoked key or OAuth grant ends the sessions opened with it */
   revocations: KeyRevocations;
   /** OAuth access tokens: the authorization server's grants */
   oauth: OAuthPort;
 }
 
+/** A front gateway has no channels of its own. */
+const NO_RUNNER: Pick<Runner, "channel" | "runs"> = { channel: () => undefined, runs: () => false };
+
 export class Gateway {
-  private readonly access: GatewayAccess;
+  private readonly access: Pick<GatewayAccess, "admit">;
   private readonly sessions: Sessions;
   private readonly metadata: ResourceMetadata;
+  private readonly forwarder?: Forwarder;
+  private readonly runner: Pick<Runner, "channel" | "runs">;
   readonly usage: UsageCounter;
 
   constructor(private readonly d: GatewayDeps) {
-    this.access = new GatewayAccess(d);
+    this.runner = d.runner ?? NO_RUNNER;
+    if (d.forwarded) {
+      if (!d.runner) throw new Error("a runner's gateway needs the runner");
+      this.access = new ForwardedAccess({ db: d.db, runner: d.runner });
+    } else {
+      const access = new GatewayAccess(d);
+      this.access = access;
+      if (!d.runner) {
+        if (!d.clusterSecret) throw new Error("a front gateway needs CLUSTER_SECRET");
+        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p) });
+      }
+    }
     this.metadata = new ResourceMetadata(d);
-    this.sessions = new Sessions(d);
+    this.sessions = new Sessions({ ...d, runner: this.runner });
+    // Usage is counted where sessions are served: exactly once per request, whichever gateway admitted it.
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
   }
 
@@ -77,6 +104,7 @@ export class Gateway {
     const admitted = await this.access.admit(req, res, proxyId, query);
     if (!admitted) return;
     const { target, who } = admitted;
+    if (this.forwarder) return this.forwarder.forward(req, res, target, who, proxyId);
     const method = req.method ?? "GET";
     if (kind === "mcp") {
       if (method === "POST") return this.post(req, res, target, who, started);
@@ -94,7 +122,9 @@ export class Gateway {
 
   /** 503: the server is starting or restarting (retry soon), or not running at all. */
   private unavailable(target: GatewayTarget): { status: number; message: string; headers: Record<string, string> } {
-    const starting = this.d.runner.runs(target.id);
+    const starting = this.runner.runs(target.id);
+    // A runner's gateway asked for a deployment it does not hold: the front gateway looks it up again.
+    if (this.d.forwarded && !starting) return { status: 503, message: GATEWAY_TEXT.starting, headers: { "retry-after": "2", [MOVED_HEADER]: "1" } };
     return { status: 503, message: starting ? GATEWAY_TEXT.starting : GATEWAY_TEXT.notRunning, headers: starting ? { "retry-after": "5" } : {} };
   }
 
@@ -244,6 +274,7 @@ export class Gateway {
 
   /** Shutdown: sessions end, the last usage counts are written. */
   async close(): Promise<void> {
+    this.forwarder?.close();
     this.sessions.close();
     await this.usage.close();
   }

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { deployments, mcpServers, ownedServers } from "../../db/schema.js";
+import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
 import type { ServerKind } from "../../../shared/deployments.js";
 
 export interface GatewayTarget {
@@ -8,12 +8,15 @@ export interface GatewayTarget {
   userId: string;
   serverKind: ServerKind;
   serverRef: string;
+  /** where the runner holding it takes forwarded traffic (null while it waits for a runner) */
+  runnerUrl: string | null;
 }
 
 export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<GatewayTarget | undefined> {
   const [r] = await db
-    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef })
+    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url })
     .from(deployments)
+    .leftJoin(runners, eq(runners.id, deployments.runnerId))
     .where(eq(deployments.proxyId, proxyId));
   return r ? { ...r, serverKind: r.serverKind as ServerKind } : undefined;
 }

@@ -1,0 +1,304 @@
+import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
+import { Watchdog } from "../runtime/watchdog.js";
+import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
+import { findDeployment, saveCapabilities, type DeploymentRow, type ServerKind } from "./repo.js";
+import type { SecretBox } from "./secret-box.js";
+
+// A process with the runner role: it registers its runner in PostgreSQL, heartbeats, runs exactly
+// the deployments placed on it (each under the fencing number of its placement), and turns the
+// Runner's events into their rows, fenced: a write lands only while the row still names this
+// runner and that number. It never runs a deployment it does not hold a lease for:
+// - no heartbeat reached the database for 70% of the lease: it stops every child itself (and its
+//   watchdog, a separate process, does so even while this one is paused); the rest of the cluster
+//   moves deployments only after the whole lease, by which time they are gone here;
+// - a row that moved away, or was stopped or deleted, is stopped here at the next reconcile;
+// - a clean stop hands each deployment over (stop here, then place elsewhere).
+// One agent per cluster also sweeps (once per cluster per interval): runners whose heartbeat is
+// older than the lease lose their deployments to live ones, and deployments waiting for room are
+// placed.
+//
+// Alone (ROLES=all): the only runner. It claims every live deployment at start, never fences itself
+// (there is nobody to take over) and keeps the rows on shutdown so the next start brings them back.
+
+const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
+export const WAITING_FOR_RUNNER = "Waiting for a runner with room: it starts as soon as one has space";
+
+export interface AgentDeps {
+  db: Db;
+  log: Logger;
+  box: SecretBox;
+  runner: Runner;
+  /** RUNNER_NAME */
+  id: string;
+  /** RUNNER_URL */
+  url: string;
+  capacityMb: number;
+  /** DEPLOY_MEMORY_MB: what each deployment reserves */
+  memoryMb: number;
+  leaseMs: number;
+  hostingPolicy: "admins" | "everyone";
+  alone: boolean;
+  /** once per cluster per interval: true for the one process that runs `name` now */
+  claim(name: string, everyMs: number): Promise<boolean>;
+  /** tells another runner to reconcile now (it would within a heartbeat anyway) */
+  wake(runnerId: string): void;
+  /** hears those wake-ups (the bus) */
+  subscribe(topic: string, cb: () => void): () => void;
+}
+
+export class RunnerAgent {
+  /** deployment id -> the fencing number it runs under here */
+  private readonly leases = new Map<string, number>();
+  private readonly pids = new Map<string, number>();
+  private lastBeat = performance.now();
+  private timer?: NodeJS.Timeout;
+  private reconciling: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly watchdog?: Watchdog;
+  private readonly unsubscribe: () => void;
+  readonly beatMs: number;
+
+  constructor(private readonly d: AgentDeps) {
+    d.runner.onEvents((id, e) => this.record(id, e));
+    // Another process placed something here: reconcile now rather than at the next heartbeat.
+    this.unsubscribe = d.subscribe(`runner:${d.id}`, () => void this.reconcile());
+    this.beatMs = Math.max(250, Math.floor(d.leaseMs / 5));
+    if (!d.alone) this.watchdog = new Watchdog(Math.floor(d.leaseMs * 0.7), d.log);
+  }
+
+  get id(): string {
+    return this.d.id;
+  }
+
+  /** Where gateways reach this runner (settled once its port is open, before start()). */
+  get url(): string {
+    return this.d.url;
+  }
+
+  set url(url: string) {
+    this.d.url = url;
+  }
+
+  get runner(): Runner {
+    return this.d.runner;
+  }
+
+  /** the only runner (ROLES=all) */
+  get alone(): boolean {
+    return this.d.alone;
+  }
+
+  holds(id: string): boolean {
+    return this.leases.has(id);
+  }
+
+  /** Registers, brings back what this runner held before a restart (killing what a previous process left), and starts heartbeating. */
+  async start(): Promise<number> {
+    const d = this.d;
+    await registerRunner(d.db, { id: d.id, url: d.url, capacityMb: d.capacityMb, sandbox: d.runner.sandbox });
+    if (d.alone) await claimAll(d.db, d.id);
+    this.lastBeat = performance.now();
+    this.watchdog?.arm();
+    const started = await this.reconcile();
+    this.timer = setInterval(() => void this.tick(), this.beatMs).unref();
+    return started;
+  }
+
+  /** Reconciles now: starts what is placed here, stops what is not (any more). Serialised; resolves with how many it started. */
+  reconcile(): Promise<number> {
+    const next = this.reconciling.then(() => this.reconcileOnce());
+    this.reconciling = next.catch((e: unknown) => this.d.log.error({ err: e }, "runner could not reconcile its deployments"));
+    return next;
+  }
+
+  private async reconcileOnce(): Promise<number> {
+    if (this.closed) return 0;
+    const rows = await assignedTo(this.d.db, this.d.id);
+    const want = new Map(rows.map((r) => [r.id, r]));
+    for (const [id, fence] of [...this.leases]) {
+      if (want.get(id)?.fence === fence) continue;
+      this.d.log.info({ deployment: id }, "deployment no longer placed here: stopping it");
+      await this.release(id);
+    }
+    let started = 0;
+    for (const row of rows) {
+      if (this.leases.get(row.id) === row.fence || this.closed) continue;
+      if (this.leases.has(row.id)) await this.release(row.id);
+      this.leases.set(row.id, row.fence);
+      if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
+      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
+      if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, row.ownerIsAdmin)) {
+        await this.write(row.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
+        continue;
+      }
+      await this.launch(row);
+      started++;
+    }
+    return started;
+  }
+
+  private async launch(row: DeploymentRow) {
+    let env: Record<string, string>;
+    try {
+      env = this.d.box.open(row.secrets);
+    } catch {
+      await this.write(row.id, { status: "failed", statusDetail: UNREADABLE_KEYS, exitCode: null, pid: null, pidStart: null });
+      return;
+    }
+    if (!(await this.write(row.id, { pid: null, pidStart: null }))) return;
+    this.d.runner.start({ id: row.id, source: row.source as Source, env });
+  }
+
+  /** Stops the deployment here without writing its row (whoever changed the row decided). */
+  async release(id: string): Promise<void> {
+    this.leases.delete(id);
+    const pid = this.pids.get(id);
+    await this.d.runner.stop(id);
+    if (pid !== undefined) {
+      this.pids.delete(id);
+      this.watchdog?.remove(pid);
+    }
+  }
+
+  /** A fenced write of the deployment's row; a lost lease stops the deployment here. */
+  private async write(id: string, fields: Parameters<typeof fencedUpdate>[3], extra?: { restarts?: true }): Promise<boolean> {
+    const fence = this.leases.get(id);
+    if (fence === undefined) return false;
+    const ok = await fencedUpdate(this.d.db, id, { runnerId: this.d.id, fence }, fields, extra);
+    if (!ok && this.leases.get(id) === fence) {
+      this.d.log.warn({ deployment: id, fence }, "lease lost (the deployment moved or is gone): stopping it here");
+      void this.release(id);
+    }
+    return ok;
+  }
+
+  /** The runner's events, as statuses (only under a lease this runner still holds). */
+  private async record(id: string, e: RunnerEvent): Promise<void> {
+    switch (e.type) {
+      case "installing":
+        await this.write(id, { status: "installing", statusDetail: null, exitCode: null });
+        return;
+      case "starting":
+        await this.write(id, { status: "starting" });
+        return;
+      case "spawned":
+        this.pids.set(id, e.pid);
+        this.watchdog?.add(e.pid);
+        await this.write(id, { pid: e.pid, pidStart: e.pidStart });
+        return;
+      case "running": {
+        if (!(await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() }))) return;
+        const row = await findDeployment(this.d.db, id);
+        if (row && e.listing) await saveCapabilities(this.d.db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, e.listing);
+        return;
+      }
+      case "failed":
+        this.forgetPid(id);
+        await this.write(id, { status: "failed", statusDetail: e.detail, exitCode: e.code, pid: null, pidStart: null });
+        return;
+      case "crashed":
+        this.forgetPid(id);
+        await this.write(id, { status: e.looping ? "crash_looping" : "crashed", statusDetail: e.detail, exitCode: e.exit.code, pid: null, pidStart: null }, { restarts: true });
+        return;
+    }
+  }
+
+  private forgetPid(id: string) {
+    const pid = this.pids.get(id);
+    if (pid === undefined) return;
+    this.pids.delete(id);
+    this.watchdog?.remove(pid);
+  }
+
+  /** Every heartbeat: fence itself if the database has been out of reach too long, heartbeat, reconcile, and sweep if it is this runner's turn. */
+  private async tick(): Promise<void> {
+    const d = this.d;
+    if (this.closed) return;
+    if (!d.alone && performance.now() - this.lastBeat > d.leaseMs * 0.7 && this.leases.size > 0) {
+      d.log.error({ deployments: this.leases.size, ms: Math.round(performance.now() - this.lastBeat) }, "no heartbeat reached the database within the lease: stopping every deployment here (they will be started elsewhere)");
+      for (const id of [...this.leases.keys()]) await this.release(id);
+    }
+    try {
+      if (!(await heartbeat(d.db, d.id))) {
+        // Presumed dead and removed meanwhile: its deployments were moved; register again, empty.
+        d.log.warn("this runner was presumed dead and removed: registering again");
+        await registerRunner(d.db, { id: d.id, url: d.url, capacityMb: d.capacityMb, sandbox: d.runner.sandbox });
+      }
+    } catch (e) {
+      d.log.warn({ err: e }, "heartbeat failed");
+      return;
+    }
+    this.lastBeat = performance.now();
+    if (this.watchdog) {
+      if (!this.watchdog.armed) this.watchdog.arm();
+      this.watchdog.tick();
+    }
+    await this.reconcile();
+    if (!d.alone) {
+      try {
+        if (await d.claim("placement-sweep", this.beatMs)) await this.sweep();
+      } catch (e) {
+        d.log.error({ err: e }, "placement sweep failed");
+      }
+    }
+  }
+
+  private placeAgain(id: string, onlyIf: { runnerId: string | null; fence: number }, exclude?: string): Promise<Placed | undefined | "gone"> {
+    return place(this.d.db, id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, exclude, onlyIf, waiting: WAITING_FOR_RUNNER });
+  }
+
+  /** Moves the deployments of runners whose lease ran out, and places those waiting for room. */
+  async sweep(): Promise<void> {
+    const d = this.d;
+    const woken = new Set<string>();
+    for (const dead of await expiredRunners(d.db, d.leaseMs)) {
+      if (dead.id === d.id) continue;
+      const moving = await deploymentsOn(d.db, dead.id);
+      d.log.warn({ runner: dead.id, deployments: moving.length }, "runner stopped heartbeating: moving its deployments");
+      for (const m of moving) {
+        const p = await this.placeAgain(m.id, { runnerId: dead.id, fence: m.fence }, dead.id);
+        if (p && p !== "gone") woken.add(p.runnerId);
+      }
+      await removeRunner(d.db, dead.id);
+    }
+    const waiting: { id: string; runnerId: string | null; fence: number }[] = [...(await unplaced(d.db)).map((m) => ({ ...m, runnerId: null })), ...(await orphaned(d.db))];
+    for (const m of waiting) {
+      const p = await this.placeAgain(m.id, { runnerId: m.runnerId, fence: m.fence });
+      if (p && p !== "gone") woken.add(p.runnerId);
+    }
+    for (const r of woken) {
+      if (r === d.id) void this.reconcile();
+      else d.wake(r);
+    }
+  }
+
+  /** A clean stop: no new deployments; each one stops here, then is placed on another runner. */
+  private async handOver(): Promise<void> {
+    const d = this.d;
+    await setDraining(d.db, d.id);
+    const moved = new Set<string>();
+    for (const [id, fence] of [...this.leases]) {
+      await this.release(id);
+      const p = await this.placeAgain(id, { runnerId: d.id, fence }, d.id).catch((e: unknown) => void d.log.error({ err: e, deployment: id }, "could not hand a deployment over"));
+      if (p && p !== "gone") moved.add(p.runnerId);
+    }
+    for (const r of moved) d.wake(r);
+    await removeRunner(d.db, d.id);
+    d.log.info({ runners: [...moved] }, "deployments handed over");
+  }
+
+  /** SIGTERM. Alone: every deployment stops and its row stays for the next start. In a cluster: hands them over first. */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.timer);
+    this.unsubscribe();
+    await this.reconciling;
+    this.closed = true;
+    if (!this.d.alone) await this.handOver().catch((e: unknown) => this.d.log.error({ err: e }, "hand-over failed"));
+    await this.d.runner.shutdown();
+    this.watchdog?.close();
+  }
+}

@@ -1,0 +1,139 @@
+import { timingSafeEqual } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import type { Runner } from "../runtime/runner.js";
+import type { Caller } from "./access.js";
+import { rpcError } from "./http.js";
+import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
+import { GATEWAY_TEXT } from "./text.js";
+
+// Several machines (docs/operations.md): a client's MCP session lives with the runner that holds
+// the server's process. Any gateway admits the request (Host, Origin, the caller's credential, the
+// deployment) and forwards it, as it came, to that runner over a kept-alive connection that
+// carries the cluster secret and who the caller is. The runner's gateway trusts that identity only
+// with the secret, and serves the session exactly as a single process would. No stickiness is
+// needed in front: every gateway reaches every session.
+
+export const CLUSTER_HEADER = "x-switchboard-cluster";
+const CALLER_HEADER = "x-switchboard-caller";
+/** a runner's answer: it does not hold this deployment (any more); the gateway looks it up again */
+export const MOVED_HEADER = "x-switchboard-moved";
+
+/** The cluster secret, compared in constant time. */
+export function clusterAuthorized(req: IncomingMessage, secret: string): boolean {
+  const got = req.headers[CLUSTER_HEADER];
+  if (typeof got !== "string" || got.length !== secret.length) return false;
+  return timingSafeEqual(Buffer.from(got), Buffer.from(secret));
+}
+
+/** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
+const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "last-event-id", "user-agent"];
+/** Hop-by-hop headers that belong to one connection, never forwarded. */
+const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", MOVED_HEADER]);
+
+export interface ForwarderDeps {
+  secret: string;
+  log: Logger;
+  /** the gateway's cache of proxy id -> deployment: a runner out of reach or without it makes it look again */
+  forget(proxyId: string): void;
+}
+
+/** The front gateway's half: forwards an admitted request to the runner holding the deployment. */
+export class Forwarder {
+  private readonly agents = new Map<string, http.Agent>();
+
+  constructor(private readonly d: ForwarderDeps) {}
+
+  private agent(origin: string): http.Agent {
+    let a = this.agents.get(origin);
+    if (!a) {
+      a = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: "lifo" });
+      this.agents.set(origin, a);
+    }
+    return a;
+  }
+
+  forward(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string): void {
+    if (!target.runnerUrl) return rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
+    const url = new URL(target.runnerUrl);
+    const headers: http.OutgoingHttpHeaders = { [CLUSTER_HEADER]: this.d.secret, [CALLER_HEADER]: encodeCaller(who) };
+    for (const h of PASS) {
+      const v = req.headers[h];
+      if (v !== undefined) headers[h] = v;
+    }
+    const up = http.request({ protocol: url.protocol, hostname: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent: this.agent(url.origin) });
+    up.setNoDelay(true);
+    up.on("response", (ur) => {
+      if (ur.headers[MOVED_HEADER]) this.d.forget(proxyId);
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [k, v] of Object.entries(ur.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
+      res.writeHead(ur.statusCode ?? 502, out);
+      // Server-sent events must not wait in a buffer.
+      if (String(ur.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
+      ur.pipe(res);
+      ur.on("error", () => res.destroy());
+    });
+    up.on("error", (e) => {
+      this.d.forget(proxyId);
+      this.d.log.warn({ err: e, deployment: target.id, runner: target.runnerUrl }, "could not reach the deployment's runner");
+      if (!res.headersSent) rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
+      else res.destroy();
+    });
+    // The client left (an SSE stream closed): the runner must see it leave too.
+    res.on("close", () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    req.pipe(up);
+  }
+
+  close(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+}
+
+function encodeCaller(who: Caller): string {
+  return Buffer.from(JSON.stringify(who.token === undefined ? { u: who.userId, k: who.keyHash } : { u: who.userId, k: who.keyHash, t: who.token })).toString("base64url");
+}
+
+function decodeCaller(v: string | string[] | undefined): Caller | undefined {
+  if (typeof v !== "string" || v.length > 4096) return undefined;
+  try {
+    const c = JSON.parse(Buffer.from(v, "base64url").toString("utf8")) as { u?: unknown; k?: unknown; t?: unknown };
+    if (typeof c.u !== "string" || typeof c.k !== "string" || (c.t !== undefined && typeof c.t !== "string")) return undefined;
+    return c.t === undefined ? { userId: c.u, keyHash: c.k } : { userId: c.u, keyHash: c.k, token: c.t };
+  } catch {
+    return undefined;
+  }
+}
+
+const TARGET_TTL_MS = 5000;
+
+/**
+ * The runner's half: the caller a gateway admitted, trusted because the request carries the
+ * cluster secret (the runner's server checks it before anything else). The deployment must be
+ * the caller's and held here; otherwise the answer says it moved, and the gateway looks again.
+ */
+export class ForwardedAccess {
+  private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
+
+  constructor(private readonly d: { db: Db; runner: Pick<Runner, "runs"> }) {}
+
+  async admit(req: IncomingMessage, res: ServerResponse, proxyId: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+    const who = decodeCaller(req.headers[CALLER_HEADER]);
+    if (!who) return void rpcError(res, 400, GATEWAY_TEXT.invalid);
+    let hit = this.targets.get(proxyId);
+    if (!hit || Date.now() - hit.at > TARGET_TTL_MS) {
+      const target = await findDeploymentByProxy(this.d.db, proxyId);
+      if (!target) {
+        this.targets.delete(proxyId);
+        return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
+      }
+      hit = { target, at: Date.now() };
+      this.targets.set(proxyId, hit);
+    }
+    if (hit.target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    return { target: hit.target, who };
+  }
+}
