@@ -43,3 +43,45 @@ describe("config", () => {
     expect(() => loadConfig({ NODE_ENV: "production", OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" })).toThrow(/OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production/);
   });
 });
+
+describe("several processes (ROLES, WORKERS, cluster settings)", () => {
+  const cluster = { DATABASE_URL: "postgres://db/switchboard", CLUSTER_SECRET: "s".repeat(32) };
+
+  it("runs alone by default: every role, one process outside production, the embedded database", () => {
+    const c = loadConfig({});
+    expect(c.ROLES).toEqual({ web: true, gateway: true, runner: true, all: true });
+    expect(c.WORKERS).toBe("auto");
+    expect(c.RUNNER_LEASE_MS).toBe(15_000);
+    expect(c.RUNNER_PORT).toBe(3100);
+    expect(c.TRUST_PROXY_HOPS).toBe(0);
+  });
+
+  it("reads a comma-separated list of roles, in any case and order", () => {
+    expect(loadConfig({ ...cluster, ROLES: "Gateway, web" }).ROLES).toEqual({ web: true, gateway: true, runner: false, all: false });
+    expect(loadConfig({ ...cluster, ROLES: "runner" }).ROLES).toEqual({ web: false, gateway: false, runner: true, all: false });
+  });
+
+  it("refuses an unknown role, a bad worker count and a short cluster secret, naming each", () => {
+    const err = (() => {
+      try {
+        loadConfig({ ...cluster, ROLES: "web,scheduler", WORKERS: "0", CLUSTER_SECRET: "short" });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.problems.join("\n")).toMatch(/ROLES: .*unknown: scheduler/);
+    expect(err!.problems.join("\n")).toMatch(/WORKERS: must be auto or a whole number/);
+    expect(err!.problems.join("\n")).toMatch(/CLUSTER_SECRET: must be at least 32 characters/);
+  });
+
+  it("needs one shared database and the cluster secret as soon as a process has only some roles", () => {
+    expect(() => loadConfig({ ROLES: "gateway" })).toThrow(/DATABASE_URL: must be set when ROLES is not all[\s\S]*CLUSTER_SECRET: must be set/);
+    expect(() => loadConfig({ ROLES: "runner", DATABASE_URL: cluster.DATABASE_URL })).toThrow(/CLUSTER_SECRET/);
+    expect(loadConfig({ ...cluster, ROLES: "runner", WORKERS: "4" }).WORKERS).toBe(4);
+  });
+
+  it("refuses a lease too short to heartbeat within", () => {
+    expect(() => loadConfig({ RUNNER_LEASE_MS: "500" })).toThrow(/RUNNER_LEASE_MS/);
+  });
+});

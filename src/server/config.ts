@@ -31,6 +31,8 @@ const schema = z.object({
   GITHUB_OAUTH_URL: z.url({ protocol: /^https?$/ }).default("https://github.com"),
   GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
   AUTH_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  /** load balancers in front that append the client's address to X-Forwarded-For (0: use the connection's address) */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   // Hosting (docs/hosting.md)
   SECRETS_KEY: optional(z.string().min(32, "must be at least 32 characters")),

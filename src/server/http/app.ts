@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use("*", viewerMiddleware(db, services.auth));
   // Before better-auth's catch-all on /api/auth/*, so /api/auth/me and /api/auth/apikeys are ours.
   app.route("/api", createApi(deps, services));
-  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins }));
+  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins, trustedProxyHops: deps.config.TRUST_PROXY_HOPS }));
   app.route("/", authServerMetadataRoutes(services.auth));
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));

@@ -52,3 +52,22 @@ describe("rate limits on sign-in, sign-up and reset", () => {
     expect(refused.headers.get("retry-after")).toBeTruthy();
   });
 });
+
+describe("behind a load balancer (TRUST_PROXY_HOPS=1)", () => {
+  let lb: TestApp;
+  beforeAll(async () => {
+    lb = await createTestApp({ AUTH_RATE_LIMIT: "on", TRUST_PROXY_HOPS: "1" });
+  });
+  afterAll(() => lb.close());
+
+  it("counts each client by the address the balancer saw, and a forged X-Forwarded-For entry does not escape its bucket", async () => {
+    const c = client(lb.app);
+    const reset = (xff: string, i: number) => c.post("/api/auth/request-password-reset", { email: `lb${i}@example.com`, redirectTo: "/reset-password" }, { "x-forwarded-for": xff });
+    for (let i = 0; i < 10; i++) expect((await reset("203.0.113.5", i)).status).toBe(200);
+    expect((await reset("203.0.113.5", 10)).status).toBe(429);
+    // Another client behind the same balancer has its own bucket.
+    expect((await reset("203.0.113.6", 11)).status).toBe(200);
+    // The client wrote an address of its own in front; the balancer appended the real one.
+    expect((await reset("198.51.100.77, 203.0.113.5", 12)).status).toBe(429);
+  });
+});

@@ -27,9 +27,17 @@ const RULES: Record<string, { ip: Rule; account?: Rule }> = {
 // consent management endpoints are not (Connected apps is ours: features/oauth/routes.ts).
 const OAUTH_PUBLIC = new Set(["/oauth2/authorize", "/oauth2/consent", "/oauth2/token", "/oauth2/register", "/oauth2/revoke"]);
 
-export function clientIp(c: Context): string {
+/**
+ * The client's address for per-address limits. Behind load balancers (TRUST_PROXY_HOPS = how many
+ * of them append to X-Forwarded-For) it is the address the outermost trusted one saw: counted
+ * from the right, so whatever a client writes into the header itself is never trusted.
+ */
+export function clientIp(c: Context, trustedHops = 0): string {
   const env = c.env as Partial<HttpBindings> | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? "local";
+  const socket = env?.incoming?.socket?.remoteAddress ?? "local";
+  if (trustedHops <= 0) return socket;
+  const chain = (c.req.header("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return chain.length >= trustedHops ? chain[chain.length - trustedHops]!.slice(0, 64) : socket;
 }
 
 function tooMany(c: Context, retryAfterSec: number) {
@@ -51,12 +59,12 @@ function safeTarget(value: unknown, allowed: readonly string[]): boolean {
   }
 }
 
-export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rateLimit: boolean; allowedOrigins: readonly string[] }) {
+export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rateLimit: boolean; allowedOrigins: readonly string[]; trustedProxyHops?: number }) {
   const app = new Hono();
   app.all("/api/auth/*", async (c) => {
     const url = new URL(c.req.url);
     const path = url.pathname.slice("/api/auth".length);
-    const ip = clientIp(c);
+    const ip = clientIp(c, deps.trustedProxyHops);
     if (/^\/(admin\/)?oauth2\//.test(path) && !OAUTH_PUBLIC.has(path)) return c.json({ error: "Not found", code: "not_found" }, 404);
     let email: string | undefined;
     const body =
