@@ -234,7 +234,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           server = srv;
           const listener = getRequestListener(app.fetch);
           const dev = o.devMiddleware;
-          srv.on("request", gateway.handler(dev ? (req, res) => dev(req, res, () => void listener(req, res)) : listener));
+          const web: http.RequestListener = dev ? (req, res) => dev(req, res, () => void listener(req, res)) : listener;
+          // A web-only process leaves MCP traffic to the gateways.
+          srv.on("request", roles.gateway ? gateway.handler(web) : web);
           await new Promise<void>((resolve, reject) => {
             srv.once("error", reject);
             srv.listen(port, host, () => resolve());
