@@ -114,7 +114,8 @@ export async function place(
       ? and(eq(deployments.id, id), o.onlyIf.runnerId === null ? isNull(deployments.runnerId) : eq(deployments.runnerId, o.onlyIf.runnerId), eq(deployments.fence, o.onlyIf.fence))
       : eq(deployments.id, id);
     const fields = chosen
-      ? { runnerId: chosen.id, fence: sql`${deployments.fence} + 1`, pid: null, pidStart: null, updatedAt: new Date() }
+      ? // Moved (or placed at last): it shows as queued until its new runner reports.
+        { runnerId: chosen.id, fence: sql`${deployments.fence} + 1`, pid: null, pidStart: null, ...(o.onlyIf ? { status: "queued" as const, statusDetail: null } : {}), updatedAt: new Date() }
       : { runnerId: null, fence: sql`${deployments.fence} + 1`, pid: null, pidStart: null, status: "queued" as const, statusDetail: o.waiting, updatedAt: new Date() };
     const [u] = await tx.update(deployments).set(fields).where(cond).returning({ fence: deployments.fence });
     if (!u) return "gone";
