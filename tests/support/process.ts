@@ -32,7 +32,13 @@ export interface AppProcess {
  */
 export const INHERITED_FD = 40;
 
-export async function startAppProcess(env: Record<string, string>, timeoutMs = 60_000, opts: { inheritFd?: boolean } = {}): Promise<AppProcess> {
+export interface StartOptions {
+  inheritFd?: boolean;
+  /** where readiness is polled instead of `{url}/readyz` (a runner-only process answers on RUNNER_URL, not on PORT) */
+  readyUrl?: string;
+}
+
+export async function startAppProcess(env: Record<string, string>, timeoutMs = 60_000, opts: StartOptions = {}): Promise<AppProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [path.join(projectRoot, "dist/server.js")], {
     cwd: projectRoot,
@@ -48,7 +54,7 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 6
   for (;;) {
     if (child.exitCode !== null) throw new Error(`app exited early (${child.exitCode}):\n${out}`);
     try {
-      const r = await fetch(`${url}/readyz`);
+      const r = await fetch(opts.readyUrl ?? `${url}/readyz`);
       if (r.ok) break;
     } catch {
       // not listening yet
@@ -70,9 +76,12 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 6
   };
 }
 
-/** A confirmed account on a running app process (through its development outbox) and an API key of it. */
-export async function accountWithKey(app: AppProcess, email: string): Promise<string> {
-  const headers = { origin: app.url, "content-type": "application/json" };
+/**
+ * A confirmed account on a running app process (through its development outbox) and an API key of it.
+ * `origin`: the Origin sent on state-changing requests when the process has a PUBLIC_URL other than its own address.
+ */
+export async function accountWithKey(app: AppProcess, email: string, origin = app.url): Promise<string> {
+  const headers = { origin, "content-type": "application/json" };
   let cookie = "";
   const post = async (p: string, body: unknown) => {
     const r = await fetch(`${app.url}${p}`, { method: "POST", headers: { ...headers, cookie }, body: JSON.stringify(body) });

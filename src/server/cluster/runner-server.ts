@@ -32,6 +32,7 @@ export function runnerRequestListener(d: RunnerServerDeps): http.RequestListener
     const url = req.url ?? "/";
     if (req.method === "GET" && url === "/healthz") return json(res, 200, { status: "ok", runner: d.agent.id });
     if (req.method === "GET" && url === "/readyz") {
+      if (!d.agent.started) return json(res, 503, { status: "starting", runner: d.agent.id });
       d.pool.query("select 1").then(
         () => json(res, 200, { status: "ready", runner: d.agent.id, database: "ok" }),
         () => json(res, 503, { status: "unavailable", database: "unreachable" }),

@@ -65,15 +65,31 @@ export class DeploymentLifecycle {
     return this.d.agent?.runner.sandbox ?? this.clusterSandbox;
   }
 
-  private async refreshSandbox() {
+  private async refreshSandbox(): Promise<number> {
     try {
       const live = await liveRunners(this.d.db, this.d.leaseMs);
-      if (live.length === 0) return void (this.clusterSandbox = NO_RUNNER);
+      if (live.length === 0) {
+        this.clusterSandbox = NO_RUNNER;
+        return 0;
+      }
       const first = live[0]!.sandbox;
       this.clusterSandbox = { ...first, complete: live.every((r) => r.sandbox.complete) };
+      return live.length;
     } catch (e) {
       this.d.log.warn({ err: e }, "could not read the runners");
+      return -1;
     }
+  }
+
+  /**
+   * Whether a deploy may go ahead, for a deploy request: this process's runner's sandbox, or the
+   * live runners' read just now. With no runner alive at all the deploy is accepted and waits for
+   * one; that runner checks its own sandbox against its owner before it runs anything.
+   */
+  async sandboxAllows(allowed: (complete: boolean) => boolean): Promise<boolean> {
+    if (this.d.agent) return allowed(this.d.agent.runner.sandbox.complete);
+    const live = await this.refreshSandbox();
+    return live === 0 || allowed(this.clusterSandbox.complete);
   }
 
   /** Places a recorded deployment on a runner with room, which starts it (at once when it is this process's). */

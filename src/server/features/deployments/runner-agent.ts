@@ -57,6 +57,8 @@ export class RunnerAgent {
   private timer?: NodeJS.Timeout;
   private reconciling: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** registered and running what is placed here: ready for traffic */
+  started = false;
   private readonly watchdog?: Watchdog;
   private readonly unsubscribe: () => void;
   readonly beatMs: number;
@@ -104,6 +106,7 @@ export class RunnerAgent {
     this.watchdog?.arm();
     const started = await this.reconcile();
     this.timer = setInterval(() => void this.tick(), this.beatMs).unref();
+    this.started = true;
     return started;
   }
 
@@ -280,8 +283,10 @@ export class RunnerAgent {
     const d = this.d;
     await setDraining(d.db, d.id);
     const moved = new Set<string>();
-    for (const [id, fence] of [...this.leases]) {
-      await this.release(id);
+    const held = [...this.leases];
+    // Every child stops at once (a Kubernetes grace period is short), then each is placed elsewhere.
+    await Promise.all(held.map(([id]) => this.release(id)));
+    for (const [id, fence] of held) {
       const p = await this.placeAgain(id, { runnerId: d.id, fence }, d.id).catch((e: unknown) => void d.log.error({ err: e, deployment: id }, "could not hand a deployment over"));
       if (p && p !== "gone") moved.add(p.runnerId);
     }

@@ -90,7 +90,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
 }
 
 export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
-  if (!hostingOpen(deps.lifecycle.sandbox.complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
@@ -111,7 +111,9 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);
-  return deploymentView(deps.config, (await findDeployment(deps.db, result.row.id)) ?? result.row, v);
+  // The answer describes the deploy as accepted (queued); admins also see where it was placed.
+  const placed = v.isAdmin ? await findDeployment(deps.db, result.row.id) : undefined;
+  return deploymentView(deps.config, { ...result.row, runnerId: placed?.runnerId ?? null }, v);
 }
 
 export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverId?: string): Promise<DeploymentView[]> {

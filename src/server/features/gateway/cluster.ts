@@ -19,6 +19,8 @@ export const CLUSTER_HEADER = "x-switchboard-cluster";
 const CALLER_HEADER = "x-switchboard-caller";
 /** a runner's answer: it does not hold this deployment (any more); the gateway looks it up again */
 export const MOVED_HEADER = "x-switchboard-moved";
+/** a runner's answer: the request reached the server and counts once towards 'Total Usage' (the forwarding gateway counts it) */
+export const COUNTED_HEADER = "x-switchboard-counted";
 
 /** The cluster secret, compared in constant time. */
 export function clusterAuthorized(req: IncomingMessage, secret: string): boolean {
@@ -30,13 +32,15 @@ export function clusterAuthorized(req: IncomingMessage, secret: string): boolean
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
 const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "last-event-id", "user-agent"];
 /** Hop-by-hop headers that belong to one connection, never forwarded. */
-const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", MOVED_HEADER]);
+const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", MOVED_HEADER, COUNTED_HEADER]);
 
 export interface ForwarderDeps {
   secret: string;
   log: Logger;
   /** the gateway's cache of proxy id -> deployment: a runner out of reach or without it makes it look again */
   forget(proxyId: string): void;
+  /** one more for the deployment's server's 'Total Usage' */
+  count(target: GatewayTarget): void;
 }
 
 /** The front gateway's half: forwards an admitted request to the runner holding the deployment. */
@@ -66,6 +70,7 @@ export class Forwarder {
     up.setNoDelay(true);
     up.on("response", (ur) => {
       if (ur.headers[MOVED_HEADER]) this.d.forget(proxyId);
+      if (ur.headers[COUNTED_HEADER]) this.d.count(target);
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(ur.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
       res.writeHead(ur.statusCode ?? 502, out);

@@ -5,7 +5,7 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { GatewayAccess, type Caller } from "./access.js";
-import { ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
+import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
@@ -70,12 +70,12 @@ export class Gateway {
       this.access = access;
       if (!d.runner) {
         if (!d.clusterSecret) throw new Error("a front gateway needs CLUSTER_SECRET");
-        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p) });
+        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p), count: (t) => this.usage.add(t.serverKind, t.serverRef) });
       }
     }
     this.metadata = new ResourceMetadata(d);
     this.sessions = new Sessions({ ...d, runner: this.runner });
-    // Usage is counted where sessions are served: exactly once per request, whichever gateway admitted it.
+    // Usage: exactly once per request, by the gateway the client reached (a runner's gateway says so in a header).
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
   }
 
@@ -163,12 +163,22 @@ export class Gateway {
     const session = this.session(res, header(req, HEADER.sessionId), target, who);
     if (!session) return;
     if (msg.method !== undefined && msg.id !== undefined) {
-      if (session.mux.forward(session, msg, new HttpReply(res, session, this.logDone(target, msg, started)))) this.usage.add(target.serverKind, target.serverRef);
+      if (session.mux.forward(session, msg, new HttpReply(res, session, this.logDone(target, msg, started)))) this.count(res, target);
       return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
     else session.mux.answerServer(session, msg);
     res.writeHead(202).end();
+  }
+
+  /**
+   * One more for 'Total Usage'. A runner's gateway tells the gateway that forwarded the request
+   * (which counts it, so a runner lost with counts not yet written loses none), unless its answer
+   * has already gone out (the legacy transport's initialize), in which case it counts here.
+   */
+  private count(res: ServerResponse, target: GatewayTarget) {
+    if (this.d.forwarded && !res.headersSent) res.setHeader(COUNTED_HEADER, "1");
+    else this.usage.add(target.serverKind, target.serverRef);
   }
 
   private versionOk(req: IncomingMessage, res: ServerResponse): boolean {
@@ -200,7 +210,7 @@ export class Gateway {
     this.logDone(target, msg, started)(reply);
     const session = existing ?? this.newSession(who, target, mux, false);
     if (!answer.error && !mux.dead) {
-      this.usage.add(target.serverKind, target.serverRef);
+      this.count(res, target);
       session.protocolVersion = (answer.result as { protocolVersion: string }).protocolVersion;
       session.capabilities = capabilityFlags(msg.params?.capabilities);
       if (!existing) this.sessions.add(session);
@@ -258,12 +268,17 @@ export class Gateway {
     // The stream may have closed while the body arrived.
     const session = this.session(res, sessionId, target, who, true);
     if (!session) return;
-    res.writeHead(202).end("Accepted");
-    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, who, msg, started, session);
+    if (msg.method === "initialize" && msg.id !== undefined) {
+      res.writeHead(202).end("Accepted");
+      return this.initialize(res, target, who, msg, started, session);
+    }
     if (msg.method !== undefined && msg.id !== undefined) {
-      if (session.mux.forward(session, msg, new LegacyReply(session, this.logDone(target, msg, started)))) this.usage.add(target.serverKind, target.serverRef);
+      // Forwarded before the 202, so the 202 can say it was counted.
+      if (session.mux.forward(session, msg, new LegacyReply(session, this.logDone(target, msg, started)))) this.count(res, target);
+      res.writeHead(202).end("Accepted");
       return;
     }
+    res.writeHead(202).end("Accepted");
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
     else session.mux.answerServer(session, msg);
   }

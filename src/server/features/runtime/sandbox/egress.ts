@@ -142,8 +142,38 @@ export interface EgressOptions {
   allow: string[];
 }
 
+function capture(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const p = spawn(file, args, { stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+    let out = "";
+    p.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+    p.once("error", () => resolve(""));
+    p.once("exit", () => resolve(out));
+  });
+}
+
+/**
+ * bwrap gives the new network namespace its loopback address itself, and fails (killing the
+ * sandbox) if the address is already there. slirp4netns --configure brings `lo` up, which makes
+ * the kernel add that address: started too early it races bwrap. So it starts only once bwrap's
+ * address is in place.
+ */
+async function loopbackReady(pid: number, userns: string[], timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    const out = await capture("nsenter", [`--target=${pid}`, ...userns, "--net", "ip", "-o", "-4", "addr", "show", "dev", "lo"]);
+    if (out.includes("127.0.0.1")) return;
+    if (Date.now() > deadline) throw new Error("the sandbox's network did not come up (no loopback address)");
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
 /** Gives the namespace of `pid` NATed access to public addresses only; resolves with slirp4netns once routes are in place. */
 export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
+  // As root the platform may enter any network namespace; otherwise it enters the sandbox's user
+  // namespace first, which it owns.
+  const userns = process.getuid?.() === 0 ? [] : ["--user", "--preserve-credentials"];
+  await loopbackReady(o.pid, userns);
   const ids = o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {};
   const slirp = spawn(
     "slirp4netns",
@@ -167,9 +197,6 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
     });
     slirp.removeAllListeners("exit");
     const routes = egressRoutes({ host: hostAddresses(), routes: hostRoutes(), allow: o.allow, ipv6: existsSync("/proc/net/if_inet6") });
-    // As root the platform may enter any network namespace; otherwise it enters the sandbox's user
-    // namespace first, which it owns.
-    const userns = process.getuid?.() === 0 ? [] : ["--user", "--preserve-credentials"];
     await run("nsenter", [`--target=${o.pid}`, ...userns, "--net", "ip", "-batch", "-"], routes.join("\n") + "\n");
     return slirp;
   } catch (e) {

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
+import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
+import { MCP_ACCEPT, raw, rawSession } from "../support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
+
+// Several real Switchboard processes on one PostgreSQL (issue 17): two web+gateway processes (one
+// with two workers), a gateway-only process and two runners, each with its own ports and data
+// directory, behind HAProxy with plain round-robin and no stickiness. What an operator would notice: deployments spread over the runners, MCP
+// traffic served by whichever gateway the balancer picks, usage counted exactly once, and
+// revocations and sign-in limits holding in every process at once.
+
+let c: Cluster;
+let repo: FixtureRepo;
+let gw1: Member;
+let gw2: Member;
+let gw3: Member;
+/** the four users (adam is an admin), their keys and their deployments */
+const users = ["adam", "bert", "cleo", "dora"];
+const keys = new Map<string, string>();
+let rows: DeploymentRow[];
+
+const usageOf = async (qn: string) => Number((await c.query<{ use_count: string }>("select use_count::text from servers where qualified_name = $1", [qn]))[0]!.use_count);
+const rowOf = (user: string) => rows.find((r) => r.server_ref === `${user}/fixture`)!;
+
+beforeAll(async () => {
+  repo = await createFixtureRepo();
+  c = await startCluster({
+    members: [
+      { name: "gw-1", roles: ["web", "gateway"] },
+      // two worker processes sharing its port: revocations, limits and usage must hold across them too
+      { name: "gw-2", roles: ["web", "gateway"], env: { WORKERS: "2" } },
+      { name: "gw-3", roles: ["gateway"] },
+      { name: "runner-a", roles: ["runner"] },
+      { name: "runner-b", roles: ["runner"] },
+    ],
+    env: { AUTH_RATE_LIMIT: "on", ADMIN_EMAILS: "adam@example.com" },
+  });
+  gw1 = c.member("gw-1");
+  gw2 = c.member("gw-2");
+  gw3 = c.member("gw-3");
+  // Accounts on gw-1 (the development outbox a confirmation link is read from is per process); deployments through the balancer.
+  for (const u of users) keys.set(u, await userWithKey(c, gw1, `${u}@example.com`));
+  await Promise.all(users.map((u) => deployFixture(c, keys.get(u)!, `${u}/fixture`, repo.url)));
+  rows = await waitAllRunning(c, users.length, 90_000);
+}, 180_000);
+
+afterAll(async () => {
+  await c?.close();
+  await repo?.cleanup();
+});
+
+describe("a cluster behind a round-robin balancer", () => {
+  it("places deployments on both runners, each registered with the address gateways reach it at", async () => {
+    expect(new Set(rows.map((r) => r.runner_id)), c.logs()).toEqual(new Set(["runner-a", "runner-b"]));
+    const runners = await c.query<{ id: string; url: string; draining: boolean }>("select id, url, draining from runners order by id");
+    expect(runners).toEqual([
+      { id: "runner-a", url: c.member("runner-a").runnerUrl, draining: false },
+      { id: "runner-b", url: c.member("runner-b").runnerUrl, draining: false },
+    ]);
+  });
+
+  it("shows an admin which runner holds their deployment; other users see nothing new", async () => {
+    const [mine] = (await (await api(c.publicUrl, keys.get("adam")!, "/api/deployments")).json()) as { runner?: string; url: string }[];
+    expect(mine!.url).toBe(mcpUrl(c.publicUrl, rowOf("adam").proxy_id));
+    expect(mine!.runner).toBe(rowOf("adam").runner_id);
+    const [theirs] = (await (await api(c.publicUrl, keys.get("bert")!, "/api/deployments")).json()) as { runner?: string }[];
+    expect(theirs!.runner ?? null).toBeNull();
+  });
+
+  it("answers health probes on a runner's port to anyone, and nothing else without the cluster secret, not even a user's own key", async () => {
+    const runner = c.member(rowOf("adam").runner_id!);
+    expect((await fetch(`${runner.runnerUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${runner.runnerUrl}/readyz`)).status).toBe(200);
+    const direct = await raw(mcpUrl(runner.runnerUrl!, rowOf("adam").proxy_id), {
+      headers: { authorization: `Bearer ${keys.get("adam")}`, accept: MCP_ACCEPT },
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+    });
+    expect(direct.status).toBe(401);
+    const wrong = await raw(mcpUrl(runner.runnerUrl!, rowOf("adam").proxy_id), {
+      headers: { "x-switchboard-cluster": "x".repeat(48), accept: MCP_ACCEPT },
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("serves 20 SDK sessions through HAProxy on every gateway; every call succeeds and usage equals the requests made", async () => {
+    const before = new Map(await Promise.all(users.map(async (u) => [u, await usageOf(`${u}/fixture`)] as const)));
+    const statsBefore = await c.haproxy.stats();
+    const load = new McpLoad(
+      users.map((u) => ({ deploymentId: rowOf(u).id, url: mcpUrl(c.publicUrl, rowOf(u).proxy_id), key: keys.get(u)! })),
+      20,
+    );
+    await load.runOnce(10);
+    expect(load.failures, c.logs()).toEqual([]);
+    expect(load.calls).toBe(200);
+    expect(load.answered).toBe(load.sent); // 20 initialize + 200 tools/call, nothing else
+
+    // HAProxy's own counters: both gateways answered a fair share of the MCP traffic.
+    const statsAfter = await c.haproxy.stats();
+    const served = (name: string) => {
+      const at = (s: typeof statsAfter) => s.find((x) => x.backend === "gateway" && x.server === name)?.ok ?? 0;
+      return at(statsAfter) - at(statsBefore);
+    };
+    const total = served("gw-1") + served("gw-2") + served("gw-3");
+    expect(total).toBeGreaterThanOrEqual(load.sent);
+    for (const g of ["gw-1", "gw-2", "gw-3"]) expect(served(g), g).toBeGreaterThan(total * 0.2);
+
+    // 'Total Usage (requests)' of each server rises by exactly the requests its sessions made, once written.
+    const expected = new Map(users.map((u) => [u, before.get(u)! + (load.answeredBy.get(rowOf(u).proxy_id) ?? 0)]));
+    const now = async () => new Map(await Promise.all(users.map(async (u) => [u, await usageOf(`${u}/fixture`)] as const)));
+    const same = (a: Map<string, number>) => [...a.values()].join() === [...expected.values()].join();
+    await waitFor("usage written", async () => (same(await now()) ? true : undefined), 10_000).catch(() => {});
+    await new Promise((r) => setTimeout(r, 500)); // and no more than that
+    expect(await now()).toEqual(expected);
+  });
+
+  it("refuses a key revoked through one web process at every gateway on the next request, inside a session too", async () => {
+    const owner = keys.get("bert")!;
+    const { proxy_id } = rowOf("bert");
+    const created = await api(gw2.url, owner, "/api/auth/apikeys", { method: "POST", body: { name: "revoke-me" } });
+    expect(created.status).toBe(201);
+    const doomed = ((await created.json()) as { apiKey: string }).apiKey;
+    // One session opened at gw-1, used at both gateways directly (any gateway serves any session).
+    const s = await rawSession(mcpUrl(gw1.url, proxy_id), doomed);
+    // A new connection each time, so gw-2's requests go to each of its workers in turn.
+    const callAt = (g: Member, id: number) => raw(mcpUrl(g.url, proxy_id), { headers: { ...s.headers, connection: "close" }, body: { jsonrpc: "2.0", id, method: "tools/list" } });
+    // Every process (each of gw-2's workers too) has now verified the key and may have it cached.
+    for (const [i, g] of [gw1, gw2, gw2, gw3].entries()) expect((await callAt(g, 2 + i)).status).toBe(200);
+
+    expect((await api(gw1.url, owner, "/api/auth/apikeys/revoke-me", { method: "DELETE" })).status).toBe(200);
+    // The other processes first: they learn of the revocation only through the database.
+    for (const [i, g] of [gw2, gw2, gw3, gw1].entries()) {
+      const inSession = await callAt(g, 10 + i);
+      expect(inSession.status, `${g.name}: ${inSession.body}`).toBe(401);
+      expect(inSession.headers["www-authenticate"]).toContain('error="invalid_token"');
+      const fresh = await raw(mcpUrl(g.url, proxy_id), {
+        headers: { authorization: `Bearer ${doomed}`, accept: MCP_ACCEPT, connection: "close" },
+        body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+      });
+      expect(fresh.status, g.name).toBe(401);
+      expect(fresh.json()).toMatchObject({ error: { message: GATEWAY_TEXT.invalidKey } });
+    }
+    // The owner's other key still works everywhere.
+    for (const g of [gw1, gw2, gw3]) expect((await rawSession(mcpUrl(g.url, proxy_id), owner)).sessionId).toBeTruthy();
+  });
+
+  it("holds the sign-in limit across two web processes: the 11th attempt for one account is refused by either", async () => {
+    const signIn = (g: Member, i: number) =>
+      fetch(`${g.url}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { origin: c.publicUrl, "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({ email: "target@example.com", password: `guess-${i}-xx` }),
+      });
+    for (let i = 0; i < 10; i++) expect((await signIn(i % 2 ? gw2 : gw1, i)).status, `attempt ${i + 1}`).toBe(401);
+    for (const g of [gw1, gw2, gw2]) {
+      const refused = await signIn(g, 99);
+      expect(refused.status, g.name).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^Too many attempts\. Please try again in \d+ seconds\.$/);
+    }
+    // Another account from the same address is still allowed.
+    const other = await fetch(`${gw2.url}/api/auth/sign-in/email`, { method: "POST", headers: { origin: c.publicUrl, "content-type": "application/json" }, body: JSON.stringify({ email: "other@example.com", password: "whatever1" }) });
+    expect(other.status).toBe(401);
+  });
+});
