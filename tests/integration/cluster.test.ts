@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
 import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
-import { MCP_ACCEPT, raw, rawSession } from "../support/gateway.js";
+import { MCP_ACCEPT, raw, rawSession, sdkClient, textOf } from "../support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 // Several real Switchboard processes on one PostgreSQL (issue 17): two web+gateway processes (one
@@ -113,6 +113,24 @@ describe("a cluster behind a round-robin balancer", () => {
     await waitFor("usage written", async () => (same(await now()) ? true : undefined), 10_000).catch(() => {});
     await new Promise((r) => setTimeout(r, 500)); // and no more than that
     expect(await now()).toEqual(expected);
+  });
+
+  it("keeps streams and large messages whole across gateways: the legacy SSE transport, and a 100 KB echo both ways", async () => {
+    const u = "cleo";
+    const url = mcpUrl(c.publicUrl, rowOf(u).proxy_id);
+    const before = await usageOf(`${u}/fixture`);
+    // Legacy HTTP+SSE: the stream stays on one gateway while each POST lands on the next one.
+    const legacy = await sdkClient(url.replace(/\/mcp$/, "/sse"), keys.get(u)!, { legacy: true });
+    for (let i = 0; i < 6; i++) expect(textOf(await legacy.callTool({ name: "add", arguments: { a: i, b: 1 } }))).toBe(String(i + 1));
+    await legacy.close();
+    // Streamable HTTP with bodies larger than the gateway forwards in one piece, each way.
+    const big = "x".repeat(100 * 1024);
+    const modern = await sdkClient(url, keys.get(u)!);
+    for (let i = 0; i < 3; i++) expect(textOf(await modern.callTool({ name: "echo", arguments: { message: `${i}${big}` } }))).toContain(`${i}${big}`);
+    await modern.close();
+    // initialize + 6 calls, and initialize + 3 calls: counted once each, wherever they landed.
+    await waitFor("usage written", async () => ((await usageOf(`${u}/fixture`)) >= before + 11 ? true : undefined), 10_000).catch(() => {});
+    expect(await usageOf(`${u}/fixture`)).toBe(before + 11);
   });
 
   it("refuses a key revoked through one web process at every gateway on the next request, inside a session too", async () => {

@@ -32,6 +32,8 @@ export function clusterAuthorized(req: IncomingMessage, secret: string): boolean
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
 const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "last-event-id", "user-agent"];
 /** Hop-by-hop headers that belong to one connection, never forwarded. */
+/** bodies up to this size are forwarded whole, in one write; larger ones and streams are piped */
+const SMALL_BODY = 64 * 1024;
 const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", MOVED_HEADER, COUNTED_HEADER]);
 
 export interface ForwarderDeps {
@@ -45,39 +47,40 @@ export interface ForwarderDeps {
 
 /** The front gateway's half: forwards an admitted request to the runner holding the deployment. */
 export class Forwarder {
-  private readonly agents = new Map<string, http.Agent>();
+  /** one kept-alive connection pool per runner address */
+  private readonly runners = new Map<string, { hostname: string; port: string; agent: http.Agent }>();
 
   constructor(private readonly d: ForwarderDeps) {}
 
-  private agent(origin: string): http.Agent {
-    let a = this.agents.get(origin);
-    if (!a) {
-      a = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: "lifo" });
-      this.agents.set(origin, a);
-    }
-    return a;
-  }
-
   forward(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string): void {
     if (!target.runnerUrl) return rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
-    const url = new URL(target.runnerUrl);
+    const to = this.runner(target.runnerUrl);
     const headers: http.OutgoingHttpHeaders = { [CLUSTER_HEADER]: this.d.secret, [CALLER_HEADER]: encodeCaller(who) };
     for (const h of PASS) {
       const v = req.headers[h];
       if (v !== undefined) headers[h] = v;
     }
-    const up = http.request({ protocol: url.protocol, hostname: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent: this.agent(url.origin) });
+    const up = http.request({ hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers, agent: to.agent });
     up.setNoDelay(true);
     up.on("response", (ur) => {
       if (ur.headers[MOVED_HEADER]) this.d.forget(proxyId);
       if (ur.headers[COUNTED_HEADER]) this.d.count(target);
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(ur.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
-      res.writeHead(ur.statusCode ?? 502, out);
+      const status = ur.statusCode ?? 502;
+      ur.on("error", () => res.destroy());
+      const length = Number(ur.headers["content-length"] ?? NaN);
+      // A JSON answer of known, modest size goes out in one write, headers and body together.
+      if (length >= 0 && length <= SMALL_BODY) {
+        const chunks: Buffer[] = [];
+        ur.on("data", (c: Buffer) => chunks.push(c));
+        ur.on("end", () => res.writeHead(status, out).end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+        return;
+      }
+      res.writeHead(status, out);
       // Server-sent events must not wait in a buffer.
       if (String(ur.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
       ur.pipe(res);
-      ur.on("error", () => res.destroy());
     });
     up.on("error", (e) => {
       this.d.forget(proxyId);
@@ -89,12 +92,29 @@ export class Forwarder {
     res.on("close", () => {
       if (!res.writableFinished) up.destroy();
     });
-    req.pipe(up);
+    const declared = Number(req.headers["content-length"] ?? NaN);
+    if (req.method !== "POST") return void up.end();
+    if (!(declared >= 0 && declared <= SMALL_BODY)) return void req.pipe(up);
+    // A small request body is read first, so headers and body leave in one write.
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => up.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on("error", () => up.destroy());
+  }
+
+  private runner(url: string): { hostname: string; port: string; agent: http.Agent } {
+    let r = this.runners.get(url);
+    if (!r) {
+      const u = new URL(url);
+      r = { hostname: u.hostname, port: u.port || "80", agent: new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: "lifo" }) };
+      this.runners.set(url, r);
+    }
+    return r;
   }
 
   close(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
+    for (const r of this.runners.values()) r.agent.destroy();
+    this.runners.clear();
   }
 }
 
