@@ -194,6 +194,9 @@ export async function main(opts: Parameters<typeof start>[0] = {}): Promise<void
   }
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
+    // A worker hears Ctrl-C with its whole process group, then the primary's SIGTERM: it is
+    // stopping already, and finishes (writing its last usage counts) rather than exiting at once.
+    if (signals > 0 && cluster.isWorker) return;
     if (++signals > 1) {
       console.error(`${sig} again: exiting now`);
       process.exit(130);

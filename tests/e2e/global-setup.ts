@@ -39,7 +39,7 @@ export default async function setup(project: TestProject) {
     GITHUB_OAUTH_URL: gh.url,
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
-    ADMIN_EMAILS: "admin-e2e@example.com",
+    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com",
     DATA_DIR: dataDir,
     PACKAGES_DIR: TEST_PACKAGES_DIR,
   });

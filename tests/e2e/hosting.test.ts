@@ -33,6 +33,8 @@ describe("the Deployment panel in Chromium", () => {
     await status.waitFor();
     await panel.getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     expect(await panel.locator(".bg-green-500").count()).toBe(1);
+    // Which machine holds it is for admins only.
+    expect(await panel.getByTestId("deployment-runner").count()).toBe(0);
     const url = (await panel.locator("code").first().textContent())!;
     expect(url).toMatch(/^http:\/\/localhost:\d+\/[0-9a-f]{32}\/mcp$/);
     const copyUrl = panel.getByRole("button", { name: "Copy" }).first();
@@ -67,6 +69,24 @@ describe("the Deployment panel in Chromium", () => {
 
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it("shows an admin which runner holds the deployment, in the panel and the API", async () => {
+    const { page } = await newPage(browser);
+    const problems = problemsOf(page);
+    await registerConfirmAndLogIn(page, "ops-e2e@example.com", "ops-password-1");
+    await page.goto("/server/everything");
+    const panel = page.getByRole("region", { name: "Deployment" });
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
+    await panel.getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
+    const shown = (await panel.getByTestId("deployment-runner").textContent())!.trim();
+    const [fromApi] = await page.evaluate(async () => (await (await fetch("/api/deployments")).json()) as { runner?: string | null }[]);
+    expect(fromApi!.runner).toBeTruthy();
+    expect(shown).toBe(`· runner ${fromApi!.runner}`);
+    await page.screenshot({ path: "test-results/hosting-admin-runner.png", fullPage: false });
+    await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(problems).toEqual([]);
   }, 180_000);
 });

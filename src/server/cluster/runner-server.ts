@@ -29,6 +29,16 @@ export function runnerRequestListener(d: RunnerServerDeps): http.RequestListener
   const notFound: http.RequestListener = (_req, res) => json(res, 404, { error: "not_found" });
   const gateway = d.gateway.handler(notFound);
   return (req, res) => {
+    try {
+      route(req, res);
+    } catch (e) {
+      // Nothing a caller sends may take the runner down.
+      d.log.error({ err: e }, "runner request failed");
+      if (!res.headersSent) json(res, 500, { error: "internal" });
+      else res.destroy();
+    }
+  };
+  function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = req.url ?? "/";
     if (req.method === "GET" && url === "/healthz") return json(res, 200, { status: "ok", runner: d.agent.id });
     if (req.method === "GET" && url === "/readyz") {
@@ -53,6 +63,6 @@ export function runnerRequestListener(d: RunnerServerDeps): http.RequestListener
     }
     const logs = LOGS.exec(url);
     if (logs && req.method === "GET") return json(res, 200, { lines: d.agent.runner.logs(logs[1]!) });
-    return gateway(req, res);
-  };
+    return void gateway(req, res);
+  }
 }

@@ -9,6 +9,8 @@ import type { SandboxInfo } from "../../shared/deployments.js";
 export const runners = pgTable("runners", {
   /** RUNNER_NAME: stable across restarts (a StatefulSet pod's name, the machine's host name) */
   id: text("id").primaryKey(),
+  /** the process that holds this name now (random per start): a second process with the same name cannot run its deployments */
+  instance: text("instance").notNull().default(""),
   /** RUNNER_URL: the internal address gateways forward MCP traffic to (never a public entry) */
   url: text("url").notNull(),
   /** RUNNER_CAPACITY_MB: memory offered to deployments (each reserves DEPLOY_MEMORY_MB) */

@@ -116,7 +116,7 @@ export function DeploymentPanel(p: Props) {
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
           {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-500">· restarted {deployment.restarts}×</span>}
           {deployment.runner !== undefined && (
-            <span className="text-xs font-normal text-slate-500" title="Only admins see which runner holds a deployment">
+            <span data-testid="deployment-runner" className="text-xs font-normal text-slate-500" title="Only admins see which runner holds a deployment">
               · runner {deployment.runner ?? "none yet (waiting for room)"}
             </span>
           )}

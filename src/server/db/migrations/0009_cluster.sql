@@ -13,6 +13,7 @@ CREATE TABLE "rate_limits" (
 --> statement-breakpoint
 CREATE TABLE "runners" (
 	"id" text PRIMARY KEY NOT NULL,
+	"instance" text DEFAULT '' NOT NULL,
 	"url" text NOT NULL,
 	"capacity_mb" integer NOT NULL,
 	"sandbox" jsonb NOT NULL,

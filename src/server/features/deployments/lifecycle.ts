@@ -2,8 +2,8 @@ import type { SandboxInfo } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
-import { assignTo, findRunner, liveRunners, place } from "./placement.js";
-import { deleteDeployment, findDeployment, listLiveDeployments, listUserDeployments, updateDeployment, usersWithLiveDeployments, type DeploymentRow } from "./repo.js";
+import { assignTo, findRunner, liveRunners, place, stopPlaced } from "./placement.js";
+import { deleteDeployment, findDeployment, listLiveDeployments, listUserDeployments, usersWithLiveDeployments, type DeploymentRow } from "./repo.js";
 import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
 
 // The one owner of deployment state, as the rest of the platform sees it: the only way to start,
@@ -99,7 +99,8 @@ export class DeploymentLifecycle {
       if (await assignTo(this.d.db, row.id, agent.id)) await agent.reconcile();
       return;
     }
-    const placed = await place(this.d.db, row.id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, waiting: WAITING_FOR_RUNNER });
+    // Conditional on the row as recorded, so a sweep placing the same new row at the same moment cannot place it twice.
+    const placed = await place(this.d.db, row.id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, waiting: WAITING_FOR_RUNNER, onlyIf: { runnerId: row.runnerId, fence: row.fence } });
     if (!placed || placed === "gone") {
       if (!placed) this.d.log.warn({ deployment: row.id }, "no runner has room: the deployment waits");
       return;
@@ -146,7 +147,7 @@ export class DeploymentLifecycle {
     const live = await listLiveDeployments(this.d.db, userId);
     const extra = live.slice(0, Math.max(0, live.length - maxRunning));
     for (const dep of extra) {
-      await updateDeployment(this.d.db, dep.id, { status: "stopped", statusDetail: reason, pid: null, pidStart: null });
+      await stopPlaced(this.d.db, dep.id, reason);
       await this.halt(dep.id, dep.runnerId);
       this.d.log.info({ deployment: dep.id, maxRunning }, "deployment stopped: over the plan's limit");
     }

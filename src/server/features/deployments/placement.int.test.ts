@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
 import type { SandboxInfo } from "../../../shared/deployments.js";
 import { user } from "../../db/schema.js";
-import { place, registerRunner, setDraining } from "./placement.js";
+import { assignedTo, heartbeat, place, registerRunner, setDraining } from "./placement.js";
 import { findDeployment, reserveDeployment } from "./repo.js";
 import { WAITING_FOR_RUNNER } from "./runner-agent.js";
 
@@ -44,8 +44,8 @@ beforeEach(async () => {
 
 describe("placing deployments on runners", () => {
   it("spreads them: each goes to the runner with the most free reserved memory", async () => {
-    await registerRunner(db.database.db, { id: "big", url: "http://big:3100", capacityMb: 2048, sandbox });
-    await registerRunner(db.database.db, { id: "small", url: "http://small:3100", capacityMb: 1024, sandbox });
+    await registerRunner(db.database.db, { id: "big", instance: "one", url: "http://big:3100", capacityMb: 2048, sandbox }, { leaseMs: LEASE });
+    await registerRunner(db.database.db, { id: "small", instance: "one", url: "http://small:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
     const where: string[] = [];
     for (let i = 0; i < 6; i++) {
       const p = await put(await deployment());
@@ -58,30 +58,30 @@ describe("placing deployments on runners", () => {
   });
 
   it("never places on a draining runner or one whose heartbeat is older than the lease", async () => {
-    await registerRunner(db.database.db, { id: "draining", url: "http://d:3100", capacityMb: 8192, sandbox });
+    await registerRunner(db.database.db, { id: "draining", instance: "one", url: "http://d:3100", capacityMb: 8192, sandbox }, { leaseMs: LEASE });
     await setDraining(db.database.db, "draining");
-    await registerRunner(db.database.db, { id: "silent", url: "http://s:3100", capacityMb: 8192, sandbox });
+    await registerRunner(db.database.db, { id: "silent", instance: "one", url: "http://s:3100", capacityMb: 8192, sandbox }, { leaseMs: LEASE });
     await db.database.pool.query("update runners set heartbeat_at = now() - interval '16 seconds' where id = 'silent'");
-    await registerRunner(db.database.db, { id: "ok", url: "http://ok:3100", capacityMb: 1024, sandbox });
+    await registerRunner(db.database.db, { id: "ok", instance: "one", url: "http://ok:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
     const p = await put(await deployment());
     expect(p).toMatchObject({ runnerId: "ok", url: "http://ok:3100" });
   });
 
   it("without room anywhere the deployment waits unplaced, saying so, and a later placement finds it a runner", async () => {
-    await registerRunner(db.database.db, { id: "tiny", url: "http://t:3100", capacityMb: 512, sandbox });
+    await registerRunner(db.database.db, { id: "tiny", instance: "one", url: "http://t:3100", capacityMb: 512, sandbox }, { leaseMs: LEASE });
     const first = await deployment();
     const second = await deployment();
     expect(await put(first)).toMatchObject({ runnerId: "tiny" });
     expect(await put(second)).toBeUndefined();
     const waiting = (await findDeployment(db.database.db, second))!;
     expect(waiting).toMatchObject({ runnerId: null, status: "queued", statusDetail: WAITING_FOR_RUNNER });
-    await registerRunner(db.database.db, { id: "new", url: "http://n:3100", capacityMb: 4096, sandbox });
+    await registerRunner(db.database.db, { id: "new", instance: "one", url: "http://n:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE });
     expect(await put(second, { onlyIf: { runnerId: null, fence: waiting.fence } })).toMatchObject({ runnerId: "new" });
   });
 
   it("raises the fencing number on every placement, and a move based on a stale view changes nothing", async () => {
-    await registerRunner(db.database.db, { id: "a", url: "http://a:3100", capacityMb: 4096, sandbox });
-    await registerRunner(db.database.db, { id: "b", url: "http://b:3100", capacityMb: 4096, sandbox });
+    await registerRunner(db.database.db, { id: "a", instance: "one", url: "http://a:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE });
+    await registerRunner(db.database.db, { id: "b", instance: "one", url: "http://b:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE });
     const id = await deployment();
     const p1 = await put(id);
     if (!p1 || p1 === "gone") throw new Error("not placed");
@@ -92,5 +92,24 @@ describe("placing deployments on runners", () => {
     // A second sweeper that still saw the first placement loses.
     expect(await put(id, { exclude: p1.runnerId, onlyIf: { runnerId: p1.runnerId, fence: p1.fence } })).toBe("gone");
     expect(await findDeployment(db.database.db, id)).toMatchObject({ runnerId: p2.runnerId, fence: p2.fence });
+  });
+
+  it("lets only one live process hold a runner's name; a takeover after the lease fences out the old holder", async () => {
+    await registerRunner(db.database.db, { id: "r", instance: "old", url: "http://r:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE });
+    const id = await deployment();
+    const placed = await put(id);
+    if (!placed || placed === "gone") throw new Error("not placed");
+    expect((await assignedTo(db.database.db, "r", "old")).map((d) => d.id)).toEqual([id]);
+    // A second process with the same name (a misconfiguration, a pod recreated elsewhere) waits while the first heartbeats.
+    expect(await registerRunner(db.database.db, { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE })).toEqual({ ok: false, heldBy: "old" });
+    expect(await heartbeat(db.database.db, "r", "old")).toBe(true);
+    // The first one falls silent past the lease: the name passes on, and every deployment's fence rises.
+    await db.database.pool.query("update runners set heartbeat_at = now() - interval '16 seconds' where id = 'r'");
+    expect(await registerRunner(db.database.db, { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE })).toEqual({ ok: true });
+    expect((await findDeployment(db.database.db, id))!.fence).toBe(placed.fence + 1);
+    // The old holder, resumed, can neither heartbeat nor see anything to run.
+    expect(await heartbeat(db.database.db, "r", "old")).toBe(false);
+    expect(await assignedTo(db.database.db, "r", "old")).toEqual([]);
+    expect((await assignedTo(db.database.db, "r", "new")).map((d) => d.id)).toEqual([id]);
   });
 });

@@ -21,17 +21,49 @@ const live = () => notInArray(deployments.status, RESTING);
 /** a runner is alive while its last heartbeat is younger than the lease */
 const alive = (leaseMs: number) => sql`${runners.heartbeatAt} > now() - (${leaseMs} * interval '1 millisecond')`;
 
-export async function registerRunner(db: Db, r: { id: string; url: string; capacityMb: number; sandbox: SandboxInfo }): Promise<void> {
-  const now = sql`now()`;
-  await db
-    .insert(runners)
-    .values({ ...r, draining: false })
-    .onConflictDoUpdate({ target: runners.id, set: { url: r.url, capacityMb: r.capacityMb, sandbox: r.sandbox, draining: false, startedAt: now, heartbeatAt: now } });
+export type Registration = { ok: true } | { ok: false; heldBy: string };
+
+/**
+ * Registers this process as runner `id`, as instance `instance` (random per start). Another live
+ * process holding the name (its heartbeat younger than the lease) keeps it: two processes with one
+ * name would otherwise both run its deployments. Taking over a name raises the fencing number of
+ * every deployment placed on it, so whatever an earlier holder still does writes nothing.
+ * `force`: alone (ROLES=all), where a second holder cannot exist.
+ */
+export async function registerRunner(
+  db: Db,
+  r: { id: string; instance: string; url: string; capacityMb: number; sandbox: SandboxInfo },
+  o: { leaseMs: number; force?: boolean },
+): Promise<Registration> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`switchboard:runner:${r.id}`}, 0))`);
+    const [held] = await tx
+      .select({ instance: runners.instance, fresh: sql<boolean>`${runners.heartbeatAt} > now() - (${o.leaseMs} * interval '1 millisecond')` })
+      .from(runners)
+      .where(eq(runners.id, r.id));
+    if (held && held.instance !== r.instance && held.fresh && !o.force) return { ok: false, heldBy: held.instance } as const;
+    const now = sql`now()`;
+    await tx
+      .insert(runners)
+      .values({ ...r, draining: false })
+      .onConflictDoUpdate({ target: runners.id, set: { instance: r.instance, url: r.url, capacityMb: r.capacityMb, sandbox: r.sandbox, draining: false, startedAt: now, heartbeatAt: now } });
+    if (held && held.instance !== r.instance) {
+      await tx
+        .update(deployments)
+        .set({ fence: sql`${deployments.fence} + 1` })
+        .where(and(eq(deployments.runnerId, r.id), live()));
+    }
+    return { ok: true } as const;
+  });
 }
 
-/** The runner is alive; false when its row is gone (it was presumed dead and removed). */
-export async function heartbeat(db: Db, id: string): Promise<boolean> {
-  const r = await db.update(runners).set({ heartbeatAt: sql`now()` }).where(eq(runners.id, id)).returning({ id: runners.id });
+/** The runner is alive; false when its row is gone (presumed dead and removed) or another process took its name. */
+export async function heartbeat(db: Db, id: string, instance: string): Promise<boolean> {
+  const r = await db
+    .update(runners)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(runners.id, id), eq(runners.instance, instance)))
+    .returning({ id: runners.id });
   return r.length > 0;
 }
 
@@ -39,8 +71,14 @@ export async function setDraining(db: Db, id: string): Promise<void> {
   await db.update(runners).set({ draining: true }).where(eq(runners.id, id));
 }
 
-export async function removeRunner(db: Db, id: string): Promise<void> {
-  await db.delete(runners).where(eq(runners.id, id));
+/** A clean stop removes the runner's own row (only its own instance's). */
+export async function removeRunner(db: Db, id: string, instance: string): Promise<void> {
+  await db.delete(runners).where(and(eq(runners.id, id), eq(runners.instance, instance)));
+}
+
+/** The sweep removes a dead runner, unless it came back meanwhile (a fresh heartbeat). */
+export async function removeExpiredRunner(db: Db, id: string, leaseMs: number): Promise<void> {
+  await db.delete(runners).where(and(eq(runners.id, id), sql`${runners.heartbeatAt} <= now() - (${leaseMs} * interval '1 millisecond')`));
 }
 
 export async function findRunner(db: Db, id: string): Promise<RunnerRow | undefined> {
@@ -68,14 +106,27 @@ export async function claimAll(db: Db, runnerId: string): Promise<void> {
     .where(and(live(), sql`${deployments.runnerId} is distinct from ${runnerId}`));
 }
 
-/** What a runner must run: the live deployments placed on it, each with its fencing number and whether its owner is an admin. */
-export async function assignedTo(db: Db, runnerId: string): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
+/**
+ * What a runner must run: the live deployments placed on it, each with its fencing number and
+ * whether its owner is an admin; nothing at all unless this process (`instance`) still holds the
+ * runner's name.
+ */
+export async function assignedTo(db: Db, runnerId: string, instance: string): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
   return db
     .select({ ...getTableColumns(deployments), ownerIsAdmin: sql<boolean>`coalesce(${profiles.isAdmin}, false)` })
     .from(deployments)
+    .innerJoin(runners, and(eq(runners.id, deployments.runnerId), eq(runners.instance, instance)))
     .leftJoin(profiles, eq(profiles.id, deployments.userId))
     .where(and(eq(deployments.runnerId, runnerId), live()))
     .orderBy(deployments.createdAt);
+}
+
+/** A plan that allows fewer: the deployment stops, kept with `reason`; the fencing number rises so nothing its runner still reports can bring it back. */
+export async function stopPlaced(db: Db, id: string, reason: string): Promise<void> {
+  await db
+    .update(deployments)
+    .set({ status: "stopped", statusDetail: reason, pid: null, pidStart: null, runnerId: null, fence: sql`${deployments.fence} + 1`, updatedAt: new Date() })
+    .where(eq(deployments.id, id));
 }
 
 export interface Placed {

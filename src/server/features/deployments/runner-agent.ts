@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/watchdog.js";
-import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
+import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeExpiredRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
 import { findDeployment, saveCapabilities, type DeploymentRow, type ServerKind } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -23,6 +24,8 @@ import type { SecretBox } from "./secret-box.js";
 // Alone (ROLES=all): the only runner. It claims every live deployment at start, never fences itself
 // (there is nobody to take over) and keeps the rows on shutdown so the next start brings them back.
 
+/** Alone, the runner has no capacity of its own to check: the plans' limits bound what it runs. */
+const UNBOUNDED_MB = 2_147_483_647;
 const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
 export const WAITING_FOR_RUNNER = "Waiting for a runner with room: it starts as soon as one has space";
 
@@ -62,6 +65,8 @@ export class RunnerAgent {
   private readonly watchdog?: Watchdog;
   private readonly unsubscribe: () => void;
   readonly beatMs: number;
+  /** this process, as the holder of the runner's name (random per start) */
+  readonly instance = randomBytes(12).toString("hex");
 
   constructor(private readonly d: AgentDeps) {
     d.runner.onEvents((id, e) => this.record(id, e));
@@ -100,7 +105,11 @@ export class RunnerAgent {
   /** Registers, brings back what this runner held before a restart (killing what a previous process left), and starts heartbeating. */
   async start(): Promise<number> {
     const d = this.d;
-    await registerRunner(d.db, { id: d.id, url: d.url, capacityMb: d.capacityMb, sandbox: d.runner.sandbox });
+    for (let waited = 0; !(await this.register()); waited += this.beatMs) {
+      if (waited === 0) d.log.warn({ runner: d.id }, "another live process holds this runner's name: waiting until its lease runs out (give each runner its own RUNNER_NAME)");
+      await new Promise((r) => setTimeout(r, this.beatMs));
+      if (this.closed) return 0;
+    }
     if (d.alone) await claimAll(d.db, d.id);
     this.lastBeat = performance.now();
     this.watchdog?.arm();
@@ -110,16 +119,28 @@ export class RunnerAgent {
     return started;
   }
 
-  /** Reconciles now: starts what is placed here, stops what is not (any more). Serialised; resolves with how many it started. */
-  reconcile(): Promise<number> {
-    const next = this.reconciling.then(() => this.reconcileOnce());
+  /** Takes the runner's name for this process; false while another live process holds it. */
+  private async register(): Promise<boolean> {
+    const d = this.d;
+    const r = await registerRunner(d.db, { id: d.id, instance: this.instance, url: d.url, capacityMb: d.alone ? UNBOUNDED_MB : d.capacityMb, sandbox: d.runner.sandbox }, { leaseMs: d.leaseMs, force: d.alone });
+    return r.ok;
+  }
+
+  /** Runs `fn` after everything queued before it (reconciles, releases), one at a time. */
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.reconciling.then(fn);
     this.reconciling = next.catch((e: unknown) => this.d.log.error({ err: e }, "runner could not reconcile its deployments"));
     return next;
   }
 
+  /** Reconciles now: starts what is placed here, stops what is not (any more). Serialised; resolves with how many it started. */
+  reconcile(): Promise<number> {
+    return this.serially(() => this.reconcileOnce());
+  }
+
   private async reconcileOnce(): Promise<number> {
     if (this.closed) return 0;
-    const rows = await assignedTo(this.d.db, this.d.id);
+    const rows = await assignedTo(this.d.db, this.d.id, this.instance);
     const want = new Map(rows.map((r) => [r.id, r]));
     for (const [id, fence] of [...this.leases]) {
       if (want.get(id)?.fence === fence) continue;
@@ -173,7 +194,9 @@ export class RunnerAgent {
     const ok = await fencedUpdate(this.d.db, id, { runnerId: this.d.id, fence }, fields, extra);
     if (!ok && this.leases.get(id) === fence) {
       this.d.log.warn({ deployment: id, fence }, "lease lost (the deployment moved or is gone): stopping it here");
-      void this.release(id);
+      // In line with reconciles, so a placement back onto this runner cannot start before the old one is gone.
+      this.leases.delete(id);
+      void this.serially(() => this.release(id));
     }
     return ok;
   }
@@ -222,13 +245,15 @@ export class RunnerAgent {
     if (this.closed) return;
     if (!d.alone && performance.now() - this.lastBeat > d.leaseMs * 0.7 && this.leases.size > 0) {
       d.log.error({ deployments: this.leases.size, ms: Math.round(performance.now() - this.lastBeat) }, "no heartbeat reached the database within the lease: stopping every deployment here (they will be started elsewhere)");
-      for (const id of [...this.leases.keys()]) await this.release(id);
+      await this.fenceSelf();
     }
     try {
-      if (!(await heartbeat(d.db, d.id))) {
-        // Presumed dead and removed meanwhile: its deployments were moved; register again, empty.
-        d.log.warn("this runner was presumed dead and removed: registering again");
-        await registerRunner(d.db, { id: d.id, url: d.url, capacityMb: d.capacityMb, sandbox: d.runner.sandbox });
+      if (!(await heartbeat(d.db, d.id, this.instance))) {
+        // Presumed dead and removed meanwhile, or another process took the name: whatever ran here
+        // is someone else's now. Stop it all, then take the name back if it is free.
+        d.log.warn({ runner: d.id }, "this runner lost its registration (presumed dead, or its name was taken): stopping its deployments here");
+        await this.fenceSelf();
+        if (!(await this.register())) return;
       }
     } catch (e) {
       d.log.warn({ err: e }, "heartbeat failed");
@@ -239,6 +264,8 @@ export class RunnerAgent {
       if (!this.watchdog.armed) this.watchdog.arm();
       this.watchdog.tick();
     }
+    // Alone, every live deployment is this runner's (one a worker process queued, say).
+    if (d.alone) await claimAll(d.db, d.id).catch((e: unknown) => d.log.warn({ err: e }, "could not claim deployments"));
     await this.reconcile();
     if (!d.alone) {
       try {
@@ -247,6 +274,20 @@ export class RunnerAgent {
         d.log.error({ err: e }, "placement sweep failed");
       }
     }
+  }
+
+  /** Every child dies at once (SIGKILL to each process group, no grace), then the slots are released. */
+  private async fenceSelf(): Promise<void> {
+    for (const pid of this.pids.values()) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    const ids = [...this.leases.keys()];
+    this.leases.clear();
+    await Promise.all(ids.map((id) => this.release(id)));
   }
 
   private placeAgain(id: string, onlyIf: { runnerId: string | null; fence: number }, exclude?: string): Promise<Placed | undefined | "gone"> {
@@ -265,7 +306,7 @@ export class RunnerAgent {
         const p = await this.placeAgain(m.id, { runnerId: dead.id, fence: m.fence }, dead.id);
         if (p && p !== "gone") woken.add(p.runnerId);
       }
-      await removeRunner(d.db, dead.id);
+      await removeExpiredRunner(d.db, dead.id, d.leaseMs);
     }
     const waiting: { id: string; runnerId: string | null; fence: number }[] = [...(await unplaced(d.db)).map((m) => ({ ...m, runnerId: null })), ...(await orphaned(d.db))];
     for (const m of waiting) {
@@ -291,7 +332,7 @@ export class RunnerAgent {
       if (p && p !== "gone") moved.add(p.runnerId);
     }
     for (const r of moved) d.wake(r);
-    await removeRunner(d.db, d.id);
+    await removeRunner(d.db, d.id, this.instance);
     d.log.info({ runners: [...moved] }, "deployments handed over");
   }
 

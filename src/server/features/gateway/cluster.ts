@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
@@ -22,11 +22,16 @@ export const MOVED_HEADER = "x-switchboard-moved";
 /** a runner's answer: the request reached the server and counts once towards 'Total Usage' (the forwarding gateway counts it) */
 export const COUNTED_HEADER = "x-switchboard-counted";
 
-/** The cluster secret, compared in constant time. */
+const digest = (b: Buffer) => createHash("sha256").update(b).digest();
+
+/**
+ * The cluster secret, compared in constant time as fixed-length digests of the header's raw
+ * bytes: any length and any byte (latin1 included) is just a wrong secret, never an exception.
+ */
 export function clusterAuthorized(req: IncomingMessage, secret: string): boolean {
   const got = req.headers[CLUSTER_HEADER];
-  if (typeof got !== "string" || got.length !== secret.length) return false;
-  return timingSafeEqual(Buffer.from(got), Buffer.from(secret));
+  if (typeof got !== "string") return false;
+  return timingSafeEqual(digest(Buffer.from(got, "latin1")), digest(Buffer.from(secret, "utf8")));
 }
 
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */

@@ -177,8 +177,12 @@ export class Gateway {
    * has already gone out (the legacy transport's initialize), in which case it counts here.
    */
   private count(res: ServerResponse, target: GatewayTarget) {
-    if (this.d.forwarded && !res.headersSent) res.setHeader(COUNTED_HEADER, "1");
-    else this.usage.add(target.serverKind, target.serverRef);
+    if (!this.d.forwarded || res.headersSent) return this.usage.add(target.serverKind, target.serverRef);
+    res.setHeader(COUNTED_HEADER, "1");
+    // The client (and so the gateway's connection) left before the answer: nobody else can count it.
+    res.once("close", () => {
+      if (!res.headersSent) this.usage.add(target.serverKind, target.serverRef);
+    });
   }
 
   private versionOk(req: IncomingMessage, res: ServerResponse): boolean {

@@ -42,21 +42,45 @@ afterEach(() => {
 
 describe("the runner's watchdog", () => {
   it("leaves the servers alone while the runner ticks, and kills every group once the ticks stop", async () => {
-    const dog = new Watchdog(400, log);
+    const dog = new Watchdog(1500, log);
     dogs.push(dog);
     dog.arm();
     const a = server();
     const b = server();
     dog.add(a.pid!);
     dog.add(b.pid!);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       dog.tick();
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(alive(a) && alive(b)).toBe(true);
     // The runner stops ticking (as if paused with SIGSTOP): both groups die within the timeout.
-    expect(await until(() => !alive(a) && !alive(b), 2000)).toBe(true);
+    const stopped = Date.now();
+    expect(await until(() => !alive(a) && !alive(b), 5000)).toBe(true);
+    expect(Date.now() - stopped).toBeGreaterThan(1000);
     expect(dog.armed).toBe(false);
+  });
+
+  it("counts its deadline from the last tick only: groups coming and going do not put it off", async () => {
+    const dog = new Watchdog(1000, log);
+    dogs.push(dog);
+    dog.arm();
+    const a = server();
+    dog.add(a.pid!);
+    dog.tick();
+    const ticked = Date.now();
+    // Busy with other lines (crashes, restarts) but no heartbeat: it still fires on time.
+    const churn = setInterval(() => {
+      const s = server();
+      dog.add(s.pid!);
+      dog.remove(s.pid!);
+    }, 150);
+    try {
+      expect(await until(() => !alive(a), 4000)).toBe(true);
+    } finally {
+      clearInterval(churn);
+    }
+    expect(Date.now() - ticked).toBeLessThan(2500);
   });
 
   it("kills the servers at once when the runner's end of the pipe closes (the runner died)", async () => {
@@ -72,21 +96,21 @@ describe("the runner's watchdog", () => {
   });
 
   it("forgets a group it was told ended, and a clean close kills nothing", async () => {
-    const dog = new Watchdog(300, log);
+    const dog = new Watchdog(600, log);
     dogs.push(dog);
     dog.arm();
     const kept = server();
     dog.add(kept.pid!);
     dog.remove(kept.pid!);
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 1200));
     expect(alive(kept)).toBe(true);
     const other = server();
-    const dog2 = new Watchdog(300, log);
+    const dog2 = new Watchdog(600, log);
     dogs.push(dog2);
     dog2.arm();
     dog2.add(other.pid!);
     dog2.close();
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 1200));
     expect(alive(other)).toBe(true);
   });
 });

@@ -9,19 +9,27 @@ import type { Logger } from "../../log.js";
 // deployments of a runner that stopped heartbeating are moved only after the lease, and by then
 // this has already ended their old processes.
 
+// The deadline counts from the last tick only: other lines (a group added or gone) do not move it.
 const SCRIPT = `
 set -u
-t="$1"
+limit="$1"
 declare -A groups=()
 kill_all() { for g in "\${!groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done; }
+last=\${EPOCHREALTIME/[.,]/}
 while :; do
-  if IFS= read -r -t "$t" line; then
+  n=\${EPOCHREALTIME/[.,]/}
+  left=$(( last + limit - n ))
+  if (( left <= 0 )); then kill_all; exit 0; fi
+  printf -v frac '%06d' $(( left % 1000000 ))
+  if IFS= read -r -t "$(( left / 1000000 )).$frac" line; then
     case "$line" in
+      tick) last=\${EPOCHREALTIME/[.,]/} ;;
       add\\ *) g="\${line#add }"; [[ "$g" =~ ^[0-9]+$ ]] && groups[$g]=1 ;;
       del\\ *) g="\${line#del }"; [[ "$g" =~ ^[0-9]+$ ]] && unset "groups[$g]" ;;
       stop) exit 0 ;;
     esac
   else
+    # The deadline passed, or the runner's end of the pipe closed (it died).
     kill_all
     exit 0
   fi
@@ -41,8 +49,7 @@ export class Watchdog {
   /** Starts the switch (again, after it fired): it watches every group it was told of. */
   arm(): void {
     if (this.closed || (this.proc && this.proc.exitCode === null && !this.proc.killed)) return;
-    const seconds = (this.timeoutMs / 1000).toFixed(3);
-    const proc = spawn("bash", ["-c", SCRIPT, "watchdog", seconds], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    const proc = spawn("bash", ["-c", SCRIPT, "watchdog", String(Math.round(this.timeoutMs * 1000))], { stdio: ["pipe", "ignore", "ignore"], detached: true });
     proc.stdin!.on("error", () => {});
     proc.on("error", (e) => this.log.error({ err: e }, "the runner's watchdog could not start"));
     proc.once("exit", () => {
