@@ -112,4 +112,13 @@ describe("placing deployments on runners", () => {
     expect(await assignedTo(db.database.db, "r", "old")).toEqual([]);
     expect((await assignedTo(db.database.db, "r", "new")).map((d) => d.id)).toEqual([id]);
   });
+
+  it("prefers a runner whose sandbox holds every guarantee, even with less room", async () => {
+    await registerRunner(db.database.db, { id: "roomy-incomplete", instance: "one", url: "http://i:3100", capacityMb: 8192, sandbox: { ...sandbox, complete: false } }, { leaseMs: LEASE });
+    await registerRunner(db.database.db, { id: "complete", instance: "one", url: "http://c:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
+    expect(await put(await deployment())).toMatchObject({ runnerId: "complete" });
+    expect(await put(await deployment())).toMatchObject({ runnerId: "complete" });
+    // Full: the incomplete one takes the rest (its runner lets only admins' code run there).
+    expect(await put(await deployment())).toMatchObject({ runnerId: "roomy-incomplete" });
+  });
 });

@@ -9,8 +9,9 @@ import { RESTING, type DeploymentRow } from "./repo.js";
 // A runner may write a deployment's row only while the row still names it and that number, so a
 // runner that lost its lease (stopped, partitioned, presumed dead) cannot write anything.
 //
-// Policy: spread. A new deployment goes to the live, non-draining runner with the most free
-// reserved memory (capacity minus DEPLOY_MEMORY_MB for each live deployment it holds) that still
+// Policy: spread. A new deployment goes to a live, non-draining runner whose sandbox holds every
+// guarantee if there is one with room (elsewhere only admins' code may run), and among those to
+// the one with the most free reserved memory (capacity minus DEPLOY_MEMORY_MB for each live deployment it holds) that still
 // has room for one more. Spreading keeps what a machine loss moves small and uses every runner
 // from the start; packing would leave runners idle until the first fills up and make its loss the
 // largest possible.
@@ -158,7 +159,7 @@ export async function place(
          and r.id <> ${o.exclude ?? ""}
        group by r.id
       having r.capacity_mb - count(d.id) * ${o.memoryMb} >= ${o.memoryMb}
-       order by r.capacity_mb - count(d.id) * ${o.memoryMb} desc, r.id
+       order by coalesce((r.sandbox->>'complete')::boolean, false) desc, r.capacity_mb - count(d.id) * ${o.memoryMb} desc, r.id
        limit 1`);
     const chosen = r.rows[0];
     const cond = o.onlyIf
