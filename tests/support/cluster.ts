@@ -360,7 +360,7 @@ export interface HaProxy {
   stop(): Promise<void>;
 }
 
-function haproxyBinary(): string {
+function findHaproxy(): string | undefined {
   for (const p of ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"]) {
     try {
       execFileSync(p, ["-v"], { stdio: "ignore" });
@@ -368,6 +368,24 @@ function haproxyBinary(): string {
     } catch {
       // next
     }
+  }
+  return undefined;
+}
+
+/** HAProxy from Debian's package; installed here when missing and we are root (as the browser tests install Chromium). */
+function haproxyBinary(): string {
+  const found = findHaproxy();
+  if (found) return found;
+  if (process.getuid?.() === 0) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    try {
+      execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
+      execFileSync("apt-get", ["install", "-y", "-qq", "haproxy"], { stdio: "ignore", env });
+    } catch {
+      // said below
+    }
+    const installed = findHaproxy();
+    if (installed) return installed;
   }
   throw new Error("HAProxy is not installed: apt-get install haproxy (.ci/run installs it)");
 }
