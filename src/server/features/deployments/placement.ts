@@ -112,13 +112,14 @@ export async function claimAll(db: Db, runnerId: string): Promise<void> {
  * whether its owner is an admin; nothing at all unless this process (`instance`) still holds the
  * runner's name.
  */
-export async function assignedTo(db: Db, runnerId: string, instance: string): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
+export async function assignedTo(db: Db, runnerId: string, instance: string | null): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
+  // Alone (instance null) there is no second holder of the name to tell apart.
+  const holder = instance === null ? sql`true` : sql`exists (select 1 from ${runners} where ${runners.id} = ${runnerId} and ${runners.instance} = ${instance})`;
   return db
     .select({ ...getTableColumns(deployments), ownerIsAdmin: sql<boolean>`coalesce(${profiles.isAdmin}, false)` })
     .from(deployments)
-    .innerJoin(runners, and(eq(runners.id, deployments.runnerId), eq(runners.instance, instance)))
     .leftJoin(profiles, eq(profiles.id, deployments.userId))
-    .where(and(eq(deployments.runnerId, runnerId), live()))
+    .where(and(eq(deployments.runnerId, runnerId), live(), holder))
     .orderBy(deployments.createdAt);
 }
 

@@ -140,7 +140,8 @@ export class RunnerAgent {
 
   private async reconcileOnce(): Promise<number> {
     if (this.closed) return 0;
-    const rows = await assignedTo(this.d.db, this.d.id, this.instance);
+    // Alone, the one runner needs no registration to run what it is given (a test's platform that never listens, say).
+    const rows = await assignedTo(this.d.db, this.d.id, this.d.alone ? null : this.instance);
     const want = new Map(rows.map((r) => [r.id, r]));
     for (const [id, fence] of [...this.leases]) {
       if (want.get(id)?.fence === fence) continue;
