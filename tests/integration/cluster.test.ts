@@ -1,3 +1,4 @@
+import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
 import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
@@ -110,7 +111,7 @@ describe("a cluster behind a round-robin balancer", () => {
     const expected = new Map(users.map((u) => [u, before.get(u)! + (load.answeredBy.get(rowOf(u).proxy_id) ?? 0)]));
     const now = async () => new Map(await Promise.all(users.map(async (u) => [u, await usageOf(`${u}/fixture`)] as const)));
     const same = (a: Map<string, number>) => [...a.values()].join() === [...expected.values()].join();
-    await waitFor("usage written", async () => (same(await now()) ? true : undefined), 10_000).catch(() => {});
+    await waitFor("usage written", async () => (same(await now()) ? true : undefined), 30_000).catch(() => {});
     await new Promise((r) => setTimeout(r, 500)); // and no more than that
     expect(await now()).toEqual(expected);
   });
@@ -129,8 +130,29 @@ describe("a cluster behind a round-robin balancer", () => {
     for (let i = 0; i < 3; i++) expect(textOf(await modern.callTool({ name: "echo", arguments: { message: `${i}${big}` } }))).toContain(`${i}${big}`);
     await modern.close();
     // initialize + 6 calls, and initialize + 3 calls: counted once each, wherever they landed.
-    await waitFor("usage written", async () => ((await usageOf(`${u}/fixture`)) >= before + 11 ? true : undefined), 10_000).catch(() => {});
+    await waitFor("usage written", async () => ((await usageOf(`${u}/fixture`)) >= before + 11 ? true : undefined), 30_000).catch(() => {});
     expect(await usageOf(`${u}/fixture`)).toBe(before + 11);
+  });
+
+  it("a hosted server can neither reach a runner's internal port nor read the cluster's settings", async () => {
+    const u = "dora";
+    const client = await sdkClient(mcpUrl(c.publicUrl, rowOf(u).proxy_id), keys.get(u)!);
+    try {
+      // Its own environment holds the owner's keys and nothing of the platform's.
+      const names = textOf(await client.callTool({ name: "list_env", arguments: {} })).split("\n");
+      for (const n of ["CLUSTER_SECRET", "DATABASE_URL", "AUTH_SECRET", "SECRETS_KEY", "RUNNER_URL"]) expect(names).not.toContain(n);
+      // Every runner's port, at every address the host might answer on from inside the sandbox.
+      const hosts = ["127.0.0.1", "10.0.2.2", ...Object.values(os.networkInterfaces()).flat().filter((i) => i && i.family === "IPv4" && !i.internal).map((i) => i!.address)];
+      for (const runner of ["runner-a", "runner-b"]) {
+        const port = Number(new URL(c.member(runner).runnerUrl!).port);
+        for (const host of hosts) {
+          const r = textOf(await client.callTool({ name: "try_connect", arguments: { host, port } }));
+          expect(r, `${host}:${port}`).not.toBe("connected");
+        }
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it("refuses a key revoked through one web process at every gateway on the next request, inside a session too", async () => {

@@ -35,8 +35,11 @@ export async function findResourceName(db: Db, proxyId: string): Promise<string 
 /** Adds a batch of forwarded-request counts to 'Total Usage' in one transaction: all or nothing. */
 export async function addUsage(db: Db, counts: ReadonlyMap<string, { kind: ServerKind; ref: string; n: number }>): Promise<void> {
   if (counts.size === 0) return;
+  // Always in the same order: several gateways flushing at once then lock the rows in one order
+  // and never deadlock (a deadlock aborts a flush, which keeps its counts for a later one).
+  const sorted = [...counts.values()].sort((a, b) => (a.kind === b.kind ? (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0) : a.kind < b.kind ? -1 : 1));
   await db.transaction(async (tx) => {
-    for (const { kind, ref, n } of counts.values()) {
+    for (const { kind, ref, n } of sorted) {
       if (kind === "catalog") await tx.update(mcpServers).set({ useCount: sql`${mcpServers.useCount} + ${n}` }).where(eq(mcpServers.id, ref));
       else await tx.update(ownedServers).set({ useCount: sql`${ownedServers.useCount} + ${n}` }).where(eq(ownedServers.qualifiedName, ref));
     }
