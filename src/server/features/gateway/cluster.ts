@@ -65,7 +65,13 @@ export class Forwarder {
       const v = req.headers[h];
       if (v !== undefined) headers[h] = v;
     }
-    const up = http.request({ hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers, agent: to.agent });
+    let up: http.ClientRequest;
+    try {
+      up = http.request({ hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers, agent: to.agent });
+    } catch {
+      // A header value Node reads in but will not send on: the client's request, not the platform, is wrong.
+      return rpcError(res, 400, GATEWAY_TEXT.invalid);
+    }
     up.setNoDelay(true);
     up.on("response", (ur) => {
       if (ur.headers[MOVED_HEADER]) this.d.forget(proxyId);
