@@ -71,6 +71,19 @@ const schema = z.object({
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  // Seeing what deployments do (docs/observability.md)
+  /** owners' request log: how long rows are kept (0 turns the log off) */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** owners' request log: at most this many rows per deployment (the oldest go first) */
+  REQUEST_LOG_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
+  /** GET /metrics answers only with `Authorization: Bearer METRICS_TOKEN`; without it, and without METRICS_PORT, it answers 404 */
+  METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
+  /** a separate internal port for GET /metrics with no token (never expose it publicly) */
+  METRICS_PORT: optional(port),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** OpenTelemetry traces go to {endpoint}/v1/traces (OTLP over HTTP, JSON); unset: no traces */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_SERVICE_NAME: z.string().trim().min(1).default("switchboard"),
   // Billing (docs/billing.md): without STRIPE_SECRET_KEY the built-in test-mode checkout is used.
   STRIPE_SECRET_KEY: optional(z.string().min(1)),
   STRIPE_WEBHOOK_SECRET: optional(z.string().min(1)),

@@ -19,6 +19,7 @@ import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
 import { Gateway } from "./features/gateway/index.js";
+import { observers, type GatewayObserver } from "./features/gateway/observe.js";
 import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
 import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
@@ -189,7 +190,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       app.route("/", healthRoutes({ pool: database.pool }));
     }
     const oauth = { verify: (token: string) => verifyAccessToken(database.db, token), touch: (grant: AccessGrant) => touchGrant(database.db, grant) };
-    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth };
+    // Told of every request a gateway of this process answered in one of its sessions (gateway/observe.ts).
+    const gatewayObservers: (GatewayObserver | undefined)[] = [];
+    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers) };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
     const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });

@@ -9,6 +9,7 @@ import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./clus
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
+import { clientOf, outcomeOf, requestName, traceContext, type GatewayObserver } from "./observe.js";
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
@@ -47,6 +48,8 @@ export interface GatewayDeps {
   revocations: KeyRevocations;
   /** OAuth access tokens: the authorization server's grants */
   oauth: OAuthPort;
+  /** told of every answered request and of sessions opening and ending (request log, metrics, traces) */
+  observer?: GatewayObserver;
 }
 
 /** A front gateway has no channels of its own. */
@@ -144,26 +147,51 @@ export class Gateway {
     return s;
   }
 
-  private logDone(target: GatewayTarget, msg: Msg, started: number) {
-    const tool = msg.method === "tools/call" && typeof msg.params?.name === "string" ? msg.params.name.slice(0, 100) : undefined;
-    const method = msg.method?.slice(0, 100);
-    return (answer: Msg) => {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      this.d.log.info({ deployment: target.id, method, tool, status: answer.error ? "error" : "ok", ms }, "mcp request");
+  /** What happens once a request is answered: a log line, and a record for the observers (observe.ts). */
+  private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"], transport: "streamable" | "sse") {
+    const name = requestName(msg.method, msg.params);
+    const method = msg.method?.slice(0, 100) ?? "";
+    const observer = this.d.observer;
+    const forwardedAt = performance.timeOrigin + performance.now();
+    return (answer: Msg, bytesOut: number) => {
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const { outcome, errorCode } = outcomeOf(answer);
+      this.d.log.info({ deployment: target.id, method, name, status: outcome, ms: durationMs }, "mcp request");
+      if (!observer) return;
+      observer.callDone({
+        startedAt: performance.timeOrigin + started,
+        forwardedAt,
+        durationMs,
+        deploymentId: target.id,
+        serverKind: target.serverKind,
+        serverRef: target.serverRef,
+        userId: target.userId,
+        client,
+        method,
+        name,
+        outcome,
+        errorCode,
+        bytesIn,
+        bytesOut,
+        transport,
+        ...traceContext(msg.params, req.headers),
+      });
     };
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, started: number) {
     if (!(accepts(req.headers.accept, MEDIA.json) && accepts(req.headers.accept, MEDIA.sse))) return rpcError(res, 406, GATEWAY_TEXT.notAcceptable);
     if (!req.headers["content-type"]?.toLowerCase().startsWith(MEDIA.json)) return rpcError(res, 415, GATEWAY_TEXT.unsupportedMedia);
-    const msg = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
-    if (!msg) return;
-    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(res, target, who, msg, started);
+    const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
+    if (!read) return;
+    const { msg, bytes } = read;
+    if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(req, res, target, who, msg, started, bytes);
     if (!this.versionOk(req, res)) return;
     const session = this.session(res, header(req, HEADER.sessionId), target, who);
     if (!session) return;
     if (msg.method !== undefined && msg.id !== undefined) {
-      if (session.mux.forward(session, msg, new HttpReply(res, session, this.logDone(target, msg, started)))) this.count(res, target);
+      const done = this.onDone(req, target, msg, started, bytes, session.client, "streamable");
+      if (session.mux.forward(session, msg, new HttpReply(res, session, done))) this.count(res, target);
       return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
@@ -193,7 +221,7 @@ export class Gateway {
   }
 
   /** initialize: a new session (or the legacy stream's), answered from the server's cached result for that protocol version. */
-  private async initialize(res: ServerResponse, target: GatewayTarget, who: Caller, msg: Msg, started: number, existing?: Session) {
+  private async initialize(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, msg: Msg, started: number, bytesIn: number, existing?: Session) {
     const fail = (status: number, message: string, headers: Record<string, string> = {}) =>
       existing ? existing.notify({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message } }) : rpcError(res, status, message, headers, RPC.serverError, msg.id);
     const mux = existing?.mux ?? this.sessions.mux(target.id);
@@ -211,8 +239,10 @@ export class Gateway {
     const reply: Msg = { jsonrpc: "2.0", id: msg.id! };
     if (answer.error) reply.error = answer.error;
     else reply.result = answer.result;
-    this.logDone(target, msg, started)(reply);
     const session = existing ?? this.newSession(who, target, mux, false);
+    session.client = clientOf(msg.params);
+    const body = JSON.stringify(reply);
+    this.onDone(req, target, msg, started, bytesIn, session.client, existing ? "sse" : "streamable")(reply, Buffer.byteLength(body));
     if (!answer.error && !mux.dead) {
       this.count(res, target);
       session.protocolVersion = (answer.result as { protocolVersion: string }).protocolVersion;
@@ -220,7 +250,6 @@ export class Gateway {
       if (!existing) this.sessions.add(session);
     }
     if (existing) return existing.notify(reply);
-    const body = JSON.stringify(reply);
     const headers: Record<string, string> = { "content-type": MEDIA.json, "content-length": String(Buffer.byteLength(body)) };
     if (this.sessions.has(session)) headers[HEADER.sessionId] = session.id;
     res.writeHead(200, headers).end(body);
@@ -267,18 +296,20 @@ export class Gateway {
 
   private async legacyPost(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, sessionId: string, started: number) {
     if (!this.session(res, sessionId, target, who, true)) return;
-    const msg = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
-    if (!msg) return;
+    const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
+    if (!read) return;
+    const { msg, bytes } = read;
     // The stream may have closed while the body arrived.
     const session = this.session(res, sessionId, target, who, true);
     if (!session) return;
     if (msg.method === "initialize" && msg.id !== undefined) {
       res.writeHead(202).end("Accepted");
-      return this.initialize(res, target, who, msg, started, session);
+      return this.initialize(req, res, target, who, msg, started, bytes, session);
     }
     if (msg.method !== undefined && msg.id !== undefined) {
       // Forwarded before the 202, so the 202 can say it was counted.
-      if (session.mux.forward(session, msg, new LegacyReply(session, this.logDone(target, msg, started)))) this.count(res, target);
+      const done = this.onDone(req, target, msg, started, bytes, session.client, "sse");
+      if (session.mux.forward(session, msg, new LegacyReply(session, done))) this.count(res, target);
       res.writeHead(202).end("Accepted");
       return;
     }

@@ -25,7 +25,7 @@ class BodyError extends Error {
   }
 }
 
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+async function readJson(req: IncomingMessage, limit: number): Promise<{ raw: unknown; bytes: number }> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest);
   const chunks: Buffer[] = [];
@@ -42,18 +42,20 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
     req.once("end", resolve);
     req.once("error", reject);
   });
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   try {
-    return JSON.parse(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+    return { raw: JSON.parse(body.toString("utf8")), bytes: body.length };
   } catch {
     throw new BodyError(400, GATEWAY_TEXT.parse, RPC.parseError);
   }
 }
 
-/** The request's one JSON-RPC message, or undefined once the client has been answered with why not. */
-export async function readMessage(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Msg | undefined> {
+/** The request's one JSON-RPC message and its size in bytes, or undefined once the client has been answered with why not. */
+export async function readMessage(req: IncomingMessage, res: ServerResponse, limit: number): Promise<{ msg: Msg; bytes: number } | undefined> {
   let raw: unknown;
+  let bytes: number;
   try {
-    raw = await readJson(req, limit);
+    ({ raw, bytes } = await readJson(req, limit));
   } catch (e) {
     if (e instanceof BodyError) return void rpcError(res, e.status, e.message, {}, e.code);
     throw e;
@@ -61,5 +63,5 @@ export async function readMessage(req: IncomingMessage, res: ServerResponse, lim
   if (Array.isArray(raw)) return void rpcError(res, 400, GATEWAY_TEXT.batch, {}, RPC.invalidRequest);
   const msg = asMessage(raw);
   if (!msg) return void rpcError(res, 400, GATEWAY_TEXT.invalid, {}, RPC.invalidRequest);
-  return msg;
+  return { msg, bytes };
 }

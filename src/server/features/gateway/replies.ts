@@ -14,11 +14,13 @@ import type { Session } from "./session.js";
 export class HttpReply implements Outlet {
   private stream?: EventStream;
   private finished = false;
+  private bytes = 0;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly session: Session,
-    private readonly onDone: (msg: Msg) => void,
+    /** the answer, and the bytes sent for the request (its answer and what came before it) */
+    private readonly onDone: (msg: Msg, bytes: number) => void,
   ) {}
 
   push(msg: Msg, final: boolean): void {
@@ -26,19 +28,20 @@ export class HttpReply implements Outlet {
     if (!this.stream) {
       if (final) {
         this.finished = true;
-        this.onDone(msg);
-        if (this.res.destroyed) return;
         const body = JSON.stringify(msg);
-        this.res.writeHead(200, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body) });
+        const length = Buffer.byteLength(body);
+        this.onDone(msg, length);
+        if (this.res.destroyed) return;
+        this.res.writeHead(200, { "content-type": MEDIA.json, "content-length": length });
         this.res.end(body);
         return;
       }
       this.stream = this.session.openStream(this.res);
     }
-    this.stream.send(msg);
+    this.bytes += this.stream.send(msg);
     if (final) {
       this.finished = true;
-      this.onDone(msg);
+      this.onDone(msg, this.bytes);
       this.stream.end();
     }
   }
@@ -56,14 +59,16 @@ export class HttpReply implements Outlet {
 
 /** The legacy HTTP+SSE transport: every message of the session goes down its one stream. */
 export class LegacyReply implements Outlet {
+  private bytes = 0;
+
   constructor(
     private readonly session: Session,
-    private readonly onDone: (msg: Msg) => void,
+    private readonly onDone: (msg: Msg, bytes: number) => void,
   ) {}
 
   push(msg: Msg, final: boolean): void {
-    this.session.standalone?.send(msg);
-    if (final) this.onDone(msg);
+    this.bytes += this.session.standalone?.send(msg) ?? 0;
+    if (final) this.onDone(msg, this.bytes);
   }
 
   abandon(): void {}

@@ -23,6 +23,8 @@ export class Session implements MuxSession {
   private readonly streams = new Map<string, EventStream>();
   private streamSeq = 0;
   closed = false;
+  /** the client's name and version, from its initialize */
+  client?: { name: string; version: string };
   /** opened with an OAuth access token: the one it was last used with (clients refresh tokens within a session); it ends when that is revoked */
   token?: string;
 

@@ -70,8 +70,9 @@ export class EventStream {
     this.res?.write(text);
   }
 
-  send(msg: unknown): void {
-    if (this.done) return;
+  /** Sends one message; returns its size in bytes (0 once the stream is done). */
+  send(msg: unknown): number {
+    if (this.done) return 0;
     const n = ++this.seq;
     const data = JSON.stringify(msg);
     if (this.resumable) {
@@ -80,6 +81,7 @@ export class EventStream {
       while (this.keptBytes > KEPT_BYTES && this.kept.length > 1) this.keptBytes -= this.kept.shift()!.data.length;
     }
     this.res?.write(this.frame(n, data));
+    return data.length;
   }
 
   private detach() {

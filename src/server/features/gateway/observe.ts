@@ -1,0 +1,93 @@
+import type { ServerKind } from "../../../shared/deployments.js";
+
+// What the gateway tells observers about each request it answered for a session: the request log
+// (features/request-log), the Prometheus metrics and the traces (features/observability). They are
+// told after the answer went out, on the hot path: an observer only queues what it needs, and
+// writes it elsewhere later. Arguments and results are never part of a record.
+
+/** How a request ended: an answer, a JSON-RPC error, or a tool result with isError. */
+export type CallOutcome = "ok" | "error" | "tool_error";
+
+export interface CallRecord {
+  /** when the request reached the gateway (epoch ms, with fractions) */
+  startedAt: number;
+  /** when it was forwarded to the server (epoch ms), when it was */
+  forwardedAt?: number;
+  durationMs: number;
+  deploymentId: string;
+  serverKind: ServerKind;
+  serverRef: string;
+  /** the deployment's owner (the only one who may call it) */
+  userId: string;
+  /** the client's name and version from its initialize (at most 100 characters each) */
+  client?: { name: string; version: string };
+  /** the JSON-RPC method (at most 100 characters) */
+  method: string;
+  /** the tool or prompt name, or the resource URI (at most 200 characters) */
+  name?: string;
+  outcome: CallOutcome;
+  /** the JSON-RPC error code, when outcome is "error" */
+  errorCode?: number;
+  bytesIn: number;
+  bytesOut: number;
+  transport: "streamable" | "sse";
+  /** W3C trace context the client sent: `_meta.traceparent` of the request, else its traceparent header */
+  traceparent?: string;
+  tracestate?: string;
+}
+
+export interface GatewayObserver {
+  /** a request with an id was answered (or refused by the gateway) in one of this gateway's sessions */
+  callDone(record: CallRecord): void;
+}
+
+/** Several observers as one; none is the common case and costs nothing. */
+export function observers(list: readonly (GatewayObserver | undefined)[]): GatewayObserver | undefined {
+  const all = list.filter((o): o is GatewayObserver => o !== undefined);
+  if (all.length === 0) return undefined;
+  if (all.length === 1) return all[0];
+  return {
+    callDone: (r) => {
+      for (const o of all) o.callDone(r);
+    },
+  };
+}
+
+const clip = (v: unknown, n: number) => (typeof v === "string" ? v.slice(0, n) : undefined);
+
+/** The name a request is about: a tool or prompt name, or a resource URI. */
+export function requestName(method: string | undefined, params: Record<string, unknown> | undefined): string | undefined {
+  if (!params) return undefined;
+  if (method === "tools/call" || method === "prompts/get") return clip(params.name, 200);
+  if (method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe") return clip(params.uri, 200);
+  return undefined;
+}
+
+/** The client's own name and version from an initialize request's params. */
+export function clientOf(params: Record<string, unknown> | undefined): { name: string; version: string } | undefined {
+  const info = params?.clientInfo;
+  if (!info || typeof info !== "object") return undefined;
+  const i = info as Record<string, unknown>;
+  const name = clip(i.name, 100);
+  return name ? { name, version: clip(i.version, 100) ?? "" } : undefined;
+}
+
+/** ok, error (with its code) or tool_error, from the answer the client got. */
+export function outcomeOf(answer: { result?: unknown; error?: unknown }): { outcome: CallOutcome; errorCode?: number } {
+  if (answer.error !== undefined) {
+    const code = (answer.error as { code?: unknown } | null)?.code;
+    return { outcome: "error", errorCode: typeof code === "number" ? code : undefined };
+  }
+  const r = answer.result as { isError?: unknown } | null | undefined;
+  return { outcome: r && typeof r === "object" && r.isError === true ? "tool_error" : "ok" };
+}
+
+/** W3C trace context from the request's _meta (MCP's place for it), else its HTTP header. */
+export function traceContext(params: Record<string, unknown> | undefined, headers: Record<string, string | string[] | undefined>): { traceparent?: string; tracestate?: string } {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const fromMeta = clip(meta?.traceparent, 100);
+  if (fromMeta) return { traceparent: fromMeta, tracestate: clip(meta?.tracestate, 512) };
+  const h = headers.traceparent;
+  const s = headers.tracestate;
+  return typeof h === "string" ? { traceparent: h.slice(0, 100), tracestate: typeof s === "string" ? s.slice(0, 512) : undefined } : {};
+}
