@@ -26,6 +26,12 @@ const KEY_CACHE_MAX = 10_000;
 /** Longer than any access token the authorization server issues: refused without a lookup. */
 const MAX_TOKEN_LENGTH = 512;
 
+/** The signed-in person behind a browser's session cookie (the playground), or undefined. */
+export type BrowserSessions = (headers: Headers) => Promise<{ userId: string; sessionId: string } | undefined>;
+
+/** Sessions opened by the playground with the browser's session cookie carry this in place of a key hash. */
+export const BROWSER_CALLER = "browser:";
+
 /** Who is asking: the credential's owner, and the credential itself (hashed); `token` when it is an OAuth access token. */
 export interface Caller {
   userId: string;
@@ -41,11 +47,14 @@ export interface AccessDeps {
   runner?: Pick<Runner, "runs">;
   revocations: KeyRevocations;
   oauth: OAuthPort;
+  /** the web app's sign-in sessions: the playground calls the owner's deployment with the page's cookie */
+  browserSessions?: BrowserSessions;
 }
 
 export class GatewayAccess {
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
   private readonly keys = new Map<string, { userId: string; at: number; generation: number }>();
+  private readonly cookies = new Map<string, { userId: string; sessionId: string; at: number }>();
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
   private readonly tokens: TokenCheck;
@@ -74,6 +83,7 @@ export class GatewayAccess {
     if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, ask);
     const authz = req.headers.authorization;
     const key = authz && /^bearer\s+/i.test(authz) ? authz.replace(/^bearer\s+/i, "").trim() : "";
+    if (!key && authz === undefined && req.headers.cookie && this.fromSiteItself(req)) return this.admitBrowser(req, res, proxyId, ask);
     if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
     const invalid = { "www-authenticate": challenge(publicUrl, proxyId, true) };
     if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
@@ -103,6 +113,39 @@ export class GatewayAccess {
     if (target.userId !== grant.userId) return refuse();
     this.tokens.used(grant);
     return { target, who: { userId: grant.userId, keyHash: hash, token } };
+  }
+
+  /**
+   * A request the site's own pages sent (the playground): the browser says so with its Origin
+   * (one of the site's), or, where it sends none (a same-origin GET), with Sec-Fetch-Site. A page
+   * of another site can neither forge these headers nor, with SameSite=Lax cookies, send the
+   * cookie on its requests at all; anything else must bring a key or token.
+   */
+  private fromSiteItself(req: IncomingMessage): boolean {
+    if (!this.d.browserSessions) return false;
+    const site = req.headers["sec-fetch-site"];
+    if (site !== undefined && site !== "same-origin") return false;
+    return req.headers.origin !== undefined || site === "same-origin";
+  }
+
+  /** The browser's signed-in user, who must own the deployment; checked against the sign-in sessions at least every KEY_TTL_MS. */
+  private async admitBrowser(req: IncomingMessage, res: ServerResponse, proxyId: string, ask: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+    const cookie = req.headers.cookie!;
+    const hash = hashKey(cookie);
+    let hit = this.cookies.get(hash);
+    if (!hit || Date.now() - hit.at >= KEY_TTL_MS) {
+      const found = await this.d.browserSessions!(new Headers({ cookie }));
+      if (!found) {
+        this.cookies.delete(hash);
+        return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
+      }
+      if (this.cookies.size >= KEY_CACHE_MAX) this.cookies.clear();
+      hit = { ...found, at: Date.now() };
+      this.cookies.set(hash, hit);
+    }
+    const target = await this.target(proxyId);
+    if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId) } };
   }
 
   /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */

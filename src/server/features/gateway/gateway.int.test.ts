@@ -171,6 +171,35 @@ describe("who may connect", () => {
     expect(batch.status).toBe(400);
   });
 
+  it("the playground: the owner's browser session cookie, from the site's own pages only", async () => {
+    const cookie = owner.jar.header();
+    expect(cookie).toContain("session_token");
+    // From the site's page (Origin), then a same-origin GET without Origin (Sec-Fetch-Site).
+    const ok = await post({ cookie, origin: base, "sec-fetch-site": "same-origin" });
+    expect(ok.status, ok.body).toBe(200);
+    const sessionId = ok.headers["mcp-session-id"] as string;
+    const h = { cookie, accept: MCP_ACCEPT, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", "sec-fetch-site": "same-origin" };
+    const call = await raw(url, { headers: { ...h, origin: base }, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "from the playground" } } } });
+    expect(call.json()).toMatchObject({ result: { content: [{ text: "from the playground" }] } });
+    // The session belongs to the cookie's user: another user's browser cannot use its id.
+    const eve = await signedInUser(t, "eve@example.com");
+    const stolen = await raw(url, { headers: { ...h, cookie: eve.jar.header(), origin: base }, body: { jsonrpc: "2.0", id: 3, method: "tools/list" } });
+    expect(stolen.status).toBe(404);
+
+    // Another site's page, a request that says it is cross-site or same-site, and a bare cookie (curl, a server) are refused.
+    expect((await post({ cookie, origin: "https://evil.example" })).status).toBe(403);
+    for (const site of ["cross-site", "same-site", "none"]) expect((await post({ cookie, origin: base, "sec-fetch-site": site })).status).toBe(401);
+    const bare = await post({ cookie });
+    expect(bare.status).toBe(401);
+    expect(bare.json()).toMatchObject({ error: { message: GATEWAY_TEXT.missingKey } });
+    // A bad key next to a good cookie is a bad key: no falling back to the cookie.
+    expect((await post({ cookie, origin: base, authorization: "Bearer sb_nope" })).status).toBe(401);
+    // A made-up or signed-out cookie is nobody.
+    expect((await post({ cookie: "better-auth.session_token=forged.value", origin: base })).status).toBe(401);
+    // Another signed-in user's browser gets 404 for this deployment, as with their key.
+    expect((await post({ cookie: eve.jar.header(), origin: base })).status).toBe(404);
+  });
+
   it("idle sessions expire (GATEWAY_SESSION_IDLE_MS)", async () => {
     const s = await rawSession(url, key);
     await new Promise((r) => setTimeout(r, 2500));

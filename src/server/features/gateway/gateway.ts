@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
-import { GatewayAccess, type Caller } from "./access.js";
+import { GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
@@ -48,6 +48,8 @@ export interface GatewayDeps {
   revocations: KeyRevocations;
   /** OAuth access tokens: the authorization server's grants */
   oauth: OAuthPort;
+  /** the web app's sign-in sessions: the playground's requests carry the page's cookie instead of a key */
+  browserSessions?: BrowserSessions;
   /** told of every answered request and of sessions opening and ending (request log, metrics, traces) */
   observer?: GatewayObserver;
 }

@@ -4,6 +4,7 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import { findKeyOwner } from "../publishers/repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
+import { BROWSER_CALLER } from "./access.js";
 import { Mux } from "./mux.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import type { Session } from "./session.js";
@@ -102,6 +103,8 @@ export class Sessions {
     const hashes = new Set<string>();
     const tokens = new Map<string, string>();
     for (const s of this.open.values()) {
+      // A playground session is checked against the sign-in session on each of its requests.
+      if (s.keyHash.startsWith(BROWSER_CALLER)) continue;
       if (s.token === undefined) hashes.add(s.keyHash);
       else tokens.set(s.token, s.userId);
     }
