@@ -6,7 +6,10 @@ import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js
 // Output is drained continuously into bounded buffers so a chatty or stuck reader never blocks
 // the child, and secrets are masked before a line is kept.
 
-const MAX_LINE = 8 * 1024 * 1024;
+/** The longest message a server may send (a 10 MB tool result passes; beyond, the request gets OVERSIZED_ANSWER). */
+const MAX_LINE = 16 * 1024 * 1024;
+const OVERSIZED_ENDS = 256;
+export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE / 1024 / 1024} MB, more than the platform passes on`;
 const LOG_LINES = 200;
 const LOG_LINE_CHARS = 2000;
 
@@ -45,7 +48,9 @@ export class Child {
   readonly exited: Promise<ExitInfo>;
   private readonly logBuf: string[] = [];
   private listeners = new Set<(m: JSONRPCMessage) => void>();
-  private pending = "";
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private oversized?: { head: string; tail: string };
   private done = false;
 
   private constructor(
@@ -78,35 +83,71 @@ export class Child {
     return new Child(await sandbox.launch(spec), spec);
   }
 
+  /**
+   * Splits stdout into lines in linear time (a 10 MB answer arrives in many chunks, and only each
+   * new chunk is searched). A line longer than MAX_LINE is dropped as it streams, keeping its two
+   * ends: the request it answers (its id is at one end) gets an error instead of no answer at all.
+   */
   private onStdout(chunk: string) {
-    this.pending += chunk;
-    if (this.pending.length > MAX_LINE && !this.pending.includes("\n")) {
-      this.log("[switchboard] dropped an output line longer than 8 MB");
-      this.pending = "";
-      return;
-    }
-    const lines = this.pending.split("\n");
-    this.pending = lines.pop()!;
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      let msg: unknown;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        msg = undefined;
-      }
-      // Only JSON objects are protocol; `0`, `null` or `[...]` printed by a server are log lines.
-      if (!msg || typeof msg !== "object" || Array.isArray(msg)) {
-        this.log(line);
+    let from = 0;
+    for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", from)) {
+      const part = chunk.slice(from, nl);
+      from = nl + 1;
+      if (this.oversized) {
+        this.dropOversized(part);
         continue;
       }
-      for (const l of this.listeners) {
-        try {
-          l(msg as JSONRPCMessage);
-        } catch (e) {
-          // A listener's bug must never take the platform down with one server's output.
-          this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
-        }
+      const line = this.pending.length ? this.pending.join("") + part : part;
+      this.pending = [];
+      this.pendingChars = 0;
+      this.onLine(line);
+    }
+    const rest = chunk.slice(from);
+    if (!rest) return;
+    if (this.oversized) {
+      this.oversized.tail = (this.oversized.tail + rest).slice(-OVERSIZED_ENDS);
+      return;
+    }
+    this.pending.push(rest);
+    this.pendingChars += rest.length;
+    if (this.pendingChars > MAX_LINE) {
+      const whole = this.pending.join("");
+      this.oversized = { head: whole.slice(0, OVERSIZED_ENDS), tail: whole.slice(-OVERSIZED_ENDS) };
+      this.pending = [];
+      this.pendingChars = 0;
+    }
+  }
+
+  private dropOversized(last: string) {
+    const { head, tail } = this.oversized!;
+    this.oversized = undefined;
+    // Servers write the id last (the SDK does) or first: the end of the line is searched first.
+    const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\]|\\.){1,64}"|-?\d{1,15})\s*[,}]/g)].map((m) => m[1]!);
+    const id = ids((tail + last).slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head)[0];
+    this.log(`[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);
+    if (id === undefined) return;
+    this.onLine(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(id) as string | number, error: { code: -32000, message: OVERSIZED_ANSWER } }));
+  }
+
+  private onLine(line: string) {
+    if (!line.trim()) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      msg = undefined;
+    }
+    // Only JSON objects are protocol; `0`, `null` or `[...]` printed by a server are log lines.
+    if (!msg || typeof msg !== "object" || Array.isArray(msg)) {
+      this.log(line);
+      return;
+    }
+    for (const l of this.listeners) {
+      try {
+        l(msg as JSONRPCMessage);
+      } catch (e) {
+        // A listener's bug must never take the platform down with one server's output.
+        this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
       }
     }
   }

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, freePort, signedInUser, type TestApp } from "../../../../tests/support/app.js";
+import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
+import { newApiKey, sdkClient, textOf } from "../../../../tests/support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import { OVERSIZED_ANSWER } from "../runtime/child.js";
+
+// Huge answers from a hosted server (the playground shows results in a browser; a 10 MB one must
+// neither hang the page nor the platform): a 10 MB tool result arrives whole and soon, one beyond
+// what the platform passes on becomes a clear error for that call at once, and the server and
+// everyone else carry on.
+
+let t: TestApp;
+let repo: FixtureRepo;
+let url: string;
+let key: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, GATEWAY_REQUEST_TIMEOUT_MS: "120000" });
+  await t.listen();
+  repo = await createFixtureRepo();
+  const owner = await signedInUser(t, "owner@example.com");
+  key = await newApiKey(owner, "big");
+  await registerOwnedServer(owner, "owner/fixture", "fixture");
+  const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
+  expect(r.status, await r.clone().text()).toBe(202);
+  url = (await waitForStatus(owner, "owner/fixture", "running", 60_000)).url;
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  await repo?.cleanup();
+});
+
+describe("huge results", () => {
+  it("passes a 10 MB tool result on whole, in seconds, while other calls go on", async () => {
+    const client = await sdkClient(url, key);
+    const other = await sdkClient(url, key);
+    const started = performance.now();
+    const [big, small] = await Promise.all([client.callTool({ name: "big_output", arguments: { megabytes: 10 } }), other.callTool({ name: "echo", arguments: { message: "meanwhile" } })]);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(textOf(big).length).toBe(10 * 1024 * 1024);
+    expect(textOf(small)).toBe("meanwhile");
+    await client.close();
+    await other.close();
+  }, 60_000);
+
+  it("answers a result beyond 16 MB with a clear error at once instead of leaving the call hanging; the server carries on", async () => {
+    const client = await sdkClient(url, key);
+    const started = performance.now();
+    await expect(client.callTool({ name: "big_output", arguments: { megabytes: 20 } })).rejects.toThrow(OVERSIZED_ANSWER);
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
+  }, 60_000);
+});
