@@ -42,6 +42,8 @@ export default async function setup(project: TestProject) {
     ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com",
     DATA_DIR: dataDir,
     PACKAGES_DIR: TEST_PACKAGES_DIR,
+    // The playground's hostile-output test deploys the fixture server from a local git repository.
+    GIT_ALLOW_FILE: "on",
   });
   project.provide("appUrl", `http://localhost:${port}`);
   project.provide("mailDir", mailDir);
