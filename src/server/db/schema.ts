@@ -3,3 +3,4 @@
 export * from "./schema-core.js";
 export * from "./schema-oauth.js";
 export * from "./schema-cluster.js";
+export * from "./schema-observability.js";

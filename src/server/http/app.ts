@@ -13,6 +13,7 @@ import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys
 import { publisherRoutes } from "../features/publishers/routes.js";
 import { KeyRevocations } from "../features/publishers/revocations.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
+import { requestLogRoutes } from "../features/request-log/routes.js";
 import { billingRoutes } from "../features/billing/routes.js";
 import { Billing } from "../features/billing/service.js";
 import { healthRoutes } from "../features/health/routes.js";
@@ -59,6 +60,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
   api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments }));
+  api.route("/", requestLogRoutes({ db }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
   api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });
   api.doc31("/openapi.json", {

@@ -1,4 +1,5 @@
 import { Wrench } from "lucide-react";
+import { toolStatLine, type ToolStat } from "../../shared/request-log";
 import { shortDate } from "../lib/dates";
 
 export interface ToolInfo {
@@ -7,8 +8,12 @@ export interface ToolInfo {
   params: { name: string; type: string; required: boolean; description: string }[];
 }
 
-/** The tools a server offered at its last successful MCP listing (issue: "see what the server offers"). */
-export function ToolsList({ tools, listedAt, className }: { tools: ToolInfo[]; listedAt: string | null; className: string }) {
+/**
+ * The tools a server offered at its last successful MCP listing (issue: "see what the server offers"),
+ * each with its figures over the last 24 h when it was called (`stats`, from toolStats()).
+ */
+export function ToolsList({ tools, listedAt, className, stats }: { tools: ToolInfo[]; listedAt: string | null; className: string; stats?: ToolStat[] }) {
+  const figures = new Map((stats ?? []).map((s) => [s.name, toolStatLine(s)]));
   return (
     <section className={className} aria-labelledby="tools">
       <h2 id="tools" className="flex items-center gap-2 text-lg font-semibold">
@@ -24,6 +29,11 @@ export function ToolsList({ tools, listedAt, className }: { tools: ToolInfo[]; l
               <li key={t.name} className="py-3">
                 <p className="font-mono text-sm font-semibold">{t.name}</p>
                 {t.description && <p className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">{t.description}</p>}
+                {figures.get(t.name) && (
+                  <p data-testid="tool-stats" className="mt-0.5 text-xs tabular-nums text-slate-500">
+                    {figures.get(t.name)}
+                  </p>
+                )}
                 {t.params.length > 0 && (
                   <ul className="mt-2 flex flex-wrap gap-1.5" aria-label={`Parameters of ${t.name}`}>
                     {t.params.map((p) => (

@@ -1,0 +1,158 @@
+import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { deployments, requestLog, toolStats } from "../../db/schema.js";
+import type { ServerKind } from "../../../shared/deployments.js";
+import type { Outcome } from "../../../shared/request-log.js";
+
+export type RequestLogRow = typeof requestLog.$inferInsert;
+
+export interface ToolStatDelta {
+  kind: ServerKind;
+  ref: string;
+  tool: string;
+  hour: Date;
+  calls: number;
+  errors: number;
+  buckets: number[];
+}
+
+/** 12 parameters a row: well under PostgreSQL's 65,535 per statement. */
+const INSERT_CHUNK = 2000;
+
+/** Sorted by key: processes flushing at once lock tool_stats rows in one order and never deadlock. */
+function byKey(a: ToolStatDelta, b: ToolStatDelta): number {
+  const k = (d: ToolStatDelta) => [d.kind, d.ref, d.tool] as const;
+  const [x, y] = [k(a), k(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return a.hour.getTime() - b.hour.getTime();
+}
+
+/** One flush of a writer: the log rows and the tool figures, in one transaction (all or nothing). */
+export async function writeBatch(db: Db, rows: readonly RequestLogRow[], stats: readonly ToolStatDelta[]): Promise<void> {
+  if (rows.length === 0 && stats.length === 0) return;
+  await db.transaction(async (tx) => {
+    // A deployment stopped since its requests were answered has gone, and its log with it.
+    const ids = [...new Set(rows.map((r) => r.deploymentId))];
+    const live = ids.length ? new Set((await tx.select({ id: deployments.id }).from(deployments).where(inArray(deployments.id, ids))).map((d) => d.id)) : new Set<string>();
+    const kept = live.size === ids.length ? rows : rows.filter((r) => live.has(r.deploymentId));
+    for (let i = 0; i < kept.length; i += INSERT_CHUNK) await tx.insert(requestLog).values(kept.slice(i, i + INSERT_CHUNK));
+    if (stats.length === 0) return;
+    const sorted = [...stats].sort(byKey);
+    await tx
+      .insert(toolStats)
+      .values(sorted.map((s) => ({ serverKind: s.kind, serverRef: s.ref, tool: s.tool, hour: s.hour, calls: s.calls, errors: s.errors, buckets: s.buckets })))
+      .onConflictDoUpdate({
+        target: [toolStats.serverKind, toolStats.serverRef, toolStats.tool, toolStats.hour],
+        set: {
+          calls: sql`${toolStats.calls} + excluded.calls`,
+          errors: sql`${toolStats.errors} + excluded.errors`,
+          buckets: sql`array(select coalesce(a, 0) + coalesce(b, 0) from unnest(${toolStats.buckets}, excluded.buckets) with ordinality as u(a, b, i) order by i)`,
+        },
+      });
+  });
+}
+
+/** Who owns a deployment (undefined: no such deployment). */
+export async function deploymentOwner(db: Db, id: string): Promise<string | undefined> {
+  const [r] = await db.select({ userId: deployments.userId }).from(deployments).where(eq(deployments.id, id));
+  return r?.userId;
+}
+
+export interface RequestFilter {
+  method?: string;
+  name?: string;
+  outcome?: Outcome;
+  limit: number;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Newest first; the name matches as a case-insensitive substring. */
+export async function findRequests(db: Db, deploymentId: string, f: RequestFilter) {
+  const where: SQL[] = [eq(requestLog.deploymentId, deploymentId)];
+  if (f.method) where.push(eq(requestLog.method, f.method));
+  if (f.outcome) where.push(eq(requestLog.outcome, f.outcome));
+  if (f.name) where.push(sql`${requestLog.name} ilike ${`%${likeEscape(f.name)}%`}`);
+  return db
+    .select({
+      at: requestLog.at,
+      clientName: requestLog.clientName,
+      clientVersion: requestLog.clientVersion,
+      method: requestLog.method,
+      name: requestLog.name,
+      durationMs: requestLog.durationMs,
+      outcome: requestLog.outcome,
+      errorCode: requestLog.errorCode,
+      bytesIn: requestLog.bytesIn,
+      bytesOut: requestLog.bytesOut,
+    })
+    .from(requestLog)
+    .where(and(...where))
+    .orderBy(desc(requestLog.at), desc(requestLog.id))
+    .limit(f.limit);
+}
+
+/** The methods among a deployment's latest requests (an index-backed read of a bounded number of rows). */
+export async function recentMethods(db: Db, deploymentId: string, window = 5000): Promise<string[]> {
+  const r = await db.execute<{ method: string }>(sql`
+    select distinct method from (
+      select method from request_log where deployment_id = ${deploymentId} order by at desc, id desc limit ${window}
+    ) recent order by method`);
+  return r.rows.map((x) => x.method);
+}
+
+/** Deletes rows older than `days` (0: every row), a chunk at a time so no statement runs long. */
+export async function deleteOlderThan(db: Db, days: number, chunk = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const r = await db.execute(sql`
+      delete from request_log where id = any(array(
+        select id from request_log where at < now() - make_interval(days => ${days}) limit ${chunk}
+      ))`);
+    total += r.rowCount ?? 0;
+    if ((r.rowCount ?? 0) < chunk) return total;
+  }
+}
+
+/**
+ * Keeps the newest `max` rows of each deployment that logged anything in the last `activeMinutes`
+ * (only those can have grown past it since the last sweep). Every step walks an index: recent rows
+ * by time, each deployment's rows newest first to its max-th, and the delete of what lies beyond
+ * it, one deployment at a time.
+ */
+export async function trimBeyond(db: Db, max: number, activeMinutes: number): Promise<number> {
+  const cuts = await db.execute<{ deployment_id: string; at: string; id: string }>(sql`
+    select a.deployment_id, c.at::text as at, c.id::text as id
+    from (select distinct deployment_id from request_log where at > now() - make_interval(mins => ${activeMinutes})) a
+    cross join lateral (
+      select at, id from request_log l where l.deployment_id = a.deployment_id order by at desc, id desc offset ${max} limit 1
+    ) c
+    order by a.deployment_id`);
+  let total = 0;
+  for (const c of cuts.rows) {
+    const r = await db.execute(sql`delete from request_log where deployment_id = ${c.deployment_id} and (at, id) <= (${c.at}::timestamptz, ${c.id}::bigint)`);
+    total += r.rowCount ?? 0;
+  }
+  return total;
+}
+
+export async function deleteOldToolStats(db: Db, hours: number): Promise<number> {
+  const r = await db.execute(sql`delete from tool_stats where hour < now() - make_interval(hours => ${hours})`);
+  return r.rowCount ?? 0;
+}
+
+/**
+ * A server's hourly figures of the current hour and the 23 before it, for the tools its last
+ * listing names: a client calling made-up tool names never puts them on the public page.
+ */
+export async function recentToolStats(db: Db, kind: ServerKind, ref: string) {
+  const r = await db.execute<{ tool: string; calls: number; errors: number; buckets: number[] }>(sql`
+    select t.tool, t.calls, t.errors, t.buckets from tool_stats t
+    where t.server_kind = ${kind} and t.server_ref = ${ref}
+      and t.hour > now() - interval '24 hours'
+      and t.tool in (
+        select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c
+        where c.server_kind = ${kind} and c.server_ref = ${ref} and jsonb_typeof(c.tools) = 'array'
+      )`);
+  return r.rows;
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+
+// The owners' request log and the public per-tool figures (docs/observability.md): what the API
+// answers, the filters it takes, and the texts people read.
+
+export const REQUEST_LOG_TEXT = {
+  title: "Request log",
+  empty: "No requests yet. Calls from any client, and from the playground, appear here.",
+  noMatch: "No requests match these filters.",
+  loading: "Loading requests…",
+  loadFailed: "Could not load the request log.",
+  allMethods: "All methods",
+  allOutcomes: "All outcomes",
+  live: "Updated every 3 seconds while this tab is visible.",
+} as const;
+
+export const OUTCOMES = ["ok", "error", "tool_error"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error" };
+
+export const REQUEST_LOG_LIMIT = { default: 100, max: 500 } as const;
+
+/** GET /api/deployments/{id}/requests: every filter is optional; an empty one means "any". */
+export const requestLogQuery = z.object({
+  method: z.string().max(100).optional(),
+  name: z.string().max(200).optional(),
+  outcome: z.enum(OUTCOMES).or(z.literal("")).optional(),
+  limit: z.coerce.number().int().min(1).max(REQUEST_LOG_LIMIT.max).default(REQUEST_LOG_LIMIT.default),
+});
+export type RequestLogQuery = z.output<typeof requestLogQuery>;
+
+export const requestLogEntry = z.object({
+  at: z.string(),
+  client_name: z.string().nullable(),
+  client_version: z.string().nullable(),
+  method: z.string(),
+  name: z.string().nullable(),
+  duration_ms: z.number(),
+  outcome: z.enum(OUTCOMES),
+  error_code: z.number().int().nullable(),
+  bytes_in: z.number().int(),
+  bytes_out: z.number().int(),
+});
+export type RequestLogEntry = z.infer<typeof requestLogEntry>;
+
+export const requestLogPage = z.object({
+  requests: z.array(requestLogEntry),
+  /** every method this deployment's log holds, for the filter menu */
+  methods: z.array(z.string()),
+});
+export type RequestLogPage = z.infer<typeof requestLogPage>;
+
+/** One tool's figures over the last 24 hours, summed over every deployment of the server. */
+export const toolStat = z.object({
+  name: z.string(),
+  calls: z.number().int(),
+  /** errors / calls, 0..1 */
+  error_rate: z.number(),
+  p50_ms: z.number().nullable(),
+  p95_ms: z.number().nullable(),
+});
+export type ToolStat = z.infer<typeof toolStat>;
+
+const count = new Intl.NumberFormat("en-US");
+
+function ms(v: number | null): string {
+  if (v === null) return "–";
+  return `${v < 10 ? Math.round(v * 10) / 10 : Math.round(v)} ms`;
+}
+
+function percent(rate: number): string {
+  const p = rate * 100;
+  return `${p === 0 || p >= 10 ? Math.round(p) : Math.round(p * 10) / 10}%`;
+}
+
+/** "1,234 calls · 0.5% errors · p50 12 ms · p95 40 ms, last 24 h"; null when the tool had no calls. */
+export function toolStatLine(s: ToolStat | undefined): string | null {
+  if (!s || s.calls === 0) return null;
+  return `${count.format(s.calls)} call${s.calls === 1 ? "" : "s"} · ${percent(s.error_rate)} errors · p50 ${ms(s.p50_ms)} · p95 ${ms(s.p95_ms)}, last 24 h`;
+}

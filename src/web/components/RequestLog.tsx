@@ -1,0 +1,205 @@
+import { History, Loader2 } from "lucide-react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { OUTCOMES, OUTCOME_LABEL, REQUEST_LOG_TEXT, type Outcome, type RequestLogEntry, type RequestLogPage } from "../../shared/request-log";
+import { api } from "../lib/api";
+import { serverCard } from "./ServerParts";
+import { Alert, inputClass } from "./ui";
+
+// The owner's request log of one deployment (docs/observability.md): the latest requests, newest
+// first, polled every 3 s while the tab is visible. Everything shown came from clients and
+// servers, so it is rendered as plain text only.
+
+const POLL_MS = 3000;
+
+interface Filters {
+  method: string;
+  name: string;
+  outcome: "" | Outcome;
+}
+
+const time = typeof Intl === "undefined" ? undefined : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+function duration(ms: number): string {
+  if (ms < 10) return `${Math.round(ms * 10) / 10} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${Math.round(n / 100) / 10} kB`;
+  return `${Math.round(n / 100_000) / 10} MB`;
+}
+
+function queryOf(f: Filters): string {
+  const q = new URLSearchParams();
+  if (f.method) q.set("method", f.method);
+  if (f.name.trim()) q.set("name", f.name.trim().slice(0, 200));
+  if (f.outcome) q.set("outcome", f.outcome);
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+const OUTCOME_STYLE: Record<Outcome, string> = {
+  ok: "bg-green-100 text-green-800 dark:bg-green-950/60 dark:text-green-300",
+  error: "bg-red-100 text-red-800 dark:bg-red-950/60 dark:text-red-300",
+  tool_error: "bg-amber-100 text-amber-900 dark:bg-amber-950/60 dark:text-amber-300",
+};
+
+function Row({ r }: { r: RequestLogEntry }) {
+  const client = r.client_name ? `${r.client_name}${r.client_version ? ` ${r.client_version}` : ""}` : "–";
+  return (
+    <tr data-testid="request-log-row" className="align-top">
+      <td className="whitespace-nowrap py-1.5 pr-3 text-slate-500">
+        <time dateTime={r.at}>{time ? time.format(new Date(r.at)) : r.at}</time>
+      </td>
+      <td className="max-w-40 truncate py-1.5 pr-3" title={client}>
+        {client}
+      </td>
+      <td className="whitespace-nowrap py-1.5 pr-3 font-mono">{r.method}</td>
+      <td className="max-w-48 truncate py-1.5 pr-3 font-mono" title={r.name ?? undefined}>
+        {r.name ?? "–"}
+      </td>
+      <td className="whitespace-nowrap py-1.5 pr-3 text-right tabular-nums">{duration(r.duration_ms)}</td>
+      <td className="whitespace-nowrap py-1.5 pr-3">
+        <span className={`rounded px-1.5 py-0.5 font-medium ${OUTCOME_STYLE[r.outcome]}`}>
+          {OUTCOME_LABEL[r.outcome]}
+          {r.error_code !== null ? ` ${r.error_code}` : ""}
+        </span>
+      </td>
+      <td className="whitespace-nowrap py-1.5 text-right tabular-nums text-slate-500">
+        {bytes(r.bytes_in)} / {bytes(r.bytes_out)}
+      </td>
+    </tr>
+  );
+}
+
+export function RequestLog({ deploymentId, className = serverCard }: { deploymentId: string; className?: string }) {
+  const [filters, setFilters] = useState<Filters>({ method: "", name: "", outcome: "" });
+  const [data, setData] = useState<RequestLogPage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // Only the answer to the latest request counts: a slow poll must not overwrite newer filters.
+  const seq = useRef(0);
+
+  const refresh = useCallback(async () => {
+    const mine = ++seq.current;
+    const r = await api<RequestLogPage>(`/api/deployments/${encodeURIComponent(deploymentId)}/requests${queryOf(filters)}`, { timeoutMs: 10_000 });
+    if (mine !== seq.current) return;
+    if (r.ok) {
+      setData(r.data);
+      setError(null);
+    } else setError(r.error ?? REQUEST_LOG_TEXT.loadFailed);
+  }, [deploymentId, filters]);
+
+  useEffect(() => {
+    const visible = () => document.visibilityState === "visible";
+    // A short pause first, so typing a name sends one request rather than one per key.
+    const first = setTimeout(() => void refresh(), 150);
+    const timer = setInterval(() => {
+      if (visible()) void refresh();
+    }, POLL_MS);
+    const onVisible = () => {
+      if (visible()) void refresh();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [refresh]);
+
+  const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }));
+  const filtered = Boolean(filters.method || filters.name.trim() || filters.outcome);
+  const methods = [...new Set([...(data?.methods ?? []), ...(filters.method ? [filters.method] : [])])].sort();
+  const id = `request-log-${deploymentId}`;
+
+  return (
+    <section className={className} aria-labelledby={`${id}-title`} data-testid="request-log">
+      <h2 id={`${id}-title`} className="flex items-center gap-2 text-lg font-semibold">
+        <History className="h-5 w-5 text-indigo-500" aria-hidden /> {REQUEST_LOG_TEXT.title}
+      </h2>
+      <p className="mt-1 text-xs text-slate-500">{REQUEST_LOG_TEXT.live}</p>
+      <div className="mt-3 grid gap-2 sm:grid-cols-3" role="group" aria-label="Filters">
+        <div>
+          <label htmlFor={`${id}-method`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
+            Method
+          </label>
+          <select id={`${id}-method`} className={`${inputClass} mt-1 py-1.5 text-sm`} value={filters.method} onChange={(e) => set({ method: e.target.value })}>
+            <option value="">{REQUEST_LOG_TEXT.allMethods}</option>
+            {methods.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor={`${id}-name`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
+            Name
+          </label>
+          <input
+            id={`${id}-name`}
+            type="search"
+            maxLength={200}
+            placeholder="Tool, prompt or resource"
+            className={`${inputClass} mt-1 py-1.5 text-sm`}
+            value={filters.name}
+            onChange={(e) => set({ name: e.target.value })}
+          />
+        </div>
+        <div>
+          <label htmlFor={`${id}-outcome`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
+            Outcome
+          </label>
+          <select id={`${id}-outcome`} className={`${inputClass} mt-1 py-1.5 text-sm`} value={filters.outcome} onChange={(e) => set({ outcome: e.target.value as Filters["outcome"] })}>
+            <option value="">{REQUEST_LOG_TEXT.allOutcomes}</option>
+            {OUTCOMES.map((o) => (
+              <option key={o} value={o}>
+                {OUTCOME_LABEL[o]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error && (
+        <div className="mt-3">
+          <Alert kind="error">{error}</Alert>
+        </div>
+      )}
+      {!data && !error && (
+        <p className="mt-3 flex items-center gap-2 text-sm text-slate-500" role="status">
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {REQUEST_LOG_TEXT.loading}
+        </p>
+      )}
+      {data && data.requests.length === 0 && <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{filtered ? REQUEST_LOG_TEXT.noMatch : REQUEST_LOG_TEXT.empty}</p>}
+      {data && data.requests.length > 0 && (
+        <div className="mt-3 max-h-96 overflow-auto">
+          <table className="w-full text-left text-xs">
+            <caption className="sr-only">Latest requests to this deployment, newest first</caption>
+            <thead className="sticky top-0 bg-white text-slate-500 dark:bg-slate-900">
+              <tr>
+                <th scope="col" className="py-1.5 pr-3 font-medium">Time</th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">Client</th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">Method</th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">Name</th>
+                <th scope="col" className="py-1.5 pr-3 text-right font-medium">Duration</th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">Outcome</th>
+                <th scope="col" className="py-1.5 text-right font-medium">
+                  <abbr title="Bytes received from the client / sent back to it" className="no-underline">
+                    In / out
+                  </abbr>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+              {data.requests.map((r, i) => (
+                <Row key={`${r.at}-${i}`} r={r} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
