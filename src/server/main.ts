@@ -12,6 +12,7 @@ import { createLogger } from "./log.js";
 import { projectRoot } from "./paths.js";
 import type { Logger } from "./log.js";
 import { createPlatform, type Platform } from "./platform.js";
+import { serveWorkersMetrics } from "./features/observability/index.js";
 import { loadOrCreateSecret } from "./secrets.js";
 
 export interface Running {
@@ -120,6 +121,8 @@ async function startPrimary(config: Config, log: Logger, workers: number): Promi
     }
     databaseUrl = platform.databaseUrl;
   }
+  // Without a platform of its own the primary still gathers the workers' metrics for a scrape.
+  const workersMetrics = platform ? undefined : await serveWorkersMetrics(config, log);
   const env = {
     ROLES: [roles.web && "web", roles.gateway && "gateway"].filter(Boolean).join(","),
     WORKERS: "1",
@@ -176,6 +179,7 @@ async function startPrimary(config: Config, log: Logger, workers: number): Promi
         ),
       );
       await platform?.close();
+      await workersMetrics?.close();
     })());
   return { config, url, stop };
 }

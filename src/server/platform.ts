@@ -20,6 +20,9 @@ import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
 import { Gateway } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
+import { createObservability } from "./features/observability/index.js";
+import { RequestLogRetention } from "./features/request-log/retention.js";
+import { RequestLogWriter } from "./features/request-log/writer.js";
 import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
 import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
@@ -159,6 +162,15 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const clusterSecret = o.clusterSecret ?? config.CLUSTER_SECRET;
     const b = bus;
     const wake = (runnerId: string) => void b.publish(`runner:${runnerId}`);
+    const capacityMb = config.RUNNER_CAPACITY_MB ?? Math.floor((os.totalmem() / 1024 / 1024) * 0.8);
+    // Prometheus metrics and traces (docs/observability.md); the sessions gauge reads the gateways made below.
+    const observability = createObservability({
+      config,
+      db: database.db,
+      log,
+      sessions: () => gateway.sessionCount + (runnerGateway?.sessionCount ?? 0),
+      runner: runtime && { runs: (id) => runtime.runner.runs(id), rssBytes: (id) => runtime.runner.rssBytes(id), capacityMb, memoryMb: config.DEPLOY_MEMORY_MB },
+    });
     const agent = runtime
       ? new RunnerAgent({
           db: database.db,
@@ -167,7 +179,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           runner: runtime.runner,
           id: config.RUNNER_NAME ?? os.hostname(),
           url: config.RUNNER_URL ?? `http://${os.hostname()}:${config.RUNNER_PORT}`,
-          capacityMb: config.RUNNER_CAPACITY_MB ?? Math.floor((os.totalmem() / 1024 / 1024) * 0.8),
+          capacityMb,
           memoryMb: config.DEPLOY_MEMORY_MB,
           leaseMs: config.RUNNER_LEASE_MS,
           hostingPolicy: config.SANDBOX_INCOMPLETE,
@@ -175,6 +187,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           claim: (name, everyMs) => claimRun(database.db, name, everyMs),
           wake,
           subscribe: (topic, cb) => b.subscribe(topic, cb),
+          onEvent: observability.runnerEvent,
         })
       : undefined;
     const deployments = new DeploymentLifecycle({ db: database.db, log, agent, calls: runnerCalls(clusterSecret, wake), memoryMb: config.DEPLOY_MEMORY_MB, leaseMs: config.RUNNER_LEASE_MS });
@@ -182,6 +195,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const services = { ...createServices(deps), deployments };
     if (!services.billing.webhooksEnabled && production && roles.web) log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
     const app = new Hono();
+    observability.mount(app);
     if (roles.web) {
       if (o.pages && !o.devMiddleware) serveAssets(app);
       app.route("/", createApp(deps, services));
@@ -190,9 +204,19 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       app.route("/", healthRoutes({ pool: database.pool }));
     }
     const oauth = { verify: (token: string) => verifyAccessToken(database.db, token), touch: (grant: AccessGrant) => touchGrant(database.db, grant) };
+    // The playground calls its owner's deployment with the page's sign-in cookie (gateway/access.ts).
+    const browserSessions = async (headers: Headers) => {
+      const s = await services.auth.api.getSession({ headers }).catch(() => null);
+      return s ? { userId: s.user.id, sessionId: s.session.id } : undefined;
+    };
     // Told of every request a gateway of this process answered in one of its sessions (gateway/observe.ts).
     const gatewayObservers: (GatewayObserver | undefined)[] = [];
-    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers) };
+    // The owners' request log and the per-tool figures, written in batches off the request path.
+    const requestLog = new RequestLogWriter({ db: database.db, log, flushMs: config.USAGE_FLUSH_MS, retentionDays: config.REQUEST_LOG_RETENTION_DAYS });
+    gatewayObservers.push(requestLog);
+    const requestLogRetention = new RequestLogRetention({ db: database.db, log, retentionDays: config.REQUEST_LOG_RETENTION_DAYS, maxRows: config.REQUEST_LOG_MAX_ROWS });
+    gatewayObservers.push(...observability.observers);
+    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
     const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });
@@ -245,8 +269,10 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
             srv.listen(port, host, () => resolve());
           });
         }
+        await observability.listen();
         const recovered = await deployments.recover();
         if (roles.web) services.billing.start();
+        requestLogRetention.start();
         return { recovered, runnerUrl };
       },
       close: () =>
@@ -265,6 +291,10 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           }
           await gateway.close();
           await runnerGateway?.close();
+          // The last spans go out once no gateway answers any more.
+          await observability.close();
+          requestLogRetention.close();
+          await requestLog.close();
           services.billing.close();
           // Alone: children stop gracefully and their rows stay so the next start brings them back.
           // In a cluster: each deployment is handed over to another runner first.

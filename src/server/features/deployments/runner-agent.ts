@@ -50,6 +50,8 @@ export interface AgentDeps {
   wake(runnerId: string): void;
   /** hears those wake-ups (the bus) */
   subscribe(topic: string, cb: () => void): () => void;
+  /** told of each runner event before it is recorded (the metrics: restarts, install times) */
+  onEvent?: (id: string, e: RunnerEvent) => void;
 }
 
 export class RunnerAgent {
@@ -204,6 +206,7 @@ export class RunnerAgent {
 
   /** The runner's events, as statuses (only under a lease this runner still holds). */
   private async record(id: string, e: RunnerEvent): Promise<void> {
+    this.d.onEvent?.(id, e);
     switch (e.type) {
       case "installing":
         await this.write(id, { status: "installing", statusDetail: null, exitCode: null });

@@ -1,0 +1,188 @@
+import type { MiddlewareHandler } from "hono";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { STATUSES } from "../../../shared/deployments.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import type { CallRecord, GatewayObserver } from "../gateway/observe.js";
+import type { RunnerEvent } from "../runtime/runner.js";
+import { httpMethodLabel, mcpMethodLabel, routeLabel, statusLabel } from "./labels.js";
+import { deploymentsByStatus } from "./repo.js";
+
+// The platform's Prometheus metrics, in a registry of its own (never prom-client's global one, so
+// several platforms in one process, as in the tests, keep theirs apart). Counters and histograms
+// move where things happen, with O(1) work on the gateway's hot path; gauges are read when
+// Prometheus scrapes (sessions from the gateways, deployments from the database, memory from the
+// runner). Labels have bounded values only (labels.ts): never deployment ids, tool names or paths.
+
+const MiB = 1024 * 1024;
+/** Seconds: the gateway answers in about a millisecond; a tool may run for a minute. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const INSTALL_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** What this process's runner tells the metrics at scrape time. */
+export interface RunnerGauges {
+  runs(id: string): boolean;
+  rssBytes(id: string): number;
+  /** RUNNER_CAPACITY_MB (or its default) */
+  capacityMb: number;
+  /** DEPLOY_MEMORY_MB: what each deployment reserves */
+  memoryMb: number;
+}
+
+export interface MetricsDeps {
+  db: Db;
+  log: Logger;
+  /** sessions open in this process's gateways */
+  sessions(): number;
+  runner?: RunnerGauges;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter;
+  private readonly httpDuration: Histogram;
+  private readonly gatewayRequests: Counter;
+  private readonly gatewayDuration: Histogram;
+  /** only in a process with the runner role */
+  private readonly restarts?: Counter;
+  private readonly installs?: Histogram;
+  /** deployments this runner was told about (by its events), pruned at scrape when it no longer runs them */
+  private readonly held = new Set<string>();
+  /** deployment id -> when its install began */
+  private readonly installing = new Map<string, number>();
+
+  constructor(private readonly d: MetricsDeps) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({ name: "switchboard_http_requests_total", help: "HTTP requests to pages and the API, by matched route pattern, method and status code", labelNames: ["method", "route", "status"], registers });
+    this.httpDuration = new Histogram({ name: "switchboard_http_request_duration_seconds", help: "Time to answer HTTP requests to pages and the API, by matched route pattern and method", labelNames: ["method", "route"], buckets: LATENCY_BUCKETS, registers });
+    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error)", labelNames: ["method", "outcome"], registers });
+    this.gatewayDuration = new Histogram({ name: "switchboard_gateway_request_duration_seconds", help: "Time from an MCP request reaching the gateway to its answer, by JSON-RPC method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
+    new Gauge({
+      name: "switchboard_gateway_sessions_open",
+      help: "MCP sessions open in this process's gateways",
+      registers,
+      collect() {
+        this.set(d.sessions());
+      },
+    });
+    const log = d.log;
+    new Gauge({
+      name: "switchboard_deployments",
+      help: "Deployments by status, across the whole platform (read from the database at scrape)",
+      labelNames: ["status"],
+      registers,
+      // Every process sees the same rows: several processes' figures are the same, not a sum.
+      aggregator: "max",
+      async collect() {
+        let counts: Map<string, number>;
+        try {
+          counts = await deploymentsByStatus(d.db);
+        } catch (e) {
+          // A scrape still answers with everything else while the database is away.
+          log.warn({ err: e }, "metrics: could not count deployments");
+          this.reset();
+          return;
+        }
+        for (const s of STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
+        for (const [s, n] of counts) if (!(STATUSES as readonly string[]).includes(s)) this.set({ status: s }, n);
+      },
+    });
+    if (d.runner) {
+      this.restarts = new Counter({ name: "switchboard_deployment_restarts_total", help: "Deployments' processes that ended and are started again (crashes), on this runner", registers });
+      this.installs = new Histogram({ name: "switchboard_deployment_install_duration_seconds", help: "Time to install (and build) a deployment before its process starts, on this runner, by outcome (ok, failed)", labelNames: ["outcome"], buckets: INSTALL_BUCKETS, registers });
+      this.runnerGauges(d.runner);
+    }
+  }
+
+  /** Read at scrape: what the runner holds, pruned of what it no longer runs. */
+  private runnerGauges(r: RunnerGauges) {
+    const registers = [this.registry];
+    const held = this.held;
+    const prune = () => {
+      for (const id of held) if (!r.runs(id)) held.delete(id);
+    };
+    new Gauge({
+      name: "switchboard_runner_memory_bytes",
+      help: "This runner's memory: deployments = resident memory of its deployments' processes, reserved = what they reserve (DEPLOY_MEMORY_MB each), capacity = RUNNER_CAPACITY_MB",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        prune();
+        let rss = 0;
+        for (const id of held) rss += r.rssBytes(id);
+        this.set({ kind: "deployments" }, rss);
+        this.set({ kind: "reserved" }, held.size * r.memoryMb * MiB);
+        this.set({ kind: "capacity" }, r.capacityMb * MiB);
+      },
+    });
+    new Gauge({
+      name: "switchboard_runner_deployments",
+      help: "Deployments this runner runs, starts or restarts",
+      registers,
+      collect() {
+        prune();
+        this.set(held.size);
+      },
+    });
+  }
+
+  /** One record per answered MCP request: two label lookups and a bucket search, nothing more. */
+  readonly observer: GatewayObserver = {
+    callDone: (r: CallRecord) => {
+      const method = mcpMethodLabel(r.method);
+      this.gatewayRequests.inc({ method, outcome: r.outcome });
+      this.gatewayDuration.observe({ method }, r.durationMs / 1000);
+    },
+  };
+
+  /** The runner's events (restarts, install times), as the deployments feature receives them. */
+  runnerEvent(id: string, e: RunnerEvent): void {
+    switch (e.type) {
+      case "installing":
+        this.held.add(id);
+        this.installing.set(id, performance.now());
+        return;
+      case "starting":
+      case "failed": {
+        const began = this.installing.get(id);
+        if (began !== undefined) {
+          this.installing.delete(id);
+          this.installs?.observe({ outcome: e.type === "starting" ? "ok" : "failed" }, (performance.now() - began) / 1000);
+        }
+        return;
+      }
+      case "spawned":
+      case "running":
+        this.held.add(id);
+        return;
+      case "crashed":
+        this.restarts?.inc();
+        return;
+    }
+  }
+
+  /** Requests to pages and the API by the route pattern that answered them (after the handler ran, Hono knows which). */
+  httpMiddleware(): MiddlewareHandler {
+    return async (c, next) => {
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        const method = httpMethodLabel(c.req.method);
+        const route = routeLabel(c.req.routePath);
+        this.httpRequests.inc({ method, route, status: statusLabel(c.res.status) });
+        this.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
+      }
+    };
+  }
+
+  /** The Prometheus text exposition of everything above. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
