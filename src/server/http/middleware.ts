@@ -42,6 +42,8 @@ export function securityHeaders(config: Config, opts: { dev: boolean }): Middlew
         `script-src ${scriptSrc}`,
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: https:",
+        // The playground plays audio a server returned (base64, as a data: URL; never a script).
+        "media-src 'self' data:",
         "font-src 'self' data:",
         `connect-src ${connectSrc}`,
         "object-src 'none'",

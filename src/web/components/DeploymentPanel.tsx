@@ -1,17 +1,17 @@
 import { Loader2, ScrollText, Square } from "lucide-react";
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
 import { useNavigate } from "react-router";
 import { DEPLOY_TEXT, deployRequest, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
+import type { DeploymentState } from "../lib/use-deployment";
 import { formMessage } from "../lib/validation";
 import { CopyButton } from "./CopyButton";
 import { HostedConnect } from "./HostedConnect";
 import { Alert, Button, inputClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
-// (polled every 5 s), copy the URL, stop, see why it failed and its last output lines.
-
-const POLL_MS = 5000;
+// (polled every 5 s by useDeployment, which the page owns), copy the URL, stop, see why it failed
+// and its last output lines.
 
 interface Props {
   /** catalogue id or owned qualified name */
@@ -26,32 +26,17 @@ interface Props {
   hostingOpen: boolean;
   repositoryUrl: string | null;
   npxCommand: string | null;
+  /** the page's one poll of the viewer's deployment (useDeployment) */
+  state: DeploymentState;
 }
 
 export function DeploymentPanel(p: Props) {
   const navigate = useNavigate();
-  const [deployment, setDeployment] = useState<DeploymentView | null>(null);
-  const [loaded, setLoaded] = useState(!p.signedIn);
+  const { deployment, loaded, setDeployment } = p.state;
   const [busy, setBusy] = useState<"deploy" | "stop" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [env, setEnv] = useState<Record<string, string>>({});
   const [logs, setLogs] = useState<string[] | null>(null);
-
-  const refresh = useCallback(async () => {
-    const r = await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${p.serverId}`);
-    if (r.ok) setDeployment(r.data.deployments[0] ?? null);
-    setLoaded(true);
-  }, [p.serverId]);
-
-  useEffect(() => {
-    if (!p.signedIn) return;
-    const first = setTimeout(() => void refresh(), 0);
-    const timer = setInterval(() => void refresh(), POLL_MS);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, [p.signedIn, refresh]);
 
   const onDeploy = async () => {
     if (!p.signedIn) return navigate(`/login?redirect=${encodeURIComponent(`/server/${p.serverId}`)}`);
@@ -76,6 +61,8 @@ export function DeploymentPanel(p: Props) {
     if (!deployment) return;
     setError(null);
     setBusy("stop");
+    // Sessions this page holds (the playground) end first, while the deployment still answers.
+    await p.state.beforeStop();
     const r = await api(`/api/deployments/${deployment.id}`, { method: "DELETE", timeoutMs: 30_000 });
     setBusy(null);
     if (r.ok) {

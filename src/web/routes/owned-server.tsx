@@ -1,14 +1,18 @@
 import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
 import { serverHosting } from "../../server/features/deployments/service";
+import { toolStats } from "../../server/features/request-log/service";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
+import { Playground } from "../components/playground/Playground";
+import { RequestLog } from "../components/RequestLog";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { buttonClass } from "../components/ui";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
@@ -17,6 +21,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return {
     server,
     hosting: await serverHosting(context.db, { kind: "owned", ref: server.qualifiedName }),
+    toolStats: await toolStats(context.db, { kind: "owned", ref: server.qualifiedName }),
     isOwner: context.viewer?.id === server.owner.id,
     signedIn: Boolean(context.viewer),
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
@@ -36,6 +41,7 @@ export function ErrorBoundary() {
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const { server, isOwner, signedIn, hosting } = loaderData;
+  const deployment = useDeployment(server.qualifiedName, signedIn);
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -102,7 +108,9 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </ul>
           </section>
 
-          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} />
+          <Playground state={deployment} signedIn={signedIn && isOwner} className={card} />
+          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
+          {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} className={card} />}
         </div>
 
         <aside className="space-y-6">
@@ -150,6 +158,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 hasSource={Boolean(server.repositoryUrl)}
                 repositoryUrl={server.repositoryUrl}
                 npxCommand={null}
+                state={deployment}
               />
             ) : (
               <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">

@@ -4,14 +4,18 @@ import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { serverHosting } from "../../server/features/deployments/service";
+import { toolStats } from "../../server/features/request-log/service";
 import { connectConfigs } from "../../shared/connect";
 import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
+import { Playground } from "../components/playground/Playground";
+import { RequestLog } from "../components/RequestLog";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
 import { ServerCard, TypeBadge } from "../components/ServerCard";
+import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
@@ -26,6 +30,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       approved: row.isApproved,
       related,
       hosting: await serverHosting(context.db, { kind: "catalog", ref: row.id }),
+      toolStats: await toolStats(context.db, { kind: "catalog", ref: row.id }),
       signedIn: Boolean(context.viewer),
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
       site: context.config.SITE_NAME,
@@ -49,6 +54,7 @@ export function ErrorBoundary() {
 export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const { server, url, related, signedIn, hosting } = loaderData;
   const configs = connectConfigs(server.id, server.npx_command, server.required_keys);
+  const deployment = useDeployment(server.id, signedIn);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
       <BackToServers />
@@ -152,7 +158,9 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
-          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} />
+          <Playground state={deployment} signedIn={signedIn} className={card} />
+          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
+          {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} className={card} />}
         </div>
 
         <aside className="space-y-6">
@@ -170,6 +178,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               hasSource={Boolean(server.npx_command || server.repository_url)}
               repositoryUrl={server.repository_url}
               npxCommand={server.npx_command}
+              state={deployment}
             />
           </section>
         </aside>

@@ -1,0 +1,127 @@
+import * as Tabs from "@radix-ui/react-tabs";
+import { FlaskConical, Loader2, RotateCw } from "lucide-react";
+import { useCallback, useEffect, useState } from "react";
+import type { DeploymentState } from "../../lib/use-deployment";
+import { Button } from "../ui";
+import { LIMITS } from "./limits";
+import { connect, type LogEntry, type Session } from "./mcp-client";
+import { PromptsTab } from "./PromptsTab";
+import { ResourcesTab } from "./ResourcesTab";
+import { ToolsTab } from "./ToolsTab";
+
+// The playground (issue 18): the owner of a running deployment tries its tools, prompts and
+// resources in the page. It speaks MCP through the gateway like any client, with the page's
+// sign-in session, so its calls obey the same rules and are counted like any other client's.
+
+interface Props {
+  /** the page's poll of the viewer's own deployment (useDeployment) */
+  state: DeploymentState;
+  signedIn: boolean;
+  className: string;
+}
+
+export function Playground({ state, signedIn, className }: Props) {
+  const { deployment } = state;
+  if (!signedIn || deployment?.status !== "running") return null;
+  return (
+    <section className={className} aria-labelledby="playground" data-testid="playground">
+      <h2 id="playground" className="flex items-center gap-2 text-lg font-semibold">
+        <FlaskConical className="h-5 w-5 text-indigo-500" aria-hidden /> Playground
+      </h2>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Try this deployment's tools, prompts and resources. Calls go through its URL as your own, like any client's.</p>
+      {/* A new deployment (or URL) is a new MCP session. */}
+      <Connection key={`${deployment.id} ${deployment.url}`} url={deployment.url} onStopping={state.onStopping} />
+    </section>
+  );
+}
+
+type Conn = { phase: "connecting" } | { phase: "ready"; session: Session } | { phase: "failed"; title: string; message: string };
+
+function Connection({ url, onStopping }: { url: string; onStopping: DeploymentState["onStopping"] }) {
+  const [conn, setConn] = useState<Conn>({ phase: "connecting" });
+  const [attempt, setAttempt] = useState(0);
+  const [logs, setLogs] = useState<LogEntry[]>([]);
+  const onLog = useCallback((l: LogEntry) => setLogs((all) => (all.length >= LIMITS.logLines ? [...all.slice(1 - LIMITS.logLines), l] : [...all, l])), []);
+  const clearLogs = useCallback(() => setLogs([]), []);
+
+  useEffect(() => {
+    let gone = false;
+    let session: Session | undefined;
+    let unsubscribe = () => {};
+    connect(url, onLog).then(
+      (s) => {
+        if (gone) return void s.close();
+        session = s;
+        setConn({ phase: "ready", session: s });
+        // Stopping the deployment ends this session first, while the gateway still knows it.
+        unsubscribe = onStopping(async () => {
+          await s.close();
+          setConn({ phase: "failed", title: "The session ended.", message: "The deployment is stopping." });
+        });
+      },
+      (e: unknown) => {
+        if (!gone) setConn({ phase: "failed", title: "Could not connect to the deployment.", message: e instanceof Error ? e.message.slice(0, 500) : String(e) });
+      },
+    );
+    // Leaving the page, or the deployment stopping, ends the session at the gateway.
+    return () => {
+      gone = true;
+      unsubscribe();
+      void session?.close();
+    };
+  }, [url, attempt, onLog, onStopping]);
+
+  if (conn.phase === "connecting")
+    return (
+      <p className="mt-4 flex items-center gap-2 text-sm text-slate-500" role="status">
+        <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Connecting…
+      </p>
+    );
+  if (conn.phase === "failed")
+    return (
+      <div role="alert" className="mt-4 space-y-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300">
+        <p className="font-medium">{conn.title}</p>
+        <p className="whitespace-pre-wrap break-words text-xs">{conn.message}</p>
+        <Button size="sm" variant="secondary" onClick={() => {
+            setConn({ phase: "connecting" });
+            setAttempt((n) => n + 1);
+          }}>
+          <RotateCw className="h-4 w-4" aria-hidden /> Retry
+        </Button>
+      </div>
+    );
+  const s = conn.session;
+  const tab =
+    "-mb-px flex items-center gap-1.5 border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300";
+  const count = (n: number) => <span className="rounded-full bg-slate-100 px-1.5 text-xs font-normal text-slate-600 dark:bg-slate-800 dark:text-slate-300">{n}</span>;
+  return (
+    <div className="mt-4">
+      <p className="text-xs text-slate-500" role="status">
+        Connected to <span className="font-mono">{s.server.name || "the server"}</span>
+        {s.server.version && <span className="font-mono"> {s.server.version}</span>}
+      </p>
+      <Tabs.Root defaultValue="tools" className="mt-3">
+        <Tabs.List aria-label="Playground" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
+          <Tabs.Trigger value="tools" className={tab}>
+            Tools {count(s.tools.length)}
+          </Tabs.Trigger>
+          <Tabs.Trigger value="prompts" className={tab}>
+            Prompts {count(s.prompts.length)}
+          </Tabs.Trigger>
+          <Tabs.Trigger value="resources" className={tab}>
+            Resources {count(s.resources.length + s.templates.length)}
+          </Tabs.Trigger>
+        </Tabs.List>
+        <Tabs.Content value="tools" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
+          <ToolsTab session={s} logs={logs} clearLogs={clearLogs} />
+        </Tabs.Content>
+        <Tabs.Content value="prompts" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
+          <PromptsTab session={s} />
+        </Tabs.Content>
+        <Tabs.Content value="resources" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
+          <ResourcesTab session={s} />
+        </Tabs.Content>
+      </Tabs.Root>
+    </div>
+  );
+}
