@@ -266,6 +266,9 @@ export class Gateway {
     const found = last ? session.findStream(last) : undefined;
     // One GET stream at a time, resumed or not.
     if (found ? found.stream === session.standalone && found.stream.attached : session.standalone?.attached) return rpcError(res, 409, GATEWAY_TEXT.conflict);
+    // A finished stream with nothing left to replay (a cancelled call's): 204, so the client neither
+    // waits on an empty stream nor, as SDK clients do when one closes, asks again for a new one.
+    if (found?.stream.exhausted(found.after)) return void res.writeHead(204).end();
     if (found) session.resume(found, res);
     else session.openStandalone(res);
   }

@@ -92,3 +92,21 @@ export const CAPABILITY_NEEDED: Record<string, keyof ClientCapabilities> = {
   "elicitation/create": "elicitation",
   "roots/list": "roots",
 };
+
+export const TOO_DEEP = "The server's answer is nested too deeply to pass on";
+
+/**
+ * A message as JSON text. A hosted server can send valid JSON nested deeper than JavaScript can
+ * serialize again (JSON.parse copes, JSON.stringify overflows the stack): an answer then becomes
+ * a JSON-RPC error for its request, anything else is dropped (undefined), and the platform
+ * carries on either way.
+ */
+export function serialize(msg: Msg): { text: string; sent: Msg } | undefined {
+  try {
+    return { text: JSON.stringify(msg), sent: msg };
+  } catch {
+    if (msg.method !== undefined || msg.id === undefined || msg.id === null) return undefined;
+    const sent: Msg = { jsonrpc: "2.0", id: msg.id, error: { code: RPC.internal, message: TOO_DEEP } };
+    return { text: JSON.stringify(sent), sent };
+  }
+}

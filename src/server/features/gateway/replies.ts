@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Outlet } from "./mux.js";
-import { MEDIA, type Msg } from "./protocol.js";
+import { MEDIA, serialize, type Msg } from "./protocol.js";
 import type { EventStream } from "./sse.js";
 import type { Session } from "./session.js";
 
@@ -28,9 +28,10 @@ export class HttpReply implements Outlet {
     if (!this.stream) {
       if (final) {
         this.finished = true;
-        const body = JSON.stringify(msg);
+        // An answer always serializes (at worst to an error saying it was too deep).
+        const { text: body, sent } = serialize(msg)!;
         const length = Buffer.byteLength(body);
-        this.onDone(msg, length);
+        this.onDone(sent, length);
         if (this.res.destroyed) return;
         this.res.writeHead(200, { "content-type": MEDIA.json, "content-length": length });
         this.res.end(body);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, freePort, signedInUser, type TestApp } from "../../../../tests/support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, sdkClient, textOf } from "../../../../tests/support/gateway.js";
+import { newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import { OVERSIZED_ANSWER } from "../runtime/child.js";
+import { TOO_DEEP } from "./protocol.js";
 
 // Huge answers from a hosted server (the playground shows results in a browser; a 10 MB one must
 // neither hang the page nor the platform): a 10 MB tool result arrives whole and soon, one beyond
@@ -51,6 +52,41 @@ describe("huge results", () => {
     await expect(client.callTool({ name: "big_output", arguments: { megabytes: 20 } })).rejects.toThrow(OVERSIZED_ANSWER);
     expect(performance.now() - started).toBeLessThan(20_000);
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
+  }, 60_000);
+
+  it("answers a result nested too deeply to serialize again with a clear error at once; the server carries on", async () => {
+    const client = await sdkClient(url, key);
+    const started = performance.now();
+    await expect(client.callTool({ name: "deep_output", arguments: {} })).rejects.toThrow(TOO_DEEP);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
+  }, 60_000);
+
+  it("a cancelled call's stream, resumed, answers 204: nothing left to replay, and SDK clients do not open a second GET stream (409)", async () => {
+    const s = await rawSession(url, key, "2025-11-25");
+    const call = sseRequest(url, { headers: s.headers, body: { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "sleep", arguments: { ms: 30_000, note: "working" } } } });
+    expect((await call.next())!.data).toBe(""); // priming
+    const note = (await call.next())!;
+    expect(JSON.parse(note.data)).toMatchObject({ method: "notifications/message", params: { data: "working" } });
+    expect((await raw(url, { headers: s.headers, body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } } })).status).toBe(202);
+    expect(await call.next()).toBeNull(); // ended, with no answer
+    const resumed = await raw(url, { method: "GET", headers: { ...s.headers, accept: "text/event-stream", "last-event-id": note.id! } });
+    expect(resumed.status).toBe(204);
+
+    // The official client cancelling a call while its GET stream is open: no error follows.
+    const client = await sdkClient(url, key);
+    const errors: unknown[] = [];
+    client.onerror = (e) => errors.push(e);
+    const abort = new AbortController();
+    const pending = client.callTool({ name: "sleep", arguments: { ms: 30_000, note: "working" } }, undefined, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 500));
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 3000)); // the SDK would reconnect within this
+    expect(errors).toEqual([]);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "after cancel" } }))).toBe("after cancel");
     await client.close();
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { MEDIA } from "./protocol.js";
+import { MEDIA, serialize, type Msg } from "./protocol.js";
 
 // Server-sent event streams. A session's streams outlive their HTTP responses for a while, so a
 // client that lost a connection can resume with Last-Event-ID and get what it missed.
@@ -58,6 +58,11 @@ export class EventStream {
     return true;
   }
 
+  /** A finished stream with nothing kept after event `after`: resuming it would deliver nothing. */
+  exhausted(after: number): boolean {
+    return this.done && !this.kept.some((e) => e.n > after);
+  }
+
   /** called when the client's connection for this stream closes */
   onDetach?: () => void;
 
@@ -71,10 +76,11 @@ export class EventStream {
   }
 
   /** Sends one message; returns its size in bytes (0 once the stream is done). */
-  send(msg: unknown): number {
+  send(msg: Msg): number {
     if (this.done) return 0;
+    const data = serialize(msg)?.text;
+    if (data === undefined) return 0;
     const n = ++this.seq;
-    const data = JSON.stringify(msg);
     if (this.resumable) {
       this.kept.push({ n, data });
       this.keptBytes += data.length;
