@@ -89,4 +89,25 @@ describe("huge results", () => {
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "after cancel" } }))).toBe("after cancel");
     await client.close();
   }, 60_000);
+
+  it("a line too long to pass on whose id is not valid JSON (01) is dropped, and the platform carries on", async () => {
+    const client = await sdkClient(url, key);
+    const printed = await client.callTool({ name: "print_raw", arguments: { text: '{"jsonrpc":"2.0","result":{"x":"' + "x".repeat(1000), times: 17_000, suffix: '"},"id":01}' } });
+    expect(textOf(printed)).toBe("printed");
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
+  }, 60_000);
+
+  it("64 MB of stderr without a newline is read in linear time: other calls are answered meanwhile", async () => {
+    const flooder = await sdkClient(url, key);
+    const other = await sdkClient(url, key);
+    const flood = flooder.callTool({ name: "print_raw", arguments: { text: "e".repeat(1024), times: 64 * 1024, to: "stderr", newline: false } });
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) expect(textOf(await other.callTool({ name: "echo", arguments: { message: `meanwhile ${i}` } }))).toBe(`meanwhile ${i}`);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(textOf(await flood)).toBe("printed");
+    expect(performance.now() - started).toBeLessThan(20_000);
+    await flooder.close();
+    await other.close();
+  }, 60_000);
 });

@@ -9,9 +9,11 @@ import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js
 /** The longest message a server may send (a 10 MB tool result passes; beyond, the request gets OVERSIZED_ANSWER). */
 const MAX_LINE = 16 * 1024 * 1024;
 const OVERSIZED_ENDS = 256;
+const LOG_LINE_CHARS = 2000;
+/** of an unfinished stderr line, what a log line keeps plus room to mask a secret (deploy keys are at most 4096 characters) */
+const ERR_KEEP = LOG_LINE_CHARS + 4096;
 export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE / 1024 / 1024} MB, more than the platform passes on`;
 const LOG_LINES = 200;
-const LOG_LINE_CHARS = 2000;
 
 export type { ExitInfo } from "./sandbox/index.js";
 
@@ -48,6 +50,8 @@ export class Child {
   readonly exited: Promise<ExitInfo>;
   private readonly logBuf: string[] = [];
   private listeners = new Set<(m: JSONRPCMessage) => void>();
+  /** the start of an unfinished stderr line: only what a log line keeps (and room to mask a secret) */
+  private errHead = "";
   private pending: string[] = [];
   private pendingChars = 0;
   private oversized?: { head: string; tail: string };
@@ -60,20 +64,22 @@ export class Child {
     const proc = l.proc;
     this.pid = l.pid;
     this.pidStart = processStartTime(this.pid);
-    proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => this.onStdout(chunk));
-    let errPending = "";
-    proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      errPending += chunk;
-      const lines = errPending.split("\n");
-      errPending = lines.pop()!.slice(-MAX_LINE);
-      for (const line of lines) this.log(line);
-    });
+    // Whatever a server prints must never throw out of a stream handler: that would end the platform.
+    const guarded = (f: (chunk: string) => void) => (chunk: string) => {
+      try {
+        f(chunk);
+      } catch (e) {
+        this.log(`[switchboard] could not read the server's output: ${(e as Error).message}`);
+      }
+    };
+    proc.stdout!.setEncoding("utf8").on("data", guarded((chunk) => this.onStdout(chunk)));
+    proc.stderr!.setEncoding("utf8").on("data", guarded((chunk) => this.onStderr(chunk)));
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
     l.onNotice((line) => this.log(line));
     proc.once("exit", () => (this.done = true));
     this.exited = l.exited.then((e) => {
       this.done = true;
-      if (errPending) this.log(errPending);
+      if (this.errHead) this.log(this.errHead);
       return e;
     });
   }
@@ -118,15 +124,33 @@ export class Child {
     }
   }
 
+  /** stderr lines, in linear time: of a line only its start is kept, as a log line keeps no more. */
+  private onStderr(chunk: string) {
+    let from = 0;
+    for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", from)) {
+      const line = this.errHead + chunk.slice(from, Math.min(nl, from + ERR_KEEP - this.errHead.length));
+      this.errHead = "";
+      from = nl + 1;
+      this.log(line);
+    }
+    if (from < chunk.length && this.errHead.length < ERR_KEEP) this.errHead += chunk.slice(from, from + ERR_KEEP - this.errHead.length);
+  }
+
   private dropOversized(last: string) {
     const { head, tail } = this.oversized!;
     this.oversized = undefined;
     // Servers write the id last (the SDK does) or first: the end of the line is searched first.
-    const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\]|\\.){1,64}"|-?\d{1,15})\s*[,}]/g)].map((m) => m[1]!);
-    const id = ids((tail + last).slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head)[0];
+    const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map((m) => m[1]!);
+    const found = ids((tail + last).slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head)[0];
     this.log(`[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);
-    if (id === undefined) return;
-    this.onLine(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(id) as string | number, error: { code: -32000, message: OVERSIZED_ANSWER } }));
+    let id: unknown;
+    try {
+      id = found === undefined ? undefined : JSON.parse(found);
+    } catch {
+      id = undefined;
+    }
+    if (typeof id !== "string" && typeof id !== "number") return;
+    this.onLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message: OVERSIZED_ANSWER } }));
   }
 
   private onLine(line: string) {
