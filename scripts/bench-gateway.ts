@@ -83,6 +83,21 @@ async function benchOwner(platform: Platform): Promise<{ cookie: string; key: st
   return { cookie, key: ((await r.json()) as { apiKey: string }).apiKey };
 }
 
+/** Stands in for an OpenTelemetry collector: takes OTLP/HTTP JSON batches and counts their spans. */
+async function collectorStandIn(): Promise<{ url: string; spans(): number; close(): Promise<void> }> {
+  let spans = 0;
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      spans += (body.match(/"spanId"/g) ?? []).length;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans: () => spans, close: () => new Promise((r) => server.close(() => r())) };
+}
+
 const fmt = (r: Result) => `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)`;
 
 async function main() {
@@ -92,7 +107,25 @@ async function main() {
   try {
     await withBenchDatabase("sb_bench_gateway", {}, async (database, dbUrl) => {
       const port = await freePort();
-      const config = loadConfig({ NODE_ENV: "production", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: dbUrl, DATA_DIR: dataDir, PACKAGES_DIR, LOG_LEVEL: "info", SANDBOX: process.env.BENCH_SANDBOX ?? "auto" });
+      // What operators run with: the request log (on by default), metrics scraped once a second,
+      // and traces to a local collector stand-in when BENCH_TRACES=on. BENCH_OBSERVE=off turns the log off.
+      const observe = process.env.BENCH_OBSERVE !== "off";
+      const collector = process.env.BENCH_TRACES === "on" ? await collectorStandIn() : undefined;
+      if (collector) stops.push(() => collector.close());
+      const metricsToken = randomBytes(16).toString("hex");
+      const config = loadConfig({
+        NODE_ENV: "production",
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DATABASE_URL: dbUrl,
+        DATA_DIR: dataDir,
+        PACKAGES_DIR,
+        LOG_LEVEL: "info",
+        SANDBOX: process.env.BENCH_SANDBOX ?? "auto",
+        REQUEST_LOG_RETENTION_DAYS: observe ? "7" : "0",
+        METRICS_TOKEN: metricsToken,
+        ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
+      });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
       const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? "info" }, pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }));
       // Its runner also takes traffic forwarded by a gateway in another process (the cluster's hop).
@@ -134,6 +167,8 @@ async function main() {
       await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
+      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every second; traces: ${collector ? "on (to a local collector stand-in)" : "off"}`);
+      const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 1000);
       const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "http floor"];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
@@ -148,6 +183,11 @@ async function main() {
       }
       console.log("\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)");
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
+      clearInterval(scraper);
+      const logged = (await database.pool.query<{ n: number }>("select count(*)::int as n from request_log")).rows[0]!.n;
+      const metrics = await (await fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+      const counted = [...metrics.matchAll(/^switchboard_gateway_requests_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      console.log(`\n(observed: ${logged.toLocaleString("en-US")} request log rows written, ${counted.toLocaleString("en-US")} calls in switchboard_gateway_requests_total${collector ? `, ${collector.spans().toLocaleString("en-US")} spans received` : ""})`);
       console.log("budgets:");
       for (const sessions of LOADS) {
         const sb = results["switchboard (api key)"]![sessions]!;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatCount, formatDuration } from "./format.js";
 
 // The owners' request log and the public per-tool figures (docs/observability.md): what the API
 // answers, the filters it takes, and the texts people read.
@@ -14,17 +15,19 @@ export const REQUEST_LOG_TEXT = {
   live: "Updated every 3 seconds while this tab is visible.",
 } as const;
 
-export const OUTCOMES = ["ok", "error", "tool_error"] as const;
+export const OUTCOMES = ["ok", "error", "tool_error", "cancelled"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error" };
+export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error", cancelled: "Cancelled" };
 
 export const REQUEST_LOG_LIMIT = { default: 100, max: 500 } as const;
 
 /** GET /api/deployments/{id}/requests: every filter is optional; an empty one means "any". */
+// PostgreSQL text cannot hold NUL: a filter with one can match nothing, and is refused as bad input.
+const noNul = (s: string) => !s.includes("\u0000");
 export const requestLogQuery = z.object({
-  method: z.string().max(100).optional(),
-  name: z.string().max(200).optional(),
+  method: z.string().max(100).refine(noNul, "Filters cannot contain NUL characters").optional(),
+  name: z.string().max(200).refine(noNul, "Filters cannot contain NUL characters").optional(),
   outcome: z.enum(OUTCOMES).or(z.literal("")).optional(),
   limit: z.coerce.number().int().min(1).max(REQUEST_LOG_LIMIT.max).default(REQUEST_LOG_LIMIT.default),
 });
@@ -62,13 +65,6 @@ export const toolStat = z.object({
 });
 export type ToolStat = z.infer<typeof toolStat>;
 
-const count = new Intl.NumberFormat("en-US");
-
-function ms(v: number | null): string {
-  if (v === null) return "–";
-  return `${v < 10 ? Math.round(v * 10) / 10 : Math.round(v)} ms`;
-}
-
 function percent(rate: number): string {
   const p = rate * 100;
   return `${p === 0 || p >= 10 ? Math.round(p) : Math.round(p * 10) / 10}%`;
@@ -77,5 +73,5 @@ function percent(rate: number): string {
 /** "1,234 calls · 0.5% errors · p50 12 ms · p95 40 ms, last 24 h"; null when the tool had no calls. */
 export function toolStatLine(s: ToolStat | undefined): string | null {
   if (!s || s.calls === 0) return null;
-  return `${count.format(s.calls)} call${s.calls === 1 ? "" : "s"} · ${percent(s.error_rate)} errors · p50 ${ms(s.p50_ms)} · p95 ${ms(s.p95_ms)}, last 24 h`;
+  return `${formatCount(s.calls)} call${s.calls === 1 ? "" : "s"} · ${percent(s.error_rate)} errors · p50 ${formatDuration(s.p50_ms)} · p95 ${formatDuration(s.p95_ms)}, last 24 h`;
 }

@@ -2,6 +2,8 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
+import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 
 // The playground (issue 18): in Chromium, the owner of a running server-everything tries its
@@ -9,10 +11,15 @@ import { registerConfirmAndLogIn } from "./helpers.js";
 // results as a person would.
 
 let browser: Browser;
+let repo: FixtureRepo;
 beforeAll(async () => {
   browser = await launchBrowser();
+  repo = await createFixtureRepo();
 });
-afterAll(() => browser?.close());
+afterAll(async () => {
+  await browser?.close();
+  await repo?.cleanup();
+});
 
 /** Picks an entry of the open tab's list by its machine name. */
 async function pick(pg: Locator, list: string, name: string): Promise<void> {
@@ -130,15 +137,16 @@ describe("the playground in Chromium", () => {
     // The request log shows those calls, live, from the playground as a client, and none of their arguments.
     const log = page.getByTestId("request-log");
     const rows = log.getByTestId("request-log-row");
-    for (const name of ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image", "args-prompt"]) {
-      await rows.filter({ has: page.getByRole("cell", { name, exact: true }) }).first().waitFor({ timeout: 15_000 });
-    }
+    const row = (name: string) => rows.filter({ has: page.getByRole("cell", { name, exact: true }) }).first();
+    for (const name of ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image", "args-prompt", "demo://resource/static/document/features.md"]) await row(name).waitFor({ timeout: 15_000 });
+    expect(await row("echo").textContent()).toContain("switchboard-playground");
+    expect(await row("echo").textContent()).toContain("tools/call");
+    expect(await row("args-prompt").textContent()).toContain("prompts/get");
+    expect(await row("demo://resource/static/document/features.md").textContent()).toContain("resources/read");
+    // The call cancelled above is there too, as cancelled.
+    expect(await rows.filter({ has: page.getByRole("cell", { name: "trigger-long-running-operation", exact: true }) }).filter({ hasText: "Cancelled" }).count()).toBe(1);
     const logText = (await log.textContent())!;
-    expect(logText).toContain("switchboard-playground");
-    expect(logText).toContain("tools/call");
-    expect(logText).toContain("prompts/get");
-    expect(logText).toContain("resources/read");
-    for (const argument of ["from</b> the playground", "Paris", "Texas", "2.5"]) expect(logText).not.toContain(argument);
+    for (const argument of ["from</b> the playground", "Paris", "Texas"]) expect(logText).not.toContain(argument);
     // Filtered by name, only that tool's calls are left.
     await log.getByLabel("Name").fill("get-sum");
     await expect.poll(async () => [...new Set(await rows.locator("td:nth-child(4)").allTextContents())]).toEqual(["get-sum"]);
@@ -149,5 +157,82 @@ describe("the playground in Chromium", () => {
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(await page.getByTestId("playground").count()).toBe(0);
     expect(problems).toEqual([]);
+  }, 240_000);
+
+  it("renders a hostile server's output inert and bounded: HTML and script as text, no javascript:/data: links, no SVG, deep JSON cut; a 10 MB result neither hangs the page nor the platform", async () => {
+    const { page } = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    const problems = problemsOf(page);
+    let sessionId = "";
+    let mcpUrl = "";
+    page.on("request", (r) => {
+      const id = r.headers()["mcp-session-id"];
+      if (id) [sessionId, mcpUrl] = [id, r.url()];
+    });
+    const email = `hostile-${Date.now()}@example.com`;
+    await registerConfirmAndLogIn(page, email, "hostile-password-1");
+    // The fixture server from a local git repository, registered and deployed as its owner would.
+    const qn = await page.evaluate(async (repositoryUrl) => {
+      const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
+      const name = `${me.user.username}/hostile`;
+      const json = { "content-type": "application/json" };
+      const server = { qualifiedName: name, displayName: "Hostile", description: "Sends what a malicious server would", repositoryUrl: "https://example.com/hostile/repo", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
+      const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
+      if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
+      const d = await fetch(`/api/deploy/${name}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: {} }) });
+      if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
+      return name;
+    }, repo.url);
+    await page.goto(`/server/${qn}`);
+    await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
+    const pg = page.getByTestId("playground");
+    await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
+
+    await pick(pg, "Tools", "hostile_output");
+    await run(pg);
+    const out = result(pg);
+    await out.getByText('<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><a href="javascript:window.__pwned=1">click</a>', { exact: true }).waitFor();
+    // Nothing the server sent ran, became markup, a live link or an SVG image.
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await out.locator("script, iframe, object, embed").count()).toBe(0);
+    expect(await out.locator('img[src="x"], img[src^="data:image/svg"]').count()).toBe(0);
+    expect(await out.locator("a").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).protocol).filter((p) => p !== "http:" && p !== "https:"))).toEqual([]);
+    await out.getByText("javascript:window.__pwned=1", { exact: true }).waitFor();
+    await out.getByText("This image type (image/svg+xml) is not shown.").waitFor();
+    // 1,000 levels of structured content, shown cut short.
+    await out.getByText("Shortened: deep or large parts are shown as …").waitFor();
+    expect((await out.textContent())!.length).toBeLessThan(200_000);
+
+    // 10 MB of text: shown cut to a readable size; the page answers at once meanwhile and after.
+    await pick(pg, "Tools", "big_output");
+    await pg.getByLabel(/^megabytes/).fill("10");
+    const started = Date.now();
+    await run(pg);
+    await out.getByText(`Showing the first 100,000 of ${(10 * 1024 * 1024).toLocaleString("en-US")} characters.`).waitFor({ timeout: 30_000 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const t0 = Date.now();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect((await out.textContent())!.length).toBeLessThan(200_000);
+    // The platform carries on: the same server answers the next call.
+    await pick(pg, "Tools", "echo");
+    await pg.getByLabel(/^message/).fill("after the flood");
+    await run(pg);
+    await out.getByText("after the flood", { exact: true }).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(problems).toEqual([]);
+
+    // The gateway forgets the session (as after GATEWAY_SESSION_IDLE_MS, or a restart): the
+    // playground says so and offers Retry, which connects again.
+    const status = await page.evaluate(async ([u, id]) => (await fetch(u!, { method: "DELETE", headers: { "mcp-session-id": id! } })).status, [mcpUrl, sessionId]);
+    expect(status).toBe(200);
+    await pick(pg, "Tools", "echo");
+    await run(pg);
+    await pg.getByText(PLAYGROUND_TEXT.sessionLost).waitFor({ timeout: 15_000 });
+    await pg.getByRole("button", { name: PLAYGROUND_TEXT.retry }).click();
+    await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
+    await pick(pg, "Tools", "echo");
+    await pg.getByLabel(/^message/).fill("again");
+    await run(pg);
+    await out.getByText("again", { exact: true }).waitFor();
   }, 240_000);
 });

@@ -24,14 +24,14 @@ export const requestLog = pgTable(
     /** the tool or prompt name, or the resource URI */
     name: text("name"),
     durationMs: real("duration_ms").notNull(),
-    outcome: text("outcome").$type<"ok" | "error" | "tool_error">().notNull(),
+    outcome: text("outcome").$type<"ok" | "error" | "tool_error" | "cancelled">().notNull(),
     errorCode: integer("error_code"),
     bytesIn: integer("bytes_in").notNull(),
     bytesOut: integer("bytes_out").notNull(),
     transport: text("transport").notNull(),
   },
   (t) => [
-    check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error')`),
+    check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled')`),
     // Newest first per deployment: the owner's page and the per-deployment trim both walk this.
     index("request_log_deployment_at_idx").on(t.deploymentId, t.at.desc(), t.id.desc()),
     // The retention sweep finds old rows, and recently active deployments, by time alone.

@@ -1,7 +1,9 @@
 import { History, Loader2 } from "lucide-react";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { formatBytes, formatDuration } from "../../shared/format";
 import { OUTCOMES, OUTCOME_LABEL, REQUEST_LOG_TEXT, type Outcome, type RequestLogEntry, type RequestLogPage } from "../../shared/request-log";
 import { api } from "../lib/api";
+import type { DeploymentState } from "../lib/use-deployment";
 import { serverCard } from "./ServerParts";
 import { Alert, inputClass } from "./ui";
 
@@ -19,18 +21,6 @@ interface Filters {
 
 const time = typeof Intl === "undefined" ? undefined : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
-function duration(ms: number): string {
-  if (ms < 10) return `${Math.round(ms * 10) / 10} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
-function bytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  if (n < 1_000_000) return `${Math.round(n / 100) / 10} kB`;
-  return `${Math.round(n / 100_000) / 10} MB`;
-}
-
 function queryOf(f: Filters): string {
   const q = new URLSearchParams();
   if (f.method) q.set("method", f.method);
@@ -44,6 +34,7 @@ const OUTCOME_STYLE: Record<Outcome, string> = {
   ok: "bg-green-100 text-green-800 dark:bg-green-950/60 dark:text-green-300",
   error: "bg-red-100 text-red-800 dark:bg-red-950/60 dark:text-red-300",
   tool_error: "bg-amber-100 text-amber-900 dark:bg-amber-950/60 dark:text-amber-300",
+  cancelled: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-300",
 };
 
 function Row({ r }: { r: RequestLogEntry }) {
@@ -60,7 +51,7 @@ function Row({ r }: { r: RequestLogEntry }) {
       <td className="max-w-48 truncate py-1.5 pr-3 font-mono" title={r.name ?? undefined}>
         {r.name ?? "–"}
       </td>
-      <td className="whitespace-nowrap py-1.5 pr-3 text-right tabular-nums">{duration(r.duration_ms)}</td>
+      <td className="whitespace-nowrap py-1.5 pr-3 text-right tabular-nums">{formatDuration(r.duration_ms)}</td>
       <td className="whitespace-nowrap py-1.5 pr-3">
         <span className={`rounded px-1.5 py-0.5 font-medium ${OUTCOME_STYLE[r.outcome]}`}>
           {OUTCOME_LABEL[r.outcome]}
@@ -68,18 +59,35 @@ function Row({ r }: { r: RequestLogEntry }) {
         </span>
       </td>
       <td className="whitespace-nowrap py-1.5 text-right tabular-nums text-slate-500">
-        {bytes(r.bytes_in)} / {bytes(r.bytes_out)}
+        {formatBytes(r.bytes_in)} / {formatBytes(r.bytes_out)}
       </td>
     </tr>
   );
 }
 
-export function RequestLog({ deploymentId, className = serverCard }: { deploymentId: string; className?: string }) {
+interface Props {
+  deploymentId: string;
+  /** the page's deployment poll: once a stop begins, the log stops asking (the deployment is going) */
+  onStopping?: DeploymentState["onStopping"];
+  className?: string;
+}
+
+export function RequestLog({ deploymentId, onStopping, className = serverCard }: Props) {
   const [filters, setFilters] = useState<Filters>({ method: "", name: "", outcome: "" });
   const [data, setData] = useState<RequestLogPage | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [stopping, setStopping] = useState(false);
   // Only the answer to the latest request counts: a slow poll must not overwrite newer filters.
   const seq = useRef(0);
+
+  useEffect(
+    () =>
+      onStopping?.(async () => {
+        seq.current++;
+        setStopping(true);
+      }),
+    [onStopping],
+  );
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;
@@ -92,6 +100,7 @@ export function RequestLog({ deploymentId, className = serverCard }: { deploymen
   }, [deploymentId, filters]);
 
   useEffect(() => {
+    if (stopping) return;
     const visible = () => document.visibilityState === "visible";
     // A short pause first, so typing a name sends one request rather than one per key.
     const first = setTimeout(() => void refresh(), 150);
@@ -107,7 +116,7 @@ export function RequestLog({ deploymentId, className = serverCard }: { deploymen
       clearInterval(timer);
       document.removeEventListener("visibilitychange", onVisible);
     };
-  }, [refresh]);
+  }, [refresh, stopping]);
 
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }));
   const filtered = Boolean(filters.method || filters.name.trim() || filters.outcome);

@@ -24,15 +24,29 @@ export interface DeploymentState {
 }
 
 export function useDeployment(serverId: string, signedIn: boolean): DeploymentState {
-  const [deployment, setDeployment] = useState<DeploymentView | null>(null);
-  const [loaded, setLoaded] = useState(!signedIn);
+  // What was last heard, and for which server: moving to another server's page (the same
+  // component, new params) shows nothing of the previous server's deployment, not even once.
+  const [held, setHeld] = useState<{ serverId: string; deployment: DeploymentView | null } | null>(null);
+  // Only the answer to the latest request counts: a slow poll must not overwrite a newer answer
+  // (or an action's). One for the page before that still lands is held under its own server.
+  const seq = useRef(0);
   const stopping = useRef(new Set<() => Promise<void>>());
+  const current = held?.serverId === serverId ? held : null;
 
   const refresh = useCallback(async () => {
+    const mine = ++seq.current;
     const r = await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}`);
-    if (r.ok) setDeployment(r.data.deployments[0] ?? null);
-    setLoaded(true);
+    if (mine !== seq.current) return;
+    setHeld((h) => (r.ok ? { serverId, deployment: r.data.deployments[0] ?? null } : h?.serverId === serverId ? h : { serverId, deployment: null }));
   }, [serverId]);
+
+  const setDeployment = useCallback(
+    (d: DeploymentView | null) => {
+      seq.current++;
+      setHeld({ serverId, deployment: d });
+    },
+    [serverId],
+  );
 
   useEffect(() => {
     if (!signedIn) return;
@@ -53,5 +67,5 @@ export function useDeployment(serverId: string, signedIn: boolean): DeploymentSt
     await Promise.race([all, new Promise((r) => setTimeout(r, GOODBYE_MS))]);
   }, []);
 
-  return { deployment, loaded, setDeployment, refresh, onStopping, beforeStop };
+  return { deployment: current?.deployment ?? null, loaded: !signedIn || current !== null, setDeployment, refresh, onStopping, beforeStop };
 }

@@ -18,11 +18,16 @@ import type { Route } from "./+types/owned-server";
 export async function loader({ params, context }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
+  const ref = { kind: "owned", ref: server.qualifiedName } as const;
+  const isOwner = context.viewer?.id === server.owner.id;
+  // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
+  const [hosting, stats] = await Promise.all([serverHosting(context.db, ref), isOwner ? toolStats(context.db, ref) : []]);
   return {
     server,
-    hosting: await serverHosting(context.db, { kind: "owned", ref: server.qualifiedName }),
-    toolStats: await toolStats(context.db, { kind: "owned", ref: server.qualifiedName }),
-    isOwner: context.viewer?.id === server.owner.id,
+    hosting,
+    toolStats: stats,
+    gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    isOwner,
     signedIn: Boolean(context.viewer),
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
     site: context.config.SITE_NAME,
@@ -108,9 +113,9 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </ul>
           </section>
 
-          <Playground state={deployment} signedIn={signedIn && isOwner} className={card} />
+          <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
-          {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} className={card} />}
+          {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
         </div>
 
         <aside className="space-y-6">

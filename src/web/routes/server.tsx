@@ -22,6 +22,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   try {
     const row = await getServer(context.db, params.id, context.viewer);
     const related = await getRelated(context.db, params.id, context.viewer);
+    const [hosting, stats] = await Promise.all([serverHosting(context.db, { kind: "catalog", ref: row.id }), toolStats(context.db, { kind: "catalog", ref: row.id })]);
     return {
       server: toCatalogServer(row),
       url: row.url,
@@ -29,9 +30,10 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       updatedAt: row.updatedAt.toISOString(),
       approved: row.isApproved,
       related,
-      hosting: await serverHosting(context.db, { kind: "catalog", ref: row.id }),
-      toolStats: await toolStats(context.db, { kind: "catalog", ref: row.id }),
+      hosting,
+      toolStats: stats,
       signedIn: Boolean(context.viewer),
+      gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
       site: context.config.SITE_NAME,
     };
@@ -158,9 +160,9 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
-          <Playground state={deployment} signedIn={signedIn} className={card} />
+          <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
-          {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} className={card} />}
+          {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
         </div>
 
         <aside className="space-y-6">

@@ -12,7 +12,7 @@ CREATE TABLE "request_log" (
 	"bytes_in" integer NOT NULL,
 	"bytes_out" integer NOT NULL,
 	"transport" text NOT NULL,
-	CONSTRAINT "request_log_outcome_check" CHECK ("request_log"."outcome" in ('ok', 'error', 'tool_error'))
+	CONSTRAINT "request_log_outcome_check" CHECK ("request_log"."outcome" in ('ok', 'error', 'tool_error', 'cancelled'))
 );
 --> statement-breakpoint
 CREATE TABLE "tool_stats" (

@@ -155,7 +155,7 @@ export class Gateway {
     const method = msg.method?.slice(0, 100) ?? "";
     const observer = this.d.observer;
     const forwardedAt = performance.timeOrigin + performance.now();
-    return (answer: Msg, bytesOut: number) => {
+    return (answer: Msg | undefined, bytesOut: number) => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const { outcome, errorCode } = outcomeOf(answer);
       this.d.log.info({ deployment: target.id, method, name, status: outcome, ms: durationMs }, "mcp request");

@@ -25,7 +25,7 @@ export interface MuxSession {
 /** Where the messages of one client request go: its own POST response or the legacy stream. */
 export interface Outlet {
   push(msg: Msg, final: boolean): void;
-  /** the request was cancelled: end its response without an answer */
+  /** the client cancelled the request: end its response without an answer */
   abandon(): void;
 }
 

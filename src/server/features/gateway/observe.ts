@@ -5,8 +5,8 @@ import type { ServerKind } from "../../../shared/deployments.js";
 // told after the answer went out, on the hot path: an observer only queues what it needs, and
 // writes it elsewhere later. Arguments and results are never part of a record.
 
-/** How a request ended: an answer, a JSON-RPC error, or a tool result with isError. */
-export type CallOutcome = "ok" | "error" | "tool_error";
+/** How a request ended: an answer, a JSON-RPC error, a tool result with isError, or the client cancelled it. */
+export type CallOutcome = "ok" | "error" | "tool_error" | "cancelled";
 
 export interface CallRecord {
   /** when the request reached the gateway (epoch ms, with fractions) */
@@ -53,7 +53,11 @@ export function observers(list: readonly (GatewayObserver | undefined)[]): Gatew
   };
 }
 
-const clip = (v: unknown, n: number) => (typeof v === "string" ? v.slice(0, n) : undefined);
+// Client- and server-chosen strings, kept short and storable: PostgreSQL text refuses NUL, and one
+// such value would fail the batch it is written in.
+// eslint-disable-next-line no-control-regex -- NUL is what PostgreSQL refuses
+const clip = (v: unknown, n: number) => (typeof v === "string" ? v.slice(0, n).replace(/\u0000/g, "") : undefined);
+const INT32 = 2 ** 31 - 1;
 
 /** The name a request is about: a tool or prompt name, or a resource URI. */
 export function requestName(method: string | undefined, params: Record<string, unknown> | undefined): string | undefined {
@@ -72,11 +76,12 @@ export function clientOf(params: Record<string, unknown> | undefined): { name: s
   return name ? { name, version: clip(i.version, 100) ?? "" } : undefined;
 }
 
-/** ok, error (with its code) or tool_error, from the answer the client got. */
-export function outcomeOf(answer: { result?: unknown; error?: unknown }): { outcome: CallOutcome; errorCode?: number } {
+/** ok, error (with its code, when it is a 32-bit integer as JSON-RPC says) or tool_error, from the answer the client got; cancelled without one. */
+export function outcomeOf(answer: { result?: unknown; error?: unknown } | undefined): { outcome: CallOutcome; errorCode?: number } {
+  if (answer === undefined) return { outcome: "cancelled" };
   if (answer.error !== undefined) {
     const code = (answer.error as { code?: unknown } | null)?.code;
-    return { outcome: "error", errorCode: typeof code === "number" ? code : undefined };
+    return { outcome: "error", errorCode: Number.isInteger(code) && Math.abs(code as number) <= INT32 ? (code as number) : undefined };
   }
   const r = answer.result as { isError?: unknown } | null | undefined;
   return { outcome: r && typeof r === "object" && r.isError === true ? "tool_error" : "ok" };
@@ -89,5 +94,5 @@ export function traceContext(params: Record<string, unknown> | undefined, header
   if (fromMeta) return { traceparent: fromMeta, tracestate: clip(meta?.tracestate, 512) };
   const h = headers.traceparent;
   const s = headers.tracestate;
-  return typeof h === "string" ? { traceparent: h.slice(0, 100), tracestate: typeof s === "string" ? s.slice(0, 512) : undefined } : {};
+  return typeof h === "string" ? { traceparent: clip(h, 100), tracestate: clip(s, 512) } : {};
 }

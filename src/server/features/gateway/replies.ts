@@ -19,8 +19,8 @@ export class HttpReply implements Outlet {
   constructor(
     private readonly res: ServerResponse,
     private readonly session: Session,
-    /** the answer, and the bytes sent for the request (its answer and what came before it) */
-    private readonly onDone: (msg: Msg, bytes: number) => void,
+    /** the answer as sent (undefined: the client cancelled), and the bytes sent for the request (its answer and what came before it) */
+    private readonly onDone: (msg: Msg | undefined, bytes: number) => void,
   ) {}
 
   push(msg: Msg, final: boolean): void {
@@ -39,10 +39,11 @@ export class HttpReply implements Outlet {
       }
       this.stream = this.session.openStream(this.res);
     }
-    this.bytes += this.stream.send(msg);
+    const sent = this.stream.send(msg);
+    this.bytes += sent?.bytes ?? 0;
     if (final) {
       this.finished = true;
-      this.onDone(msg, this.bytes);
+      this.onDone(sent?.msg ?? msg, this.bytes);
       this.stream.end();
     }
   }
@@ -50,6 +51,7 @@ export class HttpReply implements Outlet {
   abandon(): void {
     if (this.finished) return;
     this.finished = true;
+    this.onDone(undefined, this.bytes);
     if (this.stream) this.stream.end();
     else if (!this.res.destroyed) {
       this.res.writeHead(202);
@@ -64,13 +66,16 @@ export class LegacyReply implements Outlet {
 
   constructor(
     private readonly session: Session,
-    private readonly onDone: (msg: Msg, bytes: number) => void,
+    private readonly onDone: (msg: Msg | undefined, bytes: number) => void,
   ) {}
 
   push(msg: Msg, final: boolean): void {
-    this.bytes += this.session.standalone?.send(msg) ?? 0;
-    if (final) this.onDone(msg, this.bytes);
+    const sent = this.session.standalone?.send(msg);
+    this.bytes += sent?.bytes ?? 0;
+    if (final) this.onDone(sent?.msg ?? msg, this.bytes);
   }
 
-  abandon(): void {}
+  abandon(): void {
+    this.onDone(undefined, this.bytes);
+  }
 }

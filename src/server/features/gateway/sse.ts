@@ -75,11 +75,12 @@ export class EventStream {
     this.res?.write(text);
   }
 
-  /** Sends one message; returns its size in bytes (0 once the stream is done). */
-  send(msg: Msg): number {
-    if (this.done) return 0;
-    const data = serialize(msg)?.text;
-    if (data === undefined) return 0;
+  /** Sends one message; returns what went out (an answer too deep to serialize goes as an error) and its size in bytes, or nothing. */
+  send(msg: Msg): { msg: Msg; bytes: number } | undefined {
+    if (this.done) return undefined;
+    const out = serialize(msg);
+    if (out === undefined) return undefined;
+    const data = out.text;
     const n = ++this.seq;
     if (this.resumable) {
       this.kept.push({ n, data });
@@ -87,7 +88,7 @@ export class EventStream {
       while (this.keptBytes > KEPT_BYTES && this.kept.length > 1) this.keptBytes -= this.kept.shift()!.data.length;
     }
     this.res?.write(this.frame(n, data));
-    return data.length;
+    return { msg: out.sent, bytes: Buffer.byteLength(data) };
   }
 
   private detach() {

@@ -50,13 +50,14 @@ export class Metrics {
   private readonly held = new Set<string>();
   /** deployment id -> when its install began */
   private readonly installing = new Map<string, number>();
+  private pruneAt = 256;
 
   constructor(private readonly d: MetricsDeps) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Counter({ name: "switchboard_http_requests_total", help: "HTTP requests to pages and the API, by matched route pattern, method and status code", labelNames: ["method", "route", "status"], registers });
     this.httpDuration = new Histogram({ name: "switchboard_http_request_duration_seconds", help: "Time to answer HTTP requests to pages and the API, by matched route pattern and method", labelNames: ["method", "route"], buckets: LATENCY_BUCKETS, registers });
-    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error)", labelNames: ["method", "outcome"], registers });
+    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error, cancelled)", labelNames: ["method", "outcome"], registers });
     this.gatewayDuration = new Histogram({ name: "switchboard_gateway_request_duration_seconds", help: "Time from an MCP request reaching the gateway to its answer, by JSON-RPC method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
     new Gauge({
       name: "switchboard_gateway_sessions_open",
@@ -99,9 +100,7 @@ export class Metrics {
   private runnerGauges(r: RunnerGauges) {
     const registers = [this.registry];
     const held = this.held;
-    const prune = () => {
-      for (const id of held) if (!r.runs(id)) held.delete(id);
-    };
+    const prune = () => this.prune();
     new Gauge({
       name: "switchboard_runner_memory_bytes",
       help: "This runner's memory: deployments = resident memory of its deployments' processes, reserved = what they reserve (DEPLOY_MEMORY_MB each), capacity = RUNNER_CAPACITY_MB",
@@ -136,8 +135,21 @@ export class Metrics {
     },
   };
 
+  /** Forgets deployments the runner no longer runs (stopped, moved, stopped while installing). */
+  private prune(): void {
+    const r = this.d.runner;
+    if (!r) return;
+    for (const id of this.held) if (!r.runs(id)) this.held.delete(id);
+    for (const id of this.installing.keys()) if (!r.runs(id)) this.installing.delete(id);
+  }
+
   /** The runner's events (restarts, install times), as the deployments feature receives them. */
   runnerEvent(id: string, e: RunnerEvent): void {
+    // Scrapes prune as well; without a scraper, this keeps the sets at what the runner holds.
+    if (this.held.size + this.installing.size >= this.pruneAt) {
+      this.prune();
+      this.pruneAt = Math.max(256, 2 * (this.held.size + this.installing.size));
+    }
     switch (e.type) {
       case "installing":
         this.held.add(id);

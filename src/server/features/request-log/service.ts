@@ -60,10 +60,14 @@ export async function toolStats(db: Db, server: { kind: ServerKind; ref: string 
     }));
 }
 
-/** The public figures of a catalogue entry (as visible as the entry itself) or of an owned server (as its public page). */
+/**
+ * A catalogue entry's figures, for everyone who may see the entry: many people deploy it, so they
+ * say how its tools behave, not what anyone did. An owned server's, for its owner alone: only the
+ * owner can deploy it, so its figures would be one person's usage.
+ */
 export async function publicToolStats(db: Db, viewer: Viewer | null, id: { catalog: string } | { owned: string }): Promise<ToolStat[]> {
   if ("catalog" in id) return toolStats(db, { kind: "catalog", ref: (await getServer(db, id.catalog, viewer)).id });
   const owned = await getPublicOwnedServer(db, id.owned);
   if (!owned) throw new AppError("not_found", CATALOG_TEXT.notFound);
-  return toolStats(db, { kind: "owned", ref: owned.qualifiedName });
+  return owned.owner.id === viewer?.id ? toolStats(db, { kind: "owned", ref: owned.qualifiedName }) : [];
 }

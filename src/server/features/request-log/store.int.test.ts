@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
 import type { Db } from "../../db/client.js";
 import { createLogger } from "../../log.js";
-import type { CallRecord } from "../gateway/observe.js";
+import { clientOf, outcomeOf, requestName, type CallRecord } from "../gateway/observe.js";
 import { bucketOf, emptyBuckets } from "./histogram.js";
 import { RequestLogRetention } from "./retention.js";
 import { toolStats } from "./service.js";
@@ -105,6 +105,39 @@ describe("the request log writer", () => {
     await db.execute(sql`delete from deployments where id = ${gone}`);
     await w.close();
     expect(await count(sql`deployment_id = ${kept}`)).toBe(1);
+  });
+});
+
+describe("a hostile client or server cannot cost other tenants their log", () => {
+  it("values PostgreSQL would refuse arrive cleaned; a row that still fails loses only its own deployment's batch", async () => {
+    const mine = await newDeployment("owner/hostile");
+    const theirs = await newDeployment("owner/innocent");
+    const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
+    // Through the gateway's own helpers: NUL in names and client info, an error code that is no integer.
+    const client = clientOf({ clientInfo: { name: "evil\u0000client", version: "1\u0000" } });
+    w.callDone(record(mine, { client, name: requestName("tools/call", { name: "to\u0000ol" }), ...outcomeOf({ error: { code: 3.5, message: "x" } }) }));
+    w.callDone(record(theirs));
+    await w.flush();
+    expect((await db.execute(sql`select client_name, client_version, name, outcome, error_code from request_log where deployment_id = ${mine}`)).rows).toEqual([{ client_name: "evilclient", client_version: "1", name: "tool", outcome: "error", error_code: null }]);
+    // A row that would still fail the batch (here an error code out of range, set by hand): the
+    // whole batch fails twice, then every other deployment's rows are written on their own.
+    w.callDone(record(mine, { outcome: "error", errorCode: 2 ** 40 }));
+    w.callDone(record(theirs, { name: "second" }));
+    await w.flush(); // fails, kept for one more try
+    await w.flush(); // fails again: piece by piece
+    expect(await count(sql`deployment_id = ${theirs} and name = 'second'`)).toBe(1);
+    expect(await count(sql`deployment_id = ${mine}`)).toBe(1);
+    await w.close();
+  });
+
+  it("the public error rate counts failures, not callers' mistakes or cancellations", async () => {
+    const d = await newDeployment("owner/rate");
+    const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
+    const calls: Partial<CallRecord>[] = [{ outcome: "ok" }, { outcome: "tool_error" }, { outcome: "error", errorCode: -32000 }, { outcome: "error", errorCode: -32602 }, { outcome: "error", errorCode: -32601 }, { outcome: "cancelled" }];
+    for (const c of calls) w.callDone(record(d, { serverRef: "owner/rate", ...c }));
+    await w.close();
+    expect((await db.execute(sql`select calls, errors from tool_stats where server_ref = 'owner/rate'`)).rows).toEqual([{ calls: 6, errors: 2 }]);
+    expect(await count(sql`deployment_id = ${d} and outcome = 'cancelled'`)).toBe(1);
   });
 });
 

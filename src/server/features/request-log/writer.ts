@@ -5,6 +5,17 @@ import { bucketOf, emptyBuckets } from "./histogram.js";
 import { writeBatch, type RequestLogRow, type ToolStatDelta } from "./repo.js";
 
 const HOUR_MS = 3_600_000;
+const INT32 = 2 ** 31 - 1;
+
+/**
+ * What the public error rate counts: the tool failing (isError) or the server answering an error,
+ * but not a caller's mistakes (an unknown tool, arguments the schema refuses: anyone could make a
+ * popular tool look broken with them), nor a call the caller cancelled.
+ */
+export function countsAsError(r: Pick<CallRecord, "outcome" | "errorCode">): boolean {
+  if (r.outcome === "tool_error") return true;
+  return r.outcome === "error" && r.errorCode !== -32602 && r.errorCode !== -32601;
+}
 /** Beyond this many unwritten rows (the database is down or slow), new ones are dropped and counted. */
 export const MAX_PENDING = 10_000;
 
@@ -56,8 +67,8 @@ export class RequestLogWriter implements GatewayObserver {
           durationMs: r.durationMs,
           outcome: r.outcome,
           errorCode: r.errorCode ?? null,
-          bytesIn: r.bytesIn,
-          bytesOut: r.bytesOut,
+          bytesIn: Math.min(r.bytesIn, INT32),
+          bytesOut: Math.min(r.bytesOut, INT32),
           transport: r.transport,
         });
     }
@@ -75,7 +86,7 @@ export class RequestLogWriter implements GatewayObserver {
       this.stats.set(key, s);
     }
     s.calls++;
-    if (r.outcome !== "ok") s.errors++;
+    if (countsAsError(r)) s.errors++;
     s.buckets[bucketOf(r.durationMs)]!++;
   }
 
@@ -102,8 +113,23 @@ export class RequestLogWriter implements GatewayObserver {
       await writeBatch(this.o.db, rows, stats);
     } catch (e) {
       if (mayRetry) this.retry = { rows, stats };
-      this.o.log.error({ err: e, rows: rows.length, tools: stats.length, retry: mayRetry }, mayRetry ? "could not write the request log; trying once more" : "could not write the request log; dropped this batch");
+      this.o.log.error({ err: e, rows: rows.length, tools: stats.length, retry: mayRetry }, mayRetry ? "could not write the request log; trying once more" : "could not write the request log; writing it deployment by deployment");
+      if (!mayRetry) await this.piecewise(rows, stats);
     }
+  }
+
+  /** The last try: each deployment's rows, and the figures, on their own, so one bad row loses only its own deployment's batch. */
+  private async piecewise(rows: RequestLogRow[], stats: ToolStatDelta[]): Promise<void> {
+    const groups = new Map<string, RequestLogRow[]>();
+    for (const r of rows) {
+      const g = groups.get(r.deploymentId);
+      if (g) g.push(r);
+      else groups.set(r.deploymentId, [r]);
+    }
+    let lost = 0;
+    for (const group of groups.values()) await writeBatch(this.o.db, group, []).catch(() => (lost += group.length));
+    await writeBatch(this.o.db, [], stats).catch(() => (lost += stats.length));
+    if (lost) this.o.log.error({ lost }, "dropped request log rows or tool figures that could not be written");
   }
 
   async close(): Promise<void> {

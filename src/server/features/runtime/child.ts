@@ -140,6 +140,7 @@ export class Child {
     const { head, tail } = this.oversized!;
     this.oversized = undefined;
     // Servers write the id last (the SDK does) or first: the end of the line is searched first.
+    // eslint-disable-next-line no-control-regex -- JSON strings cannot hold raw control characters
     const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map((m) => m[1]!);
     const found = ids((tail + last).slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head)[0];
     this.log(`[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);

@@ -1,7 +1,9 @@
 import { Ban, Loader2, XCircle } from "lucide-react";
 import type { ReactNode } from "react";
-import { formatCount } from "./limits";
+import { formatDuration } from "../../../shared/format";
 import type { LogEntry } from "./mcp-client";
+import { own } from "./schema";
+import { PLAYGROUND_TEXT as T } from "./text";
 import type { CallState, Progress } from "./use-call";
 
 // A request's life as the playground shows it: running (progress, server log), then the outcome
@@ -14,7 +16,7 @@ function ProgressView({ p }: { p: Progress | null }) {
     <div data-testid="playground-progress" className="space-y-1">
       <div
         role="progressbar"
-        aria-label="Progress"
+        aria-label={T.progress}
         aria-valuemin={0}
         aria-valuemax={total ?? undefined}
         aria-valuenow={p && total ? p.progress : undefined}
@@ -23,7 +25,7 @@ function ProgressView({ p }: { p: Progress | null }) {
         <div className={`h-full rounded-full bg-indigo-500 transition-[width] duration-300 ${pct === undefined ? "w-1/3 animate-pulse" : ""}`} style={pct === undefined ? undefined : { width: `${pct}%` }} />
       </div>
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        {p ? (total ? `${formatCount(p.progress)} of ${formatCount(total)}` : `${formatCount(p.progress)} done`) : "Waiting for the server…"}
+        {p ? (total ? T.progressOf(p.progress, total) : T.progressDone(p.progress)) : T.waiting}
         {p?.message ? ` · ${p.message.slice(0, 500)}` : ""}
       </p>
     </div>
@@ -45,11 +47,11 @@ export function LogView({ logs }: { logs: LogEntry[] }) {
   if (logs.length === 0) return null;
   return (
     <div>
-      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">Server log</p>
-      <ol data-testid="playground-log" aria-label="Server log" className="max-h-48 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-xs text-slate-100">
+      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{T.serverLog}</p>
+      <ol data-testid="playground-log" aria-label={T.serverLog} className="max-h-48 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-xs text-slate-100">
         {logs.map((l, i) => (
           <li key={i} className="whitespace-pre-wrap break-words">
-            <span className={LEVEL_COLOUR[l.level] ?? "text-slate-400"}>{l.level.padEnd(7)}</span> {l.logger && <span className="text-slate-400">[{l.logger}] </span>}
+            <span className={own(LEVEL_COLOUR, l.level) ?? "text-slate-400"}>{l.level.padEnd(7)}</span> {l.logger && <span className="text-slate-400">[{l.logger}] </span>}
             {l.data}
           </li>
         ))}
@@ -67,24 +69,24 @@ export function CallView<T>({ state, logs, children }: { state: CallState<T>; lo
         <span className="flex items-center gap-2 font-medium">
           {running && (
             <>
-              <Loader2 className="h-4 w-4 animate-spin text-indigo-500" aria-hidden /> Running…
+              <Loader2 className="h-4 w-4 animate-spin text-indigo-500" aria-hidden /> {T.running}
             </>
           )}
-          {outcome?.kind === "ok" && "Result"}
+          {outcome?.kind === "ok" && T.result}
           {outcome?.kind === "error" && (
             <span className="flex items-center gap-1.5 text-red-700 dark:text-red-300">
-              <XCircle className="h-4 w-4" aria-hidden /> Error
+              <XCircle className="h-4 w-4" aria-hidden /> {T.error}
             </span>
           )}
           {outcome?.kind === "cancelled" && (
             <span className="flex items-center gap-1.5 text-amber-700 dark:text-amber-300">
-              <Ban className="h-4 w-4" aria-hidden /> Cancelled
+              <Ban className="h-4 w-4" aria-hidden /> {T.cancelled}
             </span>
           )}
         </span>
         {state.ms !== null && (
           <span data-testid="playground-duration" className="font-mono text-xs text-slate-500">
-            {formatCount(state.ms)} ms
+            {formatDuration(state.ms)}
           </span>
         )}
       </div>
@@ -94,11 +96,11 @@ export function CallView<T>({ state, logs, children }: { state: CallState<T>; lo
         {outcome?.kind === "ok" && children(outcome.value)}
         {outcome?.kind === "error" && (
           <div role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300">
-            {outcome.code !== undefined && <p className="font-mono text-xs">JSON-RPC error {outcome.code}</p>}
+            {outcome.code !== undefined && <p className="font-mono text-xs">{T.rpcError(outcome.code)}</p>}
             <p className="whitespace-pre-wrap break-words">{outcome.message}</p>
           </div>
         )}
-        {outcome?.kind === "cancelled" && <p className="text-sm text-slate-600 dark:text-slate-400">Cancelled. The server was told to stop.</p>}
+        {outcome?.kind === "cancelled" && <p className="text-sm text-slate-600 dark:text-slate-400">{T.cancelledNote}</p>}
       </div>
     </div>
   );

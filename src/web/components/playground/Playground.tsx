@@ -1,12 +1,14 @@
 import * as Tabs from "@radix-ui/react-tabs";
 import { FlaskConical, Loader2, RotateCw } from "lucide-react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { DeploymentState } from "../../lib/use-deployment";
 import { Button } from "../ui";
+import { appendCapped, batcher } from "./batch";
 import { LIMITS } from "./limits";
 import { connect, type LogEntry, type Session } from "./mcp-client";
 import { PromptsTab } from "./PromptsTab";
 import { ResourcesTab } from "./ResourcesTab";
+import { PLAYGROUND_TEXT as T } from "./text";
 import { ToolsTab } from "./ToolsTab";
 
 // The playground (issue 18): the owner of a running deployment tries its tools, prompts and
@@ -17,38 +19,54 @@ interface Props {
   /** the page's poll of the viewer's own deployment (useDeployment) */
   state: DeploymentState;
   signedIn: boolean;
+  /** the gateway's time limit for one request (GATEWAY_REQUEST_TIMEOUT_MS): the playground waits as long */
+  gatewayTimeoutMs: number;
   className: string;
 }
 
-export function Playground({ state, signedIn, className }: Props) {
+export function Playground({ state, signedIn, gatewayTimeoutMs, className }: Props) {
   const { deployment } = state;
   if (!signedIn || deployment?.status !== "running") return null;
   return (
     <section className={className} aria-labelledby="playground" data-testid="playground">
       <h2 id="playground" className="flex items-center gap-2 text-lg font-semibold">
-        <FlaskConical className="h-5 w-5 text-indigo-500" aria-hidden /> Playground
+        <FlaskConical className="h-5 w-5 text-indigo-500" aria-hidden /> {T.title}
       </h2>
-      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Try this deployment's tools, prompts and resources. Calls go through its URL as your own, like any client's.</p>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{T.intro}</p>
       {/* A new deployment (or URL) is a new MCP session. */}
-      <Connection key={`${deployment.id} ${deployment.url}`} url={deployment.url} onStopping={state.onStopping} />
+      <Connection key={`${deployment.id} ${deployment.url}`} url={deployment.url} gatewayTimeoutMs={gatewayTimeoutMs} onStopping={state.onStopping} />
     </section>
   );
 }
 
 type Conn = { phase: "connecting" } | { phase: "ready"; session: Session } | { phase: "failed"; title: string; message: string };
 
-function Connection({ url, onStopping }: { url: string; onStopping: DeploymentState["onStopping"] }) {
+function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewayTimeoutMs: number; onStopping: DeploymentState["onStopping"] }) {
   const [conn, setConn] = useState<Conn>({ phase: "connecting" });
   const [attempt, setAttempt] = useState(0);
   const [logs, setLogs] = useState<LogEntry[]>([]);
-  const onLog = useCallback((l: LogEntry) => setLogs((all) => (all.length >= LIMITS.logLines ? [...all.slice(1 - LIMITS.logLines), l] : [...all, l])), []);
-  const clearLogs = useCallback(() => setLogs([]), []);
+  // Log lines reach React at most once a frame: a server logging thousands a second stays cheap.
+  const lines = useMemo(() => batcher<LogEntry>((more) => setLogs((all) => appendCapped(all, more, LIMITS.logLines)), LIMITS.logLines), []);
+  const clearLogs = useCallback(() => {
+    lines.clear();
+    setLogs([]);
+  }, [lines]);
 
   useEffect(() => {
     let gone = false;
     let session: Session | undefined;
     let unsubscribe = () => {};
-    connect(url, onLog).then(
+    // The gateway forgot the session (idle too long, or a restart): every call would fail, so
+    // say so and offer Retry, which starts a new session. Nothing runs again on its own.
+    const onGone = () => {
+      if (gone) return;
+      gone = true;
+      unsubscribe();
+      lines.clear();
+      setConn({ phase: "failed", title: T.sessionEnded, message: T.sessionLost });
+      void session?.close();
+    };
+    connect(url, { onLog: (l) => lines.push(l), onGone, gatewayTimeoutMs }).then(
       (s) => {
         if (gone) return void s.close();
         session = s;
@@ -56,25 +74,26 @@ function Connection({ url, onStopping }: { url: string; onStopping: DeploymentSt
         // Stopping the deployment ends this session first, while the gateway still knows it.
         unsubscribe = onStopping(async () => {
           await s.close();
-          setConn({ phase: "failed", title: "The session ended.", message: "The deployment is stopping." });
+          setConn({ phase: "failed", title: T.sessionEnded, message: T.deploymentStopping });
         });
       },
       (e: unknown) => {
-        if (!gone) setConn({ phase: "failed", title: "Could not connect to the deployment.", message: e instanceof Error ? e.message.slice(0, 500) : String(e) });
+        if (!gone) setConn({ phase: "failed", title: T.connectFailed, message: e instanceof Error ? e.message.slice(0, 500) : String(e) });
       },
     );
     // Leaving the page, or the deployment stopping, ends the session at the gateway.
     return () => {
       gone = true;
       unsubscribe();
+      lines.clear();
       void session?.close();
     };
-  }, [url, attempt, onLog, onStopping]);
+  }, [url, attempt, gatewayTimeoutMs, lines, onStopping]);
 
   if (conn.phase === "connecting")
     return (
       <p className="mt-4 flex items-center gap-2 text-sm text-slate-500" role="status">
-        <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Connecting…
+        <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {T.connecting}
       </p>
     );
   if (conn.phase === "failed")
@@ -86,7 +105,7 @@ function Connection({ url, onStopping }: { url: string; onStopping: DeploymentSt
             setConn({ phase: "connecting" });
             setAttempt((n) => n + 1);
           }}>
-          <RotateCw className="h-4 w-4" aria-hidden /> Retry
+          <RotateCw className="h-4 w-4" aria-hidden /> {T.retry}
         </Button>
       </div>
     );
@@ -97,19 +116,19 @@ function Connection({ url, onStopping }: { url: string; onStopping: DeploymentSt
   return (
     <div className="mt-4">
       <p className="text-xs text-slate-500" role="status">
-        Connected to <span className="font-mono">{s.server.name || "the server"}</span>
+        {T.connectedTo} <span className="font-mono">{s.server.name || T.theServer}</span>
         {s.server.version && <span className="font-mono"> {s.server.version}</span>}
       </p>
       <Tabs.Root defaultValue="tools" className="mt-3">
-        <Tabs.List aria-label="Playground" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
+        <Tabs.List aria-label={T.title} className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
           <Tabs.Trigger value="tools" className={tab}>
-            Tools {count(s.tools.length)}
+            {T.tabs.tools} {count(s.tools.length)}
           </Tabs.Trigger>
           <Tabs.Trigger value="prompts" className={tab}>
-            Prompts {count(s.prompts.length)}
+            {T.tabs.prompts} {count(s.prompts.length)}
           </Tabs.Trigger>
           <Tabs.Trigger value="resources" className={tab}>
-            Resources {count(s.resources.length + s.templates.length)}
+            {T.tabs.resources} {count(s.resources.length + s.templates.length)}
           </Tabs.Trigger>
         </Tabs.List>
         <Tabs.Content value="tools" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>

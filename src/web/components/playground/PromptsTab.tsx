@@ -3,17 +3,18 @@ import { useMemo, useState } from "react";
 import { CallView } from "./CallView";
 import { label } from "./limits";
 import type { Session } from "./mcp-client";
-import { Picker, RunButtons } from "./parts";
+import { Picker, RunButtons, Runner } from "./parts";
 import { promptView, type PromptView } from "./result-model";
 import { PromptResultView } from "./ResultView";
 import { collect, initialValue, promptForm, type Errors, type Value } from "./schema";
 import { SchemaForm } from "./SchemaForm";
+import { PLAYGROUND_TEXT as T } from "./text";
 import { useCall } from "./use-call";
 
 export function PromptsTab({ session }: { session: Session }) {
   const [name, setName] = useState(session.prompts[0]?.name ?? "");
   const prompt = session.prompts.find((p) => p.name === name);
-  if (session.prompts.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">This server offers no prompts.</p>;
+  if (session.prompts.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{T.noPrompts}</p>;
   return (
     <Picker
       what="prompts"
@@ -37,27 +38,19 @@ function PromptRunner({ prompt, session }: { prompt: Prompt; session: Session })
     const r = collect(form, value);
     setErrors(r.errors);
     if (Object.keys(r.errors).length) return;
-    void call.run(({ signal }) => session.client.getPrompt({ name: prompt.name, arguments: r.args as Record<string, string> }, { signal }).then(promptView));
+    void call.run((o) => session.request(o, (client, options) => client.getPrompt({ name: prompt.name, arguments: r.args as Record<string, string> }, options)).then(promptView));
   };
 
   return (
-    <div
-      className="space-y-4"
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          onGet();
-        }
-      }}
-    >
+    <Runner onRun={onGet}>
       <div>
         <h3 className="font-mono text-base font-semibold">{label(prompt.name)}</h3>
         {prompt.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(prompt.description)}</p>}
       </div>
-      <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Arguments</p>
+      <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{T.arguments}</p>
       <SchemaForm root={form} value={value} onChange={setValue} errors={errors} prefix={`pg-prompt-${prompt.name}`} />
-      <RunButtons label="Get prompt" running={call.state.running} onRun={onGet} onCancel={call.cancel} problem={Object.keys(errors).length ? "Fill in the required arguments." : null} />
+      <RunButtons label={T.getPrompt} running={call.state.running} onRun={onGet} onCancel={call.cancel} problem={Object.keys(errors).length ? T.fillRequired : null} />
       <CallView state={call.state}>{(v) => <PromptResultView v={v} />}</CallView>
-    </div>
+    </Runner>
   );
 }

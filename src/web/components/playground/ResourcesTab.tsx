@@ -3,11 +3,12 @@ import { useMemo, useState } from "react";
 import { CallView } from "./CallView";
 import { label } from "./limits";
 import type { Session } from "./mcp-client";
-import { Picker, RunButtons } from "./parts";
+import { Picker, RunButtons, Runner } from "./parts";
 import { resourceView, type Blocks } from "./result-model";
 import { BlocksView } from "./ResultView";
 import { collect, initialValue, type Errors, type ObjectField, type Value } from "./schema";
 import { SchemaForm } from "./SchemaForm";
+import { PLAYGROUND_TEXT } from "./text";
 import { useCall } from "./use-call";
 
 // Resources and resource templates: read one as listed, or fill a template's {variables} first.
@@ -18,10 +19,10 @@ const R = "resource:";
 export function ResourcesTab({ session }: { session: Session }) {
   const items = [
     ...session.resources.map((r) => ({ id: R + r.uri, title: label(r.title) || label(r.name), subtitle: label(r.name) || label(r.uri), description: label(r.uri, 500) })),
-    ...session.templates.map((t) => ({ id: T + t.uriTemplate, title: label(t.title) || label(t.name), subtitle: `${label(t.name)} (template)`, description: label(t.uriTemplate, 500) })),
+    ...session.templates.map((t) => ({ id: T + t.uriTemplate, title: label(t.title) || label(t.name), subtitle: PLAYGROUND_TEXT.template(label(t.name)), description: label(t.uriTemplate, 500) })),
   ];
   const [id, setId] = useState(items[0]?.id ?? "");
-  if (items.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">This server offers no resources.</p>;
+  if (items.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{PLAYGROUND_TEXT.noResources}</p>;
   const template = id.startsWith(T) ? session.templates.find((t) => T + t.uriTemplate === id) : undefined;
   const resource = id.startsWith(R) ? session.resources.find((r) => R + r.uri === id) : undefined;
   return (
@@ -45,7 +46,7 @@ function Reader({ session, title, description, uri, form }: { session: Session; 
     else {
       const r = collect(form!, value);
       setErrors(r.errors);
-      if (Object.keys(r.errors).length) return setProblem("Fill in every variable.");
+      if (Object.keys(r.errors).length) return setProblem(PLAYGROUND_TEXT.fillVariables);
       try {
         target = uri(r.args as Record<string, string>);
       } catch (e) {
@@ -53,28 +54,20 @@ function Reader({ session, title, description, uri, form }: { session: Session; 
       }
     }
     setProblem(null);
-    void call.run(({ signal }) => session.client.readResource({ uri: target }, { signal }).then(resourceView));
+    void call.run((o) => session.request(o, (client, options) => client.readResource({ uri: target }, options)).then(resourceView));
   };
 
   return (
-    <div
-      className="space-y-4"
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          onRead();
-        }
-      }}
-    >
+    <Runner onRun={onRead}>
       <div>
         <h3 className="font-mono text-base font-semibold">{title}</h3>
         <p className="mt-1 break-all font-mono text-xs text-slate-500">{typeof uri === "string" ? label(uri, 4096) : null}</p>
         {description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{description}</p>}
       </div>
       {form && <SchemaForm root={form} value={value} onChange={setValue} errors={errors} prefix="pg-template" />}
-      <RunButtons label="Read" running={call.state.running} onRun={onRead} onCancel={call.cancel} problem={problem} />
+      <RunButtons label={PLAYGROUND_TEXT.read} running={call.state.running} onRun={onRead} onCancel={call.cancel} problem={problem} />
       <CallView state={call.state}>{(v) => <BlocksView v={v} />}</CallView>
-    </div>
+    </Runner>
   );
 }
 

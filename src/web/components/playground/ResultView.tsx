@@ -1,7 +1,9 @@
 import { AlertCircle, ExternalLink, FileText, Link2 } from "lucide-react";
 import type { ReactNode } from "react";
-import { formatBytes, formatCount, LIMITS, type Clipped, type Media } from "./limits";
+import { formatBytes } from "../../../shared/format";
+import { LIMITS, type Clipped, type Media } from "./limits";
 import type { Block, Blocks, PromptView, ToolView } from "./result-model";
+import { PLAYGROUND_TEXT as T } from "./text";
 
 // How results look to a person. Every server string goes into the page as a React text node,
 // never as HTML; links only for http(s); media only as data: URLs limits.ts vetted.
@@ -9,11 +11,11 @@ import type { Block, Blocks, PromptView, ToolView } from "./result-model";
 const pre = "max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-sm text-slate-900 dark:bg-slate-950 dark:text-slate-100";
 const note = "text-xs text-slate-500 dark:text-slate-400";
 
-function ClipNote({ c, what = "characters" }: { c: Clipped; what?: string }) {
+function ClipNote({ c, what = T.characters }: { c: Clipped; what?: string }) {
   if (!c.clipped) return null;
   return (
     <p className={`mt-1 ${note}`}>
-      {c.total > c.text.length ? `Showing the first ${formatCount(c.text.length)} of ${formatCount(c.total)} ${what}.` : "Shortened: parts nested too deeply or too long are shown as …"}
+      {c.total > c.text.length ? T.showingFirst(c.text.length, c.total, what) : T.shortenedText}
     </p>
   );
 }
@@ -32,7 +34,7 @@ export function JsonBlock({ title, c }: { title: string; c: Clipped }) {
     <div>
       <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{title}</p>
       <pre className={pre}>{c.text}</pre>
-      {c.clipped && <p className={`mt-1 ${note}`}>Shortened: deep or large parts are shown as …</p>}
+      {c.clipped && <p className={`mt-1 ${note}`}>{T.shortenedJson}</p>}
     </div>
   );
 }
@@ -59,7 +61,7 @@ export function BlockView({ b }: { b: Block }) {
     case "image":
       return b.media.ok ? (
         <figure>
-          <img src={b.media.src} alt={`Image from the server (${b.mimeType})`} className="max-h-96 max-w-full rounded-md border border-slate-200 bg-white dark:border-slate-700" />
+          <img src={b.media.src} alt={T.imageAlt(b.mimeType)} className="max-h-96 max-w-full rounded-md border border-slate-200 bg-white dark:border-slate-700" />
           <figcaption className={`mt-1 ${note}`}>
             {b.mimeType}, {formatBytes(b.media.bytes)}
           </figcaption>
@@ -85,10 +87,10 @@ export function BlockView({ b }: { b: Block }) {
           {b.text ? (
             <TextBlock c={b.text} />
           ) : b.image?.ok ? (
-            <img src={b.image.src} alt={`Image resource ${b.uri}`} className="max-h-96 max-w-full rounded-md" />
+            <img src={b.image.src} alt={T.imageResourceAlt(b.uri)} className="max-h-96 max-w-full rounded-md" />
           ) : (
             <p className={note}>
-              Binary content: {formatBytes(b.blobBytes ?? 0)}
+              {T.binary(b.blobBytes ?? 0)}
               {b.mimeType ? `, ${b.mimeType}` : ""}
             </p>
           )}
@@ -98,7 +100,7 @@ export function BlockView({ b }: { b: Block }) {
     case "link":
       return (
         <Card icon={<Link2 className="h-4 w-4" aria-hidden />}>
-          <p className="font-medium">{b.name || "Resource link"}</p>
+          <p className="font-medium">{b.name || T.resourceLink}</p>
           {b.href ? (
             <a href={b.href} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-1 break-all font-mono text-xs text-indigo-600 hover:underline dark:text-indigo-400">
               {b.uri} <ExternalLink className="h-3 w-3 shrink-0" aria-hidden />
@@ -115,13 +117,13 @@ export function BlockView({ b }: { b: Block }) {
 
 function Hidden({ n }: { n: number }) {
   if (n <= 0) return null;
-  return <p className={note}>{`Showing the first ${LIMITS.items} items; ${formatCount(n)} more not shown.`}</p>;
+  return <p className={note}>{T.moreItems(LIMITS.items, n)}</p>;
 }
 
 export function BlocksView({ v }: { v: Blocks }) {
   return (
     <div className="space-y-3">
-      {v.blocks.length === 0 && <p className={note}>No content.</p>}
+      {v.blocks.length === 0 && <p className={note}>{T.noContent}</p>}
       {v.blocks.map((b, i) => (
         <BlockView key={i} b={b} />
       ))}
@@ -135,11 +137,11 @@ export function ToolResultView({ v }: { v: ToolView }) {
     <div className={v.isError ? "space-y-3 rounded-md border border-red-300 bg-red-50/60 p-3 dark:border-red-900 dark:bg-red-950/30" : "space-y-3"}>
       {v.isError && (
         <p className="flex items-center gap-1.5 text-sm font-semibold text-red-700 dark:text-red-300">
-          <AlertCircle className="h-4 w-4" aria-hidden /> The tool reported an error
+          <AlertCircle className="h-4 w-4" aria-hidden /> {T.toolError}
         </p>
       )}
       {(v.blocks.length > 0 || !v.structured) && <BlocksView v={v} />}
-      {v.structured && <JsonBlock title="Structured content" c={v.structured} />}
+      {v.structured && <JsonBlock title={T.structuredContent} c={v.structured} />}
     </div>
   );
 }
@@ -148,7 +150,7 @@ export function PromptResultView({ v }: { v: PromptView }) {
   return (
     <div className="space-y-3">
       {v.description && <p className="text-sm text-slate-600 dark:text-slate-400">{v.description}</p>}
-      {v.messages.length === 0 && <p className={note}>No messages.</p>}
+      {v.messages.length === 0 && <p className={note}>{T.noMessages}</p>}
       {v.messages.map((m, i) => (
         <div key={i} className="rounded-md border border-slate-200 p-3 dark:border-slate-700">
           <p className="mb-2 text-xs font-semibold uppercase tracking-wide text-indigo-600 dark:text-indigo-400">{m.role}</p>

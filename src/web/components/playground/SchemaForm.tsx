@@ -1,7 +1,8 @@
 import { Plus, Trash2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Button, inputClass } from "../ui";
-import { toValue, type Errors, type Field, type ObjectField, type Value } from "./schema";
+import { own, toValue, type Errors, type Field, type ObjectField, type Value } from "./schema";
+import { PLAYGROUND_TEXT as T } from "./text";
 
 // The form a tool's input schema makes (schema.ts decides the fields): each input has its
 // label, its description as help text, its error; required fields are marked.
@@ -26,12 +27,12 @@ function Label({ f, id, text }: { f: Field; id: string; text?: string }) {
     <label htmlFor={id} className="mb-1 block text-sm font-medium">
       <span className="font-mono">{text ?? f.label}</span>
       {f.required && (
-        <span className="ml-0.5 text-red-600 dark:text-red-400" aria-hidden title="Required">
+        <span className="ml-0.5 text-red-600 dark:text-red-400" aria-hidden title={T.required}>
           *
         </span>
       )}
-      {f.required && <span className="sr-only"> (required)</span>}
-      <span className="ml-2 text-xs font-normal text-slate-500">{f.kind === "json" ? "JSON" : f.kind}</span>
+      {f.required && <span className="sr-only">{T.requiredSr}</span>}
+      <span className="ml-2 text-xs font-normal text-slate-500">{f.kind === "json" ? T.json : f.kind}</span>
     </label>
   );
 }
@@ -44,7 +45,7 @@ function Help({ f, id, error }: { f: Field; id: string; error?: string }) {
           {f.description}
         </p>
       )}
-      {f.kind === "json" && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{`Enter JSON: the form cannot show a field that ${f.why}.`}</p>}
+      {f.kind === "json" && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{T.jsonHelp(f.why)}</p>}
       {error && (
         <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-700 dark:text-red-400">
           {error}
@@ -56,7 +57,7 @@ function Help({ f, id, error }: { f: Field; id: string; error?: string }) {
 
 function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: FieldProps) {
   const id = idOf(prefix, path);
-  const error = errors[path];
+  const error = own(errors, path);
   const describedBy = [f.description ? `${id}-help` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const common = { id, "aria-describedby": describedBy, "aria-invalid": error ? true : undefined, "aria-required": f.required || undefined };
   const text = typeof value === "string" ? value : "";
@@ -80,7 +81,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
       <fieldset className="space-y-3 rounded-lg border border-dashed border-slate-300 p-4 dark:border-slate-700">
         <legend className="px-1 font-mono text-sm font-medium">
           {itemLabel ?? f.label}
-          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>} <span className="text-xs font-normal text-slate-500">list of {f.item.kind}</span>
+          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>} <span className="text-xs font-normal text-slate-500">{T.listOf(f.item.kind)}</span>
         </legend>
         <Help f={f} id={id} error={error} />
         {items.map((x, i) => (
@@ -88,13 +89,13 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
             <div className="min-w-0 flex-1">
               <FieldView f={f.item} value={x} onChange={(v) => set(i, v)} path={`${path}[${i}]`} prefix={prefix} errors={errors} itemLabel={`${itemLabel ?? f.label} ${i + 1}`} />
             </div>
-            <Button variant="ghost" size="icon" aria-label={`Remove item ${i + 1} of ${f.label}`} onClick={() => onChange(items.filter((_, j) => j !== i))}>
+            <Button variant="ghost" size="icon" aria-label={T.removeItem(i + 1, f.label)} onClick={() => onChange(items.filter((_, j) => j !== i))}>
               <Trash2 className="h-4 w-4" aria-hidden />
             </Button>
           </div>
         ))}
         <Button variant="secondary" size="xs" onClick={() => onChange([...items, toValue(f.item, f.item.default)])} disabled={f.maxItems !== undefined && items.length >= f.maxItems}>
-          <Plus className="h-3.5 w-3.5" aria-hidden /> Add item
+          <Plus className="h-3.5 w-3.5" aria-hidden /> {T.addItem}
         </Button>
       </fieldset>
     );
@@ -105,7 +106,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
         <label className="flex items-center gap-2 text-sm font-medium">
           <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange(e.target.checked)} className="h-4 w-4 rounded border-slate-300 accent-indigo-600" />
           <span className="font-mono">{itemLabel ?? f.label}</span>
-          {f.required && <span className="sr-only"> (required)</span>}
+          {f.required && <span className="sr-only">{T.requiredSr}</span>}
         </label>
         <Help f={f} id={id} error={error} />
       </div>
@@ -115,7 +116,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
   if (f.kind === "enum") {
     input = (
       <select {...common} className={inputClass} value={text} onChange={(e) => onChange(e.target.value)}>
-        {(!f.required || text === "") && <option value="">{f.required ? "Choose…" : "(none)"}</option>}
+        {(!f.required || text === "") && <option value="">{f.required ? T.choose : T.none}</option>}
         {f.options.map((o, i) => (
           <option key={i} value={String(i)}>
             {o.label}
@@ -131,7 +132,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
         inputMode={f.kind === "integer" ? "numeric" : "decimal"}
         className={`${inputClass} font-mono`}
         value={text}
-        placeholder={f.kind === "integer" ? "whole number" : "number"}
+        placeholder={f.kind === "integer" ? T.wholeNumber : T.number}
         onChange={(e) => onChange(e.target.value)}
       />
     );
@@ -154,14 +155,14 @@ function Fields({ fields, value, onChange, path, prefix, errors }: { fields: Fie
   return (
     <>
       {fields.map((c) => (
-        <FieldView key={c.key} f={c} value={obj[c.key]} onChange={(v) => onChange({ ...obj, [c.key]: v })} path={path ? `${path}.${c.key}` : c.key} prefix={prefix} errors={errors} />
+        <FieldView key={c.key} f={c} value={own(obj, c.key)} onChange={(v) => onChange({ ...obj, [c.key]: v })} path={path ? `${path}.${c.key}` : c.key} prefix={prefix} errors={errors} />
       ))}
     </>
   );
 }
 
 export function SchemaForm({ root, value, onChange, errors, prefix }: { root: ObjectField; value: Value; onChange: (v: Value) => void; errors: Errors; prefix: string }) {
-  if (root.fields.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No arguments.</p>;
+  if (root.fields.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{T.noArguments}</p>;
   return (
     <div className="space-y-4">
       <Fields fields={root.fields} value={value} onChange={onChange} path="" prefix={prefix} errors={errors} />

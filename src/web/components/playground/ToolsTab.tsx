@@ -5,11 +5,12 @@ import { inputClass } from "../ui";
 import { CallView } from "./CallView";
 import { label } from "./limits";
 import type { LogEntry, Session } from "./mcp-client";
-import { Picker, RunButtons } from "./parts";
+import { Picker, RunButtons, Runner } from "./parts";
 import { toolView, type ToolView } from "./result-model";
 import { ToolResultView } from "./ResultView";
 import { buildForm, collect, initialValue, parseRaw, toValue, type Errors, type Value } from "./schema";
 import { SchemaForm } from "./SchemaForm";
+import { PLAYGROUND_TEXT as T } from "./text";
 import { useCall } from "./use-call";
 
 interface Props {
@@ -21,7 +22,7 @@ interface Props {
 export function ToolsTab({ session, logs, clearLogs }: Props) {
   const [name, setName] = useState(session.tools[0]?.name ?? "");
   const tool = session.tools.find((t) => t.name === name);
-  if (session.tools.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">This server offers no tools.</p>;
+  if (session.tools.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{T.noTools}</p>;
   return (
     <Picker
       what="tools"
@@ -57,7 +58,7 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
     const r = collect(form.root, value);
     setErrors(r.errors);
     const n = Object.keys(r.errors).length;
-    if (n) return fail(n === 1 ? "One field needs attention." : `${n} fields need attention.`);
+    if (n) return fail(T.fieldsNeedAttention(n));
     setProblem(null);
     return r.args;
   };
@@ -67,9 +68,7 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
     const a = args();
     if (!a) return;
     clearLogs();
-    void call.run(({ signal, onprogress }) =>
-      session.client.callTool({ name: tool.name, arguments: a }, undefined, { signal, onprogress, resetTimeoutOnProgress: true }).then(toolView),
-    );
+    void call.run((o) => session.request(o, (client, options) => client.callTool({ name: tool.name, arguments: a }, undefined, options)).then(toolView));
   };
 
   const toggleRaw = () => {
@@ -88,25 +87,17 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
 
   const destructive = tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true;
   return (
-    <div
-      className="space-y-4"
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          onRun();
-        }
-      }}
-    >
+    <Runner onRun={onRun}>
       <div>
         <h3 className="flex flex-wrap items-center gap-2 font-mono text-base font-semibold">
           {label(tool.name)}
-          {tool.annotations?.readOnlyHint === true && <span className="rounded bg-emerald-50 px-1.5 py-0.5 font-sans text-xs font-medium text-emerald-700 dark:bg-emerald-950/50 dark:text-emerald-300">read-only</span>}
-          {destructive && <span className="rounded bg-red-50 px-1.5 py-0.5 font-sans text-xs font-medium text-red-700 dark:bg-red-950/50 dark:text-red-300">destructive</span>}
+          {tool.annotations?.readOnlyHint === true && <span className="rounded bg-emerald-50 px-1.5 py-0.5 font-sans text-xs font-medium text-emerald-700 dark:bg-emerald-950/50 dark:text-emerald-300">{T.readOnly}</span>}
+          {destructive && <span className="rounded bg-red-50 px-1.5 py-0.5 font-sans text-xs font-medium text-red-700 dark:bg-red-950/50 dark:text-red-300">{T.destructive}</span>}
         </h3>
         {tool.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(tool.description)}</p>}
       </div>
       <div className="flex items-center justify-between gap-2">
-        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Arguments</p>
+        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{T.arguments}</p>
         {form.ok && (
           <button
             type="button"
@@ -115,15 +106,15 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
             className="inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-xs font-medium text-indigo-600 hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-400 dark:hover:bg-indigo-950/50"
           >
             {raw ? <ListTree className="h-3.5 w-3.5" aria-hidden /> : <Braces className="h-3.5 w-3.5" aria-hidden />}
-            {raw ? "Form" : "Raw JSON"}
+            {raw ? T.form : T.rawJson}
           </button>
         )}
       </div>
-      {!form.ok && <p className="text-xs text-slate-500 dark:text-slate-400">{`Raw JSON only: ${form.why.replace(/\.$/, "")}.`}</p>}
+      {!form.ok && <p className="text-xs text-slate-500 dark:text-slate-400">{T.rawJsonOnly(form.why)}</p>}
       {raw || !form.ok ? (
         <div>
           <label htmlFor={`pg-raw-${tool.name}`} className="sr-only">
-            Arguments as JSON
+            {T.rawLabel}
           </label>
           <textarea
             id={`pg-raw-${tool.name}`}
@@ -138,10 +129,10 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
       ) : (
         <SchemaForm root={form.root} value={value} onChange={setValue} errors={errors} prefix={`pg-tool-${tool.name}`} />
       )}
-      <RunButtons label="Run" running={call.state.running} onRun={onRun} onCancel={call.cancel} problem={problem} />
+      <RunButtons label={T.run} running={call.state.running} onRun={onRun} onCancel={call.cancel} problem={problem} />
       <CallView state={call.state} logs={logs}>
         {(v) => <ToolResultView v={v} />}
       </CallView>
-    </div>
+    </Runner>
   );
 }

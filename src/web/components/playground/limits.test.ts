@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { audioSource, base64Bytes, boundedJson, clipText, imageSource, LIMITS, safeHref } from "./limits";
+import { PLAYGROUND_TEXT } from "./text";
 
 describe("bounded output", () => {
   it("clips a 10 MB text to the limit, quickly, and says how long it was", () => {
@@ -53,10 +54,10 @@ describe("links and media from a server", () => {
 
   it("shows raster images only, as data: URLs of valid base64 within the size limit", () => {
     expect(imageSource("image/png", "iVBORw0KGgo=")).toEqual({ ok: true, src: "data:image/png;base64,iVBORw0KGgo=", bytes: 8 });
-    expect(imageSource("image/svg+xml", "PHN2Zz4=")).toMatchObject({ ok: false, why: "This image type (image/svg+xml) is not shown." });
+    expect(imageSource("image/svg+xml", "PHN2Zz4=")).toMatchObject({ ok: false, why: PLAYGROUND_TEXT.mediaType("image", "image/svg+xml") });
     expect(imageSource("text/html", "PGI+")).toMatchObject({ ok: false });
     expect(imageSource("image/png", "not base64!\"><script>")).toMatchObject({ ok: false, why: "This image's data is not valid base64." });
-    expect(imageSource("image/png", "A".repeat(12 * 1024 * 1024))).toMatchObject({ ok: false, why: "This image is too large to show (9.0 MB)." });
+    expect(imageSource("image/png", "A".repeat(12 * 1024 * 1024))).toMatchObject({ ok: false, why: PLAYGROUND_TEXT.mediaTooLarge("image", 9_437_184) });
     expect(audioSource("audio/wav", "UklGRg==")).toMatchObject({ ok: true, src: "data:audio/wav;base64,UklGRg==" });
     expect(audioSource("video/mp4", "AAAA")).toMatchObject({ ok: false });
     expect(base64Bytes("UklGRg==")).toBe(4);

@@ -1,3 +1,6 @@
+import { formatCount } from "../../../shared/format";
+import { PLAYGROUND_TEXT as T } from "./text";
+
 // Bounds on what a server's answer can make the page do (issue 18, Rules: a malicious server's
 // output renders inert and bounded; a 10 MB result neither hangs the page nor the platform).
 // Everything here is pure so the bounds are unit-tested.
@@ -39,16 +42,6 @@ export function label(v: unknown, max: number = LIMITS.label): string {
   return v.length <= max ? v : `${v.slice(0, max)}…`;
 }
 
-export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
 /** The decoded size of base64 text, without decoding it. */
 export function base64Bytes(data: string): number {
   const pad = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
@@ -66,9 +59,9 @@ function media(kind: "image" | "audio", mimeType: unknown, data: unknown, allowe
   const mime = typeof mimeType === "string" ? mimeType.toLowerCase().trim() : "";
   const text = typeof data === "string" ? data : "";
   const bytes = base64Bytes(text);
-  if (!allowed(mime)) return { ok: false, why: `This ${kind} type (${label(mime, 80) || "none given"}) is not shown.`, bytes };
-  if (bytes > LIMITS.mediaBytes) return { ok: false, why: `This ${kind} is too large to show (${formatBytes(bytes)}).`, bytes };
-  if (!text || !BASE64.test(text)) return { ok: false, why: `This ${kind}'s data is not valid base64.`, bytes };
+  if (!allowed(mime)) return { ok: false, why: T.mediaType(kind, label(mime, 80)), bytes };
+  if (bytes > LIMITS.mediaBytes) return { ok: false, why: T.mediaTooLarge(kind, bytes), bytes };
+  if (!text || !BASE64.test(text)) return { ok: false, why: T.mediaNotBase64(kind), bytes };
   return { ok: true, src: `data:${mime};base64,${text}`, bytes };
 }
 

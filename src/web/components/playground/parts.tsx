@@ -1,9 +1,10 @@
 import { Loader2, Play, Square } from "lucide-react";
 import { useId, useState, type ReactNode } from "react";
 import { Button, inputClass } from "../ui";
+import { PLAYGROUND_TEXT as T } from "./text";
 
 // Pieces every tab of the playground shares: the list to pick a tool (prompt, resource) from,
-// and the Run / Cancel buttons.
+// the Run / Cancel buttons, and the runner around a form that Ctrl+Enter runs.
 
 export interface PickItem {
   id: string;
@@ -25,8 +26,8 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
       <div className="space-y-2">
         {items.length >= FILTER_FROM && (
           <>
-            <label htmlFor={filterId} className="sr-only">{`Filter ${what}`}</label>
-            <input id={filterId} type="search" placeholder={`Filter ${what}…`} className={`${inputClass} py-1.5 text-sm`} value={q} onChange={(e) => setQ(e.target.value)} />
+            <label htmlFor={filterId} className="sr-only">{T.filter(what)}</label>
+            <input id={filterId} type="search" placeholder={T.filterPlaceholder(what)} className={`${inputClass} py-1.5 text-sm`} value={q} onChange={(e) => setQ(e.target.value)} />
           </>
         )}
         <ul aria-label={`${what[0]!.toUpperCase()}${what.slice(1)}`} className="max-h-[28rem] space-y-1 overflow-auto pr-1">
@@ -50,7 +51,7 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
               </li>
             );
           })}
-          {shown.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{`No ${what} match.`}</li>}
+          {shown.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{T.noMatch(what)}</li>}
         </ul>
       </div>
       <div className="min-w-0">{children}</div>
@@ -68,12 +69,12 @@ export function RunButtons({ label, running, onRun, onCancel, problem }: { label
         </Button>
         {running && (
           <Button size="sm" variant="secondary" onClick={onCancel}>
-            <Square className="h-4 w-4" aria-hidden /> Cancel
+            <Square className="h-4 w-4" aria-hidden /> {T.cancel}
           </Button>
         )}
         <span className="text-xs text-slate-500 dark:text-slate-400">
-          <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">Ctrl</kbd> +{" "}
-          <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">Enter</kbd>
+          <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">{T.shortcut[0]}</kbd> +{" "}
+          <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">{T.shortcut[1]}</kbd>
         </span>
       </div>
       {problem && (
@@ -81,6 +82,23 @@ export function RunButtons({ label, running, onRun, onCancel, problem }: { label
           {problem}
         </p>
       )}
+    </div>
+  );
+}
+
+/** A tool's (prompt's, resource's) runner: Ctrl+Enter, or Cmd+Enter on a Mac, anywhere in it runs it. */
+export function Runner({ onRun, children }: { onRun: () => void; children: ReactNode }) {
+  return (
+    <div
+      className="space-y-4"
+      onKeyDown={(e) => {
+        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+          e.preventDefault();
+          onRun();
+        }
+      }}
+    >
+      {children}
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "./limits";
-import { errorText, promptView, resourceView, toolView } from "./result-model";
+import { errorText, promptView, resourceView, sessionGone, toolView } from "./result-model";
 import { PromptResultView, ToolResultView } from "./ResultView";
 
 const html = (result: unknown) => renderToStaticMarkup(createElement(ToolResultView, { v: toolView(result) }));
@@ -88,5 +88,18 @@ describe("prompts, resources and errors", () => {
   it("gives a JSON-RPC error's code and message", () => {
     expect(errorText(Object.assign(new Error("MCP error -32602: Invalid params"), { code: -32602 }))).toEqual({ code: -32602, message: "MCP error -32602: Invalid params" });
     expect(errorText(new Error("fetch failed"))).toEqual({ message: "fetch failed" });
+  });
+
+  it("knows when the gateway has forgotten the session, and not for other failures", () => {
+    const http = (status: number, body: string) => Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: ${body}`), { code: status });
+    expect(sessionGone(http(404, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}'))).toBe(true);
+    expect(sessionGone(Object.assign(new Error("MCP error -32001: The session ended before the server answered"), { code: -32001 }))).toBe(true);
+    // The SDK's own time-out shares the code; a server's 404 inside a result, other statuses and errors do not count.
+    expect(sessionGone(Object.assign(new Error("MCP error -32001: Request timed out"), { code: -32001, data: { timeout: 60_000 } }))).toBe(false);
+    expect(sessionGone(Object.assign(new Error("Not found"), { code: 404 }))).toBe(false);
+    expect(sessionGone(http(502, "Bad gateway"))).toBe(false);
+    expect(sessionGone(Object.assign(new Error("MCP error -32602: Invalid params"), { code: -32602 }))).toBe(false);
+    expect(sessionGone(new TypeError("Failed to fetch"))).toBe(false);
+    expect(sessionGone("404")).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { audioSource, boundedJson, clipText, imageSource, label, LIMITS, safeHref, type Clipped, type Media } from "./limits";
+import { PLAYGROUND_TEXT as T } from "./text";
 
 // What a tool result, a prompt or a resource read shows, as plain data: every server string is
 // clipped here and rendered as text later; media become data: URLs only when limits.ts allows.
@@ -34,7 +35,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /** One content item (tool results and prompt messages share these) or one resource content. */
 export function contentBlock(c: unknown): Block {
-  if (!isObj(c)) return { kind: "json", title: "Unknown content", json: boundedJson(c) };
+  if (!isObj(c)) return { kind: "json", title: T.unknownContent, json: boundedJson(c) };
   const mimeType = label(c.mimeType, 200);
   switch (c.type) {
     case "text":
@@ -48,13 +49,13 @@ export function contentBlock(c: unknown): Block {
     case "resource_link":
       return { kind: "link", name: label(c.title) || label(c.name), uri: label(c.uri, 4096), href: safeHref(c.uri), description: label(c.description), mimeType };
     default:
-      return { kind: "json", title: `Content of type ${label(c.type, 80) || "unknown"}`, json: boundedJson(c) };
+      return { kind: "json", title: T.contentOfType(label(c.type, 80)), json: boundedJson(c) };
   }
 }
 
 /** An embedded or read resource: text shown as text, a blob as its size and type (a raster image as the image). */
 export function resourceBlock(r: unknown): Block {
-  if (!isObj(r)) return { kind: "json", title: "Resource", json: boundedJson(r) };
+  if (!isObj(r)) return { kind: "json", title: T.resource, json: boundedJson(r) };
   const base = { kind: "resource" as const, uri: label(r.uri, 4096), mimeType: label(r.mimeType, 200) };
   if (typeof r.text === "string") return { ...base, text: clipText(r.text) };
   const blob = str(r.blob);
@@ -72,7 +73,7 @@ export function toolView(result: unknown): ToolView {
   const view: ToolView = { ...blocksOf(r.content, contentBlock), isError: r.isError === true };
   if (r.structuredContent !== undefined) view.structured = boundedJson(r.structuredContent);
   // An old-style result ({ toolResult }) or anything else: show it as it came.
-  if (!Array.isArray(r.content) && r.structuredContent === undefined) view.blocks.push({ kind: "json", title: "Result", json: boundedJson(result) });
+  if (!Array.isArray(r.content) && r.structuredContent === undefined) view.blocks.push({ kind: "json", title: T.result, json: boundedJson(result) });
   return view;
 }
 
@@ -81,7 +82,7 @@ export function promptView(result: unknown): PromptView {
   const list = Array.isArray(r.messages) ? r.messages : [];
   return {
     description: label(r.description),
-    messages: list.slice(0, LIMITS.items).map((m) => ({ role: label(isObj(m) ? m.role : "", 40) || "unknown", blocks: [contentBlock(isObj(m) ? m.content : m)] })),
+    messages: list.slice(0, LIMITS.items).map((m) => ({ role: label(isObj(m) ? m.role : "", 40) || T.unknownRole, blocks: [contentBlock(isObj(m) ? m.content : m)] })),
     hidden: Math.max(0, list.length - LIMITS.items),
   };
 }
@@ -95,4 +96,21 @@ export function errorText(e: unknown): { code?: number; message: string } {
   const err = e as { code?: unknown; message?: unknown };
   const message = label(typeof err?.message === "string" ? err.message : String(e), 4000);
   return typeof err?.code === "number" ? { code: err.code, message } : { message };
+}
+
+/** The JSON-RPC code the gateway gives a session it does not know. */
+const SESSION_NOT_FOUND = -32001;
+
+/**
+ * Whether a failed request means the gateway no longer knows the session: it expired after a
+ * while without use, or the platform restarted. The gateway then answers HTTP 404 (the SDK's
+ * StreamableHTTPError, whose code is the status), or -32001 for a call the ending session cut.
+ * The SDK's own time-outs share -32001 but carry their limit in `data`.
+ */
+export function sessionGone(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const { code, message, data } = e as { code?: unknown; message?: unknown; data?: unknown };
+  if (code === 404) return typeof message === "string" && message.startsWith("Streamable HTTP error");
+  if (code !== SESSION_NOT_FOUND) return false;
+  return !(isObj(data) && (Object.hasOwn(data, "timeout") || Object.hasOwn(data, "maxTotalTimeout")));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PLAYGROUND_TEXT } from "./text";
 import { buildForm, collect, initialValue, MAX_DEPTH, MAX_FIELDS, parseRaw, promptForm, toValue, type Field, type ObjectField } from "./schema";
 
 function form(schema: unknown): ObjectField {
@@ -118,7 +119,7 @@ describe("raw JSON and prompt arguments", () => {
   it("parses raw arguments or says why not", () => {
     expect(parseRaw('{"a": 1}')).toEqual({ args: { a: 1 } });
     expect(parseRaw("")).toEqual({ args: {} });
-    expect(parseRaw("[1]")).toEqual({ error: "The arguments must be a JSON object." });
+    expect(parseRaw("[1]")).toEqual({ error: PLAYGROUND_TEXT.notAnObject });
     expect(parseRaw("{a:")).toMatchObject({ error: expect.stringMatching(/^Not valid JSON/) as string });
   });
 
@@ -128,7 +129,39 @@ describe("raw JSON and prompt arguments", () => {
       ["city", "string", true],
       ["state", "string", false],
     ]);
-    expect(collect(f, initialValue(f)).errors).toEqual({ city: "Required" });
+    expect(collect(f, initialValue(f)).errors).toEqual({ city: PLAYGROUND_TEXT.required });
     expect(collect(f, { city: "Paris", state: "" }).args).toEqual({ city: "Paris" });
+  });
+});
+
+describe("parameters named like Object's own properties", () => {
+  // Parsed from JSON, as a server sends it: a literal `__proto__:` would set the prototype instead.
+  const names = ["constructor", "toString", "__proto__"];
+  const schema = JSON.parse(
+    '{"type":"object","properties":{"constructor":{"type":"string"},"toString":{"type":"string"},"__proto__":{"type":"string"},"hasOwnProperty":{"type":"integer"}},"required":["constructor","toString","__proto__"]}',
+  ) as unknown;
+  const root = form(schema);
+
+  it("starts empty, not with a function's source", () => {
+    expect(root.fields.map((f) => f.key)).toEqual([...names, "hasOwnProperty"]);
+    const v = initialValue(root) as Record<string, unknown>;
+    for (const n of names) expect(Object.getOwnPropertyDescriptor(v, n)?.value).toBe("");
+    expect(Object.getOwnPropertyDescriptor(v, "hasOwnProperty")?.value).toBe("");
+    const p = promptForm([{ name: "constructor", required: true }, { name: "toString" }]);
+    expect(Object.values(initialValue(p) as object)).toEqual(["", ""]);
+  });
+
+  it("reports each as missing, and sends what was typed as arguments", () => {
+    const empty = collect(root, initialValue(root));
+    expect(Object.keys(empty.errors).sort()).toEqual([...names].sort());
+    for (const n of names) expect(empty.errors[n]).toBe(PLAYGROUND_TEXT.required);
+    expect(empty.args).toEqual({});
+
+    const v = JSON.parse('{"constructor":"a","toString":"b","__proto__":"c","hasOwnProperty":"4"}') as Record<string, string>;
+    const { args, errors } = collect(root, v);
+    expect(Object.keys(errors)).toEqual([]);
+    expect(JSON.stringify(args)).toBe('{"constructor":"a","toString":"b","__proto__":"c","hasOwnProperty":4}');
+    // Raw JSON that names them round-trips into the form.
+    expect(JSON.stringify(toValue(root, v))).toBe('{"constructor":"a","toString":"b","__proto__":"c","hasOwnProperty":"4"}');
   });
 });

@@ -1,4 +1,5 @@
 import { label } from "./limits";
+import { PLAYGROUND_TEXT } from "./text";
 
 // A tool's input schema (JSON Schema, as the server sent it) as form fields, the form's values,
 // and the arguments they make. What the form cannot express (oneOf, $ref, ...) becomes a JSON
@@ -34,15 +35,18 @@ export type Value = string | boolean | undefined | Value[] | { [key: string]: Va
 
 type S = Record<string, unknown>;
 const isObj = (v: unknown): v is S => typeof v === "object" && v !== null && !Array.isArray(v);
+/** `o[key]` for keys a server chose: never an inherited property such as `constructor` or `toString`. */
+export const own = <V>(o: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(o, key) ? o[key] : undefined);
 const UNSUPPORTED = ["oneOf", "anyOf", "allOf", "not", "$ref", "if", "patternProperties"] as const;
+const W = PLAYGROUND_TEXT.why;
 const LONG_NAME = /text|content|body|prompt|code|query|json|markdown|html|description|message|script/i;
 
 export function buildForm(schema: unknown): Form {
-  if (!isObj(schema)) return { ok: false, why: "The tool gives no input schema." };
+  if (!isObj(schema)) return { ok: false, why: W.noSchema };
   const budget = { left: MAX_FIELDS };
   const root = field(schema, "", "", true, 0, budget);
-  if (budget.left < 0) return { ok: false, why: `The input has more than ${MAX_FIELDS} fields.` };
-  if (root.kind !== "object") return { ok: false, why: root.kind === "json" ? root.why : "The input is not an object." };
+  if (budget.left < 0) return { ok: false, why: W.tooManyFields(MAX_FIELDS) };
+  if (root.kind !== "object") return { ok: false, why: root.kind === "json" ? root.why : W.notObject };
   return { ok: true, root };
 }
 
@@ -70,9 +74,9 @@ function field(raw: S, key: string, fallbackLabel: string, required: boolean, de
   if (s.default !== undefined) base.default = s.default;
   else if (s.const !== undefined) base.default = s.const;
   const unsupported = UNSUPPORTED.find((k) => s[k] !== undefined);
-  if (unsupported) return { ...base, kind: "json", why: `uses ${unsupported}` };
+  if (unsupported) return { ...base, kind: "json", why: W.uses(unsupported) };
   if (Array.isArray(s.enum)) {
-    if (s.enum.length === 0 || s.enum.length > MAX_OPTIONS) return { ...base, kind: "json", why: "has too many choices" };
+    if (s.enum.length === 0 || s.enum.length > MAX_OPTIONS) return { ...base, kind: "json", why: W.tooManyChoices };
     return { ...base, kind: "enum", options: s.enum.map((v) => ({ value: v, label: typeof v === "string" ? label(v, 200) : JSON.stringify(v).slice(0, 200) })) };
   }
   const type = s.type ?? (isObj(s.properties) ? "object" : undefined);
@@ -82,7 +86,7 @@ function field(raw: S, key: string, fallbackLabel: string, required: boolean, de
       const inputType = format === "email" ? "email" : format === "uri" || format === "url" ? "url" : format === "date" ? "date" : format === "password" ? "password" : "text";
       const maxLength = typeof s.maxLength === "number" ? s.maxLength : undefined;
       const long = inputType === "text" && (maxLength === undefined ? LONG_NAME.test(key) || s.contentMediaType !== undefined : maxLength > 200);
-      const placeholder = format === "date-time" ? "e.g. 2025-01-31T12:00:00Z" : format === "time" ? "e.g. 12:00:00" : format === "uuid" ? "e.g. 123e4567-e89b-12d3-a456-426614174000" : undefined;
+      const placeholder = own(PLAYGROUND_TEXT.placeholders, format);
       return { ...base, kind: "string", long, inputType, placeholder };
     }
     case "number":
@@ -91,27 +95,27 @@ function field(raw: S, key: string, fallbackLabel: string, required: boolean, de
     case "boolean":
       return { ...base, kind: "boolean" };
     case "array": {
-      if (depth >= MAX_DEPTH || !isObj(s.items)) return { ...base, kind: "json", why: depth >= MAX_DEPTH ? "is nested too deeply" : "has items of any kind" };
-      const item = field(s.items, "", "Item", true, depth + 1, budget);
+      if (depth >= MAX_DEPTH || !isObj(s.items)) return { ...base, kind: "json", why: depth >= MAX_DEPTH ? W.tooDeep : W.anyItems };
+      const item = field(s.items, "", PLAYGROUND_TEXT.item, true, depth + 1, budget);
       return { ...base, kind: "array", item, minItems: num(s.minItems), maxItems: num(s.maxItems) };
     }
     case "object": {
       const props = isObj(s.properties) ? s.properties : {};
       const names = Object.keys(props);
-      if (depth >= MAX_DEPTH) return { ...base, kind: "json", why: "is nested too deeply" };
+      if (depth >= MAX_DEPTH) return { ...base, kind: "json", why: W.tooDeep };
       // Free-form maps (additionalProperties without properties) have no fixed fields to show.
-      if (names.length === 0 && s.additionalProperties !== undefined && s.additionalProperties !== false) return { ...base, kind: "json", why: "takes any keys" };
+      if (names.length === 0 && s.additionalProperties !== undefined && s.additionalProperties !== false) return { ...base, kind: "json", why: W.anyKeys };
       const req = new Set(Array.isArray(s.required) ? s.required.filter((r) => typeof r === "string") : []);
       const fields: Field[] = [];
       for (const n of names) {
         if (budget.left < 0) break;
-        const sub = props[n];
-        fields.push(isObj(sub) ? field(sub, n, n, req.has(n), depth + 1, budget) : { key: n, label: n, description: "", required: req.has(n), kind: "json", why: "has no schema" });
+        const sub = own(props, n);
+        fields.push(isObj(sub) ? field(sub, n, n, req.has(n), depth + 1, budget) : { key: n, label: n, description: "", required: req.has(n), kind: "json", why: W.fieldNoSchema });
       }
       return { ...base, kind: "object", fields };
     }
     default:
-      return { ...base, kind: "json", why: type === undefined ? "takes any value" : `has type ${label(JSON.stringify(type), 80)}` };
+      return { ...base, kind: "json", why: type === undefined ? W.anyValue : W.type(label(JSON.stringify(type), 80)) };
   }
 }
 
@@ -135,7 +139,12 @@ export function toValue(f: Field, v: unknown): Value {
       return Array.isArray(v) ? v.slice(0, 1000).map((x) => toValue(f.item, x)) : [];
     case "object": {
       const o = isObj(v) ? v : {};
-      return Object.fromEntries(f.fields.map((c) => [c.key, toValue(c, o[c.key] !== undefined ? o[c.key] : c.default)]));
+      return Object.fromEntries(
+        f.fields.map((c) => {
+          const given = own(o, c.key);
+          return [c.key, toValue(c, given !== undefined ? given : c.default)];
+        }),
+      );
     }
     case "json":
       return v === undefined ? "" : JSON.stringify(v, null, 2);
@@ -151,14 +160,15 @@ export type Errors = Record<string, string>;
 
 /** Arguments from the form's values, with a message per field path that is wrong or missing. */
 export function collect(root: ObjectField, value: Value): { args: Record<string, unknown>; errors: Errors } {
-  const errors: Errors = {};
+  // No prototype: a field named "__proto__" or "constructor" is a path like any other.
+  const errors: Errors = Object.create(null) as Errors;
   const out = read(root, value, "", errors);
   return { args: isObj(out) ? out : {}, errors };
 }
 
 function read(f: Field, v: Value, path: string, errors: Errors): unknown {
   const missing = () => {
-    if (f.required) errors[path] = "Required";
+    if (f.required) errors[path] = PLAYGROUND_TEXT.required;
     return undefined;
   };
   switch (f.kind) {
@@ -169,10 +179,10 @@ function read(f: Field, v: Value, path: string, errors: Errors): unknown {
       const t = typeof v === "string" ? v.trim() : "";
       if (!t) return missing();
       const n = Number(t);
-      if (!Number.isFinite(n)) errors[path] = "Enter a number";
-      else if (f.kind === "integer" && !Number.isInteger(n)) errors[path] = "Enter a whole number";
-      else if (f.minimum !== undefined && n < f.minimum) errors[path] = `At least ${f.minimum}`;
-      else if (f.maximum !== undefined && n > f.maximum) errors[path] = `At most ${f.maximum}`;
+      if (!Number.isFinite(n)) errors[path] = PLAYGROUND_TEXT.enterNumber;
+      else if (f.kind === "integer" && !Number.isInteger(n)) errors[path] = PLAYGROUND_TEXT.enterWholeNumber;
+      else if (f.minimum !== undefined && n < f.minimum) errors[path] = PLAYGROUND_TEXT.atLeast(f.minimum);
+      else if (f.maximum !== undefined && n > f.maximum) errors[path] = PLAYGROUND_TEXT.atMost(f.maximum);
       return n;
     }
     case "boolean":
@@ -182,8 +192,8 @@ function read(f: Field, v: Value, path: string, errors: Errors): unknown {
     case "array": {
       const items = Array.isArray(v) ? v : [];
       if (!f.required && items.length === 0) return undefined;
-      if (f.minItems !== undefined && items.length < f.minItems) errors[path] = `At least ${f.minItems} item${f.minItems === 1 ? "" : "s"}`;
-      if (f.maxItems !== undefined && items.length > f.maxItems) errors[path] = `At most ${f.maxItems} items`;
+      if (f.minItems !== undefined && items.length < f.minItems) errors[path] = PLAYGROUND_TEXT.atLeastItems(f.minItems);
+      if (f.maxItems !== undefined && items.length > f.maxItems) errors[path] = PLAYGROUND_TEXT.atMostItems(f.maxItems);
       return items.map((x, i) => read(f.item, x, `${path}[${i}]`, errors) ?? null);
     }
     case "object": {
@@ -192,7 +202,7 @@ function read(f: Field, v: Value, path: string, errors: Errors): unknown {
       if (!f.required && path !== "" && isBlank(f, o)) return undefined;
       const out: Record<string, unknown> = {};
       for (const c of f.fields) {
-        const x = read(c, o[c.key], path ? `${path}.${c.key}` : c.key, errors);
+        const x = read(c, own(o, c.key), path ? `${path}.${c.key}` : c.key, errors);
         // defineProperty: a property named "__proto__" stays an argument, not the prototype.
         if (x !== undefined) Object.defineProperty(out, c.key, { value: x, enumerable: true, writable: true, configurable: true });
       }
@@ -204,7 +214,7 @@ function read(f: Field, v: Value, path: string, errors: Errors): unknown {
       try {
         return JSON.parse(t) as unknown;
       } catch (e) {
-        errors[path] = `Not valid JSON: ${(e as Error).message}`;
+        errors[path] = PLAYGROUND_TEXT.notJson((e as Error).message);
         return undefined;
       }
     }
@@ -212,7 +222,7 @@ function read(f: Field, v: Value, path: string, errors: Errors): unknown {
 }
 
 function isBlank(f: Field, v: Value): boolean {
-  if (f.kind === "object") return f.fields.every((c) => isBlank(c, isObj(v) ? v[c.key] : undefined));
+  if (f.kind === "object") return f.fields.every((c) => isBlank(c, isObj(v) ? own(v, c.key) : undefined));
   if (f.kind === "array") return !Array.isArray(v) || v.length === 0;
   return v === undefined || v === "" || (f.kind === "boolean" && v === false);
 }
@@ -222,9 +232,9 @@ export function parseRaw(text: string): { args: Record<string, unknown> } | { er
   if (!text.trim()) return { args: {} };
   try {
     const v = JSON.parse(text) as unknown;
-    return isObj(v) ? { args: v } : { error: "The arguments must be a JSON object." };
+    return isObj(v) ? { args: v } : { error: PLAYGROUND_TEXT.notAnObject };
   } catch (e) {
-    return { error: `Not valid JSON: ${(e as Error).message}` };
+    return { error: PLAYGROUND_TEXT.notJson((e as Error).message) };
   }
 }
 

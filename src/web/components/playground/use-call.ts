@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { batcher } from "./batch";
 import { errorText } from "./result-model";
+import { PLAYGROUND_TEXT } from "./text";
 
 // One request at a time from a tab of the playground: its progress while it runs, then its
 // outcome and duration. Cancel aborts it: the SDK then tells the server (notifications/cancelled).
@@ -37,8 +39,13 @@ export function useCall<T>() {
     const started = performance.now();
     const ms = () => Math.round(performance.now() - started);
     setState({ running: true, progress: null, outcome: null, ms: null });
+    // Only the latest report of a frame is rendered: a flood of them must not stall the page.
+    const reports = batcher<Progress>((ps) => {
+      const p = ps[ps.length - 1]!;
+      if (current.current === ctrl) setState((s) => ({ ...s, progress: p }));
+    }, 1);
     const onprogress = (p: Progress) => {
-      if (current.current === ctrl) setState((s) => ({ ...s, progress: { progress: p.progress, total: p.total, message: p.message } }));
+      if (current.current === ctrl) reports.push({ progress: p.progress, total: p.total, message: p.message });
     };
     let outcome: Outcome<T>;
     try {
@@ -46,12 +53,13 @@ export function useCall<T>() {
     } catch (e) {
       outcome = ctrl.signal.aborted ? { kind: "cancelled" } : { kind: "error", ...errorText(e) };
     }
+    reports.clear();
     if (current.current !== ctrl) return;
     current.current = null;
     setState((s) => ({ running: false, progress: s.progress, outcome, ms: ms() }));
   }, []);
 
-  const cancel = useCallback(() => current.current?.abort(new Error("Cancelled by the user")), []);
+  const cancel = useCallback(() => current.current?.abort(new Error(PLAYGROUND_TEXT.cancelledByUser)), []);
   const reset = useCallback(() => {
     current.current?.abort();
     current.current = null;
