@@ -167,8 +167,8 @@ async function main() {
       await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
-      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every second; traces: ${collector ? "on (to a local collector stand-in)" : "off"}`);
-      const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 1000);
+      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}`);
+      const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 5000);
       const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "http floor"];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
@@ -184,6 +184,7 @@ async function main() {
       console.log("\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)");
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       clearInterval(scraper);
+      await new Promise((r) => setTimeout(r, 2 * config.USAGE_FLUSH_MS)); // the last batch of the log
       const logged = (await database.pool.query<{ n: number }>("select count(*)::int as n from request_log")).rows[0]!.n;
       const metrics = await (await fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
       const counted = [...metrics.matchAll(/^switchboard_gateway_requests_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
