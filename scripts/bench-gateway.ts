@@ -123,6 +123,8 @@ async function main() {
         LOG_LEVEL: "info",
         SANDBOX: process.env.BENCH_SANDBOX ?? "auto",
         REQUEST_LOG_RETENTION_DAYS: observe ? "7" : "0",
+        // Every row stays, so the rows written can be checked against the calls made (the trim still runs).
+        REQUEST_LOG_MAX_ROWS: "1000000",
         METRICS_TOKEN: metricsToken,
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
       });
