@@ -179,11 +179,13 @@ describe("who may connect", () => {
     expect(ok.status, ok.body).toBe(200);
     const sessionId = ok.headers["mcp-session-id"] as string;
     const h = { cookie, accept: MCP_ACCEPT, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", "sec-fetch-site": "same-origin" };
+    await new Promise((r) => setTimeout(r, 300)); // earlier counts written (USAGE_FLUSH_MS is 50 here)
     const before = await usage("owner/fixture");
     const call = await raw(url, { headers: { ...h, origin: base }, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "from the playground" } } } });
     expect(call.json()).toMatchObject({ result: { content: [{ text: "from the playground" }] } });
     // Counted in Total Usage like any client's request.
-    await expect.poll(() => usage("owner/fixture")).toBe(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await usage("owner/fixture")).toBe(before + 1);
     // The session belongs to the cookie's user: another user's browser cannot use its id.
     const eve = await signedInUser(t, "eve@example.com");
     const stolen = await raw(url, { headers: { ...h, cookie: eve.jar.header(), origin: base }, body: { jsonrpc: "2.0", id: 3, method: "tools/list" } });
