@@ -13,6 +13,9 @@ import { Alert, inputClass } from "./ui";
 
 const POLL_MS = 3000;
 
+/** longer than the Stop request may take (30 s) */
+const STOP_RESUME_MS = 35_000;
+
 interface Filters {
   method: string;
   name: string;
@@ -88,6 +91,13 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
       }),
     [onStopping],
   );
+  // A stop that failed leaves the deployment (and this log) in place: polling resumes after the
+  // stop's own time limit. A stop that worked unmounts the log first.
+  useEffect(() => {
+    if (!stopping) return;
+    const resume = setTimeout(() => setStopping(false), STOP_RESUME_MS);
+    return () => clearTimeout(resume);
+  }, [stopping]);
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;

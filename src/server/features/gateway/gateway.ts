@@ -9,7 +9,7 @@ import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./clus
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
-import { clientOf, outcomeOf, requestName, traceContext, type GatewayObserver } from "./observe.js";
+import { clientOf, clip, outcomeOf, requestName, traceContext, type GatewayObserver } from "./observe.js";
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
@@ -152,7 +152,7 @@ export class Gateway {
   /** What happens once a request is answered: a log line, and a record for the observers (observe.ts). */
   private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"], transport: "streamable" | "sse") {
     const name = requestName(msg.method, msg.params);
-    const method = msg.method?.slice(0, 100) ?? "";
+    const method = clip(msg.method, 100) ?? "";
     const observer = this.d.observer;
     const forwardedAt = performance.timeOrigin + performance.now();
     return (answer: Msg | undefined, bytesOut: number) => {

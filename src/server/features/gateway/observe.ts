@@ -56,7 +56,7 @@ export function observers(list: readonly (GatewayObserver | undefined)[]): Gatew
 // Client- and server-chosen strings, kept short and storable: PostgreSQL text refuses NUL, and one
 // such value would fail the batch it is written in.
 // eslint-disable-next-line no-control-regex -- NUL is what PostgreSQL refuses
-const clip = (v: unknown, n: number) => (typeof v === "string" ? v.slice(0, n).replace(/\u0000/g, "") : undefined);
+export const clip = (v: unknown, n: number) => (typeof v === "string" ? v.slice(0, n).replace(/\u0000/g, "") : undefined);
 const INT32 = 2 ** 31 - 1;
 
 /** The name a request is about: a tool or prompt name, or a resource URI. */

@@ -1,4 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ANSWER_TOO_DEEP } from "../runtime/runner.js";
 
 // What the gateway speaks, in one place: the JSON-RPC messages it routes, the error codes it
 // answers with, the HTTP headers of its two transports and the MCP revisions it accepts. Messages
@@ -93,7 +94,7 @@ export const CAPABILITY_NEEDED: Record<string, keyof ClientCapabilities> = {
   "roots/list": "roots",
 };
 
-export const TOO_DEEP = "The server's answer is nested too deeply to pass on";
+export const TOO_DEEP = ANSWER_TOO_DEEP;
 
 /**
  * A message as JSON text. A hosted server can send valid JSON nested deeper than JavaScript can

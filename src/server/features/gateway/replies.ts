@@ -63,6 +63,7 @@ export class HttpReply implements Outlet {
 /** The legacy HTTP+SSE transport: every message of the session goes down its one stream. */
 export class LegacyReply implements Outlet {
   private bytes = 0;
+  private finished = false;
 
   constructor(
     private readonly session: Session,
@@ -70,12 +71,17 @@ export class LegacyReply implements Outlet {
   ) {}
 
   push(msg: Msg, final: boolean): void {
+    if (this.finished) return;
     const sent = this.session.standalone?.send(msg);
     this.bytes += sent?.bytes ?? 0;
-    if (final) this.onDone(sent?.msg ?? msg, this.bytes);
+    if (!final) return;
+    this.finished = true;
+    this.onDone(sent?.msg ?? msg, this.bytes);
   }
 
   abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
     this.onDone(undefined, this.bytes);
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
 import { newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
@@ -15,18 +15,22 @@ let t: TestApp;
 let repo: FixtureRepo;
 let url: string;
 let key: string;
+let owner: Client;
+let deploymentId: string;
 
 beforeAll(async () => {
   const port = await freePort();
   t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, GATEWAY_REQUEST_TIMEOUT_MS: "120000" });
   await t.listen();
   repo = await createFixtureRepo();
-  const owner = await signedInUser(t, "owner@example.com");
+  owner = await signedInUser(t, "owner@example.com");
   key = await newApiKey(owner, "big");
   await registerOwnedServer(owner, "owner/fixture", "fixture");
   const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
   expect(r.status, await r.clone().text()).toBe(202);
-  url = (await waitForStatus(owner, "owner/fixture", "running", 60_000)).url;
+  const d = await waitForStatus(owner, "owner/fixture", "running", 60_000);
+  url = d.url;
+  deploymentId = d.id;
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -109,5 +113,28 @@ describe("huge results", () => {
     expect(performance.now() - started).toBeLessThan(20_000);
     await flooder.close();
     await other.close();
+  }, 60_000);
+
+  it("a line of 15 million control characters is logged by its start, without holding the platform for seconds", async () => {
+    const client = await sdkClient(url, key);
+    const started = performance.now();
+    expect(textOf(await client.callTool({ name: "print_raw", arguments: { text: "\u0001", times: 15_000_000 } }))).toBe("printed");
+    expect(performance.now() - started).toBeLessThan(2500);
+    const logs = ((await (await owner.get(`/api/deployments/${deploymentId}/logs`)).json()) as { lines: string[] }).lines;
+    expect(logs).toContain("\\x01".repeat(500));
+    await client.close();
+  }, 60_000);
+
+  it("an answer nested 7 million deep is refused before parsing (seconds of work) with a clear error for its call", async () => {
+    const client = await sdkClient(url, key);
+    const started = performance.now();
+    // The fixture prints a valid answer to a made-up id: its own call is answered normally right after.
+    const r = await client.callTool({ name: "print_raw", arguments: { prefix: '{"jsonrpc":"2.0","id":"not-pending","result":', text: "[", times: 7_000_000, text2: "]", times2: 7_000_000, suffix: "}" } });
+    expect(textOf(r)).toBe("printed");
+    expect(performance.now() - started).toBeLessThan(5000);
+    const logs = ((await (await owner.get(`/api/deployments/${deploymentId}/logs`)).json()) as { lines: string[] }).lines;
+    expect(logs).toContain("[switchboard] dropped an output line nested deeper than 2000 levels");
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
 import type { Db } from "../../db/client.js";
 import { createLogger } from "../../log.js";
-import { clientOf, outcomeOf, requestName, type CallRecord } from "../gateway/observe.js";
+import { clientOf, clip, outcomeOf, requestName, type CallRecord } from "../gateway/observe.js";
 import { bucketOf, emptyBuckets } from "./histogram.js";
 import { RequestLogRetention } from "./retention.js";
 import { toolStats } from "./service.js";
@@ -116,8 +116,9 @@ describe("a hostile client or server cannot cost other tenants their log", () =>
     // Through the gateway's own helpers: NUL in names and client info, an error code that is no integer.
     const client = clientOf({ clientInfo: { name: "evil\u0000client", version: "1\u0000" } });
     w.callDone(record(mine, { client, name: requestName("tools/call", { name: "to\u0000ol" }), ...outcomeOf({ error: { code: 3.5, message: "x" } }) }));
-    w.callDone(record(theirs));
+    w.callDone(record(theirs, { method: clip("tools/\u0000list", 100) }));
     await w.flush();
+    expect(await count(sql`deployment_id = ${theirs} and method = 'tools/list'`)).toBe(1);
     expect((await db.execute(sql`select client_name, client_version, name, outcome, error_code from request_log where deployment_id = ${mine}`)).rows).toEqual([{ client_name: "evilclient", client_version: "1", name: "tool", outcome: "error", error_code: null }]);
     // A row that would still fail the batch (here an error code out of range, set by hand): the
     // whole batch fails twice, then every other deployment's rows are written on their own.
@@ -133,10 +134,12 @@ describe("a hostile client or server cannot cost other tenants their log", () =>
   it("the public error rate counts failures, not callers' mistakes or cancellations", async () => {
     const d = await newDeployment("owner/rate");
     const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
-    const calls: Partial<CallRecord>[] = [{ outcome: "ok" }, { outcome: "tool_error" }, { outcome: "error", errorCode: -32000 }, { outcome: "error", errorCode: -32602 }, { outcome: "error", errorCode: -32601 }, { outcome: "cancelled" }];
+    const spoiled = [-32600, -32601, -32602, -32001].map((errorCode) => ({ outcome: "error" as const, errorCode, durationMs: 0.1 }));
+    const calls: Partial<CallRecord>[] = [{ outcome: "ok" }, { outcome: "tool_error" }, { outcome: "error", errorCode: -32000 }, ...spoiled, { outcome: "cancelled", durationMs: 0.1 }];
     for (const c of calls) w.callDone(record(d, { serverRef: "owner/rate", ...c }));
     await w.close();
-    expect((await db.execute(sql`select calls, errors from tool_stats where server_ref = 'owner/rate'`)).rows).toEqual([{ calls: 6, errors: 2 }]);
+    // Neither in the calls, the errors nor the latencies: callers cannot push the figures either way.
+    expect((await db.execute(sql`select calls, errors, buckets from tool_stats where server_ref = 'owner/rate'`)).rows).toEqual([{ calls: 3, errors: 2, buckets: (() => { const b = emptyBuckets(); b[bucketOf(3)] = 3; return b; })() }]);
     expect(await count(sql`deployment_id = ${d} and outcome = 'cancelled'`)).toBe(1);
   });
 });

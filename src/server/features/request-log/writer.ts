@@ -8,13 +8,19 @@ const HOUR_MS = 3_600_000;
 const INT32 = 2 ** 31 - 1;
 
 /**
- * What the public error rate counts: the tool failing (isError) or the server answering an error,
- * but not a caller's mistakes (an unknown tool, arguments the schema refuses: anyone could make a
- * popular tool look broken with them), nor a call the caller cancelled.
+ * Calls the caller spoiled say nothing about the tool: an unknown tool (-32601), arguments the
+ * schema refuses (-32602), a request the gateway refused (-32600: an id already in flight), a
+ * session that ended mid-call (-32001), a call the caller cancelled. Counting them either way
+ * would let anyone push a popular tool's public error rate or latency where they like.
  */
+const CALLER_SPOILED = new Set([-32600, -32601, -32602, -32001]);
+export function countsInFigures(r: Pick<CallRecord, "outcome" | "errorCode">): boolean {
+  return r.outcome !== "cancelled" && !(r.outcome === "error" && r.errorCode !== undefined && CALLER_SPOILED.has(r.errorCode));
+}
+
+/** Of the calls that count, the failures: the tool said isError, or the server (or the gateway on its behalf) answered an error. */
 export function countsAsError(r: Pick<CallRecord, "outcome" | "errorCode">): boolean {
-  if (r.outcome === "tool_error") return true;
-  return r.outcome === "error" && r.errorCode !== -32602 && r.errorCode !== -32601;
+  return countsInFigures(r) && (r.outcome === "tool_error" || r.outcome === "error");
 }
 /** Beyond this many unwritten rows (the database is down or slow), new ones are dropped and counted. */
 export const MAX_PENDING = 10_000;
@@ -72,7 +78,7 @@ export class RequestLogWriter implements GatewayObserver {
           transport: r.transport,
         });
     }
-    if (r.method === "tools/call" && r.name) this.count(r, r.name);
+    if (r.method === "tools/call" && r.name && countsInFigures(r)) this.count(r, r.name);
   }
 
   private count(r: CallRecord, tool: string): void {

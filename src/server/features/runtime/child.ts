@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ANSWER_TOO_DEEP } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
 
 // One hosted MCP server process: newline-delimited JSON-RPC on stdin/stdout, stderr as its log.
@@ -13,6 +14,32 @@ const LOG_LINE_CHARS = 2000;
 /** of an unfinished stderr line, what a log line keeps plus room to mask a secret (deploy keys are at most 4096 characters) */
 const ERR_KEEP = LOG_LINE_CHARS + 4096;
 export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE / 1024 / 1024} MB, more than the platform passes on`;
+/**
+ * Unfinished lines of every server of this process together: a server that writes almost
+ * MAX_LINE and then sleeps pins that memory in the platform, outside its own memory limit.
+ * Beyond this, the line that tips it is dropped as too long.
+ */
+const PENDING_BUDGET = 8 * MAX_LINE;
+let pendingAll = 0;
+/** Deeper JSON is refused before parsing: parsing millions of nested brackets takes seconds, and the result could not be serialized again. */
+const MAX_DEPTH = 2000;
+
+/** Whether JSON text nests deeper than `limit` (brackets inside strings do not count); linear, and stops at the limit. */
+export function nestsDeeper(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
 const LOG_LINES = 200;
 
 export type { ExitInfo } from "./sandbox/index.js";
@@ -79,6 +106,7 @@ export class Child {
     proc.once("exit", () => (this.done = true));
     this.exited = l.exited.then((e) => {
       this.done = true;
+      this.release();
       if (this.errHead) this.log(this.errHead);
       return e;
     });
@@ -104,8 +132,7 @@ export class Child {
         continue;
       }
       const line = this.pending.length ? this.pending.join("") + part : part;
-      this.pending = [];
-      this.pendingChars = 0;
+      this.release();
       this.onLine(line);
     }
     const rest = chunk.slice(from);
@@ -116,12 +143,19 @@ export class Child {
     }
     this.pending.push(rest);
     this.pendingChars += rest.length;
-    if (this.pendingChars > MAX_LINE) {
+    pendingAll += rest.length;
+    if (this.pendingChars > MAX_LINE || pendingAll > PENDING_BUDGET) {
       const whole = this.pending.join("");
       this.oversized = { head: whole.slice(0, OVERSIZED_ENDS), tail: whole.slice(-OVERSIZED_ENDS) };
-      this.pending = [];
-      this.pendingChars = 0;
+      this.release();
     }
+  }
+
+  /** The unfinished line is done with: its memory leaves the shared budget. */
+  private release() {
+    pendingAll -= this.pendingChars;
+    this.pending = [];
+    this.pendingChars = 0;
   }
 
   /** stderr lines, in linear time: of a line only its start is kept, as a log line keeps no more. */
@@ -139,11 +173,16 @@ export class Child {
   private dropOversized(last: string) {
     const { head, tail } = this.oversized!;
     this.oversized = undefined;
+    this.refuse(head, tail + last, OVERSIZED_ANSWER, `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);
+  }
+
+  /** A message that is not passed on: the request it answers (its id at one end of the line) gets `message` as its error. */
+  private refuse(head: string, end: string, message: string, note: string) {
     // Servers write the id last (the SDK does) or first: the end of the line is searched first.
     // eslint-disable-next-line no-control-regex -- JSON strings cannot hold raw control characters
     const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map((m) => m[1]!);
-    const found = ids((tail + last).slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head)[0];
-    this.log(`[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);
+    const found = ids(end.slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head.slice(0, OVERSIZED_ENDS))[0];
+    this.log(note);
     let id: unknown;
     try {
       id = found === undefined ? undefined : JSON.parse(found);
@@ -151,11 +190,12 @@ export class Child {
       id = undefined;
     }
     if (typeof id !== "string" && typeof id !== "number") return;
-    this.onLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message: OVERSIZED_ANSWER } }));
+    this.onLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message } }));
   }
 
   private onLine(line: string) {
     if (!line.trim()) return;
+    if (line.length > 1024 && nestsDeeper(line, MAX_DEPTH)) return this.refuse(line, line, ANSWER_TOO_DEEP, `[switchboard] dropped an output line nested deeper than ${MAX_DEPTH} levels`);
     let msg: unknown;
     try {
       msg = JSON.parse(line);
@@ -178,7 +218,8 @@ export class Child {
   }
 
   private log(line: string) {
-    const kept = escapeControl(maskSecrets(line.replace(/\r$/, ""), this.spec.secrets)).slice(0, LOG_LINE_CHARS);
+    // Only the start is kept: masking and escaping a 16 MB line would hold the event loop for seconds.
+    const kept = escapeControl(maskSecrets(line.slice(0, ERR_KEEP).replace(/\r$/, ""), this.spec.secrets)).slice(0, LOG_LINE_CHARS);
     this.logBuf.push(kept);
     if (this.logBuf.length > LOG_LINES) this.logBuf.splice(0, this.logBuf.length - LOG_LINES);
   }

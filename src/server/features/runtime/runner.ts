@@ -31,6 +31,9 @@ export interface Exit {
   code: number | null;
 }
 
+/** What a call gets when its server's answer could be read but not passed on (nested deeper than JSON tools cope with). */
+export const ANSWER_TOO_DEEP = "The server's answer is nested too deeply to pass on";
+
 export type RunnerEvent =
   | { type: "installing" }
   | { type: "starting" }
