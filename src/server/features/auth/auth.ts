@@ -112,6 +112,13 @@ export function createAuth(deps: AuthDeps) {
         },
       },
       session: {
+        // Signing out (or a password reset ending other sessions) ends the playground's MCP sessions
+        // opened with that sign-in, in every process, as a revoked key ends its sessions.
+        delete: {
+          after: async () => {
+            await deps.revocations?.revoked();
+          },
+        },
         create: {
           before: async (s) => {
             const u = await findUserById(db, s.userId);

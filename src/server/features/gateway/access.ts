@@ -37,6 +37,8 @@ export interface Caller {
   userId: string;
   keyHash: string;
   token?: string;
+  /** the sign-in session of a playground's cookie: its sessions end when it signs out */
+  signIn?: string;
 }
 
 export interface AccessDeps {
@@ -54,7 +56,7 @@ export interface AccessDeps {
 export class GatewayAccess {
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
   private readonly keys = new Map<string, { userId: string; at: number; generation: number }>();
-  private readonly cookies = new Map<string, { userId: string; sessionId: string; at: number }>();
+  private readonly cookies = new Map<string, { userId: string; sessionId: string; at: number; generation: number }>();
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
   private readonly tokens: TokenCheck;
@@ -132,20 +134,22 @@ export class GatewayAccess {
   private async admitBrowser(req: IncomingMessage, res: ServerResponse, proxyId: string, ask: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const cookie = req.headers.cookie!;
     const hash = hashKey(cookie);
+    const generation = this.d.revocations.generation;
     let hit = this.cookies.get(hash);
-    if (!hit || Date.now() - hit.at >= KEY_TTL_MS) {
+    // Signing out is a revocation: a remembered sign-in is checked again at once.
+    if (!hit || hit.generation !== generation || Date.now() - hit.at >= KEY_TTL_MS) {
       const found = await this.d.browserSessions!(new Headers({ cookie }));
       if (!found) {
         this.cookies.delete(hash);
         return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
       }
       if (this.cookies.size >= KEY_CACHE_MAX) this.cookies.clear();
-      hit = { ...found, at: Date.now() };
+      hit = { ...found, at: Date.now(), generation };
       this.cookies.set(hash, hit);
     }
     const target = await this.target(proxyId);
     if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
-    return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId) } };
+    return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
   }
 
   /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */

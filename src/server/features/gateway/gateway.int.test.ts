@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
 import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
@@ -203,6 +203,25 @@ describe("who may connect", () => {
     expect((await post({ cookie: "better-auth.session_token=forged.value", origin: base })).status).toBe(401);
     // Another signed-in user's browser gets 404 for this deployment, as with their key.
     expect((await post({ cookie: eve.jar.header(), origin: base })).status).toBe(404);
+  });
+
+  it("signing out ends the playground's sessions at once, their open streams included", async () => {
+    // A second sign-in of the owner (a second browser), so the owner's other clients carry on.
+    const browser = client(t.app, base);
+    expect((await browser.post("/api/auth/sign-in/email", { email: "owner@example.com", password: "password123" })).status).toBe(200);
+    const cookie = browser.jar.header();
+    const opened = await post({ cookie, origin: base });
+    expect(opened.status).toBe(200);
+    const h = { cookie, accept: "text/event-stream", "mcp-session-id": opened.headers["mcp-session-id"] as string, "mcp-protocol-version": "2025-06-18", "sec-fetch-site": "same-origin" };
+    const stream = sseRequest(url, { method: "GET", headers: h });
+    expect((await stream.response).statusCode).toBe(200);
+    expect((await browser.post("/api/auth/sign-out", {})).status).toBe(200);
+    // The stream ends (the promise settles with no further event), and the cookie no longer opens anything.
+    expect(await Promise.race([stream.next(), new Promise((r) => setTimeout(() => r("still open"), 5000))])).toBeNull();
+    expect((await post({ cookie, origin: base })).status).toBe(401);
+    // The owner's other sign-in and keys are untouched.
+    expect((await post({ cookie: owner.jar.header(), origin: base })).status).toBe(200);
+    expect((await post({ authorization: `Bearer ${key}` })).status).toBe(200);
   });
 
   it("idle sessions expire (GATEWAY_SESSION_IDLE_MS)", async () => {

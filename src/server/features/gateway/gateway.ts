@@ -145,6 +145,7 @@ export class Gateway {
 
   private newSession(who: Caller, target: GatewayTarget, mux: Session["mux"], legacy: boolean): Session {
     const s = new Session(who.userId, who.keyHash, target.id, mux, legacy);
+    s.signIn = who.signIn;
     s.token = who.token;
     return s;
   }

@@ -32,6 +32,13 @@ export async function findResourceName(db: Db, proxyId: string): Promise<string 
   return r ? (r.owned ?? r.catalog ?? r.ref) : undefined;
 }
 
+/** Of these sign-in session ids, the ones still signed in (not signed out, not expired). */
+export async function liveSignIns(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.execute<{ id: string }>(sql`select id from "session" where id = any(${sql.param([...ids])}::text[]) and expires_at > now()`);
+  return new Set(rows.rows.map((r) => r.id));
+}
+
 /** Adds a batch of forwarded-request counts to 'Total Usage' in one transaction: all or nothing. */
 export async function addUsage(db: Db, counts: ReadonlyMap<string, { kind: ServerKind; ref: string; n: number }>): Promise<void> {
   if (counts.size === 0) return;

@@ -23,6 +23,8 @@ export class Session implements MuxSession {
   private readonly streams = new Map<string, EventStream>();
   private streamSeq = 0;
   closed = false;
+  /** opened by the playground: the sign-in session whose cookie it came with (it ends when that signs out) */
+  signIn?: string;
   /** the client's name and version, from its initialize */
   client?: { name: string; version: string };
   /** opened with an OAuth access token: the one it was last used with (clients refresh tokens within a session); it ends when that is revoked */

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import { findKeyOwner } from "../publishers/repo.js";
+import { liveSignIns } from "./repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER } from "./access.js";
 import { Mux } from "./mux.js";
@@ -102,11 +103,21 @@ export class Sessions {
   private async recheckKeys() {
     const hashes = new Set<string>();
     const tokens = new Map<string, string>();
+    const signIns = new Set<string>();
     for (const s of this.open.values()) {
-      // A playground session is checked against the sign-in session on each of its requests.
-      if (s.keyHash.startsWith(BROWSER_CALLER)) continue;
-      if (s.token === undefined) hashes.add(s.keyHash);
+      if (s.signIn !== undefined) signIns.add(s.signIn);
+      else if (s.keyHash.startsWith(BROWSER_CALLER)) continue;
+      else if (s.token === undefined) hashes.add(s.keyHash);
       else tokens.set(s.token, s.userId);
+    }
+    // The playground's sessions end with the sign-in they came with (signing out is a revocation).
+    if (signIns.size) {
+      try {
+        const live = await liveSignIns(this.d.db, [...signIns]);
+        for (const s of [...this.open.values()]) if (s.signIn !== undefined && !live.has(s.signIn)) this.end(s);
+      } catch (e) {
+        this.d.log.error({ err: e }, "could not re-check the sign-ins of open playground sessions");
+      }
     }
     for (const [token, userId] of tokens) {
       try {
