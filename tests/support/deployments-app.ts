@@ -1,7 +1,8 @@
 import { expect } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
-import { createTestApp, signedInUser, type Client, type TestApp } from "./app.js";
-import { EVERYTHING, addCatalogEntry, registerOwnedServer } from "./deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "./app.js";
+import { EVERYTHING, addCatalogEntry, registerOwnedServer, waitForStatus } from "./deployments.js";
+import { newApiKey } from "./gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "./git-fixture.js";
 
 /** The app the deployment tests of one file share, with what most of them deploy. */
@@ -41,6 +42,59 @@ export async function startDeploymentsApp(): Promise<DeploymentsApp> {
         expect(r.status, await r.clone().text()).toBe(202);
         return ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
       },
+      close: async () => {
+        await t.close();
+        await fixture.cleanup();
+      },
+    };
+  } catch (err) {
+    await t.close();
+    await repo?.cleanup();
+    throw err;
+  }
+}
+
+/** What the gateway's integration tests start from (see startRunningFixture). */
+export interface RunningFixture {
+  t: TestApp;
+  /** where the app listens, which is also its PUBLIC_URL */
+  base: string;
+  repo: FixtureRepo;
+  /** owner@example.com, signed in */
+  owner: Client & { id: string };
+  /** one of the owner's API keys */
+  key: string;
+  /** the fixture server, running as owner/fixture */
+  deployment: DeploymentView;
+  close(): Promise<void>;
+}
+
+/**
+ * An app listening on a port of its own (its PUBLIC_URL), git deploys from file URLs allowed,
+ * owner@example.com signed in with an API key, and the fixture repository deployed to
+ * owner/fixture and running. `env` adds to or overrides the settings.
+ */
+export async function startRunningFixture(env: Record<string, string> = {}): Promise<RunningFixture> {
+  const port = await freePort();
+  const t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
+  let repo: FixtureRepo | undefined;
+  try {
+    const base = await t.listen();
+    repo = await createFixtureRepo();
+    const owner = await signedInUser(t, "owner@example.com");
+    const key = await newApiKey(owner, "fixture");
+    await registerOwnedServer(owner, "owner/fixture", "fixture");
+    const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
+    expect(r.status, await r.clone().text()).toBe(202);
+    const deployment = await waitForStatus(owner, "owner/fixture", "running", 60_000);
+    const fixture = repo;
+    return {
+      t,
+      base,
+      repo: fixture,
+      owner,
+      key,
+      deployment,
       close: async () => {
         await t.close();
         await fixture.cleanup();

@@ -21,6 +21,7 @@ export type RunnerRow = typeof runners.$inferSelect;
 const live = () => notInArray(deployments.status, RESTING);
 /** a runner is alive while its last heartbeat is younger than the lease */
 const alive = (leaseMs: number) => sql`${runners.heartbeatAt} > now() - (${leaseMs} * interval '1 millisecond')`;
+const expired = (leaseMs: number) => sql`${runners.heartbeatAt} <= now() - (${leaseMs} * interval '1 millisecond')`;
 
 export type Registration = { ok: true } | { ok: false; heldBy: string };
 
@@ -39,7 +40,7 @@ export async function registerRunner(
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`switchboard:runner:${r.id}`}, 0))`);
     const [held] = await tx
-      .select({ instance: runners.instance, fresh: sql<boolean>`${runners.heartbeatAt} > now() - (${o.leaseMs} * interval '1 millisecond')` })
+      .select({ instance: runners.instance, fresh: sql<boolean>`${alive(o.leaseMs)}` })
       .from(runners)
       .where(eq(runners.id, r.id));
     if (held && held.instance !== r.instance && held.fresh && !o.force) return { ok: false, heldBy: held.instance } as const;
@@ -79,7 +80,7 @@ export async function removeRunner(db: Db, id: string, instance: string): Promis
 
 /** The sweep removes a dead runner, unless it came back meanwhile (a fresh heartbeat). */
 export async function removeExpiredRunner(db: Db, id: string, leaseMs: number): Promise<void> {
-  await db.delete(runners).where(and(eq(runners.id, id), sql`${runners.heartbeatAt} <= now() - (${leaseMs} * interval '1 millisecond')`));
+  await db.delete(runners).where(and(eq(runners.id, id), expired(leaseMs)));
 }
 
 export async function findRunner(db: Db, id: string): Promise<RunnerRow | undefined> {
@@ -96,7 +97,7 @@ export async function expiredRunners(db: Db, leaseMs: number): Promise<RunnerRow
   return db
     .select()
     .from(runners)
-    .where(sql`${runners.heartbeatAt} <= now() - (${leaseMs} * interval '1 millisecond')`);
+    .where(expired(leaseMs));
 }
 
 /** Alone (ROLES=all): every live deployment is this runner's (rows from before placement existed, or from a renamed machine). */

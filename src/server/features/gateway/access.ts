@@ -8,6 +8,7 @@ import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { rpcError } from "./http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
+import { Verified } from "./verified.js";
 import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
 import { challenge } from "./resource-metadata.js";
 import { GATEWAY_TEXT } from "./text.js";
@@ -55,14 +56,17 @@ export interface AccessDeps {
 
 export class GatewayAccess {
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
-  private readonly keys = new Map<string, { userId: string; at: number; generation: number }>();
-  private readonly cookies = new Map<string, { userId: string; sessionId: string; at: number; generation: number }>();
+  private readonly keys: Verified<string>;
+  private readonly cookies: Verified<{ userId: string; sessionId: string }>;
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
   private readonly tokens: TokenCheck;
 
   constructor(private readonly d: AccessDeps) {
     this.tokens = new TokenCheck(d, KEY_TTL_MS, KEY_CACHE_MAX);
+    this.keys = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
+    // Signing out is a revocation: a remembered sign-in is checked again at once.
+    this.cookies = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     this.allowedOrigins = new Set(d.config.allowedOrigins);
     for (const o of d.config.allowedOrigins) {
       const u = new URL(o);
@@ -133,38 +137,24 @@ export class GatewayAccess {
   /** The browser's signed-in user, who must own the deployment; checked against the sign-in sessions at least every KEY_TTL_MS. */
   private async admitBrowser(req: IncomingMessage, res: ServerResponse, proxyId: string, ask: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const cookie = req.headers.cookie!;
-    const hash = hashKey(cookie);
-    const generation = this.d.revocations.generation;
-    let hit = this.cookies.get(hash);
-    // Signing out is a revocation: a remembered sign-in is checked again at once.
-    if (!hit || hit.generation !== generation || Date.now() - hit.at >= KEY_TTL_MS) {
-      const found = await this.d.browserSessions!(new Headers({ cookie }));
-      if (!found) {
-        this.cookies.delete(hash);
-        return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
+    const hit = await this.cookies.get(hashKey(cookie), async () => {
+      let headers: Headers;
+      try {
+        headers = new Headers({ cookie });
+      } catch {
+        return undefined; // a cookie no browser sends: nobody
       }
-      if (this.cookies.size >= KEY_CACHE_MAX) this.cookies.clear();
-      hit = { ...found, at: Date.now(), generation };
-      this.cookies.set(hash, hit);
-    }
+      return this.d.browserSessions!(headers);
+    });
+    if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
     const target = await this.target(proxyId);
     if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
   }
 
   /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */
-  private async userOf(key: string, hash: string): Promise<string | undefined> {
-    const generation = this.d.revocations.generation;
-    const hit = this.keys.get(hash);
-    if (hit && hit.generation === generation && Date.now() - hit.at < KEY_TTL_MS) return hit.userId;
-    const viewer = await viewerFromApiKey(this.d.db, key);
-    if (!viewer) {
-      this.keys.delete(hash);
-      return undefined;
-    }
-    if (this.keys.size >= KEY_CACHE_MAX) this.keys.clear();
-    this.keys.set(hash, { userId: viewer.id, at: Date.now(), generation });
-    return viewer.id;
+  private userOf(key: string, hash: string): Promise<string | undefined> {
+    return this.keys.get(hash, async () => (await viewerFromApiKey(this.d.db, key))?.id);
   }
 
   /** Forget a cached target (its runner could not be reached, or said it does not hold it). */

@@ -31,14 +31,21 @@ const digest = (b: Buffer) => createHash("sha256").update(b).digest();
 export function clusterAuthorized(req: IncomingMessage, secret: string): boolean {
   const got = req.headers[CLUSTER_HEADER];
   if (typeof got !== "string") return false;
-  return timingSafeEqual(digest(Buffer.from(got, "latin1")), digest(Buffer.from(secret, "utf8")));
+  return timingSafeEqual(digest(Buffer.from(got, "latin1")), secretDigest(secret));
+}
+
+/** The secret's own digest, once per secret rather than once per forwarded request. */
+let known: { secret: string; digest: Buffer } | undefined;
+function secretDigest(secret: string): Buffer {
+  if (known?.secret !== secret) known = { secret, digest: digest(Buffer.from(secret, "utf8")) };
+  return known.digest;
 }
 
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
 const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "last-event-id", "user-agent"];
-/** Hop-by-hop headers that belong to one connection, never forwarded. */
 /** bodies up to this size are forwarded whole, in one write; larger ones and streams are piped */
 const SMALL_BODY = 64 * 1024;
+/** Hop-by-hop headers that belong to one connection, never forwarded. */
 const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade", MOVED_HEADER, COUNTED_HEADER]);
 
 export interface ForwarderDeps {

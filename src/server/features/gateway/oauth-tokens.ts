@@ -1,6 +1,7 @@
 import type { Logger } from "../../log.js";
 import type { AccessGrant } from "../oauth/index.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
+import { Verified } from "./verified.js";
 
 // OAuth access tokens at the gateway (docs/gateway.md, "Who may connect"): any Bearer value not
 // shaped like an API key is one. The authorization server says which grant stands behind it; the
@@ -26,33 +27,25 @@ export interface TokenCheckDeps {
 }
 
 export class TokenCheck {
-  private readonly verified = new Map<string, { grant: AccessGrant; at: number; generation: number }>();
+  private readonly verified: Verified<AccessGrant>;
   private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly d: TokenCheckDeps,
     /** how long a verified token is trusted without asking again */
-    private readonly ttlMs: number,
+    ttlMs: number,
     /** at most this many tokens (and grants) remembered */
     private readonly max: number,
-  ) {}
+  ) {
+    this.verified = new Verified(d.revocations, ttlMs, max);
+  }
 
   /** The grant behind the token (`hash` is its SHA-256), while it is valid: asked again at least every ttlMs and after any revocation. */
   async grant(token: string, hash: string): Promise<AccessGrant | undefined> {
-    const generation = this.d.revocations.generation;
-    const hit = this.verified.get(hash);
-    let grant: AccessGrant | null;
-    if (hit && hit.generation === generation && Date.now() - hit.at < this.ttlMs) grant = hit.grant;
-    else {
-      grant = await this.d.oauth.verify(token);
-      if (grant) {
-        if (this.verified.size >= this.max) this.verified.clear();
-        this.verified.set(hash, { grant, at: Date.now(), generation });
-      }
-    }
+    const grant = await this.verified.get(hash, async () => (await this.d.oauth.verify(token)) ?? undefined);
     // A remembered token still expires on time.
     if (!grant || grant.expiresAt.getTime() <= Date.now()) {
-      this.verified.delete(hash);
+      this.verified.forget(hash);
       return undefined;
     }
     return grant;

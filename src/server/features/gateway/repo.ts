@@ -44,7 +44,7 @@ export async function addUsage(db: Db, counts: ReadonlyMap<string, { kind: Serve
   if (counts.size === 0) return;
   // Always in the same order: several gateways flushing at once then lock the rows in one order
   // and never deadlock (a deadlock aborts a flush, which keeps its counts for a later one).
-  const sorted = [...counts.values()].sort((a, b) => (a.kind === b.kind ? (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0) : a.kind < b.kind ? -1 : 1));
+  const sorted = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.ref.localeCompare(b.ref));
   await db.transaction(async (tx) => {
     for (const { kind, ref, n } of sorted) {
       if (kind === "catalog") await tx.update(mcpServers).set({ useCount: sql`${mcpServers.useCount} + ${n}` }).where(eq(mcpServers.id, ref));

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import type { Client } from "../../../../tests/support/app.js";
+import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
+import { raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
 import { OVERSIZED_ANSWER } from "../runtime/child.js";
 import { TOO_DEEP } from "./protocol.js";
 
@@ -11,31 +10,19 @@ import { TOO_DEEP } from "./protocol.js";
 // what the platform passes on becomes a clear error for that call at once, and the server and
 // everyone else carry on.
 
-let t: TestApp;
-let repo: FixtureRepo;
+let f: RunningFixture;
 let url: string;
 let key: string;
 let owner: Client;
 let deploymentId: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, GATEWAY_REQUEST_TIMEOUT_MS: "120000" });
-  await t.listen();
-  repo = await createFixtureRepo();
-  owner = await signedInUser(t, "owner@example.com");
-  key = await newApiKey(owner, "big");
-  await registerOwnedServer(owner, "owner/fixture", "fixture");
-  const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
-  expect(r.status, await r.clone().text()).toBe(202);
-  const d = await waitForStatus(owner, "owner/fixture", "running", 60_000);
-  url = d.url;
-  deploymentId = d.id;
+  f = await startRunningFixture({ GATEWAY_REQUEST_TIMEOUT_MS: "120000" });
+  ({ key, owner } = f);
+  url = f.deployment.url;
+  deploymentId = f.deployment.id;
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await repo?.cleanup();
-});
+afterAll(() => f?.close());
 
 describe("huge results", () => {
   it("passes a 10 MB tool result on whole, in seconds, while other calls go on", async () => {

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, raw, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import { createTestApp, freePort, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { waitForStatus } from "../../../../tests/support/deployments.js";
+import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
+import { raw, sdkClient, textOf } from "../../../../tests/support/gateway.js";
 import type { DeploymentView } from "../../../shared/deployments.js";
 
 // Prometheus metrics of a real platform: a deployed fixture server, the official SDK client
 // through the gateway, and scrapes on the public port (with the token) and the internal port.
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
+let f: RunningFixture;
 let t: TestApp;
-let repo: FixtureRepo;
 let base: string;
 let internal: string;
 let owner: Client & { id: string };
@@ -30,23 +30,12 @@ const scrape = async () => {
 };
 
 beforeAll(async () => {
-  const port = await freePort();
   const metricsPort = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, RESTART_BACKOFF_MS: "200", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" });
-  base = await t.listen();
+  f = await startRunningFixture({ RESTART_BACKOFF_MS: "200", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" });
+  ({ t, base, owner, key, deployment } = f);
   internal = `http://127.0.0.1:${metricsPort}`;
-  repo = await createFixtureRepo();
-  owner = await signedInUser(t, "owner@example.com");
-  key = await newApiKey(owner, "metrics");
-  await registerOwnedServer(owner, "owner/fixture", "fixture");
-  const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
-  expect(r.status, await r.clone().text()).toBe(202);
-  deployment = await waitForStatus(owner, "owner/fixture", "running", 60_000);
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await repo?.cleanup();
-});
+afterAll(() => f?.close());
 
 describe("who may scrape", () => {
   it("refuses the public /metrics without the token or with a wrong one, and answers with it", async () => {

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { addCatalogEntry, registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import { client, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { addCatalogEntry } from "../../../../tests/support/deployments.js";
+import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
+import { rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
 import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
 import type { RequestLogPage, ToolStat } from "../../../shared/request-log.js";
 
@@ -12,8 +12,8 @@ import type { RequestLogPage, ToolStat } from "../../../shared/request-log.js";
 
 const SECRET = "sk-live-9f8e7d6c5b4a39281706SECRET";
 
+let f: RunningFixture;
 let t: TestApp;
-let repo: FixtureRepo;
 let owner: Client & { id: string };
 let stranger: Client & { id: string };
 let deployment: DeploymentView;
@@ -31,18 +31,10 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, USAGE_FLUSH_MS: "50" });
-  await t.listen();
-  repo = await createFixtureRepo();
-  owner = await signedInUser(t, "owner@example.com");
+  f = await startRunningFixture({ USAGE_FLUSH_MS: "50" });
+  ({ t, owner, deployment } = f);
+  const key = f.key;
   stranger = await signedInUser(t, "stranger@example.com");
-  await registerOwnedServer(owner, "owner/fixture", "fixture");
-  const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
-  expect(r.status, await r.clone().text()).toBe(202);
-  deployment = await waitForStatus(owner, "owner/fixture", "running", 60_000);
-
-  const key = await newApiKey(owner, "editor");
   const sdk = await sdkClient(deployment.url, key);
   expect(textOf(await sdk.callTool({ name: "echo", arguments: { message: SECRET } }))).toBe(SECRET);
   await sdk.callTool({ name: "echo", arguments: { message: "hello" } });
@@ -57,10 +49,7 @@ beforeAll(async () => {
   await raw.call(6, "tools/call", { name: "made-up-tool", arguments: { token: SECRET } });
   await until(() => page(), (p) => p.requests.filter((x) => x.method === "tools/call").length >= 4);
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await repo?.cleanup();
-});
+afterAll(() => f?.close());
 
 describe("the owner's request log", () => {
   it("shows each call: client, method, name, duration, outcome with error code, bytes", async () => {

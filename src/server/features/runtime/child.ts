@@ -20,6 +20,7 @@ export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE 
  * Beyond this, the line that tips it is dropped as too long.
  */
 const PENDING_BUDGET = 8 * MAX_LINE;
+export const OVER_BUDGET_NOTE = `[switchboard] dropped an unfinished output line: the platform holds at most ${PENDING_BUDGET / 1024 / 1024} MB of them for all servers`;
 let pendingAll = 0;
 /** Deeper JSON is refused before parsing: parsing millions of nested brackets takes seconds, and the result could not be serialized again. */
 const MAX_DEPTH = 2000;
@@ -145,6 +146,8 @@ export class Child {
     this.pendingChars += rest.length;
     pendingAll += rest.length;
     if (this.pendingChars > MAX_LINE || pendingAll > PENDING_BUDGET) {
+      // Said at once: a line that never ends would otherwise never be reported.
+      this.log(this.pendingChars > MAX_LINE ? `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB` : OVER_BUDGET_NOTE);
       const whole = this.pending.join("");
       this.oversized = { head: whole.slice(0, OVERSIZED_ENDS), tail: whole.slice(-OVERSIZED_ENDS) };
       this.release();
@@ -173,16 +176,16 @@ export class Child {
   private dropOversized(last: string) {
     const { head, tail } = this.oversized!;
     this.oversized = undefined;
-    this.refuse(head, tail + last, OVERSIZED_ANSWER, `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB`);
+    this.refuse(head, tail + last, OVERSIZED_ANSWER);
   }
 
   /** A message that is not passed on: the request it answers (its id at one end of the line) gets `message` as its error. */
-  private refuse(head: string, end: string, message: string, note: string) {
+  private refuse(head: string, end: string, message: string, note?: string) {
     // Servers write the id last (the SDK does) or first: the end of the line is searched first.
     // eslint-disable-next-line no-control-regex -- JSON strings cannot hold raw control characters
     const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map((m) => m[1]!);
     const found = ids(end.slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head.slice(0, OVERSIZED_ENDS))[0];
-    this.log(note);
+    if (note) this.log(note);
     let id: unknown;
     try {
       id = found === undefined ? undefined : JSON.parse(found);
