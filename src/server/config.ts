@@ -55,6 +55,10 @@ const schema = z.object({
     }),
   /** first host uid of sandboxed processes (the platform's installs); deployments get the next 65,535 */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_000_000).default(1_879_048_192),
+  /** the simple-repository (PEP 503) index Python packages are installed from */
+  PYPI_INDEX_URL: z.url({ protocol: /^https?$/ }).default("https://pypi.org/simple/"),
+  /** the interpreter Python servers run with: a name on the sandbox's PATH or an absolute path under /usr */
+  PYTHON: z.string().min(1).default("python3"),
   DEPLOY_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(512),
   DEPLOY_MAX_PROCESSES: z.coerce.number().int().min(16).max(1_000_000).default(256),
   DEPLOY_DISK_MB: z.coerce.number().int().min(16).max(16 * 1024 * 1024).default(1024),
@@ -166,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const c = parsed.data;
   if (c.GIT_ALLOW_FILE === "on" && c.NODE_ENV === "production") throw new ConfigError(["GIT_ALLOW_FILE: must be off in production"]);
+  if (c.PYPI_INDEX_URL.startsWith("http:") && c.NODE_ENV === "production") throw new ConfigError(["PYPI_INDEX_URL: must be https in production"]);
   if (c.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK === "on" && c.NODE_ENV === "production") throw new ConfigError(["OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production"]);
   if (!c.ROLES.all) {
     const problems: string[] = [];

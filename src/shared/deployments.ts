@@ -82,7 +82,10 @@ export function statusLabel(s: string): string {
 }
 
 // Variables that would change how the runtime itself behaves are not the user's to set.
-const RESERVED = /^(PATH|HOME|TMPDIR|SHELL|USER|LD_.*|NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NPM_CONFIG_.*|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND)$/i;
+const RESERVED = /^(PATH|HOME|TMPDIR|SHELL|USER|LD_.*|NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NPM_CONFIG_.*|PYTHONHOME|PYTHONUSERBASE|PYTHONNOUSERSITE|VIRTUAL_ENV|PIP_.*|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND)$/i;
+
+/** Whether a deployment may be given this environment variable (imports skip the ones it may not). */
+export const settableEnv = (name: string) => /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name) && !RESERVED.test(name);
 
 export const deployInput = z.object({
   repositoryUrl: z.string().trim().max(300).nullish(),

@@ -42,8 +42,8 @@ export function hostConnect(host: string, port: number): Promise<string> {
 }
 
 /**
- * `serveDir`: the hosts answer HTTP with the files of that folder (a test registry, say) instead
- * of a plain TCP greeting.
+ * `serveDir`: the hosts answer HTTP with the files of that folder (a test registry, say; a path
+ * ending in / serves its index.html) instead of a plain TCP greeting.
  */
 export async function createTestHosts(addresses: string[], port = 7777, opts: { serveDir?: string } = {}): Promise<TestHosts> {
   const id = randomBytes(3).toString("hex");
@@ -73,7 +73,7 @@ export async function createTestHosts(addresses: string[], port = 7777, opts: { 
       if (!stdout.includes(`dev ${hostSide}`)) throw new Error(`route to ${a} does not go to the test host: ${stdout}`);
     }
     const code = opts.serveDir
-      ? `const fs = require("fs"), path = require("path"); require("http").createServer((q, r) => { const f = path.join(${JSON.stringify(opts.serveDir)}, decodeURIComponent(new URL(q.url, "http://x").pathname)); fs.readFile(f, (e, b) => { if (e) { r.writeHead(404); return r.end("{}"); } r.writeHead(200, { "content-type": f.endsWith(".tgz") ? "application/octet-stream" : "application/json" }); r.end(b); }); }).listen(${port}, "0.0.0.0")`
+      ? `const fs = require("fs"), path = require("path"); require("http").createServer((q, r) => { const p = decodeURIComponent(new URL(q.url, "http://x").pathname); const f = path.join(${JSON.stringify(opts.serveDir)}, p, p.endsWith("/") ? "index.html" : ""); fs.readFile(f, (e, b) => { if (e) { r.writeHead(404); return r.end("{}"); } r.writeHead(200, { "content-type": f.endsWith(".html") ? "text/html" : /\.(tgz|whl|tar\.gz)$/.test(f) ? "application/octet-stream" : "application/json" }); r.end(b); }); }).listen(${port}, "0.0.0.0")`
       : `require("net").createServer((s) => { s.on("error", () => {}); s.end("hello"); }).listen(${port}, "0.0.0.0")`;
     server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], { stdio: "ignore", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
     const deadline = Date.now() + 10_000;

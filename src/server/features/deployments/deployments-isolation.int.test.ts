@@ -7,6 +7,7 @@ import type { FixtureRepo } from "../../../../tests/support/git-fixture.js";
 import { DEPLOY_TEXT } from "../../../shared/deployments.js";
 import { GIT_TEXT } from "../runtime/git-url.js";
 import { NPX_TEXT } from "../runtime/npx.js";
+import { COMMAND_TEXT } from "../runtime/command.js";
 
 let t: TestApp;
 let repo: FixtureRepo;
@@ -74,8 +75,10 @@ describe("secrets and isolation", () => {
     ["npx --registry=https://evil.example pkg", NPX_TEXT.forbiddenOption("--registry")],
     ["npx pkg --registry https://evil.example", NPX_TEXT.forbiddenOption("--registry")],
     ["npx pkg --prefix /tmp", NPX_TEXT.forbiddenOption("--prefix")],
-    ["bash -c id", NPX_TEXT.mustStartWithNpx],
-  ])("refuses the npx command %j", async (cmd, message) => {
+    ["bash -c id", COMMAND_TEXT.unknown],
+    ["python -c id", COMMAND_TEXT.onlyModule],
+    ["python -m pkg", COMMAND_TEXT.pythonNeedsRepository],
+  ])("refuses the command %j", async (cmd, message) => {
     const r = await owner.post("/api/deploy/owner/fixture", { npx_command: cmd, env: {} });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: string }).error).toBe(message);

@@ -10,9 +10,8 @@ import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
 import { findOwnedServer } from "../publishers/repo.js";
-import { parseGitUrl } from "../runtime/git-url.js";
-import { parseNpxCommand } from "../runtime/npx.js";
-import type { Source } from "../runtime/runner.js";
+import { sourceFrom } from "../runtime/command.js";
+import { describeSource, type Source } from "../runtime/runner.js";
 import { resourceUrl } from "../oauth/index.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
@@ -48,7 +47,7 @@ export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer
     proxy_id: r.proxyId,
     url: `${config.PUBLIC_URL}/${r.proxyId}/mcp`,
     sse_url: `${config.PUBLIC_URL}/${r.proxyId}/sse`,
-    source: src.kind === "npm" ? `npm:${src.package}${src.version ? `@${src.version}` : ""}` : src.url,
+    source: describeSource(src),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
@@ -60,15 +59,6 @@ interface Target {
   source: Source | null;
 }
 
-function sourceFrom(config: Config, npx: string | null | undefined, repo: string | null | undefined): Source | null {
-  if (npx) {
-    const p = parseNpxCommand(npx);
-    return { kind: "npm", package: p.package, version: p.version, args: p.args };
-  }
-  if (repo) return { kind: "git", url: parseGitUrl(repo, { allowFile: config.GIT_ALLOW_FILE === "on" }).url, args: [] };
-  return null;
-}
-
 /**
  * What a deploy of `id` runs. A catalogue entry always runs what the catalogue says (anyone
  * signed in may deploy it with their own keys); an owned server is deployable by its owner only,
@@ -77,7 +67,7 @@ function sourceFrom(config: Config, npx: string | null | undefined, repo: string
 async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, input: DeployInput): Promise<Target> {
   const entry = await findServer(deps.db, id);
   if (entry && entry.isApproved) {
-    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(deps.config, entry.npxCommand, entry.repositoryUrl) };
+    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(entry.npxCommand, entry.repositoryUrl, { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }) };
   }
   const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
   if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
@@ -85,7 +75,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   return {
     server: { kind: "owned", ref: owned.qualifiedName },
     requiredKeys: requiredKeysFromConnections(owned.connections as Connection[]),
-    source: sourceFrom(deps.config, input.npx_command, input.repositoryUrl ?? owned.repositoryUrl),
+    source: sourceFrom(input.npx_command, input.repositoryUrl ?? owned.repositoryUrl, { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
   };
 }
 

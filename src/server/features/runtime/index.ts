@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import { projectRoot } from "../../paths.js";
 import { Installer } from "./installer.js";
 import { LocalRunner } from "./local-runner.js";
+import { PythonRuntime } from "./python.js";
 import { createHosting } from "./sandbox/detect.js";
 
 export type { DeploymentSpec, Listing, McpChannel, Runner, RunnerEvent, RunnerEvents, Source } from "./runner.js";
@@ -23,7 +24,9 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   await fs.mkdir(dataDir, { recursive: true });
   const { sandbox, uids, volumes } = await createHosting(config, { data: dataDir, deployments: deploymentsDir, packages: packagesDir }, log);
   const limits = { memoryMb: config.DEPLOY_MEMORY_MB, maxProcesses: config.DEPLOY_MAX_PROCESSES, cpus: config.DEPLOY_CPUS };
-  const installer = new Installer({ packagesDir, sandbox, volumes, uids, allowFileGit: config.GIT_ALLOW_FILE === "on", timeoutMs: config.DEPLOY_INSTALL_TIMEOUT_MS, limits, diskMb: config.DEPLOY_DISK_MB, log });
+  const common = { packagesDir, sandbox, uids, timeoutMs: config.DEPLOY_INSTALL_TIMEOUT_MS, limits, diskMb: config.DEPLOY_DISK_MB, log };
+  const python = new PythonRuntime({ ...common, indexUrl: config.PYPI_INDEX_URL, python: config.PYTHON });
+  const installer = new Installer({ ...common, volumes, allowFileGit: config.GIT_ALLOW_FILE === "on", python });
   const runner = new LocalRunner({
     log,
     installer,

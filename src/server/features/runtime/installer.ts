@@ -7,12 +7,13 @@ import { pathToFileURL } from "node:url";
 import type { Logger } from "../../log.js";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { caFiles, installEnv, networkEnv, tenantEnv } from "./install-env.js";
-import { cacheName, entryPoint, InstallError, openForReading, serverJsonArgs, treeBytes } from "./package-files.js";
+import { cacheName, diskWatch, entryPoint, InstallError, openForReading, serverJsonArgs, treeBytes } from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Identity, UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { readTenantJson, tenantPathKind, TenantFileError } from "./sandbox/tenant-files.js";
 import type { Volumes } from "./sandbox/volumes.js";
+import type { PythonRuntime, Step } from "./python.js";
 import type { Source } from "./runner.js";
 
 export type { Source };
@@ -45,6 +46,8 @@ export interface InstallerOptions {
   /** DEPLOY_DISK_MB: also the most an installed package may take in the shared cache */
   diskMb: number;
   log: Logger;
+  /** Python packages and repositories */
+  python: PythonRuntime;
 }
 
 const TAG_TTL_MS = 60 * 60 * 1000;
@@ -89,6 +92,7 @@ export class Installer {
     try {
       // A registry install is shared with other deployments: a stop only stops waiting for it.
       if (source.kind === "npm") return { ...(await abortable(this.npmCommand(source), signal)), workDir, identity };
+      if (source.kind === "pypi") return { ...(await abortable(this.o.python.command(source), signal)), workDir, identity };
       return await this.fromGit(id, workDir, identity, source, signal);
     } catch (e) {
       if (e instanceof TenantFileError) throw new InstallError(e.message);
@@ -152,12 +156,7 @@ export class Installer {
     if (installer) for (const p of [prefix, path.join(prefix, "package.json"), cache]) await fs.chown(p, installer.uid, installer.gid);
     // Disk: the shared cache is the platform's. An install that writes more than twice the
     // deployment limit (package and downloads) is stopped while it runs.
-    const abort = new AbortController();
-    const watch = setInterval(() => {
-      void treeBytes(tmp).then((b) => {
-        if (b > 2 * this.o.diskMb * 1024 * 1024) abort.abort(`it wrote more than ${2 * this.o.diskMb} MB`);
-      });
-    }, 2000);
+    const watch = diskWatch(tmp, 2 * this.o.diskMb);
     const t = performance.now();
     try {
       // The platform's npm and configuration (no user or project config), no install scripts, and
@@ -177,7 +176,7 @@ export class Installer {
           label: "install",
         },
         this.o.timeoutMs,
-        abort.signal,
+        watch.signal,
       );
       const mb = (await treeBytes(prefix)) / 1024 / 1024;
       if (mb > this.o.diskMb) throw new InstallError(`The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
@@ -190,11 +189,11 @@ export class Installer {
       this.o.log.info({ package: `${name}@${version}`, ms: Math.round(performance.now() - t) }, "npm package installed");
       return dir;
     } catch (e) {
-      if (abort.signal.aborted) throw new InstallError(`The npm package ${name}@${version} is larger than the ${this.o.diskMb} MB a deployment may use (${String(abort.signal.reason)} while installing)`);
+      if (watch.signal.aborted) throw new InstallError(`The npm package ${name}@${version} is larger than the ${this.o.diskMb} MB a deployment may use (${String(watch.signal.reason)} while installing)`);
       if (e instanceof StepError) throw new InstallError(`npm install of ${name}@${version} failed: ${e.message}`);
       throw e;
     } finally {
-      clearInterval(watch);
+      watch.stop();
       await fs.rm(tmp, { recursive: true, force: true });
     }
   }
@@ -233,9 +232,9 @@ export class Installer {
     const fileConfig = kind === "file" ? await this.fileRepoGitConfig() : null;
     const staged = kind === "file" ? await this.stageFileRepo(id, new URL(url).pathname) : null;
     const env = { ...tenantEnv(workDir), ...(fileConfig ? { GIT_CONFIG_GLOBAL: fileConfig } : {}) };
-    const step = async (what: string, argv: string[], cwd: string, readOnly: string[] = []) => {
+    const step = async (what: string, argv: string[], cwd: string, readOnly: string[] = [], extraEnv: Record<string, string> = {}) => {
       try {
-        await this.o.sandbox.run({ argv, env, cwd, writable: [workDir], readOnly: [...readOnly, ...caFiles()], network: true, identity, limits: this.o.limits, label: id }, this.o.timeoutMs, signal);
+        await this.o.sandbox.run({ argv, env: { ...env, ...extraEnv }, cwd, writable: [workDir], readOnly: [...readOnly, ...caFiles()], network: true, identity, limits: this.o.limits, label: id }, this.o.timeoutMs, signal);
       } catch (e) {
         if (e instanceof StepError) throw new InstallError(`${what} failed: ${e.message}`);
         throw e;
@@ -250,7 +249,12 @@ export class Installer {
       if (staged) await fs.rm(staged, { recursive: true, force: true });
     }
     const pkg = await readTenantJson<{ dependencies?: object; devDependencies?: object; scripts?: Record<string, string> }>(app, "package.json");
-    if (!pkg) throw new InstallError("The repository has no package.json: only Node.js servers can be built from a repository");
+    if (source.module || (!pkg && (await isPythonProject(app)))) {
+      const pyStep: Step = (what, argv, o) => step(what, argv, o.cwd, o.readOnly, o.env);
+      const argv = await this.o.python.buildRepo(pyStep, app, path.join(workDir, ".venv"), source.module, [...(await serverJsonArgs(app)), ...source.args]);
+      return { argv, workDir, readOnly: caFiles(), identity };
+    }
+    if (!pkg) throw new InstallError("The repository has no package.json, pyproject.toml, setup.py or requirements.txt: only Node.js and Python servers can be built from a repository");
     const locked = (await tenantPathKind(app, "package-lock.json")) !== "missing" || (await tenantPathKind(app, "npm-shrinkwrap.json")) !== "missing";
     if (locked) await step("npm ci", ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], app);
     else if (Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0) await step("npm install", ["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund"], app);
@@ -258,6 +262,11 @@ export class Installer {
     const args = [...(await serverJsonArgs(app)), ...source.args];
     return { argv: this.nodeArgv(await entryPoint(app, null), args), workDir, readOnly: caFiles(), identity };
   }
+}
+
+async function isPythonProject(app: string): Promise<boolean> {
+  for (const f of ["pyproject.toml", "setup.py", "requirements.txt"]) if ((await tenantPathKind(app, f)) !== "missing") return true;
+  return false;
 }
 
 function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {

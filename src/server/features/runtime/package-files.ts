@@ -34,6 +34,20 @@ export async function treeBytes(dir: string): Promise<number> {
   return total;
 }
 
+/**
+ * Stops an install that writes more than `limitMb` under `dir` while it runs (checked every 2 s):
+ * `signal` aborts with the reason; `stop` ends the watch.
+ */
+export function diskWatch(dir: string, limitMb: number): { signal: AbortSignal; stop: () => void } {
+  const abort = new AbortController();
+  const timer = setInterval(() => {
+    void treeBytes(dir).then((b) => {
+      if (b > limitMb * 1024 * 1024) abort.abort(`it wrote more than ${limitMb} MB`);
+    });
+  }, 2000);
+  return { signal: abort.signal, stop: () => clearInterval(timer) };
+}
+
 export function cacheName(name: string): string {
   return name.replace("/", "+");
 }

@@ -8,7 +8,19 @@ import type { SandboxInfo } from "../../../shared/deployments.js";
 // another machine or for containers implements the same interface.
 
 /** Where a deployment's code comes from. */
-export type Source = { kind: "npm"; package: string; version: string | null; args: string[] } | { kind: "git"; url: string; args: string[] };
+export type Source =
+  | { kind: "npm"; package: string; version: string | null; args: string[] }
+  /** `command`: the console script to run (null: the one named like the package) */
+  | { kind: "pypi"; package: string; version: string | null; command: string | null; args: string[] }
+  /** `module`: a Python repository's `python -m` module (else its console script, or a Node.js entry point) */
+  | { kind: "git"; url: string; args: string[]; module?: string };
+
+/** How a source reads to its owner: `npm:pkg@1.0.0`, `pypi:pkg==1.0.0`, or the repository URL. */
+export function describeSource(src: Source): string {
+  if (src.kind === "npm") return `npm:${src.package}${src.version ? `@${src.version}` : ""}`;
+  if (src.kind === "pypi") return `pypi:${src.package}${src.version ? `==${src.version}` : ""}${src.command ? ` (${src.command})` : ""}`;
+  return src.url;
+}
 
 /** Everything a runner needs to start one deployment. */
 export interface DeploymentSpec {

@@ -1,0 +1,101 @@
+// A PyPI of the test's own: the fixture server in tests/fixtures/python-server built by its own
+// in-tree backend (the standard library only) into wheels and sdists, laid out as a PEP 503
+// "simple" repository and served by a test host on this machine (a network namespace the test
+// creates, on a public-looking TEST-NET address that no packet leaves the machine for), which
+// the sandbox's installs reach like any public index.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { canCreateTestHosts, createTestHosts, type TestHosts } from "./netns.js";
+
+const run = promisify(execFile);
+const FIXTURE = fileURLToPath(new URL("../fixtures/python-server/", import.meta.url));
+export const PY_FIXTURE = "switchboard-pyfixture";
+
+/** Whether this machine can build and serve the test index (root for the test host, python3 with venv). */
+export async function pythonIndexUnavailable(): Promise<string | null> {
+  const hosts = await canCreateTestHosts();
+  if (hosts) return hosts;
+  const ok = await run("/usr/bin/python3", ["-c", "import venv, ensurepip"]).then(
+    () => true,
+    () => false,
+  );
+  return ok ? null : "needs /usr/bin/python3 with venv (Debian: python3-venv)";
+}
+
+export interface PythonIndex {
+  /** PYPI_INDEX_URL for the app */
+  url: string;
+  /** the folder served: simple/ and files/ */
+  root: string;
+  close(): Promise<void>;
+}
+
+/** Builds the fixture at each version (`wheel` and/or `sdist`) into `root/files`. */
+async function buildFixture(root: string, releases: Record<string, Array<"wheel" | "sdist">>): Promise<string[]> {
+  const files = path.join(root, "files");
+  await fs.mkdir(files, { recursive: true });
+  const built: string[] = [];
+  for (const [version, kinds] of Object.entries(releases)) {
+    const src = await fs.mkdtemp(path.join(os.tmpdir(), "pyfixture-src-"));
+    try {
+      await fs.cp(FIXTURE, src, { recursive: true, filter: (f) => !f.includes("__pycache__") });
+      const toml = path.join(src, "pyproject.toml");
+      await fs.writeFile(toml, (await fs.readFile(toml, "utf8")).replace(/^version = ".*"$/m, `version = "${version}"`));
+      const calls = kinds.map((k) => (k === "wheel" ? "backend.build_wheel(out)" : "backend.build_sdist(out)")).join(", ");
+      const { stdout } = await run("/usr/bin/python3", ["-c", `import sys, json; sys.path.insert(0, "_build"); import backend; out = sys.argv[1]; print(json.dumps([${calls}]))`, files], { cwd: src });
+      built.push(...(JSON.parse(stdout) as string[]));
+    } finally {
+      await fs.rm(src, { recursive: true, force: true });
+    }
+  }
+  return built;
+}
+
+async function writeIndex(root: string, project: string, files: string[]): Promise<void> {
+  const links = await Promise.all(
+    files.map(async (f) => {
+      const sha = createHash("sha256").update(await fs.readFile(path.join(root, "files", f))).digest("hex");
+      return `<a href="../../files/${f}#sha256=${sha}" data-requires-python="&gt;=3.10">${f}</a><br/>`;
+    }),
+  );
+  await fs.mkdir(path.join(root, "simple", project), { recursive: true });
+  await fs.writeFile(path.join(root, "simple", "index.html"), `<!DOCTYPE html><html><body><a href="${project}/">${project}</a></body></html>`);
+  await fs.writeFile(path.join(root, "simple", project, "index.html"), `<!DOCTYPE html><html><body>${links.join("\n")}</body></html>`);
+}
+
+/**
+ * The index with the fixture's releases (default: 1.0.0 as wheel and sdist, 2.0.0 as an sdist
+ * only, so the newest one must be built from source) on a test host at `address`.
+ */
+export async function startPythonIndex(
+  opts: { address?: string; port?: number; releases?: Record<string, Array<"wheel" | "sdist">> } = {},
+): Promise<PythonIndex> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), "test-pypi-"));
+  let hosts: TestHosts | undefined;
+  try {
+    const files = await buildFixture(root, opts.releases ?? { "1.0.0": ["wheel", "sdist"], "2.0.0": ["sdist"] });
+    await writeIndex(root, PY_FIXTURE, files);
+    await fs.chmod(root, 0o755);
+    const address = opts.address ?? "198.51.100.9";
+    const port = opts.port ?? 7781;
+    hosts = await createTestHosts([address], port, { serveDir: root });
+    const h = hosts;
+    return {
+      url: `http://${address}:${port}/simple/`,
+      root,
+      close: async () => {
+        await h.close();
+        await fs.rm(root, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await hosts?.close();
+    await fs.rm(root, { recursive: true, force: true });
+    throw e;
+  }
+}
