@@ -1,6 +1,6 @@
 import type { RequiredKey } from "./catalog.js";
 
-// Client configurations for running a catalogue server locally through npx.
+// Client configurations for running a catalogue server locally through npx or uvx.
 export interface ConnectConfigs {
   claudeDesktop: string;
   claudeCode: string;
@@ -10,32 +10,40 @@ export interface ConnectConfigs {
 
 /** `npx -y pkg args` -> ["-y", "pkg", "args"]; null when the command is not an npx command. */
 export function npxArgs(command: string | null | undefined): string[] | null {
+  const local = localCommand(command);
+  return local?.command === "npx" ? local.args : null;
+}
+
+/** The program and arguments of an `npx ...` or `uvx ...` command; null for anything else. */
+export function localCommand(command: string | null | undefined): { command: "npx" | "uvx"; args: string[] } | null {
   if (!command) return null;
   const parts = command.trim().split(/\s+/);
-  if (parts[0] !== "npx" || parts.length < 2) return null;
-  return parts.slice(1);
+  if ((parts[0] !== "npx" && parts[0] !== "uvx") || parts.length < 2) return null;
+  return { command: parts[0], args: parts.slice(1) };
 }
 
 const placeholder = (k: RequiredKey) => `<your ${k.key}>`;
 
 export function connectConfigs(id: string, npxCommand: string | null, keys: RequiredKey[] | null): ConnectConfigs | null {
-  const args = npxArgs(npxCommand);
-  if (!args) return null;
-  const withY = args[0] === "-y" ? args : ["-y", ...args];
+  const local = localCommand(npxCommand);
+  if (!local) return null;
+  const program = local.command;
+  const args = local.args;
+  const withY = program === "uvx" || args[0] === "-y" ? args : ["-y", ...args];
   const env = Object.fromEntries((keys ?? []).map((k) => [k.env_var, placeholder(k)]));
   const hasEnv = Object.keys(env).length > 0;
-  const stdio = { command: "npx", args: withY, ...(hasEnv ? { env } : {}) };
+  const stdio = { command: program, args: withY, ...(hasEnv ? { env } : {}) };
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   const envFlags = (keys ?? []).map((k) => `-e ${k.env_var}=${JSON.stringify(placeholder(k))}`).join(" ");
   const inputs = (keys ?? []).map((k) => ({ type: "promptString", id: k.env_var.toLowerCase().replace(/_/g, "-"), description: k.key, password: true }));
   const vsEnv = Object.fromEntries((keys ?? []).map((k) => [k.env_var, `\${input:${k.env_var.toLowerCase().replace(/_/g, "-")}}`]));
   return {
     claudeDesktop: json({ mcpServers: { [id]: stdio } }),
-    claudeCode: `claude mcp add ${id}${envFlags ? ` ${envFlags}` : ""} -- npx ${withY.join(" ")}`,
+    claudeCode: `claude mcp add ${id}${envFlags ? ` ${envFlags}` : ""} -- ${program} ${withY.join(" ")}`,
     cursor: json({ mcpServers: { [id]: stdio } }),
     vscode: json({
       ...(inputs.length ? { inputs } : {}),
-      servers: { [id]: { type: "stdio", command: "npx", args: withY, ...(inputs.length ? { env: vsEnv } : {}) } },
+      servers: { [id]: { type: "stdio", command: program, args: withY, ...(inputs.length ? { env: vsEnv } : {}) } },
     }),
   };
 }
@@ -57,16 +65,29 @@ export function clientName(serverId: string): string {
 }
 
 export function hostedConfigs(serverId: string, url: string): HostedConfigs {
+  return remoteConfigs(serverId, url, "streamable-http", `Bearer ${KEY_PLACEHOLDER}`);
+}
+
+/**
+ * A server reached over the network: a deployment through the gateway (with an API key), or a
+ * server its publisher hosts (no key of ours; SSE for the deprecated transport).
+ */
+export function remoteConfigs(serverId: string, url: string, transport: "streamable-http" | "sse", auth?: string): HostedConfigs {
   const name = clientName(serverId);
   const json = (v: unknown) => JSON.stringify(v, null, 2);
-  const auth = `Bearer ${KEY_PLACEHOLDER}`;
+  const type = transport === "sse" ? "sse" : "http";
+  const headers = auth ? { Authorization: auth } : undefined;
   return {
-    claudeCode: `claude mcp add --transport http ${name} ${url} --header "Authorization: ${auth}"`,
-    cursor: json({ mcpServers: { [name]: { url, headers: { Authorization: auth } } } }),
-    vscode: json({
-      inputs: [{ type: "promptString", id: "switchboard-api-key", description: "Switchboard API key", password: true }],
-      servers: { [name]: { type: "http", url, headers: { Authorization: "Bearer ${input:switchboard-api-key}" } } },
-    }),
-    claudeDesktop: json({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, "--header", `Authorization:${auth}`] } } }),
+    claudeCode: `claude mcp add --transport ${type} ${name} ${url}${auth ? ` --header "Authorization: ${auth}"` : ""}`,
+    cursor: json({ mcpServers: { [name]: { url, ...(headers ? { headers } : {}) } } }),
+    vscode: json(
+      auth
+        ? {
+            inputs: [{ type: "promptString", id: "switchboard-api-key", description: "Switchboard API key", password: true }],
+            servers: { [name]: { type, url, headers: { Authorization: "Bearer ${input:switchboard-api-key}" } } },
+          }
+        : { servers: { [name]: { type, url } } },
+    ),
+    claudeDesktop: json({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization:${auth}`] : [])] } } }),
   };
 }

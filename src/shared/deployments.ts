@@ -24,7 +24,20 @@ export const DEPLOY_TEXT = {
   hostingClosed: "Deploying is limited to administrators on this server for now: its hosting sandbox is missing a protection. An administrator can see which on the admin page.",
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
   reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
+  dockerOnly: (image: string) => `This server is distributed as a Docker image (${image}). Switchboard runs npm and PyPI packages and Node.js or Python repositories, not container images, so it cannot be deployed here.`,
+  otherPackage: (kind: string, name: string) => `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
+  badCommand: (why: string) => `This server's command cannot run here: ${why}`,
+  remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
 } as const;
+
+/**
+ * Whether a catalogue entry can run here (features/deployments/deployability.ts decides): a
+ * package or repository to deploy, a server its publisher hosts, or the reason it cannot run.
+ */
+export type Deployability =
+  | { kind: "deployable"; runtime: "npm" | "pypi" | "git" }
+  | { kind: "remote"; url: string; transport: "streamable-http" | "sse" }
+  | { kind: "unsupported"; reason: string };
 
 // How hosted code is isolated on this instance, as start-up found it (features/runtime/sandbox/detect.ts).
 export type GuaranteeKey = "uid" | "namespaces" | "seccomp" | "kernel" | "egress" | "memory" | "processes" | "disk" | "cpu" | "fds";

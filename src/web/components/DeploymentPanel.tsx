@@ -22,6 +22,8 @@ interface Props {
   canDeploy: boolean;
   /** a repository URL or npx command exists */
   hasSource: boolean;
+  /** why this server cannot be deployed here (a container image, a publisher-hosted server, a command that cannot run) */
+  unavailable?: string;
   /** this instance lets the viewer run hosted code (its sandbox is complete, or the viewer is an admin) */
   hostingOpen: boolean;
   repositoryUrl: string | null;
@@ -137,6 +139,14 @@ export function DeploymentPanel(p: Props) {
           </pre>
         )}
       </div>
+    );
+  }
+
+  if (p.unavailable) {
+    return (
+      <p data-testid="not-deployable" className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300">
+        {p.unavailable}
+      </p>
     );
   }
 

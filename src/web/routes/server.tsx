@@ -3,10 +3,11 @@ import { Rocket } from "lucide-react";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
+import { deployabilityOf } from "../../server/features/deployments/deployability";
 import { serverHosting } from "../../server/features/deployments/service";
 import { toolStats } from "../../server/features/request-log/service";
-import { connectConfigs } from "../../shared/connect";
-import { hostingOpen } from "../../shared/deployments";
+import { connectConfigs, localCommand, remoteConfigs } from "../../shared/connect";
+import { DEPLOY_TEXT, hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
@@ -26,6 +27,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     return {
       server: toCatalogServer(row),
       url: row.url,
+      deployability: deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }),
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
       approved: row.isApproved,
@@ -55,7 +57,10 @@ export function ErrorBoundary() {
 
 export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const { server, url, related, signedIn, hosting } = loaderData;
-  const configs = connectConfigs(server.id, server.npx_command, server.required_keys);
+  const { deployability } = loaderData;
+  const remote = deployability.kind === "remote" ? deployability : null;
+  const configs = connectConfigs(server.id, server.npx_command, server.required_keys) ?? (remote && remoteConfigs(server.id, remote.url, remote.transport));
+  const unavailable = deployability.kind === "unsupported" ? deployability.reason : remote ? DEPLOY_TEXT.remoteOnly : undefined;
   const deployment = useDeployment(server.id, signedIn);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -114,7 +119,16 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             </h2>
             {configs ? (
               <>
-                <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Run it locally through npx from your client. Replace the placeholders with your own keys.</p>
+                {remote ? (
+                  <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="remote-url">
+                    Hosted by its publisher at <code className="break-all font-mono">{remote.url}</code>
+                    {remote.transport === "sse" ? " (the older SSE transport)" : ""}. Point your client at it.
+                  </p>
+                ) : (
+                  <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+                    Run it locally through {localCommand(server.npx_command)?.command ?? "npx"} from your client. Replace the placeholders with your own keys.
+                  </p>
+                )}
                 <Tabs.Root defaultValue="claudeDesktop" className="mt-4">
                   <Tabs.List aria-label="Client" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
                     {(
@@ -156,7 +170,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </>
             ) : (
               <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-                This server is not distributed as an npm package. See its repository for how to install and run it.
+                This server is not distributed as an npm or PyPI package. See its repository for how to install and run it.
               </p>
             )}
           </section>
@@ -178,6 +192,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               hostingOpen={loaderData.hostingOpen}
               canDeploy
               hasSource={Boolean(server.npx_command || server.repository_url)}
+              unavailable={unavailable}
               repositoryUrl={server.repository_url}
               npxCommand={server.npx_command}
               state={deployment}

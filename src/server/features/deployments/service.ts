@@ -11,6 +11,7 @@ import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
 import { findOwnedServer } from "../publishers/repo.js";
 import { sourceFrom } from "../runtime/command.js";
+import { deployabilityOf } from "./deployability.js";
 import { describeSource, type Source } from "../runtime/runner.js";
 import { resourceUrl } from "../oauth/index.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
@@ -67,7 +68,11 @@ interface Target {
 async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, input: DeployInput): Promise<Target> {
   const entry = await findServer(deps.db, id);
   if (entry && entry.isApproved) {
-    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(entry.npxCommand, entry.repositoryUrl, { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }) };
+    const opts = { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" };
+    // What cannot run here (a container image, a publisher-hosted server) says why, as its page does.
+    const can = deployabilityOf(entry, opts);
+    if (can.kind !== "deployable") throw new AppError("validation_failed", can.kind === "remote" ? DEPLOY_TEXT.remoteOnly : can.reason);
+    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(entry.npxCommand, entry.repositoryUrl, opts) };
   }
   const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
   if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);

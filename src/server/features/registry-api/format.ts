@@ -1,7 +1,8 @@
 // The official MCP Registry's server.json format (v0.1 API), to and from our catalogue rows.
 import { z } from "zod";
 import { CATEGORIES, type RequiredKey } from "../../../shared/catalog.js";
-import { npxArgs } from "../../../shared/connect.js";
+import { localCommand } from "../../../shared/connect.js";
+import { settableEnv } from "../../../shared/deployments.js";
 import type { NewServerRow, ServerRow } from "../catalog/repo.js";
 
 export const SERVER_SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
@@ -89,7 +90,9 @@ export function normalise(entry: unknown): unknown {
       ...(p.environment_variables?.length
         ? { environmentVariables: p.environment_variables.map((v) => ({ name: v.name, ...(v.description ? { description: v.description } : {}) })) }
         : {}),
-      ...(p.package_arguments?.length ? { packageArguments: p.package_arguments } : {}),
+      // The snapshot's PyPI arguments are uv's own command lines (--directory <checkout>, --with, the
+      // script), not the server's: they are kept as the runtime's arguments, which no command here uses.
+      ...(p.package_arguments?.length ? (p.registry_name === "pypi" ? { runtimeArguments: p.package_arguments } : { packageArguments: p.package_arguments }) : {}),
     })),
     remotes: e.remotes?.map((r) => ({ type: r.transport_type, url: r.url })),
   };
@@ -126,7 +129,8 @@ function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
   const seen = new Map<string, RequiredKey>();
   for (const p of pkgs ?? []) {
     for (const v of p.environmentVariables ?? []) {
-      if (v.isRequired === false || seen.has(v.name) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) continue;
+      // A variable a deployment may not set (PATH, HOME, ...) is the platform's, not a key to ask for.
+      if (v.isRequired === false || seen.has(v.name) || !settableEnv(v.name)) continue;
       const d = v.description && !v.description.startsWith("${") ? v.description : v.name;
       seen.set(v.name, { key: v.name, env_var: v.name, description: d.slice(0, 500) });
     }
@@ -134,11 +138,45 @@ function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
   return seen.size ? [...seen.values()] : null;
 }
 
-function npxFrom(pkgs: RegistryPackage[] | undefined): string | null {
+// A fixed argument the command may carry: a plain token, not a placeholder ("<path>", "${VAR}",
+// "YOUR_KEY") that the publisher meant a user to fill in.
+const LITERAL = /^[A-Za-z0-9@%+=:,./_~-]{1,200}$/;
+const literal = (v: unknown): v is string => typeof v === "string" && LITERAL.test(v) && !/^(your|path|absolute|\/path)|your[_-]|_here$/i.test(v);
+
+/** A package's fixed arguments (positional values, named options with literal values); null when one cannot be given. */
+function fixedArguments(p: RegistryPackage): string[] | null {
+  const out: string[] = [];
+  for (const a of p.packageArguments ?? []) {
+    if (a.type === "positional") {
+      if (!literal(a.value)) return null;
+      out.push(a.value);
+    } else if (a.type === "named" && typeof a.name === "string" && /^--?[A-Za-z0-9][A-Za-z0-9-]*$/.test(a.name)) {
+      if (a.value === undefined) out.push(a.name);
+      else if (literal(a.value)) out.push(a.name, a.value);
+      else return null;
+    } else return null;
+  }
+  return out;
+}
+
+/**
+ * The command that runs an entry's package here: `npx -y pkg@version` for npm, `uvx pkg==version`
+ * for PyPI, with the package's fixed arguments when they are all literal. Other registries (oci,
+ * nuget, ...) have none: the entry's page says why it cannot be deployed.
+ */
+function commandFrom(pkgs: RegistryPackage[] | undefined): string | null {
   const npm = pkgs?.find((p) => p.registryType === "npm" && /^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/i.test(p.identifier));
-  if (!npm) return null;
-  const v = npm.version && /^[\w.+-]+$/.test(npm.version) && npm.version !== "latest" ? `@${npm.version}` : "";
-  return `npx -y ${npm.identifier}${v}`;
+  if (npm) {
+    const v = npm.version && /^[\w.+-]+$/.test(npm.version) && npm.version !== "latest" ? `@${npm.version}` : "";
+    return `npx -y ${npm.identifier}${v}`;
+  }
+  const pypi = pkgs?.find((p) => p.registryType === "pypi" && /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(p.identifier));
+  if (pypi) {
+    const v = pypi.version && /^\d[\w.]*$/.test(pypi.version) ? `==${pypi.version}` : "";
+    const args = fixedArguments(pypi) ?? [];
+    return [`uvx ${pypi.identifier}${v}`, ...args].join(" ").slice(0, 500);
+  }
+  return null;
 }
 
 const httpUrl = (u: string | undefined) => (u && /^https?:\/\/\S+$/i.test(u) ? u : null);
@@ -158,7 +196,7 @@ export function toRow(s: ServerJson, id: string): NewServerRow {
     repositoryUrl: httpUrl(s.repository?.url),
     homepage: httpUrl(s.websiteUrl),
     documentation: null,
-    npxCommand: npxFrom(s.packages),
+    npxCommand: commandFrom(s.packages),
     requiredKeys: keysFrom(s.packages),
     isApproved: true,
     registryName: s.name,
@@ -178,19 +216,21 @@ function repoSource(url: string): string {
   }
 }
 
-/** Packages for an entry that has none stored: derived from its npx command and required keys. */
+/** Packages for an entry that has none stored: derived from its npx or uvx command and required keys. */
 function derivedPackages(r: ServerRow): RegistryPackage[] | undefined {
-  const args = npxArgs(r.npxCommand)?.filter((a) => a !== "-y" && a !== "--yes");
-  if (!args?.length) return undefined;
+  const local = localCommand(r.npxCommand);
+  const args = local?.args.filter((a) => a !== "-y" && a !== "--yes");
+  if (!local || !args?.length || args[0]!.startsWith("-")) return undefined;
   const [spec, ...rest] = args as [string, ...string[]];
-  const at = spec.lastIndexOf("@");
-  const identifier = at > 0 ? spec.slice(0, at) : spec;
-  const version = at > 0 ? spec.slice(at + 1) : undefined;
+  const pypi = local.command === "uvx";
+  const cut = pypi ? spec.search(/==|@/) : spec.lastIndexOf("@");
+  const identifier = cut > 0 ? spec.slice(0, cut) : spec;
+  const version = cut > 0 ? spec.slice(cut).replace(/^(==|@)/, "") : undefined;
   const keys = (r.requiredKeys as RequiredKey[] | null) ?? [];
   return [
     {
-      registryType: "npm",
-      registryBaseUrl: "https://registry.npmjs.org",
+      registryType: pypi ? "pypi" : "npm",
+      registryBaseUrl: pypi ? "https://pypi.org" : "https://registry.npmjs.org",
       identifier,
       ...(version && version !== "latest" ? { version } : {}),
       transport: { type: "stdio" },

@@ -5,6 +5,9 @@ import { createTestApp, type TestApp } from "../../../../tests/support/app.js";
 import { projectRoot } from "../../paths.js";
 import { seedCatalogIfEmpty } from "../catalog/service.js";
 import { NAME_RE } from "./format.js";
+import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { deployabilityOf } from "../deployments/deployability.js";
+import { sourceFrom } from "../runtime/command.js";
 import { entriesOf, importEntries } from "./importer.js";
 
 const SNAPSHOT = path.resolve(projectRoot, "../shared/data/official-registry-seed-2025-05-16.json");
@@ -150,5 +153,58 @@ describe("catalog import", () => {
     for (const n of names) expect(n).toMatch(NAME_RE);
     const magic = await get(`/v0.1/servers/${encodeURIComponent("io.github.21st-dev/magic-mcp")}/versions/latest`);
     expect(magic.body.server.packages[0]).toMatchObject({ registryType: "npm", identifier: "@21st-dev/magic", version: "0.0.46" });
+
+    // PyPI packages become deployable uvx commands; container images say why they cannot be deployed.
+    type Row = { registry_name: string; npx_command: string | null; repository_url: string | null; url: string | null; packages: Array<{ registryType: string; identifier: string }> | null };
+    const rows = (await t.db.database.pool.query("select registry_name, npx_command, repository_url, url, packages from mcp_servers where source = 'imported'")).rows as Row[];
+    const pypiOnly = rows.filter((r) => r.packages?.some((p) => p.registryType === "pypi" && /^[A-Za-z0-9][\w.-]*$/.test(p.identifier)) && !r.packages.some((p) => p.registryType === "npm"));
+    expect(pypiOnly.length).toBeGreaterThan(40);
+    for (const r of pypiOnly) {
+      expect(r.npx_command, r.registry_name).toMatch(/^uvx /);
+      expect(sourceFrom(r.npx_command, r.repository_url, { allowFileGit: false })).toMatchObject({ kind: "pypi" });
+      expect(deployabilityOf({ npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages }, { allowFileGit: false }).kind).toBe("deployable");
+    }
+    const dockerOnly = rows.filter((r) => r.packages?.length && r.packages.every((p) => p.registryType === "oci") && !r.url);
+    expect(dockerOnly.length).toBeGreaterThan(10);
+    for (const r of dockerOnly) {
+      const d = deployabilityOf({ npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages }, { allowFileGit: false });
+      expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
+    }
+  });
+
+  it("imports a PyPI package as a uvx command with its required keys and its literal arguments (placeholders are left to the user)", async () => {
+    const py = {
+      name: "io.github.acme/clock",
+      description: "Tells the time",
+      version: "1.4.0",
+      packages: [
+        {
+          registryType: "pypi",
+          identifier: "acme-clock-mcp",
+          version: "1.4.0",
+          transport: { type: "stdio" },
+          runtimeArguments: [{ type: "named", name: "--python", value: "3.12" }],
+          packageArguments: [
+            { type: "named", name: "--timezone", value: "UTC" },
+            { type: "positional", value: "stdio" },
+          ],
+          environmentVariables: [
+            { name: "CLOCK_KEY", description: "API key", isRequired: true, isSecret: true },
+            { name: "PATH", description: "not a key", isRequired: true },
+          ],
+        },
+      ],
+    };
+    const placeholder = { ...py, name: "io.github.acme/clock-two", packages: [{ ...py.packages[0]!, identifier: "acme-clock-two", packageArguments: [{ type: "named", name: "--db", value: "<path to your db>" }] }] };
+    const docker = { ...py, name: "io.github.acme/boxed", packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }] };
+    const r = await importEntries(t.db.database.db, [py, placeholder, docker]);
+    expect(r.created).toEqual(["io.github.acme/clock", "io.github.acme/clock-two", "io.github.acme/boxed"]);
+    const row = async (name: string) => (await t.db.database.pool.query("select npx_command, required_keys, packages from mcp_servers where registry_name = $1", [name])).rows[0];
+    const clock = await row("io.github.acme/clock");
+    expect(clock.npx_command).toBe("uvx acme-clock-mcp==1.4.0 --timezone UTC stdio");
+    expect(clock.required_keys).toEqual([{ key: "CLOCK_KEY", env_var: "CLOCK_KEY", description: "API key" }]);
+    expect(clock.packages[0].runtimeArguments).toEqual(py.packages[0]!.runtimeArguments);
+    expect((await row("io.github.acme/clock-two")).npx_command).toBe("uvx acme-clock-two==1.4.0");
+    expect((await row("io.github.acme/boxed")).npx_command).toBe(null);
   });
 });

@@ -62,7 +62,7 @@ const FILE_LIKE = /\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|tar\.xz|egg|py)$/i;
 
 /** `name`, `name==1.2.3`, `name@1.2.3` or `name@latest` from the index. */
 function requirement(token: string): { name: string; version: string | null } {
-  if (/[:/~]/.test(token) || token.startsWith(".") || FILE_LIKE.test(token)) fail(UVX_TEXT.notFromIndex(token));
+  if (/[:/]/.test(token) || /^[.~]/.test(token) || FILE_LIKE.test(token)) fail(UVX_TEXT.notFromIndex(token));
   const eq = token.indexOf("==");
   const at = token.indexOf("@");
   const cut = eq >= 0 ? eq : at;
@@ -87,7 +87,10 @@ export function parseUvxCommand(input: string): UvxSpec {
     if (token === "--from") from = tokens[++i] ?? fail(UVX_TEXT.missingPackage);
     else if (token.startsWith("--from=")) from = token.slice("--from=".length);
     else fail(UVX_TEXT.onlyFrom);
-    if (from.startsWith("-")) fail(UVX_TEXT.missingPackage);
+    if (from.startsWith("-")) {
+      const f = forbiddenOption(from);
+      fail(f ? UVX_TEXT.forbiddenOption(f) : UVX_TEXT.missingPackage);
+    }
   }
   const next = tokens[i];
   if (from !== null) {
