@@ -35,8 +35,17 @@ export interface PythonIndex {
   close(): Promise<void>;
 }
 
+export interface Project {
+  /** the project's name (default the fixture's) */
+  name?: string;
+  releases: Record<string, Array<"wheel" | "sdist">>;
+  /** files of the fixture replaced or added (a hostile build backend, say) */
+  files?: Record<string, string>;
+}
+
 /** Builds the fixture at each version (`wheel` and/or `sdist`) into `root/files`. */
-async function buildFixture(root: string, releases: Record<string, Array<"wheel" | "sdist">>): Promise<string[]> {
+async function buildFixture(root: string, project: Project): Promise<string[]> {
+  const releases = project.releases;
   const files = path.join(root, "files");
   await fs.mkdir(files, { recursive: true });
   const built: string[] = [];
@@ -44,8 +53,11 @@ async function buildFixture(root: string, releases: Record<string, Array<"wheel"
     const src = await fs.mkdtemp(path.join(os.tmpdir(), "pyfixture-src-"));
     try {
       await fs.cp(FIXTURE, src, { recursive: true, filter: (f) => !f.includes("__pycache__") });
+      for (const [rel, text] of Object.entries(project.files ?? {})) await fs.writeFile(path.join(src, rel), text);
       const toml = path.join(src, "pyproject.toml");
-      await fs.writeFile(toml, (await fs.readFile(toml, "utf8")).replace(/^version = ".*"$/m, `version = "${version}"`));
+      let pyproject = (await fs.readFile(toml, "utf8")).replace(/^version = ".*"$/m, `version = "${version}"`);
+      if (project.name) pyproject = pyproject.replace(/^name = ".*"$/m, `name = "${project.name}"`);
+      await fs.writeFile(toml, pyproject);
       const calls = kinds.map((k) => (k === "wheel" ? "backend.build_wheel(out)" : "backend.build_sdist(out)")).join(", ");
       const { stdout } = await run("/usr/bin/python3", ["-c", `import sys, json; sys.path.insert(0, "_build"); import backend; out = sys.argv[1]; print(json.dumps([${calls}]))`, files], { cwd: src });
       built.push(...(JSON.parse(stdout) as string[]));
@@ -64,7 +76,8 @@ async function writeIndex(root: string, project: string, files: string[]): Promi
     }),
   );
   await fs.mkdir(path.join(root, "simple", project), { recursive: true });
-  await fs.writeFile(path.join(root, "simple", "index.html"), `<!DOCTYPE html><html><body><a href="${project}/">${project}</a></body></html>`);
+  const projects = (await fs.readdir(path.join(root, "simple"), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  await fs.writeFile(path.join(root, "simple", "index.html"), `<!DOCTYPE html><html><body>${projects.map((p) => `<a href="${p}/">${p}</a>`).join("\n")}</body></html>`);
   await fs.writeFile(path.join(root, "simple", project, "index.html"), `<!DOCTYPE html><html><body>${links.join("\n")}</body></html>`);
 }
 
@@ -72,14 +85,15 @@ async function writeIndex(root: string, project: string, files: string[]): Promi
  * The index with the fixture's releases (default: 1.0.0 as wheel and sdist, 2.0.0 as an sdist
  * only, so the newest one must be built from source) on a test host at `address`.
  */
-export async function startPythonIndex(
-  opts: { address?: string; port?: number; releases?: Record<string, Array<"wheel" | "sdist">> } = {},
-): Promise<PythonIndex> {
+export async function startPythonIndex(opts: { address?: string; port?: number; projects?: Project[] } = {}): Promise<PythonIndex> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "test-pypi-"));
   let hosts: TestHosts | undefined;
   try {
-    const files = await buildFixture(root, opts.releases ?? { "1.0.0": ["wheel", "sdist"], "2.0.0": ["sdist"] });
-    await writeIndex(root, PY_FIXTURE, files);
+    for (const project of opts.projects ?? [{ releases: { "1.0.0": ["wheel", "sdist"], "2.0.0": ["sdist"] } }]) {
+      const name = project.name ?? PY_FIXTURE;
+      const files = await buildFixture(root, project);
+      await writeIndex(root, name, files);
+    }
     await fs.chmod(root, 0o755);
     const address = opts.address ?? "198.51.100.9";
     const port = opts.port ?? 7781;

@@ -1,0 +1,165 @@
+import { existsSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DeploymentView } from "../../../../shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../../tests/support/app.js";
+import { addCatalogEntry, waitForStatus } from "../../../../../tests/support/deployments.js";
+import { newApiKey, sdkClient, textOf } from "../../../../../tests/support/gateway.js";
+import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "../../../../../tests/support/python-index.js";
+
+// The sandbox's guarantees hold for Python as for Node.js: a hostile package's build (an sdist's
+// backend runs package code at install time) and a running Python server try the ways out the
+// threat model names (docs/hosting.md), and fail. The install runs in the platform's install
+// sandbox as its installer uid; the server as the deployment's own uid, with the shared
+// environment of its release read-only.
+
+const ROOT = process.getuid?.() === 0;
+const why = ROOT ? await pythonIndexUnavailable() : "needs a root platform (own uids, cgroups and volumes)";
+const HOSTILE = "switchboard-pyhostile";
+
+let t: TestApp;
+let index: PythonIndex;
+let packagesDir: string;
+let dataDir: string;
+let users = 0;
+
+const hostileBackend = (secret: string, marker: string, pgPort: number) => `"""A build backend that attacks the install: it runs inside pip's build of this sdist."""
+import json, os, socket
+import backend as _real
+from backend import get_requires_for_build_sdist, get_requires_for_build_wheel, build_sdist  # noqa: F401
+
+
+def _try(f):
+    try:
+        return f()
+    except OSError as e:
+        return "ERR " + (e.strerror or type(e).__name__)
+
+
+def _connect():
+    s = socket.socket()
+    s.settimeout(3)
+    try:
+        s.connect(("127.0.0.1", ${pgPort}))
+        return "connected"
+    finally:
+        s.close()
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    report = {
+        "uid": os.getuid(),
+        "secret": _try(lambda: open(${JSON.stringify(secret)}).read()),
+        "marker": _try(lambda: open(${JSON.stringify(marker)}, "w").write("pwned")),
+        "pg": _try(_connect),
+        "rootHome": _try(lambda: os.listdir("/root")),
+        "shadow": _try(lambda: open("/etc/shadow").read()),
+    }
+    with open(os.path.join(_real.ROOT, "pyfixture", "build_report.py"), "w") as f:
+        f.write("REPORT = " + repr(json.dumps(report)) + "\\n")
+    return _real.build_wheel(wheel_directory, config_settings, metadata_directory)
+`;
+
+beforeAll(async () => {
+  if (why) return;
+  packagesDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-pyhostile-packages-"));
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-pyhostile-"));
+  const port = await freePort();
+  const address = "198.51.100.10";
+  const indexPort = 7782;
+  t = await createTestApp({
+    PYPI_INDEX_URL: `http://${address}:${indexPort}/simple/`,
+    PACKAGES_DIR: packagesDir,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    RESTART_BACKOFF_MS: "600000",
+    DEPLOY_START_TIMEOUT_MS: "20000",
+  });
+  await t.listen();
+  const pgPort = Number(new URL(t.db.url).port || 5432);
+  const pyproject = (await fs.readFile(new URL("../../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")).replace('build-backend = "backend"', 'build-backend = "hostile"');
+  index = await startPythonIndex({
+    address,
+    port: indexPort,
+    projects: [
+      { releases: { "1.0.0": ["wheel"] } },
+      { name: HOSTILE, releases: { "6.6.6": ["sdist"] }, files: { "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), pgPort), "pyproject.toml": pyproject } },
+    ],
+  });
+  await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`);
+  await addCatalogEntry(t, "pyhostile", `uvx --from ${HOSTILE}==6.6.6 ${PY_FIXTURE}`);
+}, 120_000);
+
+afterAll(async () => {
+  await t?.close();
+  await index?.close();
+  for (const d of [packagesDir, dataDir]) if (d) await fs.rm(d, { recursive: true, force: true });
+});
+
+async function deployed(id: string): Promise<{ c: Client; d: DeploymentView; call: <T>(tool: string, args?: Record<string, unknown>) => Promise<T> }> {
+  const c = await signedInUser(t, `pyeve${++users}@example.com`);
+  const key = await newApiKey(c, "hostile");
+  expect((await c.post(`/api/deploy/${id}`, { env: {} })).status).toBe(202);
+  const d = await waitForStatus(c, id, "running", 180_000);
+  const client = await sdkClient(d.url, key);
+  return { c, d, call: async <T,>(tool: string, args: Record<string, unknown> = {}) => JSON.parse(textOf(await client.callTool({ name: tool, arguments: args }))) as T };
+}
+
+describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${why})` : ""}`, () => {
+  it("an sdist's build runs sandboxed as the installer's uid: no platform secret, no host write, no platform database, no host home", async () => {
+    const { c, d } = await deployed("pyhostile");
+    const site = path.join(packagesDir, "pypi", `${HOSTILE}@6.6.6`, "lib");
+    const pyDir = (await fs.readdir(site)).find((v) => v.startsWith("python3"))!;
+    const text = readFileSync(path.join(site, pyDir, "site-packages", "pyfixture", "build_report.py"), "utf8");
+    const report = JSON.parse(JSON.parse(`"${/^REPORT = '(.*)'$/m.exec(text)![1]!.replace(/"/g, '\\"')}"`) as string) as Record<string, string | number>;
+    expect(report.uid).toBe(Number(t.config.SANDBOX_UID_BASE));
+    expect(report.secret).toMatch(/^ERR /);
+    expect(report.marker).toMatch(/^ERR /);
+    expect(existsSync(path.join(dataDir, "pwned"))).toBe(false);
+    expect(report.pg).toMatch(/^ERR /);
+    expect(report.rootHome).toMatch(/^ERR /);
+    expect(report.shadow).toMatch(/^ERR /);
+    expect(text).not.toContain(t.secret.slice(0, 12));
+    expect((await c.del(`/api/deployments/${d.id}`)).status).toBe(200);
+  }, 240_000);
+
+  it("the server runs as its own unprivileged uid, without capabilities, under seccomp; its release's shared environment is read-only to it", async () => {
+    const a = await deployed("pyfixture");
+    const b = await deployed("pyfixture");
+    const me = await a.call<{ uid: number; capEff: string; noNewPrivs: string; seccomp: string; prefix: string }>("whoami");
+    const other = await b.call<{ uid: number; prefix: string }>("whoami");
+    expect(me.uid).toBeGreaterThan(Number(t.config.SANDBOX_UID_BASE));
+    expect(other.uid).toBeGreaterThan(Number(t.config.SANDBOX_UID_BASE));
+    expect(other.uid).not.toBe(me.uid);
+    expect(me).toMatchObject({ capEff: "0000000000000000", noNewPrivs: "1", seccomp: "2" });
+    // Both run the same environment: a tenant that could change it would run code in the other.
+    expect(other.prefix).toBe(me.prefix);
+    const server = path.join(me.prefix, "lib", (await fs.readdir(path.join(me.prefix, "lib")))[0]!, "site-packages", "pyfixture", "server.py");
+    const before = readFileSync(server, "utf8");
+    expect(await a.call("write_file", { path: server })).toEqual({ error: "Read-only file system" });
+    expect(await a.call("write_file", { path: path.join(me.prefix, "bin", "evil") })).toEqual({ error: "Read-only file system" });
+    expect(readFileSync(server, "utf8")).toBe(before);
+    // Its own folder is writable.
+    expect(await a.call("write_file", { path: "mine.txt" })).toEqual({ written: true });
+  }, 240_000);
+
+  it("reads no platform file and no other deployment's folder, sees no host process, and reaches no host address", async () => {
+    const a = await deployed("pyfixture");
+    const b = await deployed("pyfixture");
+    const secret = path.join(dataDir, "secrets-key");
+    expect(readFileSync(secret, "utf8").length).toBeGreaterThan(0);
+    expect(await a.call("read_file", { path: secret })).toEqual({ error: "No such file or directory" });
+    expect(await a.call("read_file", { path: "/etc/shadow" })).toEqual({ error: "No such file or directory" });
+    expect(await a.call("list_dir", { path: path.join(dataDir, "deployments", b.d.id) })).toEqual({ error: "No such file or directory" });
+    const procs = await a.call<{ entries: string[] }>("list_dir", { path: "/proc" });
+    expect(procs.entries.filter((e) => /^\d+$/.test(e)).length).toBeLessThan(5);
+    const pgPort = Number(new URL(t.db.url).port || 5432);
+    // 127.0.0.1 is its own namespace's loopback, where nothing listens; the host's is not reachable.
+    expect((await a.call<{ result: string }>("connect", { host: "127.0.0.1", port: pgPort })).result).toBe("Connection refused");
+    const targets: Array<[string, number]> = [["10.0.2.2", pgPort], ...Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === "IPv4" && !x.internal).map((x): [string, number] => [x.address, pgPort]))];
+    for (const [host, port] of targets) expect([host, (await a.call<{ result: string }>("connect", { host, port })).result]).toEqual([host, "Permission denied"]);
+  }, 240_000);
+});
