@@ -130,6 +130,33 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   }, 240_000);
 
+  it("after a restart, an unpinned redeploy asks the index for the newest release without reinstalling it; with the index unreachable it runs the newest installed one", async () => {
+    const venv = path.join(packagesDir, "pypi", `${PY_FIXTURE}@2.0.0`);
+    const installedAt = statSync(path.join(venv, ".complete")).mtimeMs;
+    // A dead index: the test host answers no connection on that port.
+    for (const indexUrl of [index.url, index.url.replace(":7781/", ":7799/")]) {
+      const port = await freePort();
+      const again = await createTestApp({ PYPI_INDEX_URL: indexUrl, PACKAGES_DIR: packagesDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DEPLOY_START_TIMEOUT_MS: "20000" });
+      try {
+        await again.listen();
+        await addCatalogEntry(again, "pyfixture-unpinned", `uvx ${PY_FIXTURE}`);
+        const c = await signedInUser(again, "restart@example.com");
+        const key = await newApiKey(c, "restart");
+        const started = Date.now();
+        expect((await c.post("/api/deploy/pyfixture-unpinned", { env: {} })).status).toBe(202);
+        const running = await waitForStatus(c, "pyfixture-unpinned", ["running", "failed"], 60_000);
+        expect(running.status_detail ?? "").toBe("");
+        expect(Date.now() - started).toBeLessThan(10_000);
+        const client = await sdkClient(running.url, key);
+        expect(client.getServerVersion()).toMatchObject({ version: "2.0.0" });
+        await client.close();
+      } finally {
+        await again.close();
+      }
+    }
+    expect(statSync(path.join(venv, ".complete")).mtimeMs).toBe(installedAt);
+  }, 180_000);
+
   it("a console script the package does not have fails with the ones it has", async () => {
     await addCatalogEntry(t, "pyfixture-nope", `uvx --from ${PY_FIXTURE}==1.0.0 nope`);
     const { c } = await user();

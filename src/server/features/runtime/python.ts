@@ -1,16 +1,15 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { Logger } from "../../log.js";
 import { diskWatch, InstallError, openForReading, treeBytes } from "./package-files.js";
+import { consoleScripts, distInfo, findPython, newest, normalisedName, projectDist, sitePackages } from "./python-files.js";
 import type { Source } from "./runner.js";
-import { SANDBOX_PATH, systemRoots } from "./sandbox/bwrap.js";
+import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
-import { readTenantFile, readTenantJson, tenantPathKind } from "./sandbox/tenant-files.js";
+import { tenantPathKind } from "./sandbox/tenant-files.js";
 
 // Python servers. A PyPI package is installed once per name@version into a virtual environment
 // of its own, shared like the npm cache: created with the machine's Python and filled by pip from
@@ -21,9 +20,7 @@ import { readTenantFile, readTenantJson, tenantPathKind } from "./sandbox/tenant
 // deployment's uid. The platform then reads only names and small metadata files, without
 // following links (tenant-files.ts), and runs the console script with the environment's Python.
 
-export const PYTHON_MIN: readonly [number, number] = [3, 10];
 const TAG_TTL_MS = 60 * 60 * 1000;
-const run = promisify(execFile);
 
 export interface PythonOptions {
   packagesDir: string;
@@ -38,9 +35,6 @@ export interface PythonOptions {
   /** PYTHON: the interpreter (a name looked up on the sandbox's PATH, or an absolute path) */
   python: string;
 }
-
-/** PEP 503 normalised name: the same project however it is spelled. */
-export const normalisedName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
 
 /** A sandboxed step: argv, where it may write, as whom, and which host folders it reads. */
 export type Step = (what: string, argv: string[], opts: { cwd: string; readOnly?: string[]; env?: Record<string, string> }) => Promise<void>;
@@ -98,6 +92,9 @@ export class PythonRuntime {
       const known = this.tags.get(key);
       if (known && Date.now() - known.at < TAG_TTL_MS) exact = known.version;
     }
+    // Unpinned and not known: ask the index which release is newest, with the pip of an installed
+    // release (no install), so that a redeploy of the same release stays quick.
+    if (exact === null) exact = await this.newestRelease(name);
     if (exact !== null) {
       const dir = path.join(this.cacheDir, `${key}@${exact}`);
       if (existsSync(path.join(dir, ".complete"))) return dir;
@@ -109,6 +106,50 @@ export class PythonRuntime {
       this.locks.set(lockKey, p);
     }
     return p;
+  }
+
+  /**
+   * The newest release of an unpinned package as the index says now (pip resolves it, respecting
+   * yanked releases and Requires-Python), using an installed release's environment; null when
+   * none is installed yet (the install resolves it) or the index cannot say.
+   */
+  private async newestRelease(name: string): Promise<string | null> {
+    const key = normalisedName(name);
+    const have = newest(await this.installed(name));
+    if (!have) return null;
+    const venv = path.join(this.cacheDir, `${key}@${have}`);
+    const tmp = path.join(this.cacheDir, `${key}.tmp-${randomBytes(4).toString("hex")}`);
+    const installer = this.o.uids.installer();
+    await fs.mkdir(tmp, { recursive: true });
+    await fs.chmod(tmp, 0o700);
+    if (installer) await fs.chown(tmp, installer.uid, installer.gid);
+    try {
+      const out = await this.o.sandbox.run(
+        {
+          argv: [...this.pipInstall(path.join(venv, "bin", "python")), "--dry-run", "--no-deps", "--ignore-installed", "--quiet", "--retries", "0", "--timeout", "15", "--report", "-", name],
+          env: this.pipEnv(tmp),
+          cwd: tmp,
+          writable: [tmp],
+          readOnly: [venv],
+          network: true,
+          identity: installer,
+          limits: this.o.limits,
+          label: "install",
+        },
+        60_000,
+      );
+      const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as { install?: Array<{ metadata?: { name?: string; version?: string } }> };
+      const found = report.install?.find((i) => normalisedName(i.metadata?.name ?? "") === key)?.metadata?.version;
+      if (typeof found !== "string" || !/^[\w.+!-]{1,64}$/.test(found)) return null;
+      this.tags.set(key, { version: found, at: Date.now() });
+      return found;
+    } catch (e) {
+      // Offline: the newest installed release still runs.
+      this.o.log.warn({ package: name, version: have, err: (e as Error).message }, "could not ask the PyPI index for the newest release: running the newest installed one");
+      return have;
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
   }
 
   /**
@@ -216,80 +257,3 @@ export class PythonRuntime {
   }
 }
 
-/** The highest of some versions, comparing their numbers (what an offline fallback needs, not all of PEP 440). */
-export function newest(versions: string[]): string | undefined {
-  return [...versions].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
-}
-
-async function findPython(setting: string): Promise<string> {
-  const candidates = path.isAbsolute(setting) ? [setting] : SANDBOX_PATH.split(":").map((d) => path.join(d, setting));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new InstallError(`Python servers need Python ${PYTHON_MIN.join(".")} or newer on this host, and ${setting} was not found (set PYTHON, or install python3 and python3-venv)`);
-  if (!systemRoots().some((r) => found === r || found.startsWith(`${r}/`))) throw new InstallError(`PYTHON (${found}) must live under ${systemRoots().join(", ")}, which the sandbox can see`);
-  const probe = "import sys, venv, ensurepip; print('%d.%d' % sys.version_info[:2])";
-  const out = await run(found, ["-I", "-c", probe], { timeout: 10_000 }).then(
-    (r) => r.stdout.trim(),
-    () => null,
-  );
-  if (out === null) throw new InstallError(`${found} cannot create virtual environments (install python3-venv)`);
-  const [major = 0, minor = 0] = out.split(".").map(Number);
-  if (major < PYTHON_MIN[0] || (major === PYTHON_MIN[0] && minor < PYTHON_MIN[1])) throw new InstallError(`Python servers need Python ${PYTHON_MIN.join(".")} or newer; ${found} is ${out}`);
-  return found;
-}
-
-/** The environment's site-packages folder (lib/python3.X/site-packages), found without following links. */
-async function sitePackages(venv: string): Promise<string> {
-  const lib = await fs.readdir(path.join(venv, "lib")).catch(() => [] as string[]);
-  for (const v of lib.filter((d) => /^python3\.\d+$/.test(d))) {
-    if ((await tenantPathKind(venv, `lib/${v}/site-packages`)) === "dir") return path.join(venv, "lib", v, "site-packages");
-  }
-  throw new InstallError("The virtual environment has no site-packages folder");
-}
-
-interface Dist {
-  name: string;
-  version: string;
-  dir: string;
-}
-
-async function dists(site: string): Promise<Dist[]> {
-  const names = (await fs.readdir(site).catch(() => [] as string[])).filter((d) => d.endsWith(".dist-info"));
-  return names.flatMap((d) => {
-    const base = d.slice(0, -".dist-info".length);
-    const dash = base.lastIndexOf("-");
-    return dash > 0 ? [{ name: base.slice(0, dash), version: base.slice(dash + 1), dir: path.join(site, d) }] : [];
-  });
-}
-
-async function distInfo(site: string, name: string): Promise<Dist | undefined> {
-  return (await dists(site)).find((d) => normalisedName(d.name) === normalisedName(name));
-}
-
-/** The distribution pip installed from the repository's folder (its direct_url.json names it). */
-async function projectDist(site: string, app: string): Promise<Dist | undefined> {
-  for (const d of await dists(site)) {
-    const direct = await readTenantJson<{ url?: string; dir_info?: object }>(d.dir, "direct_url.json").catch(() => null);
-    if (direct?.dir_info && typeof direct.url === "string" && decodeURIComponent(direct.url.replace(/^file:\/\//, "")) === app) return d;
-  }
-  return undefined;
-}
-
-/** The [console_scripts] names of a dist-info's entry_points.txt (names only: the script files run them). */
-export async function consoleScripts(distDir: string): Promise<string[]> {
-  const text = await readTenantFile(path.dirname(distDir), `${path.basename(distDir)}/entry_points.txt`, 256 * 1024).catch(() => null);
-  return parseConsoleScripts(text ?? "");
-}
-
-export function parseConsoleScripts(text: string): string[] {
-  const out: string[] = [];
-  let inSection = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line.startsWith("[")) inSection = line === "[console_scripts]";
-    else if (inSection && line && !line.startsWith("#") && !line.startsWith(";")) {
-      const name = line.split("=")[0]!.trim();
-      if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) out.push(name);
-    }
-  }
-  return out;
-}

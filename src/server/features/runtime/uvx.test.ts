@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../errors.js";
 import { COMMAND_TEXT, commandKind, parsePythonModule, sourceFrom } from "./command.js";
 import { NPX_TEXT } from "./npx.js";
-import { parseConsoleScripts, newest, normalisedName } from "./python.js";
+import { parseConsoleScripts, newest, normalisedName } from "./python-files.js";
 import { UVX_TEXT, parseUvxCommand } from "./uvx.js";
 
 function refusal(f: () => unknown): string {
