@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, signedInUser, type TestApp } from "../../../../tests/support/app.js";
+import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { COMMAND_TEXT } from "../runtime/command.js";
 import { CATEGORIES } from "../../../shared/catalog.js";
 import { insertServers } from "./repo.js";
 import { seedCatalogIfEmpty } from "./service.js";
@@ -174,5 +176,43 @@ describe("pages", () => {
     expect(main).not.toContain('href="javascript:');
     expect(main).not.toContain('href="data:');
     expect(main).toMatch(/<a href="https:\/\/example.com" rel="noopener nofollow ugc"/);
+  });
+
+  it("says why an entry cannot be deployed here (a container image, a publisher-hosted server, a command outside the grammar) instead of offering Deploy; a uvx entry connects through uvx", async () => {
+    const add = (id: string, cols: { npx?: string | null; repo?: string | null; url?: string | null; packages?: unknown }) =>
+      t.db.database.pool.query(
+        "insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, repository_url, url, packages, is_approved) values ($1, $1, 'x', 'Development Tools', 'Community', 'imported', '{}', $2, $3, $4, $5::jsonb, true)",
+        [id, cols.npx ?? null, cols.repo ?? null, cols.url ?? null, cols.packages === undefined ? null : JSON.stringify(cols.packages)],
+      );
+    await add("boxed", { repo: "https://github.com/acme/boxed", packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }] });
+    await add("hosted-remote", { url: "https://mcp.acme.example/sse" });
+    await add("odd-command", { npx: "docker run -i acme/x" });
+    await add("py-clock", { npx: "uvx acme-clock==1.0" });
+    const page = async (id: string) => {
+      const html = await (await t.app.request(`/server/${id}`)).text();
+      return html.slice(html.indexOf("<main"), html.indexOf("</main>"));
+    };
+    const boxed = await page("boxed");
+    expect(boxed).toContain(DEPLOY_TEXT.dockerOnly("docker.io/acme/boxed:1.0").replace(/'/g, "&#x27;"));
+    expect(boxed).not.toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Deploy/);
+    const remote = await page("hosted-remote");
+    expect(remote).toContain(DEPLOY_TEXT.remoteOnly);
+    expect(remote).toContain('data-testid="remote-url"');
+    expect(remote).toContain("claude mcp add --transport sse hosted-remote https://mcp.acme.example/sse");
+    expect(await page("odd-command")).toContain(`This server&#x27;s command cannot run here: ${COMMAND_TEXT.unknown.replace(/"/g, "&quot;")}`);
+    const py = await page("py-clock");
+    expect(py).toContain("Run it locally through <!-- -->uvx<!-- --> from your client");
+    expect(py).toContain("claude mcp add py-clock -- uvx acme-clock==1.0");
+    expect(py).toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Deploy/);
+
+    const c = await signedInUser(t, "deployer@example.com");
+    for (const [id, message] of [
+      ["boxed", DEPLOY_TEXT.dockerOnly("docker.io/acme/boxed:1.0")],
+      ["hosted-remote", DEPLOY_TEXT.remoteOnly],
+    ] as const) {
+      const r = await c.post(`/api/deploy/${id}`, { env: {} });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: string }).error).toBe(message);
+    }
   });
 });

@@ -67,6 +67,7 @@ export const SEED_SERVERS: SeedServer[] = [
     type: "Reference",
     tags: ["web", "http", "markdown"],
     repository_url: `${REF}/fetch`,
+    npx_command: "uvx mcp-server-fetch",
   },
   {
     id: "git",
@@ -76,6 +77,7 @@ export const SEED_SERVERS: SeedServer[] = [
     type: "Reference",
     tags: ["git", "version-control"],
     repository_url: `${REF}/git`,
+    npx_command: "uvx mcp-server-git",
   },
   {
     id: "time",
@@ -85,6 +87,7 @@ export const SEED_SERVERS: SeedServer[] = [
     type: "Reference",
     tags: ["time", "timezone"],
     repository_url: `${REF}/time`,
+    npx_command: "uvx mcp-server-time",
   },
   {
     id: "github",
@@ -129,6 +132,7 @@ export const SEED_SERVERS: SeedServer[] = [
     type: "Reference",
     tags: ["sqlite", "sql", "database"],
     repository_url: `${ARCHIVED}/sqlite`,
+    npx_command: "uvx mcp-server-sqlite --db-path data.db",
   },
   {
     id: "redis",
