@@ -172,7 +172,7 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
                 </Field>
               ))}
               <Field id="npx_command" label="NPX Command">
-                <input id="npx_command" value={form.npx_command} onChange={set("npx_command")} placeholder="npx -y @scope/server" className={`${inputClass} font-mono`} />
+                <input id="npx_command" value={form.npx_command} onChange={set("npx_command")} placeholder="npx -y @scope/server or uvx mcp-server-name" className={`${inputClass} font-mono`} />
               </Field>
             </div>
           </fieldset>
