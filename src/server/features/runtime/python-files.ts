@@ -40,6 +40,7 @@ export async function findPython(setting: string): Promise<string> {
 
 /** The environment's site-packages folder (lib/python3.X/site-packages), found without following links. */
 export async function sitePackages(venv: string): Promise<string> {
+  if ((await tenantPathKind(venv, "lib")) !== "dir") throw new InstallError("The virtual environment has no lib folder (or it is a link)");
   const lib = await fs.readdir(path.join(venv, "lib")).catch(() => [] as string[]);
   for (const v of lib.filter((d) => /^python3\.\d+$/.test(d))) {
     if ((await tenantPathKind(venv, `lib/${v}/site-packages`)) === "dir") return path.join(venv, "lib", v, "site-packages");
@@ -53,7 +54,7 @@ export interface Dist {
   dir: string;
 }
 
-async function dists(site: string): Promise<Dist[]> {
+export async function dists(site: string): Promise<Dist[]> {
   const names = (await fs.readdir(site).catch(() => [] as string[])).filter((d) => d.endsWith(".dist-info"));
   return names.flatMap((d) => {
     const base = d.slice(0, -".dist-info".length);

@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
 import { diskWatch, InstallError, openForReading, treeBytes } from "./package-files.js";
-import { consoleScripts, distInfo, findPython, newest, normalisedName, projectDist, sitePackages } from "./python-files.js";
+import { consoleScripts, distInfo, dists, findPython, newest, normalisedName, projectDist, sitePackages } from "./python-files.js";
 import type { Source } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
@@ -21,6 +21,8 @@ import { tenantPathKind } from "./sandbox/tenant-files.js";
 // following links (tenant-files.ts), and runs the console script with the environment's Python.
 
 const TAG_TTL_MS = 60 * 60 * 1000;
+/** A version that may name a cache folder (PEP 440 normalised versions are all of this shape). */
+const SAFE_VERSION = /^[0-9][A-Za-z0-9.+!_-]{0,63}$/;
 
 export interface PythonOptions {
   packagesDir: string;
@@ -140,7 +142,7 @@ export class PythonRuntime {
       );
       const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as { install?: Array<{ metadata?: { name?: string; version?: string } }> };
       const found = report.install?.find((i) => normalisedName(i.metadata?.name ?? "") === key)?.metadata?.version;
-      if (typeof found !== "string" || !/^[\w.+!-]{1,64}$/.test(found)) return null;
+      if (typeof found !== "string" || !SAFE_VERSION.test(found)) return null;
       this.tags.set(key, { version: found, at: Date.now() });
       return found;
     } catch (e) {
@@ -195,10 +197,16 @@ export class PythonRuntime {
         this.o.log.warn({ package: name, version: fallback, err: (e as Error).message }, "PyPI index unreachable: running the newest installed version");
         return path.join(this.cacheDir, `${key}@${fallback}`);
       }
+      // The build ran package code in `work`: nothing below follows a link it may have left, and
+      // what it claims (its version) names nothing but this package's own cache entry.
+      if ((await tenantPathKind(work, "venv")) !== "dir") throw new InstallError(`The install of ${spec} replaced its environment folder`);
       const site = await sitePackages(venv);
-      const dist = await distInfo(site, name);
-      if (!dist) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is missing`);
-      const exact = dist.version;
+      const found = (await dists(site)).filter((d) => normalisedName(d.name) === key);
+      if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
+      // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
+      // request for the same pin finds it; unpinned: by the installed release's version.
+      const exact = version ?? found[0]!.version;
+      if (!SAFE_VERSION.test(exact)) throw new InstallError(`pip installed ${spec} with a version that cannot name a folder`);
       const mb = (await treeBytes(venv)) / 1024 / 1024;
       if (mb > this.o.diskMb) throw new InstallError(`The PyPI package ${name}==${exact} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
       if (process.umask() & 0o005) await openForReading(venv);
