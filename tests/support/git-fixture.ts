@@ -42,6 +42,8 @@ export async function createFixtureRepo(
     executables?: string[];
     /** symbolic links committed as such: path -> target (absolute targets point into the host) */
     symlinks?: Record<string, string>;
+    /** paths of the fixture left out */
+    remove?: string[];
   } = {},
 ): Promise<FixtureRepo> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "mcp-fixture-repo-"));
@@ -60,6 +62,7 @@ export async function createFixtureRepo(
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.writeFile(target, content);
     }
+    for (const rel of opts.remove ?? []) await fs.rm(path.join(dir, rel), { recursive: true, force: true });
     for (const rel of opts.executables ?? []) await fs.chmod(path.join(dir, rel), 0o755);
     for (const [rel, target] of Object.entries(opts.symlinks ?? {})) {
       const link = path.join(dir, rel);

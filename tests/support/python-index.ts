@@ -32,6 +32,8 @@ export interface PythonIndex {
   url: string;
   /** the folder served: simple/ and files/ */
   root: string;
+  /** Builds more releases and lists them on the project's page. */
+  publish(project: Project): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,7 +70,10 @@ async function buildFixture(root: string, project: Project): Promise<string[]> {
   return built;
 }
 
-async function writeIndex(root: string, project: string, files: string[]): Promise<void> {
+/** The project's page: every file built for it so far, with its sha256. */
+async function writeIndex(root: string, project: string): Promise<void> {
+  const prefix = `${project.replace(/[-_.]+/g, "_")}-`;
+  const files = (await fs.readdir(path.join(root, "files"))).filter((f) => f.startsWith(prefix)).sort();
   const links = await Promise.all(
     files.map(async (f) => {
       const sha = createHash("sha256").update(await fs.readFile(path.join(root, "files", f))).digest("hex");
@@ -90,9 +95,8 @@ export async function startPythonIndex(opts: { address?: string; port?: number; 
   let hosts: TestHosts | undefined;
   try {
     for (const project of opts.projects ?? [{ releases: { "1.0.0": ["wheel", "sdist"], "2.0.0": ["sdist"] } }]) {
-      const name = project.name ?? PY_FIXTURE;
-      const files = await buildFixture(root, project);
-      await writeIndex(root, name, files);
+      await buildFixture(root, project);
+      await writeIndex(root, project.name ?? PY_FIXTURE);
     }
     await fs.chmod(root, 0o755);
     const address = opts.address ?? "198.51.100.9";
@@ -102,6 +106,10 @@ export async function startPythonIndex(opts: { address?: string; port?: number; 
     return {
       url: `http://${address}:${port}/simple/`,
       root,
+      publish: async (project) => {
+        await buildFixture(root, project);
+        await writeIndex(root, project.name ?? PY_FIXTURE);
+      },
       close: async () => {
         await h.close();
         await fs.rm(root, { recursive: true, force: true });

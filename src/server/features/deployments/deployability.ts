@@ -18,6 +18,12 @@ type Pkg = { registryType?: unknown; identifier?: unknown; transport?: { type?: 
 
 const RUNNABLE = new Set(["npm", "pypi"]);
 
+/** A publisher's URL that parses as http(s), as the client configurations will quote it. */
+function remoteOf(url: string | null): Extract<Deployability, { kind: "remote" }> | null {
+  if (!url || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return null;
+  return { kind: "remote", url, transport: /\/sse\/?$/.test(new URL(url).pathname) ? "sse" : "streamable-http" };
+}
+
 export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Deployability {
   if (e.npxCommand?.trim()) {
     try {
@@ -29,7 +35,8 @@ export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Depl
     }
   }
   const packages = (Array.isArray(e.packages) ? e.packages : []) as Pkg[];
-  if (e.url && !e.repositoryUrl) return { kind: "remote", url: e.url, transport: /\/sse\/?$/.test(e.url) ? "sse" : "streamable-http" };
+  const remote = remoteOf(e.url);
+  if (remote && !e.repositoryUrl) return remote;
   const foreign = packages.find((p) => typeof p.registryType === "string" && !RUNNABLE.has(p.registryType));
   if (foreign && !packages.some((p) => RUNNABLE.has(String(p.registryType)))) {
     const name = String(foreign.identifier ?? "").slice(0, 200);
@@ -44,6 +51,6 @@ export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Depl
       return { kind: "unsupported", reason: DEPLOY_TEXT.badCommand(err.message) };
     }
   }
-  if (e.url) return { kind: "remote", url: e.url, transport: /\/sse\/?$/.test(e.url) ? "sse" : "streamable-http" };
+  if (remote) return remote;
   return { kind: "unsupported", reason: DEPLOY_TEXT.needsSource };
 }

@@ -77,7 +77,7 @@ describe("secrets and isolation", () => {
     ["npx pkg --prefix /tmp", NPX_TEXT.forbiddenOption("--prefix")],
     ["bash -c id", COMMAND_TEXT.unknown],
     ["python -c id", COMMAND_TEXT.onlyModule],
-    ["python -m pkg", COMMAND_TEXT.pythonNeedsRepository],
+    ["python -m ../pkg", COMMAND_TEXT.invalidModule("../pkg")],
   ])("refuses the command %j", async (cmd, message) => {
     const r = await owner.post("/api/deploy/owner/fixture", { npx_command: cmd, env: {} });
     expect(r.status).toBe(400);

@@ -30,6 +30,8 @@ export interface Prepared {
   /** node and its arguments: the server's entry point and args */
   argv: string[];
   workDir: string;
+  /** where it starts (default workDir): a Python repository's checkout, so `python -m` finds its modules */
+  cwd?: string;
   readOnly: string[];
   /** who the server runs as (null: the platform's own uid, where it cannot switch) */
   identity: Identity | null;
@@ -252,7 +254,7 @@ export class Installer {
     if (source.module || (!pkg && (await isPythonProject(app)))) {
       const pyStep: Step = (what, argv, o) => step(what, argv, o.cwd, o.readOnly, o.env);
       const argv = await this.o.python.buildRepo(pyStep, app, path.join(workDir, ".venv"), source.module, [...(await serverJsonArgs(app)), ...source.args]);
-      return { argv, workDir, readOnly: caFiles(), identity };
+      return { argv, workDir, cwd: app, readOnly: caFiles(), identity };
     }
     if (!pkg) throw new InstallError("The repository has no package.json, pyproject.toml, setup.py or requirements.txt: only Node.js and Python servers can be built from a repository");
     const locked = (await tenantPathKind(app, "package-lock.json")) !== "missing" || (await tenantPathKind(app, "npm-shrinkwrap.json")) !== "missing";

@@ -95,7 +95,7 @@ export class LocalRunner implements Runner {
       if (!slot.everRan) await this.emit(slot, { type: "starting" });
       child = await Child.launch(this.o.sandbox, {
         argv: prepared.argv,
-        cwd: prepared.workDir,
+        cwd: prepared.cwd ?? prepared.workDir,
         writable: [prepared.workDir],
         readOnly: prepared.readOnly,
         identity: prepared.identity,

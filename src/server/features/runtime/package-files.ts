@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { escapeControl } from "./child.js";
@@ -24,14 +25,26 @@ export async function openForReading(dir: string): Promise<void> {
   await fs.chmod(dir, (st.mode & 0o7777) | 0o055);
 }
 
-/** Bytes under a directory (links counted as themselves, never followed; what vanishes meanwhile counts nothing). */
+/**
+ * Bytes under a directory (links counted as themselves, never followed; what vanishes meanwhile
+ * counts nothing). Each folder is opened without following links and read through its open
+ * descriptor, so a build running meanwhile cannot swap a folder for a link and have the platform
+ * walk a host tree.
+ */
 export async function treeBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const p = path.join(dir, e.name);
-    total += e.isDirectory() ? await treeBytes(p) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
+  const fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
+  if (!fh) return 0;
+  try {
+    const here = `/proc/self/fd/${fh.fd}`;
+    let total = 0;
+    for (const e of await fs.readdir(here, { withFileTypes: true }).catch(() => [])) {
+      const p = path.join(here, e.name);
+      total += e.isDirectory() ? await treeBytes(p) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
+    }
+    return total;
+  } finally {
+    await fh.close();
   }
-  return total;
 }
 
 /**

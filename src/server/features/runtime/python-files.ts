@@ -63,17 +63,23 @@ export async function dists(site: string): Promise<Dist[]> {
   });
 }
 
-export async function distInfo(site: string, name: string): Promise<Dist | undefined> {
-  return (await dists(site)).find((d) => normalisedName(d.name) === normalisedName(name));
-}
-
 /** The distribution pip installed from the repository's folder (its direct_url.json names it). */
 export async function projectDist(site: string, app: string): Promise<Dist | undefined> {
   for (const d of await dists(site)) {
     const direct = await readTenantJson<{ url?: string; dir_info?: object }>(d.dir, "direct_url.json").catch(() => null);
-    if (direct?.dir_info && typeof direct.url === "string" && decodeURIComponent(direct.url.replace(/^file:\/\//, "")) === app) return d;
+    if (!direct?.dir_info || typeof direct.url !== "string" || !URL.canParse(direct.url)) continue;
+    const where = new URL(direct.url);
+    if (where.protocol === "file:" && safeDecode(where.pathname) === app) return d;
   }
   return undefined;
+}
+
+function safeDecode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
 }
 
 /** The [console_scripts] names of a dist-info's entry_points.txt (names only: the script files run them). */

@@ -124,38 +124,49 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(statSync(installed).uid).toBe(Number(t.config.SANDBOX_UID_BASE));
 
     expect((await c.del(`/api/deployments/${d.id}`)).status).toBe(200);
+    const installedAt = statSync(path.join(packagesDir, "pypi", `${PY_FIXTURE}@2.0.0`, ".complete")).mtimeMs;
     const started = Date.now();
     await deploy(c, "pyfixture-alt", {});
     await waitForStatus(c, "pyfixture-alt", "running", 60_000);
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(statSync(path.join(packagesDir, "pypi", `${PY_FIXTURE}@2.0.0`, ".complete")).mtimeMs).toBe(installedAt);
   }, 240_000);
 
-  it("after a restart, an unpinned redeploy asks the index for the newest release without reinstalling it; with the index unreachable it runs the newest installed one", async () => {
-    const venv = path.join(packagesDir, "pypi", `${PY_FIXTURE}@2.0.0`);
-    const installedAt = statSync(path.join(venv, ".complete")).mtimeMs;
-    // A dead index: the test host answers no connection on that port.
-    for (const indexUrl of [index.url, index.url.replace(":7781/", ":7799/")]) {
+  it("after a restart, an unpinned redeploy asks the index: the same release is not reinstalled, a new one is installed, and with the index unreachable the newest installed one runs", async () => {
+    const complete = (v: string) => path.join(packagesDir, "pypi", `${PY_FIXTURE}@${v}`, ".complete");
+    const installedAt = statSync(complete("2.0.0")).mtimeMs;
+    const deployOnFreshPlatform = async (indexUrl: string, before?: () => Promise<void>) => {
       const port = await freePort();
       const again = await createTestApp({ PYPI_INDEX_URL: indexUrl, PACKAGES_DIR: packagesDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DEPLOY_START_TIMEOUT_MS: "20000" });
       try {
         await again.listen();
+        await before?.();
         await addCatalogEntry(again, "pyfixture-unpinned", `uvx ${PY_FIXTURE}`);
         const c = await signedInUser(again, "restart@example.com");
         const key = await newApiKey(c, "restart");
         const started = Date.now();
         expect((await c.post("/api/deploy/pyfixture-unpinned", { env: {} })).status).toBe(202);
-        const running = await waitForStatus(c, "pyfixture-unpinned", ["running", "failed"], 60_000);
+        const running = await waitForStatus(c, "pyfixture-unpinned", ["running", "failed"], 120_000);
         expect(running.status_detail ?? "").toBe("");
-        expect(Date.now() - started).toBeLessThan(10_000);
         const client = await sdkClient(running.url, key);
-        expect(client.getServerVersion()).toMatchObject({ version: "2.0.0" });
+        const version = client.getServerVersion()?.version;
         await client.close();
+        return { version, ms: Date.now() - started };
       } finally {
         await again.close();
       }
-    }
-    expect(statSync(path.join(venv, ".complete")).mtimeMs).toBe(installedAt);
-  }, 180_000);
+    };
+    const same = await deployOnFreshPlatform(index.url);
+    expect(same.version).toBe("2.0.0");
+    expect(same.ms).toBeLessThan(10_000);
+    expect(statSync(complete("2.0.0")).mtimeMs).toBe(installedAt);
+    // A release published meanwhile is what "newest" means now.
+    const fresh = await deployOnFreshPlatform(index.url, () => index.publish({ releases: { "3.0.0": ["wheel"] } }));
+    expect(fresh.version).toBe("3.0.0");
+    // A dead index (the test host answers no connection on that port): the newest installed release.
+    const offline = await deployOnFreshPlatform(index.url.replace(":7781/", ":7799/"));
+    expect(offline.version).toBe("3.0.0");
+  }, 240_000);
 
   it("a console script the package does not have fails with the ones it has", async () => {
     await addCatalogEntry(t, "pyfixture-nope", `uvx --from ${PY_FIXTURE}==1.0.0 nope`);
@@ -166,13 +177,22 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(failed.status_detail).toContain(`The PyPI package ${PY_FIXTURE} has no command named nope. It provides: ${PY_FIXTURE}, pyfixture-alt.`);
   }, 180_000);
 
+  it("only a declared console script runs: pip, which sits in the same folder, is not one", async () => {
+    await addCatalogEntry(t, "pyfixture-pip", `uvx --from ${PY_FIXTURE}==1.0.0 pip`);
+    const { c } = await user();
+    await deploy(c, "pyfixture-pip", {});
+    const failed = await waitForStatus(c, "pyfixture-pip", ["failed", "running"], 120_000);
+    expect(failed.status).toBe("failed");
+    expect(failed.status_detail).toContain(`The PyPI package ${PY_FIXTURE} has no command named pip.`);
+  }, 180_000);
+
   it("a release the index does not have fails with pip's own words", async () => {
     await addCatalogEntry(t, "pyfixture-missing", `uvx ${PY_FIXTURE}==9.9.9`);
     const { c } = await user();
     await deploy(c, "pyfixture-missing", {});
     const failed = await waitForStatus(c, "pyfixture-missing", ["failed", "running"], 120_000);
     expect(failed.status).toBe("failed");
-    expect(failed.status_detail).toMatch(/^pip install of switchboard-pyfixture==9\.9\.9 failed/);
+    expect(failed.status_detail).toMatch(/^pip install of the PyPI package switchboard-pyfixture==9\.9\.9 failed/);
     expect(failed.status_detail).toMatch(/No matching distribution found/);
   }, 180_000);
 
@@ -216,5 +236,28 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     const m = await sdkClient(viaModule.url, key);
     expect(textOf(await m.callTool({ name: "echo", arguments: { text: "module" } }))).toBe("module");
     await m.close();
-  }, 360_000);
+    expect((await c.del(`/api/deployments/${viaModule.id}`)).status).toBe(200);
+
+    // No project at all: its requirements installed, the module run from the checkout (a new
+    // user: a Free plan deploys 3 times a month).
+    const other = await user();
+    const plain = await createFixtureRepo({ fixture: "python-server", remove: ["pyproject.toml", "_build"], files: { "requirements.txt": "# the standard library is enough\n" } });
+    try {
+      const qn = `${other.name}/pyplain`;
+      await registerOwnedServer(other.c, qn, "Python checkout");
+      await deploy(other.c, qn, { repositoryUrl: plain.url, npx_command: "python -m pyfixture" });
+      const fromCheckout = await waitForStatus(other.c, qn, ["running", "failed"], 180_000);
+      expect(fromCheckout.status_detail ?? "").toBe("");
+      const p = await sdkClient(fromCheckout.url, other.key);
+      expect(p.getServerVersion()).toMatchObject({ name: PY_FIXTURE, version: "source" });
+      await p.close();
+      expect((await other.c.del(`/api/deployments/${fromCheckout.id}`)).status).toBe(200);
+      // Without python -m there is nothing to run, and it says how to name it.
+      await deploy(other.c, qn, { repositoryUrl: plain.url });
+      const failed = await waitForStatus(other.c, qn, ["running", "failed"], 180_000);
+      expect(failed.status_detail).toContain('give the command "python -m <module>"');
+    } finally {
+      await plain.cleanup();
+    }
+  }, 480_000);
 });

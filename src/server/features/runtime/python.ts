@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
 import { diskWatch, InstallError, openForReading, treeBytes } from "./package-files.js";
-import { consoleScripts, distInfo, dists, findPython, newest, normalisedName, projectDist, sitePackages } from "./python-files.js";
+import { consoleScripts, dists, findPython, newest, normalisedName, projectDist, sitePackages, type Dist } from "./python-files.js";
 import type { Source } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
@@ -41,6 +41,13 @@ export interface PythonOptions {
 /** A sandboxed step: argv, where it may write, as whom, and which host folders it reads. */
 export type Step = (what: string, argv: string[], opts: { cwd: string; readOnly?: string[]; env?: Record<string, string> }) => Promise<void>;
 
+/** A sandboxed step that ran and failed (pip could not install, say), as opposed to a limit or a refusal. */
+class StepFailed extends InstallError {}
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** The environment's own tooling, whose scripts are not servers. */
+const TOOLING = new Set(["pip", "setuptools", "wheel"]);
+
 export class PythonRuntime {
   private interpreterPath?: Promise<string>;
   private readonly locks = new Map<string, Promise<string>>();
@@ -66,7 +73,7 @@ export class PythonRuntime {
     const index = new URL(this.o.indexUrl);
     // pip ignores a plain-HTTP index unless told to trust it; the operator's setting says so (never in production, see config.ts).
     const trusted = index.protocol === "http:" ? ["--trusted-host", index.host] : [];
-    return [python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location", "--progress-bar", "off", "--index-url", this.o.indexUrl, ...trusted];
+    return [python, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location", "--progress-bar", "off", "--index-url", this.o.indexUrl, ...trusted];
   }
 
   /** A PyPI package's command from the shared cache (installed first when missing), and the folder it reads. */
@@ -112,29 +119,26 @@ export class PythonRuntime {
 
   /**
    * The newest release of an unpinned package as the index says now (pip resolves it, respecting
-   * yanked releases and Requires-Python), using an installed release's environment; null when
-   * none is installed yet (the install resolves it) or the index cannot say.
+   * yanked releases and Requires-Python), or null when none is installed yet (the install will
+   * resolve it). pip runs from the platform's resolver environment, which holds only pip: no
+   * installed release's code (its .pth files, a wheel that replaced pip's own files) gets a say,
+   * and nothing is writable but the sandbox's own /tmp. Offline, the newest installed release.
    */
   private async newestRelease(name: string): Promise<string | null> {
     const key = normalisedName(name);
     const have = newest(await this.installed(name));
     if (!have) return null;
-    const venv = path.join(this.cacheDir, `${key}@${have}`);
-    const tmp = path.join(this.cacheDir, `${key}.tmp-${randomBytes(4).toString("hex")}`);
-    const installer = this.o.uids.installer();
-    await fs.mkdir(tmp, { recursive: true });
-    await fs.chmod(tmp, 0o700);
-    if (installer) await fs.chown(tmp, installer.uid, installer.gid);
     try {
+      const resolver = await this.resolver();
       const out = await this.o.sandbox.run(
         {
-          argv: [...this.pipInstall(path.join(venv, "bin", "python")), "--dry-run", "--no-deps", "--ignore-installed", "--quiet", "--retries", "0", "--timeout", "15", "--report", "-", name],
-          env: this.pipEnv(tmp),
-          cwd: tmp,
-          writable: [tmp],
-          readOnly: [venv],
+          argv: [...this.pipInstall(path.join(resolver, "bin", "python")), "--dry-run", "--no-deps", "--ignore-installed", "--quiet", "--retries", "0", "--timeout", "15", "--report", "-", name],
+          env: this.pipEnv("/tmp"),
+          cwd: "/tmp",
+          writable: [],
+          readOnly: [resolver],
           network: true,
-          identity: installer,
+          identity: this.o.uids.installer(),
           limits: this.o.limits,
           label: "install",
         },
@@ -142,28 +146,74 @@ export class PythonRuntime {
       );
       const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as { install?: Array<{ metadata?: { name?: string; version?: string } }> };
       const found = report.install?.find((i) => normalisedName(i.metadata?.name ?? "") === key)?.metadata?.version;
-      if (typeof found !== "string" || !SAFE_VERSION.test(found)) return null;
+      if (typeof found !== "string" || !SAFE_VERSION.test(found)) throw new Error("pip's report names no usable version");
       this.tags.set(key, { version: found, at: Date.now() });
       return found;
     } catch (e) {
-      // Offline: the newest installed release still runs.
       this.o.log.warn({ package: name, version: have, err: (e as Error).message }, "could not ask the PyPI index for the newest release: running the newest installed one");
       return have;
-    } finally {
-      await fs.rm(tmp, { recursive: true, force: true });
     }
+  }
+
+  private resolverDir?: Promise<string>;
+
+  /** The platform's environment with pip alone (created once, sandboxed, from the machine's ensurepip). */
+  private resolver(): Promise<string> {
+    this.resolverDir ??= (async () => {
+      const dir = path.join(this.cacheDir, ".resolver");
+      if (existsSync(path.join(dir, ".complete"))) return dir;
+      return this.inNewEnvironment("the resolver environment", async () => {}, async () => dir);
+    })().catch((e: unknown) => {
+      this.resolverDir = undefined;
+      throw e;
+    });
+    return this.resolverDir;
   }
 
   /**
    * Installs name (==version, or the index's newest) into a new environment and moves it to its
-   * name@version folder. Unpinned, the newest installed version is used when the index cannot be reached.
+   * name@version folder. Unpinned, the newest installed version runs when pip cannot install.
    */
   private async install(name: string, version: string | null): Promise<string> {
+    const key = normalisedName(name);
+    const spec = `${name}${version ? `==${version}` : ""}`;
+    const t = performance.now();
+    try {
+      let exact = version;
+      const dir = await this.inNewEnvironment(
+        `the PyPI package ${spec}`,
+        (step, venv) => step("pip install", [...this.pipInstall(path.join(venv, "bin", "python")), spec]),
+        async (venv) => {
+          const found = (await dists(await sitePackages(venv))).filter((d) => normalisedName(d.name) === key);
+          if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
+          // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
+          // request for the same pin finds it; unpinned: by the installed release's version.
+          exact ??= found[0]!.version;
+          if (!SAFE_VERSION.test(exact)) throw new InstallError(`pip installed ${spec} with a version that cannot name a folder`);
+          return path.join(this.cacheDir, `${key}@${exact}`);
+        },
+      );
+      if (version === null) this.tags.set(key, { version: exact!, at: Date.now() });
+      this.o.log.info({ package: `${name}==${exact}`, ms: Math.round(performance.now() - t) }, "PyPI package installed");
+      return dir;
+    } catch (e) {
+      const fallback = version === null && e instanceof StepFailed ? newest(await this.installed(name)) : undefined;
+      if (!fallback) throw e;
+      this.o.log.warn({ package: name, version: fallback, err: (e as Error).message }, "pip could not install the newest release: running the newest installed one");
+      return path.join(this.cacheDir, `${key}@${fallback}`);
+    }
+  }
+
+  /**
+   * A virtual environment made in a folder of its own (root's, passable; `work` inside is the
+   * installer's), filled by `fill` in the install sandbox, then checked and moved to `target`'s
+   * answer. Everything run in it may be package code (an sdist's build), so nothing after it
+   * follows a link it may have left, and the disk it writes is watched while it runs.
+   */
+  private async inNewEnvironment(what: string, fill: (step: (label: string, argv: string[]) => Promise<string>, venv: string) => Promise<unknown>, target: (venv: string) => Promise<string>): Promise<string> {
     const python = await this.interpreter();
     await fs.mkdir(this.cacheDir, { recursive: true });
-    const key = normalisedName(name);
-    // tmp is root's and passable; work (the installer's) holds the environment, pip's HOME and cache.
-    const tmp = path.join(this.cacheDir, `${key}.tmp-${randomBytes(4).toString("hex")}`);
+    const tmp = path.join(this.cacheDir, `.tmp-${randomBytes(6).toString("hex")}`);
     const work = path.join(tmp, "work");
     const venv = path.join(work, "venv");
     const installer = this.o.uids.installer();
@@ -171,9 +221,7 @@ export class PythonRuntime {
     await fs.chmod(tmp, 0o711);
     if (installer) await fs.chown(work, installer.uid, installer.gid);
     const watch = diskWatch(tmp, 2 * this.o.diskMb);
-    const spec = `${name}${version ? `==${version}` : ""}`;
-    const t = performance.now();
-    const step = async (what: string, argv: string[]) => {
+    const step = async (label: string, argv: string[]) => {
       try {
         return await this.o.sandbox.run(
           { argv, env: this.pipEnv(path.join(work, "home")), cwd: work, writable: [work], readOnly: [], network: true, identity: installer, limits: this.o.limits, label: "install" },
@@ -181,42 +229,24 @@ export class PythonRuntime {
           watch.signal,
         );
       } catch (e) {
-        if (watch.signal.aborted) throw new InstallError(`The PyPI package ${spec} is larger than the ${this.o.diskMb} MB a deployment may use (${String(watch.signal.reason)} while installing)`);
-        if (e instanceof StepError) throw new InstallError(`${what} of ${spec} failed: ${e.message}`);
+        if (watch.signal.aborted) throw new InstallError(`${capitalised(what)} is larger than the ${this.o.diskMb} MB a deployment may use (${String(watch.signal.reason)} while installing)`);
+        if (e instanceof StepError) throw new StepFailed(`${label} of ${what} failed: ${e.message}`);
         throw e;
       }
     };
     try {
-      await step("Creating the virtual environment", [python, "-m", "venv", venv]);
-      try {
-        await step("pip install", [...this.pipInstall(path.join(venv, "bin", "python")), spec]);
-      } catch (e) {
-        if (version !== null) throw e;
-        const fallback = newest(await this.installed(name));
-        if (!fallback) throw e;
-        this.o.log.warn({ package: name, version: fallback, err: (e as Error).message }, "PyPI index unreachable: running the newest installed version");
-        return path.join(this.cacheDir, `${key}@${fallback}`);
-      }
-      // The build ran package code in `work`: nothing below follows a link it may have left, and
-      // what it claims (its version) names nothing but this package's own cache entry.
-      if ((await tenantPathKind(work, "venv")) !== "dir") throw new InstallError(`The install of ${spec} replaced its environment folder`);
-      const site = await sitePackages(venv);
-      const found = (await dists(site)).filter((d) => normalisedName(d.name) === key);
-      if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
-      // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
-      // request for the same pin finds it; unpinned: by the installed release's version.
-      const exact = version ?? found[0]!.version;
-      if (!SAFE_VERSION.test(exact)) throw new InstallError(`pip installed ${spec} with a version that cannot name a folder`);
+      await step("Creating the virtual environment", [python, "-I", "-m", "venv", venv]);
+      await fill(step, venv);
+      if ((await tenantPathKind(work, "venv")) !== "dir") throw new InstallError(`The install of ${what} replaced its environment folder`);
+      if ((await tenantPathKind(venv, ".complete")) !== "missing") throw new InstallError(`The install of ${what} left a .complete file of its own`);
+      const dir = await target(venv);
       const mb = (await treeBytes(venv)) / 1024 / 1024;
-      if (mb > this.o.diskMb) throw new InstallError(`The PyPI package ${name}==${exact} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
+      if (mb > this.o.diskMb) throw new InstallError(`${capitalised(what)} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
       if (process.umask() & 0o005) await openForReading(venv);
-      const dir = path.join(this.cacheDir, `${key}@${exact}`);
       await fs.writeFile(path.join(venv, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(venv, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, ".complete"))) throw e; // someone else finished first
       });
-      if (version === null) this.tags.set(key, { version: exact, at: Date.now() });
-      this.o.log.info({ package: `${name}==${exact}`, ms: Math.round(performance.now() - t) }, "PyPI package installed");
       return dir;
     } finally {
       watch.stop();
@@ -224,15 +254,21 @@ export class PythonRuntime {
     }
   }
 
-  /** `command` (or the package's own console script) in the environment's bin folder. */
+  /**
+   * The console script to run: `command` when some installed distribution (not pip's own
+   * tooling) declares it, else the package's own script named like it, else its only one. Only
+   * declared console scripts run: not pip, python or activate, which sit in the same folder.
+   */
   private async consoleScript(venv: string, name: string, command: string | null): Promise<string> {
-    const candidates = command ? [command] : [...new Set([name, name.toLowerCase(), normalisedName(name)])];
-    for (const c of candidates) if ((await tenantPathKind(venv, `bin/${c}`)) === "file") return path.join(venv, "bin", c);
-    const dist = await distInfo(await sitePackages(venv), name);
-    const scripts = dist ? await consoleScripts(dist.dir) : [];
-    // uvx would refuse here; a package with a single console script is what its publisher means.
-    if (!command && scripts.length === 1 && (await tenantPathKind(venv, `bin/${scripts[0]}`)) === "file") return path.join(venv, "bin", scripts[0]!);
-    const available = scripts.length ? ` It provides: ${scripts.slice(0, 10).join(", ")}.` : " It provides no console script.";
+    const all = await dists(await sitePackages(venv));
+    const scriptsOf = async (list: Dist[]) => (await Promise.all(list.map((d) => consoleScripts(d.dir)))).flat();
+    const own = await scriptsOf(all.filter((d) => normalisedName(d.name) === normalisedName(name)));
+    const allowed = command ? await scriptsOf(all.filter((d) => !TOOLING.has(normalisedName(d.name)))) : own;
+    const wanted = command ? [command] : [name, name.toLowerCase(), normalisedName(name)];
+    // uvx would refuse a package without a script of its name; its only script is what its publisher means.
+    const pick = wanted.find((w) => allowed.includes(w)) ?? (!command && own.length === 1 ? own[0] : undefined);
+    if (pick && (await tenantPathKind(venv, `bin/${pick}`)) === "file") return path.join(venv, "bin", pick);
+    const available = own.length ? ` It provides: ${own.slice(0, 10).join(", ")}.` : " It provides no console script.";
     throw new InstallError(`The PyPI package ${name} has no command named ${command ?? name}.${available}${command ? "" : ' Name one with "uvx --from <package> <command>".'}`);
   }
 

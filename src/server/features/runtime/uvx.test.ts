@@ -29,6 +29,7 @@ describe("parseUvxCommand accepts", () => {
     ["uvx pkg==v2.1", { package: "pkg", version: "2.1", command: null, args: [] }],
     // After the package, options are the server's own (uvx stops parsing there), save the refused ones.
     ["uvx pkg -v --port 8080 -d", { package: "pkg", version: null, command: null, args: ["-v", "--port", "8080", "-d"] }],
+    ["uvx pkg -c config.json -p 8080 -i x -f y -w z", { package: "pkg", version: null, command: null, args: ["-c", "config.json", "-p", "8080", "-i", "x", "-f", "y", "-w", "z"] }],
   ])("%s", (input, expected) => expect(parseUvxCommand(input)).toEqual(expected));
 
   it("allows exactly 50 args", () => {
@@ -109,6 +110,12 @@ describe("parseUvxCommand refuses", () => {
     ["uvx ~/pkg", UVX_TEXT.notFromIndex("~/pkg")],
     ["uvx pkg-1.0-py3-none-any.whl", UVX_TEXT.notFromIndex("pkg-1.0-py3-none-any.whl")],
     ["uvx pkg-1.0.tar.gz", UVX_TEXT.notFromIndex("pkg-1.0.tar.gz")],
+    ["uvx foo.tar", UVX_TEXT.notFromIndex("foo.tar")],
+    ["uvx foo.tbz", UVX_TEXT.notFromIndex("foo.tbz")],
+    ["uvx foo.txz", UVX_TEXT.notFromIndex("foo.txz")],
+    ["uvx foo.tlz", UVX_TEXT.notFromIndex("foo.tlz")],
+    ["uvx foo.tar.lzma", UVX_TEXT.notFromIndex("foo.tar.lzma")],
+    ["uvx foo.ZIP", UVX_TEXT.notFromIndex("foo.ZIP")],
     ["uvx server.py", UVX_TEXT.notFromIndex("server.py")],
     ["uvx --from git+https://github.com/evil/pkg cmd", UVX_TEXT.notFromIndex("git+https://github.com/evil/pkg")],
     ["uvx --from ./evil cmd", UVX_TEXT.notFromIndex("./evil")],

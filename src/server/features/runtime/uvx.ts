@@ -28,8 +28,9 @@ export const UVX_TEXT = {
 } as const;
 
 // The options that choose where packages come from, add packages, pick another interpreter or
-// read other configuration. Refused anywhere in the command, so that the refusal does not depend
-// on where an option parser would stop.
+// read other configuration. The long ones are refused anywhere in the command, so that the
+// refusal does not depend on where an option parser would stop; the short ones only before the
+// package, since after it `-c config.json` or `-p 8080` are the server's own.
 const FORBIDDEN_LONG = [
   "--index",
   "--index-url",
@@ -53,12 +54,14 @@ const FORBIDDEN_LONG = [
 ];
 const FORBIDDEN_SHORT = ["-i", "-f", "-w", "-p", "-c"];
 const forbiddenOption = (token: string) => optionIn(token, FORBIDDEN_LONG, FORBIDDEN_SHORT);
+const forbiddenInArgs = (token: string) => optionIn(token, FORBIDDEN_LONG, []);
 
 // PEP 508 names; PEP 440 versions without epochs or local labels, as an index serves them.
 const NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
 const VERSION = /^v?\d{1,9}(?:\.\d{1,9}){0,5}(?:[._-]?(?:a|b|c|rc|alpha|beta|pre|preview)\d{0,9})?(?:[._-]?(?:post|rev|r)\d{0,9})?(?:[._-]?dev\d{0,9})?$/i;
 const COMMAND = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const FILE_LIKE = /\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|tar\.xz|egg|py)$/i;
+// Every archive name pip would take for a local file (sdists, wheels, eggs), and scripts.
+const FILE_LIKE = /\.(?:whl|zip|egg|py|tgz|tbz2?|txz|tlz|tar(?:\.(?:gz|bz2|xz|lz|lzma))?)$/i;
 
 /** `name`, `name==1.2.3`, `name@1.2.3` or `name@latest` from the index. */
 function requirement(token: string): { name: string; version: string | null } {
@@ -97,9 +100,9 @@ export function parseUvxCommand(input: string): UvxSpec {
     if (next === undefined) fail(UVX_TEXT.missingCommand);
     const { name, version } = requirement(from);
     if (!COMMAND.test(next)) fail(UVX_TEXT.invalidCommand(next));
-    return { package: name, version, command: next, args: checkArgs(tokens.slice(i + 1), "uvx", forbiddenOption) };
+    return { package: name, version, command: next, args: checkArgs(tokens.slice(i + 1), "uvx", forbiddenInArgs) };
   }
   if (next === undefined) fail(UVX_TEXT.missingPackage);
   const { name, version } = requirement(next);
-  return { package: name, version, command: null, args: checkArgs(tokens.slice(i + 1), "uvx", forbiddenOption) };
+  return { package: name, version, command: null, args: checkArgs(tokens.slice(i + 1), "uvx", forbiddenInArgs) };
 }

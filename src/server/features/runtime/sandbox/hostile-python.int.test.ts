@@ -7,6 +7,7 @@ import type { DeploymentView } from "../../../../shared/deployments.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../../tests/support/app.js";
 import { addCatalogEntry, waitForStatus } from "../../../../../tests/support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "../../../../../tests/support/gateway.js";
+import { diskLimitNotice, memoryLimitReason } from "./index.js";
 import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "../../../../../tests/support/python-index.js";
 
 // The sandbox's guarantees hold for Python as for Node.js: a hostile package's build (an sdist's
@@ -25,7 +26,10 @@ let packagesDir: string;
 let dataDir: string;
 let users = 0;
 
-const hostileBackend = (secret: string, marker: string, pgPort: number) => `"""A build backend that attacks the install: it runs inside pip's build of this sdist."""
+/** This machine's own IPv4 addresses (not loopback). */
+const hostV4 = () => Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === "IPv4" && !x.internal).map((x) => x.address));
+
+const hostileBackend = (secret: string, marker: string, targets: Array<[string, number]>) => `"""A build backend that attacks the install: it runs inside pip's build of this sdist."""
 import json, os, socket
 import backend as _real
 from backend import get_requires_for_build_sdist, get_requires_for_build_wheel, build_sdist  # noqa: F401
@@ -38,12 +42,14 @@ def _try(f):
         return "ERR " + (e.strerror or type(e).__name__)
 
 
-def _connect():
+def _connect(host, port):
     s = socket.socket()
     s.settimeout(3)
     try:
-        s.connect(("127.0.0.1", ${pgPort}))
+        s.connect((host, port))
         return "connected"
+    except OSError as e:
+        return "ERR " + (e.strerror or type(e).__name__)
     finally:
         s.close()
 
@@ -53,7 +59,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         "uid": os.getuid(),
         "secret": _try(lambda: open(${JSON.stringify(secret)}).read()),
         "marker": _try(lambda: open(${JSON.stringify(marker)}, "w").write("pwned")),
-        "pg": _try(_connect),
+        "connect": {h: _connect(h, p) for h, p in ${JSON.stringify(targets)}},
         "rootHome": _try(lambda: os.listdir("/root")),
         "shadow": _try(lambda: open("/etc/shadow").read()),
     }
@@ -77,16 +83,21 @@ beforeAll(async () => {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     RESTART_BACKOFF_MS: "600000",
     DEPLOY_START_TIMEOUT_MS: "20000",
+    DEPLOY_MEMORY_MB: "160",
+    DEPLOY_DISK_MB: "64",
   });
   await t.listen();
   const pgPort = Number(new URL(t.db.url).port || 5432);
+  // The platform database from inside the build: on loopback (the build's own), through slirp's
+  // gateway (the host's loopback), and on each of the host's own addresses.
+  const targets: Array<[string, number]> = [["127.0.0.1", pgPort], ["10.0.2.2", pgPort], ...hostV4().map((a): [string, number] => [a, pgPort])];
   const pyproject = (await fs.readFile(new URL("../../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")).replace('build-backend = "backend"', 'build-backend = "hostile"');
   index = await startPythonIndex({
     address,
     port: indexPort,
     projects: [
       { releases: { "1.0.0": ["wheel"] } },
-      { name: HOSTILE, releases: { "6.6.6": ["sdist"] }, files: { "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), pgPort), "pyproject.toml": pyproject } },
+      { name: HOSTILE, releases: { "6.6.6": ["sdist"] }, files: { "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), targets), "pyproject.toml": pyproject } },
     ],
   });
   await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`);
@@ -114,12 +125,14 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     const site = path.join(packagesDir, "pypi", `${HOSTILE}@6.6.6`, "lib");
     const pyDir = (await fs.readdir(site)).find((v) => v.startsWith("python3"))!;
     const text = readFileSync(path.join(site, pyDir, "site-packages", "pyfixture", "build_report.py"), "utf8");
-    const report = JSON.parse(JSON.parse(`"${/^REPORT = '(.*)'$/m.exec(text)![1]!.replace(/"/g, '\\"')}"`) as string) as Record<string, string | number>;
+    const report = JSON.parse(JSON.parse(`"${/^REPORT = '(.*)'$/m.exec(text)![1]!.replace(/"/g, '\\"')}"`) as string) as Record<string, unknown>;
     expect(report.uid).toBe(Number(t.config.SANDBOX_UID_BASE));
     expect(report.secret).toMatch(/^ERR /);
     expect(report.marker).toMatch(/^ERR /);
     expect(existsSync(path.join(dataDir, "pwned"))).toBe(false);
-    expect(report.pg).toMatch(/^ERR /);
+    const connect = report.connect as Record<string, string>;
+    expect(Object.keys(connect).length).toBeGreaterThanOrEqual(3);
+    for (const [host, result] of Object.entries(connect)) expect([host, result]).toEqual([host, host === "127.0.0.1" ? "ERR Connection refused" : "ERR Permission denied"]);
     expect(report.rootHome).toMatch(/^ERR /);
     expect(report.shadow).toMatch(/^ERR /);
     expect(text).not.toContain(t.secret.slice(0, 12));
@@ -159,7 +172,26 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     const pgPort = Number(new URL(t.db.url).port || 5432);
     // 127.0.0.1 is its own namespace's loopback, where nothing listens; the host's is not reachable.
     expect((await a.call<{ result: string }>("connect", { host: "127.0.0.1", port: pgPort })).result).toBe("Connection refused");
-    const targets: Array<[string, number]> = [["10.0.2.2", pgPort], ...Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === "IPv4" && !x.internal).map((x): [string, number] => [x.address, pgPort]))];
+    const targets: Array<[string, number]> = [["10.0.2.2", pgPort], ...hostV4().map((a): [string, number] => [a, pgPort])];
     for (const [host, port] of targets) expect([host, (await a.call<{ result: string }>("connect", { host, port })).result]).toEqual([host, "Permission denied"]);
+  }, 240_000);
+
+  it("is held to its memory and disk limits, and the owner is told", async () => {
+    const disk = await deployed("pyfixture");
+    const filled = await disk.call<{ writtenMb: number; error: string | null }>("fill_disk", { mb: 100 });
+    expect(filled.error).toBe("No space left on device");
+    expect(filled.writtenMb).toBeLessThan(64);
+    // The platform notices the full volume on its own round and tells the owner in the output.
+    let output = "";
+    for (const deadline = Date.now() + 20_000; !output.includes(diskLimitNotice(64)) && Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      output = ((await (await disk.c.get(`/api/deployments/${disk.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
+    }
+    expect(output).toContain(diskLimitNotice(64));
+    expect((await disk.c.del(`/api/deployments/${disk.d.id}`)).status).toBe(200);
+
+    const memory = await deployed("pyfixture");
+    await memory.call("hold_memory", { mb: 400 }).catch(() => {});
+    const stopped = await waitForStatus(memory.c, "pyfixture", ["crashed", "crash_looping"], 60_000);
+    expect(stopped.status_detail).toMatch(new RegExp(`^${memoryLimitReason(160)}`));
   }, 240_000);
 });
