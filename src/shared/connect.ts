@@ -34,7 +34,7 @@ export function connectConfigs(id: string, npxCommand: string | null, keys: Requ
   const hasEnv = Object.keys(env).length > 0;
   const stdio = { command: program, args: withY, ...(hasEnv ? { env } : {}) };
   const json = (v: unknown) => JSON.stringify(v, null, 2);
-  const envFlags = (keys ?? []).map((k) => `-e ${k.env_var}=${JSON.stringify(placeholder(k))}`).join(" ");
+  const envFlags = (keys ?? []).map((k) => `-e ${shellWord(`${k.env_var}=${placeholder(k)}`)}`).join(" ");
   const inputs = (keys ?? []).map((k) => ({ type: "promptString", id: k.env_var.toLowerCase().replace(/_/g, "-"), description: k.key, password: true }));
   const vsEnv = Object.fromEntries((keys ?? []).map((k) => [k.env_var, `\${input:${k.env_var.toLowerCase().replace(/_/g, "-")}}`]));
   return {
@@ -68,9 +68,12 @@ export function hostedConfigs(serverId: string, url: string): HostedConfigs {
   return remoteConfigs(serverId, url, "streamable-http", `Bearer ${KEY_PLACEHOLDER}`);
 }
 
-/** A word for a POSIX shell: as it is when it is plain, else single-quoted. */
+/**
+ * A word for a POSIX shell (and zsh): as it is when every character is plain, else single-quoted.
+ * `?`, `#`, `~`, `*` and a leading `=` mean something to some shell, so they are quoted too.
+ */
 export function shellWord(s: string): string {
-  return /^[A-Za-z0-9._~:/?#@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9._/:@%+,-][A-Za-z0-9._/:@%+,=-]*$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

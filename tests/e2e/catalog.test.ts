@@ -30,7 +30,7 @@ describe("the directory in Chromium", () => {
     await page.getByRole("tab", { name: "Claude Code" }).click();
     await page.getByRole("tabpanel").getByRole("button", { name: "Copy" }).click();
     await page.getByRole("tabpanel").getByRole("button", { name: "Copied" }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^claude mcp add github -e GITHUB_PERSONAL_ACCESS_TOKEN=/);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^claude mcp add github -e 'GITHUB_PERSONAL_ACCESS_TOKEN=/);
     // The confirmation lasts about a second.
     await page.getByRole("tabpanel").getByRole("button", { name: "Copy" }).waitFor({ timeout: 3000 });
 

@@ -34,7 +34,7 @@ export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Depl
       return { kind: "unsupported", reason: DEPLOY_TEXT.badCommand(err.message) };
     }
   }
-  const packages = (Array.isArray(e.packages) ? e.packages : []) as Pkg[];
+  const packages = (Array.isArray(e.packages) ? e.packages : []).filter((p): p is Pkg => Boolean(p) && typeof p === "object");
   const remote = remoteOf(e.url);
   if (remote && !e.repositoryUrl) return remote;
   const foreign = packages.find((p) => typeof p.registryType === "string" && !RUNNABLE.has(p.registryType));

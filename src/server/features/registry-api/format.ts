@@ -174,7 +174,13 @@ function commandFrom(pkgs: RegistryPackage[] | undefined): string | null {
   if (pypi) {
     const v = pypi.version && /^\d[\w.]*$/.test(pypi.version) ? `==${pypi.version}` : "";
     const args = fixedArguments(pypi) ?? [];
-    return [`uvx ${pypi.identifier}${v}`, ...args].join(" ").slice(0, 500);
+    // Whole arguments only: a command cut short would pass a different value.
+    let command = `uvx ${pypi.identifier}${v}`;
+    for (const a of args) {
+      if (command.length + 1 + a.length > 500) break;
+      command += ` ${a}`;
+    }
+    return command;
   }
   return null;
 }

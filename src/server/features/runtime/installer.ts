@@ -11,9 +11,10 @@ import { cacheName, diskWatch, entryPoint, InstallError, openForReading, serverJ
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Identity, UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
-import { readTenantJson, tenantPathKind, TenantFileError } from "./sandbox/tenant-files.js";
+import { readTenantJson, removeTree, tenantPathKind, TenantFileError } from "./sandbox/tenant-files.js";
 import type { Volumes } from "./sandbox/volumes.js";
 import type { PythonRuntime, Step } from "./python.js";
+import { buildPythonRepo } from "./python-repo.js";
 import type { Source } from "./runner.js";
 
 export type { Source };
@@ -196,7 +197,7 @@ export class Installer {
       throw e;
     } finally {
       watch.stop();
-      await fs.rm(tmp, { recursive: true, force: true });
+      await removeTree(tmp);
     }
   }
 
@@ -227,7 +228,7 @@ export class Installer {
     if (kind === "https") await assertPublicGitHost(url);
     const app = path.join(workDir, "app");
     // rm never follows a link the last checkout left.
-    await fs.rm(app, { recursive: true, force: true });
+    await removeTree(app);
     // Tests' file:// repositories belong to another uid than the clone's, which git refuses unless
     // a global config says otherwise (git 2.39 ignores safe.directory given on the command line);
     // and they may sit in a folder only root can read, so the clone reads a world-readable copy.
@@ -253,7 +254,7 @@ export class Installer {
     const pkg = await readTenantJson<{ dependencies?: object; devDependencies?: object; scripts?: Record<string, string> }>(app, "package.json");
     if (source.module || (!pkg && (await isPythonProject(app)))) {
       const pyStep: Step = (what, argv, o) => step(what, argv, o.cwd, o.readOnly, o.env);
-      const argv = await this.o.python.buildRepo(pyStep, app, path.join(workDir, ".venv"), source.module, [...(await serverJsonArgs(app)), ...source.args]);
+      const argv = await buildPythonRepo(this.o.python, pyStep, app, path.join(workDir, ".venv"), source.module, [...(await serverJsonArgs(app)), ...source.args]);
       return { argv, workDir, cwd: app, readOnly: caFiles(), identity };
     }
     if (!pkg) throw new InstallError("The repository has no package.json, pyproject.toml, setup.py or requirements.txt: only Node.js and Python servers can be built from a repository");

@@ -25,21 +25,27 @@ export async function openForReading(dir: string): Promise<void> {
   await fs.chmod(dir, (st.mode & 0o7777) | 0o055);
 }
 
+/** A tree nested deeper than anything an install makes (a build's attempt to exhaust the platform). */
+export const MAX_TREE_DEPTH = 256;
+export class TreeTooDeep extends InstallError {}
+
 /**
- * Bytes under a directory (links counted as themselves, never followed; what vanishes meanwhile
- * counts nothing). Each folder is opened without following links and read through its open
- * descriptor, so a build running meanwhile cannot swap a folder for a link and have the platform
- * walk a host tree.
+ * Bytes under a directory, folders included (links counted as themselves, never followed; what
+ * vanishes meanwhile counts nothing). Each folder is opened without following links and read
+ * through its open descriptor, so a build running meanwhile cannot swap a folder for a link and
+ * have the platform walk a host tree; at most MAX_TREE_DEPTH descriptors are open at once, and a
+ * deeper tree throws TreeTooDeep.
  */
-export async function treeBytes(dir: string): Promise<number> {
+export async function treeBytes(dir: string, depth = 0): Promise<number> {
+  if (depth > MAX_TREE_DEPTH) throw new TreeTooDeep(`folders nested more than ${MAX_TREE_DEPTH} deep`);
   const fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
   if (!fh) return 0;
   try {
     const here = `/proc/self/fd/${fh.fd}`;
-    let total = 0;
+    let total = (await fh.stat()).size;
     for (const e of await fs.readdir(here, { withFileTypes: true }).catch(() => [])) {
       const p = path.join(here, e.name);
-      total += e.isDirectory() ? await treeBytes(p) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
+      total += e.isDirectory() ? await treeBytes(p, depth + 1) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
     }
     return total;
   } finally {
@@ -48,15 +54,26 @@ export async function treeBytes(dir: string): Promise<number> {
 }
 
 /**
- * Stops an install that writes more than `limitMb` under `dir` while it runs (checked every 2 s):
- * `signal` aborts with the reason; `stop` ends the watch.
+ * Stops an install that writes more than `limitMb` under `dir` (or nests folders deeper than any
+ * install does) while it runs, checked every 2 s, one walk at a time: `signal` aborts with the
+ * reason; `stop` ends the watch.
  */
 export function diskWatch(dir: string, limitMb: number): { signal: AbortSignal; stop: () => void } {
   const abort = new AbortController();
+  let walking = false;
   const timer = setInterval(() => {
-    void treeBytes(dir).then((b) => {
-      if (b > limitMb * 1024 * 1024) abort.abort(`it wrote more than ${limitMb} MB`);
-    });
+    if (walking || abort.signal.aborted) return;
+    walking = true;
+    void treeBytes(dir)
+      .then(
+        (b) => {
+          if (b > limitMb * 1024 * 1024) abort.abort(`it wrote more than ${limitMb} MB`);
+        },
+        (e: unknown) => {
+          if (e instanceof TreeTooDeep) abort.abort(`it made ${e.message}`);
+        },
+      )
+      .finally(() => (walking = false));
   }, 2000);
   return { signal: abort.signal, stop: () => clearInterval(timer) };
 }

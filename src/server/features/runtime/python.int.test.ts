@@ -166,6 +166,11 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     // A dead index (the test host answers no connection on that port): the newest installed release.
     const offline = await deployOnFreshPlatform(index.url.replace(":7781/", ":7799/"));
     expect(offline.version).toBe("3.0.0");
+    // A newest release that cannot be built: the newest installed one runs rather than nothing.
+    const pyproject = (await fs.readFile(new URL("../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")).replace('build-backend = "backend"', 'build-backend = "broken"');
+    const broken = "from backend import build_sdist, get_requires_for_build_sdist, get_requires_for_build_wheel  # noqa: F401\n\n\ndef build_wheel(*args, **kwargs):\n    raise RuntimeError('this release cannot be built')\n";
+    const unbuildable = await deployOnFreshPlatform(index.url, () => index.publish({ releases: { "4.0.0": ["sdist"] }, files: { "_build/broken.py": broken, "pyproject.toml": pyproject } }));
+    expect(unbuildable.version).toBe("3.0.0");
   }, 240_000);
 
   it("a console script the package does not have fails with the ones it has", async () => {

@@ -4,12 +4,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
 import { diskWatch, InstallError, openForReading, treeBytes } from "./package-files.js";
-import { consoleScripts, dists, findPython, newest, normalisedName, projectDist, sitePackages, type Dist } from "./python-files.js";
+import { consoleScripts, dists, findPython, newest, normalisedName, sitePackages, type Dist } from "./python-files.js";
 import type { Source } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
-import { tenantPathKind } from "./sandbox/tenant-files.js";
+import { removeTree, tenantPathKind } from "./sandbox/tenant-files.js";
 
 // Python servers. A PyPI package is installed once per name@version into a virtual environment
 // of its own, shared like the npm cache: created with the machine's Python and filled by pip from
@@ -21,6 +21,8 @@ import { tenantPathKind } from "./sandbox/tenant-files.js";
 // following links (tenant-files.ts), and runs the console script with the environment's Python.
 
 const TAG_TTL_MS = 60 * 60 * 1000;
+/** How long "the index could not say" is kept before it is asked again. */
+const RETRY_MS = 5 * 60 * 1000;
 /** A version that may name a cache folder (PEP 440 normalised versions are all of this shape). */
 const SAFE_VERSION = /^[0-9][A-Za-z0-9.+!_-]{0,63}$/;
 
@@ -50,8 +52,8 @@ const TOOLING = new Set(["pip", "setuptools", "wheel"]);
 
 export class PythonRuntime {
   private interpreterPath?: Promise<string>;
-  private readonly locks = new Map<string, Promise<string>>();
-  private readonly tags = new Map<string, { version: string; at: number }>();
+  private readonly locks = new Map<string, Promise<{ dir: string; version: string }>>();
+  private readonly tags = new Map<string, { version: string; until: number }>();
 
   constructor(private readonly o: PythonOptions) {}
 
@@ -94,24 +96,46 @@ export class PythonRuntime {
     return names.filter((d) => d.startsWith(prefix) && !d.includes(".tmp-") && existsSync(path.join(this.cacheDir, d, ".complete"))).map((d) => d.slice(prefix.length));
   }
 
+  /**
+   * The environment of name==version, installed first when missing. Unpinned: the index's newest
+   * release (asked at most hourly); when the index cannot say, or that release fails to install,
+   * the newest installed one runs (and the answer is kept for a few minutes, not an hour).
+   */
   async ensurePackage(name: string, version: string | null): Promise<string> {
+    if (version !== null) return (await this.ensureExact(name, version)).dir;
     const key = normalisedName(name);
-    let exact = version;
-    if (exact === null) {
-      const known = this.tags.get(key);
-      if (known && Date.now() - known.at < TAG_TTL_MS) exact = known.version;
+    const known = this.tags.get(key);
+    if (known && Date.now() < known.until) return (await this.ensureExact(name, known.version)).dir;
+    const have = newest(await this.installed(name));
+    const wanted = have ? await this.newestRelease(name) : null;
+    const remember = (v: string, ms: number) => this.tags.set(key, { version: v, until: Date.now() + ms });
+    if (have && wanted === null) {
+      remember(have, RETRY_MS);
+      return path.join(this.cacheDir, `${key}@${have}`);
     }
-    // Unpinned and not known: ask the index which release is newest, with the pip of an installed
-    // release (no install), so that a redeploy of the same release stays quick.
-    if (exact === null) exact = await this.newestRelease(name);
-    if (exact !== null) {
-      const dir = path.join(this.cacheDir, `${key}@${exact}`);
-      if (existsSync(path.join(dir, ".complete"))) return dir;
+    try {
+      const got = await this.ensureExact(name, wanted);
+      remember(got.version, TAG_TTL_MS);
+      return got.dir;
+    } catch (e) {
+      if (!have || !(e instanceof StepFailed)) throw e;
+      this.o.log.warn({ package: name, version: have, err: (e as Error).message }, "could not install the newest release: running the newest installed one");
+      remember(have, RETRY_MS);
+      return path.join(this.cacheDir, `${key}@${have}`);
     }
-    const lockKey = `${key}@${exact ?? ""}`;
+  }
+
+  /** name==version from the cache, or installed once however many deploys ask (null: the index's newest). */
+  private async ensureExact(name: string, version: string | null): Promise<{ dir: string; version: string }> {
+    const key = normalisedName(name);
+    if (version !== null) {
+      const dir = path.join(this.cacheDir, `${key}@${version}`);
+      if (existsSync(path.join(dir, ".complete"))) return { dir, version };
+    }
+    const lockKey = `${key}@${version ?? ""}`;
     let p = this.locks.get(lockKey);
     if (!p) {
-      p = this.install(name, exact).finally(() => this.locks.delete(lockKey));
+      p = this.install(name, version).finally(() => this.locks.delete(lockKey));
       this.locks.set(lockKey, p);
     }
     return p;
@@ -119,15 +143,13 @@ export class PythonRuntime {
 
   /**
    * The newest release of an unpinned package as the index says now (pip resolves it, respecting
-   * yanked releases and Requires-Python), or null when none is installed yet (the install will
-   * resolve it). pip runs from the platform's resolver environment, which holds only pip: no
-   * installed release's code (its .pth files, a wheel that replaced pip's own files) gets a say,
-   * and nothing is writable but the sandbox's own /tmp. Offline, the newest installed release.
+   * yanked releases and Requires-Python; an sdist's metadata build runs in the sandbox), or null
+   * when the index cannot say. pip runs from the platform's resolver environment, which holds
+   * only pip: no installed release's code (its .pth files, a wheel that replaced pip's own files)
+   * gets a say, and nothing is writable but the sandbox's own /tmp.
    */
   private async newestRelease(name: string): Promise<string | null> {
     const key = normalisedName(name);
-    const have = newest(await this.installed(name));
-    if (!have) return null;
     try {
       const resolver = await this.resolver();
       const out = await this.o.sandbox.run(
@@ -147,11 +169,10 @@ export class PythonRuntime {
       const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as { install?: Array<{ metadata?: { name?: string; version?: string } }> };
       const found = report.install?.find((i) => normalisedName(i.metadata?.name ?? "") === key)?.metadata?.version;
       if (typeof found !== "string" || !SAFE_VERSION.test(found)) throw new Error("pip's report names no usable version");
-      this.tags.set(key, { version: found, at: Date.now() });
       return found;
     } catch (e) {
-      this.o.log.warn({ package: name, version: have, err: (e as Error).message }, "could not ask the PyPI index for the newest release: running the newest installed one");
-      return have;
+      this.o.log.warn({ package: name, err: (e as Error).message }, "could not ask the PyPI index for the newest release");
+      return null;
     }
   }
 
@@ -162,7 +183,16 @@ export class PythonRuntime {
     this.resolverDir ??= (async () => {
       const dir = path.join(this.cacheDir, ".resolver");
       if (existsSync(path.join(dir, ".complete"))) return dir;
-      return this.inNewEnvironment("the resolver environment", async () => {}, async () => dir);
+      // --dry-run and --report need pip 22.2: an older ensurepip (Ubuntu 22.04's 22.0) is upgraded from the index.
+      const recent = "import pip, sys; sys.exit(0 if tuple(int(x) for x in pip.__version__.split('.')[:2]) >= (22, 2) else 1)";
+      const fill = async (step: (label: string, argv: string[]) => Promise<string>, venv: string) => {
+        const python = path.join(venv, "bin", "python");
+        await step("Checking pip", [python, "-I", "-c", recent]).catch(async (e: unknown) => {
+          if (!(e instanceof StepFailed)) throw e;
+          await step("Upgrading pip", [...this.pipInstall(python), "--upgrade", "pip>=22.2"]);
+        });
+      };
+      return this.inNewEnvironment("the resolver environment", fill, async () => dir);
     })().catch((e: unknown) => {
       this.resolverDir = undefined;
       throw e;
@@ -170,38 +200,27 @@ export class PythonRuntime {
     return this.resolverDir;
   }
 
-  /**
-   * Installs name (==version, or the index's newest) into a new environment and moves it to its
-   * name@version folder. Unpinned, the newest installed version runs when pip cannot install.
-   */
-  private async install(name: string, version: string | null): Promise<string> {
+  /** Installs name (==version, or the index's newest) into a new environment and moves it to its name@version folder. */
+  private async install(name: string, version: string | null): Promise<{ dir: string; version: string }> {
     const key = normalisedName(name);
     const spec = `${name}${version ? `==${version}` : ""}`;
     const t = performance.now();
-    try {
-      let exact = version;
-      const dir = await this.inNewEnvironment(
-        `the PyPI package ${spec}`,
-        (step, venv) => step("pip install", [...this.pipInstall(path.join(venv, "bin", "python")), spec]),
-        async (venv) => {
-          const found = (await dists(await sitePackages(venv))).filter((d) => normalisedName(d.name) === key);
-          if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
-          // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
-          // request for the same pin finds it; unpinned: by the installed release's version.
-          exact ??= found[0]!.version;
-          if (!SAFE_VERSION.test(exact)) throw new InstallError(`pip installed ${spec} with a version that cannot name a folder`);
-          return path.join(this.cacheDir, `${key}@${exact}`);
-        },
-      );
-      if (version === null) this.tags.set(key, { version: exact!, at: Date.now() });
-      this.o.log.info({ package: `${name}==${exact}`, ms: Math.round(performance.now() - t) }, "PyPI package installed");
-      return dir;
-    } catch (e) {
-      const fallback = version === null && e instanceof StepFailed ? newest(await this.installed(name)) : undefined;
-      if (!fallback) throw e;
-      this.o.log.warn({ package: name, version: fallback, err: (e as Error).message }, "pip could not install the newest release: running the newest installed one");
-      return path.join(this.cacheDir, `${key}@${fallback}`);
-    }
+    let exact = version;
+    const dir = await this.inNewEnvironment(
+      `the PyPI package ${spec}`,
+      (step, venv) => step("pip install", [...this.pipInstall(path.join(venv, "bin", "python")), spec]),
+      async (venv) => {
+        const found = (await dists(await sitePackages(venv))).filter((d) => normalisedName(d.name) === key);
+        if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
+        // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
+        // request for the same pin finds it; unpinned: by the installed release's version.
+        exact ??= found[0]!.version;
+        if (!SAFE_VERSION.test(exact)) throw new InstallError(`pip installed ${spec} with a version that cannot name a folder`);
+        return path.join(this.cacheDir, `${key}@${exact}`);
+      },
+    );
+    this.o.log.info({ package: `${name}==${exact}`, ms: Math.round(performance.now() - t) }, "PyPI package installed");
+    return { dir, version: exact! };
   }
 
   /**
@@ -250,7 +269,7 @@ export class PythonRuntime {
       return dir;
     } finally {
       watch.stop();
-      await fs.rm(tmp, { recursive: true, force: true });
+      await removeTree(tmp);
     }
   }
 
@@ -271,33 +290,4 @@ export class PythonRuntime {
     const available = own.length ? ` It provides: ${own.slice(0, 10).join(", ")}.` : " It provides no console script.";
     throw new InstallError(`The PyPI package ${name} has no command named ${command ?? name}.${available}${command ? "" : ' Name one with "uvx --from <package> <command>".'}`);
   }
-
-  /**
-   * A repository's Python project, installed into `venv` with the deployment's own steps; returns
-   * the argv that runs it: `python -m module`, else the project's console script.
-   */
-  async buildRepo(step: Step, app: string, venv: string, module: string | undefined, args: string[]): Promise<string[]> {
-    const python = await this.interpreter();
-    await fs.rm(venv, { recursive: true, force: true });
-    const env = this.pipEnv(path.dirname(venv));
-    await step("Creating the virtual environment", [python, "-m", "venv", venv], { cwd: app, env });
-    const vpython = path.join(venv, "bin", "python");
-    const project = (await tenantPathKind(app, "pyproject.toml")) === "file" || (await tenantPathKind(app, "setup.py")) === "file";
-    if (project) await step("pip install", [...this.pipInstall(vpython), app], { cwd: app, env });
-    else if ((await tenantPathKind(app, "requirements.txt")) === "file") await step("pip install", [...this.pipInstall(vpython), "-r", "requirements.txt"], { cwd: app, env });
-    if (module) return [vpython, "-m", module, ...args];
-    if (!project) throw new InstallError('The repository has no pyproject.toml or setup.py: give the command "python -m <module>" to run it');
-    const site = await sitePackages(venv);
-    const own = await projectDist(site, app);
-    const scripts = own ? await consoleScripts(own.dir) : [];
-    const named = own && scripts.find((s) => normalisedName(s) === normalisedName(own.name));
-    const script = scripts.length === 1 ? scripts[0] : named;
-    if (!script) {
-      const why = scripts.length ? `several console scripts (${scripts.slice(0, 10).join(", ")})` : "no console script";
-      throw new InstallError(`The repository's Python project has ${why}: give the command "python -m <module>" to say what to run`);
-    }
-    if ((await tenantPathKind(venv, `bin/${script}`)) !== "file") throw new InstallError(`The console script ${script} was not installed`);
-    return [vpython, path.join(venv, "bin", script), ...args];
-  }
 }
-

@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Identity } from "./identity.js";
+import { removeTree } from "./tenant-files.js";
 
 // Each deployment's writable directory (its HOME, its git checkout, whatever it writes). Where
 // the platform is root and the kernel has loop devices, the directory is its own ext4 file system
@@ -82,7 +83,7 @@ export class Volumes {
     if (mountPoints().has(dir)) await unmount(dir);
     await fs.rm(this.image(id), { force: true });
     // rm never follows a link the tenant left inside.
-    await fs.rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
   }
 
   /** At shutdown: volumes are mounted again on the next start. */
