@@ -15,8 +15,17 @@ describe("the shell in Chromium", () => {
     await page.goto("/");
     expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
 
-    await page.getByTestId("theme-toggle").first().click();
-    await page.waitForFunction(() => !document.documentElement.classList.contains("dark"));
+    // A click before React has hydrated the page reaches no handler (a loaded machine is slow to
+    // hydrate): click until the theme changes, as a user would.
+    await expect
+      .poll(
+        async () => {
+          if (await page.evaluate(() => document.documentElement.classList.contains("dark"))) await page.getByTestId("theme-toggle").first().click();
+          return page.evaluate(() => document.documentElement.classList.contains("dark"));
+        },
+        { timeout: 30_000, intervals: [250] },
+      )
+      .toBe(false);
     expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("light");
 
     // Record the class on the very first paint: the boot script must have run before the body exists.
