@@ -23,7 +23,7 @@ describe("the shell in Chromium", () => {
           if (await page.evaluate(() => document.documentElement.classList.contains("dark"))) await page.getByTestId("theme-toggle").first().click();
           return page.evaluate(() => document.documentElement.classList.contains("dark"));
         },
-        { timeout: 30_000, intervals: [250] },
+        { timeout: 30_000, interval: 250 },
       )
       .toBe(false);
     expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("light");
