@@ -216,7 +216,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     gatewayObservers.push(requestLog);
     const requestLogRetention = new RequestLogRetention({ db: database.db, log, retentionDays: config.REQUEST_LOG_RETENTION_DAYS, maxRows: config.REQUEST_LOG_MAX_ROWS });
     gatewayObservers.push(...observability.observers);
-    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions };
+    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
     const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });

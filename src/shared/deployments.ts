@@ -28,7 +28,22 @@ export const DEPLOY_TEXT = {
   otherPackage: (kind: string, name: string) => `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,
   remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
+  toolsTitle: "Exposed tools",
+  toolsHint: "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
+  toolsCount: (shown: number, all: number) => `${shown} of ${all} tools exposed`,
+  toolsSave: "Save",
+  toolsSaving: "Saving...",
+  toolsSaved: "Saved: connected clients are told the tool list changed.",
+  toolsNone: "Its tools are listed here once it has started.",
 } as const;
+
+/** PUT /api/deployments/{id}/tools: the names of the tools to hide (none: every tool is exposed). */
+export const toolSelectionInput = z.object({
+  hidden: z.array(z.string().min(1).max(200)).max(500, "At most 500 tools can be hidden").transform((names) => [...new Set(names)].sort()),
+});
+
+/** The bus topic a changed tool selection is announced on (payload: the deployment id and proxy id, JSON). */
+export const TOOL_SELECTION_TOPIC = "deployment-tools";
 
 /**
  * Whether a catalogue entry can run here (features/deployments/deployability.ts decides): a
@@ -156,5 +171,7 @@ export const deploymentView = z.object({
   updated_at: z.string(),
   /** admins only: the runner that holds it (null while it waits for one with room) */
   runner: z.string().nullable().optional(),
+  /** the tools its owner chose not to expose (all are exposed by default) */
+  hidden_tools: z.array(z.string()),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;

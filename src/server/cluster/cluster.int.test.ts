@@ -61,6 +61,23 @@ describe("revocations reach every process", () => {
     await expect(stream.next(3000)).resolves.toBeNull();
   });
 
+  it("tools hidden through one process are gone from the other's gateway on the next request, and its open sessions are told", async () => {
+    const key = await newApiKey(ownerB, "tools");
+    const s = await rawSession(url, key);
+    const listed = async (id: number) => ((await s.call(id, "tools/list")).json<{ result: { tools: { name: string }[] } }>().result.tools ?? []).map((t) => t.name);
+    // B's gateway has the deployment (and so its tool selection) cached.
+    expect(await listed(2)).toContain("echo");
+    const stream = sseRequest(url, { method: "GET", headers: { ...s.headers, accept: "text/event-stream" } });
+    expect((await stream.response).statusCode).toBe(200);
+    const [d] = ((await (await ownerA.get("/api/deployments/server/owner/fixture")).json()) as { deployments: { id: string }[] }).deployments;
+    expect((await ownerA.put(`/api/deployments/${d!.id}/tools`, { hidden: ["echo"] })).status).toBe(200);
+    expect(await stream.next(3000)).toMatchObject({ data: expect.stringContaining("notifications/tools/list_changed") });
+    expect(await listed(3)).not.toContain("echo");
+    expect((await s.call(4, "tools/call", { name: "echo", arguments: { message: "x" } })).json()).toMatchObject({ error: { code: -32602 } });
+    expect((await ownerA.put(`/api/deployments/${d!.id}/tools`, { hidden: [] })).status).toBe(200);
+    expect(await listed(5)).toContain("echo");
+  });
+
   it("an OAuth grant revoked through one process is refused by the other's gateway on the next request", async () => {
     const clientId = await publicClient(a);
     const { access } = await tokensFor(a, ownerA, clientId, url);

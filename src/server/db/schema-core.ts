@@ -203,6 +203,8 @@ export const deployments = pgTable(
     /** fencing number of the placement: raised by every (re)placement; a runner writes the row only while it holds this number */
     fence: bigint("fence", { mode: "number" }).notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),
+    /** tool names the owner chose not to expose: absent from listings and refused if called (features/gateway) */
+    hiddenTools: text("hidden_tools").array().notNull().default(sql`'{}'::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -7,6 +7,7 @@ import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
+import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
@@ -115,6 +116,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
 
           <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
+          {isOwner && deployment.deployment && <ToolSelection deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.setDeployment} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 

@@ -11,6 +11,7 @@ import { DEPLOY_TEXT, hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
+import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
@@ -176,6 +177,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           </section>
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
+          {deployment.deployment && <ToolSelection deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.setDeployment} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 

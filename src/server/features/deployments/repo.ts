@@ -22,6 +22,10 @@ export async function findDeployment(db: Db, id: string): Promise<DeploymentRow 
   return r;
 }
 
+export async function updateHiddenTools(db: Db, id: string, hidden: string[]): Promise<void> {
+  await db.update(deployments).set({ hiddenTools: hidden, updatedAt: new Date() }).where(eq(deployments.id, id));
+}
+
 export async function listUserDeployments(db: Db, userId: string, server?: ServerRef): Promise<DeploymentRow[]> {
   return db
     .select()

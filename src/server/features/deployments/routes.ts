@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT, deployInput, deploymentView } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, deployInput, deploymentView, toolSelectionInput } from "../../../shared/deployments.js";
 import type { Context } from "hono";
 import { requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { deploy, deploymentLogs, listMyDeployments, stopDeployment, type DeploymentDeps } from "./service.js";
+import { deploy, deploymentLogs, listMyDeployments, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 const segment = z.string().min(1).max(200);
@@ -78,6 +78,21 @@ const logsRoute = createRoute({
   },
 });
 
+const toolsRoute = createRoute({
+  method: "put",
+  path: "/deployments/{id}/tools",
+  tags: ["deployments"],
+  summary: "Choose the tools a deployment exposes: the ones named are hidden from every client (listings leave them out, calls are refused)",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: toolSelectionInput } } } },
+  responses: {
+    200: { content: { "application/json": { schema: z.object({ hidden_tools: z.array(z.string()) }) } }, description: "Saved; open sessions are told the tool list changed" },
+    400: jsonError("Not a list of at most 500 tool names"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
 const one = z.object({ id: segment });
 const two = z.object({ owner: segment, name: segment });
 const idOf = (p: { id?: string; owner?: string; name?: string }) => p.id ?? `${p.owner}/${p.name}`;
@@ -97,6 +112,7 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
     .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
+    .openapi(toolsRoute, async (c) => c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200))
     .openapi(stopRoute, async (c) => {
       await stopDeployment(deps, viewerOf(c), c.req.valid("param").id);
       return c.json({ success: true as const, message: DEPLOY_TEXT.stopped }, 200);

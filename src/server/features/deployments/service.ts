@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys, TOOL_SELECTION_TOPIC } from "../../../shared/deployments.js";
+import type { Bus } from "../../cluster/bus.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "../../../shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
@@ -16,13 +17,15 @@ import { describeSource, type Source } from "../runtime/runner.js";
 import { resourceUrl } from "../oauth/index.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
-import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
   config: Config;
   box: SecretBox;
   lifecycle: DeploymentLifecycle;
+  /** where a changed tool selection is announced to every process's gateway */
+  bus?: Pick<Bus, "publish">;
 }
 
 type DeployInput = z.output<typeof deployInput>;
@@ -51,6 +54,7 @@ export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer
     source: describeSource(src),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
+    hidden_tools: r.hiddenTools ?? [],
   };
 }
 
@@ -128,6 +132,14 @@ async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promi
 export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<void> {
   const r = await ownDeployment(deps, viewer, id);
   await deps.lifecycle.stop(r.id);
+}
+
+/** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */
+export async function setHiddenTools(deps: DeploymentDeps, viewer: Viewer, id: string, hidden: string[]): Promise<{ hidden_tools: string[] }> {
+  const r = await ownDeployment(deps, viewer, id);
+  await updateHiddenTools(deps.db, r.id, hidden);
+  await deps.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: r.id, proxyId: r.proxyId }));
+  return { hidden_tools: hidden };
 }
 
 export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {

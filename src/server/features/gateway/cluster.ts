@@ -166,6 +166,10 @@ export class ForwardedAccess {
 
   constructor(private readonly d: { db: Db; runner: Pick<Runner, "runs"> }) {}
 
+  forget(proxyId: string): void {
+    this.targets.delete(proxyId);
+  }
+
   async admit(req: IncomingMessage, res: ServerResponse, proxyId: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const who = decodeCaller(req.headers[CALLER_HEADER]);
     if (!who) return void rpcError(res, 400, GATEWAY_TEXT.invalid);

@@ -1,4 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { TOOL_SELECTION_TOPIC } from "../../../shared/deployments.js";
+import type { Bus } from "../../cluster/bus.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
@@ -52,13 +54,16 @@ export interface GatewayDeps {
   browserSessions?: BrowserSessions;
   /** told of every answered request and of sessions opening and ending (request log, metrics, traces) */
   observer?: GatewayObserver;
+  /** where an owner's changed tool selection is announced (TOOL_SELECTION_TOPIC) */
+  bus?: Pick<Bus, "subscribe">;
 }
 
 /** A front gateway has no channels of its own. */
 const NO_RUNNER: Pick<Runner, "channel" | "runs"> = { channel: () => undefined, runs: () => false };
 
 export class Gateway {
-  private readonly access: Pick<GatewayAccess, "admit">;
+  private readonly access: Pick<GatewayAccess, "admit" | "forget">;
+  private readonly stopWatchingTools: () => void;
   private readonly sessions: Sessions;
   private readonly metadata: ResourceMetadata;
   private readonly forwarder?: Forwarder;
@@ -82,6 +87,14 @@ export class Gateway {
     this.sessions = new Sessions({ ...d, runner: this.runner });
     // Usage: exactly once per request, by the gateway the client reached (a runner's gateway says so in a header).
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
+    // An owner hid or showed tools: the next request sees the new selection, open sessions are told to list again.
+    this.stopWatchingTools =
+      d.bus?.subscribe(TOOL_SELECTION_TOPIC, (payload) => {
+        const changed = parseToolSelection(payload);
+        if (!changed) return;
+        this.access.forget(changed.proxyId);
+        this.sessions.toolsChanged(changed.id);
+      }) ?? (() => {});
   }
 
   /** Node request listener: answers gateway paths, hands everything else to `next`. */
@@ -194,7 +207,7 @@ export class Gateway {
     if (!session) return;
     if (msg.method !== undefined && msg.id !== undefined) {
       const done = this.onDone(req, target, msg, started, bytes, session.client, "streamable");
-      if (session.mux.forward(session, msg, new HttpReply(res, session, done))) this.count(res, target);
+      if (session.mux.forward(session, msg, new HttpReply(res, session, done), target.hiddenTools)) this.count(res, target);
       return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
@@ -315,7 +328,7 @@ export class Gateway {
     if (msg.method !== undefined && msg.id !== undefined) {
       // Forwarded before the 202, so the 202 can say it was counted.
       const done = this.onDone(req, target, msg, started, bytes, session.client, "sse");
-      if (session.mux.forward(session, msg, new LegacyReply(session, done))) this.count(res, target);
+      if (session.mux.forward(session, msg, new LegacyReply(session, done), target.hiddenTools)) this.count(res, target);
       res.writeHead(202).end("Accepted");
       return;
     }
@@ -330,8 +343,18 @@ export class Gateway {
 
   /** Shutdown: sessions end, the last usage counts are written. */
   async close(): Promise<void> {
+    this.stopWatchingTools();
     this.forwarder?.close();
     this.sessions.close();
     await this.usage.close();
+  }
+}
+
+function parseToolSelection(payload: string): { id: string; proxyId: string } | undefined {
+  try {
+    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown };
+    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId } : undefined;
+  } catch {
+    return undefined; // RESYNC after a gap: the 5 s target cache catches up on its own
   }
 }

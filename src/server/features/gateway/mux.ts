@@ -36,7 +36,11 @@ interface Pending<S> {
   outlet: Outlet;
   progressToken?: string;
   timer: NodeJS.Timeout;
+  /** a tools/list whose answer leaves these tools out (the owner hid them) */
+  hidden?: ReadonlySet<string>;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
 
@@ -100,8 +104,12 @@ export class Mux<S extends MuxSession = MuxSession> {
     return this.init.initialize(params);
   }
 
-  /** A client's request: forwarded under a gateway id; the answer goes to `outlet`. False when it was not forwarded. */
-  forward(session: S, msg: Msg, outlet: Outlet): boolean {
+  /**
+   * A client's request: forwarded under a gateway id; the answer goes to `outlet`. False when it
+   * was not forwarded. `hidden`: tools the deployment's owner hid, which no listing shows and no
+   * call reaches (the server is never asked, so its answer cannot reveal them either).
+   */
+  forward(session: S, msg: Msg, outlet: Outlet, hidden: ReadonlySet<string> = NONE): boolean {
     const refuse = (message: string, code: number = RPC.invalidRequest) => {
       outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code, message } }, true);
       return false;
@@ -110,6 +118,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     if (session.inflight.has(key)) return refuse("A request with this id is already in flight in this session");
     if (session.inflight.size >= MAX_INFLIGHT_PER_SESSION) return refuse(`Too many requests in flight in this session (at most ${MAX_INFLIGHT_PER_SESSION})`, RPC.serverError);
     let params = msg.params;
+    if (msg.method === "tools/call" && hidden.has(String(params?.name))) return refuse(`Unknown tool: ${String(params?.name).slice(0, 200)}`, RPC.invalidParams);
     const uri = params?.uri;
     if (msg.method === "resources/subscribe" && typeof uri === "string") {
       if (uri.length > MAX_URI_LENGTH) return refuse("Resource URI too long");
@@ -128,7 +137,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     }
     const gwId = `sb${++this.seq}`;
     const timer = setTimeout(() => this.timeout(gwId), this.requestTimeoutMs).unref();
-    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer };
+    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer, ...(msg.method === "tools/list" && hidden.size ? { hidden } : {}) };
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       p.progressToken = `sbp${this.seq}`;
@@ -205,7 +214,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.finish(p);
     const reply: Msg = { jsonrpc: "2.0", id: p.clientId };
     if ("error" in m) reply.error = m.error;
-    else reply.result = m.result;
+    else reply.result = p.hidden ? withoutHidden(m.result, p.hidden) : m.result;
     p.outlet.push(reply, true);
   }
 
@@ -268,4 +277,11 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.init.stopped(reason);
     for (const s of [...this.sessions]) s.close();
   }
+}
+
+/** A tools/list result without the hidden tools (anything that is not a list of tools passes as it is). */
+function withoutHidden(result: Msg["result"], hidden: ReadonlySet<string>): Msg["result"] {
+  const tools = (result as { tools?: unknown } | undefined)?.tools;
+  if (!Array.isArray(tools)) return result;
+  return { ...(result as Record<string, unknown>), tools: tools.filter((t) => !(t && typeof t === "object" && hidden.has(String((t as { name?: unknown }).name)))) };
 }

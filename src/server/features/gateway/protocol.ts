@@ -33,6 +33,7 @@ export const RPC = {
   parseError: ErrorCode.ParseError,
   invalidRequest: ErrorCode.InvalidRequest,
   methodNotFound: ErrorCode.MethodNotFound,
+  invalidParams: ErrorCode.InvalidParams,
   internal: ErrorCode.InternalError,
   /** the server is not running, did not answer in time, or refused the call (too many in flight) */
   serverError: -32000,

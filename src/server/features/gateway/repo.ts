@@ -10,15 +10,17 @@ export interface GatewayTarget {
   serverRef: string;
   /** where the runner holding it takes forwarded traffic (null while it waits for a runner) */
   runnerUrl: string | null;
+  /** the tools its owner hid: left out of tools/list, refused in tools/call */
+  hiddenTools: ReadonlySet<string>;
 }
 
 export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<GatewayTarget | undefined> {
   const [r] = await db
-    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url })
+    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url, hiddenTools: deployments.hiddenTools })
     .from(deployments)
     .leftJoin(runners, eq(runners.id, deployments.runnerId))
     .where(eq(deployments.proxyId, proxyId));
-  return r ? { ...r, serverKind: r.serverKind as ServerKind } : undefined;
+  return r ? { ...r, serverKind: r.serverKind as ServerKind, hiddenTools: new Set(r.hiddenTools) } : undefined;
 }
 
 /** The name a deployment's server goes by (its display name, or the catalogue entry's name), or undefined for an unknown proxy id. */

@@ -87,6 +87,11 @@ export class Sessions {
     this.open.delete(session.id);
   }
 
+  /** The owner changed which tools the deployment exposes: its open sessions are told to list them again. */
+  toolsChanged(deploymentId: string): void {
+    for (const s of this.open.values()) if (s.deploymentId === deploymentId && !s.closed) s.notify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  }
+
   get size(): number {
     return this.open.size;
   }

@@ -1,0 +1,1 @@
+ALTER TABLE "deployments" ADD COLUMN "hidden_tools" text[] DEFAULT '{}'::text[] NOT NULL;

@@ -1,0 +1,97 @@
+import { Loader2, SlidersHorizontal } from "lucide-react";
+import { useMemo, useState } from "react";
+import { DEPLOY_TEXT, type DeploymentView } from "../../shared/deployments";
+import { api } from "../lib/api";
+import type { ToolInfo } from "./ToolsList";
+import { Alert, Button } from "./ui";
+
+// Which tools the owner's deployment exposes (all by default). Hidden tools are left out of every
+// client's listing, the playground's included, and refused if called (features/gateway/mux.ts).
+
+interface Props {
+  deployment: DeploymentView;
+  /** the tools the server listed */
+  tools: ToolInfo[];
+  onSaved: (d: DeploymentView) => void;
+  className: string;
+}
+
+export function ToolSelection({ deployment, tools, onSaved, className }: Props) {
+  const saved = useMemo(() => new Set(deployment.hidden_tools), [deployment.hidden_tools]);
+  const [hidden, setHidden] = useState<Set<string>>(saved);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  // The saved selection changed (saved here or elsewhere): start again from it. The status poll
+  // hands over a new array every 5 s; only a different selection resets what is being edited.
+  const savedKey = deployment.hidden_tools.join("\n");
+  const [base, setBase] = useState(savedKey);
+  if (base !== savedKey) {
+    setBase(savedKey);
+    setHidden(new Set(deployment.hidden_tools));
+  }
+
+  // A tool hidden earlier that the server no longer lists stays visible here, so it can be shown again.
+  const names = [...new Set([...tools.map((t) => t.name), ...deployment.hidden_tools])];
+  const changed = names.some((n) => hidden.has(n) !== saved.has(n));
+  const toggle = (name: string) => {
+    const next = new Set(hidden);
+    if (next.has(name)) next.delete(name);
+    else next.add(name);
+    setHidden(next);
+    setMessage(null);
+  };
+  const save = async () => {
+    setBusy(true);
+    const r = await api<{ hidden_tools: string[] }>(`/api/deployments/${deployment.id}/tools`, { method: "PUT", body: { hidden: [...hidden] }, timeoutMs: 15_000 });
+    setBusy(false);
+    if (r.ok) {
+      onSaved({ ...deployment, hidden_tools: r.data.hidden_tools });
+      setMessage({ kind: "ok", text: DEPLOY_TEXT.toolsSaved });
+    } else setMessage({ kind: "error", text: r.error ?? DEPLOY_TEXT.deployFailedDefault });
+  };
+
+  return (
+    <section className={className} aria-labelledby="tool-selection" data-testid="tool-selection">
+      <h2 id="tool-selection" className="flex items-center gap-2 text-lg font-semibold">
+        <SlidersHorizontal className="h-5 w-5 text-indigo-500" aria-hidden /> {DEPLOY_TEXT.toolsTitle}
+      </h2>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.toolsHint}</p>
+      {names.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.toolsNone}</p>
+      ) : (
+        <form
+          className="mt-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          <p className="text-xs text-slate-500" aria-live="polite">
+            {DEPLOY_TEXT.toolsCount(names.filter((n) => !hidden.has(n)).length, names.length)}
+          </p>
+          <ul className="mt-2 grid gap-1 sm:grid-cols-2">
+            {names.map((n) => (
+              <li key={n}>
+                <label className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800">
+                  <input type="checkbox" checked={!hidden.has(n)} onChange={() => toggle(n)} className="h-4 w-4 accent-indigo-600" />
+                  <span className={`font-mono ${hidden.has(n) ? "text-slate-400 line-through" : ""}`}>{n}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          <div className="mt-3 flex items-center gap-3">
+            <Button type="submit" size="sm" disabled={!changed || busy}>
+              {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {busy ? DEPLOY_TEXT.toolsSaving : DEPLOY_TEXT.toolsSave}
+            </Button>
+          </div>
+          {message && (
+            <div className="mt-2">
+              <Alert kind={message.kind === "ok" ? "success" : "error"}>{message.text}</Alert>
+            </div>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}

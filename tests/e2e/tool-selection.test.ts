@@ -1,0 +1,68 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
+import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { registerConfirmAndLogIn } from "./helpers.js";
+
+// Choosing the tools a deployment exposes (issue 20, item 3), in Chromium: the owner unticks a
+// tool, saves, and the playground (a client like any other) no longer lists it.
+
+let browser: Browser;
+let repo: FixtureRepo;
+beforeAll(async () => {
+  browser = await launchBrowser();
+  repo = await createFixtureRepo();
+});
+afterAll(async () => {
+  await browser?.close();
+  await repo?.cleanup();
+});
+
+describe("exposed tools in Chromium", () => {
+  it("the owner hides a tool with the keyboard and the playground no longer offers it", async () => {
+    const { page } = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
+    const problems = problemsOf(page);
+    await registerConfirmAndLogIn(page, `tools-${Date.now()}@example.com`, "tools-password-1");
+    const qn = await page.evaluate(async (repositoryUrl) => {
+      const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
+      const name = `${me.user.username}/fixture`;
+      const json = { "content-type": "application/json" };
+      const server = { qualifiedName: name, displayName: "Fixture", description: "A small MCP server", repositoryUrl: "https://example.com/fixture/repo", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
+      const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
+      if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
+      const d = await fetch(`/api/deploy/${name}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: {} }) });
+      if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
+      return name;
+    }, repo.url);
+    await page.goto(`/server/${qn}`);
+    await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
+    // Its tools are known once it ran: the page shows them to choose from.
+    await page.reload();
+    const card = page.getByTestId("tool-selection");
+    const echo = card.getByRole("checkbox", { name: "echo" });
+    await echo.waitFor({ timeout: 30_000 });
+    const total = await card.getByRole("checkbox").count();
+    expect(total).toBeGreaterThan(5);
+    await card.getByText(DEPLOY_TEXT.toolsCount(total, total)).waitFor();
+    const pg = page.getByTestId("playground");
+    await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
+    const listed = () => pg.getByRole("list", { name: "Tools" }).getByText("echo", { exact: true }).count();
+    expect(await listed()).toBe(1);
+
+    await echo.focus();
+    await page.keyboard.press("Space");
+    expect(await echo.isChecked()).toBe(false);
+    await card.getByText(DEPLOY_TEXT.toolsCount(total - 1, total)).waitFor();
+    await card.getByRole("button", { name: DEPLOY_TEXT.toolsSave }).click();
+    await card.getByText(DEPLOY_TEXT.toolsSaved).waitFor();
+    await page.screenshot({ path: "/tmp/tool-selection.png", fullPage: false });
+
+    await page.reload();
+    await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
+    await pg.getByRole("list", { name: "Tools" }).getByText("add", { exact: true }).waitFor();
+    expect(await listed()).toBe(0);
+    expect(await page.getByTestId("tool-selection").getByRole("checkbox", { name: "echo" }).isChecked()).toBe(false);
+    expect(problems).toEqual([]);
+  }, 240_000);
+});
