@@ -6,7 +6,7 @@ import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 
 // Choosing the tools a deployment exposes (issue 20, item 3), in Chromium: the owner unticks a
-// tool, saves, and the playground (a client like any other) no longer lists it.
+// tool, saves, and the playground (a client like any other) no longer lists it, at once.
 
 let browser: Browser;
 let repo: FixtureRepo;
@@ -56,8 +56,11 @@ describe("exposed tools in Chromium", () => {
     await card.getByText(DEPLOY_TEXT.toolsCount(total - 1, total)).waitFor();
     await card.getByRole("button", { name: DEPLOY_TEXT.toolsSave }).click();
     await card.getByText(DEPLOY_TEXT.toolsSaved).waitFor();
-    await page.screenshot({ path: "/tmp/tool-selection.png", fullPage: false });
+    // The playground beside it is told the list changed and lists again, without a reload.
+    await expect.poll(listed, { timeout: 10_000, interval: 100 }).toBe(0);
+    await pg.getByRole("list", { name: "Tools" }).getByText("add", { exact: true }).waitFor();
 
+    // Kept: after a reload too.
     await page.reload();
     await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
     await pg.getByRole("list", { name: "Tools" }).getByText("add", { exact: true }).waitFor();

@@ -12,7 +12,8 @@ interface Props {
   deployment: DeploymentView;
   /** the tools the server listed */
   tools: ToolInfo[];
-  onSaved: (d: DeploymentView) => void;
+  /** the selection was saved: the page reads the deployment again */
+  onSaved: () => Promise<void>;
   className: string;
 }
 
@@ -45,8 +46,8 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
     const r = await api<{ hidden_tools: string[] }>(`/api/deployments/${deployment.id}/tools`, { method: "PUT", body: { hidden: [...hidden] }, timeoutMs: 15_000 });
     setBusy(false);
     if (r.ok) {
-      onSaved({ ...deployment, hidden_tools: r.data.hidden_tools });
       setMessage({ kind: "ok", text: DEPLOY_TEXT.toolsSaved });
+      await onSaved();
     } else setMessage({ kind: "error", text: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   };
 
@@ -73,7 +74,7 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
             {names.map((n) => (
               <li key={n}>
                 <label className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800">
-                  <input type="checkbox" checked={!hidden.has(n)} onChange={() => toggle(n)} className="h-4 w-4 accent-indigo-600" />
+                  <input type="checkbox" checked={!hidden.has(n)} onChange={() => toggle(n)} disabled={busy} className="h-4 w-4 accent-indigo-600" />
                   <span className={`font-mono ${hidden.has(n) ? "text-slate-400 line-through" : ""}`}>{n}</span>
                 </label>
               </li>

@@ -116,7 +116,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
 
           <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {isOwner && deployment.deployment && <ToolSelection deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.setDeployment} className={card} />}
+          {isOwner && deployment.deployment && <ToolSelection key={deployment.deployment.id} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 

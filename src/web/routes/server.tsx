@@ -177,7 +177,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           </section>
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {deployment.deployment && <ToolSelection deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.setDeployment} className={card} />}
+          {deployment.deployment && <ToolSelection key={deployment.deployment.id} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 

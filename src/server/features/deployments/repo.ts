@@ -122,7 +122,8 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
     await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
     const [inserted] = await tx
       .insert(deployments)
-      .values({ ...row, status: "queued" })
+      // A failed deployment deployed again keeps the tools its owner chose to hide.
+      .values({ ...row, status: "queued", ...(existing ? { hiddenTools: existing.hiddenTools } : {}) })
       .returning();
     if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
     return { ok: true, row: inserted!, replaced: existing?.id } as const;

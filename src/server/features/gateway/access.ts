@@ -157,17 +157,23 @@ export class GatewayAccess {
     return this.keys.get(hash, async () => (await viewerFromApiKey(this.d.db, key))?.id);
   }
 
-  /** Forget a cached target (its runner could not be reached, or said it does not hold it). */
-  forget(proxyId: string): void {
-    this.targets.delete(proxyId);
+  /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */
+  private forgotten = 0;
+
+  /** Forget a cached target (its runner could not be reached, it said it does not hold it, its settings changed), or all of them. */
+  forget(proxyId?: string): void {
+    this.forgotten++;
+    if (proxyId === undefined) this.targets.clear();
+    else this.targets.delete(proxyId);
   }
 
   /** proxy id -> deployment, cached briefly; a deployment this process no longer runs is looked up again. */
   private async target(proxyId: string): Promise<GatewayTarget | undefined> {
     const hit = this.targets.get(proxyId);
     if (hit && Date.now() - hit.at < TARGET_TTL_MS && (this.d.runner?.runs(hit.target.id) ?? true)) return hit.target;
+    const generation = this.forgotten;
     const target = await findDeploymentByProxy(this.d.db, proxyId);
-    if (target) this.targets.set(proxyId, { target, at: Date.now() });
+    if (target && generation === this.forgotten) this.targets.set(proxyId, { target, at: Date.now() });
     else this.targets.delete(proxyId);
     return target;
   }

@@ -166,8 +166,13 @@ export class ForwardedAccess {
 
   constructor(private readonly d: { db: Db; runner: Pick<Runner, "runs"> }) {}
 
-  forget(proxyId: string): void {
-    this.targets.delete(proxyId);
+  /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */
+  private forgotten = 0;
+
+  forget(proxyId?: string): void {
+    this.forgotten++;
+    if (proxyId === undefined) this.targets.clear();
+    else this.targets.delete(proxyId);
   }
 
   async admit(req: IncomingMessage, res: ServerResponse, proxyId: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
@@ -175,13 +180,14 @@ export class ForwardedAccess {
     if (!who) return void rpcError(res, 400, GATEWAY_TEXT.invalid);
     let hit = this.targets.get(proxyId);
     if (!hit || Date.now() - hit.at > TARGET_TTL_MS) {
+      const generation = this.forgotten;
       const target = await findDeploymentByProxy(this.d.db, proxyId);
       if (!target) {
         this.targets.delete(proxyId);
         return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
       }
       hit = { target, at: Date.now() };
-      this.targets.set(proxyId, hit);
+      if (generation === this.forgotten) this.targets.set(proxyId, hit);
     }
     if (hit.target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target: hit.target, who };

@@ -91,7 +91,8 @@ export class Gateway {
     this.stopWatchingTools =
       d.bus?.subscribe(TOOL_SELECTION_TOPIC, (payload) => {
         const changed = parseToolSelection(payload);
-        if (!changed) return;
+        // A gap in the bus (RESYNC): whatever changed meanwhile is looked up again.
+        if (!changed) return this.access.forget();
         this.access.forget(changed.proxyId);
         this.sessions.toolsChanged(changed.id);
       }) ?? (() => {});
@@ -254,7 +255,7 @@ export class Gateway {
     }
     const reply: Msg = { jsonrpc: "2.0", id: msg.id! };
     if (answer.error) reply.error = answer.error;
-    else reply.result = answer.result;
+    else reply.result = announcingToolChanges(answer.result);
     const session = existing ?? this.newSession(who, target, mux, false);
     session.client = clientOf(msg.params);
     const body = JSON.stringify(reply);
@@ -350,11 +351,21 @@ export class Gateway {
   }
 }
 
+/**
+ * The owner can change which tools a deployment exposes at any time, and the gateway then tells
+ * its sessions the list changed: so a server with tools is announced as one whose list changes.
+ */
+function announcingToolChanges(result: unknown): unknown {
+  const r = result as { capabilities?: { tools?: object } } | undefined;
+  if (!r?.capabilities?.tools || typeof r.capabilities.tools !== "object") return result;
+  return { ...r, capabilities: { ...r.capabilities, tools: { ...r.capabilities.tools, listChanged: true } } };
+}
+
 function parseToolSelection(payload: string): { id: string; proxyId: string } | undefined {
   try {
     const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown };
     return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId } : undefined;
   } catch {
-    return undefined; // RESYNC after a gap: the 5 s target cache catches up on its own
+    return undefined; // RESYNC after a gap
   }
 }

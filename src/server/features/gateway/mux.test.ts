@@ -173,3 +173,42 @@ describe("Mux", () => {
     expect(late.pushed[0]!.msg.error).toMatchObject({ code: RPC.serverError });
   });
 });
+
+describe("tools the owner hid", () => {
+  const hidden = new Set(["secret_tool"]);
+
+  it("are left out of a tools/list answer (each page); other answers pass as they are", () => {
+    const f = fakeChannel();
+    const mux = new Mux(f.channel, 10_000);
+    const s = fakeSession();
+    mux.attach(s);
+    const list = outlet();
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { cursor: "p2" } }, list, hidden)).toBe(true);
+    f.reply({ jsonrpc: "2.0", id: f.sent[0]!.id, result: { tools: [{ name: "echo" }, { name: "secret_tool" }, "odd"], nextCursor: "p3" } });
+    expect(list.pushed[0]!.msg).toEqual({ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "echo" }, "odd"], nextCursor: "p3" } });
+    const prompts = outlet();
+    mux.forward(s, { jsonrpc: "2.0", id: 2, method: "prompts/list" }, prompts, hidden);
+    f.reply({ jsonrpc: "2.0", id: f.sent[1]!.id, result: { prompts: [{ name: "secret_tool" }] } });
+    expect(prompts.pushed[0]!.msg.result).toEqual({ prompts: [{ name: "secret_tool" }] });
+    const odd = outlet();
+    mux.forward(s, { jsonrpc: "2.0", id: 3, method: "tools/list" }, odd, hidden);
+    f.reply({ jsonrpc: "2.0", id: f.sent[2]!.id, result: { tools: "not a list" } });
+    expect(odd.pushed[0]!.msg.result).toEqual({ tools: "not a list" });
+  });
+
+  it("are refused when called, and the server is never asked; a call without an id reaches nothing", () => {
+    const f = fakeChannel();
+    const lost: string[] = [];
+    const mux = new Mux(f.channel, 10_000, (why) => lost.push(why));
+    const s = fakeSession();
+    mux.attach(s);
+    const o = outlet();
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "secret_tool", arguments: {} } }, o, hidden)).toBe(false);
+    expect(o.pushed[0]!.msg).toEqual({ jsonrpc: "2.0", id: 7, error: { code: RPC.invalidParams, message: "Unknown tool: secret_tool" } });
+    mux.notifyServer(s, { jsonrpc: "2.0", method: "tools/call", params: { name: "secret_tool", arguments: {} } });
+    expect(f.sent).toEqual([]);
+    expect(lost).toEqual(["a client notification that is not one"]);
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: {} } }, outlet(), hidden)).toBe(true);
+    expect(f.sent).toHaveLength(1);
+  });
+});

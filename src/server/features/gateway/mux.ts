@@ -137,7 +137,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     }
     const gwId = `sb${++this.seq}`;
     const timer = setTimeout(() => this.timeout(gwId), this.requestTimeoutMs).unref();
-    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer, ...(msg.method === "tools/list" && hidden.size ? { hidden } : {}) };
+    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer, hidden: msg.method === "tools/list" && hidden.size ? hidden : undefined };
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       p.progressToken = `sbp${this.seq}`;
@@ -166,6 +166,9 @@ export class Mux<S extends MuxSession = MuxSession> {
   /** A client's notification: cancellations are translated to the gateway's ids. */
   notifyServer(session: S, msg: Msg): void {
     if (msg.method === "notifications/initialized") return; // the gateway initialized the server itself
+    // A request sent without an id (a tools/call, say) is no notification: it would reach the
+    // server past every check a request gets (hidden tools among them), so it goes nowhere.
+    if (typeof msg.method !== "string" || !msg.method.startsWith("notifications/")) return this.onMessageLost("a client notification that is not one");
     if (msg.method === "notifications/cancelled") {
       const gwId = session.inflight.get(idKey(msg.params?.requestId));
       const p = gwId ? this.pending.get(gwId) : undefined;

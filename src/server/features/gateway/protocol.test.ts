@@ -3,7 +3,7 @@ import { asMessage, capabilityFlags, isSupportedVersion, RPC } from "./protocol.
 
 describe("gateway protocol", () => {
   it("uses the standard JSON-RPC error codes", () => {
-    expect(RPC).toEqual({ parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, internal: -32603, serverError: -32000, sessionNotFound: -32001 });
+    expect(RPC).toEqual({ parseError: -32700, invalidRequest: -32600, invalidParams: -32602, methodNotFound: -32601, internal: -32603, serverError: -32000, sessionNotFound: -32001 });
   });
 
   it("takes one JSON-RPC 2.0 request, notification or answer, and nothing else", () => {

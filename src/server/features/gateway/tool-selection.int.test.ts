@@ -25,6 +25,8 @@ const names = (r: { tools: { name: string }[] }) => r.tools.map((t) => t.name);
 describe("choosing the tools a deployment exposes", () => {
   it("hidden tools are neither listed nor callable by any client; open sessions are told; showing them again brings them back", async () => {
     const open = await sdkClient(f.deployment.url, f.key);
+    // The owner may change the selection any time: clients are told the list can change.
+    expect(open.getServerCapabilities()?.tools).toMatchObject({ listChanged: true });
     const all = names(await open.listTools());
     expect(all).toEqual(expect.arrayContaining(["echo", "add", "get_env"]));
     let told = 0;

@@ -66,7 +66,8 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
       setConn({ phase: "failed", title: T.sessionEnded, message: T.sessionLost });
       void session?.close();
     };
-    connect(url, { onLog: (l) => lines.push(l), onGone, gatewayTimeoutMs }).then(
+    const onToolsChanged = (tools: Session["tools"]) => setConn((c) => (c.phase === "ready" ? { phase: "ready", session: { ...c.session, tools } } : c));
+    connect(url, { onLog: (l) => lines.push(l), onGone, gatewayTimeoutMs, onToolsChanged }).then(
       (s) => {
         if (gone) return void s.close();
         session = s;

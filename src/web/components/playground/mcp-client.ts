@@ -53,6 +53,8 @@ export interface ConnectOptions {
   onGone: (e: unknown) => void;
   /** the gateway's time limit for one request (GATEWAY_REQUEST_TIMEOUT_MS) */
   gatewayTimeoutMs: number;
+  /** the server's (or the owner's choice of) tools changed: the list as it is now */
+  onToolsChanged?: (tools: Tool[]) => void;
 }
 
 // The SDK checks tool results against their output schemas with Ajv, which compiles code at run
@@ -85,8 +87,8 @@ async function quietResume(input: string | URL | Request, init?: RequestInit): P
   return r.status === 204 ? new Response(null, { status: 204, headers: r.headers }) : r;
 }
 
-export async function connect(url: string, { onLog, onGone, gatewayTimeoutMs }: ConnectOptions): Promise<Session> {
-  const [{ Client }, { StreamableHTTPClientTransport }, { LoggingMessageNotificationSchema }, { UriTemplate }] = await Promise.all([
+export async function connect(url: string, { onLog, onGone, gatewayTimeoutMs, onToolsChanged }: ConnectOptions): Promise<Session> {
+  const [{ Client }, { StreamableHTTPClientTransport }, { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema }, { UriTemplate }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
@@ -126,6 +128,12 @@ export async function connect(url: string, { onLog, onGone, gatewayTimeoutMs }: 
       caps.resources ? all<Resource>((cursor) => client.listResources({ cursor }, { timeout }), "resources") : [],
       caps.resources ? all<ResourceTemplate>((cursor) => client.listResourceTemplates({ cursor }, { timeout }), "resourceTemplates") : [],
     ]);
+    // The tool list changed (a new server version, the owner hid or showed tools): list it again.
+    if (caps.tools && onToolsChanged) {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void all<Tool>((cursor) => client.listTools({ cursor }, { timeout }), "tools").then(onToolsChanged, () => undefined);
+      });
+    }
     const v = client.getServerVersion();
     return {
       client,
