@@ -28,6 +28,8 @@ export const DEPLOY_TEXT = {
   otherPackage: (kind: string, name: string) => `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,
   remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
+  commandLabel: "Command (optional)",
+  commandHint: 'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name"; with the repository, "python -m my_server" runs one of its modules.',
   toolsTitle: "Exposed tools",
   toolsHint: "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
   toolsCount: (shown: number, all: number) => `${shown} of ${all} tools exposed`,

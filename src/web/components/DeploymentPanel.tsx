@@ -24,6 +24,8 @@ interface Props {
   hasSource: boolean;
   /** why this server cannot be deployed here (a container image, a publisher-hosted server, a command that cannot run) */
   unavailable?: string;
+  /** the owner may name a command (npx, uvx, python -m) instead of building the repository */
+  commandEditable?: boolean;
   /** this instance lets the viewer run hosted code (its sandbox is complete, or the viewer is an admin) */
   hostingOpen: boolean;
   repositoryUrl: string | null;
@@ -38,12 +40,13 @@ export function DeploymentPanel(p: Props) {
   const [busy, setBusy] = useState<"deploy" | "stop" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [env, setEnv] = useState<Record<string, string>>({});
+  const [command, setCommand] = useState("");
   const [logs, setLogs] = useState<string[] | null>(null);
 
   const onDeploy = async () => {
     if (!p.signedIn) return navigate(`/login?redirect=${encodeURIComponent(`/server/${p.serverId}`)}`);
     // The same rules as the API: every required key filled in, then the body's own checks.
-    const body = { repositoryUrl: p.repositoryUrl, env, npx_command: p.npxCommand };
+    const body = { repositoryUrl: p.repositoryUrl, env, npx_command: command.trim() || p.npxCommand };
     const input = deployRequest(p.requiredKeys).safeParse(body);
     if (!input.success) return setError(formMessage(input.error));
     setError(null);
@@ -142,6 +145,8 @@ export function DeploymentPanel(p: Props) {
     );
   }
 
+  const hasSource = p.hasSource || command.trim() !== "";
+
   if (p.unavailable) {
     return (
       <p data-testid="not-deployable" className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300">
@@ -166,10 +171,29 @@ export function DeploymentPanel(p: Props) {
             <input type="password" autoComplete="off" className={`${inputClass} mt-1`} value={env[k.env_var] ?? ""} onChange={(e) => setEnv({ ...env, [k.env_var]: e.target.value })} />
           </label>
         ))}
-      {!p.hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
+      {p.signedIn && p.commandEditable && (
+        <label className="block text-sm">
+          <span className="font-medium">{DEPLOY_TEXT.commandLabel}</span>
+          <span id="deploy-command-hint" className="block text-xs text-slate-500">
+            {DEPLOY_TEXT.commandHint}
+          </span>
+          <input
+            type="text"
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby="deploy-command-hint"
+            maxLength={500}
+            placeholder="uvx mcp-server-time"
+            className={`${inputClass} mt-1 font-mono`}
+            value={command}
+            onChange={(e) => setCommand(e.target.value)}
+          />
+        </label>
+      )}
+      {!hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
       {closed}
       {error && <Alert kind="error">{error}</Alert>}
-      <Button type="submit" block disabled={!p.hasSource || !p.hostingOpen || busy !== null}>
+      <Button type="submit" block disabled={!hasSource || !p.hostingOpen || busy !== null}>
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
       </Button>

@@ -162,6 +162,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 signedIn={signedIn}
                 hostingOpen={loaderData.hostingOpen}
                 canDeploy={isOwner}
+                commandEditable={isOwner}
                 hasSource={Boolean(server.repositoryUrl)}
                 repositoryUrl={server.repositoryUrl}
                 npxCommand={null}
