@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMAND_TEXT } from "../../src/server/features/runtime/command.js";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // The owner of a server may name a command (npx, uvx, python -m) in its Deployment panel instead
 // of building the repository; the platform's grammar answers in the panel.
@@ -19,14 +19,7 @@ describe("a command in the Deployment panel", () => {
     const { page } = await newPage(browser, { viewport: { width: 1280, height: 900 } });
     const problems = problemsOf(page);
     await registerConfirmAndLogIn(page, `command-${Date.now()}@example.com`, "command-password-1");
-    const qn = await page.evaluate(async () => {
-      const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
-      const name = `${me.user.username}/pyserver`;
-      const server = { qualifiedName: name, displayName: "Py server", description: "A Python server", repositoryUrl: "https://github.com/acme/py-server", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
-      const r = await fetch("/api/servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(server) });
-      if (r.status !== 201) throw new Error(`register: ${r.status}`);
-      return name;
-    });
+    const qn = await registerOwnedServer(page, "pyserver");
     await page.goto(`/server/${qn}`);
     const panel = page.getByRole("region", { name: "Deployment" });
     const command = panel.getByRole("textbox", { name: DEPLOY_TEXT.commandLabel });

@@ -4,7 +4,7 @@ import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // The playground (issue 18): in Chromium, the owner of a running server-everything tries its
 // tools, prompts and resources through the gateway with the page's own sign-in, and sees the
@@ -171,17 +171,7 @@ describe("the playground in Chromium", () => {
     const email = `hostile-${Date.now()}@example.com`;
     await registerConfirmAndLogIn(page, email, "hostile-password-1");
     // The fixture server from a local git repository, registered and deployed as its owner would.
-    const qn = await page.evaluate(async (repositoryUrl) => {
-      const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
-      const name = `${me.user.username}/hostile`;
-      const json = { "content-type": "application/json" };
-      const server = { qualifiedName: name, displayName: "Hostile", description: "Sends what a malicious server would", repositoryUrl: "https://example.com/hostile/repo", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
-      const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
-      if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
-      const d = await fetch(`/api/deploy/${name}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: {} }) });
-      if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
-      return name;
-    }, repo.url);
+    const qn = await registerOwnedServer(page, "hostile", repo.url);
     await page.goto(`/server/${qn}`);
     await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     const pg = page.getByTestId("playground");

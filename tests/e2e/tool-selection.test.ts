@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // Choosing the tools a deployment exposes (issue 20, item 3), in Chromium: the owner unticks a
 // tool, saves, and the playground (a client like any other) no longer lists it, at once.
@@ -24,17 +24,7 @@ describe("exposed tools in Chromium", () => {
     const { page } = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
     const problems = problemsOf(page);
     await registerConfirmAndLogIn(page, `tools-${Date.now()}@example.com`, "tools-password-1");
-    const qn = await page.evaluate(async (repositoryUrl) => {
-      const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
-      const name = `${me.user.username}/fixture`;
-      const json = { "content-type": "application/json" };
-      const server = { qualifiedName: name, displayName: "Fixture", description: "A small MCP server", repositoryUrl: "https://example.com/fixture/repo", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
-      const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
-      if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
-      const d = await fetch(`/api/deploy/${name}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: {} }) });
-      if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
-      return name;
-    }, repo.url);
+    const qn = await registerOwnedServer(page, "fixture", repo.url);
     await page.goto(`/server/${qn}`);
     await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     // Its tools are known once it ran: the page shows them to choose from.
