@@ -139,12 +139,13 @@ describe("accounts in Chromium", () => {
     await open.click();
     const dialog = page.getByRole("alertdialog", { name: "Delete Account" });
     const confirm = dialog.getByRole("button", { name: "Permanently delete my account" });
-    expect(await dialog.getByRole("button", { name: "Cancel" }).evaluate((b) => b === document.activeElement)).toBe(true);
+    // The dialog moves focus a frame after it opens (and back once it closed): wait for it.
+    await expect.poll(() => dialog.getByRole("button", { name: "Cancel" }).evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
     expect(await confirm.isDisabled()).toBe(true);
     // Escape keeps the account, and focus goes back to the button that opened the dialog.
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    expect(await open.evaluate((b) => b === document.activeElement)).toBe(true);
+    await expect.poll(() => open.evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
     await open.click();
     await dialog.getByLabel(`Type ${email} to confirm.`).fill(email);
     await confirm.click();

@@ -87,10 +87,12 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
     await cancel.click();
     const dialog = page.getByRole("alertdialog", { name: BILLING_TEXT.cancel });
     await dialog.getByText(BILLING_TEXT.confirmCancel).waitFor();
-    expect(await dialog.getByRole("button", { name: "Keep subscription" }).evaluate((b) => b === document.activeElement)).toBe(true);
+    // Focus moves into the dialog and back to the button once it closed: the dialog does both a
+    // frame after it opens or unmounts, so the checks wait for it rather than look at once.
+    await expect.poll(() => dialog.getByRole("button", { name: "Keep subscription" }).evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    expect(await cancel.evaluate((b) => b === document.activeElement)).toBe(true);
+    await expect.poll(() => cancel.evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
     await page.keyboard.press("Enter");
     await dialog.getByRole("button", { name: "Confirm" }).click();
     await current(page).getByText(BILLING_TEXT.endsOn(periodEnd)).waitFor();

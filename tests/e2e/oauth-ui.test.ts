@@ -65,7 +65,8 @@ describe("OAuth connections in Chromium", () => {
     const title = page.getByRole("heading", { level: 1 });
     await title.waitFor();
     expect(await title.textContent()).toMatch(/^Allow E2E Connector to use .+\?$/);
-    expect(await title.evaluate((h) => h === document.activeElement)).toBe(true);
+    // Focused once the page has hydrated (its effect runs then): wait for it.
+    await expect.poll(() => title.evaluate((h) => h === document.activeElement), { timeout: 5000 }).toBe(true);
     expect(await page.getByTestId("consent-redirect-host").textContent()).toBe("127.0.0.1:45219");
     expect(await page.getByTestId("consent-deployment").textContent()).toContain(deployment.url);
     await page.getByText(OAUTH_TEXT.mayUse).waitFor();
