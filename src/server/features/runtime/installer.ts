@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import type { Logger } from "../../log.js";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { caFiles, installEnv, networkEnv, tenantEnv } from "./install-env.js";
-import { cacheName, diskWatch, entryPoint, InstallError, openForReading, serverJsonArgs, treeBytes } from "./package-files.js";
+import { cacheName, diskWatch, entryPoint, InstallError, newest, openForReading, serverJsonArgs, treeBytes, type WatchStop } from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Identity, UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
@@ -127,8 +127,8 @@ export class Installer {
     } catch (e) {
       // Offline: the newest installed version of the package still runs.
       const installed = (await fs.readdir(this.o.packagesDir).catch(() => [] as string[])).filter((d) => d.startsWith(`${cacheName(name)}@`) && !d.includes(".tmp-"));
-      const versions = installed.map((d) => d.slice(cacheName(name).length + 1)).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
-      if (versions.length) return versions.at(-1)!;
+      const version = newest(installed.map((d) => d.slice(cacheName(name).length + 1)));
+      if (version) return version;
       throw new InstallError(`Could not find the npm package ${key}: ${(e as Error).message.split("\n").at(-1)}`);
     }
   }
@@ -192,7 +192,7 @@ export class Installer {
       this.o.log.info({ package: `${name}@${version}`, ms: Math.round(performance.now() - t) }, "npm package installed");
       return dir;
     } catch (e) {
-      if (watch.signal.aborted) throw new InstallError(`The npm package ${name}@${version} is larger than the ${this.o.diskMb} MB a deployment may use (${String(watch.signal.reason)} while installing)`);
+      if (watch.signal.aborted) throw new InstallError((watch.signal.reason as WatchStop).explain(`The npm package ${name}@${version}`, this.o.diskMb));
       if (e instanceof StepError) throw new InstallError(`npm install of ${name}@${version} failed: ${e.message}`);
       throw e;
     } finally {

@@ -53,6 +53,23 @@ export async function treeBytes(dir: string, depth = 0): Promise<number> {
   }
 }
 
+/** Why the disk watch stopped an install: too much written, or something no install does. */
+export class WatchStop {
+  constructor(
+    readonly tooLarge: boolean,
+    readonly message: string,
+  ) {}
+
+  toString(): string {
+    return this.message;
+  }
+
+  /** The owner's words for it: `what` ("The npm package x@1.0.0") and the deployment's limit. */
+  explain(what: string, diskMb: number): string {
+    return this.tooLarge ? `${what} is larger than the ${diskMb} MB a deployment may use (${this.message} while installing)` : `${what} was stopped while installing: ${this.message}`;
+  }
+}
+
 /**
  * Stops an install that writes more than `limitMb` under `dir` (or nests folders deeper than any
  * install does) while it runs, checked every 2 s, one walk at a time: `signal` aborts with the
@@ -67,15 +84,20 @@ export function diskWatch(dir: string, limitMb: number): { signal: AbortSignal; 
     void treeBytes(dir)
       .then(
         (b) => {
-          if (b > limitMb * 1024 * 1024) abort.abort(`it wrote more than ${limitMb} MB`);
+          if (b > limitMb * 1024 * 1024) abort.abort(new WatchStop(true, `it wrote more than ${limitMb} MB`));
         },
         (e: unknown) => {
-          if (e instanceof TreeTooDeep) abort.abort(`it made ${e.message}`);
+          if (e instanceof TreeTooDeep) abort.abort(new WatchStop(false, `it made ${e.message}`));
         },
       )
       .finally(() => (walking = false));
   }, 2000);
   return { signal: abort.signal, stop: () => clearInterval(timer) };
+}
+
+/** The highest of some versions, comparing their numbers (what an offline fallback needs, not all of semver or PEP 440). */
+export function newest(versions: string[]): string | undefined {
+  return [...versions].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 }
 
 export function cacheName(name: string): string {

@@ -17,11 +17,6 @@ const run = promisify(execFile);
 /** PEP 503 normalised name: the same project however it is spelled. */
 export const normalisedName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
 
-/** The highest of some versions, comparing their numbers (what an offline fallback needs, not all of PEP 440). */
-export function newest(versions: string[]): string | undefined {
-  return [...versions].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
-}
-
 export async function findPython(setting: string): Promise<string> {
   const candidates = path.isAbsolute(setting) ? [setting] : SANDBOX_PATH.split(":").map((d) => path.join(d, setting));
   const found = candidates.find((c) => existsSync(c));

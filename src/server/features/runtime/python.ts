@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
-import { diskWatch, InstallError, openForReading, treeBytes } from "./package-files.js";
-import { consoleScripts, dists, findPython, newest, normalisedName, sitePackages, type Dist } from "./python-files.js";
+import { diskWatch, InstallError, newest, openForReading, treeBytes, type WatchStop } from "./package-files.js";
+import { consoleScripts, dists, findPython, normalisedName, sitePackages, type Dist } from "./python-files.js";
 import type { Source } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
@@ -248,7 +248,7 @@ export class PythonRuntime {
           watch.signal,
         );
       } catch (e) {
-        if (watch.signal.aborted) throw new InstallError(`${capitalised(what)} is larger than the ${this.o.diskMb} MB a deployment may use (${String(watch.signal.reason)} while installing)`);
+        if (watch.signal.aborted) throw new InstallError((watch.signal.reason as WatchStop).explain(capitalised(what), this.o.diskMb));
         if (e instanceof StepError) throw new StepFailed(`${label} of ${what} failed: ${e.message}`);
         throw e;
       }

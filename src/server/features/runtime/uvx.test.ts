@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../errors.js";
 import { COMMAND_TEXT, commandKind, parsePythonModule, sourceFrom } from "./command.js";
 import { NPX_TEXT } from "./npx.js";
-import { parseConsoleScripts, newest, normalisedName } from "./python-files.js";
+import { newest } from "./package-files.js";
+import { parseConsoleScripts, normalisedName } from "./python-files.js";
 import { UVX_TEXT, parseUvxCommand } from "./uvx.js";
 
 function refusal(f: () => unknown): string {

@@ -19,6 +19,23 @@ import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex 
 const ROOT = process.getuid?.() === 0;
 const why = ROOT ? await pythonIndexUnavailable() : "needs a root platform (own uids, cgroups and volumes)";
 const HOSTILE = "switchboard-pyhostile";
+const DEEP = "switchboard-pydeep";
+
+/** A build backend that buries the install's disk watch in folders nested far deeper than any install makes, then waits to be watched. */
+const deepBackend = `import os, time
+import backend as _real
+from backend import get_requires_for_build_sdist, get_requires_for_build_wheel, build_sdist  # noqa: F401
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    os.makedirs(os.environ["HOME"], exist_ok=True)
+    os.chdir(os.environ["HOME"])
+    for _ in range(400):
+        os.mkdir("d")
+        os.chdir("d")
+    time.sleep(30)
+    return _real.build_wheel(wheel_directory, config_settings, metadata_directory)
+`;
 
 let t: TestApp;
 let index: PythonIndex;
@@ -64,7 +81,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         "shadow": _try(lambda: open("/etc/shadow").read()),
     }
     with open(os.path.join(_real.ROOT, "pyfixture", "build_report.py"), "w") as f:
-        f.write("REPORT = " + repr(json.dumps(report)) + "\\n")
+        # A JSON string literal is a Python one too: the test reads it back with JSON.parse.
+        f.write("REPORT = " + json.dumps(json.dumps(report)) + "\\n")
     return _real.build_wheel(wheel_directory, config_settings, metadata_directory)
 `;
 
@@ -97,11 +115,13 @@ beforeAll(async () => {
     port: indexPort,
     projects: [
       { releases: { "1.0.0": ["wheel"] } },
+      { name: DEEP, releases: { "1.0.0": ["sdist"] }, files: { "_build/deep.py": deepBackend, "pyproject.toml": pyproject.replace('build-backend = "hostile"', 'build-backend = "deep"') } },
       { name: HOSTILE, releases: { "6.6.6": ["sdist"] }, files: { "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), targets), "pyproject.toml": pyproject } },
     ],
   });
   await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`);
   await addCatalogEntry(t, "pyhostile", `uvx --from ${HOSTILE}==6.6.6 ${PY_FIXTURE}`);
+  await addCatalogEntry(t, "pydeep", `uvx --from ${DEEP}==1.0.0 ${PY_FIXTURE}`);
 }, 120_000);
 
 afterAll(async () => {
@@ -125,7 +145,7 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     const site = path.join(packagesDir, "pypi", `${HOSTILE}@6.6.6`, "lib");
     const pyDir = (await fs.readdir(site)).find((v) => v.startsWith("python3"))!;
     const text = readFileSync(path.join(site, pyDir, "site-packages", "pyfixture", "build_report.py"), "utf8");
-    const report = JSON.parse(JSON.parse(`"${/^REPORT = '(.*)'$/m.exec(text)![1]!.replace(/"/g, '\\"')}"`) as string) as Record<string, unknown>;
+    const report = JSON.parse(JSON.parse(/^REPORT = (.*)$/m.exec(text)![1]!) as string) as Record<string, unknown>;
     expect(report.uid).toBe(Number(t.config.SANDBOX_UID_BASE));
     expect(report.secret).toMatch(/^ERR /);
     expect(report.marker).toMatch(/^ERR /);
@@ -194,4 +214,16 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     const stopped = await waitForStatus(memory.c, "pyfixture", ["crashed", "crash_looping"], 60_000);
     expect(stopped.status_detail).toMatch(new RegExp(`^${memoryLimitReason(160)}`));
   }, 240_000);
+
+  it("a build that nests folders deeper than any install is stopped while it runs, and nothing of it is left", async () => {
+    const c = await signedInUser(t, `pyeve${++users}@example.com`);
+    const started = Date.now();
+    expect((await c.post("/api/deploy/pydeep", { env: {} })).status).toBe(202);
+    const failed = await waitForStatus(c, "pydeep", ["failed", "running"], 120_000);
+    expect(failed.status).toBe("failed");
+    expect(failed.status_detail).toContain(`The PyPI package ${DEEP}==1.0.0 was stopped while installing: it made folders nested more than 256 deep`);
+    // Stopped by the watch, not by the build's own 30 s sleep ending.
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect((await fs.readdir(path.join(packagesDir, "pypi"))).filter((f) => f.startsWith(".tmp-") || f.startsWith(`${DEEP}@`))).toEqual([]);
+  }, 180_000);
 });
