@@ -18,6 +18,7 @@ import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
+import { TOOL_SELECTION_TOPIC } from "../shared/deployments.js";
 import { Gateway } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
 import { createObservability } from "./features/observability/index.js";
@@ -187,6 +188,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           claim: (name, everyMs) => claimRun(database.db, name, everyMs),
           wake,
           subscribe: (topic, cb) => b.subscribe(topic, cb),
+          announce: (id, proxyId) => void b.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id, proxyId, quiet: true })),
           onEvent: observability.runnerEvent,
         })
       : undefined;

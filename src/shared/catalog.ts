@@ -103,6 +103,13 @@ export const ADMIN_TEXT = {
   rejectFailed: "Failed to reject server. Please try again later.",
   unapproveFailed: "Failed to unapprove server. Please try again later.",
   unknown: "Unknown",
+  toolsChanged: "Tools changed since approval",
+  toolsChangedSummary: (n: number) => `${n} approved ${n === 1 ? "server's" : "servers'"} listed tools changed since approval: see Approved Servers.`,
+  toolsAdded: "Added",
+  toolsChangedList: "Changed",
+  toolsRemoved: "Removed",
+  acceptTools: "Accept tools",
+  acceptToolsFailed: "Failed to accept the tools. Please try again later.",
 } as const;
 
 /** A blank id comes from the name: lowercase, spaces to hyphens, other characters dropped (docs/product.md#submit-a-catalogue-entry). */
@@ -172,5 +179,9 @@ export const serverRecord = catalogServer.extend({
   updated_at: z.string(),
 });
 export type ServerRecord = z.infer<typeof serverRecord>;
-export const adminServer = serverRecord.extend({ submitter: z.object({ username: z.string(), email: z.string() }) });
+export const adminServer = serverRecord.extend({
+  submitter: z.object({ username: z.string(), email: z.string() }),
+  /** an approved entry whose listed tools differ from the ones it had when approved (docs/gateway.md#pinned-definitions), by tool name */
+  tools_changed: z.object({ added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()) }).nullable().optional(),
+});
 export type AdminServer = z.infer<typeof adminServer>;

@@ -27,11 +27,11 @@ export async function registerConfirmAndLogIn(page: Page, email: string, passwor
 
 /**
  * As the signed-in user of `page`: registers the owned server `<username>/<name>` and, given a
- * repository URL (a test's file:// fixture), deploys it from there. Returns its qualified name.
+ * repository URL (a test's file:// fixture), deploys it from there (with the keys `env`). Returns its qualified name.
  */
-export async function registerOwnedServer(page: Page, name: string, repositoryUrl?: string): Promise<string> {
+export async function registerOwnedServer(page: Page, name: string, repositoryUrl?: string, env: Record<string, string> = {}): Promise<string> {
   return page.evaluate(
-    async ({ name, repositoryUrl }) => {
+    async ({ name, repositoryUrl, env }) => {
       const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
       const qn = `${me.user.username}/${name}`;
       const json = { "content-type": "application/json" };
@@ -39,11 +39,11 @@ export async function registerOwnedServer(page: Page, name: string, repositoryUr
       const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
       if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
       if (repositoryUrl) {
-        const d = await fetch(`/api/deploy/${qn}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: {} }) });
+        const d = await fetch(`/api/deploy/${qn}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env }) });
         if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
       }
       return qn;
     },
-    { name, repositoryUrl },
+    { name, repositoryUrl, env },
   );
 }

@@ -72,9 +72,9 @@ export interface RunningFixture {
 /**
  * An app listening on a port of its own (its PUBLIC_URL), git deploys from file URLs allowed,
  * owner@example.com signed in with an API key, and the fixture repository deployed to
- * owner/fixture and running. `env` adds to or overrides the settings.
+ * owner/fixture and running (with the keys `deployEnv`). `env` adds to or overrides the settings.
  */
-export async function startRunningFixture(env: Record<string, string> = {}): Promise<RunningFixture> {
+export async function startRunningFixture(env: Record<string, string> = {}, deployEnv: Record<string, string> = {}): Promise<RunningFixture> {
   const port = await freePort();
   const t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
   let repo: FixtureRepo | undefined;
@@ -84,7 +84,7 @@ export async function startRunningFixture(env: Record<string, string> = {}): Pro
     const owner = await signedInUser(t, "owner@example.com");
     const key = await newApiKey(owner, "fixture");
     await registerOwnedServer(owner, "owner/fixture", "fixture");
-    const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} });
+    const r = await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: deployEnv });
     expect(r.status, await r.clone().text()).toBe(202);
     const deployment = await waitForStatus(owner, "owner/fixture", "running", 60_000);
     const fixture = repo;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { DeploymentStatus } from "../../shared/deployments.js";
 
 export const waitlist = pgTable(
@@ -225,6 +225,51 @@ export const deployActions = pgTable(
   (t) => [index("deploy_actions_user_idx").on(t.userId, t.createdAt), index("deploy_actions_server_idx").on(t.serverKind, t.serverRef)],
 );
 
+// Pinned definitions (docs/gateway.md#pinned-definitions): a user's deployments of a server have
+// their tools, prompts and resource templates pinned at first listing. A definition that changes
+// later (or a new one) is withheld from clients until the owner approves it. Kept per user and
+// server, not per deployment row, so stopping and deploying a new version compares with the pins.
+export const definitionReviews = pgTable(
+  "definition_reviews",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    /** the kinds (tool, prompt, resource_template) pinned so far: a kind is pinned by its first listing */
+    pinnedKinds: text("pinned_kinds").array().notNull().default(sql`'{}'::text[]`),
+    /** 'warn only': changes are exposed at once and shown to the owner, not withheld */
+    warnOnly: boolean("warn_only").notNull().default(false),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.serverKind, t.serverRef] })],
+);
+
+export const definitionPins = pgTable(
+  "definition_pins",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    /** tool | prompt | resource_template */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    /** the approved definition (null: never approved, a new one) */
+    approved: jsonb("approved"),
+    approvedHash: text("approved_hash"),
+    /** the definition the server listed last (null: its last full listing left it out) */
+    current: jsonb("current"),
+    currentHash: text("current_hash"),
+    /** the definition the owner rejected last: stays withheld, even in 'warn only' */
+    rejectedHash: text("rejected_hash"),
+    changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.serverKind, t.serverRef, t.kind, t.name] })],
+);
+
 // What a server offers, from the last successful MCP listing of one of its deployments.
 export const serverCapabilities = pgTable(
   "server_capabilities",
@@ -234,6 +279,8 @@ export const serverCapabilities = pgTable(
     tools: jsonb("tools").notNull(),
     prompts: jsonb("prompts").notNull(),
     resources: jsonb("resources").notNull(),
+    /** a catalogue entry's tools as they were when an admin approved it (or at its first listing after): admins see when they changed */
+    approvedTools: jsonb("approved_tools"),
     listedAt: timestamp("listed_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("server_capabilities_server_idx").on(t.serverKind, t.serverRef)],

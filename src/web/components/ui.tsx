@@ -49,16 +49,18 @@ export const formSection = "space-y-4 rounded-xl border border-slate-200 p-6 dar
 export const formLegend = "px-1 text-lg font-semibold";
 export const linkClass = "font-medium text-indigo-600 hover:underline dark:text-indigo-400";
 
-export function Alert({ kind, children }: { kind: "error" | "success"; children: ReactNode }) {
-  const Icon = kind === "error" ? AlertCircle : CheckCircle2;
+const ALERT_COLOURS = {
+  error: "border-red-300 bg-red-50 text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300",
+  warning: "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200",
+  success: "border-emerald-300 bg-emerald-50 text-emerald-800 dark:border-emerald-900 dark:bg-emerald-950/50 dark:text-emerald-300",
+} as const;
+
+export function Alert({ kind, children }: { kind: keyof typeof ALERT_COLOURS; children: ReactNode }) {
+  const Icon = kind === "success" ? CheckCircle2 : AlertCircle;
   return (
     <div
       role={kind === "error" ? "alert" : "status"}
-      className={`flex items-start gap-2 rounded-md border px-3 py-2 text-sm ${
-        kind === "error"
-          ? "border-red-300 bg-red-50 text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300"
-          : "border-emerald-300 bg-emerald-50 text-emerald-800 dark:border-emerald-900 dark:bg-emerald-950/50 dark:text-emerald-300"
-      }`}
+      className={`flex items-start gap-2 rounded-md border px-3 py-2 text-sm ${ALERT_COLOURS[kind]}`}
     >
       <Icon className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
       <span>{children}</span>

@@ -30,7 +30,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
   const [error, setError] = useState<string | null>(null);
 
   // Lists change locally after each success; on failure they stay as they were (docs/product.md#admin-review).
-  async function run(s: AdminServer, action: "approve" | "reject" | "unapprove") {
+  async function run(s: AdminServer, action: "approve" | "reject" | "unapprove" | "accept-tools") {
     setBusyId(s.id);
     setError(null);
     const path = `/api/admin/mcp-servers/${encodeURIComponent(s.id)}`;
@@ -40,17 +40,22 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
         : await api<{ server: AdminServer }>(`${path}/${action}`, { body: {}, timeoutMs: 20_000 });
     setBusyId(null);
     if (!r.ok) {
-      setError(action === "approve" ? ADMIN_TEXT.approveFailed : action === "reject" ? ADMIN_TEXT.rejectFailed : ADMIN_TEXT.unapproveFailed);
+      setError(
+        action === "approve" ? ADMIN_TEXT.approveFailed : action === "reject" ? ADMIN_TEXT.rejectFailed : action === "unapprove" ? ADMIN_TEXT.unapproveFailed : ADMIN_TEXT.acceptToolsFailed,
+      );
       return;
     }
     const updatedAt = new Date().toISOString();
-    if (action === "approve") {
+    if (action === "accept-tools") {
+      setApproved((l) => l.map((x) => (x.id === s.id ? { ...x, tools_changed: null } : x)));
+    } else if (action === "approve") {
       setPending((l) => l.filter((x) => x.id !== s.id));
-      setApproved((l) => [{ ...s, is_approved: true, updated_at: updatedAt }, ...l]);
+      // Approving takes the tools as listed now.
+      setApproved((l) => [{ ...s, is_approved: true, updated_at: updatedAt, tools_changed: null }, ...l]);
       setCounts((c) => ({ pending: c.pending - 1, approved: c.approved + 1 }));
     } else if (action === "unapprove") {
       setApproved((l) => l.filter((x) => x.id !== s.id));
-      setPending((l) => [{ ...s, is_approved: false, updated_at: updatedAt }, ...l]);
+      setPending((l) => [{ ...s, is_approved: false, updated_at: updatedAt, tools_changed: null }, ...l]);
       setCounts((c) => ({ pending: c.pending + 1, approved: c.approved - 1 }));
     } else {
       setPending((l) => l.filter((x) => x.id !== s.id));
@@ -76,6 +81,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
             {kind === "pending" ? ADMIN_TEXT.pendingBadge : ADMIN_TEXT.approvedBadge}
           </span>
         </div>
+        {kind === "approved" && s.tools_changed && <ToolsChanged changes={s.tools_changed} />}
         <p className="mt-3 text-sm text-slate-700 dark:text-slate-300">{s.description}</p>
         <dl className="mt-4 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-2">
           <div><dt className="inline text-slate-500">Category: </dt><dd className="inline">{s.category}</dd></div>
@@ -114,9 +120,16 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
               </Button>
             </>
           ) : (
-            <Button variant="warning" size="sm" disabled={busy} onClick={() => run(s, "unapprove")}>
-              {label("Unapprove")}
-            </Button>
+            <>
+              {s.tools_changed && (
+                <Button variant="success" size="sm" disabled={busy} onClick={() => run(s, "accept-tools")}>
+                  {label(ADMIN_TEXT.acceptTools)}
+                </Button>
+              )}
+              <Button variant="warning" size="sm" disabled={busy} onClick={() => run(s, "unapprove")}>
+                {label("Unapprove")}
+              </Button>
+            </>
           )}
         </div>
       </li>
@@ -136,6 +149,11 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
           <Alert kind="error">{error}</Alert>
         </div>
       )}
+      {approved.some((s) => s.tools_changed) && (
+        <div className="mt-4">
+          <Alert kind="warning">{ADMIN_TEXT.toolsChangedSummary(approved.filter((s) => s.tools_changed).length)}</Alert>
+        </div>
+      )}
       <Tabs.Root defaultValue="pending" className="mt-6">
         <Tabs.List aria-label="Submissions" className="flex gap-2 border-b border-slate-200 dark:border-slate-800">
           <Tabs.Trigger value="pending" className={tab}>
@@ -152,6 +170,30 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
           {approved.length === 0 ? <p className="text-slate-600 dark:text-slate-400">{ADMIN_TEXT.noApproved}</p> : <ul className="space-y-4">{approved.map((s) => card(s, "approved"))}</ul>}
         </Tabs.Content>
       </Tabs.Root>
+    </div>
+  );
+}
+
+/** An approved entry whose listed tools changed since approval: which ones, by name. */
+function ToolsChanged({ changes }: { changes: NonNullable<AdminServer["tools_changed"]> }) {
+  const rows = [
+    [ADMIN_TEXT.toolsAdded, changes.added],
+    [ADMIN_TEXT.toolsChangedList, changes.changed],
+    [ADMIN_TEXT.toolsRemoved, changes.removed],
+  ] as const;
+  return (
+    <div role="status" data-testid="tools-changed" className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
+      <p className="font-semibold">{ADMIN_TEXT.toolsChanged}</p>
+      <dl className="mt-1 space-y-0.5">
+        {rows.map(([label, names]) =>
+          names.length ? (
+            <div key={label}>
+              <dt className="inline">{label}: </dt>
+              <dd className="inline font-mono text-xs">{names.join(", ")}</dd>
+            </div>
+          ) : null,
+        )}
+      </dl>
     </div>
   );
 }

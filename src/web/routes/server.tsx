@@ -11,6 +11,7 @@ import { DEPLOY_TEXT, hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
+import { DefinitionReview } from "../components/DefinitionReview";
 import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
@@ -175,6 +176,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
+          {deployment.deployment && <DefinitionReview key={deployment.deployment.id} deployment={deployment.deployment} className={card} />}
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
           {deployment.deployment && <ToolSelection key={deployment.deployment.id} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}

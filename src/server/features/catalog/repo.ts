@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { mcpServers, profiles } from "../../db/schema.js";
+import { mcpServers, profiles, serverCapabilities } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "../../../shared/catalog.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -175,18 +175,22 @@ export async function insertSubmission(db: Db, row: NewServerRow): Promise<Inser
 export interface AdminRow extends ServerRow {
   submitterUsername: string | null;
   submitterEmail: string | null;
+  /** its last listing's tools, and the ones it had when approved (null: not listed since) */
+  listedTools: unknown;
+  approvedTools: unknown;
 }
 
 /** Admin lists join the submitter's profile, newest first. */
 export async function listForAdmin(db: Db, approved: boolean, limit: number): Promise<AdminRow[]> {
   const rows = await db
-    .select({ s: mcpServers, username: profiles.username, email: profiles.email })
+    .select({ s: mcpServers, username: profiles.username, email: profiles.email, listedTools: serverCapabilities.tools, approvedTools: serverCapabilities.approvedTools })
     .from(mcpServers)
     .leftJoin(profiles, eq(profiles.id, mcpServers.submittedBy))
+    .leftJoin(serverCapabilities, and(eq(serverCapabilities.serverKind, "catalog"), eq(serverCapabilities.serverRef, mcpServers.id)))
     .where(eq(mcpServers.isApproved, approved))
     .orderBy(desc(mcpServers.createdAt), mcpServers.id)
     .limit(limit);
-  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email }));
+  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email, listedTools: r.listedTools, approvedTools: r.approvedTools }));
 }
 
 export async function countByApproval(db: Db): Promise<{ pending: number; approved: number }> {
@@ -200,14 +204,28 @@ export async function countByApproval(db: Db): Promise<{ pending: number; approv
   };
 }
 
+/** Approving an entry also takes its listed tools (if it has been listed) as the ones approved. */
 export async function setApproval(db: Db, id: string, approved: boolean): Promise<ServerRow | undefined> {
-  const [row] = await db
-    .update(mcpServers)
-    .set({ isApproved: approved, updatedAt: new Date() })
-    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    const [r] = await tx
+      .update(mcpServers)
+      .set({ isApproved: approved, updatedAt: new Date() })
+      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
+      .returning();
+    if (r) await tx.update(serverCapabilities).set({ approvedTools: approved ? sql`${serverCapabilities.tools}` : null }).where(and(eq(serverCapabilities.serverKind, "catalog"), eq(serverCapabilities.serverRef, id)));
+    return r;
+  });
   invalidateCatalog(db);
   return row;
+}
+
+/** An admin accepts an approved entry's tools as they are listed now. False when it is not an approved entry. */
+export async function acceptListedTools(db: Db, id: string): Promise<boolean> {
+  const r = await db.execute(sql`update server_capabilities c set approved_tools = c.tools from mcp_servers m
+    where c.server_kind = 'catalog' and c.server_ref = ${id} and m.id = c.server_ref and m.is_approved`);
+  if (r.rowCount) return true;
+  const [entry] = await db.select({ approved: mcpServers.isApproved }).from(mcpServers).where(eq(mcpServers.id, id));
+  return entry?.approved === true;
 }
 
 /** Reject: only a pending entry is deleted. */

@@ -3,7 +3,7 @@ import { adminServer, serverRecord, SUBMIT_TEXT, submissionRequest } from "../..
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { adminList, approve, reject, submitServer, unapprove } from "./submissions.js";
+import { acceptTools, adminList, approve, reject, submitServer, unapprove } from "./submissions.js";
 
 const submit = createRoute({
   method: "post",
@@ -72,6 +72,11 @@ export function submissionRoutes(deps: { db: Db; namespace: string }) {
     .openapi(action("/admin/mcp-servers/{id}/unapprove", "post", "Send an approved entry back to pending"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
       return c.json({ success: true as const, server: await unapprove(db, c.req.valid("param").id) }, 200);
+    })
+    .openapi(action("/admin/mcp-servers/{id}/accept-tools", "post", "Accept an approved entry's tools as listed now (they changed since approval)"), async (c) => {
+      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+      await acceptTools(db, c.req.valid("param").id);
+      return c.json({ success: true as const }, 200);
     })
     .openapi(action("/admin/mcp-servers/{id}", "delete", "Reject (delete) a pending entry"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);

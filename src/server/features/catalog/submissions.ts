@@ -2,7 +2,8 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionRequest } from "../../../shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
-import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
+import { definitionOf } from "../deployments/definitions.js";
+import { acceptListedTools, countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
 import { toCatalogServer } from "./service.js";
 
 export function toRecord(r: ServerRow): ServerRecord {
@@ -22,7 +23,20 @@ function toAdmin(r: AdminRow): AdminServer {
   return {
     ...toRecord(r),
     submitter: { username: r.submitterUsername ?? ADMIN_TEXT.unknown, email: r.submitterEmail ?? ADMIN_TEXT.unknown },
+    tools_changed: r.isApproved ? toolsChanged(r.approvedTools, r.listedTools) : null,
   };
+}
+
+/** How an entry's listed tools differ from the approved ones, by name (null: no difference, or nothing to compare yet). */
+function toolsChanged(approved: unknown, listed: unknown): AdminServer["tools_changed"] {
+  if (!Array.isArray(approved) || !Array.isArray(listed)) return null;
+  const byName = (tools: unknown[]) => new Map(tools.map(definitionOf).flatMap((d) => (d ? [[d.name, d.hash] as const] : [])));
+  const before = byName(approved);
+  const now = byName(listed);
+  const added = [...now.keys()].filter((n) => !before.has(n)).sort();
+  const changed = [...now.keys()].filter((n) => before.has(n) && before.get(n) !== now.get(n)).sort();
+  const removed = [...before.keys()].filter((n) => !now.has(n)).sort();
+  return added.length || changed.length || removed.length ? { added, changed, removed } : null;
 }
 
 /** A submission waits for review; an admin's own submission is listed at once. */
@@ -73,6 +87,14 @@ export async function approve(db: Db, id: string): Promise<ServerRecord> {
 export async function unapprove(db: Db, id: string): Promise<ServerRecord> {
   const row = await setApproval(db, id, false);
   if (row) return toRecord(row);
+  const existing = await findServer(db, id);
+  if (!existing) throw new AppError("not_found", "Server not found");
+  throw new AppError("conflict", "This server is not approved");
+}
+
+/** The entry's tools as listed now become the approved ones. */
+export async function acceptTools(db: Db, id: string): Promise<void> {
+  if (await acceptListedTools(db, id)) return;
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "This server is not approved");

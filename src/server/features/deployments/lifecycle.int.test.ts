@@ -107,7 +107,7 @@ describe("deployment state from a runner's events", () => {
     await runner.report(d.id, { type: "starting" });
     await runner.report(d.id, { type: "spawned", pid: 4242, pidStart: "99" });
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "starting", pid: 4242, pidStart: "99" });
-    await runner.report(d.id, { type: "running", listing: { tools: [{ name: "echo", inputSchema: { type: "object" } }], prompts: [], resources: [] } });
+    await runner.report(d.id, { type: "running", listing: { tools: [{ name: "echo", inputSchema: { type: "object" } }], prompts: [], resources: [], resourceTemplates: [], complete: { tools: true, prompts: true, resourceTemplates: true } } });
     expect((await findDeployment(db.database.db, d.id))!.status).toBe("running");
     const summary = await hostingSummary(db.database.db, { kind: "catalog", ref: "steps" });
     expect(summary).toMatchObject({ running: true, tools: [{ name: "echo" }] });

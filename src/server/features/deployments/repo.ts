@@ -146,9 +146,20 @@ export interface Capabilities {
   resources: unknown[];
 }
 
+/**
+ * A listing of the server's: what its page shows. A catalogue entry's tools are also kept as they
+ * were at its approval (or its first listing after that), so admins see when they changed.
+ */
 export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabilities): Promise<void> {
-  await db
-    .insert(serverCapabilities)
-    .values({ serverKind: server.kind, serverRef: server.ref, ...caps, listedAt: new Date() })
-    .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: { ...caps, listedAt: new Date() } });
+  const values = { tools: caps.tools, prompts: caps.prompts, resources: caps.resources, listedAt: new Date() };
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(serverCapabilities)
+      .values({ serverKind: server.kind, serverRef: server.ref, ...values })
+      .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: values })
+      .returning({ approvedTools: serverCapabilities.approvedTools });
+    if (server.kind !== "catalog" || row?.approvedTools != null) return;
+    await tx.execute(sql`update server_capabilities c set approved_tools = c.tools from mcp_servers m
+      where c.server_kind = 'catalog' and c.server_ref = ${server.ref} and m.id = c.server_ref and m.is_approved`);
+  });
 }

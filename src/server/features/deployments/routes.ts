@@ -4,7 +4,8 @@ import type { Context } from "hono";
 import { requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { deploy, deploymentLogs, listMyDeployments, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
+import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "../../../shared/definitions.js";
+import { decideDefinitions, definitionReview, deploy, deploymentLogs, listMyDeployments, setDefinitionMode, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 const segment = z.string().min(1).max(200);
@@ -93,6 +94,51 @@ const toolsRoute = createRoute({
   },
 });
 
+const definitionsRoute = createRoute({
+  method: "get",
+  path: "/deployments/{id}/definitions",
+  tags: ["deployments"],
+  summary: "The deployment's tool, prompt and resource-template definitions that differ from the ones pinned at first listing (changed, new, rejected)",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: { content: { "application/json": { schema: definitionReviewView } }, description: "Changes waiting for review" },
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
+const decideRoute = createRoute({
+  method: "post",
+  path: "/deployments/{id}/definitions",
+  tags: ["deployments"],
+  summary: "Approve (the definition is pinned and reaches clients) or reject (it stays withheld) changed definitions, all or none",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: definitionDecisionInput } } } },
+  responses: {
+    200: { content: { "application/json": { schema: definitionReviewView } }, description: "Decided; open sessions are told the lists changed" },
+    400: jsonError("Not a decision about at most 500 definitions"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours, or no change waiting for that definition"),
+    409: jsonError("The definition changed again since it was shown: review the new one"),
+  },
+});
+
+const modeRoute = createRoute({
+  method: "put",
+  path: "/deployments/{id}/definitions/mode",
+  tags: ["deployments"],
+  summary: "Warn only: changed definitions reach clients at once and are listed for review, instead of being withheld",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: definitionModeInput } } } },
+  responses: {
+    200: { content: { "application/json": { schema: definitionReviewView } }, description: "Saved" },
+    400: jsonError("Not a boolean"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
 const one = z.object({ id: segment });
 const two = z.object({ owner: segment, name: segment });
 const idOf = (p: { id?: string; owner?: string; name?: string }) => p.id ?? `${p.owner}/${p.name}`;
@@ -113,6 +159,9 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
     .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
     .openapi(toolsRoute, async (c) => c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200))
+    .openapi(definitionsRoute, async (c) => c.json(await definitionReview(deps, viewerOf(c), c.req.valid("param").id), 200))
+    .openapi(decideRoute, async (c) => c.json(await decideDefinitions(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(modeRoute, async (c) => c.json(await setDefinitionMode(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").warn_only), 200))
     .openapi(stopRoute, async (c) => {
       await stopDeployment(deps, viewerOf(c), c.req.valid("param").id);
       return c.json({ success: true as const, message: DEPLOY_TEXT.stopped }, 200);

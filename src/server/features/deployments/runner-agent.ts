@@ -5,6 +5,7 @@ import type { Logger } from "../../log.js";
 import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/watchdog.js";
 import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeExpiredRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
+import { recordStartListing } from "./definitions-repo.js";
 import { findDeployment, saveCapabilities, type DeploymentRow, type ServerKind } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -50,6 +51,8 @@ export interface AgentDeps {
   wake(runnerId: string): void;
   /** hears those wake-ups (the bus) */
   subscribe(topic: string, cb: () => void): () => void;
+  /** the deployment's pinned definitions changed: every gateway looks them up again (TOOL_SELECTION_TOPIC) */
+  announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
 }
@@ -222,7 +225,10 @@ export class RunnerAgent {
       case "running": {
         if (!(await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() }))) return;
         const row = await findDeployment(this.d.db, id);
-        if (row && e.listing) await saveCapabilities(this.d.db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, e.listing);
+        if (!row || !e.listing) return;
+        await saveCapabilities(this.d.db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, e.listing);
+        // Its definitions compared with the pinned ones (the first listing pins them); gateways then look again.
+        if (await recordStartListing(this.d.db, row, e.listing)) this.d.announce?.(row.id, row.proxyId);
         return;
       }
       case "failed":

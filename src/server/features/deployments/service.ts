@@ -13,6 +13,8 @@ import { findServer } from "../catalog/repo.js";
 import { findOwnedServer } from "../publishers/repo.js";
 import { sourceFrom } from "../runtime/command.js";
 import { deployabilityOf } from "./deployability.js";
+import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
+import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "../../../shared/definitions.js";
 import { describeSource, type Source } from "../runtime/runner.js";
 import { resourceUrl } from "../oauth/index.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
@@ -138,8 +140,36 @@ export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: s
 export async function setHiddenTools(deps: DeploymentDeps, viewer: Viewer, id: string, hidden: string[]): Promise<{ hidden_tools: string[] }> {
   const r = await ownDeployment(deps, viewer, id);
   await updateHiddenTools(deps.db, r.id, hidden);
-  await deps.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: r.id, proxyId: r.proxyId }));
+  await announce(deps, r);
   return { hidden_tools: hidden };
+}
+
+/** The owner's view of the deployment's definitions that differ from the approved ones. */
+export async function definitionReview(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  return reviewView(deps.db, r);
+}
+
+/** The owner approves or rejects changed definitions (all or none); every process's gateway is told at once. */
+export async function decideDefinitions(deps: DeploymentDeps, viewer: Viewer, id: string, input: z.output<typeof definitionDecisionInput>): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  const outcome = await decide(deps.db, r, input.decision, input.items);
+  if (!outcome.ok) throw new AppError(outcome.why === "changedAgain" ? "conflict" : "not_found", DEFINITION_TEXT[outcome.why]);
+  await announce(deps, r);
+  return reviewView(deps.db, r);
+}
+
+/** 'Warn only': changes reach clients at once (and are still listed for review). */
+export async function setDefinitionMode(deps: DeploymentDeps, viewer: Viewer, id: string, warnOnly: boolean): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  await setWarnOnly(deps.db, r, warnOnly);
+  await announce(deps, r);
+  return reviewView(deps.db, r);
+}
+
+/** What the deployment exposes changed: every process's gateway looks it up again and tells its sessions. */
+async function announce(deps: DeploymentDeps, r: DeploymentRow) {
+  await deps.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: r.id, proxyId: r.proxyId }));
 }
 
 export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {

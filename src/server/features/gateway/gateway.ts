@@ -1,5 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { TOOL_SELECTION_TOPIC } from "../../../shared/deployments.js";
+import type { DefinitionKind } from "../../../shared/definitions.js";
+import type { Definition } from "../deployments/definitions.js";
+import { recordListing } from "../deployments/definitions-repo.js";
 import type { Bus } from "../../cluster/bus.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -7,6 +10,7 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
+import { TargetExposure } from "./exposure.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
@@ -54,8 +58,8 @@ export interface GatewayDeps {
   browserSessions?: BrowserSessions;
   /** told of every answered request and of sessions opening and ending (request log, metrics, traces) */
   observer?: GatewayObserver;
-  /** where an owner's changed tool selection is announced (TOOL_SELECTION_TOPIC) */
-  bus?: Pick<Bus, "subscribe">;
+  /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOOL_SELECTION_TOPIC) */
+  bus?: Pick<Bus, "subscribe" | "publish">;
 }
 
 /** A front gateway has no channels of its own. */
@@ -68,6 +72,10 @@ export class Gateway {
   private readonly metadata: ResourceMetadata;
   private readonly forwarder?: Forwarder;
   private readonly runner: Pick<Runner, "channel" | "runs">;
+  /** each looked-up target's exposure rules, made once per lookup */
+  private readonly exposures = new WeakMap<GatewayTarget, TargetExposure>();
+  /** listings being recorded (deployment and kind): one write at a time each */
+  private readonly recording = new Set<string>();
   readonly usage: UsageCounter;
 
   constructor(private readonly d: GatewayDeps) {
@@ -87,14 +95,16 @@ export class Gateway {
     this.sessions = new Sessions({ ...d, runner: this.runner });
     // Usage: exactly once per request, by the gateway the client reached (a runner's gateway says so in a header).
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
-    // An owner hid or showed tools: the next request sees the new selection, open sessions are told to list again.
+    // An owner hid or showed tools, or approved a changed definition (or a listing pinned or
+    // recorded one): the next request sees the new rules, open sessions are told to list again.
     this.stopWatchingTools =
       d.bus?.subscribe(TOOL_SELECTION_TOPIC, (payload) => {
         const changed = parseToolSelection(payload);
         // A gap in the bus (RESYNC): whatever changed meanwhile is looked up again.
         if (!changed) return this.access.forget();
         this.access.forget(changed.proxyId);
-        this.sessions.toolsChanged(changed.id);
+        // A listing recorded (quiet) changes nothing a session was shown: only the lookups go.
+        if (!changed.quiet) this.sessions.listsChanged(changed.id);
       }) ?? (() => {});
   }
 
@@ -164,6 +174,35 @@ export class Gateway {
     return s;
   }
 
+  /** The deployment's exposure rules (hidden tools, pinned definitions) for the Mux. */
+  private exposure(target: GatewayTarget): TargetExposure {
+    let e = this.exposures.get(target);
+    if (!e) {
+      e = new TargetExposure(target, (t, kind, defs, complete) => this.recordListing(t, kind, defs, complete));
+      this.exposures.set(target, e);
+    }
+    return e;
+  }
+
+  /**
+   * A listing showed definitions the database does not have as current (or the kind's first):
+   * recorded off the request path; when that wrote anything, every gateway looks again and open
+   * sessions list again (the owner's page shows the change).
+   */
+  private recordListing(target: GatewayTarget, kind: DefinitionKind, defs: Definition[], complete: boolean) {
+    const key = `${target.id}:${kind}`;
+    if (this.recording.has(key)) return;
+    this.recording.add(key);
+    recordListing(this.d.db, target, kind, defs, complete)
+      .then(async (wrote) => {
+        if (!wrote) return;
+        this.access.forget(target.proxyId);
+        await this.d.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: target.id, proxyId: target.proxyId, quiet: true }));
+      })
+      .catch((e: unknown) => this.d.log.error({ err: e, deployment: target.id }, "could not record a listing's definitions"))
+      .finally(() => this.recording.delete(key));
+  }
+
   /** What happens once a request is answered: a log line, and a record for the observers (observe.ts). */
   private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"], transport: "streamable" | "sse") {
     const name = requestName(msg.method, msg.params);
@@ -208,7 +247,7 @@ export class Gateway {
     if (!session) return;
     if (msg.method !== undefined && msg.id !== undefined) {
       const done = this.onDone(req, target, msg, started, bytes, session.client, "streamable");
-      if (session.mux.forward(session, msg, new HttpReply(res, session, done), target.hiddenTools)) this.count(res, target);
+      if (session.mux.forward(session, msg, new HttpReply(res, session, done), this.exposure(target))) this.count(res, target);
       return;
     }
     if (msg.method !== undefined) session.mux.notifyServer(session, msg);
@@ -329,7 +368,7 @@ export class Gateway {
     if (msg.method !== undefined && msg.id !== undefined) {
       // Forwarded before the 202, so the 202 can say it was counted.
       const done = this.onDone(req, target, msg, started, bytes, session.client, "sse");
-      if (session.mux.forward(session, msg, new LegacyReply(session, done), target.hiddenTools)) this.count(res, target);
+      if (session.mux.forward(session, msg, new LegacyReply(session, done), this.exposure(target))) this.count(res, target);
       res.writeHead(202).end("Accepted");
       return;
     }
@@ -352,19 +391,26 @@ export class Gateway {
 }
 
 /**
- * The owner can change which tools a deployment exposes at any time, and the gateway then tells
- * its sessions the list changed: so a server with tools is announced as one whose list changes.
+ * The owner can change which tools, prompts and resource templates a deployment exposes at any
+ * time (hiding tools, approving changed definitions), and the gateway then tells its sessions the
+ * lists changed: so a server with any of them is announced as one whose lists change.
  */
 function announcingToolChanges(result: unknown): unknown {
-  const r = result as { capabilities?: { tools?: object } } | undefined;
-  if (!r?.capabilities?.tools || typeof r.capabilities.tools !== "object") return result;
-  return { ...r, capabilities: { ...r.capabilities, tools: { ...r.capabilities.tools, listChanged: true } } };
+  const r = result as { capabilities?: Record<string, unknown> } | undefined;
+  const caps = r?.capabilities;
+  if (!caps || typeof caps !== "object") return result;
+  const announced = { ...caps };
+  for (const list of ["tools", "prompts", "resources"]) {
+    const c = caps[list];
+    if (c && typeof c === "object" && !Array.isArray(c)) announced[list] = { ...c, listChanged: true };
+  }
+  return { ...r, capabilities: announced };
 }
 
-function parseToolSelection(payload: string): { id: string; proxyId: string } | undefined {
+function parseToolSelection(payload: string): { id: string; proxyId: string; quiet: boolean } | undefined {
   try {
-    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown };
-    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId } : undefined;
+    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown; quiet?: unknown };
+    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId, quiet: v.quiet === true } : undefined;
   } catch {
     return undefined; // RESYNC after a gap
   }

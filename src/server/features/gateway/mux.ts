@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { McpChannel } from "../runtime/runner.js";
 import { CAPABILITY_NEEDED, RPC, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
+import { EXPOSE_ALL, type Exposure } from "./exposure.js";
 import { ServerInit } from "./server-init.js";
 
 // One hosted server's MCP channel, many client sessions. Every client request gets an id of the
@@ -36,11 +37,9 @@ interface Pending<S> {
   outlet: Outlet;
   progressToken?: string;
   timer: NodeJS.Timeout;
-  /** a tools/list whose answer leaves these tools out (the owner hid them) */
-  hidden?: ReadonlySet<string>;
+  /** a listing whose answer the deployment's exposure rules shape (hidden tools, withheld definitions) */
+  shape?: (result: unknown) => unknown;
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
 
@@ -106,10 +105,11 @@ export class Mux<S extends MuxSession = MuxSession> {
 
   /**
    * A client's request: forwarded under a gateway id; the answer goes to `outlet`. False when it
-   * was not forwarded. `hidden`: tools the deployment's owner hid, which no listing shows and no
-   * call reaches (the server is never asked, so its answer cannot reveal them either).
+   * was not forwarded. `exposure`: what the deployment's clients may see and call (tools its owner
+   * hid, definitions that changed since the owner approved them): a refused call never reaches the
+   * server, and a listing's answer is shaped before the client sees it.
    */
-  forward(session: S, msg: Msg, outlet: Outlet, hidden: ReadonlySet<string> = NONE): boolean {
+  forward(session: S, msg: Msg, outlet: Outlet, exposure: Exposure = EXPOSE_ALL): boolean {
     const refuse = (message: string, code: number = RPC.invalidRequest) => {
       outlet.push({ jsonrpc: "2.0", id: msg.id!, error: { code, message } }, true);
       return false;
@@ -118,7 +118,8 @@ export class Mux<S extends MuxSession = MuxSession> {
     if (session.inflight.has(key)) return refuse("A request with this id is already in flight in this session");
     if (session.inflight.size >= MAX_INFLIGHT_PER_SESSION) return refuse(`Too many requests in flight in this session (at most ${MAX_INFLIGHT_PER_SESSION})`, RPC.serverError);
     let params = msg.params;
-    if (msg.method === "tools/call" && hidden.has(String(params?.name))) return refuse(`Unknown tool: ${String(params?.name).slice(0, 200)}`, RPC.invalidParams);
+    const refused = exposure.refusal(msg.method, params);
+    if (refused) return refuse(refused.message, refused.code);
     const uri = params?.uri;
     if (msg.method === "resources/subscribe" && typeof uri === "string") {
       if (uri.length > MAX_URI_LENGTH) return refuse("Resource URI too long");
@@ -137,7 +138,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     }
     const gwId = `sb${++this.seq}`;
     const timer = setTimeout(() => this.timeout(gwId), this.requestTimeoutMs).unref();
-    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer, hidden: msg.method === "tools/list" && hidden.size ? hidden : undefined };
+    const p: Pending<S> = { gwId, session, clientId: msg.id!, outlet, timer, shape: exposure.shaper(msg.method, params) };
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       p.progressToken = `sbp${this.seq}`;
@@ -217,7 +218,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.finish(p);
     const reply: Msg = { jsonrpc: "2.0", id: p.clientId };
     if ("error" in m) reply.error = m.error;
-    else reply.result = p.hidden ? withoutHidden(m.result, p.hidden) : m.result;
+    else reply.result = p.shape ? p.shape(m.result) : m.result;
     p.outlet.push(reply, true);
   }
 
@@ -280,11 +281,4 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.init.stopped(reason);
     for (const s of [...this.sessions]) s.close();
   }
-}
-
-/** A tools/list result without the hidden tools (anything that is not a list of tools passes as it is). */
-function withoutHidden(result: Msg["result"], hidden: ReadonlySet<string>): Msg["result"] {
-  const tools = (result as { tools?: unknown } | undefined)?.tools;
-  if (!Array.isArray(tools)) return result;
-  return { ...(result as Record<string, unknown>), tools: tools.filter((t) => !(t && typeof t === "object" && hidden.has(String((t as { name?: unknown }).name)))) };
 }

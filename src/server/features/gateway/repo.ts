@@ -2,9 +2,12 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
 import type { ServerKind } from "../../../shared/deployments.js";
+import type { DefinitionReview } from "../deployments/definitions.js";
+import { loadReview } from "../deployments/definitions-repo.js";
 
 export interface GatewayTarget {
   id: string;
+  proxyId: string;
   userId: string;
   serverKind: ServerKind;
   serverRef: string;
@@ -12,15 +15,19 @@ export interface GatewayTarget {
   runnerUrl: string | null;
   /** the tools its owner hid: left out of tools/list, refused in tools/call */
   hiddenTools: ReadonlySet<string>;
+  /** its owner's pinned definitions: changed or new ones are withheld until approved */
+  review: DefinitionReview;
 }
 
 export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<GatewayTarget | undefined> {
   const [r] = await db
-    .select({ id: deployments.id, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url, hiddenTools: deployments.hiddenTools })
+    .select({ id: deployments.id, proxyId: deployments.proxyId, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url, hiddenTools: deployments.hiddenTools })
     .from(deployments)
     .leftJoin(runners, eq(runners.id, deployments.runnerId))
     .where(eq(deployments.proxyId, proxyId));
-  return r ? { ...r, serverKind: r.serverKind as ServerKind, hiddenTools: new Set(r.hiddenTools) } : undefined;
+  if (!r) return undefined;
+  const review = await loadReview(db, r);
+  return { ...r, serverKind: r.serverKind as ServerKind, hiddenTools: new Set(r.hiddenTools), review };
 }
 
 /** The name a deployment's server goes by (its display name, or the catalogue entry's name), or undefined for an unknown proxy id. */

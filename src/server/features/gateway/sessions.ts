@@ -14,6 +14,8 @@ import type { Session } from "./session.js";
 // are found, make room for each other, expire, and end when their API key or OAuth access token
 // stops being valid.
 
+const LISTS = ["tools", "prompts", "resources"] as const;
+
 export interface SessionsDeps {
   config: Config;
   db: Db;
@@ -87,9 +89,12 @@ export class Sessions {
     this.open.delete(session.id);
   }
 
-  /** The owner changed which tools the deployment exposes: its open sessions are told to list them again. */
-  toolsChanged(deploymentId: string): void {
-    for (const s of this.open.values()) if (s.deploymentId === deploymentId && !s.closed) s.notify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  /** What the deployment exposes changed (tools hidden or shown, definitions approved): its open sessions are told to list again. */
+  listsChanged(deploymentId: string): void {
+    for (const s of this.open.values()) {
+      if (s.deploymentId !== deploymentId || s.closed) continue;
+      for (const list of LISTS) s.notify({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
+    }
   }
 
   get size(): number {

@@ -54,16 +54,49 @@ export async function initialize(child: Child, timeoutMs: number): Promise<Clien
   }
 }
 
-/** What the server offers, as it answers right after initialize. */
+/** Pages of one listing followed at most this far: a server that never stops paging is listed in part. */
+const MAX_PAGES = 20;
+
+/** Every page of one listing (undefined when the server refused it): `complete` when the last page said so. */
+async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<{ items: T[]; complete: boolean } | undefined> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  try {
+    for (let n = 0; n < MAX_PAGES; n++) {
+      const r = await page(cursor);
+      items.push(...r.items);
+      if (!r.nextCursor) return { items, complete: true };
+      cursor = r.nextCursor;
+    }
+    return { items, complete: false };
+  } catch {
+    return items.length ? { items, complete: false } : undefined;
+  }
+}
+
+/**
+ * What the server offers, as it answers right after initialize: every page of its tools, prompts,
+ * resources and resource templates. `complete` says which lists are whole (a capability the server
+ * does not have is a whole, empty list), which is what pinning definitions needs.
+ */
 export async function listing(client: Client): Promise<Listing> {
   const caps = client.getServerCapabilities() ?? {};
   const opts = { timeout: 15_000 };
-  const [tools, prompts, resources] = await Promise.all([
-    caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
-    caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts, () => []) : [],
-    caps.resources ? client.listResources(undefined, opts).then((r) => r.resources, () => []) : [],
+  const none = { items: [], complete: true };
+  const [tools, prompts, resources, templates] = await Promise.all([
+    caps.tools ? allPages((cursor) => client.listTools({ cursor }, opts).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : none,
+    caps.prompts ? allPages((cursor) => client.listPrompts({ cursor }, opts).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : none,
+    caps.resources ? allPages((cursor) => client.listResources({ cursor }, opts).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))) : none,
+    caps.resources ? allPages((cursor) => client.listResourceTemplates({ cursor }, opts).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))) : none,
   ]);
-  return { tools, prompts, resources };
+  if (!tools) throw new Error("The server did not answer tools/list");
+  return {
+    tools: tools.items,
+    prompts: prompts?.items ?? [],
+    resources: resources?.items ?? [],
+    resourceTemplates: templates?.items ?? [],
+    complete: { tools: tools.complete, prompts: prompts?.complete ?? false, resourceTemplates: templates?.complete ?? false },
+  };
 }
 
 /** The gateway's view of a child: its JSON-RPC lines and when it ends. */

@@ -35,6 +35,9 @@ export interface Listing {
   tools: unknown[];
   prompts: unknown[];
   resources: unknown[];
+  resourceTemplates: unknown[];
+  /** which lists are whole (every page listed): only a whole list pins definitions or tells which ones went away */
+  complete: { tools: boolean; prompts: boolean; resourceTemplates: boolean };
 }
 
 /** How a process ended, in words an owner can read ("Exited with code 1", "Killed by SIGKILL", "Out of memory ..."). */

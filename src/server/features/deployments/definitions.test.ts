@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { canonical, definitionOf, DefinitionReview } from "./definitions.js";
+
+// What a definition is: the same item in any key order is the same definition; _meta is no part
+// of it; anything that could not be stored or read is no definition (and so withheld once pinned).
+
+describe("definitions", () => {
+  it("are canonical JSON: key order does not matter, every other difference does", () => {
+    const a = { name: "echo", inputSchema: { type: "object", properties: { m: { type: "string" } } }, description: "Echoes" };
+    const b = { description: "Echoes", inputSchema: { properties: { m: { type: "string" } }, type: "object" }, name: "echo" };
+    expect(canonical(a)).toBe(canonical(b));
+    expect(definitionOf(a)!.hash).toBe(definitionOf(b)!.hash);
+    expect(definitionOf({ ...a, annotations: { destructiveHint: true } })!.hash).not.toBe(definitionOf(a)!.hash);
+    expect(definitionOf({ ...a, description: "Echoes " })!.hash).not.toBe(definitionOf(a)!.hash);
+    expect(definitionOf({ ...a, _meta: { build: 1 } })).toEqual(definitionOf(a));
+  });
+
+  it("need a storable name", () => {
+    for (const bad of [null, "echo", [], { description: "x" }, { name: "" }, { name: 7 }, { name: "a\u0000b" }, { name: "x".repeat(501) }]) expect(definitionOf(bad)).toBeUndefined();
+  });
+
+  it("before a kind is pinned everything passes; after, only approved definitions (or, in warn only, unrejected ones)", () => {
+    const d = definitionOf({ name: "echo", description: "v2" })!;
+    expect(DefinitionReview.NONE.exposes("tool", d)).toBe(true);
+    expect(DefinitionReview.NONE.callable("tool", "anything")).toBe(true);
+    const pinned = DefinitionReview.of(["tool"], false, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: null }]);
+    expect(pinned.exposes("tool", d)).toBe(false);
+    expect(pinned.exposes("tool", undefined)).toBe(false);
+    expect(pinned.callable("tool", "echo")).toBe(false);
+    expect(pinned.callable("tool", "never-listed")).toBe(false);
+    expect(pinned.exposes("prompt", definitionOf({ name: "greet" }))).toBe(true); // prompts not pinned yet
+    const warn = DefinitionReview.of(["tool"], true, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: d.hash }]);
+    expect(warn.exposes("tool", d)).toBe(false);
+    expect(warn.callable("tool", "echo")).toBe(false);
+    expect(warn.exposes("tool", definitionOf({ name: "other" }))).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import { LISTINGS, type DefinitionKind } from "../../../shared/definitions.js";
+
+// Pinned definitions (docs/gateway.md#pinned-definitions), the rules without the storage: what a
+// definition is (the listed item without its _meta, in canonical JSON), and which listed items and
+// calls a deployment's clients may see, given the pins (definitions-repo.ts keeps them).
+
+/** At most this many definitions of one kind are pinned per deployment; more are withheld. */
+export const MAX_DEFINITIONS = 1000;
+const MAX_NAME = 500;
+
+export interface Definition {
+  name: string;
+  /** the item as listed, without _meta */
+  def: Record<string, unknown>;
+  /** SHA-256 of its canonical JSON */
+  hash: string;
+}
+
+/** JSON with object keys in order, so the same definition always has the same text. Throws on input nested too deep to walk. */
+export function canonical(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+}
+
+/** A listed item as a definition, or undefined when it is not one (no usable name, or too deep to read). */
+export function definitionOf(item: unknown): Definition | undefined {
+  if (!item || typeof item !== "object" || Array.isArray(item)) return undefined;
+  const { _meta: _, ...def } = item as Record<string, unknown>;
+  const name = def.name;
+  // A NUL cannot be stored (PostgreSQL text): such a name could never be pinned, so it is no definition.
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME || name.includes("\u0000")) return undefined;
+  try {
+    return { name, def, hash: createHash("sha256").update(canonical(def)).digest("hex") };
+  } catch {
+    return undefined; // nested deeper than the stack: never approvable, so withheld once pinned
+  }
+}
+
+/** The items of a listing result, or undefined when the result holds no list of that kind. */
+export function listedItems(kind: DefinitionKind, result: unknown): unknown[] | undefined {
+  const items = (result as Record<string, unknown> | undefined)?.[LISTINGS[kind].field];
+  return Array.isArray(items) ? items : undefined;
+}
+
+export interface PinState {
+  approvedHash: string | null;
+  currentHash: string | null;
+  rejectedHash: string | null;
+}
+
+const key = (kind: DefinitionKind, name: string) => `${kind}\u0000${name}`;
+
+/** One deployment's pins as the gateway reads them: which listed items and which calls go through. */
+export class DefinitionReview {
+  static readonly NONE = new DefinitionReview(new Set(), false, new Map());
+
+  constructor(
+    private readonly pinnedKinds: ReadonlySet<DefinitionKind>,
+    readonly warnOnly: boolean,
+    private readonly pins: ReadonlyMap<string, PinState>,
+  ) {}
+
+  static of(pinnedKinds: Iterable<string>, warnOnly: boolean, rows: Iterable<PinState & { kind: string; name: string }>): DefinitionReview {
+    const pins = new Map<string, PinState>();
+    for (const r of rows) pins.set(key(r.kind as DefinitionKind, r.name), { approvedHash: r.approvedHash, currentHash: r.currentHash, rejectedHash: r.rejectedHash });
+    return new DefinitionReview(new Set(pinnedKinds as Iterable<DefinitionKind>), warnOnly, pins);
+  }
+
+  pinned(kind: DefinitionKind): boolean {
+    return this.pinnedKinds.has(kind);
+  }
+
+  /** Whether clients see this listed definition (before the kind is pinned, everything: its first listing pins it). */
+  exposes(kind: DefinitionKind, d: Definition | undefined): boolean {
+    if (!this.pinned(kind)) return true;
+    if (!d) return false;
+    const pin = this.pins.get(key(kind, d.name));
+    if (pin?.approvedHash === d.hash) return true;
+    return this.warnOnly && pin?.rejectedHash !== d.hash;
+  }
+
+  /** Whether a call by name (tools/call, prompts/get) reaches the server: not while its current definition waits for review. */
+  callable(kind: DefinitionKind, name: string): boolean {
+    if (!this.pinned(kind)) return true;
+    const pin = this.pins.get(key(kind, name));
+    // Never listed since pinning: nothing approved it.
+    if (!pin) return this.warnOnly;
+    // Its last full listing left it out: the server answers for a name it does not have.
+    if (pin.currentHash === null) return true;
+    if (pin.currentHash === pin.approvedHash) return true;
+    return this.warnOnly && pin.currentHash !== pin.rejectedHash;
+  }
+
+  /** Whether this definition is already recorded as the item's current one (nothing to write). */
+  recorded(kind: DefinitionKind, d: Definition): boolean {
+    return this.pinned(kind) && this.pins.get(key(kind, d.name))?.currentHash === d.hash;
+  }
+}
