@@ -22,16 +22,17 @@ describe("definitions", () => {
   it("before a kind is pinned everything passes; after, only approved definitions (or, in warn only, unrejected ones)", () => {
     const d = definitionOf({ name: "echo", description: "v2" })!;
     expect(DefinitionReview.NONE.exposes("tool", d)).toBe(true);
-    expect(DefinitionReview.NONE.callable("tool", "anything")).toBe(true);
+    expect(DefinitionReview.NONE.refusal("tool", "anything")).toBeUndefined();
     const pinned = DefinitionReview.of(["tool"], false, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: null }]);
     expect(pinned.exposes("tool", d)).toBe(false);
     expect(pinned.exposes("tool", undefined)).toBe(false);
-    expect(pinned.callable("tool", "echo")).toBe(false);
-    expect(pinned.callable("tool", "never-listed")).toBe(false);
+    expect(pinned.refusal("tool", "echo")).toBe("withheld");
+    expect(pinned.refusal("tool", "never-listed")).toBe("unknown");
     expect(pinned.exposes("prompt", definitionOf({ name: "greet" }))).toBe(true); // prompts not pinned yet
     const warn = DefinitionReview.of(["tool"], true, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: d.hash }]);
     expect(warn.exposes("tool", d)).toBe(false);
-    expect(warn.callable("tool", "echo")).toBe(false);
+    expect(warn.refusal("tool", "echo")).toBe("withheld");
+    expect(warn.refusal("tool", "never-listed")).toBeUndefined();
     expect(warn.exposes("tool", definitionOf({ name: "other" }))).toBe(true);
   });
 });

@@ -85,16 +85,20 @@ export class DefinitionReview {
     return this.warnOnly && pin?.rejectedHash !== d.hash;
   }
 
-  /** Whether a call by name (tools/call, prompts/get) reaches the server: not while its current definition waits for review. */
-  callable(kind: DefinitionKind, name: string): boolean {
-    if (!this.pinned(kind)) return true;
+  /**
+   * Why a call by name (tools/call, prompts/get) may not reach the server: "withheld" while its
+   * current definition waits for review; "unknown" for a name never listed since the kind was
+   * pinned (nothing approved it, and no client was shown it). Undefined: it goes through.
+   */
+  refusal(kind: DefinitionKind, name: string): "withheld" | "unknown" | undefined {
+    if (!this.pinned(kind)) return undefined;
     const pin = this.pins.get(key(kind, name));
-    // Never listed since pinning: nothing approved it.
-    if (!pin) return this.warnOnly;
+    if (!pin) return this.warnOnly ? undefined : "unknown";
     // Its last full listing left it out: the server answers for a name it does not have.
-    if (pin.currentHash === null) return true;
-    if (pin.currentHash === pin.approvedHash) return true;
-    return this.warnOnly && pin.currentHash !== pin.rejectedHash;
+    if (pin.currentHash === null) return undefined;
+    if (pin.currentHash === pin.approvedHash) return undefined;
+    if (this.warnOnly && pin.currentHash !== pin.rejectedHash) return undefined;
+    return "withheld";
   }
 
   /** Whether this definition is already recorded as the item's current one (nothing to write). */

@@ -43,9 +43,16 @@ export class TargetExposure implements Exposure {
       const name = String(params?.name);
       // Hidden tools are unknown to clients: the refusal reveals nothing more.
       if (hiddenTools.has(name)) return { code: RPC.invalidParams, message: `Unknown tool: ${clipName(name)}` };
-      if (!review.callable("tool", name)) return { code: RPC.invalidParams, message: DEFINITION_TEXT.withheldTool(clipName(name)) };
+      const why = review.refusal("tool", name);
+      if (why === "unknown") return { code: RPC.invalidParams, message: `Unknown tool: ${clipName(name)}` };
+      if (why === "withheld") return { code: RPC.invalidParams, message: DEFINITION_TEXT.withheldTool(clipName(name)) };
     }
-    if (method === "prompts/get" && !review.callable("prompt", String(params?.name))) return { code: RPC.invalidParams, message: DEFINITION_TEXT.withheldPrompt(clipName(params?.name)) };
+    if (method === "prompts/get") {
+      const name = String(params?.name);
+      const why = review.refusal("prompt", name);
+      if (why === "unknown") return { code: RPC.invalidParams, message: `Unknown prompt: ${clipName(name)}` };
+      if (why === "withheld") return { code: RPC.invalidParams, message: DEFINITION_TEXT.withheldPrompt(clipName(name)) };
+    }
     return undefined;
   }
 

@@ -265,8 +265,10 @@ describe("definitions that changed since the owner approved them", () => {
     const o = outlet();
     expect(mux.forward(s, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }, o, exposure([], pinnedEcho()))).toBe(false);
     expect(o.pushed[0]!.msg.error).toEqual({ code: RPC.invalidParams, message: 'The tool "echo" changed since its owner approved it and is withheld until the owner reviews the change' });
-    // Never listed since its kind was pinned: nothing approved it.
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exfiltrate", arguments: {} } }, outlet(), exposure([], pinnedEcho()))).toBe(false);
+    // Never listed since its kind was pinned: nothing approved it, no client was shown it.
+    const unknown = outlet();
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exfiltrate", arguments: {} } }, unknown, exposure([], pinnedEcho()))).toBe(false);
+    expect(unknown.pushed[0]!.msg.error).toEqual({ code: RPC.invalidParams, message: "Unknown tool: exfiltrate" });
     // Back to its approved definition: callable.
     expect(mux.forward(s, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: {} } }, outlet(), exposure([], pinnedEcho(false, null, hashOf(echo))))).toBe(true);
     expect(f.sent).toHaveLength(1);
