@@ -1,12 +1,59 @@
-// Load generator for bench:gateway, in its own process: N sessions of the official SDK client,
-// each calling `echo` in a closed loop for a fixed time. Prints calls/s, p50 and p99 as JSON.
+// Load generator for bench:gateway, in its own process: N sessions of the official SDK client (v1,
+// or v2 stateless or with a session), each calling `echo` in a closed loop for a fixed time. Prints
+// calls/s, p50 and p99 as JSON.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const { mode, sessions, durationMs, warmupCalls, url, key, command, args, env } = JSON.parse(process.argv[2]);
 
+/**
+ * The same call by hand over kept-alive HTTP, the same few bytes of client work either way, so the
+ * figures are the gateway's: with a session (initialize first, then its id on each call) or
+ * stateless (the 2026-07-28 envelope and headers on each call).
+ */
+async function rawClient(stateless) {
+  const http = await import("node:http");
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const u = new URL(url);
+  const headers = { authorization: `Bearer ${key}`, accept: "application/json, text/event-stream", "content-type": "application/json" };
+  const post = (body, extra = {}) =>
+    new Promise((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent, headers: { ...headers, ...extra } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ headers: res.headers, text }));
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify(body));
+    });
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" } };
+  let extra = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" };
+  if (!stateless) {
+    const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+    extra = { "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25" };
+  }
+  let id = 0;
+  return {
+    async callTool({ arguments: args }) {
+      const params = { name: "echo", arguments: args, ...(stateless ? { _meta: meta } : {}) };
+      const r = await post({ jsonrpc: "2.0", id: ++id, method: "tools/call", params }, extra);
+      return JSON.parse(r.text).result;
+    },
+    close: async () => agent.destroy(),
+  };
+}
+
 async function connect() {
+  if (mode === "raw-session" || mode === "raw-stateless") return rawClient(mode === "raw-stateless");
+  // The SDK v2 client: pinned to 2026-07-28 (stateless: no session, the envelope on every request), or as shipped (a 2025 session).
+  if (mode === "v2-stateless" || mode === "v2-session") {
+    const v2 = await import("@modelcontextprotocol/client");
+    const client = new v2.Client({ name: "bench", version: "1.0.0" }, { capabilities: {}, ...(mode === "v2-stateless" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) });
+    await client.connect(new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    return client;
+  }
   const client = new Client({ name: "bench", version: "1.0.0" }, { capabilities: {} });
   const transport =
     mode === "stdio"

@@ -171,7 +171,7 @@ async function main() {
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
       console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}`);
       const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 5000);
-      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "http floor"];
+      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "v2 session (2025)", "v2 stateless (2026)", "raw session (2025)", "raw stateless (2026)", "http floor"];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
@@ -179,11 +179,19 @@ async function main() {
         results["switchboard (api key)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key });
         results["switchboard (oauth)"]![sessions] = await load({ mode: "http", sessions, url: dep.url, key: accessToken });
         results["gateway -> runner"]![sessions] = await load({ mode: "http", sessions, url: hopUrl, key });
+        // The same deployment, the SDK v2 client both ways: the session lane and the stateless lane.
+        results["v2 session (2025)"]![sessions] = await load({ mode: "v2-session", sessions, url: dep.url, key });
+        results["v2 stateless (2026)"]![sessions] = await load({ mode: "v2-stateless", sessions, url: dep.url, key });
+        // And by hand, the same client work both ways: what each lane costs the gateway.
+        results["raw session (2025)"]![sessions] = await load({ mode: "raw-session", sessions, url: dep.url, key });
+        results["raw stateless (2026)"]![sessions] = await load({ mode: "raw-stateless", sessions, url: dep.url, key });
         results["http floor"]![sessions] = await load({ mode: "http", sessions, url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
         for (const way of ways) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
       }
       console.log("\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)");
+      console.log("\n(v2 session / v2 stateless: @modelcontextprotocol/client as shipped (initialize, a session) and pinned to 2026-07-28 (no session, the envelope on every request), same deployment)");
+      console.log("\n(raw session / raw stateless: the same tools/call by hand over kept-alive HTTP, with a session id or with the 2026-07-28 envelope and headers: the client's work is the same, so the difference is the gateway's)");
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       clearInterval(scraper);
       await new Promise((r) => setTimeout(r, 2 * config.USAGE_FLUSH_MS)); // the last batch of the log
@@ -203,6 +211,9 @@ async function main() {
         const hop = results["gateway -> runner"]![sessions]!;
         const hopRatio = hop.callsPerSec / sgr.callsPerSec;
         console.log(`  ${sessions} session(s), gateway -> runner: +${(hop.p50 - sb.p50).toFixed(2)} ms at p50 for the hop (<= 0.5 ms: ${hop.p50 - sb.p50 <= 0.5 ? "OK" : "OVER"}); ${hopRatio.toFixed(1)}x supergateway's calls/s${sessions === 8 ? ` (>= 2x: ${hopRatio >= 2 ? "OK" : "OVER"})` : ""}`);
+        const lanes = results["v2 stateless (2026)"]![sessions]!.callsPerSec / results["v2 session (2025)"]![sessions]!.callsPerSec;
+        const rawLanes = results["raw stateless (2026)"]![sessions]!.callsPerSec / results["raw session (2025)"]![sessions]!.callsPerSec;
+        console.log(`  ${sessions} client(s), stateless lane: ${rawLanes.toFixed(2)}x the session lane's calls/s by hand (the gateway's own cost; not slower, here within 5% noise: ${rawLanes >= 0.95 ? "OK" : "OVER"}); ${lanes.toFixed(2)}x with the SDK v2 client (its own work included)`);
         console.log(`  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`);
       }
       server.closeAllConnections();

@@ -2,7 +2,7 @@ import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
 import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
-import { MCP_ACCEPT, raw, rawSession, sdkClient, textOf } from "../support/gateway.js";
+import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 // Several real Switchboard processes on one PostgreSQL (issue 17): two web+gateway processes (one
@@ -116,7 +116,7 @@ describe("a cluster behind a round-robin balancer", () => {
     expect(await now()).toEqual(expected);
   });
 
-  it("keeps streams and large messages whole across gateways: the legacy SSE transport, and a 100 KB echo both ways", async () => {
+  it("keeps streams and large messages whole across gateways: the legacy SSE transport, a 100 KB echo both ways, and stateless 2026-07-28 requests", async () => {
     const u = "cleo";
     const url = mcpUrl(c.publicUrl, rowOf(u).proxy_id);
     const before = await usageOf(`${u}/fixture`);
@@ -129,9 +129,13 @@ describe("a cluster behind a round-robin balancer", () => {
     const modern = await sdkClient(url, keys.get(u)!);
     for (let i = 0; i < 3; i++) expect(textOf(await modern.callTool({ name: "echo", arguments: { message: `${i}${big}` } }))).toContain(`${i}${big}`);
     await modern.close();
-    // initialize + 6 calls, and initialize + 3 calls: counted once each, wherever they landed.
-    await waitFor("usage written", async () => ((await usageOf(`${u}/fixture`)) >= before + 11 ? true : undefined), 30_000).catch(() => {});
-    expect(await usageOf(`${u}/fixture`)).toBe(before + 11);
+    // 2026-07-28, stateless: every request stands alone, whichever gateway it lands on.
+    const stateless = await sdkV2Client(url, keys.get(u)!, "pin");
+    for (let i = 0; i < 4; i++) expect(textOf(await stateless.callTool({ name: "add", arguments: { a: i, b: 2 } }))).toBe(String(i + 2));
+    await stateless.close();
+    // initialize + 6 calls, initialize + 3 calls, and discover + 4 calls: counted once each, wherever they landed.
+    await waitFor("usage written", async () => ((await usageOf(`${u}/fixture`)) >= before + 16 ? true : undefined), 30_000).catch(() => {});
+    expect(await usageOf(`${u}/fixture`)).toBe(before + 16);
   });
 
   it("a hosted server can neither reach a runner's internal port nor read the cluster's settings", async () => {

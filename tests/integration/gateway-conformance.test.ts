@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, freePort, signedInUser, type TestApp } from "../support/app.js";
 import { ensureConformanceTools, runConformance, type ConformanceTools } from "../support/conformance.js";
 import { registerOwnedServer, waitForStatus } from "../support/deployments.js";
-import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "../support/gateway.js";
+import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, sdkV2Client, sseRequest, textOf } from "../support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 // The official MCP conformance suite (server scenarios, active suite) against a stdio server
@@ -20,6 +20,8 @@ let mcpUrl: string;
 /** the same deployment straight at the app's port (a loopback Host the gateway accepts) */
 let directUrl: string;
 let key: string;
+let owner: Awaited<ReturnType<typeof signedInUser>>;
+let deploymentId: string;
 
 function forwardingProxy(port: number, target: number, key: string): Promise<http.Server> {
   const server = http.createServer((req, res) => {
@@ -43,13 +45,14 @@ beforeAll(async () => {
   t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(appPort), PUBLIC_URL: `http://127.0.0.1:${proxyPort}` });
   await t.listen();
   repo = await createFixtureRepo({ fixture: "conformance-server" });
-  const owner = await signedInUser(t, "conformance@example.com");
+  owner = await signedInUser(t, "conformance@example.com");
   key = await newApiKey(owner, "conformance");
   await registerOwnedServer(owner, "conformance/everything", "Conformance fixture");
   expect((await owner.post("/api/deploy/conformance/everything", { repositoryUrl: repo.url, env: {} })).status).toBe(202);
   const d = await waitForStatus(owner, "conformance/everything", "running", 60_000);
   proxy = await forwardingProxy(proxyPort, appPort, key);
   mcpUrl = d.url;
+  deploymentId = d.id;
   directUrl = `http://127.0.0.1:${appPort}/${d.proxy_id}/mcp`;
   expect(mcpUrl).toBe(`http://127.0.0.1:${proxyPort}/${d.proxy_id}/mcp`);
 }, 600_000);
@@ -70,6 +73,179 @@ describe("MCP conformance suite through the gateway", () => {
       if (specVersion === "2025-11-25") expect(r.passed).toContain("dns-rebinding-protection");
     });
   }
+});
+
+// The 2026-07-28 revision on the same deployment (and the same URL) the conformance suite and the
+// session clients use: the SDK v2 client pinned to it (stateless), probing for it ('auto'), and as
+// shipped (the 2025 handshake), and the v1 client, all at once.
+describe("2026-07-28 (stateless) beside the session revisions, on one URL", () => {
+  const M = (extra: Record<string, unknown> = {}) => ({
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    ...extra,
+  });
+  const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    raw(directUrl, { headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": String(body.method), ...headers }, body: { jsonrpc: "2.0", ...body } });
+
+  it("the v2 client pinned to 2026-07-28 discovers, lists, calls (progress, logs on request), prompts and reads, with no session", async () => {
+    const c = await sdkV2Client(directUrl, key, "pin");
+    expect(c.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect(c.getServerVersion()).toMatchObject({ name: expect.any(String) });
+    const tools = await c.listTools();
+    expect(tools.tools.map((x) => x.name)).toContain("test_simple_text");
+    expect(textOf(await c.callTool({ name: "test_simple_text", arguments: {} }))).toBe("This is a simple text response for testing.");
+    const progress: number[] = [];
+    const r = await c.callTool({ name: "test_tool_with_progress", arguments: {} }, { onprogress: (p) => void progress.push(p.progress) });
+    expect(textOf(r)).toMatch(/Progress tool finished/);
+    expect(progress).toEqual([0, 50, 100]);
+    // Logs only when the request asks for them.
+    const logs: unknown[] = [];
+    c.setNotificationHandler("notifications/message", (n) => void logs.push(n.params.data));
+    await c.callTool({ name: "test_tool_with_logging", arguments: {} });
+    expect(logs).toEqual([]);
+    await c.callTool({ name: "test_tool_with_logging", arguments: {}, _meta: { "io.modelcontextprotocol/logLevel": "info" } });
+    expect(logs.length).toBeGreaterThan(0);
+    const prompts = await c.listPrompts();
+    expect(prompts.prompts.map((p) => p.name)).toContain("test_simple_prompt");
+    expect((await c.getPrompt({ name: "test_simple_prompt" })).messages.length).toBeGreaterThan(0);
+    const resources = await c.listResources();
+    const first = resources.resources[0]!;
+    expect((await c.readResource({ uri: first.uri })).contents[0]).toMatchObject({ uri: first.uri });
+    await c.close();
+  }, 60_000);
+
+  it("a server's sampling and elicitation requests come back as input_required rounds the client answers; the server's call carries on", async () => {
+    const c = await sdkV2Client(directUrl, key, "pin", { capabilities: { sampling: {}, elicitation: { form: {} } } });
+    c.setRequestHandler("sampling/createMessage", async () => ({ role: "assistant", content: { type: "text", text: "4" }, model: "test-model" }));
+    c.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { username: "ada", email: "ada@example.com" } }));
+    expect(textOf(await c.callTool({ name: "test_sampling", arguments: { prompt: "What is 2+2?" } }))).toBe("LLM response: 4");
+    expect(textOf(await c.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } }))).toContain("action=accept");
+    await c.close();
+  }, 60_000);
+
+  it("subscriptions/listen delivers list changes, the gateway's own (an owner hiding a tool) included, and updates of the resources asked for", async () => {
+    const c = await sdkV2Client(directUrl, key, "pin");
+    let told = 0;
+    c.setNotificationHandler("notifications/tools/list_changed", () => void told++);
+    const sub = await c.listen({ toolsListChanged: true });
+    expect(sub.honoredFilter).toMatchObject({ toolsListChanged: true });
+    expect((await owner.put(`/api/deployments/${deploymentId}/tools`, { hidden: ["test_error_handling"] })).status).toBe(200);
+    for (const deadline = Date.now() + 5000; told === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(told).toBeGreaterThan(0);
+    expect((await c.listTools()).tools.map((x) => x.name)).not.toContain("test_error_handling");
+    expect((await owner.put(`/api/deployments/${deploymentId}/tools`, { hidden: [] })).status).toBe(200);
+    await sub.close();
+    // A resource subscription: the server is subscribed, its update arrives, and closing lets go.
+    const updated: string[] = [];
+    c.setNotificationHandler("notifications/resources/updated", (n) => void updated.push(n.params.uri));
+    const watch = await c.listen({ resourceSubscriptions: ["test://watched-resource"] });
+    expect(watch.honoredFilter).toMatchObject({ resourceSubscriptions: ["test://watched-resource"] });
+    await new Promise((r) => setTimeout(r, 200)); // the server's resources/subscribe answered
+    expect(textOf(await c.callTool({ name: "test_trigger_resource_update", arguments: {} }))).toBe("updated: test://watched-resource");
+    for (const deadline = Date.now() + 5000; updated.length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(updated).toEqual(["test://watched-resource"]);
+    await watch.close();
+    await new Promise((r) => setTimeout(r, 300));
+    // Closed: no more updates reach this client (the server stays subscribed while other clients are).
+    await c.callTool({ name: "test_trigger_resource_update", arguments: {} });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(updated).toEqual(["test://watched-resource"]);
+    await c.close();
+  }, 60_000);
+
+  it("the v2 client probing ('auto') gets 2026-07-28; as shipped it gets a 2025 session; the v1 client too; all on the same URL at once", async () => {
+    const [auto, shipped, v1] = await Promise.all([sdkV2Client(directUrl, key, "auto"), sdkV2Client(directUrl, key, "default"), sdkClient(directUrl, key)]);
+    expect(auto.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect(shipped.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+    const texts = await Promise.all([auto, shipped, v1].map(async (c) => textOf(await (c as typeof v1).callTool({ name: "test_simple_text", arguments: {} }))));
+    expect(texts).toEqual(Array(3).fill("This is a simple text response for testing."));
+    for (const c of [auto, shipped, v1]) await c.close();
+  }, 60_000);
+
+  it("an input_required round on the wire: the question, a sealed requestState, the retry's answer; a replayed or altered state is refused", async () => {
+    const caps = { "io.modelcontextprotocol/clientCapabilities": { sampling: {} } };
+    const call = (id: number, extra: Record<string, unknown> = {}) =>
+      post({ id, method: "tools/call", params: { name: "test_sampling", arguments: { prompt: "What is 2+2?" }, ...extra, _meta: M(caps) } }, { "mcp-name": "test_sampling" });
+    const first = await call(1);
+    expect(first.status).toBe(200);
+    const asked = first.json<{ id: number; result: { resultType: string; inputRequests: Record<string, { method: string; params: { messages: unknown[] } }>; requestState: string } }>();
+    expect(asked.id).toBe(1);
+    expect(asked.result.resultType).toBe("input_required");
+    const [key, question] = Object.entries(asked.result.inputRequests)[0]!;
+    expect(question.method).toBe("sampling/createMessage");
+    expect(question.params.messages).toEqual([{ role: "user", content: { type: "text", text: "What is 2+2?" } }]);
+    // Altered: refused, and the call still waits for the real one.
+    const altered = asked.result.requestState.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
+    const bad = await call(2, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "5" }, model: "m" } }, requestState: altered });
+    expect(bad.json()).toMatchObject({ id: 2, error: { code: -32602, message: "Invalid or expired requestState" } });
+    const done = await call(3, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "4" }, model: "m" } }, requestState: asked.result.requestState });
+    expect(done.json()).toMatchObject({ id: 3, result: { resultType: "complete", content: [{ type: "text", text: "LLM response: 4" }] } });
+    // Replayed: the call it continued is over.
+    const replay = await call(4, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "4" }, model: "m" } }, requestState: asked.result.requestState });
+    expect(replay.json()).toMatchObject({ id: 4, error: { code: -32602, message: "Invalid or expired requestState" } });
+  });
+
+  it("listen streams are bounded per caller, and end when the key they were opened with is revoked", async () => {
+    const spare = await newApiKey(owner, "listener");
+    const listen = (k: string, id: number) =>
+      sseRequest(directUrl, {
+        headers: { authorization: `Bearer ${k}`, accept: MCP_ACCEPT, "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+        body: { jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: M() } },
+      });
+    const streams = [];
+    for (let i = 0; i < 10; i++) {
+      const s = listen(spare, i);
+      const ack = JSON.parse((await s.next())!.data) as { method: string; params: { _meta: Record<string, unknown> } };
+      expect(ack.method).toBe("notifications/subscriptions/acknowledged");
+      expect(ack.params._meta["io.modelcontextprotocol/subscriptionId"]).toBe(i);
+      streams.push(s);
+    }
+    const eleventh = await raw(directUrl, {
+      headers: { authorization: `Bearer ${spare}`, accept: MCP_ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+      body: { jsonrpc: "2.0", id: 10, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: M() } },
+    });
+    expect(eleventh.json()).toMatchObject({ id: 10, error: { code: -32603, message: "Subscription limit reached" } });
+    // Revoking the key ends every stream opened with it.
+    expect((await owner.del("/api/auth/apikeys/listener")).status).toBe(200);
+    for (const s of streams) {
+      for (;;) {
+        const e = await s.next(5000);
+        if (e === null) break;
+      }
+    }
+  });
+
+  it("answers a mismatched or malformed request with the revision's own errors", async () => {
+    // No client capabilities in the envelope.
+    const noCaps = await post({ id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    expect([noCaps.status, noCaps.json<{ error: { code: number } }>().error.code]).toEqual([400, -32602]);
+    // A modern header without the envelope.
+    const bare = await post({ id: 2, method: "tools/list", params: {} });
+    expect([bare.status, bare.json<{ error: { code: number } }>().error.code]).toEqual([400, -32602]);
+    // Header and body disagree.
+    const mismatch = await post({ id: 3, method: "tools/list", params: { _meta: M({ "io.modelcontextprotocol/protocolVersion": "v999" }) } });
+    expect([mismatch.status, mismatch.json<{ error: { code: number } }>().error.code]).toEqual([400, -32020]);
+    const wrongMethod = await post({ id: 4, method: "tools/list", params: { _meta: M() } }, { "mcp-method": "prompts/list" });
+    expect([wrongMethod.status, wrongMethod.json<{ error: { code: number } }>().error.code]).toEqual([400, -32020]);
+    const wrongName = await post({ id: 5, method: "tools/call", params: { name: "test_simple_text", arguments: {}, _meta: M() } }, { "mcp-name": "test_error_handling" });
+    expect([wrongName.status, wrongName.json<{ error: { code: number } }>().error.code]).toEqual([400, -32020]);
+    // A revision this server does not speak: -32022 with the ones it does.
+    const future = await post({ id: 6, method: "tools/list", params: { _meta: M({ "io.modelcontextprotocol/protocolVersion": "v999" }) } }, { "mcp-protocol-version": "v999" });
+    expect(future.status).toBe(400);
+    expect(future.json()).toMatchObject({ id: 6, error: { code: -32022, data: { supported: expect.arrayContaining(["2026-07-28", "2025-11-25", "2025-06-18"]), requested: "v999" } } });
+    // What this revision removed is not found; a requestState nobody sealed is refused.
+    for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "unknown/method"]) {
+      const r = await post({ id: 7, method, params: { _meta: M() } });
+      expect([method, r.status, r.json<{ id: number; error: { code: number } }>().error.code]).toEqual([method, 404, -32601]);
+    }
+    const tampered = await post({ id: 8, method: "tools/call", params: { name: "test_sampling", arguments: { prompt: "x" }, inputResponses: {}, requestState: "v1.e30.AAAA", _meta: M() } }, { "mcp-name": "test_sampling" });
+    expect(tampered.json()).toMatchObject({ id: 8, error: { code: -32602, message: "Invalid or expired requestState" } });
+    // A plain 2025 initialize still opens a session on the same URL.
+    const legacy = await raw(directUrl, { headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old", version: "1" } } } });
+    expect(legacy.status).toBe(200);
+    expect(legacy.headers["mcp-session-id"]).toBeTruthy();
+  });
 });
 
 describe("routing between sessions on one server process", () => {

@@ -24,6 +24,10 @@ describe("server-rendered pages", () => {
     expect(html).toContain("Settings &gt; MCP");
     expect(html).toContain("Add New MCP Server");
     expect(html).toContain("/YOUR_PROXY_ID/sse");
+    // ... marked deprecated (MCP deprecated HTTP+SSE), in the text and in the snippets.
+    expect(html).toMatch(/data-testid="sse-deprecated"[^>]*><strong>Deprecated:<\/strong>/);
+    expect(html.match(/HTTP\+SSE is deprecated in MCP/g)?.length).toBe(2);
+    expect(html).toContain("--transport sse is deprecated");
     expect(html).toContain("green indicator");
     expect(html).toMatch(/class="hljs-keyword">import</);
     expect(html).toContain("Python");

@@ -137,3 +137,16 @@ export function sseRequest(url: string, opts: { method?: string; headers: Record
     close: () => req.destroy(),
   };
 }
+
+/**
+ * The official SDK v2 client (@modelcontextprotocol/client) over Streamable HTTP with an API key:
+ * `pin` speaks 2026-07-28 only (stateless), `auto` probes with server/discover and falls back to
+ * initialize, `default` is the client as shipped (the 2025 initialize handshake).
+ */
+export async function sdkV2Client(url: string, key: string, mode: "pin" | "auto" | "default", opts: { capabilities?: Record<string, unknown>; listChanged?: boolean } = {}) {
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const versionNegotiation = mode === "pin" ? { mode: { pin: "2026-07-28" } } : mode === "auto" ? { mode: "auto" as const } : undefined;
+  const client = new Client({ name: "switchboard-test-v2", version: "2.0.0" }, { capabilities: opts.capabilities ?? {}, ...(versionNegotiation ? { versionNegotiation } : {}) } as ConstructorParameters<typeof Client>[1]);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return client;
+}

@@ -1,7 +1,7 @@
 import { diffLines } from "diff";
 import { Loader2, ShieldAlert } from "lucide-react";
 import { useCallback, useEffect, useState } from "react";
-import { DEFINITION_TEXT, type DefinitionChange, type DefinitionReviewView } from "../../shared/definitions";
+import { DEFINITION_TEXT, showInvisible, type DefinitionChange, type DefinitionReviewView } from "../../shared/definitions";
 import type { DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
 import { Alert, Button } from "./ui";
@@ -14,6 +14,9 @@ interface Props {
   deployment: DeploymentView;
   className: string;
 }
+
+/** One decision covers at most this many definitions (the API's limit). */
+const MAX_DECISION = 500;
 
 /** The review is read again this often while the page is visible: a restart can change definitions any time. */
 const REFRESH_MS = 10_000;
@@ -106,8 +109,8 @@ export function DefinitionReview({ deployment, className }: Props) {
             <>
               {waiting.length > 1 && (
                 <div className="mt-3">
-                  <Button variant="success" size="sm" disabled={busy !== null} onClick={() => void decide("approve", waiting, "all")}>
-                    {busy === "all" ? DEFINITION_TEXT.working : `${DEFINITION_TEXT.approveAll} (${waiting.length})`}
+                  <Button variant="success" size="sm" disabled={busy !== null} onClick={() => void decide("approve", waiting.slice(0, MAX_DECISION), "all")}>
+                    {busy === "all" ? DEFINITION_TEXT.working : `${DEFINITION_TEXT.approveAll} (${Math.min(waiting.length, MAX_DECISION)})`}
                   </Button>
                 </div>
               )}
@@ -157,16 +160,18 @@ function ChangeCard({ change, busy, onDecide }: { change: DefinitionChange; busy
   );
 }
 
-/** A definition as text to compare line by line: its fields one after the other, descriptions as written. */
+/** A definition as text to compare line by line: its fields one after the other, descriptions as written, hidden characters shown. */
 function asText(def: Record<string, unknown> | null): string {
   if (!def) return "";
-  return Object.keys(def)
-    .sort((a, b) => (a === "name" ? -1 : b === "name" ? 1 : a.localeCompare(b)))
-    .map((k) => {
-      const v = def[k];
-      return typeof v === "string" ? `${k}: ${v}` : `${k}: ${JSON.stringify(v, null, 2)}`;
-    })
-    .join("\n") + "\n";
+  return (
+    Object.keys(def)
+      .sort((a, b) => (a === "name" ? -1 : b === "name" ? 1 : a.localeCompare(b)))
+      .map((k) => {
+        const v = def[k];
+        return showInvisible(typeof v === "string" ? `${k}: ${v}` : `${k}: ${JSON.stringify(v, null, 2)}`);
+      })
+      .join("\n") + "\n"
+  );
 }
 
 /** The approved and the listed definition, line by line: removed lines marked −, added ones +. */

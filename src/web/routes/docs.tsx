@@ -11,7 +11,9 @@ export function meta({ matches }: Route.MetaArgs) {
   ];
 }
 
-const pythonExample = (base: string) => `import asyncio
+const pythonExample = (base: string) => `# HTTP+SSE is deprecated in MCP: it keeps working here, but new code should use
+# the /mcp URL (Streamable HTTP, MCP 2026-07-28 too) with mcp.client.streamable_http.
+import asyncio
 from mcp import ClientSession
 from mcp.client.sse import sse_client
 
@@ -29,7 +31,9 @@ async def main():
 
 asyncio.run(main())`;
 
-const typescriptExample = (base: string) => `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+const typescriptExample = (base: string) => `// HTTP+SSE is deprecated in MCP: it keeps working here, but new code should use the
+// /mcp URL (Streamable HTTP, MCP 2026-07-28 too) with StreamableHTTPClientTransport.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 
 const headers = { Authorization: \`Bearer \${process.env.SWITCHBOARD_API_KEY}\` };
@@ -49,7 +53,8 @@ console.log(result.content);
 await client.close();`;
 
 const assistantExample = (base: string) =>
-  `claude mcp add --transport sse my-server ${base}/YOUR_PROXY_ID/sse \\
+  `# --transport sse is deprecated; --transport http with the /mcp URL is the current one
+claude mcp add --transport sse my-server ${base}/YOUR_PROXY_ID/sse \\
   --header "Authorization: Bearer YOUR_API_KEY"`;
 
 export function loader({ context }: Route.LoaderArgs) {
@@ -127,6 +132,12 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
             Every server you deploy gets its own address. Use the <code className="font-mono">/sse</code> URL shown on the server
             page (Streamable HTTP clients can use the <code className="font-mono">/mcp</code> URL beside it) together with one of
             your API keys.
+          </p>
+          <p className={p} data-testid="sse-deprecated">
+            <strong>Deprecated:</strong> the <code className="font-mono">/sse</code> URL speaks MCP's HTTP+SSE transport, which the
+            protocol has deprecated. It keeps working here, but prefer the <code className="font-mono">/mcp</code> URL: it speaks
+            Streamable HTTP for clients of every MCP revision, the stateless 2026-07-28 revision included, and it is what the
+            server page's connect snippets use.
           </p>
 
           <h3 className={h3}>With an AI assistant</h3>

@@ -3,7 +3,7 @@ import type { DefinitionChange, DefinitionKind, DefinitionReviewView } from "../
 import type { Db } from "../../db/client.js";
 import { definitionPins, definitionReviews } from "../../db/schema.js";
 import type { Listing } from "../runtime/runner.js";
-import { DefinitionReview, definitionOf, MAX_DEFINITIONS, type Definition } from "./definitions.js";
+import { DefinitionReview, definitionOf, jsonbSafe, MAX_DEFINITIONS, type Definition } from "./definitions.js";
 
 // Pinned definitions in the database (docs/gateway.md#pinned-definitions): per user and server,
 // so a deployment stopped and deployed again (a new package version, say) is compared with what its
@@ -33,16 +33,6 @@ export async function loadReview(db: Db, o: PinOwner): Promise<DefinitionReview>
   return DefinitionReview.of(review.pinnedKinds, review.warnOnly, rows);
 }
 
-/** PostgreSQL's jsonb holds no NUL character: the stored copy (shown to the owner) has U+FFFD instead; the hash is of what was listed. */
-function storable(v: unknown): unknown {
-  if (typeof v === "string") return v.includes("\u0000") ? v.replaceAll("\u0000", "\uFFFD") : v;
-  if (v === null || typeof v !== "object") return v;
-  if (Array.isArray(v)) return v.map(storable);
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k.replaceAll("\u0000", "\uFFFD")] = storable(x);
-  return out;
-}
-
 /**
  * A listing of one kind, as the server gave it. The kind's first listing pins every definition in
  * it; later ones record what changed (a new current definition, a new name) and, when `complete`
@@ -57,7 +47,7 @@ export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, l
     const now = new Date();
     if (!review!.pinnedKinds.includes(kind)) {
       for (const d of defs) {
-        const def = storable(d.def);
+        const def = jsonbSafe(d.def);
         await tx
           .insert(definitionPins)
           .values({ ...own(o), kind, name: d.name, approved: def, approvedHash: d.hash, current: def, currentHash: d.hash, changedAt: now })
@@ -79,12 +69,12 @@ export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, l
       if (!known.has(d.name)) {
         if (known.size >= MAX_DEFINITIONS) continue;
         known.set(d.name, d.hash);
-        await tx.insert(definitionPins).values({ ...own(o), kind, name: d.name, current: storable(d.def), currentHash: d.hash, changedAt: now }).onConflictDoNothing();
+        await tx.insert(definitionPins).values({ ...own(o), kind, name: d.name, current: jsonbSafe(d.def), currentHash: d.hash, changedAt: now }).onConflictDoNothing();
         wrote = true;
       } else if (known.get(d.name) !== d.hash) {
         await tx
           .update(definitionPins)
-          .set({ current: storable(d.def), currentHash: d.hash, changedAt: now })
+          .set({ current: jsonbSafe(d.def), currentHash: d.hash, changedAt: now })
           .where(and(ofOwner(o), eq(definitionPins.kind, kind), eq(definitionPins.name, d.name)));
         wrote = true;
       }
@@ -121,6 +111,9 @@ export async function recordStartListing(db: Db, o: PinOwner, listing: Listing):
   return wrote;
 }
 
+/** The review shows at most this many changes at a time (each up to 64 KB twice); deciding shows the next. */
+const MAX_REVIEW = 200;
+
 /** What the owner sees: every listed definition that differs from the approved one. */
 export async function reviewView(db: Db, o: PinOwner): Promise<DefinitionReviewView> {
   const [[review], rows] = await Promise.all([
@@ -129,7 +122,8 @@ export async function reviewView(db: Db, o: PinOwner): Promise<DefinitionReviewV
       .select()
       .from(definitionPins)
       .where(and(ofOwner(o), isNotNull(definitionPins.currentHash), sql`${definitionPins.currentHash} is distinct from ${definitionPins.approvedHash}`))
-      .orderBy(asc(definitionPins.kind), asc(definitionPins.name)),
+      .orderBy(asc(definitionPins.kind), asc(definitionPins.name))
+      .limit(MAX_REVIEW),
   ]);
   const changes: DefinitionChange[] = rows.map((r) => ({
     kind: r.kind as DefinitionKind,

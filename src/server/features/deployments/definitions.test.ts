@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { showInvisible, storableText } from "../../../shared/definitions.js";
 import { canonical, definitionOf, DefinitionReview } from "./definitions.js";
 
 // What a definition is: the same item in any key order is the same definition; _meta is no part
@@ -16,7 +17,7 @@ describe("definitions", () => {
   });
 
   it("need a storable name", () => {
-    for (const bad of [null, "echo", [], { description: "x" }, { name: "" }, { name: 7 }, { name: "a\u0000b" }, { name: "x".repeat(501) }]) expect(definitionOf(bad)).toBeUndefined();
+    for (const bad of [null, "echo", [], { description: "x" }, { name: "" }, { name: 7 }, { name: "a\u0000b" }, { name: "a\ud800" }, { name: "x".repeat(501) }, { name: "big", description: "x".repeat(65 * 1024) }]) expect(definitionOf(bad)).toBeUndefined();
   });
 
   it("before a kind is pinned everything passes; after, only approved definitions (or, in warn only, unrejected ones)", () => {
@@ -33,6 +34,18 @@ describe("definitions", () => {
     expect(warn.exposes("tool", d)).toBe(false);
     expect(warn.refusal("tool", "echo")).toBe("withheld");
     expect(warn.refusal("tool", "never-listed")).toBeUndefined();
+    // Listed once as new (never approved), then left out of a listing: still unknown, not callable.
+    const dropped = DefinitionReview.of(["tool"], false, [{ kind: "tool", name: "evil", approvedHash: null, currentHash: null, rejectedHash: null }]);
+    expect(dropped.refusal("tool", "evil")).toBe("unknown");
     expect(warn.exposes("tool", definitionOf({ name: "other" }))).toBe(true);
+  });
+});
+
+describe("the review's diff", () => {
+  it("shows characters a reader cannot see, so a poisoned description cannot look like the approved one", () => {
+    const tag = String.fromCodePoint(0xe0041); // a Unicode tag 'A', invisible, read by models
+    expect(showInvisible(`Echoes${tag}\u200b\u202e.`)).toBe("Echoes⟨U+E0041⟩⟨U+200B⟩⟨U+202E⟩.");
+    expect(showInvisible("plain text, émojis 😀 and CJK 漢字")).toBe("plain text, émojis 😀 and CJK 漢字");
+    expect(storableText("a\u0000b\ud800c")).toBe("a\uFFFDb\uFFFDc");
   });
 });

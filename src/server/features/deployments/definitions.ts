@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LISTINGS, type DefinitionKind } from "../../../shared/definitions.js";
+import { LISTINGS, LONE_SURROGATE, storableText, type DefinitionKind } from "../../../shared/definitions.js";
 
 // Pinned definitions (docs/gateway.md#pinned-definitions), the rules without the storage: what a
 // definition is (the listed item without its _meta, in canonical JSON), and which listed items and
@@ -7,6 +7,8 @@ import { LISTINGS, type DefinitionKind } from "../../../shared/definitions.js";
 
 /** At most this many definitions of one kind are pinned per deployment; more are withheld. */
 export const MAX_DEFINITIONS = 1000;
+/** A definition longer than this (canonical JSON) is no definition: withheld once its kind is pinned, never stored. */
+export const MAX_DEFINITION_BYTES = 64 * 1024;
 const MAX_NAME = 500;
 
 export interface Definition {
@@ -33,19 +35,36 @@ export function definitionOf(item: unknown): Definition | undefined {
   if (!item || typeof item !== "object" || Array.isArray(item)) return undefined;
   const { _meta: _, ...def } = item as Record<string, unknown>;
   const name = def.name;
-  // A NUL cannot be stored (PostgreSQL text): such a name could never be pinned, so it is no definition.
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME || name.includes("\u0000")) return undefined;
+  // A NUL or a lone surrogate cannot be stored (PostgreSQL text): such a name could never be pinned, so it is no definition.
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME || name.includes("\u0000") || LONE_SURROGATE.test(name)) return undefined;
+  let text: string;
   try {
-    return { name, def, hash: createHash("sha256").update(canonical(def)).digest("hex") };
+    text = canonical(def);
   } catch {
     return undefined; // nested deeper than the stack: never approvable, so withheld once pinned
   }
+  if (text.length > MAX_DEFINITION_BYTES) return undefined;
+  return { name, def, hash: createHash("sha256").update(text).digest("hex") };
 }
 
 /** The items of a listing result, or undefined when the result holds no list of that kind. */
 export function listedItems(kind: DefinitionKind, result: unknown): unknown[] | undefined {
   const items = (result as Record<string, unknown> | undefined)?.[LISTINGS[kind].field];
   return Array.isArray(items) ? items : undefined;
+}
+
+/**
+ * A JSON value PostgreSQL's jsonb can hold: no NUL, no lone surrogate (either makes the insert
+ * fail, which a hostile server could use to keep its definitions from ever being pinned). Strings
+ * get U+FFFD instead; hashes are of what was listed.
+ */
+export function jsonbSafe(v: unknown): unknown {
+  if (typeof v === "string") return storableText(v);
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map(jsonbSafe);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[storableText(k)] = jsonbSafe(x);
+  return out;
 }
 
 export interface PinState {
@@ -94,8 +113,8 @@ export class DefinitionReview {
     if (!this.pinned(kind)) return undefined;
     const pin = this.pins.get(key(kind, name));
     if (!pin) return this.warnOnly ? undefined : "unknown";
-    // Its last full listing left it out: the server answers for a name it does not have.
-    if (pin.currentHash === null) return undefined;
+    // Its last full listing left it out: the server answers for a name it does not have (one never approved stays unknown).
+    if (pin.currentHash === null) return pin.approvedHash === null && !this.warnOnly ? "unknown" : undefined;
     if (pin.currentHash === pin.approvedHash) return undefined;
     if (this.warnOnly && pin.currentHash !== pin.rejectedHash) return undefined;
     return "withheld";

@@ -3,6 +3,7 @@ import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.j
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
+import { jsonbSafe } from "./definitions.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type { ServerKind };
@@ -151,7 +152,8 @@ export interface Capabilities {
  * were at its approval (or its first listing after that), so admins see when they changed.
  */
 export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabilities): Promise<void> {
-  const values = { tools: caps.tools, prompts: caps.prompts, resources: caps.resources, listedAt: new Date() };
+  // A hosted server's strings may hold what jsonb cannot (a NUL, a lone surrogate): stored with U+FFFD instead.
+  const values = { tools: jsonbSafe(caps.tools), prompts: jsonbSafe(caps.prompts), resources: jsonbSafe(caps.resources), listedAt: new Date() };
   await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(serverCapabilities)

@@ -42,7 +42,7 @@ function secretDigest(secret: string): Buffer {
 }
 
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
-const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "last-event-id", "user-agent"];
+const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id", "user-agent"];
 /** bodies up to this size are forwarded whole, in one write; larger ones and streams are piped */
 const SMALL_BODY = 64 * 1024;
 /** Hop-by-hop headers that belong to one connection, never forwarded. */

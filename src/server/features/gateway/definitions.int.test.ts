@@ -5,6 +5,9 @@ import { startRunningFixture, type RunningFixture } from "../../../../tests/supp
 import { waitForStatus } from "../../../../tests/support/deployments.js";
 import { sdkClient, textOf } from "../../../../tests/support/gateway.js";
 import type { DefinitionReviewView } from "../../../shared/definitions.js";
+import { definitionOf } from "../deployments/definitions.js";
+import { loadReview, recordListing } from "../deployments/definitions-repo.js";
+import { saveCapabilities } from "../deployments/repo.js";
 
 // Pinned definitions against a rug pull: the fixture server, deployed with FIXTURE_RUG_PULL=1,
 // rewrites echo's description into an instruction to leak a key, adds a tool, changes a prompt
@@ -121,6 +124,26 @@ describe("definitions pinned at first listing", () => {
     expect((await client.listPrompts()).prompts).toEqual([]);
     for (const c of [client, legacy]) await c.close();
   }, 90_000);
+
+  it("a hostile listing cannot keep its definitions from being pinned: NULs and lone surrogates are stored, too-large and unnamed items are no definitions", async () => {
+    const db = f.t.db.database.db;
+    const o = { userId: f.owner.id, serverKind: "owned", serverRef: "owner/hostile" };
+    const listed = [
+      { name: "nul", description: "a\u0000b" },
+      { name: "surrogate", description: "x\ud800y", inputSchema: { "k\udc00": 1 } },
+      { name: "big", description: "x".repeat(70 * 1024) },
+      { name: "bad\ud800name" },
+    ];
+    const defs = listed.map(definitionOf).filter((d) => d !== undefined);
+    expect(defs.map((d) => d.name)).toEqual(["nul", "surrogate"]);
+    expect(await recordListing(db, o, "tool", defs, true)).toBe(true);
+    const review = await loadReview(db, o);
+    expect(review.pinned("tool")).toBe(true);
+    for (const d of defs) expect(review.exposes("tool", d)).toBe(true);
+    expect(review.exposes("tool", definitionOf(listed[2]))).toBe(false);
+    // The capabilities shown on the page take them too.
+    await saveCapabilities(db, { kind: "owned", ref: "owner/hostile" }, { tools: listed, prompts: [], resources: [] });
+  });
 
   it("decisions are the owner's, about the definition shown, and all or none", async () => {
     const { changes } = await review();

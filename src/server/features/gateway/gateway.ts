@@ -19,7 +19,10 @@ import { clientOf, clip, outcomeOf, requestName, traceContext, type GatewayObser
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
+import type { Mux, MuxSession } from "./mux.js";
 import { Session } from "./session.js";
+import { StatelessLane } from "./stateless-lane.js";
+import { isModernVersion, modernClaim } from "./stateless.js";
 import { Sessions } from "./sessions.js";
 import { GATEWAY_TEXT } from "./text.js";
 import { UsageCounter } from "./usage.js";
@@ -74,6 +77,8 @@ export class Gateway {
   private readonly runner: Pick<Runner, "channel" | "runs">;
   /** each looked-up target's exposure rules, made once per lookup */
   private readonly exposures = new WeakMap<GatewayTarget, TargetExposure>();
+  /** the 2026-07-28 requests: no sessions (stateless-lane.ts) */
+  private readonly stateless: StatelessLane;
   /** listings being recorded (deployment and kind): one write at a time each */
   private readonly recording = new Set<string>();
   readonly usage: UsageCounter;
@@ -93,6 +98,15 @@ export class Gateway {
     }
     this.metadata = new ResourceMetadata(d);
     this.sessions = new Sessions({ ...d, runner: this.runner });
+    this.stateless = new StatelessLane({
+      mux: (t) => this.sessions.mux(t.id) as unknown as Mux<MuxSession> | undefined,
+      unavailable: (t) => this.unavailable(t),
+      exposure: (t) => this.exposure(t),
+      done: (req, target, msg, started, bytes, client) => this.onDone(req, target, msg, started, bytes, client, "streamable"),
+      count: (res, t) => this.count(res, t),
+      watch: (h) => this.sessions.watch(h),
+      requestTimeoutMs: d.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    });
     // Usage: exactly once per request, by the gateway the client reached (a runner's gateway says so in a header).
     this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
     // An owner hid or showed tools, or approved a changed definition (or a listing pinned or
@@ -104,7 +118,9 @@ export class Gateway {
         if (!changed) return this.access.forget();
         this.access.forget(changed.proxyId);
         // A listing recorded (quiet) changes nothing a session was shown: only the lookups go.
-        if (!changed.quiet) this.sessions.listsChanged(changed.id);
+        if (changed.quiet) return;
+        this.sessions.listsChanged(changed.id);
+        this.stateless.listsChanged(changed.id);
       }) ?? (() => {});
   }
 
@@ -204,7 +220,7 @@ export class Gateway {
   }
 
   /** What happens once a request is answered: a log line, and a record for the observers (observe.ts). */
-  private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"], transport: "streamable" | "sse") {
+  private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"] | undefined, transport: "streamable" | "sse") {
     const name = requestName(msg.method, msg.params);
     const method = clip(msg.method, 100) ?? "";
     const observer = this.d.observer;
@@ -241,6 +257,8 @@ export class Gateway {
     const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
     if (!read) return;
     const { msg, bytes } = read;
+    // 2026-07-28: the request says so in its _meta (or its header does); no session.
+    if (modernClaim(msg) !== undefined || isModernVersion(header(req, HEADER.protocolVersion))) return this.stateless.post(req, res, target, who, msg, bytes, started);
     if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(req, res, target, who, msg, started, bytes);
     if (!this.versionOk(req, res)) return;
     const session = this.session(res, header(req, HEADER.sessionId), target, who);
@@ -384,6 +402,7 @@ export class Gateway {
   /** Shutdown: sessions end, the last usage counts are written. */
   async close(): Promise<void> {
     this.stopWatchingTools();
+    this.stateless.close();
     this.forwarder?.close();
     this.sessions.close();
     await this.usage.close();

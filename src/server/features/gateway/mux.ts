@@ -21,6 +21,8 @@ export interface MuxSession {
   /** A notification or server request with no request of this session to ride on. */
   notify(msg: Msg): boolean;
   close(): void;
+  /** not to be given the server's unlabelled messages (a 2026-07-28 call waiting for its client, a listen stream) */
+  readonly parked?: boolean;
 }
 
 /** Where the messages of one client request go: its own POST response or the legacy stream. */
@@ -156,6 +158,15 @@ export class Mux<S extends MuxSession = MuxSession> {
     return true;
   }
 
+  /** A request of `session` waits this long from now (a 2026-07-28 call waiting for its client's answers to the server's questions). */
+  rearm(session: S, clientId: Id, ms: number): void {
+    const gwId = session.inflight.get(idKey(clientId));
+    const p = gwId ? this.pending.get(gwId) : undefined;
+    if (!p) return;
+    clearTimeout(p.timer);
+    p.timer = setTimeout(() => this.timeout(p.gwId), ms).unref();
+  }
+
   private timeout(gwId: string) {
     const p = this.pending.get(gwId);
     if (!p) return;
@@ -200,7 +211,7 @@ export class Mux<S extends MuxSession = MuxSession> {
   /** The request in flight most recently sent (of a session that can take `needs`): the best owner for unlabelled server messages. */
   private latestPending(needs?: keyof ClientCapabilities): Pending<S> | undefined {
     let last: Pending<S> | undefined;
-    for (const p of this.pending.values()) if (!needs || p.session.capabilities[needs]) last = p;
+    for (const p of this.pending.values()) if (!p.session.parked && (!needs || p.session.capabilities[needs])) last = p;
     return last;
   }
 

@@ -53,8 +53,11 @@ export const MEDIA = {
   sse: "text/event-stream",
 } as const;
 
-/** Revisions the gateway speaks, oldest first. */
+/** Revisions the gateway speaks with sessions (initialize), oldest first. */
 export const SUPPORTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
+export const LEGACY_VERSIONS = SUPPORTED_VERSIONS;
+/** The stateless revision: no initialize, no sessions; every request says its version (stateless.ts). */
+export const MODERN_VERSION = "2026-07-28";
 export const LATEST_VERSION = SUPPORTED_VERSIONS.at(-1)!;
 const SUPPORTED = new Set<string>(SUPPORTED_VERSIONS);
 export const isSupportedVersion = (v: string) => SUPPORTED.has(v);

@@ -8,13 +8,23 @@ import type { McpChannel, Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER } from "./access.js";
 import { Mux } from "./mux.js";
 import type { OAuthPort } from "./oauth-tokens.js";
-import type { Session } from "./session.js";
+import { Session } from "./session.js";
 
 // The gateway's open sessions and the one Mux of each running server's MCP channel: how sessions
 // are found, make room for each other, expire, and end when their API key or OAuth access token
 // stops being valid.
 
 const LISTS = ["tools", "prompts", "resources"] as const;
+
+/** Something held open with a caller's credentials (a session, a 2026-07-28 listen stream): it ends when they are revoked. */
+export interface Held {
+  readonly userId: string;
+  /** the API key's SHA-256 (or the browser marker) */
+  readonly keyHash: string;
+  readonly token?: string;
+  readonly signIn?: string;
+  close(): void;
+}
 
 export interface SessionsDeps {
   config: Config;
@@ -27,6 +37,8 @@ export interface SessionsDeps {
 
 export class Sessions {
   private readonly open = new Map<string, Session>();
+  /** streams other than sessions that end with their credentials */
+  private readonly held = new Set<Held>();
   /** one per server process: a restarted server has a new channel, and so a new Mux */
   private readonly muxes = new WeakMap<McpChannel, Mux<Session>>();
   private readonly sweeper: NodeJS.Timeout;
@@ -109,12 +121,30 @@ export class Sessions {
     }
   }
 
+  /** A stream to end when its key, grant or sign-in is revoked; the function forgets it. */
+  watch(h: Held): () => void {
+    this.held.add(h);
+    return () => void this.held.delete(h);
+  }
+
+  private holders(): Held[] {
+    return [...this.open.values(), ...this.held];
+  }
+
+  private endHolder(h: Held): void {
+    if (h instanceof Session) this.end(h);
+    else {
+      this.held.delete(h);
+      h.close();
+    }
+  }
+
   /** A revoked key or grant (or deleted account) ends the sessions opened with it, open streams included. */
   private async recheckKeys() {
     const hashes = new Set<string>();
     const tokens = new Map<string, string>();
     const signIns = new Set<string>();
-    for (const s of this.open.values()) {
+    for (const s of this.holders()) {
       if (s.signIn !== undefined) signIns.add(s.signIn);
       else if (s.keyHash.startsWith(BROWSER_CALLER)) continue;
       else if (s.token === undefined) hashes.add(s.keyHash);
@@ -124,7 +154,7 @@ export class Sessions {
     if (signIns.size) {
       try {
         const live = await liveSignIns(this.d.db, [...signIns]);
-        for (const s of [...this.open.values()]) if (s.signIn !== undefined && !live.has(s.signIn)) this.end(s);
+        for (const s of this.holders()) if (s.signIn !== undefined && !live.has(s.signIn)) this.endHolder(s);
       } catch (e) {
         this.d.log.error({ err: e }, "could not re-check the sign-ins of open playground sessions");
       }
@@ -133,7 +163,7 @@ export class Sessions {
       try {
         const grant = await this.d.oauth.verify(token);
         if (grant && grant.userId === userId && grant.expiresAt.getTime() > Date.now()) continue;
-        for (const s of [...this.open.values()]) if (s.token === token) this.end(s);
+        for (const s of this.holders()) if (s.token === token) this.endHolder(s);
       } catch (e) {
         this.d.log.error({ err: e }, "could not re-check the access tokens of open gateway sessions");
       }
@@ -141,7 +171,7 @@ export class Sessions {
     for (const hash of hashes) {
       try {
         if (await findKeyOwner(this.d.db, hash)) continue;
-        for (const s of [...this.open.values()]) if (s.keyHash === hash) this.end(s);
+        for (const s of this.holders()) if (s.keyHash === hash) this.endHolder(s);
       } catch (e) {
         this.d.log.error({ err: e }, "could not re-check the keys of open gateway sessions");
       }
