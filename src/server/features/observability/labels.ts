@@ -2,8 +2,10 @@
 // the JSON-RPC method it sends and the path it requests, so anything outside the known set is
 // folded into "other" rather than becoming a new time series (Prometheus keeps each one in memory).
 
-/** The MCP methods a client may send (2025-06-18 and later); anything else is "other". */
+/** The MCP methods a client may send (2025-06-18 and later, 2026-07-28's included); anything else is "other". */
 const MCP_METHODS = new Set([
+  "server/discover",
+  "subscriptions/listen",
   "initialize",
   "ping",
   "tools/list",

@@ -7,6 +7,8 @@ describe("label values stay within a fixed set", () => {
   it("keeps MCP methods and folds anything a client invents into 'other'", () => {
     expect(mcpMethodLabel("tools/call")).toBe("tools/call");
     expect(mcpMethodLabel("resources/templates/list")).toBe("resources/templates/list");
+    expect(mcpMethodLabel("server/discover")).toBe("server/discover");
+    expect(mcpMethodLabel("subscriptions/listen")).toBe("subscriptions/listen");
     expect(mcpMethodLabel("tools/call/../../x")).toBe("other");
     expect(mcpMethodLabel(`x${"y".repeat(99)}`)).toBe("other");
   });
