@@ -26,7 +26,8 @@ describe("server-rendered pages", () => {
     expect(html).toContain("/YOUR_PROXY_ID/sse");
     // ... marked deprecated (MCP deprecated HTTP+SSE), in the text and in the snippets.
     expect(html).toMatch(/data-testid="sse-deprecated"[^>]*><strong>Deprecated:<\/strong>/);
-    expect(html.match(/HTTP\+SSE is deprecated in MCP/g)?.length).toBe(2);
+    expect(html).toMatch(/# HTTP\+SSE is deprecated in MCP/);
+    expect(html).toMatch(/\/\/ HTTP\+SSE is deprecated in MCP/);
     expect(html).toContain("--transport sse is deprecated");
     expect(html).toContain("green indicator");
     expect(html).toMatch(/class="hljs-keyword">import</);
