@@ -83,7 +83,5 @@ export const DEFINITION_TEXT = {
   loadFailed: "Could not load the definition changes.",
   withheldTool: (name: string) => `The tool "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
   withheldPrompt: (name: string) => `The prompt "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
-  adminToolsChanged: "Tools changed since approval",
-  adminAccept: "Accept tools",
   kindLabel: { tool: "Tool", prompt: "Prompt", resource_template: "Resource template" } satisfies Record<DefinitionKind, string>,
 } as const;

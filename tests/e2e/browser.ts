@@ -1,5 +1,6 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 export const appUrl = () => inject("appUrl");
 
@@ -34,4 +35,29 @@ export async function newPage(browser: Browser, opts: Parameters<Browser["newCon
 
 export function problemsOf(page: Page): string[] {
   return (page as Page & { problems?: string[] }).problems ?? [];
+}
+
+/**
+ * For a test file that deploys the fixture repository: Chromium and the repository, made before
+ * its tests and cleaned up after them. Read them through the getters inside tests.
+ */
+export function browserWithFixtureRepo(): { readonly browser: Browser; readonly repo: FixtureRepo } {
+  let browser: Browser | undefined;
+  let repo: FixtureRepo | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    repo = await createFixtureRepo();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await repo?.cleanup();
+  });
+  return {
+    get browser() {
+      return browser!;
+    },
+    get repo() {
+      return repo!;
+    },
+  };
 }

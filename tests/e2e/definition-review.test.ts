@@ -1,8 +1,7 @@
-import type { Browser, Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { DEFINITION_TEXT } from "../../src/shared/definitions.js";
-import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
-import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // Pinned definitions (issue 20, item 2) in Chromium: the fixture server, deployed with
@@ -10,30 +9,21 @@ import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 // it starts again. The owner sees the change as a diff on the server page; the playground beside it
 // does not offer the tool until the owner approves it, and then does, without a reload.
 
-let browser: Browser;
-let repo: FixtureRepo;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  repo = await createFixtureRepo();
-});
-afterAll(async () => {
-  await browser?.close();
-  await repo?.cleanup();
-});
+const env = browserWithFixtureRepo();
 
 /** Whether the playground's tool list offers `name`. */
 const offers = (pg: Locator, name: string) => pg.getByRole("list", { name: "Tools" }).getByText(name, { exact: true }).count();
 
 describe("reviewing changed definitions in Chromium", () => {
   it("a tool whose description changed between two starts is withheld, shown as a diff, and offered once approved", async () => {
-    const { page } = await newPage(browser, { viewport: { width: 1280, height: 1100 } });
+    const { page } = await newPage(env.browser, { viewport: { width: 1280, height: 1100 } });
     const problems = problemsOf(page);
     const notFound: string[] = [];
     page.on("response", (r) => {
       if (r.status() === 404) notFound.push(`${r.request().method()} ${new URL(r.url()).pathname}`);
     });
     await registerConfirmAndLogIn(page, `rugpull-${Date.now()}@example.com`, "rugpull-password-1");
-    const qn = await registerOwnedServer(page, "fixture", repo.url, { FIXTURE_RUG_PULL: "1" });
+    const qn = await registerOwnedServer(page, "fixture", env.repo.url, { FIXTURE_RUG_PULL: "1" });
     await page.goto(`/server/${qn}`);
     const status = page.getByRole("region", { name: "Deployment" });
     await status.getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });

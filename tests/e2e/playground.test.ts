@@ -1,8 +1,7 @@
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
-import { launchBrowser, newPage, problemsOf } from "./browser.js";
-import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
+import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
@@ -10,16 +9,7 @@ import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 // tools, prompts and resources through the gateway with the page's own sign-in, and sees the
 // results as a person would.
 
-let browser: Browser;
-let repo: FixtureRepo;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  repo = await createFixtureRepo();
-});
-afterAll(async () => {
-  await browser?.close();
-  await repo?.cleanup();
-});
+const env = browserWithFixtureRepo();
 
 /** Picks an entry of the open tab's list by its machine name. */
 async function pick(pg: Locator, list: string, name: string): Promise<void> {
@@ -43,14 +33,14 @@ async function deployEverything(page: Page): Promise<Locator> {
 
 describe("the playground in Chromium", () => {
   it("is not there for a visitor who is signed out", async () => {
-    const { page } = await newPage(browser);
+    const { page } = await newPage(env.browser);
     await page.goto("/server/everything");
     await page.getByRole("region", { name: "Deployment" }).waitFor();
     expect(await page.getByTestId("playground").count()).toBe(0);
   });
 
   it("runs server-everything's tools, a prompt and resources, shows progress, cancels, and goes when the server stops", async () => {
-    const { page } = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    const { page } = await newPage(env.browser, { viewport: { width: 1280, height: 900 } });
     const problems = problemsOf(page);
     await registerConfirmAndLogIn(page, `playground-${Date.now()}@example.com`, "playground-password-1");
     const pg = await deployEverything(page);
@@ -160,7 +150,7 @@ describe("the playground in Chromium", () => {
   }, 240_000);
 
   it("renders a hostile server's output inert and bounded: HTML and script as text, no javascript:/data: links, no SVG, deep JSON cut; a 10 MB result neither hangs the page nor the platform", async () => {
-    const { page } = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    const { page } = await newPage(env.browser, { viewport: { width: 1280, height: 900 } });
     const problems = problemsOf(page);
     let sessionId = "";
     let mcpUrl = "";
@@ -171,7 +161,7 @@ describe("the playground in Chromium", () => {
     const email = `hostile-${Date.now()}@example.com`;
     await registerConfirmAndLogIn(page, email, "hostile-password-1");
     // The fixture server from a local git repository, registered and deployed as its owner would.
-    const qn = await registerOwnedServer(page, "hostile", repo.url);
+    const qn = await registerOwnedServer(page, "hostile", env.repo.url);
     await page.goto(`/server/${qn}`);
     await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     const pg = page.getByTestId("playground");

@@ -1,30 +1,19 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
-import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
-import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // Choosing the tools a deployment exposes (issue 20, item 3), in Chromium: the owner unticks a
 // tool, saves, and the playground (a client like any other) no longer lists it, at once.
 
-let browser: Browser;
-let repo: FixtureRepo;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  repo = await createFixtureRepo();
-});
-afterAll(async () => {
-  await browser?.close();
-  await repo?.cleanup();
-});
+const env = browserWithFixtureRepo();
 
 describe("exposed tools in Chromium", () => {
   it("the owner hides a tool with the keyboard and the playground no longer offers it", async () => {
-    const { page } = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
+    const { page } = await newPage(env.browser, { viewport: { width: 1280, height: 1000 } });
     const problems = problemsOf(page);
     await registerConfirmAndLogIn(page, `tools-${Date.now()}@example.com`, "tools-password-1");
-    const qn = await registerOwnedServer(page, "fixture", repo.url);
+    const qn = await registerOwnedServer(page, "fixture", env.repo.url);
     await page.goto(`/server/${qn}`);
     await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     // Its tools are known once it ran: the page shows them to choose from.

@@ -194,7 +194,7 @@ export class Gateway {
   private exposure(target: GatewayTarget): TargetExposure {
     let e = this.exposures.get(target);
     if (!e) {
-      e = new TargetExposure(target, (t, kind, defs, complete) => this.recordListing(t, kind, defs, complete));
+      e = new TargetExposure(target, (t, kind, defs, complete) => this.noteListing(t, kind, defs, complete));
       this.exposures.set(target, e);
     }
     return e;
@@ -205,7 +205,7 @@ export class Gateway {
    * recorded off the request path; when that wrote anything, every gateway looks again and open
    * sessions list again (the owner's page shows the change).
    */
-  private recordListing(target: GatewayTarget, kind: DefinitionKind, defs: Definition[], complete: boolean) {
+  private noteListing(target: GatewayTarget, kind: DefinitionKind, defs: Definition[], complete: boolean) {
     const key = `${target.id}:${kind}`;
     if (this.recording.has(key)) return;
     this.recording.add(key);

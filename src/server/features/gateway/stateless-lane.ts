@@ -133,11 +133,6 @@ class Response {
     else this.res.writeHead(status, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(text) }).end(text);
     return sent;
   }
-
-  end(): void {
-    clearInterval(this.keepalive);
-    if (!this.gone) this.res.end();
-  }
 }
 
 /** One client request to the server, across its 'input_required' rounds. */
@@ -593,12 +588,6 @@ export class StatelessLane {
   /** What the deployment exposes changed (tool selection, approved definitions): its listeners hear it. */
   listsChanged(deploymentId: string): void {
     for (const l of this.listeners.get(deploymentId) ?? []) for (const list of ["tools", "prompts", "resources"]) l.notify({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
-  }
-
-  get listenerCount(): number {
-    let n = 0;
-    for (const s of this.listeners.values()) n += s.size;
-    return n;
   }
 
   close(): void {
