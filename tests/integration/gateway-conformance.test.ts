@@ -175,10 +175,18 @@ describe("2026-07-28 (stateless) beside the session revisions, on one URL", () =
     const [key, question] = Object.entries(asked.result.inputRequests)[0]!;
     expect(question.method).toBe("sampling/createMessage");
     expect(question.params.messages).toEqual([{ role: "user", content: { type: "text", text: "What is 2+2?" } }]);
-    // Altered: refused, and the call still waits for the real one.
-    const altered = asked.result.requestState.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
-    const bad = await call(2, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "5" }, model: "m" } }, requestState: altered });
-    expect(bad.json()).toMatchObject({ id: 2, error: { code: -32602, message: "Invalid or expired requestState" } });
+    // Altered (a character of the seal, or only the spare bits of its last one): refused, and the call still waits for the real one.
+    const state = asked.result.requestState;
+    const seal = state.slice(state.lastIndexOf(".") + 1);
+    const flip = (c: string) => (c === "A" ? "B" : "A");
+    const mid = state.length - Math.floor(seal.length / 2);
+    const last = seal.at(-1)!;
+    const spare = "AEIMQUYcgkosw048"[Math.floor("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(last) / 4)]!;
+    const variants = [state.slice(0, mid) + flip(state[mid]!) + state.slice(mid + 1), state.slice(0, -1) + (spare === last ? String.fromCharCode(last.charCodeAt(0) + 1) : spare)];
+    for (const [i, altered] of variants.entries()) {
+      const bad = await call(10 + i, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "5" }, model: "m" } }, requestState: altered });
+      expect(bad.json()).toMatchObject({ id: 10 + i, error: { code: -32602, message: "Invalid or expired requestState" } });
+    }
     const done = await call(3, { inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "4" }, model: "m" } }, requestState: asked.result.requestState });
     expect(done.json()).toMatchObject({ id: 3, result: { resultType: "complete", content: [{ type: "text", text: "LLM response: 4" }] } });
     // Replayed: the call it continued is over.
