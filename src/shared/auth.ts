@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 // Every account text (docs/product.md#accounts), verbatim, in one place.
 export const AUTH_TEXT = {
   loginTitle: (site: string) => `Log in to ${site}`,
@@ -78,3 +80,36 @@ export const RESET_TEXT = {
   invalid: "This reset link is invalid, expired or already used. Request a new one.",
   failed: "Failed to reset your password. Please try again.",
 } as const;
+
+// The account forms' rules (their route actions parse posts with these; the pages check them first).
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Log in: e-mail and password, both required (one message for either missing). */
+export const loginForm = z
+  .object({ email: z.string().trim().max(320).optional(), password: z.string().max(MAX_PASSWORD, AUTH_TEXT.passwordTooLong).optional() })
+  .superRefine((v, ctx) => {
+    if (!v.email || !v.password) ctx.addIssue({ code: "custom", path: [], message: AUTH_TEXT.bothRequired });
+  });
+
+/** Register: both required, a password of 8 to 128 characters, an address that looks like one. */
+export const registerForm = z
+  .object({ email: z.string().trim().max(320).optional(), password: z.string().optional() })
+  .superRefine((v, ctx) => {
+    if (!v.email || !v.password) return ctx.addIssue({ code: "custom", path: [], message: AUTH_TEXT.bothRequired });
+    if (v.password.length < MIN_PASSWORD) ctx.addIssue({ code: "custom", path: ["password"], message: AUTH_TEXT.passwordTooShort });
+    else if (v.password.length > MAX_PASSWORD) ctx.addIssue({ code: "custom", path: ["password"], message: AUTH_TEXT.passwordTooLong });
+    if (!EMAIL_SHAPE.test(v.email)) ctx.addIssue({ code: "custom", path: ["email"], message: AUTH_TEXT.invalidEmail });
+  });
+
+export const forgotForm = z.object({ email: z.string({ error: FORGOT_TEXT.required }).trim().min(1, FORGOT_TEXT.required).max(320) });
+
+/** A new password twice, with the reset link's token. */
+export const resetForm = z
+  .object({
+    token: z.string().max(500).optional(),
+    password: z.string({ error: AUTH_TEXT.passwordTooShort }).min(MIN_PASSWORD, AUTH_TEXT.passwordTooShort).max(MAX_PASSWORD, AUTH_TEXT.passwordTooLong),
+    confirm: z.string().max(MAX_PASSWORD).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.password !== (v.confirm ?? "")) ctx.addIssue({ code: "custom", path: ["confirm"], message: PROFILE_TEXT.mismatch });
+  });

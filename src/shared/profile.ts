@@ -34,3 +34,21 @@ export const profileView = z.object({
 });
 
 export const deleteAccountRequest = z.object({ confirmEmail: z.string().trim().min(1, PROFILE_TEXT.deleteConfirmMismatch) });
+
+/**
+ * The profile form as posted: both names required, and a new password needs the current one and
+ * the same text twice. Its action then sends only what changed, checked by `profileUpdate`.
+ */
+export const profileForm = z
+  .object({
+    username: z.string({ error: PROFILE_TEXT.usernameRequired }).trim().min(1, PROFILE_TEXT.usernameRequired).max(100),
+    email: z.string({ error: PROFILE_TEXT.emailRequired }).trim().min(1, PROFILE_TEXT.emailRequired).max(320),
+    currentPassword: z.string().max(MAX_PASSWORD).optional(),
+    password: z.string().max(MAX_PASSWORD, `Password must be at most ${MAX_PASSWORD} characters long`).optional(),
+    confirm: z.string().max(MAX_PASSWORD).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (!v.password && !v.confirm) return;
+    if (!v.currentPassword) ctx.addIssue({ code: "custom", path: ["currentPassword"], message: PROFILE_TEXT.currentRequired });
+    if (v.password !== v.confirm) ctx.addIssue({ code: "custom", path: ["confirm"], message: PROFILE_TEXT.mismatch });
+  });

@@ -98,7 +98,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
-  if (deps.pages) app.all("*", pagesHandler(deps, services));
+  // Page forms post to their route (they work without JavaScript); a body is at most 1 MB there too.
+  if (deps.pages) app.all("*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.text("Request body too large (at most 1 MB)", 413) }), pagesHandler(deps, services, app));
   return app;
 }
 

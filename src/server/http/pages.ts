@@ -1,22 +1,97 @@
-import type { Context } from "hono";
+import type { Context, Hono } from "hono";
 import { createRequestHandler, type ServerBuild } from "react-router";
+import type { ApiAnswer, ApiCall } from "../../shared/api-answer.js";
 import { githubConfigured } from "../features/auth/auth.js";
+import { getViewer } from "../features/auth/session.js";
 import type { AppDeps, Services } from "./deps.js";
 import type { AppEnv } from "./middleware.js";
 
+/** What a page's form may take with it to the API: the visitor's cookies and who they are, nothing else. */
+const FORWARDED = ["cookie", "user-agent", "accept-language", "x-forwarded-for", "x-request-id"];
+/** A form's call to the API answers within this, or the form says it timed out (the spec's 20 s). */
+const API_TIMEOUT_MS = 20_000;
+
+/**
+ * The pages' one way to change anything: a route action calls the REST API in this process, as
+ * the browser would, with the visitor's cookies. So a form without JavaScript passes the very
+ * checks the API makes (who may do what, plan limits, rate limits, Origin, the error map) and
+ * nothing about a rule lives twice. Set-Cookie headers come back for the action to pass on.
+ */
+export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>, origin: string): ApiCall {
+  return async <T>(method: string, path: string, body?: unknown, opts: { timeoutMs?: number } = {}): Promise<ApiAnswer<T>> => {
+    const headers = new Headers({ origin, accept: "application/json", "x-request-id": c.get("requestId") });
+    for (const h of FORWARDED) {
+      const v = c.req.header(h);
+      if (v !== undefined && h !== "x-request-id") headers.set(h, v);
+    }
+    if (body !== undefined) headers.set("content-type", "application/json");
+    const req = new Request(new URL(path, c.req.url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), opts.timeoutMs ?? API_TIMEOUT_MS)));
+    try {
+      const res = await Promise.race([app.fetch(req, c.env), timeout]);
+      if (res === "timeout") return { ok: false, status: 0, timedOut: true, cookies: [] };
+      const cookies = res.headers.getSetCookie();
+      const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+      if (res.ok) return { ok: true, status: res.status, data: data as T, cookies };
+      return {
+        ok: false,
+        status: res.status,
+        code: typeof data?.code === "string" ? data.code : undefined,
+        // Our API answers { error }, better-auth { message }.
+        error: typeof data?.error === "string" ? data.error : typeof data?.message === "string" ? data.message : undefined,
+        description: typeof data?.error_description === "string" ? data.error_description : undefined,
+        retryAfter: Number(res.headers.get("retry-after")) || undefined,
+        cookies,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A request's Cookie header as it reads once the browser has taken these Set-Cookie headers (a renewed session). */
+export function withSetCookies(cookie: string, setCookies: string[]): string {
+  const jar = new Map<string, string>();
+  for (const part of cookie.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) jar.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  for (const sc of setCookies) {
+    const [pair = "", ...attrs] = sc.split(";");
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    const name = pair.slice(0, eq).trim();
+    const gone = attrs.some((a) => /^\s*max-age\s*=\s*(0|-)/i.test(a));
+    if (gone) jar.delete(name);
+    else jar.set(name, pair.slice(eq + 1).trim());
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+}
+
 // Everything that is not an API route is a page rendered by React Router (SSR).
-export function pagesHandler(deps: AppDeps, services: Services) {
+export function pagesHandler(deps: AppDeps, services: Services, app: Hono<AppEnv>) {
   const load = deps.pages!;
   let handler: ((req: Request, ctx: unknown) => Promise<Response>) | undefined;
   let built: ServerBuild | undefined;
   const github = githubConfigured(deps.config);
+  const allowed = new Set(deps.config.allowedOrigins);
+  const ownOrigin = new URL(deps.config.PUBLIC_URL).origin;
   return async (c: Context<AppEnv>) => {
+    // A form posted from another site (CSRF) is refused before any action runs, as on the API.
+    if (!SAFE.has(c.req.method)) {
+      const origin = c.req.header("origin");
+      if (origin !== undefined && !allowed.has(origin)) return c.text("Cross-origin request refused", 403);
+    }
     const build = await load();
     if (!handler || build !== built) {
       built = build;
       handler = createRequestHandler(build, deps.dev ? "development" : "production") as typeof handler;
     }
-    return handler!(c.req.raw, {
+    const origin = c.req.header("origin");
+    const context = {
       config: deps.config,
       db: deps.database.db,
       auth: services.auth,
@@ -25,6 +100,15 @@ export function pagesHandler(deps: AppDeps, services: Services) {
       cspNonce: c.get("cspNonce"),
       requestId: c.get("requestId"),
       sandbox: deps.deployments.sandbox,
-    });
+      api: apiCaller(app, c, origin && allowed.has(origin) ? origin : ownOrigin),
+      // After an action changed who the viewer is (a new username), the page it renders shows them anew.
+      refreshViewer: async (setCookies: string[] = []) => {
+        if (c.get("viewer")?.viaApiKey) return;
+        const headers = new Headers(c.req.raw.headers);
+        headers.set("cookie", withSetCookies(c.req.header("cookie") ?? "", setCookies));
+        context.viewer = await getViewer(services.auth, deps.database.db, headers);
+      },
+    };
+    return handler!(c.req.raw, context);
   };
 }

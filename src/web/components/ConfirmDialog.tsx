@@ -1,6 +1,7 @@
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { Loader2 } from "lucide-react";
 import type { ReactNode } from "react";
+import { useHydrated } from "../lib/forms";
 import { Button } from "./ui";
 
 interface Props {
@@ -20,6 +21,12 @@ interface Props {
   tone?: "danger" | "primary";
   /** Shown between the description and the buttons (an input to type, an error). */
   children?: ReactNode;
+  /**
+   * Without JavaScript (or before it has loaded) the dialog cannot open: inside a form, the
+   * confirmation then unfolds in place (a <details> whose summary reads `label`) and `submit`,
+   * a submit button of that form, confirms.
+   */
+  noScript?: { label: ReactNode; className: string; submit: ReactNode };
 }
 
 /**
@@ -29,6 +36,20 @@ interface Props {
  */
 export function ConfirmDialog(p: Props) {
   const busy = p.busy ?? false;
+  const hydrated = useHydrated();
+  if (!hydrated && p.noScript) {
+    return (
+      <details className="group">
+        <summary className={`${p.noScript.className} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>{p.noScript.label}</summary>
+        <div role="group" aria-label={typeof p.title === "string" ? p.title : undefined} className="mt-3 space-y-3 rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800">
+          <p className="font-semibold">{p.title}</p>
+          <div className="text-slate-600 dark:text-slate-300">{p.description}</div>
+          {p.children}
+          <div className="flex flex-wrap justify-end gap-3">{p.noScript.submit}</div>
+        </div>
+      </details>
+    );
+  }
   return (
     <AlertDialog.Root open={p.open} onOpenChange={(open) => !busy && p.onOpenChange(open)}>
       {p.trigger && <AlertDialog.Trigger asChild>{p.trigger}</AlertDialog.Trigger>}

@@ -1,49 +1,39 @@
 import { Loader2 } from "lucide-react";
-import { useState } from "react";
 import { AUTH_TEXT } from "../../shared/auth";
-import { resumeAuthorizeUrl } from "../../shared/oauth";
-import { api } from "../lib/api";
-import { Button, GitHubIcon } from "./ui";
+import { Enhanced, useActionForm } from "../lib/forms";
+import { Alert, Button, GitHubIcon } from "./ui";
 
 /**
- * Starts GitHub's authorization-code flow (state and PKCE are handled by the server). With
- * `oauthQuery` (an OAuth request that sent the visitor to sign in), GitHub's answer leads back to it.
+ * Starts GitHub's authorization-code flow (state and PKCE are handled by the server): a post to
+ * the page's action (lib/github.server.ts), which sends the browser on to GitHub.
  */
-export function GitHubButton({ enabled, mode, onError, disabled, oauthQuery }: { enabled: boolean; mode: "login" | "register"; onError: (msg: string) => void; disabled?: boolean; oauthQuery?: string }) {
-  const [busy, setBusy] = useState(false);
-  const failed = mode === "login" ? AUTH_TEXT.githubLoginFailed : AUTH_TEXT.githubRegisterFailed;
-  async function start() {
-    setBusy(true);
-    const back = oauthQuery ? resumeAuthorizeUrl(new URLSearchParams(oauthQuery)) : "/";
-    const r = await api<{ url?: string }>("/api/auth/sign-in/social", {
-      body: { provider: "github", callbackURL: back, newUserCallbackURL: back, errorCallbackURL: `/${mode}?error=github${oauthQuery ? `&${oauthQuery}` : ""}` },
-      timeoutMs: 20_000,
-    });
-    if (r.ok && r.data.url) {
-      window.location.assign(r.data.url);
-      return;
-    }
-    setBusy(false);
-    onError(failed);
-  }
+export function GitHubButton({ enabled, disabled }: { enabled: boolean; disabled?: boolean }) {
+  const { fetcher, answer, busy } = useActionForm<{ redirectTo?: string; error?: string }>("github", { reload: true });
   return (
-    <div>
-      <Button variant="secondary" size="lg" block onClick={start} disabled={!enabled || busy || disabled} aria-describedby={enabled ? undefined : "github-off"}>
+    <fetcher.Form method="post">
+      <Enhanced />
+      <input type="hidden" name="intent" value="github" />
+      <Button type="submit" variant="secondary" size="lg" block disabled={!enabled || busy || disabled} aria-describedby={enabled ? undefined : "github-off"}>
         {busy ? <Loader2 className="h-5 w-5 animate-spin" aria-hidden /> : <GitHubIcon />}
         {AUTH_TEXT.continueWithGitHub}
       </Button>
       {!enabled && (
-        <p id="github-off" className="mt-1 text-center text-xs text-slate-500 dark:text-slate-400">
+        <p id="github-off" className="mt-1 text-center text-xs text-slate-600 dark:text-slate-400">
           {AUTH_TEXT.githubNotConfigured}
         </p>
       )}
-    </div>
+      {answer?.error && (
+        <div className="mt-3">
+          <Alert kind="error">{answer.error}</Alert>
+        </div>
+      )}
+    </fetcher.Form>
   );
 }
 
 export function Divider() {
   return (
-    <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wider text-slate-500">
+    <div className="my-6 flex items-center gap-3 text-xs uppercase tracking-wider text-slate-600 dark:text-slate-400">
       <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
       or
       <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />

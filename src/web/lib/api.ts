@@ -1,7 +1,7 @@
+import type { ApiResult } from "../../shared/api-answer";
+
 // Small fetch wrapper for the browser: JSON in and out, a timeout, and errors as values.
-export type ApiResult<T> =
-  | { ok: true; status: number; data: T }
-  | { ok: false; status: number; code?: string; error?: string; description?: string; timedOut?: boolean; network?: boolean; retryAfter?: number };
+export type { ApiResult };
 
 export async function api<T = unknown>(
   path: string,

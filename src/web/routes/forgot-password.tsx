@@ -1,49 +1,55 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
-import { useState } from "react";
 import { Link } from "react-router";
-import { FORGOT_TEXT, AUTH_TEXT } from "../../shared/auth";
-import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
-import { api } from "../lib/api";
+import { FORGOT_TEXT, AUTH_TEXT, forgotForm } from "../../shared/auth";
+import { Alert, AuthCard, Button, inputClass, linkClass } from "../components/ui";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
+import type { Route } from "./+types/forgot-password";
 
 export function meta() {
   return [{ title: "Reset your password" }];
 }
 
+type Answer = { result?: SubmissionResult<string[]>; sent?: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = parseWithZod(await request.formData(), { schema: forgotForm });
+  if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
+  const { email } = submission.value;
+  const r = await context.api("POST", "/api/auth/request-password-reset", { email, redirectTo: "/reset-password" });
+  // The same answer whether or not the address has an account.
+  if (r.ok || r.code === "INVALID_EMAIL") return { sent: email } satisfies Answer;
+  return { result: submission.reply({ formErrors: [r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : FORGOT_TEXT.failed] }) } satisfies Answer;
+}
 
 export default function ForgotPassword() {
-  const [busy, setBusy] = useState(false);
-  const [sent, setSent] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const email = String(new FormData(e.currentTarget).get("email") ?? "").trim();
-    if (!email) return setError(FORGOT_TEXT.required);
-    setBusy(true);
-    setError(null);
-    const r = await api("/api/auth/request-password-reset", { body: { email, redirectTo: "/reset-password" }, timeoutMs: 20_000 });
-    setBusy(false);
-    // The same answer whether or not the address has an account.
-    if (r.ok || r.code === "INVALID_EMAIL") setSent(email);
-    else setError(r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : FORGOT_TEXT.failed);
-  }
+  const { fetcher, answer, busy } = useActionForm<Answer>("forgot");
+  const [form, fields] = useForm({
+    id: "forgot",
+    lastResult: answer?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotForm }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
 
   return (
     <AuthCard title={FORGOT_TEXT.title}>
-      {sent ? (
+      {answer?.sent ? (
         <div className="space-y-6 text-center">
-          <Alert kind="success">{FORGOT_TEXT.sent(sent)}</Alert>
+          <Alert kind="success">{FORGOT_TEXT.sent(answer.sent)}</Alert>
           <Link to="/login" className={linkClass}>
             {AUTH_TEXT.returnToLogin}
           </Link>
         </div>
       ) : (
-        <form onSubmit={onSubmit} noValidate className="space-y-4">
+        <fetcher.Form method="post" {...getFormProps(form)} className="space-y-4">
+          <Enhanced />
           <p className="text-sm text-slate-600 dark:text-slate-400">{FORGOT_TEXT.intro}</p>
-          {error && <Alert kind="error">{error}</Alert>}
-          <Field id="email" label="Email">
-            <input id="email" name="email" type="email" autoComplete="email" className={inputClass} disabled={busy} />
-          </Field>
+          <FormError form={form} text={form.errors?.[0]} />
+          <FormField meta={fields.email} label="Email">
+            <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
+          </FormField>
           <Button type="submit" size="lg" block disabled={busy}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? FORGOT_TEXT.sending : FORGOT_TEXT.send}
@@ -53,7 +59,7 @@ export default function ForgotPassword() {
               {AUTH_TEXT.returnToLogin}
             </Link>
           </p>
-        </form>
+        </fetcher.Form>
       )}
     </AuthCard>
   );

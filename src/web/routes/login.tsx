@@ -1,12 +1,16 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
-import { useState } from "react";
-import { Link, redirect, useSearchParams } from "react-router";
-import { AUTH_TEXT, LOGIN_TIMEOUT_MS } from "../../shared/auth";
+import { data, Link, redirect, useSearchParams } from "react-router";
+import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm } from "../../shared/auth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl, wantsFreshLogin } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
-import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
-import { api, safeRedirect } from "../lib/api";
+import { AuthCard, Button, inputClass, linkClass } from "../components/ui";
+import { cookieHeaders, field, finish } from "../lib/actions.server";
+import { safeRedirect } from "../lib/api";
 import { loginErrorText } from "../lib/auth-errors";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
+import { githubSignIn } from "../lib/github.server";
 import type { Route } from "./+types/login";
 
 export function meta({ data }: Route.MetaArgs) {
@@ -22,54 +26,52 @@ export function loader({ context, request }: Route.LoaderArgs) {
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
 }
 
-/** Where to go after signing in: the OAuth request this page was reached from, or `redirect`. */
+/** Where to go after signing in: the OAuth request this page was reached from, or `redirect` (a path of this site). */
 function afterSignIn(params: URLSearchParams): string {
   return isAuthorizeQuery(params) ? resumeAuthorizeUrl(params) : safeRedirect(params.get("redirect"));
 }
 
+type Answer = { form?: string; result?: SubmissionResult<string[]>; redirectTo?: string };
+
+// Signs in through the API (its rate limits included) and hands the session cookie to the browser.
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const query = new URL(request.url).searchParams;
+  if (field(form, "intent") === "github") return githubSignIn(context, form, "login", authorizeQueryOf(query));
+  const submission = parseWithZod(form, { schema: loginForm });
+  if (submission.status !== "success") return { form: "login", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;
+  const { email, password } = submission.value;
+  const r = await context.api("POST", "/api/auth/sign-in/email", { email, password, rememberMe: true }, { timeoutMs: LOGIN_TIMEOUT_MS });
+  if (!r.ok) return data({ form: "login", result: submission.reply({ formErrors: [loginErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
+  return finish(form, afterSignIn(query), cookieHeaders(r));
+}
+
 export default function Login({ loaderData }: Route.ComponentProps) {
   const [params] = useSearchParams();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(params.get("error") ? AUTH_TEXT.githubLoginFailed : null);
-
-  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const email = String(form.get("email") ?? "").trim();
-    const password = String(form.get("password") ?? "");
-    if (!email || !password) {
-      setError(AUTH_TEXT.bothRequired);
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true }, timeoutMs: LOGIN_TIMEOUT_MS });
-    if (r.ok) {
-      const target = afterSignIn(params);
-      setTimeout(() => window.location.assign(target), 300);
-      return;
-    }
-    setBusy(false);
-    setError(loginErrorText(r));
-  }
-
+  // The spec's pause before leaving (about 300 ms); a sign-in reloads what the whole page shows.
+  const { fetcher, answer, busy } = useActionForm<Answer>("login", { delayMs: 300, reload: true });
+  const [form, fields] = useForm({
+    id: "login",
+    lastResult: answer?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const error = form.errors?.[0] ?? (params.get("error") ? AUTH_TEXT.githubLoginFailed : null);
   const oauthQuery = authorizeQueryOf(params);
   return (
     <AuthCard title={AUTH_TEXT.loginTitle(loaderData.site)}>
-      <GitHubButton enabled={loaderData.github} mode="login" onError={setError} disabled={busy} oauthQuery={oauthQuery} />
+      <GitHubButton enabled={loaderData.github} disabled={busy} />
       <Divider />
-      <form onSubmit={onSubmit} noValidate className="space-y-4" aria-describedby={error ? "login-error" : undefined}>
-        {error && (
-          <div id="login-error">
-            <Alert kind="error">{error}</Alert>
-          </div>
-        )}
-        <Field id="email" label="Email">
-          <input id="email" name="email" type="email" autoComplete="email" className={inputClass} disabled={busy} />
-        </Field>
-        <Field id="password" label="Password">
-          <input id="password" name="password" type="password" autoComplete="current-password" className={inputClass} disabled={busy} />
-        </Field>
+      <fetcher.Form method="post" {...getFormProps(form)} className="space-y-4">
+        <Enhanced />
+        <FormError form={form} text={error} />
+        <FormField meta={fields.email} label="Email">
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
+        </FormField>
+        <FormField meta={fields.password} label="Password">
+          <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" className={inputClass} disabled={busy} />
+        </FormField>
         <div className="text-right text-sm">
           <Link to="/forgot-password" className={linkClass}>
             {AUTH_TEXT.forgotPassword}
@@ -79,7 +81,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? AUTH_TEXT.loggingIn : AUTH_TEXT.logIn}
         </Button>
-      </form>
+      </fetcher.Form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Don't have an account?{" "}
         <Link to={oauthQuery ? `/register?${oauthQuery}` : "/register"} className={linkClass}>

@@ -1,11 +1,15 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2, TriangleAlert } from "lucide-react";
 import { useState } from "react";
-import { Link, redirect, useRevalidator } from "react-router";
+import { data, Link, redirect } from "react-router";
 import { listMyServers } from "../../server/features/publishers/service";
 import { PROFILE_TEXT } from "../../shared/auth";
+import { deleteAccountRequest, profileForm, profileUpdate } from "../../shared/profile";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { Alert, Button, Field, inputClass } from "../components/ui";
-import { api } from "../lib/api";
+import { Alert, Button, buttonClass, inputClass } from "../components/ui";
+import { cookieHeaders, field, finish } from "../lib/actions.server";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
 import type { Route } from "./+types/profile";
 
 export function meta() {
@@ -19,106 +23,127 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { id: v.id, username: v.username, email: v.email, fullName: v.fullName, servers };
 }
 
+type Answer = { form?: string; result?: SubmissionResult<string[]>; message?: string; error?: string; redirectTo?: string };
 
-export default function Profile({ loaderData }: Route.ComponentProps) {
-  const [saved, setSaved] = useState({ username: loaderData.username, email: loaderData.email });
-  const [form, setForm] = useState({ username: loaderData.username, email: loaderData.email, currentPassword: "", password: "", confirm: "" });
-  const [busy, setBusy] = useState(false);
-  const revalidator = useRevalidator();
-  const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(null);
-  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
+const PASSWORDS = ["currentPassword", "password", "confirm"];
+/** The API's answers that belong to one field of the form. */
+const FIELD_OF: Record<string, string> = {
+  [PROFILE_TEXT.usernameTaken]: "username",
+  [PROFILE_TEXT.usernameFormat]: "username",
+  [PROFILE_TEXT.emailTaken]: "email",
+  [PROFILE_TEXT.wrongCurrent]: "currentPassword",
+};
 
-  async function onSubmit(e: React.FormEvent) {
-    e.preventDefault();
-    setMsg(null);
-    const username = form.username.trim();
-    const email = form.email.trim();
-    if (!username) return setMsg({ kind: "error", text: PROFILE_TEXT.usernameRequired });
-    if (!email) return setMsg({ kind: "error", text: PROFILE_TEXT.emailRequired });
-    // Only the changed fields are sent.
-    const body: Record<string, string> = {};
-    if (username !== saved.username) body.username = username;
-    if (email.toLowerCase() !== saved.email.toLowerCase()) body.email = email;
-    if (form.password || form.confirm) {
-      if (!form.currentPassword) return setMsg({ kind: "error", text: PROFILE_TEXT.currentRequired });
-      if (form.password !== form.confirm) return setMsg({ kind: "error", text: PROFILE_TEXT.mismatch });
-      body.currentPassword = form.currentPassword;
-      body.password = form.password;
-    }
-    if (Object.keys(body).length === 0) return setMsg({ kind: "error", text: PROFILE_TEXT.noChanges });
-    setBusy(true);
-    const r = await api<{ profile: { username: string; email: string }; message: string }>(`/api/users/${encodeURIComponent(loaderData.id)}`, {
-      method: "PUT",
-      body,
-      timeoutMs: 20_000,
-    });
-    setBusy(false);
-    if (r.ok) {
-      setSaved({ username: r.data.profile.username, email: r.data.profile.email });
-      setForm({ username: r.data.profile.username, email: r.data.profile.email, currentPassword: "", password: "", confirm: "" });
-      setMsg({ kind: "success", text: r.data.message });
-      // The header shows the username: refresh the page data.
-      void revalidator.revalidate();
-    } else {
-      setMsg({ kind: "error", text: r.error || PROFILE_TEXT.failed });
-    }
+export async function action({ request, context }: Route.ActionArgs) {
+  const v = context.viewer;
+  if (!v) throw redirect("/login?redirect=/profile");
+  const form = await request.formData();
+  const path = `/api/users/${encodeURIComponent(v.id)}`;
+  if (field(form, "intent") === "delete") {
+    const input = deleteAccountRequest.safeParse({ confirmEmail: field(form, "confirmEmail") });
+    if (!input.success) return { form: "delete", error: PROFILE_TEXT.deleteConfirmMismatch } satisfies Answer;
+    const r = await context.api("DELETE", path, input.data);
+    if (!r.ok) return { form: "delete", error: r.error || "Failed to delete your account. Please try again later." } satisfies Answer;
+    return finish(form, "/", cookieHeaders(r));
   }
 
+  const submission = parseWithZod(form, { schema: profileForm });
+  if (submission.status !== "success") return { form: "profile", result: submission.reply({ hideFields: PASSWORDS }) } satisfies Answer;
+  const f = submission.value;
+  // Only the changed fields are sent (docs/product.md#profile), checked as the API checks them.
+  const body: Record<string, string> = {};
+  if (f.username !== v.username) body.username = f.username;
+  if (f.email.toLowerCase() !== v.email.toLowerCase()) body.email = f.email;
+  if (f.password) {
+    body.currentPassword = f.currentPassword ?? "";
+    body.password = f.password;
+  }
+  if (Object.keys(body).length === 0) return { form: "profile", result: submission.reply({ formErrors: [PROFILE_TEXT.noChanges], hideFields: PASSWORDS }) } satisfies Answer;
+  const checked = profileUpdate.safeParse(body);
+  if (!checked.success) {
+    const fieldErrors: Record<string, string[]> = {};
+    for (const issue of checked.error.issues) fieldErrors[String(issue.path[0] ?? "")] ??= [issue.message];
+    const { "": formError, ...rest } = fieldErrors;
+    return { form: "profile", result: submission.reply({ fieldErrors: rest, formErrors: formError, hideFields: PASSWORDS }) } satisfies Answer;
+  }
+  const r = await context.api<{ message: string }>("PUT", path, checked.data);
+  if (!r.ok) {
+    const text = r.error || PROFILE_TEXT.failed;
+    const at = FIELD_OF[text];
+    const reply = at ? submission.reply({ fieldErrors: { [at]: [text] }, hideFields: PASSWORDS }) : submission.reply({ formErrors: [text], hideFields: PASSWORDS });
+    return data({ form: "profile", result: reply } satisfies Answer, { headers: cookieHeaders(r) });
+  }
+  // Saved: the form starts again from what is stored now (the password fields empty).
+  await context.refreshViewer(r.cookies);
+  return data({ form: "profile", result: submission.reply({ resetForm: true }), message: r.data.message } satisfies Answer, { headers: cookieHeaders(r) });
+}
+
+export default function Profile({ loaderData }: Route.ComponentProps) {
+  // Held here, above the keyed form, so the answer outlives the new form a saved name makes.
+  const action = useActionForm<Answer>("profile");
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
       <h1 className="text-3xl font-bold tracking-tight">Your Profile</h1>
-      <form onSubmit={onSubmit} noValidate className="mt-8 space-y-8">
-        {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
+      {/* Saved names are the form's new starting point: a new form for them. */}
+      <ProfileForm key={`${loaderData.username}|${loaderData.email}`} username={loaderData.username} email={loaderData.email} action={action} />
+      <YourServers servers={loaderData.servers} />
+      <DangerZone email={loaderData.email} />
+    </section>
+  );
+}
+
+function ProfileForm({ action, ...loaderData }: { username: string; email: string; action: ReturnType<typeof useActionForm<Answer>> }) {
+  const { fetcher, answer, busy } = action;
+  const [form, fields] = useForm({
+    id: "profile",
+    lastResult: answer?.result,
+    defaultValue: { username: loaderData.username, email: loaderData.email },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: profileForm }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const saved = answer?.message ?? null;
+
+  return (
+      <fetcher.Form method="post" {...getFormProps(form)} className="mt-8 space-y-8">
+        <Enhanced />
+        <FormError form={form} text={form.errors?.[0]} />
+        {saved && <Alert kind="success">{saved}</Alert>}
         <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
           <legend className="px-1 text-lg font-semibold">Account</legend>
-          <Field id="username" label="Username">
-            <input id="username" name="username" required value={form.username} onChange={set("username")} autoComplete="username" className={inputClass} />
-          </Field>
-          <Field id="email" label="Email Address">
-            <input id="email" name="email" type="email" required value={form.email} onChange={set("email")} autoComplete="email" className={inputClass} />
-          </Field>
+          <FormField meta={fields.username} label="Username">
+            <input {...getInputProps(fields.username, { type: "text" })} autoComplete="username" className={inputClass} />
+          </FormField>
+          <FormField meta={fields.email} label="Email Address">
+            <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} />
+          </FormField>
         </fieldset>
         <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
           <legend className="px-1 text-lg font-semibold">Change Password</legend>
-          <Field id="currentPassword" label="Current Password">
-            <input id="currentPassword" type="password" value={form.currentPassword} onChange={set("currentPassword")} autoComplete="current-password" className={inputClass} />
-          </Field>
-          <Field id="password" label="New Password">
-            <input id="password" type="password" value={form.password} onChange={set("password")} autoComplete="new-password" className={inputClass} />
-          </Field>
-          <Field id="confirm" label="Confirm New Password">
-            <input id="confirm" type="password" value={form.confirm} onChange={set("confirm")} autoComplete="new-password" className={inputClass} />
-          </Field>
+          <FormField meta={fields.currentPassword} label="Current Password">
+            <input {...getInputProps(fields.currentPassword, { type: "password" })} autoComplete="current-password" className={inputClass} />
+          </FormField>
+          <FormField meta={fields.password} label="New Password">
+            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" className={inputClass} />
+          </FormField>
+          <FormField meta={fields.confirm} label="Confirm New Password">
+            <input {...getInputProps(fields.confirm, { type: "password" })} autoComplete="new-password" className={inputClass} />
+          </FormField>
         </fieldset>
         <Button type="submit" disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
         </Button>
-      </form>
-      <YourServers servers={loaderData.servers} />
-      <DangerZone id={loaderData.id} email={saved.email} />
-    </section>
+      </fetcher.Form>
   );
 }
 
-function DangerZone({ id, email }: { id: string; email: string }) {
+function DangerZone({ email }: { email: string }) {
+  const { fetcher, answer, busy } = useActionForm<Answer>("delete");
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const matches = typed.trim().toLowerCase() === email.toLowerCase();
-
-  async function remove() {
-    setBusy(true);
-    setError(null);
-    const r = await api(`/api/users/${encodeURIComponent(id)}`, { method: "DELETE", body: { confirmEmail: typed }, timeoutMs: 20_000 });
-    if (r.ok) {
-      window.location.assign("/");
-      return;
-    }
-    setBusy(false);
-    setError(r.error || "Failed to delete your account. Please try again later.");
-  }
+  const error = answer?.error ?? null;
 
   return (
     <section className="mt-12 rounded-xl border border-red-300 p-6 dark:border-red-900" aria-labelledby="danger-zone">
@@ -128,35 +153,40 @@ function DangerZone({ id, email }: { id: string; email: string }) {
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
         Deleting your account removes your profile, API keys, registered servers and deployments. Approved directory entries you submitted stay, without your name.
       </p>
-      <ConfirmDialog
-        open={open}
-        onOpenChange={(next) => {
-          setOpen(next);
-          if (!next) {
-            setTyped("");
-            setError(null);
+      <fetcher.Form method="post" className="mt-4">
+        <Enhanced />
+        <ConfirmDialog
+          open={open}
+          onOpenChange={(next) => {
+            setOpen(next);
+            if (!next) setTyped("");
+          }}
+          trigger={<Button variant="dangerOutline">Delete Account</Button>}
+          title="Delete Account"
+          description={
+            <label htmlFor="confirm-delete">
+              Type <strong>{email}</strong> to confirm.
+            </label>
           }
-        }}
-        trigger={
-          <Button variant="dangerOutline" className="mt-4">
-            Delete Account
-          </Button>
-        }
-        title="Delete Account"
-        description={
-          <label htmlFor="confirm-delete">
-            Type <strong>{email}</strong> to confirm.
-          </label>
-        }
-        confirmLabel="Permanently delete my account"
-        cancelLabel="Cancel"
-        onConfirm={() => void remove()}
-        busy={busy}
-        confirmDisabled={!matches}
-      >
-        {error && <Alert kind="error">{error}</Alert>}
-        <input id="confirm-delete" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
-      </ConfirmDialog>
+          confirmLabel="Permanently delete my account"
+          cancelLabel="Cancel"
+          onConfirm={() => void fetcher.submit({ intent: "delete", confirmEmail: typed, _enhanced: "1" }, { method: "post" })}
+          busy={busy}
+          confirmDisabled={!matches}
+          noScript={{
+            label: "Delete Account",
+            className: buttonClass("dangerOutline"),
+            submit: (
+              <Button type="submit" name="intent" value="delete" variant="danger" size="sm">
+                Permanently delete my account
+              </Button>
+            ),
+          }}
+        >
+          {error && <Alert kind="error">{error}</Alert>}
+          <input id="confirm-delete" name="confirmEmail" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
+        </ConfirmDialog>
+      </fetcher.Form>
     </section>
   );
 }
@@ -185,7 +215,7 @@ function YourServers({ servers }: { servers: { qualifiedName: string; displayNam
           {servers.map((s) => (
             <li key={s.qualifiedName} className="flex items-center justify-between gap-3 py-2">
               <Link to={`/server/${s.qualifiedName}`} className="font-medium hover:underline">
-                {s.displayName} <span className="font-mono text-xs text-slate-500">{s.qualifiedName}</span>
+                {s.displayName} <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{s.qualifiedName}</span>
               </Link>
               <Link to={`/servers/server/${s.qualifiedName}/edit`} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
                 Edit

@@ -1,12 +1,15 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2, MailCheck } from "lucide-react";
-import { useState } from "react";
-import { Link, redirect, useSearchParams } from "react-router";
-import { AUTH_TEXT, LOGIN_TIMEOUT_MS, MAX_PASSWORD, MIN_PASSWORD } from "../../shared/auth";
+import { data, Link, redirect, useSearchParams } from "react-router";
+import { AUTH_TEXT, LOGIN_TIMEOUT_MS, registerForm } from "../../shared/auth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
-import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
-import { api } from "../lib/api";
+import { AuthCard, Button, inputClass, linkClass } from "../components/ui";
+import { cookieHeaders, field } from "../lib/actions.server";
 import { registerErrorText } from "../lib/auth-errors";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
+import { githubSignIn } from "../lib/github.server";
 import type { Route } from "./+types/register";
 
 export function meta({ data }: Route.MetaArgs) {
@@ -20,37 +23,37 @@ export function loader({ context, request }: Route.LoaderArgs) {
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
 }
 
+type Answer = { form?: string; result?: SubmissionResult<string[]>; registered?: boolean };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const query = new URL(request.url).searchParams;
+  if (field(form, "intent") === "github") return githubSignIn(context, form, "register", authorizeQueryOf(query));
+  const submission = parseWithZod(form, { schema: registerForm });
+  if (submission.status !== "success") return { form: "register", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;
+  const { email, password } = submission.value as { email: string; password: string };
+  // The username is the part of the address before the @ (docs/product.md#sign-up-and-confirmation).
+  const r = await context.api("POST", "/api/auth/sign-up/email", { email, password, name: email.split("@")[0] ?? email, callbackURL: "/login" }, { timeoutMs: LOGIN_TIMEOUT_MS });
+  if (!r.ok) return data({ form: "register", result: submission.reply({ formErrors: [registerErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
+  return data({ form: "register", registered: true } satisfies Answer, { headers: cookieHeaders(r) });
+}
+
 export default function Register({ loaderData }: Route.ComponentProps) {
   const [params] = useSearchParams();
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(params.get("error") ? AUTH_TEXT.githubRegisterFailed : null);
+  const { fetcher, answer, busy } = useActionForm<Answer>("register");
+  const [form, fields] = useForm({
+    id: "register",
+    lastResult: answer?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: registerForm }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
   // An OAuth request in progress travels with the links, so signing in afterwards resumes it.
   const oauthQuery = authorizeQueryOf(params);
   const loginLink = oauthQuery ? `/login?${oauthQuery}` : "/login";
+  const error = form.errors?.[0] ?? (params.get("error") ? AUTH_TEXT.githubRegisterFailed : null);
 
-  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const email = String(form.get("email") ?? "").trim();
-    const password = String(form.get("password") ?? "");
-    if (!email || !password) return setError(AUTH_TEXT.bothRequired);
-    if (password.length < MIN_PASSWORD) return setError(AUTH_TEXT.passwordTooShort);
-    if (password.length > MAX_PASSWORD) return setError(AUTH_TEXT.passwordTooLong);
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return setError(AUTH_TEXT.invalidEmail);
-    setBusy(true);
-    setError(null);
-    const username = email.split("@")[0] ?? email;
-    const r = await api("/api/auth/sign-up/email", {
-      body: { email, password, name: username, callbackURL: "/login" },
-      timeoutMs: LOGIN_TIMEOUT_MS,
-    });
-    setBusy(false);
-    if (r.ok) setDone(true);
-    else setError(registerErrorText(r));
-  }
-
-  if (done) {
+  if (answer?.registered) {
     return (
       <AuthCard title={AUTH_TEXT.checkEmail}>
         <div className="flex flex-col items-center text-center">
@@ -66,21 +69,22 @@ export default function Register({ loaderData }: Route.ComponentProps) {
 
   return (
     <AuthCard title={AUTH_TEXT.registerTitle(loaderData.site)}>
-      <GitHubButton enabled={loaderData.github} mode="register" onError={setError} disabled={busy} oauthQuery={oauthQuery} />
+      <GitHubButton enabled={loaderData.github} disabled={busy} />
       <Divider />
-      <form onSubmit={onSubmit} noValidate className="space-y-4">
-        {error && <Alert kind="error">{error}</Alert>}
-        <Field id="email" label="Email">
-          <input id="email" name="email" type="email" autoComplete="email" className={inputClass} disabled={busy} />
-        </Field>
-        <Field id="password" label="Password" hint={AUTH_TEXT.passwordHint}>
-          <input id="password" name="password" type="password" autoComplete="new-password" aria-describedby="password-hint" className={inputClass} disabled={busy} />
-        </Field>
+      <fetcher.Form method="post" {...getFormProps(form)} className="space-y-4">
+        <Enhanced />
+        <FormError form={form} text={error} />
+        <FormField meta={fields.email} label="Email">
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
+        </FormField>
+        <FormField meta={fields.password} label="Password" hint={AUTH_TEXT.passwordHint}>
+          <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })} autoComplete="new-password" className={inputClass} disabled={busy} />
+        </FormField>
         <Button type="submit" size="lg" block disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? AUTH_TEXT.creatingAccount : AUTH_TEXT.createAccount}
         </Button>
-      </form>
+      </fetcher.Form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Already have an account?{" "}
         <Link to={loginLink} className={linkClass}>

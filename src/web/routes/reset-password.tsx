@@ -1,41 +1,47 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
-import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { RESET_TEXT, AUTH_TEXT, MAX_PASSWORD, MIN_PASSWORD, PROFILE_TEXT } from "../../shared/auth";
-import { Alert, AuthCard, Field, Button, inputClass, linkClass } from "../components/ui";
-import { api } from "../lib/api";
+import { RESET_TEXT, AUTH_TEXT, resetForm } from "../../shared/auth";
+import { Alert, AuthCard, Button, inputClass, linkClass } from "../components/ui";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
+import type { Route } from "./+types/reset-password";
 
 export function meta() {
   return [{ title: "Choose a new password" }, { name: "robots", content: "noindex" }];
 }
 
+type Answer = { result?: SubmissionResult<string[]>; done?: boolean };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  // The link's token travels in the address the form posts to (the e-mailed link put it there).
+  const token = new URL(request.url).searchParams.get("token");
+  const submission = parseWithZod(await request.formData(), { schema: resetForm });
+  const hideFields = ["password", "confirm"];
+  if (!token) return { result: submission.reply({ formErrors: [RESET_TEXT.invalid], hideFields }) } satisfies Answer;
+  if (submission.status !== "success") return { result: submission.reply({ hideFields }) } satisfies Answer;
+  const r = await context.api("POST", "/api/auth/reset-password", { newPassword: submission.value.password, token });
+  if (r.ok) return { done: true } satisfies Answer;
+  const text = r.code === "INVALID_TOKEN" ? RESET_TEXT.invalid : r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : RESET_TEXT.failed;
+  return { result: submission.reply({ formErrors: [text], hideFields }) } satisfies Answer;
+}
 
 export default function ResetPassword() {
   const [params] = useSearchParams();
   const token = params.get("token");
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(token ? null : RESET_TEXT.invalid);
-
-  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const password = String(form.get("password") ?? "");
-    const confirm = String(form.get("confirm") ?? "");
-    if (password.length < MIN_PASSWORD) return setError(AUTH_TEXT.passwordTooShort);
-    if (password.length > MAX_PASSWORD) return setError(AUTH_TEXT.passwordTooLong);
-    if (password !== confirm) return setError(PROFILE_TEXT.mismatch);
-    setBusy(true);
-    setError(null);
-    const r = await api("/api/auth/reset-password", { body: { newPassword: password, token }, timeoutMs: 20_000 });
-    setBusy(false);
-    if (r.ok) setDone(true);
-    else setError(r.code === "INVALID_TOKEN" ? RESET_TEXT.invalid : r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : RESET_TEXT.failed);
-  }
+  const { fetcher, answer, busy } = useActionForm<Answer>("reset");
+  const [form, fields] = useForm({
+    id: "reset",
+    lastResult: answer?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: resetForm }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const error = form.errors?.[0] ?? (token ? null : RESET_TEXT.invalid);
 
   return (
     <AuthCard title={RESET_TEXT.title}>
-      {done ? (
+      {answer?.done ? (
         <div className="space-y-6 text-center">
           <Alert kind="success">{RESET_TEXT.done}</Alert>
           <Link to="/login" className={linkClass}>
@@ -43,14 +49,15 @@ export default function ResetPassword() {
           </Link>
         </div>
       ) : (
-        <form onSubmit={onSubmit} noValidate className="space-y-4">
-          {error && <Alert kind="error">{error}</Alert>}
-          <Field id="password" label="New Password" hint={AUTH_TEXT.passwordHint}>
-            <input id="password" name="password" type="password" autoComplete="new-password" className={inputClass} disabled={busy || !token} />
-          </Field>
-          <Field id="confirm" label="Confirm New Password">
-            <input id="confirm" name="confirm" type="password" autoComplete="new-password" className={inputClass} disabled={busy || !token} />
-          </Field>
+        <fetcher.Form method="post" {...getFormProps(form)} className="space-y-4">
+          <Enhanced />
+          <FormError form={form} text={error} />
+          <FormField meta={fields.password} label="New Password" hint={AUTH_TEXT.passwordHint}>
+            <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })} autoComplete="new-password" className={inputClass} disabled={busy || !token} />
+          </FormField>
+          <FormField meta={fields.confirm} label="Confirm New Password">
+            <input {...getInputProps(fields.confirm, { type: "password" })} autoComplete="new-password" className={inputClass} disabled={busy || !token} />
+          </FormField>
           <Button type="submit" size="lg" block disabled={busy || !token}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {busy ? RESET_TEXT.saving : RESET_TEXT.save}
@@ -60,7 +67,7 @@ export default function ResetPassword() {
               Request a new link
             </Link>
           </p>
-        </form>
+        </fetcher.Form>
       )}
     </AuthCard>
   );
