@@ -131,3 +131,40 @@ export function authorizeQueryOf(query: URLSearchParams): string {
 export function oauthErrorText(code: string | null): string {
   return (code && Object.hasOwn(OAUTH_TEXT.errorKinds, code) ? OAUTH_TEXT.errorKinds[code] : undefined) ?? OAUTH_TEXT.errorDefault;
 }
+
+/** What the consent answer is posted with: in the browser (fetch) or by the page's action (in-process). */
+export interface ConsentCalls {
+  post(body: { accept: boolean; oauth_query: string }): Promise<{ ok: boolean; status: number; data?: { url?: unknown } | null; error?: string; description?: string }>;
+  authorize(query: string): Promise<{ ok: boolean; data?: { url?: unknown } | null }>;
+}
+
+export type ConsentOutcome = { go: string; query: string } | { go?: undefined; query: string; status: number; description?: string };
+
+const UNSAFE_SCHEME = /^\s*(javascript|data|vbscript):/i;
+
+/**
+ * Posts the person's answer with the signed query, as the authorization server expects it. The
+ * signed query lives as long as an authorization code: when it ran out while the page was open,
+ * the same request is asked for again (a fresh consent query, or, already approved elsewhere, the
+ * answer itself) and the answer posted once more. `go` is where the browser goes next (never a
+ * script URL); `query` the consent query now in force.
+ */
+export async function answerConsent(calls: ConsentCalls, accept: boolean, oauthQuery: string, origin: string): Promise<ConsentOutcome> {
+  let query = oauthQuery;
+  let r = await calls.post({ accept, oauth_query: query });
+  if (!r.ok && r.status === 400 && r.error === "invalid_signature") {
+    const q = new URLSearchParams(query);
+    for (const p of SIGNED_QUERY_PARAMS) q.delete(p);
+    const again = await calls.authorize(q.toString());
+    const url = again.ok && typeof again.data?.url === "string" ? again.data.url : null;
+    if (url) {
+      const next = new URL(url, origin);
+      if (next.origin !== origin || next.pathname !== "/oauth/consent") return UNSAFE_SCHEME.test(url) ? { query, status: 400 } : { go: url, query };
+      query = next.search.slice(1);
+      r = await calls.post({ accept, oauth_query: query });
+    }
+  }
+  const url = r.ok && typeof r.data?.url === "string" ? r.data.url : null;
+  if (url && !UNSAFE_SCHEME.test(url)) return { go: url, query };
+  return { query, status: r.ok ? 400 : r.status, description: r.description };
+}

@@ -23,6 +23,8 @@ export interface SwitchboardContext {
   api: ApiCall;
   /** Reads the signed-in viewer again (an action changed their name or address) for the loaders that run after it. */
   refreshViewer: (setCookies?: string[]) => Promise<void>;
+  /** This page's forms may lead the browser to `url`'s origin (an OAuth client's redirect): its form-action names it. */
+  allowFormAction: (url: string) => void;
 }
 
 declare module "react-router" {

@@ -9,6 +9,8 @@ export type AppEnv = {
     requestId: string;
     cspNonce: string;
     viewer: Viewer | null;
+    /** where a form of this page may send the browser besides this site (a page's loader adds the OAuth client it answers) */
+    formAction?: string[];
   };
 };
 
@@ -27,9 +29,34 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Where forms may lead the browser besides this site: a form without JavaScript is answered with a
+ * redirect, and browsers hold that redirect to the page's form-action too. GitHub's sign-in and
+ * Stripe's checkout, when configured, are the only fixed ones.
+ */
+function fixedFormActions(config: Config): string[] {
+  const out: string[] = [];
+  if (config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET) out.push(new URL(config.GITHUB_OAUTH_URL).origin);
+  if (config.STRIPE_SECRET_KEY) out.push("https://checkout.stripe.com");
+  return out;
+}
+
+/** A CSP source for a redirect target: its origin, or its scheme alone for an app's own scheme (cursor:). Null for anything else. */
+export function formActionSource(url: string): string | null {
+  try {
+    const u = new URL(url);
+    if (u.protocol === "http:" || u.protocol === "https:") return u.origin;
+    return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !/^(javascript|data|vbscript|blob|file):$/.test(u.protocol) ? u.protocol : null;
+  } catch {
+    return null;
+  }
+}
+
 export function securityHeaders(config: Config, opts: { dev: boolean }): MiddlewareHandler<AppEnv> {
+  const fixed = fixedFormActions(config);
   return async (c, next) => {
     await next();
+    const formAction = ["'self'", ...fixed, ...(c.get("formAction") ?? [])].join(" ");
     const nonce = c.get("cspNonce");
     // Scripts only from our origin or carrying this response's nonce: no 'unsafe-inline' scripts.
     // Vite's dev server injects its own inline scripts, so dev mode relaxes this.
@@ -49,7 +76,7 @@ export function securityHeaders(config: Config, opts: { dev: boolean }): Middlew
         "object-src 'none'",
         "base-uri 'self'",
         "frame-ancestors 'none'",
-        "form-action 'self'",
+        `form-action ${formAction}`,
       ].join("; "),
     );
     c.header("X-Content-Type-Options", "nosniff");

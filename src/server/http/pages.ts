@@ -4,7 +4,7 @@ import type { ApiAnswer, ApiCall } from "../../shared/api-answer.js";
 import { githubConfigured } from "../features/auth/auth.js";
 import { getViewer } from "../features/auth/session.js";
 import type { AppDeps, Services } from "./deps.js";
-import type { AppEnv } from "./middleware.js";
+import { formActionSource, type AppEnv } from "./middleware.js";
 
 /** What a page's form may take with it to the API: the visitor's cookies and who they are, nothing else. */
 const FORWARDED = ["cookie", "user-agent", "accept-language", "x-forwarded-for", "x-request-id"];
@@ -101,6 +101,10 @@ export function pagesHandler(deps: AppDeps, services: Services, app: Hono<AppEnv
       requestId: c.get("requestId"),
       sandbox: deps.deployments.sandbox,
       api: apiCaller(app, c, origin && allowed.has(origin) ? origin : ownOrigin),
+      allowFormAction: (url: string) => {
+        const source = formActionSource(url);
+        if (source) c.set("formAction", [...(c.get("formAction") ?? []), source]);
+      },
       // After an action changed who the viewer is (a new username), the page it renders shows them anew.
       refreshViewer: async (setCookies: string[] = []) => {
         if (c.get("viewer")?.viaApiKey) return;

@@ -1,14 +1,12 @@
 import { Loader2, RefreshCw, TriangleAlert } from "lucide-react";
 import { useState } from "react";
-import { toast } from "sonner";
+import type { FetcherWithComponents } from "react-router";
 import { BILLING_TEXT, type CurrentSubscription as Current } from "../../shared/billing";
 import { statusLabel } from "../../shared/deployments";
-import { api } from "../lib/api";
 import { longDate } from "../lib/dates";
+import { Enhanced, useHydrated } from "../lib/forms";
 import { ConfirmDialog } from "./ConfirmDialog";
-import { Alert, Button } from "./ui";
-
-const TIMEOUT_MS = 20_000;
+import { Alert, Button, buttonClass } from "./ui";
 
 const TONE: Record<Current["standing"], string> = {
   free: "",
@@ -20,18 +18,23 @@ const TONE: Record<Current["standing"], string> = {
  * The Subscription page's Current Subscription box: plan, status and period end as the server
  * states them, Refresh, and Cancel Subscription behind a confirmation when the server allows it.
  */
-export function CurrentSubscription({ current, loading, error, reload }: { current: Current | null; loading: boolean; error: string | null; reload: () => Promise<void> }) {
+export function CurrentSubscription(p: {
+  current: Current | null;
+  loading: boolean;
+  error: string | null;
+  reload: () => Promise<void>;
+  /** the page's form fetcher: Cancel posts to its action */
+  fetcher: FetcherWithComponents<unknown>;
+  canceling: boolean;
+}) {
+  const { current, loading, error, reload, fetcher, canceling } = p;
+  const hydrated = useHydrated();
   const [confirming, setConfirming] = useState(false);
-  const [canceling, setCanceling] = useState(false);
-
-  async function cancel() {
-    setCanceling(true);
-    const r = await api<{ success?: boolean; message?: string }>("/api/subscriptions/cancel", { body: {}, timeoutMs: TIMEOUT_MS });
-    setCanceling(false);
-    setConfirming(false);
-    if (r.ok) toast.success(r.data?.message || BILLING_TEXT.canceled);
-    else toast.error(r.status === 401 ? BILLING_TEXT.authRequired : r.error || BILLING_TEXT.cancelFailed);
-    await reload();
+  // The dialog closes once the answer is in (the page says how it went).
+  const [wasCanceling, setWasCanceling] = useState(false);
+  if (canceling !== wasCanceling) {
+    setWasCanceling(canceling);
+    if (!canceling) setConfirming(false);
   }
 
   const sub = current?.subscription;
@@ -43,9 +46,16 @@ export function CurrentSubscription({ current, loading, error, reload }: { curre
         <h2 id="current-subscription" className="text-xl font-semibold">
           {BILLING_TEXT.currentSubscription}
         </h2>
-        <Button variant="secondary" size="sm" onClick={() => void reload()} disabled={loading}>
-          <RefreshCw className={`h-4 w-4 ${loading ? "animate-spin" : ""}`} aria-hidden /> {BILLING_TEXT.refresh}
-        </Button>
+        {hydrated ? (
+          <Button variant="secondary" size="sm" onClick={() => void reload()} disabled={loading}>
+            <RefreshCw className={`h-4 w-4 ${loading ? "animate-spin" : ""}`} aria-hidden /> {BILLING_TEXT.refresh}
+          </Button>
+        ) : (
+          // Without scripts, refreshing is loading the page again.
+          <a href="/subscription" className={buttonClass("secondary", "sm")}>
+            <RefreshCw className="h-4 w-4" aria-hidden /> {BILLING_TEXT.refresh}
+          </a>
+        )}
       </div>
 
       {error && (
@@ -90,21 +100,33 @@ export function CurrentSubscription({ current, loading, error, reload }: { curre
           )}
 
           {current.canCancel && (
-            <ConfirmDialog
-              open={confirming}
-              onOpenChange={setConfirming}
-              trigger={
-                <Button variant="dangerOutline" className="mt-5 text-sm">
-                  {BILLING_TEXT.cancel}
-                </Button>
-              }
-              title={BILLING_TEXT.cancel}
-              description={BILLING_TEXT.confirmCancel}
-              confirmLabel="Confirm"
-              cancelLabel="Keep subscription"
-              onConfirm={() => void cancel()}
-              busy={canceling}
-            />
+            <fetcher.Form method="post" className="mt-5">
+              <Enhanced />
+              <ConfirmDialog
+                open={confirming}
+                onOpenChange={setConfirming}
+                trigger={
+                  <Button variant="dangerOutline" className="text-sm">
+                    {BILLING_TEXT.cancel}
+                  </Button>
+                }
+                title={BILLING_TEXT.cancel}
+                description={BILLING_TEXT.confirmCancel}
+                confirmLabel="Confirm"
+                cancelLabel="Keep subscription"
+                onConfirm={() => void fetcher.submit({ intent: "cancel", _enhanced: "1" }, { method: "post" })}
+                busy={canceling}
+                noScript={{
+                  label: BILLING_TEXT.cancel,
+                  className: `${buttonClass("dangerOutline")} text-sm`,
+                  submit: (
+                    <Button type="submit" name="intent" value="cancel" variant="danger" size="sm">
+                      Confirm
+                    </Button>
+                  ),
+                }}
+              />
+            </fetcher.Form>
           )}
         </>
       )}

@@ -1,17 +1,18 @@
 import { Loader2, ScrollText, Square } from "lucide-react";
-import { useState } from "react";
-import { useNavigate } from "react-router";
-import { DEPLOY_TEXT, deployRequest, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { useEffect, useRef, useState } from "react";
+import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
+import type { DeployAnswer } from "../lib/deploy-types";
+import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
-import { formMessage } from "../lib/validation";
 import { CopyButton } from "./CopyButton";
 import { HostedConnect } from "./HostedConnect";
 import { Alert, Button, inputClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
 // (polled every 5 s by useDeployment, which the page owns), copy the URL, stop, see why it failed
-// and its last output lines.
+// and its last output lines. Deploy and Stop post to the page's action (lib/deploy.server.ts), so
+// they work without JavaScript too.
 
 interface Props {
   /** catalogue id or owned qualified name */
@@ -28,52 +29,39 @@ interface Props {
   commandEditable?: boolean;
   /** this instance lets the viewer run hosted code (its sandbox is complete, or the viewer is an admin) */
   hostingOpen: boolean;
-  repositoryUrl: string | null;
-  npxCommand: string | null;
   /** the page's one poll of the viewer's deployment (useDeployment) */
   state: DeploymentState;
 }
 
 export function DeploymentPanel(p: Props) {
-  const navigate = useNavigate();
+  const hydrated = useHydrated();
   const { deployment, loaded, setDeployment } = p.state;
-  const [busy, setBusy] = useState<"deploy" | "stop" | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [env, setEnv] = useState<Record<string, string>>({});
+  const { fetcher, answer } = useActionForm<DeployAnswer>("deploy");
+  const pendingIntent = fetcher.state === "submitting" ? String(fetcher.formData?.get("intent") ?? "") : null;
+  const [stopping, setStopping] = useState(false);
+  const busy: "deploy" | "stop" | null = pendingIntent === "deploy" ? "deploy" : pendingIntent === "stop" || stopping ? "stop" : null;
   const [command, setCommand] = useState("");
   const [logs, setLogs] = useState<string[] | null>(null);
+  const error = answer?.intent === "deploy" || answer?.intent === "stop" ? (answer.error ?? null) : null;
 
-  const onDeploy = async () => {
-    if (!p.signedIn) return navigate(`/login?redirect=${encodeURIComponent(`/server/${p.serverId}`)}`);
-    // The same rules as the API: every required key filled in, then the body's own checks.
-    const body = { repositoryUrl: p.repositoryUrl, env, npx_command: command.trim() || p.npxCommand };
-    const input = deployRequest(p.requiredKeys).safeParse(body);
-    if (!input.success) return setError(formMessage(input.error));
-    setError(null);
-    setBusy("deploy");
-    const r = await api<{ success: boolean; deploymentInfo: DeploymentView }>(`/api/deploy/${p.serverId}`, {
-      body,
-      timeoutMs: 30_000,
-    });
-    setBusy(null);
-    if (r.ok) {
-      setDeployment(r.data.deploymentInfo);
-      setEnv({});
-    } else setError(r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault));
-  };
+  // What Deploy or Stop answered shows at once, without waiting for the next poll.
+  const seen = useRef<DeployAnswer | undefined>(undefined);
+  useEffect(() => {
+    if (!fetcher.data || seen.current === fetcher.data) return;
+    seen.current = fetcher.data;
+    if (fetcher.data.deployment !== undefined && (fetcher.data.intent === "deploy" || fetcher.data.intent === "stop")) setDeployment(fetcher.data.deployment);
+  }, [fetcher.data, setDeployment]);
+  // A stopped deployment's output goes with it.
+  if (!deployment && logs) setLogs(null);
 
-  const onStop = async () => {
-    if (!deployment) return;
-    setError(null);
-    setBusy("stop");
+  const onStop = async (e: React.FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setStopping(true);
     // Sessions this page holds (the playground) end first, while the deployment still answers.
     await p.state.beforeStop();
-    const r = await api(`/api/deployments/${deployment.id}`, { method: "DELETE", timeoutMs: 30_000 });
-    setBusy(null);
-    if (r.ok) {
-      setDeployment(null);
-      setLogs(null);
-    } else setError(r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault));
+    setStopping(false);
+    await fetcher.submit(form, { method: "post" });
   };
 
   const showLogs = async () => {
@@ -93,7 +81,7 @@ export function DeploymentPanel(p: Props) {
     return (
       <div className="mt-3 space-y-3">
         {closed}
-        <p className="flex items-center gap-2 text-sm text-slate-500">
+        <p className="flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading deployment…
         </p>
       </div>
@@ -106,18 +94,18 @@ export function DeploymentPanel(p: Props) {
         <p className="flex items-center gap-2 text-sm font-medium" aria-live="polite">
           <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
-          {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-500">· restarted {deployment.restarts}×</span>}
+          {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>}
           {deployment.runner !== undefined && (
-            <span data-testid="deployment-runner" className="text-xs font-normal text-slate-500" title="Only admins see which runner holds a deployment">
+            <span data-testid="deployment-runner" className="text-xs font-normal text-slate-600 dark:text-slate-400" title="Only admins see which runner holds a deployment">
               · runner {deployment.runner ?? "none yet (waiting for room)"}
             </span>
           )}
         </p>
         {deployment.status_detail && deployment.status !== "running" && (
-          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">{deployment.status_detail}</pre>
+          <pre tabIndex={0} className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">{deployment.status_detail}</pre>
         )}
         <div>
-          <p className="text-xs text-slate-500">Server URL</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">Server URL</p>
           <div className="mt-1 flex items-center gap-2">
             <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={deployment.url}>
               {deployment.url}
@@ -128,16 +116,23 @@ export function DeploymentPanel(p: Props) {
         {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <Alert kind="error">{error}</Alert>}
         <div className="flex flex-wrap gap-2">
-          <Button variant="dangerOutline" size="sm" onClick={onStop} disabled={busy !== null}>
-            {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
-            {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
-          </Button>
-          <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
-            <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
-          </Button>
+          <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
+            <Enhanced />
+            <input type="hidden" name="intent" value="stop" />
+            <input type="hidden" name="deployment" value={deployment.id} />
+            <Button type="submit" variant="dangerOutline" size="sm" disabled={busy !== null}>
+              {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
+              {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
+            </Button>
+          </fetcher.Form>
+          {hydrated && (
+            <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
+              <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
+            </Button>
+          )}
         </div>
         {logs && (
-          <pre data-testid="deployment-logs" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
+          <pre data-testid="deployment-logs" tabIndex={0} className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
             {logs.length ? logs.join("\n") : "No output yet."}
           </pre>
         )}
@@ -155,30 +150,27 @@ export function DeploymentPanel(p: Props) {
     );
   }
 
+  // Keys are cleared once deployed: the form is made anew for each deployment.
   return (
-    <form
-      className="mt-3 space-y-3"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onDeploy();
-      }}
-    >
+    <fetcher.Form method="post" className="mt-3 space-y-3" key={answer?.deployment?.id ?? "new"}>
+      <Enhanced />
       {p.signedIn &&
         p.requiredKeys.map((k) => (
           <label key={k.env_var} className="block text-sm">
-            <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
-            {k.description && <span className="block text-xs text-slate-500">{k.description}</span>}
-            <input type="password" autoComplete="off" className={`${inputClass} mt-1`} value={env[k.env_var] ?? ""} onChange={(e) => setEnv({ ...env, [k.env_var]: e.target.value })} />
+            <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
+            {k.description && <span className="block text-xs text-slate-600 dark:text-slate-400">{k.description}</span>}
+            <input type="password" name={`env:${k.env_var}`} autoComplete="off" className={`${inputClass} mt-1`} />
           </label>
         ))}
       {p.signedIn && p.commandEditable && (
         <label className="block text-sm">
           <span className="font-medium">{DEPLOY_TEXT.commandLabel}</span>
-          <span id="deploy-command-hint" className="block text-xs text-slate-500">
+          <span id="deploy-command-hint" className="block text-xs text-slate-600 dark:text-slate-400">
             {DEPLOY_TEXT.commandHint}
           </span>
           <input
             type="text"
+            name="command"
             spellCheck={false}
             autoComplete="off"
             aria-describedby="deploy-command-hint"
@@ -193,11 +185,13 @@ export function DeploymentPanel(p: Props) {
       {!hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
       {closed}
       {error && <Alert kind="error">{error}</Alert>}
-      <Button type="submit" block disabled={!hasSource || !p.hostingOpen || busy !== null}>
+      {/* Signed out, Deploy leads to the login page, which comes back here. */}
+      <input type="hidden" name="intent" value="deploy" />
+      <Button type="submit" block disabled={(!hasSource && (hydrated || !p.commandEditable)) || !p.hostingOpen || busy !== null}>
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
       </Button>
-      {!p.signedIn && <p className="text-xs text-slate-500">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
-    </form>
+      {!p.signedIn && <p className="text-xs text-slate-600 dark:text-slate-400">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
+    </fetcher.Form>
   );
 }

@@ -1,9 +1,11 @@
 import { Check, Loader2 } from "lucide-react";
+import type { FetcherWithComponents } from "react-router";
 import { BILLING_TEXT, priceLabel, type SubscriptionView } from "../../shared/billing";
+import { Enhanced } from "../lib/forms";
 import { Button } from "./ui";
 
-/** One plan on the Subscription page: its price and features, and the button that chooses it. */
-export function PlanCard(p: { plan: SubscriptionView["plan"]; current: boolean; busy: boolean; disabled: boolean; onChoose: () => void }) {
+/** One plan on the Subscription page: its price and features, and the button that chooses it (a post to the page's action). */
+export function PlanCard(p: { plan: SubscriptionView["plan"]; current: boolean; busy: boolean; disabled: boolean; Form: FetcherWithComponents<unknown>["Form"] }) {
   const { plan } = p;
   const id = `plan-${plan.id}`;
   const label = p.busy ? BILLING_TEXT.processing : p.current ? BILLING_TEXT.currentPlan : plan.price_monthly === 0 ? BILLING_TEXT.useFree : BILLING_TEXT.subscribeTo(plan.name);
@@ -30,10 +32,15 @@ export function PlanCard(p: { plan: SubscriptionView["plan"]; current: boolean; 
           </li>
         ))}
       </ul>
-      <Button variant={featured ? "primary" : "secondary"} size={featured ? "md" : "lg"} block onClick={p.onChoose} disabled={p.current || p.disabled} className="mt-6">
-        {p.busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-        {label}
-      </Button>
+      <p.Form method="post" className="mt-6">
+        <Enhanced />
+        <input type="hidden" name="intent" value="plan" />
+        <input type="hidden" name="plan" value={plan.id} />
+        <Button type="submit" variant={featured ? "primary" : "secondary"} size={featured ? "md" : "lg"} block disabled={p.current || p.disabled}>
+          {p.busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+          {label}
+        </Button>
+      </p.Form>
     </article>
   );
 }

@@ -1,7 +1,8 @@
 import { Loader2, SlidersHorizontal } from "lucide-react";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { DEPLOY_TEXT, type DeploymentView } from "../../shared/deployments";
-import { api } from "../lib/api";
+import type { DeployAnswer } from "../lib/deploy-types";
+import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { ToolInfo } from "./ToolsList";
 import { Alert, Button } from "./ui";
 
@@ -20,8 +21,18 @@ interface Props {
 export function ToolSelection({ deployment, tools, onSaved, className }: Props) {
   const saved = useMemo(() => new Set(deployment.hidden_tools), [deployment.hidden_tools]);
   const [hidden, setHidden] = useState<Set<string>>(saved);
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const hydrated = useHydrated();
+  // Saved through the page's action (lib/deploy.server.ts): a plain post without JavaScript.
+  const { fetcher, answer, busy } = useActionForm<DeployAnswer>("tools");
+  const [cleared, setCleared] = useState<DeployAnswer | undefined>(undefined);
+  const shownAnswer = answer?.intent === "tools" && answer !== cleared ? answer : undefined;
+  const message = shownAnswer ? (shownAnswer.error ? { kind: "error" as const, text: shownAnswer.error } : { kind: "ok" as const, text: shownAnswer.message ?? DEPLOY_TEXT.toolsSaved }) : null;
+  const saw = useRef<DeployAnswer | undefined>(undefined);
+  useEffect(() => {
+    if (!fetcher.data || saw.current === fetcher.data) return;
+    saw.current = fetcher.data;
+    if (!fetcher.data.error) void onSaved();
+  }, [fetcher.data, onSaved]);
   // The saved selection changed (saved here or elsewhere): start again from it. The status poll
   // hands over a new array every 5 s; only a different selection resets what is being edited.
   const savedKey = deployment.hidden_tools.join("\n");
@@ -39,16 +50,7 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
     if (next.has(name)) next.delete(name);
     else next.add(name);
     setHidden(next);
-    setMessage(null);
-  };
-  const save = async () => {
-    setBusy(true);
-    const r = await api<{ hidden_tools: string[] }>(`/api/deployments/${deployment.id}/tools`, { method: "PUT", body: { hidden: [...hidden] }, timeoutMs: 15_000 });
-    setBusy(false);
-    if (r.ok) {
-      setMessage({ kind: "ok", text: DEPLOY_TEXT.toolsSaved });
-      await onSaved();
-    } else setMessage({ kind: "error", text: r.error ?? DEPLOY_TEXT.deployFailedDefault });
+    setCleared(answer);
   };
 
   return (
@@ -60,28 +62,26 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
       {names.length === 0 ? (
         <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.toolsNone}</p>
       ) : (
-        <form
-          className="mt-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save();
-          }}
-        >
-          <p className="text-xs text-slate-500" aria-live="polite">
+        <fetcher.Form method="post" className="mt-3">
+          <Enhanced />
+          <input type="hidden" name="intent" value="tools" />
+          <input type="hidden" name="deployment" value={deployment.id} />
+          <p className="text-xs text-slate-600 dark:text-slate-400" aria-live="polite">
             {DEPLOY_TEXT.toolsCount(names.filter((n) => !hidden.has(n)).length, names.length)}
           </p>
           <ul className="mt-2 grid gap-1 sm:grid-cols-2">
             {names.map((n) => (
               <li key={n}>
                 <label className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800">
-                  <input type="checkbox" checked={!hidden.has(n)} onChange={() => toggle(n)} disabled={busy} className="h-4 w-4 accent-indigo-600" />
-                  <span className={`font-mono ${hidden.has(n) ? "text-slate-400 line-through" : ""}`}>{n}</span>
+                  <input type="hidden" name="tool" value={n} />
+                  <input type="checkbox" name="show" value={n} checked={!hidden.has(n)} onChange={() => toggle(n)} disabled={busy} className="h-4 w-4 accent-indigo-600" />
+                  <span className={`font-mono ${hidden.has(n) ? "text-slate-600 line-through dark:text-slate-400" : ""}`}>{n}</span>
                 </label>
               </li>
             ))}
           </ul>
           <div className="mt-3 flex items-center gap-3">
-            <Button type="submit" size="sm" disabled={!changed || busy}>
+            <Button type="submit" size="sm" disabled={(hydrated && !changed) || busy}>
               {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
               {busy ? DEPLOY_TEXT.toolsSaving : DEPLOY_TEXT.toolsSave}
             </Button>
@@ -91,7 +91,7 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
               <Alert kind={message.kind === "ok" ? "success" : "error"}>{message.text}</Alert>
             </div>
           )}
-        </form>
+        </fetcher.Form>
       )}
     </section>
   );

@@ -23,10 +23,11 @@ export interface DeploymentState {
   beforeStop: () => Promise<void>;
 }
 
-export function useDeployment(serverId: string, signedIn: boolean): DeploymentState {
+export function useDeployment(serverId: string, signedIn: boolean, initial?: DeploymentView | null): DeploymentState {
   // What was last heard, and for which server: moving to another server's page (the same
   // component, new params) shows nothing of the previous server's deployment, not even once.
-  const [held, setHeld] = useState<{ serverId: string; deployment: DeploymentView | null } | null>(null);
+  // The page's loader heard it first (so it shows before and without scripts).
+  const [held, setHeld] = useState<{ serverId: string; deployment: DeploymentView | null } | null>(initial === undefined ? null : { serverId, deployment: initial });
   // Only the answer to the latest request counts: a slow poll must not overwrite a newer answer
   // (or an action's). One for the page before that still lands is held under its own server.
   const seq = useRef(0);

@@ -1,10 +1,13 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { ArrowLeft, Info, Loader2, Lock, Plus, X } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { useState } from "react";
+import { data, Link } from "react-router";
+import type { z } from "zod";
 import { CATEGORIES, SOURCES, SUBMIT_TEXT, TYPES, idFromName, submissionRequest, type RequiredKey } from "../../shared/catalog";
-import { Alert, Button, buttonClass, Field, formLegend, formSection, inputClass } from "../components/ui";
-import { api } from "../lib/api";
-import { formMessage } from "../lib/validation";
+import { Button, buttonClass, formLegend, formSection, inputClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { parseForm } from "../lib/form-parse";
+import { Enhanced, FormError, FormField, useActionForm, useHydrated } from "../lib/forms";
 import type { Route } from "./+types/add-server";
 
 export function meta() {
@@ -15,34 +18,59 @@ export function loader({ context }: Route.LoaderArgs) {
   return { signedIn: Boolean(context.viewer) };
 }
 
-const EMPTY = {
-  name: "",
-  id: "",
-  description: "",
-  category: "Data & Storage",
-  type: "Community",
-  source: "user_submitted",
-  tags: "",
-  url: "",
-  logo: "",
-  repository_url: "",
-  homepage: "",
-  documentation: "",
-  npx_command: "",
-};
-type FormState = typeof EMPTY;
+const DEFAULTS = { category: "Data & Storage", type: "Community", source: "user_submitted" };
+/** Messages about the form as a whole, said once at its top. */
+const FORM_LEVEL = [SUBMIT_TEXT.requiredFields];
+const SUCCESS_DELAY_MS = 3000;
 
+type SubmissionInput = z.input<typeof submissionRequest>;
+type Answer = { result?: SubmissionResult<string[]>; keys?: RequiredKey[]; success?: string; redirectTo?: string };
+
+/** The required keys listed so far (hidden fields `required_keys[i].*`). */
+function listedKeys(form: FormData): RequiredKey[] {
+  const keys: RequiredKey[] = [];
+  for (let i = 0; form.has(`required_keys[${i}].env_var`); i++) {
+    keys.push({ key: field(form, `required_keys[${i}].key`), env_var: field(form, `required_keys[${i}].env_var`), description: field(form, `required_keys[${i}].description`) });
+  }
+  return keys;
+}
+
+/** A required key is added only when its three parts are filled in (docs/product.md#submit-a-catalogue-entry). */
+function draftKey(d: { key: string; env_var: string; description: string }): RequiredKey | null {
+  const k = { key: d.key.trim(), env_var: d.env_var.trim(), description: d.description.trim() };
+  return k.key && k.env_var && k.description ? k : null;
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const intent = field(form, "intent");
+  // Without JavaScript, Add Key and Remove post the form: it comes back with the list changed.
+  if (intent === "add-key" || intent.startsWith("remove-key:")) {
+    let keys = listedKeys(form);
+    if (intent === "add-key") {
+      const k = draftKey({ key: field(form, "draft.key"), env_var: field(form, "draft.env_var"), description: field(form, "draft.description") });
+      if (k) keys = [...keys, k];
+    } else keys = keys.filter((_, i) => i !== Number(intent.slice("remove-key:".length)));
+    const values: Record<string, string> = {};
+    for (const [k, v] of form) if (typeof v === "string" && !k.startsWith("draft.") && !k.startsWith("required_keys[")) values[k] = v;
+    return { keys, result: { initialValue: values } } satisfies Answer;
+  }
+  const submission = parseForm(form, submissionRequest, FORM_LEVEL);
+  if (submission.status !== "success") return { keys: listedKeys(form), result: submission.reply() } satisfies Answer;
+  const body = { ...submission.value, required_keys: submission.value.required_keys?.length ? submission.value.required_keys : null };
+  const r = await context.api("POST", "/api/mcp-servers", body);
+  if (!r.ok) {
+    const reply =
+      r.status === 409
+        ? submission.reply({ fieldErrors: { id: [SUBMIT_TEXT.duplicate] } })
+        : submission.reply({ formErrors: [r.status === 400 && r.error ? (r.error === SUBMIT_TEXT.requiredFields ? r.error : SUBMIT_TEXT.failed(r.error)) : r.status === 401 ? SUBMIT_TEXT.mustLogin : SUBMIT_TEXT.unexpected] });
+    return data({ keys: listedKeys(form), result: reply } satisfies Answer, { status: r.status === 401 ? 401 : 200 });
+  }
+  // The form says so, then the visitor goes home after 3 s (without JavaScript, by a refresh the page asks for).
+  return { success: SUBMIT_TEXT.success, result: submission.reply({ resetForm: true }), redirectTo: isEnhanced(form) ? "/" : undefined } satisfies Answer;
+}
 
 export default function AddServer({ loaderData }: Route.ComponentProps) {
-  const navigate = useNavigate();
-  const [form, setForm] = useState<FormState>(EMPTY);
-  const [keys, setKeys] = useState<RequiredKey[]>([]);
-  const [draft, setDraft] = useState<RequiredKey>({ key: "", env_var: "", description: "" });
-  const [busy, setBusy] = useState(false);
-  const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
-
   if (!loaderData.signedIn) {
     return (
       <section className="mx-auto max-w-xl px-4 py-24 text-center">
@@ -60,48 +88,39 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
       </section>
     );
   }
+  return <SubmitForm />;
+}
 
-  const set = (k: keyof FormState) => (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) =>
-    setForm((f) => ({ ...f, [k]: e.target.value }));
+function SubmitForm() {
+  const hydrated = useHydrated();
+  const { fetcher, answer, busy } = useActionForm<Answer>("submit", { delayMs: SUCCESS_DELAY_MS });
+  const [form, fields] = useForm<SubmissionInput>({
+    id: "submit",
+    lastResult: answer?.result,
+    defaultValue: DEFAULTS,
+    onValidate: ({ formData }) => parseForm(formData, submissionRequest, FORM_LEVEL),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const [keys, setKeys] = useState<RequiredKey[]>(answer?.keys ?? []);
+  const [draft, setDraft] = useState({ key: "", env_var: "", description: "" });
+  const [name, setName] = useState(String(fields.name.initialValue ?? ""));
+  const submitting = busy && !answer?.success;
 
-  function addKey() {
-    // Added only when all three parts are filled in (docs/product.md#submit-a-catalogue-entry).
-    if (!draft.key.trim() || !draft.env_var.trim() || !draft.description.trim()) return;
-    setKeys((k) => [...k, { key: draft.key.trim(), env_var: draft.env_var.trim(), description: draft.description.trim() }]);
+  // With JavaScript the list changes here; without it, the same buttons post the form (action above).
+  function addKey(e: React.MouseEvent) {
+    e.preventDefault();
+    const k = draftKey(draft);
+    if (!k) return;
+    setKeys((all) => [...all, k]);
     setDraft({ key: "", env_var: "", description: "" });
   }
-
-  async function onSubmit(e: React.FormEvent) {
-    e.preventDefault();
-    setMsg(null);
-    const tags = form.tags.split(",").map((t) => t.trim()).filter(Boolean);
-    const body = { ...form, id: form.id.trim() || idFromName(form.name), tags, required_keys: keys.length ? keys : null };
-    // The schema the API validates with: a missing required field is named first, any other
-    // problem reads as the API's answer would.
-    const input = submissionRequest.safeParse(body);
-    if (!input.success) {
-      const text = formMessage(input.error, [SUBMIT_TEXT.requiredFields]);
-      setMsg({ kind: "error", text: text === SUBMIT_TEXT.requiredFields ? text : SUBMIT_TEXT.failed(text) });
-      return;
-    }
-    setBusy(true);
-    const r = await api("/api/mcp-servers", { body, timeoutMs: 20_000 });
-    setBusy(false);
-    if (r.ok) {
-      setMsg({ kind: "success", text: SUBMIT_TEXT.success });
-      setForm(EMPTY);
-      setKeys([]);
-      timer.current = setTimeout(() => navigate("/"), 3000);
-    } else if (r.status === 409) {
-      setMsg({ kind: "error", text: SUBMIT_TEXT.duplicate });
-    } else if (r.status === 400 && r.error) {
-      setMsg({ kind: "error", text: r.error === SUBMIT_TEXT.requiredFields ? r.error : SUBMIT_TEXT.failed(r.error) });
-    } else if (r.status === 401) {
-      setMsg({ kind: "error", text: SUBMIT_TEXT.mustLogin });
-    } else {
-      setMsg({ kind: "error", text: SUBMIT_TEXT.unexpected });
-    }
-  }
+  const keyInput = (part: keyof typeof draft) => ({
+    id: `submit-draft-${part}`,
+    name: `draft.${part}`,
+    value: draft[part],
+    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setDraft({ ...draft, [part]: e.target.value }),
+  });
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6">
@@ -110,49 +129,54 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">Add MCP Server</h1>
       <div className="mt-8 grid gap-8 lg:grid-cols-3">
-        <form onSubmit={onSubmit} noValidate className="space-y-8 lg:col-span-2">
-          {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
+        <fetcher.Form method="post" {...getFormProps(form)} className="space-y-8 lg:col-span-2" key={answer?.success ? "sent" : "form"}>
+          {/* Enter in a field submits the form, not Add Key or Remove (the first submit button is the default). */}
+          <button type="submit" name="intent" value="submit" hidden tabIndex={-1} />
+          <Enhanced />
+          <div aria-live="polite">
+            <FormError form={form} text={form.errors?.[0]} />
+            {answer?.success && !hydrated && <meta httpEquiv="refresh" content={`${SUCCESS_DELAY_MS / 1000};url=/`} />}
+            {answer?.success && (
+              <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:border-emerald-900 dark:bg-emerald-950/50 dark:text-emerald-300">
+                {answer.success}
+              </p>
+            )}
+          </div>
           <fieldset className={formSection} disabled={busy}>
             <legend className={formLegend}>Basic Information</legend>
-            <Field id="name" label="Server Name *">
-              <input id="name" value={form.name} onChange={set("name")} placeholder="PostgreSQL MCP" required className={inputClass} />
-            </Field>
-            <Field id="id" label="Server ID *" hint="Lowercase letters, numbers and hyphens only; must be unique. Leave empty to derive it from the name.">
-              <input id="id" value={form.id} onChange={set("id")} placeholder={idFromName(form.name) || "postgresql-mcp"} required className={inputClass} aria-describedby="id-hint" />
-            </Field>
-            <Field id="description" label="Description *">
-              <textarea id="description" value={form.description} onChange={set("description")} rows={4} required className={inputClass} />
-            </Field>
+            <FormField meta={fields.name} label="Server Name *">
+              <input {...getInputProps(fields.name, { type: "text" })} onChange={(e) => setName(e.target.value)} placeholder="PostgreSQL MCP" className={inputClass} />
+            </FormField>
+            <FormField meta={fields.id} label="Server ID *" hint="Lowercase letters, numbers and hyphens only; must be unique. Leave empty to derive it from the name.">
+              <input {...getInputProps(fields.id, { type: "text", ariaDescribedBy: `${fields.id.id}-hint` })} placeholder={idFromName(name) || "postgresql-mcp"} className={inputClass} />
+            </FormField>
+            <FormField meta={fields.description} label="Description *">
+              <textarea {...getTextareaProps(fields.description)} rows={4} className={inputClass} />
+            </FormField>
           </fieldset>
 
           <fieldset className={formSection} disabled={busy}>
             <legend className={formLegend}>Classification</legend>
             <div className="grid gap-4 sm:grid-cols-3">
-              <Field id="category" label="Category *">
-                <select id="category" value={form.category} onChange={set("category")} required className={inputClass}>
-                  {CATEGORIES.map((c) => (
-                    <option key={c}>{c}</option>
-                  ))}
-                </select>
-              </Field>
-              <Field id="type" label="Type *">
-                <select id="type" value={form.type} onChange={set("type")} required className={inputClass}>
-                  {TYPES.map((c) => (
-                    <option key={c}>{c}</option>
-                  ))}
-                </select>
-              </Field>
-              <Field id="source" label="Source *">
-                <select id="source" value={form.source} onChange={set("source")} required className={inputClass}>
-                  {SOURCES.map((c) => (
-                    <option key={c}>{c}</option>
-                  ))}
-                </select>
-              </Field>
+              {(
+                [
+                  [fields.category, "Category *", CATEGORIES],
+                  [fields.type, "Type *", TYPES],
+                  [fields.source, "Source *", SOURCES],
+                ] as const
+              ).map(([meta, label, options]) => (
+                <FormField key={meta.name} meta={meta} label={label}>
+                  <select {...getSelectProps(meta)} className={inputClass}>
+                    {options.map((c) => (
+                      <option key={c}>{c}</option>
+                    ))}
+                  </select>
+                </FormField>
+              ))}
             </div>
-            <Field id="tags" label="Tags *" hint="Comma separated, e.g. database, sql, postgres">
-              <input id="tags" value={form.tags} onChange={set("tags")} required className={inputClass} aria-describedby="tags-hint" />
-            </Field>
+            <FormField meta={fields.tags} label="Tags *" hint="Comma separated, e.g. database, sql, postgres">
+              <input {...getInputProps(fields.tags, { type: "text", ariaDescribedBy: `${fields.tags.id}-hint` })} className={inputClass} />
+            </FormField>
           </fieldset>
 
           <fieldset className={formSection} disabled={busy}>
@@ -160,33 +184,46 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
             <div className="grid gap-4 sm:grid-cols-2">
               {(
                 [
-                  ["url", "Server URL"],
-                  ["logo", "Logo URL"],
-                  ["repository_url", "Repository URL"],
-                  ["homepage", "Homepage URL"],
-                  ["documentation", "Documentation URL"],
+                  [fields.url, "Server URL"],
+                  [fields.logo, "Logo URL"],
+                  [fields.repository_url, "Repository URL"],
+                  [fields.homepage, "Homepage URL"],
+                  [fields.documentation, "Documentation URL"],
                 ] as const
-              ).map(([k, label]) => (
-                <Field key={k} id={k} label={label}>
-                  <input id={k} type="url" value={form[k]} onChange={set(k)} placeholder="https://" className={inputClass} />
-                </Field>
+              ).map(([meta, label]) => (
+                <FormField key={meta.name} meta={meta} label={label}>
+                  <input {...getInputProps(meta, { type: "url" })} placeholder="https://" className={inputClass} />
+                </FormField>
               ))}
-              <Field id="npx_command" label="NPX Command">
-                <input id="npx_command" value={form.npx_command} onChange={set("npx_command")} placeholder="npx -y @scope/server or uvx mcp-server-name" className={`${inputClass} font-mono`} />
-              </Field>
+              <FormField meta={fields.npx_command} label="NPX Command">
+                <input {...getInputProps(fields.npx_command, { type: "text" })} placeholder="npx -y @scope/server or uvx mcp-server-name" className={`${inputClass} font-mono`} />
+              </FormField>
             </div>
           </fieldset>
 
           <fieldset className={formSection} disabled={busy}>
             <legend className={formLegend}>Required API Keys</legend>
-            {keys.length > 0 && (
+            {keys.length > 0 && !answer?.success && (
               <ul className="space-y-2">
-                {keys.map((k, i) => (
+                {(answer?.success ? [] : keys).map((k, i) => (
                   <li key={`${k.env_var}-${i}`} className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-700">
                     <span>
                       {k.key} ({k.env_var})
                     </span>
-                    <Button variant="dangerText" size="inline" onClick={() => setKeys((all) => all.filter((_, j) => j !== i))}>
+                    <input type="hidden" name={`required_keys[${i}].key`} value={k.key} />
+                    <input type="hidden" name={`required_keys[${i}].env_var`} value={k.env_var} />
+                    <input type="hidden" name={`required_keys[${i}].description`} value={k.description} />
+                    <Button
+                      type={hydrated ? "button" : "submit"}
+                      name="intent"
+                      value={`remove-key:${i}`}
+                      variant="dangerText"
+                      size="inline"
+                      onClick={(e) => {
+                        e.preventDefault();
+                        setKeys((all) => all.filter((_, j) => j !== i));
+                      }}
+                    >
                       <X className="h-4 w-4" aria-hidden /> Remove
                     </Button>
                   </li>
@@ -194,26 +231,35 @@ export default function AddServer({ loaderData }: Route.ComponentProps) {
               </ul>
             )}
             <div className="grid gap-3 sm:grid-cols-3">
-              <Field id="key-name" label="Key Name">
-                <input id="key-name" value={draft.key} onChange={(e) => setDraft({ ...draft, key: e.target.value })} placeholder="GitHub Token" className={inputClass} />
-              </Field>
-              <Field id="key-env" label="Environment Variable">
-                <input id="key-env" value={draft.env_var} onChange={(e) => setDraft({ ...draft, env_var: e.target.value })} placeholder="GITHUB_TOKEN" className={`${inputClass} font-mono`} />
-              </Field>
-              <Field id="key-desc" label="Description">
-                <input id="key-desc" value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} className={inputClass} />
-              </Field>
+              <div>
+                <label htmlFor="submit-draft-key" className="mb-1 block text-sm font-medium">
+                  Key Name
+                </label>
+                <input {...keyInput("key")} placeholder="GitHub Token" className={inputClass} />
+              </div>
+              <div>
+                <label htmlFor="submit-draft-env_var" className="mb-1 block text-sm font-medium">
+                  Environment Variable
+                </label>
+                <input {...keyInput("env_var")} placeholder="GITHUB_TOKEN" className={`${inputClass} font-mono`} />
+              </div>
+              <div>
+                <label htmlFor="submit-draft-description" className="mb-1 block text-sm font-medium">
+                  Description
+                </label>
+                <input {...keyInput("description")} className={inputClass} />
+              </div>
             </div>
-            <Button variant="secondary" size="sm" onClick={addKey}>
+            <Button type={hydrated ? "button" : "submit"} name="intent" value="add-key" variant="secondary" size="sm" onClick={addKey}>
               <Plus className="h-4 w-4" aria-hidden /> Add Key
             </Button>
           </fieldset>
 
-          <Button type="submit" size="lg" disabled={busy}>
-            {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-            {busy ? SUBMIT_TEXT.submitting : SUBMIT_TEXT.submit}
+          <Button type="submit" name="intent" value="submit" size="lg" disabled={busy}>
+            {submitting && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+            {submitting ? SUBMIT_TEXT.submitting : SUBMIT_TEXT.submit}
           </Button>
-        </form>
+        </fetcher.Form>
         <aside className="h-fit rounded-xl border border-indigo-200 bg-indigo-50 p-6 text-sm dark:border-indigo-900 dark:bg-indigo-950/40">
           <h2 className="flex items-center gap-2 font-semibold">
             <Info className="h-4 w-4" aria-hidden /> Submission guidelines

@@ -1,3 +1,5 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Check, Copy, KeyRound, Loader2, Trash2, TriangleAlert, X } from "lucide-react";
 import { useState } from "react";
 import { redirect } from "react-router";
@@ -6,9 +8,10 @@ import { listApiKeys } from "../../server/features/publishers/api-keys";
 import { API_KEY_TEXT, apiKeyCreate, type ApiKeyView } from "../../shared/publishers";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ConnectedApps } from "../components/ConnectedApps";
-import { Alert, Button, inputClass } from "../components/ui";
-import { api } from "../lib/api";
+import { Alert, Button, buttonClass, inputClass } from "../components/ui";
+import { field } from "../lib/actions.server";
 import { shortDate } from "../lib/dates";
+import { Enhanced, FieldError, useActionForm } from "../lib/forms";
 import { useTheme } from "../lib/theme";
 import type { Route } from "./+types/api-keys";
 
@@ -25,62 +28,61 @@ export async function loader({ context }: Route.LoaderArgs) {
   }
 }
 
+type Answer = { result?: SubmissionResult<string[]>; message?: { kind: "error" | "success"; text: string }; apiKey?: string };
+
+// Creating and revoking keys: the API's own calls, with the spec's messages (docs/product.md#api-keys).
+export async function action({ request, context }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/servers/apikeys");
+  const form = await request.formData();
+  if (field(form, "intent") === "revoke") {
+    const name = field(form, "name");
+    const r = await context.api("DELETE", `/api/auth/apikeys/${encodeURIComponent(name)}`);
+    return { message: r.ok ? { kind: "success", text: API_KEY_TEXT.revoked(name) } : { kind: "error", text: API_KEY_TEXT.revokeFailed } } satisfies Answer;
+  }
+  const submission = parseWithZod(form, { schema: apiKeyCreate });
+  if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
+  const r = await context.api<{ apiKey: string }>("POST", "/api/auth/apikeys", submission.value);
+  if (!r.ok) {
+    // A name already taken is said at the name; anything else is the spec's failure text.
+    if (r.status === 409 || r.status === 400) return { result: submission.reply({ fieldErrors: { name: [r.error ?? API_KEY_TEXT.generateFailed] } }) } satisfies Answer;
+    return { result: submission.reply({ formErrors: [API_KEY_TEXT.generateFailed] }) } satisfies Answer;
+  }
+  // The key itself is in this answer only: shown once, never stored or sent again.
+  return { result: submission.reply({ resetForm: true }), apiKey: r.data.apiKey, message: { kind: "success", text: API_KEY_TEXT.generated } } satisfies Answer;
+}
 
 export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const theme = useTheme();
-  const [keys, setKeys] = useState(loaderData.keys);
-  const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [revoking, setRevoking] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
-  const [fresh, setFresh] = useState<string | null>(null);
+  const { fetcher, answer, busy } = useActionForm<Answer>("apikeys");
+  const pending = fetcher.formData;
+  const creating = busy && pending?.get("intent") !== "revoke";
+  const revoking = busy && pending?.get("intent") === "revoke" ? String(pending.get("name")) : null;
+  const [form, fields] = useForm({
+    id: "apikey",
+    lastResult: answer?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: apiKeyCreate }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  // The panel with the new key can be dismissed; a newer key shows again.
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  // Copying says so until the next answer; its check mark lasts 1 s.
+  const [copyNote, setCopyNote] = useState<{ after: Answer | undefined; kind: "error" | "success"; text: string } | null>(null);
   const [copied, setCopied] = useState(false);
-  const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(loaderData.failed ? { kind: "error", text: API_KEY_TEXT.loadFailed } : null);
-
-  async function create(e: React.FormEvent) {
-    e.preventDefault();
-    const input = apiKeyCreate.safeParse({ name });
-    if (!input.success) {
-      setMsg({ kind: "error", text: input.error.issues[0]?.message ?? API_KEY_TEXT.nameRequired });
-      return;
-    }
-    setBusy(true);
-    setMsg(null);
-    const r = await api<{ apiKey: string; key: ApiKeyView }>("/api/auth/apikeys", { body: input.data, timeoutMs: 20_000 });
-    setBusy(false);
-    if (!r.ok) {
-      setMsg({ kind: "error", text: r.status === 409 || r.status === 400 ? (r.error ?? API_KEY_TEXT.generateFailed) : API_KEY_TEXT.generateFailed });
-      return;
-    }
-    setKeys((k) => [r.data.key, ...k]);
-    setFresh(r.data.apiKey);
-    setCopied(false);
-    setName("");
-    setMsg({ kind: "success", text: API_KEY_TEXT.generated });
-  }
-
-  async function revoke(keyName: string) {
-    setRevoking(keyName);
-    setMsg(null);
-    const r = await api(`/api/auth/apikeys/${encodeURIComponent(keyName)}`, { method: "DELETE", timeoutMs: 20_000 });
-    setRevoking(null);
-    if (!r.ok) {
-      setMsg({ kind: "error", text: API_KEY_TEXT.revokeFailed });
-      return;
-    }
-    setKeys((k) => k.filter((x) => x.name !== keyName));
-    setMsg({ kind: "success", text: API_KEY_TEXT.revoked(keyName) });
-  }
+  const fresh = answer?.apiKey && answer.apiKey !== dismissed ? answer.apiKey : null;
+  const note = copyNote && copyNote.after === answer ? copyNote : null;
+  const msg = note ?? answer?.message ?? (loaderData.failed ? { kind: "error" as const, text: API_KEY_TEXT.loadFailed } : null);
+  const formError = form.errors?.[0];
 
   async function copy() {
     if (!fresh) return;
     try {
       await navigator.clipboard.writeText(fresh);
+      setCopyNote({ after: answer, kind: "success", text: API_KEY_TEXT.copied });
       setCopied(true);
-      setMsg({ kind: "success", text: API_KEY_TEXT.copied });
       setTimeout(() => setCopied(false), 1000);
     } catch {
-      setMsg({ kind: "error", text: "Copying failed: select the key and copy it by hand." });
+      setCopyNote({ after: answer, kind: "error", text: "Copying failed: select the key and copy it by hand." });
     }
   }
 
@@ -96,6 +98,11 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
       </p>
 
       <div className="mt-6 space-y-3" aria-live="polite">
+        {formError && (
+          <div id={form.errorId}>
+            <Alert kind="error">{formError}</Alert>
+          </div>
+        )}
         {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
         {fresh && (
           <div className="rounded-xl border border-amber-300 bg-amber-50 p-4 dark:border-amber-800 dark:bg-amber-950/40" data-testid="new-key">
@@ -103,12 +110,12 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
               <p className="flex items-center gap-2 font-semibold text-amber-900 dark:text-amber-200">
                 <TriangleAlert className="h-4 w-4" aria-hidden /> {API_KEY_TEXT.onceWarning}
               </p>
-              <button type="button" onClick={() => setFresh(null)} aria-label="Dismiss" className="rounded p-1 text-amber-900 hover:bg-amber-100 dark:text-amber-200 dark:hover:bg-amber-900/50">
+              <button type="button" onClick={() => setDismissed(fresh)} aria-label="Dismiss" className="rounded p-1 text-amber-900 hover:bg-amber-100 dark:text-amber-200 dark:hover:bg-amber-900/50">
                 <X className="h-4 w-4" aria-hidden />
               </button>
             </div>
             <div className="mt-3 flex items-center gap-2">
-              <code className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900" data-testid="new-key-value">
+              <code className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900" data-testid="new-key-value" tabIndex={0}>
                 {fresh}
               </code>
               <Button onClick={() => void copy()} aria-label="Copy API key">
@@ -119,55 +126,80 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         )}
       </div>
 
-      <form onSubmit={create} className="mt-6 flex flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+      <fetcher.Form method="post" {...getFormProps(form)} className="mt-6 flex flex-col gap-3 sm:flex-row sm:items-start">
+        <Enhanced />
         <div className="flex-1">
-          <label htmlFor="key-name" className="block text-sm font-medium">
+          <label htmlFor={fields.name.id} className="block text-sm font-medium">
             New key name
           </label>
-          <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={busy} />
+          <input {...getInputProps(fields.name, { type: "text" })} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={creating} />
+          <FieldError meta={fields.name} />
         </div>
-        <Button type="submit" disabled={busy}>
-          {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
-          {busy ? "Generating..." : "Generate API Key"}
+        <Button type="submit" name="intent" value="create" disabled={creating} className="sm:mt-6">
+          {creating ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
+          {creating ? "Generating..." : "Generate API Key"}
         </Button>
-      </form>
+      </fetcher.Form>
 
       <h2 className="mt-10 text-lg font-semibold">Your keys</h2>
-      {keys.length === 0 ? (
+      {loaderData.keys.length === 0 ? (
         <p className="mt-3 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">{API_KEY_TEXT.empty}</p>
       ) : (
         <ul className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
-          {keys.map((k) => (
-            <li key={k.name} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
-              <div>
-                <p className="font-medium">{k.name}</p>
-                <p className="text-sm text-slate-500 dark:text-slate-400">
-                  <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? `Last used ${shortDate(k.lastUsedAt)}` : "Never used"}
-                </p>
-              </div>
-              <ConfirmDialog
-                open={confirming === k.name}
-                onOpenChange={(open) => setConfirming(open ? k.name : null)}
-                trigger={
-                  <Button variant="dangerOutline" size="sm" disabled={revoking === k.name} aria-label={`Revoke ${k.name}`}>
-                    {revoking === k.name ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke
-                  </Button>
-                }
-                title={`Revoke the API key "${k.name}"?`}
-                description="Anything using it stops working at once."
-                confirmLabel="Revoke"
-                cancelLabel="Cancel"
-                onConfirm={() => {
-                  setConfirming(null);
-                  void revoke(k.name);
-                }}
-              />
-            </li>
+          {loaderData.keys.map((k) => (
+            <KeyRow key={k.name} k={k} revoking={revoking === k.name} onRevoke={() => void fetcher.submit({ intent: "revoke", name: k.name, _enhanced: "1" }, { method: "post" })} Form={fetcher.Form} />
           ))}
         </ul>
       )}
 
       <ConnectedApps />
     </section>
+  );
+}
+
+function KeyRow({ k, revoking, onRevoke, Form }: { k: ApiKeyView; revoking: boolean; onRevoke: () => void; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
+      <div>
+        <p className="font-medium">{k.name}</p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? `Last used ${shortDate(k.lastUsedAt)}` : "Never used"}
+        </p>
+      </div>
+      <Form method="post">
+        <input type="hidden" name="name" value={k.name} />
+        <ConfirmDialog
+          open={confirming}
+          onOpenChange={setConfirming}
+          trigger={
+            <Button variant="dangerOutline" size="sm" disabled={revoking}>
+              {revoking ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke<span className="sr-only"> {k.name}</span>
+            </Button>
+          }
+          title={`Revoke the API key "${k.name}"?`}
+          description="Anything using it stops working at once."
+          confirmLabel="Revoke"
+          cancelLabel="Cancel"
+          onConfirm={() => {
+            setConfirming(false);
+            onRevoke();
+          }}
+          noScript={{
+            label: (
+              <span className="inline-flex items-center gap-1.5">
+                <Trash2 className="h-4 w-4" aria-hidden /> Revoke<span className="sr-only"> {k.name}</span>
+              </span>
+            ),
+            className: buttonClass("dangerOutline", "sm"),
+            submit: (
+              <Button type="submit" name="intent" value="revoke" variant="danger" size="sm">
+                Revoke
+              </Button>
+            ),
+          }}
+        />
+      </Form>
+    </li>
   );
 }

@@ -3,6 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
 import { data, Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm } from "../../shared/auth";
+import { registeredRedirect } from "../../server/features/oauth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl, wantsFreshLogin } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
 import { AuthCard, Button, inputClass, linkClass } from "../components/ui";
@@ -17,13 +18,25 @@ export function meta({ data }: Route.MetaArgs) {
   return [{ title: data ? AUTH_TEXT.loginTitle(data.site) : "Log in" }];
 }
 
-export function loader({ context, request }: Route.LoaderArgs) {
+export async function loader({ context, request }: Route.LoaderArgs) {
   const query = new URL(request.url).searchParams;
   // Reached from an OAuth authorization request: once signed in, that request goes on.
   const oauth = isAuthorizeQuery(query);
   if (context.viewer && oauth && !wantsFreshLogin(query)) throw redirect(resumeAuthorizeUrl(query));
   if (context.viewer && !oauth) throw redirect(safeRedirect(query.get("redirect")));
+  await allowClientRedirect(context, query);
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
+}
+
+/**
+ * Signing in without JavaScript during an authorization request ends in a redirect chain that
+ * may reach the client itself (consent given before): the page's form-action allows its
+ * registered redirect URI, and nothing else.
+ */
+async function allowClientRedirect(context: Route.LoaderArgs["context"], query: URLSearchParams) {
+  if (!isAuthorizeQuery(query)) return;
+  const target = await registeredRedirect(context.db, query);
+  if (target) context.allowFormAction(target);
 }
 
 /** Where to go after signing in: the OAuth request this page was reached from, or `redirect` (a path of this site). */
@@ -37,6 +50,7 @@ type Answer = { form?: string; result?: SubmissionResult<string[]>; redirectTo?:
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const query = new URL(request.url).searchParams;
+  await allowClientRedirect(context, query);
   if (field(form, "intent") === "github") return githubSignIn(context, form, "login", authorizeQueryOf(query));
   const submission = parseWithZod(form, { schema: loginForm });
   if (submission.status !== "success") return { form: "login", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;

@@ -1,9 +1,10 @@
 import { Loader2, ShieldCheck, TriangleAlert } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
-import { data, Link, redirect } from "react-router";
-import { consentContext } from "../../server/features/oauth";
-import { OAUTH_TEXT, isAuthorizeQuery, type ConsentView } from "../../shared/oauth";
+import { data, Link, redirect, useActionData } from "react-router";
+import { consentContext, registeredRedirect } from "../../server/features/oauth";
+import { OAUTH_TEXT, answerConsent, isAuthorizeQuery, type ConsentCalls, type ConsentView } from "../../shared/oauth";
 import { Alert, Button, linkClass } from "../components/ui";
+import { field } from "../lib/actions.server";
 import { api } from "../lib/api";
 import type { Route } from "./+types/oauth-consent";
 
@@ -29,6 +30,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const ctx = await consentContext(context.db, context.config, context.viewer, query);
   const base = { site: context.config.SITE_NAME, username: context.viewer.username };
   if ("error" in ctx) return data({ ...base, consent: null, error: ctx.error }, { status: 400 });
+  // Without JavaScript the answer is a redirect to the client: the page's form-action allows it.
+  context.allowFormAction(ctx.redirectUri);
   const consent: ConsentView = {
     clientName: ctx.clientName,
     redirectHost: ctx.redirectHost,
@@ -73,58 +76,45 @@ function Card({ children }: { children: React.ReactNode }) {
 
 type Answer = { redirect?: boolean; url?: string };
 
-/** Posts the person's answer with the signed query, as the authorization server expects it. */
-function postAnswer(accept: boolean, oauthQuery: string) {
-  return api<Answer>("/api/auth/oauth2/consent", { body: { accept, oauth_query: oauthQuery }, timeoutMs: 20_000 });
-}
+/** The browser's own calls to the authorization server (with scripts). */
+const browserCalls: ConsentCalls = {
+  post: (body) => api<Answer>("/api/auth/oauth2/consent", { body, timeoutMs: 20_000 }),
+  authorize: (query) => api<Answer>(`/api/auth/oauth2/authorize?${query}`, { timeoutMs: 20_000 }),
+};
 
-/**
- * The signed query lives as long as an authorization code. When it has run out while the page was
- * open, the same request is asked for again: a fresh consent query, or (already approved
- * elsewhere) the answer itself.
- */
-async function renewQuery(oauthQuery: string): Promise<{ query: string } | { go: string } | null> {
-  const q = new URLSearchParams(oauthQuery);
-  for (const p of ["sig", "exp", "ba_iat", "ba_pl"]) q.delete(p);
-  const r = await api<Answer>(`/api/auth/oauth2/authorize?${q.toString()}`, { timeoutMs: 20_000 });
-  if (!r.ok || typeof r.data?.url !== "string") return null;
-  const next = new URL(r.data.url, window.location.origin);
-  if (next.origin === window.location.origin && next.pathname === "/oauth/consent") return { query: next.search.slice(1) };
-  return { go: r.data.url };
+// Without JavaScript, Approve and Deny post here: the same answer, sent in-process, and the
+// browser is sent on to where the authorization server says (the client's redirect URI).
+export async function action({ context, request }: Route.ActionArgs) {
+  const url = new URL(request.url);
+  if (!context.viewer) throw redirect(isAuthorizeQuery(url.searchParams) ? `/login?${url.searchParams.toString()}` : "/login?redirect=/oauth/consent");
+  const form = await request.formData();
+  const registered = await registeredRedirect(context.db, url.searchParams);
+  if (registered) context.allowFormAction(registered);
+  const calls: ConsentCalls = {
+    post: (body) => context.api<Answer>("POST", "/api/auth/oauth2/consent", body),
+    authorize: (query) => context.api<Answer>("GET", `/api/auth/oauth2/authorize?${query}`),
+  };
+  const outcome = await answerConsent(calls, field(form, "accept") === "true", url.search.slice(1), new URL(context.config.PUBLIC_URL).origin);
+  if (outcome.go !== undefined) throw redirect(outcome.go);
+  return data({ failure: (outcome.status === 403 && outcome.description) || OAUTH_TEXT.answerFailed }, { status: 400 });
 }
-
-const UNSAFE_SCHEME = /^\s*(javascript|data|vbscript):/i;
 
 function ConsentForm({ consent, site, username, heading }: { consent: ConsentView; site: string; username: string; heading: React.RefObject<HTMLHeadingElement | null> }) {
   const [busy, setBusy] = useState<"approve" | "deny" | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const posted = useActionData<typeof action>();
+  const [failure, setFailure] = useState<string | null>(posted?.failure ?? null);
 
-  async function answer(accept: boolean) {
+  // With scripts the browser sends the answer itself; without, the form posts it to the action.
+  async function answer(e: React.MouseEvent, accept: boolean) {
+    e.preventDefault();
     setBusy(accept ? "approve" : "deny");
     setFailure(null);
-    let query = window.location.search.slice(1);
-    let r = await postAnswer(accept, query);
-    if (!r.ok && r.status === 400 && r.error === "invalid_signature") {
-      const renewed = await renewQuery(query);
-      if (renewed && "go" in renewed) return go(renewed.go);
-      if (renewed) {
-        query = renewed.query;
-        window.history.replaceState(null, "", `?${query}`);
-        r = await postAnswer(accept, query);
-      }
-    }
-    if (r.ok && typeof r.data?.url === "string") return go(r.data.url);
+    const query = window.location.search.slice(1);
+    const outcome = await answerConsent(browserCalls, accept, query, window.location.origin);
+    if (outcome.query !== query) window.history.replaceState(null, "", `?${outcome.query}`);
+    if (outcome.go !== undefined) return window.location.assign(outcome.go);
     setBusy(null);
-    setFailure((!r.ok && r.status === 403 && r.description) || OAUTH_TEXT.answerFailed);
-  }
-
-  function go(url: string) {
-    if (UNSAFE_SCHEME.test(url)) {
-      setBusy(null);
-      setFailure(OAUTH_TEXT.answerFailed);
-      return;
-    }
-    window.location.assign(url);
+    setFailure((outcome.status === 403 && outcome.description) || OAUTH_TEXT.answerFailed);
   }
 
   const refresh = consent.scopes.includes("offline_access");
@@ -174,16 +164,16 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
       <div className="mt-3 space-y-3" aria-live="polite">
         {failure && <Alert kind="error">{failure}</Alert>}
       </div>
-      <div className="mt-4 flex flex-wrap justify-end gap-3">
-        <Button variant="secondary" onClick={() => void answer(false)} disabled={busy !== null}>
+      <form method="post" className="mt-4 flex flex-wrap justify-end gap-3">
+        <Button type="submit" name="accept" value="false" variant="secondary" onClick={(e) => void answer(e, false)} disabled={busy !== null}>
           {busy === "deny" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy === "deny" ? OAUTH_TEXT.denying : OAUTH_TEXT.deny}
         </Button>
-        <Button onClick={() => void answer(true)} disabled={busy !== null}>
+        <Button type="submit" name="accept" value="true" onClick={(e) => void answer(e, true)} disabled={busy !== null}>
           {busy === "approve" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy === "approve" ? OAUTH_TEXT.approving : OAUTH_TEXT.approve}
         </Button>
-      </div>
+      </form>
     </Card>
   );
 }

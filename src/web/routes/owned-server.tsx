@@ -14,6 +14,7 @@ import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { buttonClass } from "../components/ui";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
 
@@ -23,17 +24,25 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const ref = { kind: "owned", ref: server.qualifiedName } as const;
   const isOwner = context.viewer?.id === server.owner.id;
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
-  const [hosting, stats] = await Promise.all([serverHosting(context.db, ref), isOwner ? toolStats(context.db, ref) : []]);
+  const [hosting, stats, deployment] = await Promise.all([serverHosting(context.db, ref), isOwner ? toolStats(context.db, ref) : [], isOwner ? viewerDeployment(context, server.qualifiedName) : null]);
   return {
     server,
     hosting,
     toolStats: stats,
+    deployment,
     gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
     isOwner,
     signedIn: Boolean(context.viewer),
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
     site: context.config.SITE_NAME,
   };
+}
+
+// Deploy, Stop Server and the exposed tools post here (they work without JavaScript); the API checks ownership.
+export async function action({ params, context, request }: Route.ActionArgs) {
+  const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
+  if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
+  return deploymentAction(context, request, { id: server.qualifiedName, requiredKeys: server.required_keys, repositoryUrl: server.repositoryUrl, npxCommand: null });
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -48,7 +57,7 @@ export function ErrorBoundary() {
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const { server, isOwner, signedIn, hosting } = loaderData;
-  const deployment = useDeployment(server.qualifiedName, signedIn);
+  const deployment = useDeployment(server.qualifiedName, signedIn, signedIn && isOwner ? loaderData.deployment : undefined);
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -115,10 +124,10 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </ul>
           </section>
 
-          {isOwner && deployment.deployment && <DefinitionReview key={deployment.deployment.id} deployment={deployment.deployment} className={card} />}
+          {isOwner && deployment.deployment && <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />}
           <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {isOwner && deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {isOwner && deployment.deployment && <ToolSelection key={deployment.deployment.id} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
+          {isOwner && deployment.deployment && <RequestLog key={`log-${deployment.deployment.id}`} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
+          {isOwner && deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 
@@ -166,8 +175,6 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 canDeploy={isOwner}
                 commandEditable={isOwner}
                 hasSource={Boolean(server.repositoryUrl)}
-                repositoryUrl={server.repositoryUrl}
-                npxCommand={null}
                 state={deployment}
               />
             ) : (

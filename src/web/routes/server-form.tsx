@@ -1,13 +1,16 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type FieldMetadata, type Submission, type SubmissionResult } from "@conform-to/react";
 import { ArrowLeft, Eye, Loader2, Pencil, Plus, X } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
-import { data, Link, redirect, useNavigate } from "react-router";
+import { useState } from "react";
+import { data, Link, redirect } from "react-router";
+import { z } from "zod";
 import { AppError } from "../../server/errors";
 import { getMyServer } from "../../server/features/publishers/service";
-import { CONNECTION_TYPES, DEFAULT_VERSION, SERVER_FORM_TEXT, serverInput, splitKeywords, type OwnedServerView } from "../../shared/publishers";
-import { Alert, Button, Field, formLegend, formSection, inputClass } from "../components/ui";
+import { CONNECTION_TYPES, DEFAULT_VERSION, SERVER_FORM_TEXT, serverInput, type OwnedServerView } from "../../shared/publishers";
+import { Alert, Button, formLegend, formSection, inputClass } from "../components/ui";
 import { Markdown } from "../components/Markdown";
-import { api } from "../lib/api";
-import { formMessage } from "../lib/validation";
+import { finish, isEnhanced } from "../lib/actions.server";
+import { parseForm } from "../lib/form-parse";
+import { Enhanced, FormError, FormField, useActionForm, useHydrated } from "../lib/forms";
 import type { Route } from "./+types/server-form";
 
 export function meta({ params }: Route.MetaArgs) {
@@ -28,97 +31,92 @@ export async function loader({ context, params, request }: Route.LoaderArgs) {
   }
 }
 
-interface ConnectionDraft {
-  type: string;
-  url: string;
-  configSchema: string;
-}
-const emptyConnection = (): ConnectionDraft => ({ type: "ws", url: "", configSchema: "" });
+/** The form's messages about several fields at once, said once at its top. */
+const FORM_LEVEL = [SERVER_FORM_TEXT.required];
+const SUCCESS_DELAY_MS = 1500;
 
-/** The form's own checks, reported first and in this order; past them, the API's first message. */
-const FORM_CHECKS = [SERVER_FORM_TEXT.required, SERVER_FORM_TEXT.qualifiedNameFormat, SERVER_FORM_TEXT.connectionRequired, SERVER_FORM_TEXT.configSchemaJson];
+/** As posted: each connection's Config Schema is JSON text (blank is {}); text that is not JSON stays text, which the API's schema refuses. */
+const serverForm = z.preprocess((v) => {
+  if (!v || typeof v !== "object" || !Array.isArray((v as { connections?: unknown }).connections)) return v;
+  const connections = (v as { connections: unknown[] }).connections.map((c) => {
+    if (!c || typeof c !== "object" || typeof (c as { configSchema?: unknown }).configSchema !== "string") return c;
+    const text = (c as { configSchema: string }).configSchema;
+    if (!text.trim()) return { ...c, configSchema: undefined };
+    try {
+      return { ...c, configSchema: JSON.parse(text) as unknown };
+    } catch {
+      return c;
+    }
+  });
+  return { ...v, connections };
+}, serverInput);
 
-/** A Config Schema as typed: blank is {}, and text that is not JSON stays text, which the schema refuses. */
-function parseConfigSchema(text: string): unknown {
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+type Answer = { result?: SubmissionResult<string[]>; message?: string; redirectTo?: string };
+
+export async function action({ request, context, params }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect(`/login?redirect=${new URL(request.url).pathname}`);
+  const editing = Boolean(params.owner && params.name);
+  const form = await request.formData();
+  const submission = parseForm(form, serverForm, FORM_LEVEL);
+  // Add Connection and Remove without JavaScript come back here with the list changed.
+  if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
+  const qn = editing ? `${params.owner}/${params.name}` : submission.value.qualifiedName;
+  const r = await context.api<OwnedServerView>(editing ? "PUT" : "POST", editing ? `/api/servers/${qn}` : "/api/servers", { ...submission.value, qualifiedName: qn });
+  if (!r.ok) {
+    const text = r.error && r.status >= 400 && r.status < 500 ? r.error : SERVER_FORM_TEXT.saveFailed;
+    const at = text === SERVER_FORM_TEXT.duplicate || text.startsWith("The owner part") ? { qualifiedName: [text] } : undefined;
+    return { result: at ? submission.reply({ fieldErrors: at }) : submission.reply({ formErrors: [text] }) } satisfies Answer;
   }
+  const to = `/server/${r.data.qualifiedName}`;
+  // With JavaScript the form says so and goes to the server's page after 1.5 s; without, at once.
+  if (isEnhanced(form)) return { message: editing ? SERVER_FORM_TEXT.updated : SERVER_FORM_TEXT.registered, redirectTo: to } satisfies Answer;
+  return finish(form, to);
 }
 
-function initial(server: OwnedServerView | null, username: string) {
-  if (!server)
-    return {
-      form: { qualifiedName: `${username}/`, displayName: "", description: "", version: DEFAULT_VERSION, homepage: "", repositoryUrl: "", keywords: "", documentation: "" },
-      connections: [emptyConnection()],
-    };
+/** The form's fields as typed (Conform's view of them). */
+type ServerFormInput = {
+  qualifiedName: string;
+  displayName: string;
+  description: string;
+  version: string;
+  homepage: string;
+  repositoryUrl: string;
+  keywords: string;
+  documentation: string;
+  connections: { type: string; url: string; configSchema: string }[];
+};
+
+function initial(server: OwnedServerView | null, username: string): ServerFormInput {
+  if (!server) return { qualifiedName: `${username}/`, displayName: "", description: "", version: DEFAULT_VERSION, homepage: "", repositoryUrl: "", keywords: "", documentation: "", connections: [{ type: "ws", url: "", configSchema: "" }] };
   return {
-    form: {
-      qualifiedName: server.qualifiedName,
-      displayName: server.displayName,
-      description: server.description,
-      version: server.version,
-      homepage: server.homepage ?? "",
-      repositoryUrl: server.repositoryUrl ?? "",
-      keywords: server.keywords.join(", "),
-      documentation: server.documentation ?? "",
-    },
-    connections: server.connections.map((c) => ({
-      type: c.type,
-      url: c.url,
-      configSchema: Object.keys(c.configSchema).length ? JSON.stringify(c.configSchema, null, 2) : "",
-    })),
+    qualifiedName: server.qualifiedName,
+    displayName: server.displayName,
+    description: server.description,
+    version: server.version,
+    homepage: server.homepage ?? "",
+    repositoryUrl: server.repositoryUrl ?? "",
+    keywords: server.keywords.join(", "),
+    documentation: server.documentation ?? "",
+    connections: server.connections.map((c) => ({ type: c.type, url: c.url, configSchema: Object.keys(c.configSchema).length ? JSON.stringify(c.configSchema, null, 2) : "" })),
   };
 }
 
-
 export default function ServerForm({ loaderData }: Route.ComponentProps) {
   const editing = loaderData.mode === "edit";
-  const navigate = useNavigate();
-  const start = initial(loaderData.server, loaderData.username);
-  const [form, setForm] = useState(start.form);
-  const [connections, setConnections] = useState<ConnectionDraft[]>(start.connections);
+  const hydrated = useHydrated();
+  const { fetcher, answer, busy } = useActionForm<Answer>("server", { delayMs: SUCCESS_DELAY_MS });
+  const [form, fields] = useForm<ServerFormInput>({
+    id: "server",
+    lastResult: answer?.result,
+    defaultValue: initial(loaderData.server, loaderData.username),
+    // The same parse as the action's; typed by the fields as typed (text), not as parsed.
+    onValidate: ({ formData }) => parseForm(formData, serverForm, FORM_LEVEL) as unknown as Submission<ServerFormInput>,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
   const [preview, setPreview] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [msg, setMsg] = useState<{ kind: "error" | "success"; text: string } | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
-
-  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
-  const setConn = (i: number, k: keyof ConnectionDraft, v: string) => setConnections((cs) => cs.map((c, j) => (j === i ? { ...c, [k]: v } : c)));
-
-  async function onSubmit(e: React.FormEvent) {
-    e.preventDefault();
-    setMsg(null);
-    const qualifiedName = form.qualifiedName.trim();
-    const body = {
-      ...form,
-      qualifiedName,
-      keywords: splitKeywords(form.keywords),
-      connections: connections.map((c) => ({ type: c.type, url: c.url.trim(), configSchema: parseConfigSchema(c.configSchema) })),
-    };
-    // The schema the API validates with, so the page and the API give the same messages.
-    const input = serverInput.safeParse(body);
-    if (!input.success) {
-      setMsg({ kind: "error", text: formMessage(input.error, FORM_CHECKS) });
-      return;
-    }
-    setBusy(true);
-    const r = await api<OwnedServerView>(editing ? `/api/servers/${qualifiedName}` : "/api/servers", {
-      method: editing ? "PUT" : "POST",
-      body,
-      timeoutMs: 20_000,
-    });
-    setBusy(false);
-    if (!r.ok) {
-      setMsg({ kind: "error", text: r.error && r.status >= 400 && r.status < 500 ? r.error : SERVER_FORM_TEXT.saveFailed });
-      return;
-    }
-    setMsg({ kind: "success", text: editing ? SERVER_FORM_TEXT.updated : SERVER_FORM_TEXT.registered });
-    timer.current = setTimeout(() => navigate(`/server/${r.data.qualifiedName}`), 1500);
-  }
+  const [doc, setDoc] = useState(String(fields.documentation.initialValue ?? ""));
+  const connections = fields.connections.getFieldList();
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6">
@@ -126,86 +124,81 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
         <ArrowLeft className="h-4 w-4" aria-hidden /> {SERVER_FORM_TEXT.backToServers}
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{editing ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle}</h1>
-      <form onSubmit={onSubmit} noValidate className="mt-8 space-y-8">
-        <div aria-live="polite">{msg && <Alert kind={msg.kind}>{msg.text}</Alert>}</div>
+      <fetcher.Form method="post" {...getFormProps(form)} className="mt-8 space-y-8">
+        {/* Enter in a field saves; it does not press Remove or Add Connection (the first submit button is the default). */}
+        <button type="submit" hidden tabIndex={-1} />
+        <Enhanced />
+        <div aria-live="polite">
+          <FormError form={form} text={form.errors?.[0]} />
+          {answer?.message && <Alert kind="success">{answer.message}</Alert>}
+        </div>
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Server</legend>
-          <Field id="qualifiedName" label="Qualified Name *" hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}>
-            <input id="qualifiedName" value={form.qualifiedName} onChange={set("qualifiedName")} readOnly={editing} aria-readonly={editing} className={`${inputClass} font-mono ${editing ? "bg-slate-100 dark:bg-slate-800" : ""}`} aria-describedby="qualifiedName-hint" />
-          </Field>
-          <Field id="displayName" label="Display Name *">
-            <input id="displayName" value={form.displayName} onChange={set("displayName")} className={inputClass} />
-          </Field>
-          <Field id="description" label="Description *">
-            <textarea id="description" value={form.description} onChange={set("description")} rows={3} className={inputClass} />
-          </Field>
+          <FormField meta={fields.qualifiedName} label="Qualified Name *" hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}>
+            <input
+              {...getInputProps(fields.qualifiedName, { type: "text", ariaDescribedBy: `${fields.qualifiedName.id}-hint` })}
+              readOnly={editing}
+              aria-readonly={editing}
+              className={`${inputClass} font-mono ${editing ? "bg-slate-100 dark:bg-slate-800" : ""}`}
+            />
+          </FormField>
+          <FormField meta={fields.displayName} label="Display Name *">
+            <input {...getInputProps(fields.displayName, { type: "text" })} className={inputClass} />
+          </FormField>
+          <FormField meta={fields.description} label="Description *">
+            <textarea {...getTextareaProps(fields.description)} rows={3} className={inputClass} />
+          </FormField>
           <div className="grid gap-4 sm:grid-cols-2">
-            <Field id="version" label="Version">
-              <input id="version" value={form.version} onChange={set("version")} className={`${inputClass} font-mono`} />
-            </Field>
-            <Field id="keywords" label="Keywords" hint="Comma separated, e.g. weather, forecast">
-              <input id="keywords" value={form.keywords} onChange={set("keywords")} className={inputClass} aria-describedby="keywords-hint" />
-            </Field>
-            <Field id="homepage" label="Homepage">
-              <input id="homepage" type="url" value={form.homepage} onChange={set("homepage")} placeholder="https://" className={inputClass} />
-            </Field>
-            <Field id="repositoryUrl" label="Repository URL">
-              <input id="repositoryUrl" type="url" value={form.repositoryUrl} onChange={set("repositoryUrl")} placeholder="https://github.com/..." className={inputClass} />
-            </Field>
+            <FormField meta={fields.version} label="Version">
+              <input {...getInputProps(fields.version, { type: "text" })} className={`${inputClass} font-mono`} />
+            </FormField>
+            <FormField meta={fields.keywords} label="Keywords" hint="Comma separated, e.g. weather, forecast">
+              <input {...getInputProps(fields.keywords, { type: "text", ariaDescribedBy: `${fields.keywords.id}-hint` })} className={inputClass} />
+            </FormField>
+            <FormField meta={fields.homepage} label="Homepage">
+              <input {...getInputProps(fields.homepage, { type: "url" })} placeholder="https://" className={inputClass} />
+            </FormField>
+            <FormField meta={fields.repositoryUrl} label="Repository URL">
+              <input {...getInputProps(fields.repositoryUrl, { type: "url" })} placeholder="https://github.com/..." className={inputClass} />
+            </FormField>
           </div>
         </fieldset>
 
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Documentation</legend>
-          <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
-            <Button role="tab" aria-selected={!preview} onClick={() => setPreview(false)} variant={preview ? "secondary" : "primary"} size="sm">
-              <Pencil className="h-4 w-4" aria-hidden /> Write
-            </Button>
-            <Button role="tab" aria-selected={preview} onClick={() => setPreview(true)} variant={preview ? "primary" : "secondary"} size="sm">
-              <Eye className="h-4 w-4" aria-hidden /> Preview
-            </Button>
-          </div>
-          {preview ? (
-            <div className="min-h-40 rounded-md border border-slate-200 p-4 dark:border-slate-800" data-testid="doc-preview">
-              {form.documentation.trim() ? <Markdown>{form.documentation}</Markdown> : <p className="text-slate-500">Nothing to preview yet.</p>}
+          {/* The preview renders in the browser: offered once scripts run. */}
+          {hydrated && (
+            <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
+              <Button role="tab" aria-selected={!preview} onClick={() => setPreview(false)} variant={preview ? "secondary" : "primary"} size="sm">
+                <Pencil className="h-4 w-4" aria-hidden /> Write
+              </Button>
+              <Button role="tab" aria-selected={preview} onClick={() => setPreview(true)} variant={preview ? "primary" : "secondary"} size="sm">
+                <Eye className="h-4 w-4" aria-hidden /> Preview
+              </Button>
             </div>
-          ) : (
-            <textarea id="documentation" aria-label="Documentation (Markdown)" value={form.documentation} onChange={set("documentation")} rows={8} placeholder="# My server&#10;&#10;What it does, its tools, how to configure it." className={`${inputClass} font-mono text-sm`} />
           )}
+          {preview && (
+            <div className="min-h-40 rounded-md border border-slate-200 p-4 dark:border-slate-800" data-testid="doc-preview">
+              {doc.trim() ? <Markdown>{doc}</Markdown> : <p className="text-slate-600 dark:text-slate-400">Nothing to preview yet.</p>}
+            </div>
+          )}
+          <textarea
+            {...getTextareaProps(fields.documentation)}
+            hidden={preview}
+            aria-label="Documentation (Markdown)"
+            onChange={(e) => setDoc(e.target.value)}
+            rows={8}
+            placeholder="# My server&#10;&#10;What it does, its tools, how to configure it."
+            className={`${inputClass} font-mono text-sm`}
+          />
         </fieldset>
 
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Connections</legend>
           {connections.map((c, i) => (
-            <div key={i} className="space-y-3 rounded-lg border border-slate-200 p-4 dark:border-slate-700" data-testid="connection">
-              <div className="flex items-center justify-between">
-                <p className="text-sm font-semibold">Connection {i + 1}</p>
-                {connections.length >= 2 && (
-                  <Button variant="dangerText" size="inline" onClick={() => setConnections((cs) => cs.filter((_, j) => j !== i))}>
-                    <X className="h-4 w-4" aria-hidden /> Remove
-                  </Button>
-                )}
-              </div>
-              <div className="grid gap-3 sm:grid-cols-4">
-                <Field id={`conn-type-${i}`} label="Type">
-                  <select id={`conn-type-${i}`} value={c.type} onChange={(e) => setConn(i, "type", e.target.value)} className={inputClass}>
-                    {CONNECTION_TYPES.map((t) => (
-                      <option key={t}>{t}</option>
-                    ))}
-                  </select>
-                </Field>
-                <div className="sm:col-span-3">
-                  <Field id={`conn-url-${i}`} label="URL">
-                    <input id={`conn-url-${i}`} value={c.url} onChange={(e) => setConn(i, "url", e.target.value)} placeholder={c.type === "ws" ? "wss://" : "https://"} className={`${inputClass} font-mono`} />
-                  </Field>
-                </div>
-              </div>
-              <Field id={`conn-schema-${i}`} label="Config Schema (JSON)" hint="A JSON Schema of the settings; its required properties become the keys asked for on deploy.">
-                <textarea id={`conn-schema-${i}`} value={c.configSchema} onChange={(e) => setConn(i, "configSchema", e.target.value)} rows={4} placeholder='{"type": "object", "required": ["apiKey"], "properties": {"apiKey": {"type": "string"}}}' className={`${inputClass} font-mono text-sm`} aria-describedby={`conn-schema-${i}-hint`} />
-              </Field>
-            </div>
+            <ConnectionFields key={c.key} meta={c} index={i} removable={connections.length >= 2} removeButton={form.remove.getButtonProps({ name: fields.connections.name, index: i })} />
           ))}
-          <Button variant="secondary" size="sm" onClick={() => setConnections((cs) => [...cs, emptyConnection()])}>
+          <Button type="submit" variant="secondary" size="sm" {...form.insert.getButtonProps({ name: fields.connections.name, defaultValue: { type: "ws", url: "", configSchema: "" } })}>
             <Plus className="h-4 w-4" aria-hidden /> Add Connection
           </Button>
         </fieldset>
@@ -214,7 +207,48 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? "Saving..." : editing ? "Save Changes" : "Register Server"}
         </Button>
-      </form>
+      </fetcher.Form>
+    </div>
+  );
+}
+
+type ConnectionMeta = FieldMetadata<{ type: string; url: string; configSchema: string }, ServerFormInput>;
+
+function ConnectionFields({ meta, index, removable, removeButton }: { meta: ConnectionMeta; index: number; removable: boolean; removeButton: React.ComponentProps<"button"> }) {
+  const c = meta.getFieldset();
+  const [type, setType] = useState(String(c.type.initialValue ?? "ws"));
+  return (
+    <div className="space-y-3 rounded-lg border border-slate-200 p-4 dark:border-slate-700" data-testid="connection">
+      <div className="flex items-center justify-between">
+        <p className="text-sm font-semibold">Connection {index + 1}</p>
+        {removable && (
+          <Button type="submit" variant="dangerText" size="inline" {...removeButton}>
+            <X className="h-4 w-4" aria-hidden /> Remove
+          </Button>
+        )}
+      </div>
+      <div className="grid gap-3 sm:grid-cols-4">
+        <FormField meta={c.type} label="Type">
+          <select {...getSelectProps(c.type)} onChange={(e) => setType(e.target.value)} className={inputClass}>
+            {CONNECTION_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </FormField>
+        <div className="sm:col-span-3">
+          <FormField meta={c.url} label="URL">
+            <input {...getInputProps(c.url, { type: "text" })} placeholder={type === "ws" ? "wss://" : "https://"} className={`${inputClass} font-mono`} />
+          </FormField>
+        </div>
+      </div>
+      <FormField meta={c.configSchema} label="Config Schema (JSON)" hint="A JSON Schema of the settings; its required properties become the keys asked for on deploy.">
+        <textarea
+          {...getTextareaProps(c.configSchema, { ariaDescribedBy: `${c.configSchema.id}-hint` })}
+          rows={4}
+          placeholder='{"type": "object", "required": ["apiKey"], "properties": {"apiKey": {"type": "string"}}}'
+          className={`${inputClass} font-mono text-sm`}
+        />
+      </FormField>
     </div>
   );
 }

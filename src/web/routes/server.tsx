@@ -18,6 +18,7 @@ import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
 import { ServerCard, TypeBadge } from "../components/ServerCard";
+import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
 
@@ -25,7 +26,11 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   try {
     const row = await getServer(context.db, params.id, context.viewer);
     const related = await getRelated(context.db, params.id, context.viewer);
-    const [hosting, stats] = await Promise.all([serverHosting(context.db, { kind: "catalog", ref: row.id }), toolStats(context.db, { kind: "catalog", ref: row.id })]);
+    const [hosting, stats, deployment] = await Promise.all([
+      serverHosting(context.db, { kind: "catalog", ref: row.id }),
+      toolStats(context.db, { kind: "catalog", ref: row.id }),
+      viewerDeployment(context, row.id),
+    ]);
     return {
       server: toCatalogServer(row),
       url: row.url,
@@ -36,6 +41,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       related,
       hosting,
       toolStats: stats,
+      deployment,
       signedIn: Boolean(context.viewer),
       gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
@@ -45,6 +51,15 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
     throw e;
   }
+}
+
+// Deploy, Stop Server and the exposed tools post here (they work without JavaScript).
+export async function action({ params, context, request }: Route.ActionArgs) {
+  const row = await getServer(context.db, params.id, context.viewer).catch((e: unknown) => {
+    if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
+    throw e;
+  });
+  return deploymentAction(context, request, { id: row.id, requiredKeys: row.requiredKeys ?? [], repositoryUrl: row.repositoryUrl, npxCommand: row.npxCommand });
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -63,7 +78,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const remote = deployability.kind === "remote" ? deployability : null;
   const configs = connectConfigs(server.id, server.npx_command, server.required_keys) ?? (remote && remoteConfigs(server.id, remote.url, remote.transport));
   const unavailable = deployability.kind === "unsupported" ? deployability.reason : remote ? DEPLOY_TEXT.remoteOnly : undefined;
-  const deployment = useDeployment(server.id, signedIn);
+  const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
       <BackToServers />
@@ -176,10 +191,10 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
-          {deployment.deployment && <DefinitionReview key={deployment.deployment.id} deployment={deployment.deployment} className={card} />}
+          {deployment.deployment && <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />}
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {deployment.deployment && <RequestLog key={deployment.deployment.id} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {deployment.deployment && <ToolSelection key={deployment.deployment.id} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
+          {deployment.deployment && <RequestLog key={`log-${deployment.deployment.id}`} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
+          {deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 
@@ -197,8 +212,6 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               canDeploy
               hasSource={Boolean(server.npx_command || server.repository_url)}
               unavailable={unavailable}
-              repositoryUrl={server.repository_url}
-              npxCommand={server.npx_command}
               state={deployment}
             />
           </section>

@@ -1,9 +1,9 @@
 import { ArrowLeft, Check, FlaskConical, Loader2 } from "lucide-react";
-import { useCallback, useEffect, useState } from "react";
 import { Link, redirect } from "react-router";
 import { BILLING_TEXT, priceLabel, type SubscriptionView } from "../../shared/billing";
 import { Alert, Button, linkClass } from "../components/ui";
-import { api } from "../lib/api";
+import { field, finish } from "../lib/actions.server";
+import { Enhanced, useActionForm } from "../lib/forms";
 import type { Route } from "./+types/test-checkout";
 
 // docs/product.md#checkout: without Stripe keys this page of the app stands in for the payment
@@ -13,9 +13,9 @@ export function meta({ data }: Route.MetaArgs) {
   return [{ title: `${BILLING_TEXT.testCheckoutTitle} - ${data?.site ?? "Switchboard"}` }, { name: "robots", content: "noindex" }];
 }
 
-export function loader({ context, params }: Route.LoaderArgs) {
+export async function loader({ context, params }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=/subscription/test-checkout/${encodeURIComponent(params.id)}`);
-  return { site: context.config.SITE_NAME, id: params.id };
+  return { site: context.config.SITE_NAME, state: await checkoutState(context, params.id) };
 }
 
 interface TestCheckout {
@@ -24,41 +24,31 @@ interface TestCheckout {
   plan: SubscriptionView["plan"];
 }
 
-type State = { kind: "loading" } | { kind: "missing" } | { kind: "error"; message: string } | { kind: "ready"; checkout: TestCheckout };
+type State = { kind: "missing" } | { kind: "error"; message: string } | { kind: "ready"; checkout: TestCheckout };
 
-const TIMEOUT_MS = 20_000;
+async function checkoutState(context: Route.LoaderArgs["context"], id: string): Promise<State> {
+  const r = await context.api<TestCheckout>("GET", `/api/subscriptions/test-checkout/${encodeURIComponent(id)}`);
+  if (r.ok && r.data) return { kind: "ready", checkout: r.data };
+  if (r.status === 404) return { kind: "missing" };
+  return { kind: "error", message: r.status === 401 ? BILLING_TEXT.authRequired : (!r.ok && r.error) || BILLING_TEXT.loadFailed };
+}
+
+// Confirm or Cancel: the checkout answers where to go back to (/subscription with its flag).
+export async function action({ context, params, request }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect(`/login?redirect=/subscription/test-checkout/${encodeURIComponent(params.id)}`);
+  const form = await request.formData();
+  const step = field(form, "intent") === "confirm" ? "confirm" : "cancel";
+  const r = await context.api<{ success?: boolean; url?: string }>("POST", `/api/subscriptions/test-checkout/${encodeURIComponent(params.id)}/${step}`, {});
+  if (r.ok && typeof r.data?.url === "string" && r.data.url.startsWith("/")) return finish(form, r.data.url);
+  // It may have been completed or canceled elsewhere: the page shows what it is now.
+  return { error: r.status === 401 ? BILLING_TEXT.authRequired : (!r.ok && r.error) || BILLING_TEXT.processFailed };
+}
 
 export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
-  const { id } = loaderData;
-  const [state, setState] = useState<State>({ kind: "loading" });
-  const [busy, setBusy] = useState<"confirm" | "cancel" | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    const r = await api<TestCheckout>(`/api/subscriptions/test-checkout/${encodeURIComponent(id)}`, { timeoutMs: TIMEOUT_MS });
-    if (r.ok && r.data) setState({ kind: "ready", checkout: r.data });
-    else if (r.status === 404) setState({ kind: "missing" });
-    else setState({ kind: "error", message: r.status === 401 ? BILLING_TEXT.authRequired : (!r.ok && r.error) || BILLING_TEXT.loadFailed });
-  }, [id]);
-
-  useEffect(() => {
-    const first = setTimeout(() => void load(), 0);
-    return () => clearTimeout(first);
-  }, [load]);
-
-  async function finish(action: "confirm" | "cancel") {
-    setBusy(action);
-    setError(null);
-    const r = await api<{ success?: boolean; url?: string }>(`/api/subscriptions/test-checkout/${encodeURIComponent(id)}/${action}`, { body: {}, timeoutMs: TIMEOUT_MS });
-    if (r.ok && r.data?.url) {
-      window.location.assign(r.data.url);
-      return;
-    }
-    setBusy(null);
-    setError(r.status === 401 ? BILLING_TEXT.authRequired : (!r.ok && r.error) || BILLING_TEXT.processFailed);
-    // It may have been completed or canceled elsewhere: show what it is now.
-    void load();
-  }
+  const { state } = loaderData;
+  const { fetcher, answer, busy: posting } = useActionForm<{ error?: string; redirectTo?: string }>("checkout", { reload: true });
+  const busy = posting ? (fetcher.formData?.get("intent") === "confirm" ? "confirm" : "cancel") : null;
+  const error = answer?.error ?? null;
 
   return (
     <section className="mx-auto w-full max-w-lg px-4 py-12">
@@ -72,11 +62,6 @@ export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
         <div className="p-8">
           <h1 className="text-2xl font-bold tracking-tight">{BILLING_TEXT.testCheckoutTitle}</h1>
           <div className="mt-6" aria-live="polite">
-            {state.kind === "loading" && (
-              <p role="status" className="flex items-center gap-2 text-slate-600 dark:text-slate-400">
-                <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading checkout…
-              </p>
-            )}
             {state.kind === "missing" && (
               <div className="space-y-4">
                 <Alert kind="error">{BILLING_TEXT.checkoutNotFound}</Alert>
@@ -89,7 +74,7 @@ export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
                 <BackLink />
               </div>
             )}
-            {state.kind === "ready" && <Checkout checkout={state.checkout} busy={busy} error={error} onFinish={(a) => void finish(a)} />}
+            {state.kind === "ready" && <Checkout checkout={state.checkout} busy={busy} error={error} Form={fetcher.Form} />}
           </div>
         </div>
       </div>
@@ -97,7 +82,7 @@ export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
   );
 }
 
-function Checkout({ checkout, busy, error, onFinish }: { checkout: TestCheckout; busy: "confirm" | "cancel" | null; error: string | null; onFinish: (a: "confirm" | "cancel") => void }) {
+function Checkout({ checkout, busy, error, Form }: { checkout: TestCheckout; busy: "confirm" | "cancel" | null; error: string | null; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
   const { plan } = checkout;
   return (
     <div className="space-y-6">
@@ -119,16 +104,17 @@ function Checkout({ checkout, busy, error, onFinish }: { checkout: TestCheckout;
       </div>
       {error && <Alert kind="error">{error}</Alert>}
       {checkout.status === "open" ? (
-        <div className="grid gap-3 sm:grid-cols-2">
-          <Button variant="secondary" size="lg" block disabled={busy !== null} onClick={() => onFinish("cancel")}>
+        <Form method="post" className="grid gap-3 sm:grid-cols-2">
+          <Enhanced />
+          <Button type="submit" name="intent" value="cancel" variant="secondary" size="lg" block disabled={busy !== null}>
             {busy === "cancel" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {BILLING_TEXT.cancelCheckout}
           </Button>
-          <Button size="lg" block disabled={busy !== null} onClick={() => onFinish("confirm")}>
+          <Button type="submit" name="intent" value="confirm" size="lg" block disabled={busy !== null}>
             {busy === "confirm" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {BILLING_TEXT.confirmPayment}
           </Button>
-        </div>
+        </Form>
       ) : (
         <div className="space-y-4">
           <Alert kind="error">{BILLING_TEXT.checkoutClosed}</Alert>

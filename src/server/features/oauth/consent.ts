@@ -9,6 +9,8 @@ import { OAUTH_SERVER_TEXT } from "./text.js";
 export interface ConsentContext {
   clientName: string;
   redirectHost: string;
+  /** where the answer goes (the page's form may lead there) */
+  redirectUri: string;
   clientUri: string | null;
   deployment: { serverName: string; serverId: string; url: string };
   scopes: string[];
@@ -53,8 +55,21 @@ export async function consentContext(db: Db, config: Config, viewer: Viewer, que
   return {
     clientName: client.name?.trim() || client.clientId,
     redirectHost: new URL(redirect).host,
+    redirectUri: redirect,
     clientUri: client.uri ?? null,
     deployment: { serverName: dep.serverName, serverId: dep.serverRef, url },
     scopes: (query.get("scope") ?? "").split(" ").filter(Boolean),
   };
+}
+
+/**
+ * The redirect URI of an authorization request when it is one its client registered: where a
+ * sign-in or an answer posted without JavaScript may end up (the page's form-action names it).
+ */
+export async function registeredRedirect(db: Db, query: URLSearchParams): Promise<string | null> {
+  const redirect = query.get("redirect_uri") ?? "";
+  const clientId = query.get("client_id");
+  if (!clientId || !allowedRedirectUri(redirect)) return null;
+  const client = await findClient(db, clientId);
+  return client && !client.disabled && redirectRegistered(client.redirectUris, redirect) ? redirect : null;
 }

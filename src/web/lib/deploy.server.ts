@@ -1,0 +1,53 @@
+import { data, redirect, type AppLoadContext } from "react-router";
+import { DEPLOY_TEXT, deployRequest, type DeploymentView } from "../../shared/deployments";
+import { field, isEnhanced } from "./actions.server";
+import type { DeployAnswer } from "./deploy-types";
+import { formMessage } from "./validation";
+
+
+/** The viewer's deployment of one server, for the page's first paint (the panel polls it afterwards). */
+export async function viewerDeployment(context: AppLoadContext, serverId: string): Promise<DeploymentView | null> {
+  if (!context.viewer) return null;
+  const r = await context.api<{ deployments: DeploymentView[] }>("GET", `/api/deployments/server/${serverId}`);
+  return r.ok ? (r.data.deployments[0] ?? null) : null;
+}
+
+/**
+ * The Deployment panel's posts on a server's page: Deploy with the keys typed in (fields
+ * `env:<NAME>`) and the optional command, Stop Server, and the owner's choice of exposed tools.
+ * Each is the API's own call, with the panel's messages.
+ */
+export async function deploymentAction(
+  context: AppLoadContext,
+  request: Request,
+  server: { id: string; requiredKeys: readonly { key: string; env_var: string }[]; repositoryUrl: string | null; npxCommand: string | null },
+) {
+  const form = await request.formData();
+  const intent = field(form, "intent");
+  // Without JavaScript a success goes back to the page (which shows the new state), so reloading it posts nothing again.
+  const page = new URL(request.url).pathname;
+  const answer = (a: Omit<DeployAnswer, "form" | "intent">) =>
+    !a.error && !isEnhanced(form) ? redirect(page, 303) : data({ form: intent === "tools" ? "tools" : "deploy", intent, ...a } satisfies DeployAnswer);
+  if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`);
+
+  if (intent === "stop") {
+    const r = await context.api("DELETE", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}`);
+    return r.ok ? answer({ deployment: null, message: DEPLOY_TEXT.stopped }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) });
+  }
+  if (intent === "tools") {
+    const tools = form.getAll("tool").map(String);
+    const shown = new Set(form.getAll("show").map(String));
+    const r = await context.api<{ hidden_tools: string[] }>("PUT", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}/tools`, { hidden: tools.filter((t) => !shown.has(t)) });
+    return r.ok ? answer({ message: DEPLOY_TEXT.toolsSaved }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
+  }
+
+  const env: Record<string, string> = {};
+  for (const [name, value] of form) if (name.startsWith("env:") && typeof value === "string" && value !== "") env[name.slice(4)] = value;
+  const command = field(form, "command").trim();
+  const body = { repositoryUrl: server.repositoryUrl, env, npx_command: command || server.npxCommand };
+  // The same rules as the API: every required key filled in, then the body's own checks.
+  const input = deployRequest(server.requiredKeys).safeParse(body);
+  if (!input.success) return answer({ error: formMessage(input.error) });
+  const r = await context.api<{ deploymentInfo: DeploymentView }>("POST", `/api/deploy/${server.id}`, body, { timeoutMs: 30_000 });
+  return r.ok ? answer({ deployment: r.data.deploymentInfo }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault) });
+}
