@@ -30,7 +30,7 @@ export const DEPLOY_TEXT = {
   remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
   commandLabel: "Command (optional)",
   commandHint: 'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name"; with the repository, "python -m my_server" runs one of its modules.',
-  toolsTitle: "Exposed tools",
+  toolsTitle: "Tool selection",
   toolsHint: "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
   toolsCount: (shown: number, all: number) => `${shown} of ${all} tools exposed`,
   toolsSave: "Save",

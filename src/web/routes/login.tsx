@@ -1,16 +1,17 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
-import { data, Link, redirect, useSearchParams } from "react-router";
+import { useState } from "react";
+import { data, Link, redirect, useActionData, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm } from "../../shared/auth";
 import { registeredRedirect } from "../../server/features/oauth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl, wantsFreshLogin } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
 import { AuthCard, Button, inputClass, linkClass } from "../components/ui";
-import { cookieHeaders, field, finish } from "../lib/actions.server";
-import { safeRedirect } from "../lib/api";
+import { cookieHeaders, field } from "../lib/actions.server";
+import { api, safeRedirect } from "../lib/api";
 import { loginErrorText } from "../lib/auth-errors";
-import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
+import { FormError, FormField } from "../lib/forms";
 import { githubSignIn } from "../lib/github.server";
 import type { Route } from "./+types/login";
 
@@ -57,28 +58,52 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { email, password } = submission.value;
   const r = await context.api("POST", "/api/auth/sign-in/email", { email, password, rememberMe: true }, { timeoutMs: LOGIN_TIMEOUT_MS });
   if (!r.ok) return data({ form: "login", result: submission.reply({ formErrors: [loginErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
-  return finish(form, afterSignIn(query), cookieHeaders(r));
+  // Posted without JavaScript: straight on (the page's scripts, when they run, sign in themselves).
+  return redirect(afterSignIn(query), { headers: cookieHeaders(r) });
+}
+
+// The page's own state comes from the browser's sign-in: nothing to read again after a post.
+export function shouldRevalidate() {
+  return false;
 }
 
 export default function Login({ loaderData }: Route.ComponentProps) {
   const [params] = useSearchParams();
-  // The spec's pause before leaving (about 300 ms); a sign-in reloads what the whole page shows.
-  const { fetcher, answer, busy } = useActionForm<Answer>("login", { delayMs: 300, reload: true });
+  // Without JavaScript the action answers; with it, the browser signs in itself (its 20 s
+  // timeout included), with the same schema and the same texts for what the API answers.
+  const posted = useActionData<typeof action>();
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
   const [form, fields] = useForm({
     id: "login",
-    lastResult: answer?.result,
+    lastResult: posted && "result" in posted ? posted.result : undefined,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
+    onSubmit: async (event, { submission }) => {
+      event.preventDefault();
+      if (submission?.status !== "success") return;
+      setBusy(true);
+      setFailure(null);
+      const { email, password } = submission.value;
+      const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true }, timeoutMs: LOGIN_TIMEOUT_MS });
+      if (r.ok) {
+        // The spec's pause before leaving (about 300 ms); a sign-in changes what every page shows.
+        const target = afterSignIn(params);
+        setTimeout(() => window.location.assign(target), 300);
+        return;
+      }
+      setBusy(false);
+      setFailure(loginErrorText(r));
+    },
   });
-  const error = form.errors?.[0] ?? (params.get("error") ? AUTH_TEXT.githubLoginFailed : null);
+  const error = failure ?? form.errors?.[0] ?? (params.get("error") ? AUTH_TEXT.githubLoginFailed : null);
   const oauthQuery = authorizeQueryOf(params);
   return (
     <AuthCard title={AUTH_TEXT.loginTitle(loaderData.site)}>
       <GitHubButton enabled={loaderData.github} disabled={busy} />
       <Divider />
-      <fetcher.Form method="post" {...getFormProps(form)} className="space-y-4">
-        <Enhanced />
+      <form method="post" {...getFormProps(form)} className="space-y-4">
         <FormError form={form} text={error} />
         <FormField meta={fields.email} label="Email">
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
@@ -95,7 +120,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy ? AUTH_TEXT.loggingIn : AUTH_TEXT.logIn}
         </Button>
-      </fetcher.Form>
+      </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Don't have an account?{" "}
         <Link to={oauthQuery ? `/register?${oauthQuery}` : "/register"} className={linkClass}>
