@@ -3,6 +3,7 @@
 import os from "node:os";
 import path from "node:path";
 import fs from "node:fs/promises";
+import { createWriteStream } from "node:fs";
 import type { TestProject } from "vitest/node";
 import dbSetup from "../support/db-global-setup.js";
 import { TEST_PACKAGES_DIR } from "../support/app.js";
@@ -16,6 +17,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     appUrl: string;
     mailDir: string;
+    /** the app's log (info level: one line per request), for tests that check what it writes */
+    appLog: string;
   }
 }
 
@@ -39,14 +42,20 @@ export default async function setup(project: TestProject) {
     GITHUB_OAUTH_URL: gh.url,
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
-    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com",
+    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com",
+    LOG_LEVEL: "info",
     DATA_DIR: dataDir,
     PACKAGES_DIR: TEST_PACKAGES_DIR,
     // The playground's hostile-output test deploys the fixture server from a local git repository.
     GIT_ALLOW_FILE: "on",
   });
+  const appLog = path.join(mailDir, "app.log");
+  const log = createWriteStream(appLog);
+  app.child.stdout!.pipe(log);
+  app.child.stderr!.pipe(log);
   project.provide("appUrl", `http://localhost:${port}`);
   project.provide("mailDir", mailDir);
+  project.provide("appLog", appLog);
   return async () => {
     await app.stop("SIGTERM");
     await gh.close();

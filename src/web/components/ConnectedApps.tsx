@@ -49,7 +49,7 @@ export function ConnectedApps() {
       </h2>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{OAUTH_TEXT.connectedIntro}</p>
       {state.kind === "loading" && (
-        <p className="mt-3 flex items-center gap-2 text-sm text-slate-500" role="status">
+        <p className="mt-3 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {OAUTH_TEXT.loading}
         </p>
       )}
@@ -69,7 +69,7 @@ export function ConnectedApps() {
               <li key={app.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3" data-testid="connected-app">
                 <div className="min-w-0">
                   <p className="font-medium break-words">{app.clientName}</p>
-                  <p className="text-sm text-slate-500 dark:text-slate-400">
+                  <p className="text-sm text-slate-600 dark:text-slate-400">
                     {OAUTH_TEXT.sendsToHost(app.redirectHost)} ·{" "}
                     {app.deployment ? (
                       <Link to={`/server/${app.deployment.serverId}`} className={linkClass}>
@@ -79,7 +79,7 @@ export function ConnectedApps() {
                       OAUTH_TEXT.deploymentRemoved
                     )}
                   </p>
-                  <p className="text-sm text-slate-500 dark:text-slate-400">
+                  <p className="text-sm text-slate-600 dark:text-slate-400">
                     {OAUTH_TEXT.granted(shortDate(app.grantedAt))} · {app.lastUsedAt ? OAUTH_TEXT.lastUsed(shortDate(app.lastUsedAt)) : OAUTH_TEXT.neverUsed}
                   </p>
                 </div>

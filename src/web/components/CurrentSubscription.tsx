@@ -74,19 +74,19 @@ export function CurrentSubscription(p: {
         <>
           <dl className="mt-4 grid gap-4 sm:grid-cols-3" data-testid="current-subscription">
             <div>
-              <dt className="text-sm text-slate-500 dark:text-slate-400">Plan</dt>
+              <dt className="text-sm text-slate-600 dark:text-slate-400">Plan</dt>
               <dd className="mt-1 font-semibold" data-testid="current-plan">
                 {sub.plan.name}
               </dd>
             </div>
             <div>
-              <dt className="text-sm text-slate-500 dark:text-slate-400">Status</dt>
+              <dt className="text-sm text-slate-600 dark:text-slate-400">Status</dt>
               <dd className="mt-1 font-semibold" data-testid="current-status">
                 <span className={`inline-flex items-center gap-1.5 ${TONE[current.standing]}`}>{statusLabel(sub.status)}</span>
               </dd>
             </div>
             <div>
-              <dt className="text-sm text-slate-500 dark:text-slate-400">Current Period Ends</dt>
+              <dt className="text-sm text-slate-600 dark:text-slate-400">Current Period Ends</dt>
               <dd className="mt-1 font-semibold" data-testid="current-period-end">
                 {periodEnd ?? "—"}
               </dd>

@@ -80,7 +80,7 @@ export function DefinitionReview({ deployment, className }: Props) {
       </h2>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{view?.warn_only ? DEFINITION_TEXT.introWarn : DEFINITION_TEXT.intro}</p>
       {view === null && !loadError && (
-        <p className="mt-3 flex items-center gap-2 text-sm text-slate-500">
+        <p className="mt-3 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading…
         </p>
       )}
@@ -140,7 +140,7 @@ function ChangeCard({ change, busy, onDecide }: { change: DefinitionChange; busy
     <li className="rounded-lg border border-slate-200 p-3 dark:border-slate-700" data-definition={key}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm">
-          <span className="text-slate-500">{DEFINITION_TEXT.kindLabel[change.kind]} </span>
+          <span className="text-slate-600 dark:text-slate-400">{DEFINITION_TEXT.kindLabel[change.kind]} </span>
           <span className="font-mono font-semibold">{change.name}</span>{" "}
           <span className={`ml-1 rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[change.status]}`}>{label}</span>
         </p>
@@ -178,7 +178,7 @@ function asText(def: Record<string, unknown> | null): string {
 function DefinitionDiff({ before, after }: { before: Record<string, unknown> | null; after: Record<string, unknown> }) {
   const parts = diffLines(asText(before), asText(after));
   return (
-    <pre className="mt-2 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-2 text-xs leading-5 dark:bg-slate-950" data-testid="definition-diff" aria-label="Differences: lines starting with − were approved, lines starting with + are listed now">
+    <pre tabIndex={0} className="mt-2 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-2 text-xs leading-5 dark:bg-slate-950" data-testid="definition-diff" aria-label="Differences: lines starting with − were approved, lines starting with + are listed now">
       {parts.flatMap((p, i) =>
         p.value
           .replace(/\n$/, "")

@@ -25,7 +25,7 @@ export function Footer() {
           >
             Join our community chat
           </a>
-          <p className="mt-2 text-slate-500 dark:text-slate-500">
+          <p className="mt-2 text-slate-600 dark:text-slate-400">
             © {site.year} {site.name}. All rights reserved.
           </p>
         </div>

@@ -30,17 +30,17 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
   return (
     <div data-testid="hosted-connect">
       {connector ? (
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-600 dark:text-slate-400">
           {OAUTH_TEXT.connectorHint}{" "}
-          <Link to="/servers/apikeys" className="text-indigo-600 hover:underline dark:text-indigo-400">
+          <Link to="/servers/apikeys" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
             {OAUTH_TEXT.connectedTitle}
           </Link>
           .
         </p>
       ) : (
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-600 dark:text-slate-400">
           Connect a client with one of your{" "}
-          <Link to="/servers/apikeys" className="text-indigo-600 hover:underline dark:text-indigo-400">
+          <Link to="/servers/apikeys" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
             API keys
           </Link>{" "}
           in place of <code className="font-mono">&lt;your API key&gt;</code>.
@@ -53,11 +53,11 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
           </Button>
         ))}
       </div>
-      <div className="mt-2 flex items-center justify-between gap-2 text-xs text-slate-500">
+      <div className="mt-2 flex items-center justify-between gap-2 text-xs text-slate-600 dark:text-slate-400">
         <span data-testid="hosted-connect-where">{where}</span>
         <CopyButton text={configs[client]} />
       </div>
-      <pre className="mt-1 max-h-56 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
+      <pre tabIndex={0} className="mt-1 max-h-56 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
         <code className="font-mono">{configs[client]}</code>
       </pre>
     </div>

@@ -26,7 +26,7 @@ export function Markdown({ children }: { children: string }) {
             ),
           img: ({ alt }) => <span>{alt}</span>,
           code: ({ children }) => <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-sm dark:bg-slate-800">{children}</code>,
-          pre: ({ children }) => <pre className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-900">{children}</pre>,
+          pre: ({ children }) => <pre tabIndex={0} className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-900">{children}</pre>,
           ul: ({ children }) => <ul className="list-disc pl-6">{children}</ul>,
           ol: ({ children }) => <ol className="list-decimal pl-6">{children}</ol>,
         }}

@@ -44,7 +44,7 @@ function Row({ r }: { r: RequestLogEntry }) {
   const client = r.client_name ? `${r.client_name}${r.client_version ? ` ${r.client_version}` : ""}` : "–";
   return (
     <tr data-testid="request-log-row" className="align-top">
-      <td className="whitespace-nowrap py-1.5 pr-3 text-slate-500">
+      <td className="whitespace-nowrap py-1.5 pr-3 text-slate-600 dark:text-slate-400">
         <time dateTime={r.at}>{time ? time.format(new Date(r.at)) : r.at}</time>
       </td>
       <td className="max-w-40 truncate py-1.5 pr-3" title={client}>
@@ -61,7 +61,7 @@ function Row({ r }: { r: RequestLogEntry }) {
           {r.error_code !== null ? ` ${r.error_code}` : ""}
         </span>
       </td>
-      <td className="whitespace-nowrap py-1.5 text-right tabular-nums text-slate-500">
+      <td className="whitespace-nowrap py-1.5 text-right tabular-nums text-slate-600 dark:text-slate-400">
         {formatBytes(r.bytes_in)} / {formatBytes(r.bytes_out)}
       </td>
     </tr>
@@ -138,7 +138,7 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
       <h2 id={`${id}-title`} className="flex items-center gap-2 text-lg font-semibold">
         <History className="h-5 w-5 text-indigo-500" aria-hidden /> {REQUEST_LOG_TEXT.title}
       </h2>
-      <p className="mt-1 text-xs text-slate-500">{REQUEST_LOG_TEXT.live}</p>
+      <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{REQUEST_LOG_TEXT.live}</p>
       <div className="mt-3 grid gap-2 sm:grid-cols-3" role="group" aria-label="Filters">
         <div>
           <label htmlFor={`${id}-method`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
@@ -187,16 +187,16 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
         </div>
       )}
       {!data && !error && (
-        <p className="mt-3 flex items-center gap-2 text-sm text-slate-500" role="status">
+        <p className="mt-3 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {REQUEST_LOG_TEXT.loading}
         </p>
       )}
       {data && data.requests.length === 0 && <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{filtered ? REQUEST_LOG_TEXT.noMatch : REQUEST_LOG_TEXT.empty}</p>}
       {data && data.requests.length > 0 && (
-        <div className="mt-3 max-h-96 overflow-auto">
+        <div tabIndex={0} className="mt-3 max-h-96 overflow-auto">
           <table className="w-full text-left text-xs">
             <caption className="sr-only">Latest requests to this deployment, newest first</caption>
-            <thead className="sticky top-0 bg-white text-slate-500 dark:bg-slate-900">
+            <thead className="sticky top-0 bg-white text-slate-600 dark:text-slate-400 dark:bg-slate-900">
               <tr>
                 <th scope="col" className="py-1.5 pr-3 font-medium">Time</th>
                 <th scope="col" className="py-1.5 pr-3 font-medium">Client</th>

@@ -15,7 +15,7 @@ export function SandboxStatus({ sandbox, policy }: { sandbox: SandboxSummary; po
       <h2 id="sandbox" className="flex items-center gap-2 text-lg font-semibold">
         <Shield className={`h-5 w-5 ${sandbox.complete ? "text-emerald-600" : "text-amber-500"}`} aria-hidden /> {SANDBOX_TEXT.title}
       </h2>
-      <p className="mt-1 font-mono text-xs text-slate-500">{sandbox.layer}</p>
+      <p className="mt-1 font-mono text-xs text-slate-600 dark:text-slate-400">{sandbox.layer}</p>
       <p className={`mt-2 text-sm ${sandbox.complete ? "text-slate-700 dark:text-slate-300" : "font-medium text-amber-800 dark:text-amber-300"}`}>
         {sandbox.complete ? SANDBOX_TEXT.complete : policy === "admins" ? SANDBOX_TEXT.adminsOnly : SANDBOX_TEXT.everyone}
       </p>

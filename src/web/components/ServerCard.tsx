@@ -22,7 +22,7 @@ export function ServerCard({ server, maxTags }: { server: CatalogServer; maxTags
         <h3 className="font-semibold text-slate-900 group-hover:text-indigo-700 dark:text-white dark:group-hover:text-indigo-300">{server.name}</h3>
         <TypeBadge type={server.type} />
       </div>
-      <p className="mt-1 text-xs text-slate-500">{server.category}</p>
+      <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{server.category}</p>
       <p className="mt-3 line-clamp-3 flex-1 text-sm text-slate-600 dark:text-slate-400">{server.description}</p>
       <div className="mt-4 flex items-center justify-between gap-2">
         <ul className="flex flex-wrap gap-1.5" aria-label="Tags">
@@ -32,7 +32,7 @@ export function ServerCard({ server, maxTags }: { server: CatalogServer; maxTags
             </li>
           ))}
         </ul>
-        <span className="flex shrink-0 items-center gap-3 text-xs text-slate-500">
+        <span className="flex shrink-0 items-center gap-3 text-xs text-slate-600 dark:text-slate-400">
           {server.required_keys && (
             <span className="flex items-center gap-1" title={`${server.required_keys.length} key(s) needed`}>
               <KeyRound className="h-3.5 w-3.5" aria-hidden />

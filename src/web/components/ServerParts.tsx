@@ -43,7 +43,7 @@ export function RequiredKeysList({ keys }: { keys: { key: string; env_var: strin
           <li key={k.env_var} className="flex gap-2">
             <KeyRound className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
             <span>
-              <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-500">{k.env_var}</code>
+              <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
               {k.description && <span className="block text-slate-600 dark:text-slate-400">{k.description}</span>}
             </span>
           </li>
@@ -87,7 +87,7 @@ export function ServerFacts({ first, createdAt, updatedAt }: { first: [string, s
     <dl className="mt-6 grid gap-4 text-sm sm:grid-cols-3">
       {facts.map(([label, value]) => (
         <div key={label}>
-          <dt className="text-slate-500">{label}</dt>
+          <dt className="text-slate-600 dark:text-slate-400">{label}</dt>
           <dd className="mt-1 font-medium">{value}</dd>
         </div>
       ))}

@@ -23,14 +23,14 @@ export function ToolsList({ tools, listedAt, className, stats }: { tools: ToolIn
         <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">Its tools are listed here once it has been deployed and has started.</p>
       ) : (
         <>
-          <p className="mt-1 text-xs text-slate-500">{tools.length} tools{listedAt ? `, listed ${shortDate(listedAt)}` : ""}</p>
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{tools.length} tools{listedAt ? `, listed ${shortDate(listedAt)}` : ""}</p>
           <ul className="mt-3 divide-y divide-slate-200 dark:divide-slate-800">
             {tools.map((t) => (
               <li key={t.name} className="py-3">
                 <p className="font-mono text-sm font-semibold">{t.name}</p>
                 {t.description && <p className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">{t.description}</p>}
                 {figures.get(t.name) && (
-                  <p data-testid="tool-stats" className="mt-0.5 text-xs tabular-nums text-slate-500">
+                  <p data-testid="tool-stats" className="mt-0.5 text-xs tabular-nums text-slate-600 dark:text-slate-400">
                     {figures.get(t.name)}
                   </p>
                 )}

@@ -17,7 +17,7 @@ export function UserMenu({ username }: { username: string }) {
     <DropdownMenu.Root modal={false}>
       <DropdownMenu.Trigger
         aria-label={`Account menu for ${username}`}
-        className="ml-1 flex h-9 w-9 items-center justify-center rounded-full bg-indigo-600 font-semibold uppercase text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
+        className="ml-1 flex h-9 w-9 items-center justify-center rounded-full bg-indigo-600 font-semibold uppercase text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
       >
         {username.charAt(0)}
       </DropdownMenu.Trigger>
@@ -28,7 +28,7 @@ export function UserMenu({ username }: { username: string }) {
           className="z-50 min-w-52 rounded-lg border border-slate-200 bg-white p-1 text-slate-900 shadow-lg dark:border-slate-800 dark:bg-slate-900 dark:text-slate-100"
         >
           <div className="px-3 py-2 text-sm">
-            <p className="text-slate-500 dark:text-slate-400">{AUTH_TEXT.signedInAs}</p>
+            <p className="text-slate-600 dark:text-slate-400">{AUTH_TEXT.signedInAs}</p>
             <p className="truncate font-semibold">{username}</p>
           </div>
           <DropdownMenu.Separator className="my-1 h-px bg-slate-200 dark:bg-slate-800" />

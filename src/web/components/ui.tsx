@@ -10,14 +10,14 @@ export type ButtonSize = "xs" | "sm" | "md" | "lg" | "icon" | "inline";
 const BUTTON_BASE =
   "inline-flex items-center justify-center rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60";
 const BUTTON_VARIANTS: Record<ButtonVariant, string> = {
-  primary: "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-500",
+  primary: "bg-indigo-600 text-white hover:bg-indigo-700 focus-visible:outline-indigo-500",
   secondary:
     "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800",
-  danger: "bg-red-600 text-white hover:bg-red-500 focus-visible:outline-red-500",
+  danger: "bg-red-600 text-white hover:bg-red-700 focus-visible:outline-red-500",
   dangerOutline:
     "border border-red-300 text-red-700 hover:bg-red-50 focus-visible:outline-red-500 dark:border-red-900 dark:text-red-300 dark:hover:bg-red-950/40",
-  success: "bg-emerald-600 text-white hover:bg-emerald-500 focus-visible:outline-emerald-500",
-  warning: "bg-amber-600 text-white hover:bg-amber-500 focus-visible:outline-amber-500",
+  success: "bg-emerald-700 text-white hover:bg-emerald-800 focus-visible:outline-emerald-600",
+  warning: "bg-amber-700 text-white hover:bg-amber-800 focus-visible:outline-amber-600",
   ghost:
     "text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-indigo-500 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white",
   dangerText: "text-red-600 hover:underline focus-visible:outline-red-500 dark:text-red-400",
@@ -87,7 +87,7 @@ export function Field({ id, label, hint, children }: { id: string; label: string
       </label>
       {children}
       {hint && (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
           {hint}
         </p>
       )}

@@ -80,7 +80,7 @@ const sections = [
 
 function Code({ html, label }: { html: string; label: string }) {
   return (
-    <pre className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-slate-50 p-4 text-sm leading-relaxed dark:border-slate-800 dark:bg-slate-900" aria-label={label}>
+    <pre tabIndex={0} className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-slate-50 p-4 text-sm leading-relaxed dark:border-slate-800 dark:bg-slate-900" aria-label={label}>
       <code className="hljs font-mono" dangerouslySetInnerHTML={{ __html: html }} />
     </pre>
   );
@@ -96,7 +96,7 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 lg:grid-cols-[14rem_1fr]">
       <nav aria-label="On this page" className="hidden lg:block">
         <div className="sticky top-24">
-          <p className="text-xs font-semibold uppercase tracking-wider text-slate-500">On this page</p>
+          <p className="text-xs font-semibold uppercase tracking-wider text-slate-600 dark:text-slate-400">On this page</p>
           <ul className="mt-3 space-y-2 text-sm">
             {sections.map((s) => (
               <li key={s.id}>
@@ -218,7 +218,7 @@ function ApiKeysAndOAuth({ base, site }: { base: string; site: string }) {
 
       <h3 className={h3}>With an API key</h3>
       <p className={p}>
-        Create a key on the <Link to="/servers/apikeys" className="text-indigo-600 hover:underline dark:text-indigo-400">API keys</Link> page
+        Create a key on the <Link to="/servers/apikeys" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">API keys</Link> page
         and send it as the header <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>, as in the examples above.
         This suits every client that lets you set a header: Claude Code, Cursor, VS Code and your own programs. A key acts as you on
         the API and on all your deployments until you revoke it.

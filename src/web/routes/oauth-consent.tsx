@@ -138,19 +138,19 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
       <dl className="mt-6 space-y-4 text-sm">
         {consent.clientUri && (
           <div>
-            <dt className="font-medium text-slate-500 dark:text-slate-400">{OAUTH_TEXT.appWebsite}</dt>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">{OAUTH_TEXT.appWebsite}</dt>
             <dd className="mt-1 break-all font-mono">{consent.clientUri}</dd>
           </div>
         )}
         <div>
-          <dt className="font-medium text-slate-500 dark:text-slate-400">{OAUTH_TEXT.deployment}</dt>
+          <dt className="font-medium text-slate-600 dark:text-slate-400">{OAUTH_TEXT.deployment}</dt>
           <dd className="mt-1" data-testid="consent-deployment">
             <span className="font-semibold">{consent.deployment.serverName}</span>
             <code className="mt-1 block break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">{consent.deployment.url}</code>
           </dd>
         </div>
         <div>
-          <dt className="font-medium text-slate-500 dark:text-slate-400">{OAUTH_TEXT.mayDo}</dt>
+          <dt className="font-medium text-slate-600 dark:text-slate-400">{OAUTH_TEXT.mayDo}</dt>
           <dd className="mt-1">
             <ul className="list-disc space-y-1 pl-5">
               <li>{OAUTH_TEXT.mayUse}</li>
@@ -160,7 +160,7 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
         </div>
       </dl>
 
-      <p className="mt-6 text-xs text-slate-500 dark:text-slate-400">{OAUTH_TEXT.signedInAs(username)}</p>
+      <p className="mt-6 text-xs text-slate-600 dark:text-slate-400">{OAUTH_TEXT.signedInAs(username)}</p>
       <div className="mt-3 space-y-3" aria-live="polite">
         {failure && <Alert kind="error">{failure}</Alert>}
       </div>

@@ -38,7 +38,7 @@ export default function OAuthError({ loaderData }: Route.ComponentProps) {
         </p>
         <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{OAUTH_TEXT.errorNothingShared}</p>
         {(description || code) && (
-          <p className="mt-4 break-words text-xs text-slate-500" data-testid="oauth-error-details">
+          <p className="mt-4 break-words text-xs text-slate-600 dark:text-slate-400" data-testid="oauth-error-details">
             {OAUTH_TEXT.errorDetails}: {description}
             {code && <code className="ml-1 font-mono">({code})</code>}
           </p>

@@ -68,7 +68,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <h1 className="text-3xl font-bold tracking-tight">{server.displayName}</h1>
             <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">v{server.version}</span>
           </div>
-          <p className="mt-1 font-mono text-sm text-slate-500">{server.qualifiedName}</p>
+          <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.qualifiedName}</p>
           <RepositoryLink url={server.repositoryUrl} />
         </div>
         <div className="flex gap-2 self-start">
@@ -147,15 +147,15 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </h2>
             <dl className="mt-3 space-y-2 text-sm">
               <div className="flex justify-between">
-                <dt className="text-slate-500">Total Deployments</dt>
+                <dt className="text-slate-600 dark:text-slate-400">Total Deployments</dt>
                 <dd className="font-medium">{hosting.totalDeployments.toLocaleString("en-US")}</dd>
               </div>
               <div className="flex justify-between">
-                <dt className="text-slate-500">Total Usage (requests)</dt>
+                <dt className="text-slate-600 dark:text-slate-400">Total Usage (requests)</dt>
                 <dd className="font-medium">{server.useCount.toLocaleString("en-US")}</dd>
               </div>
               <div className="flex justify-between">
-                <dt className="text-slate-500">Status</dt>
+                <dt className="text-slate-600 dark:text-slate-400">Status</dt>
                 <dd className="font-medium">{hosting.deployed ? "Deployed" : "Not Deployed"}</dd>
               </div>
             </dl>

@@ -89,7 +89,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             <TypeBadge type={server.type} />
             {!loaderData.approved && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">Pending Approval</span>}
           </div>
-          <p className="mt-1 font-mono text-sm text-slate-500">{server.id}</p>
+          <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.id}</p>
           <RepositoryLink url={server.repository_url} />
           <div className="mt-1 flex flex-wrap gap-4 text-sm">
             {server.homepage && (
@@ -174,11 +174,11 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
                     ] as const
                   ).map(([v, where]) => (
                     <Tabs.Content key={v} value={v} className="mt-3 data-[state=inactive]:hidden" forceMount>
-                      <div className="flex items-center justify-between text-xs text-slate-500">
+                      <div className="flex items-center justify-between text-xs text-slate-600 dark:text-slate-400">
                         <span>{where}</span>
                         <CopyButton text={configs[v]} />
                       </div>
-                      <pre className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
+                      <pre tabIndex={0} className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
                         <code className="font-mono">{configs[v]}</code>
                       </pre>
                     </Tabs.Content>

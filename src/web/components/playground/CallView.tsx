@@ -47,7 +47,7 @@ export function LogView({ logs }: { logs: LogEntry[] }) {
   if (logs.length === 0) return null;
   return (
     <div>
-      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{T.serverLog}</p>
+      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.serverLog}</p>
       <ol data-testid="playground-log" aria-label={T.serverLog} className="max-h-48 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-xs text-slate-100">
         {logs.map((l, i) => (
           <li key={i} className="whitespace-pre-wrap break-words">
@@ -85,7 +85,7 @@ export function CallView<T>({ state, logs, children }: { state: CallState<T>; lo
           )}
         </span>
         {state.ms !== null && (
-          <span data-testid="playground-duration" className="font-mono text-xs text-slate-500">
+          <span data-testid="playground-duration" className="font-mono text-xs text-slate-600 dark:text-slate-400">
             {formatDuration(state.ms)}
           </span>
         )}

@@ -93,7 +93,7 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
 
   if (conn.phase === "connecting")
     return (
-      <p className="mt-4 flex items-center gap-2 text-sm text-slate-500" role="status">
+      <p className="mt-4 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
         <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {T.connecting}
       </p>
     );
@@ -116,7 +116,7 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
   const count = (n: number) => <span className="rounded-full bg-slate-100 px-1.5 text-xs font-normal text-slate-600 dark:bg-slate-800 dark:text-slate-300">{n}</span>;
   return (
     <div className="mt-4">
-      <p className="text-xs text-slate-500" role="status">
+      <p className="text-xs text-slate-600 dark:text-slate-400" role="status">
         {T.connectedTo} <span className="font-mono">{s.server.name || T.theServer}</span>
         {s.server.version && <span className="font-mono"> {s.server.version}</span>}
       </p>

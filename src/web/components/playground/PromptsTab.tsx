@@ -47,7 +47,7 @@ function PromptRunner({ prompt, session }: { prompt: Prompt; session: Session })
         <h3 className="font-mono text-base font-semibold">{label(prompt.name)}</h3>
         {prompt.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(prompt.description)}</p>}
       </div>
-      <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{T.arguments}</p>
+      <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.arguments}</p>
       <SchemaForm root={form} value={value} onChange={setValue} errors={errors} prefix={`pg-prompt-${prompt.name}`} />
       <RunButtons label={T.getPrompt} running={call.state.running} onRun={onGet} onCancel={call.cancel} problem={Object.keys(errors).length ? T.fillRequired : null} />
       <CallView state={call.state}>{(v) => <PromptResultView v={v} />}</CallView>

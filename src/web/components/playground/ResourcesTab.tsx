@@ -61,7 +61,7 @@ function Reader({ session, title, description, uri, form }: { session: Session; 
     <Runner onRun={onRead}>
       <div>
         <h3 className="font-mono text-base font-semibold">{title}</h3>
-        <p className="mt-1 break-all font-mono text-xs text-slate-500">{typeof uri === "string" ? label(uri, 4096) : null}</p>
+        <p className="mt-1 break-all font-mono text-xs text-slate-600 dark:text-slate-400">{typeof uri === "string" ? label(uri, 4096) : null}</p>
         {description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{description}</p>}
       </div>
       {form && <SchemaForm root={form} value={value} onChange={setValue} errors={errors} prefix="pg-template" />}
@@ -85,7 +85,7 @@ function TemplateReader({ session, template }: { session: Session; template: Res
   );
   return (
     <div className="space-y-1">
-      <p className="break-all font-mono text-xs text-slate-500">{label(template.uriTemplate, 4096)}</p>
+      <p className="break-all font-mono text-xs text-slate-600 dark:text-slate-400">{label(template.uriTemplate, 4096)}</p>
       <Reader session={session} title={label(template.name)} description={label(template.description)} uri={(args) => session.expand(template.uriTemplate, args)} form={form} />
     </div>
   );

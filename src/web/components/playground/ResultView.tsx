@@ -9,7 +9,7 @@ import { PLAYGROUND_TEXT as T } from "./text";
 // never as HTML; links only for http(s); media only as data: URLs limits.ts vetted.
 
 const pre = "max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-sm text-slate-900 dark:bg-slate-950 dark:text-slate-100";
-const note = "text-xs text-slate-500 dark:text-slate-400";
+const note = "text-xs text-slate-600 dark:text-slate-400";
 
 function ClipNote({ c, what = T.characters }: { c: Clipped; what?: string }) {
   if (!c.clipped) return null;
@@ -23,7 +23,7 @@ function ClipNote({ c, what = T.characters }: { c: Clipped; what?: string }) {
 function TextBlock({ c }: { c: Clipped }) {
   return (
     <div>
-      <pre className={pre}>{c.text}</pre>
+      <pre tabIndex={0} className={pre}>{c.text}</pre>
       <ClipNote c={c} />
     </div>
   );
@@ -32,8 +32,8 @@ function TextBlock({ c }: { c: Clipped }) {
 export function JsonBlock({ title, c }: { title: string; c: Clipped }) {
   return (
     <div>
-      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{title}</p>
-      <pre className={pre}>{c.text}</pre>
+      <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{title}</p>
+      <pre tabIndex={0} className={pre}>{c.text}</pre>
       {c.clipped && <p className={`mt-1 ${note}`}>{T.shortenedJson}</p>}
     </div>
   );

@@ -32,7 +32,7 @@ function Label({ f, id, text }: { f: Field; id: string; text?: string }) {
         </span>
       )}
       {f.required && <span className="sr-only">{T.requiredSr}</span>}
-      <span className="ml-2 text-xs font-normal text-slate-500">{f.kind === "json" ? T.json : f.kind}</span>
+      <span className="ml-2 text-xs font-normal text-slate-600 dark:text-slate-400">{f.kind === "json" ? T.json : f.kind}</span>
     </label>
   );
 }
@@ -41,11 +41,11 @@ function Help({ f, id, error }: { f: Field; id: string; error?: string }) {
   return (
     <>
       {f.description && (
-        <p id={`${id}-help`} className="mt-1 whitespace-pre-line text-xs text-slate-500 dark:text-slate-400">
+        <p id={`${id}-help`} className="mt-1 whitespace-pre-line text-xs text-slate-600 dark:text-slate-400">
           {f.description}
         </p>
       )}
-      {f.kind === "json" && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{T.jsonHelp(f.why)}</p>}
+      {f.kind === "json" && <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{T.jsonHelp(f.why)}</p>}
       {error && (
         <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-700 dark:text-red-400">
           {error}
@@ -69,7 +69,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
           {itemLabel ?? f.label}
           {f.required && <span className="text-red-600 dark:text-red-400"> *</span>}
         </legend>
-        {f.description && <p className="text-xs text-slate-500 dark:text-slate-400">{f.description}</p>}
+        {f.description && <p className="text-xs text-slate-600 dark:text-slate-400">{f.description}</p>}
         <Fields fields={f.fields} value={value} onChange={onChange} path={path} prefix={prefix} errors={errors} />
       </fieldset>
     );
@@ -81,7 +81,7 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
       <fieldset className="space-y-3 rounded-lg border border-dashed border-slate-300 p-4 dark:border-slate-700">
         <legend className="px-1 font-mono text-sm font-medium">
           {itemLabel ?? f.label}
-          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>} <span className="text-xs font-normal text-slate-500">{T.listOf(f.item.kind)}</span>
+          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>} <span className="text-xs font-normal text-slate-600 dark:text-slate-400">{T.listOf(f.item.kind)}</span>
         </legend>
         <Help f={f} id={id} error={error} />
         {items.map((x, i) => (
@@ -162,7 +162,7 @@ function Fields({ fields, value, onChange, path, prefix, errors }: { fields: Fie
 }
 
 export function SchemaForm({ root, value, onChange, errors, prefix }: { root: ObjectField; value: Value; onChange: (v: Value) => void; errors: Errors; prefix: string }) {
-  if (root.fields.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{T.noArguments}</p>;
+  if (root.fields.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{T.noArguments}</p>;
   return (
     <div className="space-y-4">
       <Fields fields={root.fields} value={value} onChange={onChange} path="" prefix={prefix} errors={errors} />

@@ -97,7 +97,7 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
         {tool.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(tool.description)}</p>}
       </div>
       <div className="flex items-center justify-between gap-2">
-        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{T.arguments}</p>
+        <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.arguments}</p>
         {form.ok && (
           <button
             type="button"
@@ -110,7 +110,7 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
           </button>
         )}
       </div>
-      {!form.ok && <p className="text-xs text-slate-500 dark:text-slate-400">{T.rawJsonOnly(form.why)}</p>}
+      {!form.ok && <p className="text-xs text-slate-600 dark:text-slate-400">{T.rawJsonOnly(form.why)}</p>}
       {raw || !form.ok ? (
         <div>
           <label htmlFor={`pg-raw-${tool.name}`} className="sr-only">

@@ -46,12 +46,12 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
                   }`}
                 >
                   <span className={`block truncate font-mono text-sm font-medium ${active ? "text-indigo-700 dark:text-indigo-300" : ""}`}>{i.subtitle ?? i.title}</span>
-                  {i.description && <span className="mt-0.5 line-clamp-2 text-xs text-slate-500 dark:text-slate-400">{i.description}</span>}
+                  {i.description && <span className="mt-0.5 line-clamp-2 text-xs text-slate-600 dark:text-slate-400">{i.description}</span>}
                 </button>
               </li>
             );
           })}
-          {shown.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{T.noMatch(what)}</li>}
+          {shown.length === 0 && <li className="px-3 py-2 text-sm text-slate-600 dark:text-slate-400">{T.noMatch(what)}</li>}
         </ul>
       </div>
       <div className="min-w-0">{children}</div>
@@ -72,7 +72,7 @@ export function RunButtons({ label, running, onRun, onCancel, problem }: { label
             <Square className="h-4 w-4" aria-hidden /> {T.cancel}
           </Button>
         )}
-        <span className="text-xs text-slate-500 dark:text-slate-400">
+        <span className="text-xs text-slate-600 dark:text-slate-400">
           <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">{T.shortcut[0]}</kbd> +{" "}
           <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-700">{T.shortcut[1]}</kbd>
         </span>
