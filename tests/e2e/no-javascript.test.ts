@@ -132,7 +132,8 @@ describe("forms without JavaScript", () => {
 
   it("profile: nothing changed, a new password without the current one, a new username saved", async () => {
     const { page, context } = await noJsPage();
-    const username = await newAccountNoJs(page, `nojs-profile-${Date.now()}@example.com`);
+    const email = `nojs-profile-${Date.now()}@example.com`;
+    const username = await newAccountNoJs(page, email);
     await page.goto("/profile");
     await page.getByRole("button", { name: PROFILE_TEXT.save }).click();
     await page.getByText(PROFILE_TEXT.noChanges).waitFor();
@@ -148,6 +149,17 @@ describe("forms without JavaScript", () => {
     expect(await page.getByLabel("Username").inputValue()).toBe(`${username}-renamed`);
     // The header shows the new name at once.
     await page.getByRole("button", { name: `Account menu for ${username}-renamed` }).waitFor();
+
+    // Deleting the account asks for the address first, in place.
+    await page.locator("summary", { hasText: "Delete Account" }).click();
+    await page.getByLabel(`Type ${email} to confirm.`).fill("someone-else@example.com");
+    await page.getByRole("button", { name: "Permanently delete my account" }).click();
+    await page.getByText(PROFILE_TEXT.deleteConfirmMismatch).waitFor(); // shown with the confirmation still unfolded
+    await page.getByLabel(`Type ${email} to confirm.`).fill(email);
+    await page.getByRole("button", { name: "Permanently delete my account" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await logInNoJs(page, email);
+    await page.getByText(AUTH_TEXT.invalidCredentials).waitFor();
     await context.close();
   }, 60_000);
 

@@ -26,7 +26,7 @@ interface Props {
    * confirmation then unfolds in place (a <details> whose summary reads `label`) and `submit`,
    * a submit button of that form, confirms.
    */
-  noScript?: { label: ReactNode; className: string; submit: ReactNode };
+  noScript?: { label: ReactNode; className: string; submit: ReactNode; /** unfolded already (its answer is an error to show) */ open?: boolean };
 }
 
 /**
@@ -39,7 +39,7 @@ export function ConfirmDialog(p: Props) {
   const hydrated = useHydrated();
   if (!hydrated && p.noScript) {
     return (
-      <details className="group">
+      <details className="group" open={p.noScript.open}>
         <summary className={`${p.noScript.className} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>{p.noScript.label}</summary>
         <div role="group" aria-label={typeof p.title === "string" ? p.title : undefined} className="mt-3 space-y-3 rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800">
           <p className="font-semibold">{p.title}</p>

@@ -6,7 +6,7 @@ import { OAUTH_TEXT, type ConnectedAppView } from "../../shared/oauth";
 import { api } from "../lib/api";
 import { shortDate } from "../lib/dates";
 import { ConfirmDialog } from "./ConfirmDialog";
-import { Alert, Button, linkClass } from "./ui";
+import { Alert, Button, linkClass, NeedsScript } from "./ui";
 
 // 'Connected apps' (docs/product.md#oauth-connections): every OAuth client with access to one of
 // the user's deployments, loaded in the browser, each revocable. The page hosts the toaster.
@@ -53,6 +53,7 @@ export function ConnectedApps() {
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {OAUTH_TEXT.loading}
         </p>
       )}
+      {state.kind === "loading" && <NeedsScript />}
       {state.kind === "failed" && (
         <div className="mt-3">
           <Alert kind="error">{OAUTH_TEXT.loadFailed}</Alert>

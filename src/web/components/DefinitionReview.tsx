@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import { DEFINITION_TEXT, showInvisible, type DefinitionChange, type DefinitionReviewView } from "../../shared/definitions";
 import type { DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
-import { Alert, Button } from "./ui";
+import { Alert, Button, NeedsScript } from "./ui";
 
 // The owner's review of the deployment's definitions (docs/gateway.md#pinned-definitions): each
 // tool, prompt or resource template that changed since it was approved (or is new), as a diff of
@@ -84,6 +84,7 @@ export function DefinitionReview({ deployment, className }: Props) {
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading…
         </p>
       )}
+      {view === null && !loadError && <NeedsScript />}
       {loadError && view === null && (
         <div className="mt-3 flex items-center gap-3">
           <Alert kind="error">{DEFINITION_TEXT.loadFailed}</Alert>

@@ -5,7 +5,7 @@ import { OUTCOMES, OUTCOME_LABEL, REQUEST_LOG_TEXT, type Outcome, type RequestLo
 import { api } from "../lib/api";
 import type { DeploymentState } from "../lib/use-deployment";
 import { serverCard } from "./ServerParts";
-import { Alert, inputClass } from "./ui";
+import { Alert, inputClass, NeedsScript } from "./ui";
 
 // The owner's request log of one deployment (docs/observability.md): the latest requests, newest
 // first, polled every 3 s while the tab is visible. Everything shown came from clients and
@@ -191,6 +191,7 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {REQUEST_LOG_TEXT.loading}
         </p>
       )}
+      {!data && !error && <NeedsScript />}
       {data && data.requests.length === 0 && <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{filtered ? REQUEST_LOG_TEXT.noMatch : REQUEST_LOG_TEXT.empty}</p>}
       {data && data.requests.length > 0 && (
         <div tabIndex={0} className="mt-3 max-h-96 overflow-auto">

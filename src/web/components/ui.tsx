@@ -102,3 +102,12 @@ export function GitHubIcon() {
     </svg>
   );
 }
+
+/** Said only where the browser runs no scripts: the part of the page it stands in needs them (it loads in the browser). */
+export function NeedsScript() {
+  return (
+    <noscript>
+      <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">This part of the page needs JavaScript.</p>
+    </noscript>
+  );
+}

@@ -31,7 +31,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const base = { site: context.config.SITE_NAME, username: context.viewer.username };
   if ("error" in ctx) return data({ ...base, consent: null, error: ctx.error }, { status: 400 });
   // Without JavaScript the answer is a redirect to the client: the page's form-action allows it.
-  context.allowFormAction(ctx.redirectUri);
+  const registered = await registeredRedirect(context.db, query);
+  if (registered) context.allowFormAction(registered);
   const consent: ConsentView = {
     clientName: ctx.clientName,
     redirectHost: ctx.redirectHost,

@@ -176,6 +176,7 @@ function DangerZone({ email }: { email: string }) {
           noScript={{
             label: "Delete Account",
             className: buttonClass("dangerOutline"),
+            open: Boolean(error),
             submit: (
               <Button type="submit" name="intent" value="delete" variant="danger" size="sm">
                 Permanently delete my account

@@ -9,8 +9,6 @@ import { OAUTH_SERVER_TEXT } from "./text.js";
 export interface ConsentContext {
   clientName: string;
   redirectHost: string;
-  /** where the answer goes (the page's form may lead there) */
-  redirectUri: string;
   clientUri: string | null;
   deployment: { serverName: string; serverId: string; url: string };
   scopes: string[];
@@ -55,7 +53,6 @@ export async function consentContext(db: Db, config: Config, viewer: Viewer, que
   return {
     clientName: client.name?.trim() || client.clientId,
     redirectHost: new URL(redirect).host,
-    redirectUri: redirect,
     clientUri: client.uri ?? null,
     deployment: { serverName: dep.serverName, serverId: dep.serverRef, url },
     scopes: (query.get("scope") ?? "").split(" ").filter(Boolean),

@@ -2,7 +2,7 @@ import * as Tabs from "@radix-ui/react-tabs";
 import { FlaskConical, Loader2, RotateCw } from "lucide-react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { DeploymentState } from "../../lib/use-deployment";
-import { Button } from "../ui";
+import { Button, NeedsScript } from "../ui";
 import { appendCapped, batcher } from "./batch";
 import { LIMITS } from "./limits";
 import { connect, type LogEntry, type Session } from "./mcp-client";
@@ -93,9 +93,12 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
 
   if (conn.phase === "connecting")
     return (
-      <p className="mt-4 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
-        <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {T.connecting}
-      </p>
+      <>
+        <p className="mt-4 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {T.connecting}
+        </p>
+        <NeedsScript />
+      </>
     );
   if (conn.phase === "failed")
     return (
