@@ -44,6 +44,8 @@ export default async function setup(project: TestProject) {
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
     ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com",
     LOG_LEVEL: "info",
+    // Every test signs up from this one address: the sign-up and sign-in limits are integration tests' business.
+    AUTH_RATE_LIMIT: "off",
     DATA_DIR: dataDir,
     PACKAGES_DIR: TEST_PACKAGES_DIR,
     // The playground's hostile-output test deploys the fixture server from a local git repository.

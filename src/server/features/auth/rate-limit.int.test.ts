@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUTH_TEXT } from "../../../shared/auth.js";
 import { client, createTestApp, type TestApp } from "../../../../tests/support/app.js";
 
 let t: TestApp;
@@ -20,6 +21,19 @@ describe("rate limits on sign-in, sign-up and reset", () => {
     expect((await refused.json()).error).toMatch(/^Too many attempts\. Please try again in \d+ seconds\.$/);
     // Another account from the same address is still allowed.
     expect((await c.post("/api/auth/sign-in/email", { email: "other@example.com", password: "whatever1" })).status).toBe(401);
+  });
+
+  it("counts sign-ins posted by the login page's form (no JavaScript) like the API's: the 11th is refused with the same text", async () => {
+    const form = (password: string) =>
+      t.app.request("http://localhost:3000/login", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:3000" },
+        body: new URLSearchParams({ email: "page-target@example.com", password }).toString(),
+      });
+    for (let i = 0; i < 10; i++) expect(await (await form(`guess-${i}-xx`)).text()).toContain(AUTH_TEXT.invalidCredentials);
+    expect(await (await form("guess-final")).text()).toMatch(/Too many attempts\. Please try again in \d+ seconds\./);
+    // The API counted them too.
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "page-target@example.com", password: "x-guess-1" })).status).toBe(429);
   });
 
   it("limits password-reset requests per client address", async () => {
