@@ -74,6 +74,9 @@ const schema = z.object({
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  // Fair use (docs/gateway.md#fair-use): requests a minute per deployment and per credential, by the owner's plan; 0: no limit.
+  GATEWAY_RATE_FREE: z.coerce.number().int().min(0).default(1200),
+  GATEWAY_RATE_PRO: z.coerce.number().int().min(0).default(12_000),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
   // Seeing what deployments do (docs/observability.md)
   /** owners' request log: how long rows are kept (0 turns the log off) */

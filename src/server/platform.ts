@@ -12,9 +12,13 @@ import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
 import { connect, runMigrations, type Database } from "./db/client.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
-import { connectCatalogCache } from "./features/catalog/cache.js";
+import { connectCatalogCache, invalidateCatalog } from "./features/catalog/cache.js";
 import { assignRegistryNames } from "./features/catalog/repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
+import { CatalogChecks } from "./features/deployments/checks.js";
+import { planOf } from "./features/billing/plan.js";
+import { FairUse } from "./features/gateway/fair-use.js";
+import { PgRateLimiter } from "./http/rate-limit.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
@@ -193,7 +197,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
         })
       : undefined;
     const deployments = new DeploymentLifecycle({ db: database.db, log, agent, calls: runnerCalls(clusterSecret, wake), memoryMb: config.DEPLOY_MEMORY_MB, leaseMs: config.RUNNER_LEASE_MS });
-    const deps = { config, database, log, secret, mailer: o.mailer, pages: o.pages, dev: Boolean(o.devMiddleware), deployments, box, bus };
+    // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
+    const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log });
+    const deps = { config, database, log, secret, mailer: o.mailer, pages: o.pages, dev: Boolean(o.devMiddleware), deployments, box, bus, checks };
     const services = { ...createServices(deps), deployments };
     if (!services.billing.webhooksEnabled && production && roles.web) log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
     const app = new Hono();
@@ -218,7 +224,14 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     gatewayObservers.push(requestLog);
     const requestLogRetention = new RequestLogRetention({ db: database.db, log, retentionDays: config.REQUEST_LOG_RETENTION_DAYS, maxRows: config.REQUEST_LOG_MAX_ROWS });
     gatewayObservers.push(...observability.observers);
-    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus };
+    // Fair use: requests a minute per deployment and per credential by plan, counted cluster-wide (gateway/fair-use.ts).
+    const fairUseCounts = new PgRateLimiter(database.db);
+    const fairUse = new FairUse({
+      rates: { free: config.GATEWAY_RATE_FREE, pro: config.GATEWAY_RATE_PRO },
+      planOf: async (userId) => ((await planOf(database.db, userId)).id === "pro" ? "pro" : "free"),
+      take: (key, n, windowMs) => fairUseCounts.take(key, n, windowMs),
+    });
+    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus, fairUse, popularityChanged: () => void invalidateCatalog(database.db) };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
     const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });
@@ -298,6 +311,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           requestLogRetention.close();
           await requestLog.close();
           services.billing.close();
+          checks.close();
           // Alone: children stop gracefully and their rows stay so the next start brings them back.
           // In a cluster: each deployment is handed over to another runner first.
           await deployments.shutdown();

@@ -112,6 +112,22 @@ export const ADMIN_TEXT = {
   acceptToolsFailed: "Failed to accept the tools. Please try again later.",
 } as const;
 
+/** 'Check now' on the admin page: the platform lists a catalogue entry's tools itself (docs/product.md#trusted-listings). */
+export const CHECK_TEXT = {
+  checkNow: "Check now",
+  checking: "Checking…",
+  started: "Check started: the listing appears here when the server has started.",
+  already: "A check of this server is already running.",
+  failed: "The check could not start the server.",
+  checkFailed: (detail: string) => `Last check failed: ${detail}`,
+  timedOut: "The check did not finish in time.",
+  cannotRun: (why: string) => `This server cannot be checked here: ${why}`,
+  remote: "it is hosted by its publisher.",
+  noSource: "it has no npx or uvx command or repository.",
+  firstListing: "Listing from a check, not public yet",
+  checkFailedAction: "Failed to start the check. Please try again later.",
+} as const;
+
 /** A blank id comes from the name: lowercase, spaces to hyphens, other characters dropped (docs/product.md#submit-a-catalogue-entry). */
 export function idFromName(name: string): string {
   return name
@@ -183,5 +199,9 @@ export const adminServer = serverRecord.extend({
   submitter: z.object({ username: z.string(), email: z.string() }),
   /** an approved entry whose listed tools differ from the ones it had when approved (docs/gateway.md#pinned-definitions), by tool name */
   tools_changed: z.object({ added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()) }).nullable().optional(),
+  /** it has a public (approved) tool listing */
+  public_listing: z.boolean().optional(),
+  /** a platform check of it under way, or the last one failed (why) */
+  check: z.object({ status: z.enum(["checking", "failed"]), detail: z.string().nullable() }).nullable().optional(),
 });
 export type AdminServer = z.infer<typeof adminServer>;

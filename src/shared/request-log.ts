@@ -15,10 +15,10 @@ export const REQUEST_LOG_TEXT = {
   live: "Updated every 3 seconds while this tab is visible.",
 } as const;
 
-export const OUTCOMES = ["ok", "error", "tool_error", "cancelled"] as const;
+export const OUTCOMES = ["ok", "error", "tool_error", "cancelled", "rate_limited"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error", cancelled: "Cancelled" };
+export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error", cancelled: "Cancelled", rate_limited: "Rate limited" };
 
 export const REQUEST_LOG_LIMIT = { default: 100, max: 500 } as const;
 

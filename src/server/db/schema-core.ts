@@ -120,14 +120,17 @@ export const mcpServers = pgTable(
     packages: jsonb("packages"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** MCP requests the gateway forwarded for it, all deployments together (exact; not public: one user can add any number) */
     useCount: integer("use_count").notNull().default(0),
+    /** distinct users who called it in the last 30 days: its public popularity ('Most used', useCount in the API) */
+    recentUsers: integer("recent_users").notNull().default(0),
   },
   (t) => [
     index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),
-    index("mcp_servers_approved_use_idx").on(t.isApproved, t.useCount),
+    index("mcp_servers_approved_use_idx").on(t.isApproved, t.recentUsers),
     index("mcp_servers_approved_created_idx").on(t.isApproved, t.createdAt),
     index("mcp_servers_approved_name_idx").on(t.isApproved, t.name),
-    index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.useCount),
+    index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.recentUsers),
     index("mcp_servers_tags_idx").using("gin", t.tags),
   ],
 );
@@ -270,7 +273,8 @@ export const definitionPins = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.serverKind, t.serverRef, t.kind, t.name] })],
 );
 
-// What a server offers, from the last successful MCP listing of one of its deployments.
+// What an owned server offers, from the last successful MCP listing of its owner's deployment
+// (its page is its owner's publication, like its description). Catalogue entries: catalog_listings.
 export const serverCapabilities = pgTable(
   "server_capabilities",
   {
@@ -279,11 +283,54 @@ export const serverCapabilities = pgTable(
     tools: jsonb("tools").notNull(),
     prompts: jsonb("prompts").notNull(),
     resources: jsonb("resources").notNull(),
-    /** a catalogue entry's tools as they were when an admin approved it (or at its first listing after): admins see when they changed */
-    approvedTools: jsonb("approved_tools"),
     listedAt: timestamp("listed_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("server_capabilities_server_idx").on(t.serverKind, t.serverRef)],
+);
+
+/** What one deployment listed at its last start: its owner's view (their page, the playground). */
+export const deploymentListings = pgTable("deployment_listings", {
+  deploymentId: text("deployment_id")
+    .primaryKey()
+    .references(() => deployments.id, { onDelete: "cascade" }),
+  tools: jsonb("tools").notNull(),
+  prompts: jsonb("prompts").notNull(),
+  resources: jsonb("resources").notNull(),
+  listedAt: timestamp("listed_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * A catalogue entry's public listing (docs/product.md#trusted-listings): only ever one an admin
+ * approved, taken from a run the platform made itself (a check, with placeholder keys under the
+ * platform's own account). The latest check's listing waits as the candidate until approved.
+ */
+export const catalogListings = pgTable("catalog_listings", {
+  serverId: text("server_id")
+    .primaryKey()
+    .references(() => mcpServers.id, { onDelete: "cascade" }),
+  /** { tools, prompts, resources } as approved; null: nothing public yet */
+  approved: jsonb("approved"),
+  approvedAt: timestamp("approved_at", { withTimezone: true }),
+  /** the latest check's listing, when it differs from the approved one */
+  candidate: jsonb("candidate"),
+  candidateAt: timestamp("candidate_at", { withTimezone: true }),
+  /** 'checking' while a check runs, 'failed' when the last one could not list */
+  checkStatus: text("check_status"),
+  checkDetail: text("check_detail"),
+  checkedAt: timestamp("checked_at", { withTimezone: true }),
+});
+
+/** Who called which server on which day (the gateway's usage batches): popularity counts people, not requests. */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    userId: text("user_id").notNull(),
+    day: timestamp("day", { withTimezone: true, mode: "string" }).notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.serverKind, t.serverRef, t.userId, t.day] }), index("usage_daily_day_idx").on(t.day)],
 );
 
 // Billing (docs/product.md#billing, docs/billing.md). One row per user with a paid plan,

@@ -24,14 +24,14 @@ export const requestLog = pgTable(
     /** the tool or prompt name, or the resource URI */
     name: text("name"),
     durationMs: real("duration_ms").notNull(),
-    outcome: text("outcome").$type<"ok" | "error" | "tool_error" | "cancelled">().notNull(),
+    outcome: text("outcome").$type<"ok" | "error" | "tool_error" | "cancelled" | "rate_limited">().notNull(),
     errorCode: integer("error_code"),
     bytesIn: integer("bytes_in").notNull(),
     bytesOut: integer("bytes_out").notNull(),
     transport: text("transport").notNull(),
   },
   (t) => [
-    check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled')`),
+    check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled', 'rate_limited')`),
     // Newest first per deployment: the owner's page and the per-deployment trim both walk this.
     index("request_log_deployment_at_idx").on(t.deploymentId, t.at.desc(), t.id.desc()),
     // The retention sweep finds old rows, and recently active deployments, by time alone.
@@ -40,7 +40,7 @@ export const requestLog = pgTable(
 );
 
 /**
- * tools/call figures per server, tool and hour, summed over every deployment of the server:
+ * tools/call figures per server, tool, hour and deployment owner:
  * calls, errors (JSON-RPC errors and tool results with isError) and a latency histogram over
  * fixed bounds (features/request-log/histogram.ts). Kept 48 hours.
  */
@@ -51,11 +51,13 @@ export const toolStats = pgTable(
     serverKind: text("server_kind").notNull(),
     serverRef: text("server_ref").notNull(),
     tool: text("tool").notNull(),
+    /** the deployment's owner: public figures weigh each user once (features/request-log/figures.ts) */
+    userId: text("user_id").notNull().default(""),
     hour: timestamp("hour", { withTimezone: true }).notNull(),
     calls: integer("calls").notNull(),
     errors: integer("errors").notNull(),
     /** counts per latency bucket, in the order of LATENCY_BOUNDS_MS plus one for anything slower */
     buckets: integer("buckets").array().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.serverKind, t.serverRef, t.tool, t.hour] }), index("tool_stats_hour_idx").on(t.hour)],
+  (t) => [primaryKey({ columns: [t.serverKind, t.serverRef, t.tool, t.hour, t.userId] }), index("tool_stats_hour_idx").on(t.hour)],
 );

@@ -59,7 +59,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
-  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments, bus: deps.bus }));
+  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments, bus: deps.bus, checks: deps.checks }));
   api.route("/", requestLogRoutes({ db }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
   api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });

@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Auth } from "../features/auth/auth.js";
 import type { Billing } from "../features/billing/service.js";
+import type { CatalogChecks } from "../features/deployments/checks.js";
 import type { DeploymentLifecycle } from "../features/deployments/lifecycle.js";
 import type { SecretBox } from "../features/deployments/secret-box.js";
 import type { Mailer } from "../features/mail/mailer.js";
@@ -29,6 +30,8 @@ export interface AppDeps {
   box: SecretBox;
   /** the process's one bus (cluster/bus.ts): facts every process must learn at once */
   bus: Bus;
+  /** the platform's own checks of catalogue entries ('Check now') */
+  checks?: CatalogChecks;
 }
 
 export interface Services {

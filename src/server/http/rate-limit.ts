@@ -17,6 +17,12 @@ export interface RateLimiter {
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
 }
 
+/** What taking `n` hits at once left: the window's count with them, and how long the window lasts yet. */
+export interface TakeResult {
+  count: number;
+  msLeft: number;
+}
+
 /** Ended windows are deleted at most this often per process, so the table holds only live ones. */
 const PRUNE_EVERY_MS = 60_000;
 /** Keys carry what clients send (an e-mail address of any length): longer ones are stored hashed, as an index entry must stay small. */
@@ -28,17 +34,23 @@ export class PgRateLimiter implements RateLimiter {
   constructor(private readonly db: Db) {}
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    const row = await this.take(key, 1, windowMs);
+    if (row.count > limit) return { ok: false, retryAfterSec: Math.max(1, Math.ceil(row.msLeft / 1000)) };
+    return { ok: true, retryAfterSec: 0 };
+  }
+
+  /** Counts `n` hits on `key` at once (a gateway leasing a share of a budget): one atomic upsert. */
+  async take(key: string, n: number, windowMs: number): Promise<TakeResult> {
     this.prune();
     if (key.length > MAX_KEY_LENGTH) key = `sha256:${createHash("sha256").update(key).digest("base64url")}`;
     const r = await this.db.execute<{ count: number; ms_left: number }>(sql`
-      insert into rate_limits (key, count, reset_at) values (${key}, 1, now() + make_interval(secs => ${windowMs / 1000}))
+      insert into rate_limits (key, count, reset_at) values (${key}, ${n}, now() + make_interval(secs => ${windowMs / 1000}))
       on conflict (key) do update set
-        count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
+        count = case when rate_limits.reset_at <= now() then ${n} else rate_limits.count + ${n} end,
         reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
       returning count, (extract(epoch from reset_at - now()) * 1000)::float8 as ms_left`);
     const row = r.rows[0]!;
-    if (row.count > limit) return { ok: false, retryAfterSec: Math.max(1, Math.ceil(row.ms_left / 1000)) };
-    return { ok: true, retryAfterSec: 0 };
+    return { count: Number(row.count), msLeft: Math.max(0, row.ms_left) };
   }
 
   /** Deletes ended windows now and then, without holding up the hit. */

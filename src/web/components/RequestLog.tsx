@@ -38,6 +38,7 @@ const OUTCOME_STYLE: Record<Outcome, string> = {
   error: "bg-red-100 text-red-800 dark:bg-red-950/60 dark:text-red-300",
   tool_error: "bg-amber-100 text-amber-900 dark:bg-amber-950/60 dark:text-amber-300",
   cancelled: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-300",
+  rate_limited: "bg-orange-100 text-orange-900 dark:bg-orange-950/60 dark:text-orange-300",
 };
 
 function Row({ r }: { r: RequestLogEntry }) {

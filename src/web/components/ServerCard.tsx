@@ -39,10 +39,10 @@ export function ServerCard({ server, maxTags }: { server: CatalogServer; maxTags
               {server.required_keys.length}
             </span>
           )}
-          <span className="flex items-center gap-1" title="Uses">
+          <span className="flex items-center gap-1" title="People who used it in the last 30 days">
             <Activity className="h-3.5 w-3.5" aria-hidden />
             {server.useCount.toLocaleString("en-US")}
-            <span className="sr-only">uses</span>
+            <span className="sr-only">{server.useCount === 1 ? "user" : "users"} in the last 30 days</span>
           </span>
         </span>
       </div>

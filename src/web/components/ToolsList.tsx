@@ -9,10 +9,11 @@ export interface ToolInfo {
 }
 
 /**
- * The tools a server offered at its last successful MCP listing (issue: "see what the server offers"),
- * each with its figures over the last 24 h when it was called (`stats`, from toolStats()).
+ * The tools a server offers, each with its figures over the last 24 h when it was called (`stats`):
+ * the public listing (a catalogue entry's approved one, docs/product.md#trusted-listings), or, to
+ * a viewer with a deployment of it, what their own deployment listed (`own`).
  */
-export function ToolsList({ tools, listedAt, className, stats }: { tools: ToolInfo[]; listedAt: string | null; className: string; stats?: ToolStat[] }) {
+export function ToolsList({ tools, listedAt, className, stats, own, empty }: { tools: ToolInfo[]; listedAt: string | null; className: string; stats?: ToolStat[]; own?: boolean; empty?: string }) {
   const figures = new Map((stats ?? []).map((s) => [s.name, toolStatLine(s)]));
   return (
     <section className={className} aria-labelledby="tools">
@@ -20,10 +21,13 @@ export function ToolsList({ tools, listedAt, className, stats }: { tools: ToolIn
         <Wrench className="h-5 w-5 text-indigo-500" aria-hidden /> Tools
       </h2>
       {tools.length === 0 ? (
-        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">Its tools are listed here once it has been deployed and has started.</p>
+        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">{empty ?? "Its tools are listed here once it has been deployed and has started."}</p>
       ) : (
         <>
-          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{tools.length} tools{listedAt ? `, listed ${shortDate(listedAt)}` : ""}</p>
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            {tools.length} tools{listedAt ? `, listed ${shortDate(listedAt)}` : ""}
+            {own ? " by your deployment (only you see this list)" : ""}
+          </p>
           <ul className="mt-3 divide-y divide-slate-200 dark:divide-slate-800">
             {tools.map((t) => (
               <li key={t.name} className="py-3">

@@ -1,8 +1,9 @@
 import * as Tabs from "@radix-ui/react-tabs";
 import { ArrowLeft, ExternalLink } from "lucide-react";
-import { Link, redirect, useActionData } from "react-router";
+import { useEffect } from "react";
+import { Link, redirect, useActionData, useRevalidator } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";
-import { ADMIN_TEXT, type AdminServer } from "../../shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "../../shared/catalog";
 import { SandboxStatus } from "../components/SandboxStatus";
 import { Alert, Button, buttonClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
@@ -22,13 +23,14 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { pending: pending.data, approved: approved.data, counts: pending.counts, sandbox: { layer, complete, notes, guarantees }, sandboxPolicy: context.config.SANDBOX_INCOMPLETE };
 }
 
-type Intent = "approve" | "reject" | "unapprove" | "accept-tools";
+type Intent = "approve" | "reject" | "unapprove" | "accept-tools" | "check";
 type Answer = { id: string; error?: string };
 const FAILED: Record<Intent, string> = {
   approve: ADMIN_TEXT.approveFailed,
   reject: ADMIN_TEXT.rejectFailed,
   unapprove: ADMIN_TEXT.unapproveFailed,
   "accept-tools": ADMIN_TEXT.acceptToolsFailed,
+  check: CHECK_TEXT.checkFailedAction,
 };
 
 // Approve, Reject, Unapprove and Accept tools: the admin API's calls. Without JavaScript a success
@@ -42,7 +44,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!(intent in FAILED)) return { id, error: ADMIN_TEXT.approveFailed } satisfies Answer;
   const path = `/api/admin/mcp-servers/${encodeURIComponent(id)}`;
   const r = intent === "reject" ? await context.api("DELETE", path) : await context.api("POST", `${path}/${intent}`, {});
-  if (!r.ok) return { id, error: FAILED[intent] } satisfies Answer;
+  // A check refused says why (it cannot run here, one is running already).
+  if (!r.ok) return { id, error: intent === "check" && r.status >= 400 && r.status < 500 && r.error ? r.error : FAILED[intent] } satisfies Answer;
   if (!isEnhanced(form)) throw redirect("/admin/mcp-servers", 303);
   return { id } satisfies Answer;
 }
@@ -50,6 +53,14 @@ export async function action({ context, request }: Route.ActionArgs) {
 export default function Admin({ loaderData }: Route.ComponentProps) {
   const hydrated = useHydrated();
   const { pending, approved, counts } = loaderData;
+  // While a check runs, the page reads the lists again every few seconds (its listing arrives).
+  const revalidator = useRevalidator();
+  const checking = [...pending, ...approved].some((s) => s.check?.status === "checking");
+  useEffect(() => {
+    if (!checking) return;
+    const t = setInterval(() => revalidator.state === "idle" && void revalidator.revalidate(), 3000);
+    return () => clearInterval(t);
+  }, [checking, revalidator]);
   const lastError = useActionData<typeof action>()?.error ?? null;
 
   const tab = "-mb-px border-b-2 border-transparent px-4 py-2 text-sm font-medium text-slate-600 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:data-[state=active]:text-indigo-300";
@@ -135,7 +146,12 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
           {kind === "pending" ? ADMIN_TEXT.pendingBadge : ADMIN_TEXT.approvedBadge}
         </span>
       </div>
-      {kind === "approved" && s.tools_changed && <ToolsChanged changes={s.tools_changed} />}
+      {s.tools_changed && <ToolsChanged changes={s.tools_changed} first={kind === "pending" || !s.public_listing} />}
+      {s.check && (
+        <p role="status" className={`mt-3 text-sm ${s.check.status === "failed" ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}>
+          {s.check.status === "checking" ? CHECK_TEXT.checking : CHECK_TEXT.checkFailed(s.check.detail ?? CHECK_TEXT.failed)}
+        </p>
+      )}
       <p className="mt-3 text-sm text-slate-700 dark:text-slate-300">{s.description}</p>
       <dl className="mt-4 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-2">
         <div><dt className="inline text-slate-600 dark:text-slate-400">Category: </dt><dd className="inline">{s.category}</dd></div>
@@ -171,6 +187,9 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
             Visit Server <ExternalLink className="h-3.5 w-3.5" aria-hidden />
           </a>
         )}
+        <Button type="submit" name="intent" value="check" variant="secondary" size="sm" disabled={busy || s.check?.status === "checking"}>
+          {busy ? ADMIN_TEXT.processing : s.check?.status === "checking" ? CHECK_TEXT.checking : CHECK_TEXT.checkNow}
+        </Button>
         {kind === "pending" ? (
           <>
             {act("reject", "danger", "Reject")}
@@ -187,8 +206,8 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
   );
 }
 
-/** An approved entry whose listed tools changed since approval: which ones, by name. */
-function ToolsChanged({ changes }: { changes: NonNullable<AdminServer["tools_changed"]> }) {
+/** A check listed tools that are not public yet: which ones differ from the approved listing, by name. */
+function ToolsChanged({ changes, first }: { changes: NonNullable<AdminServer["tools_changed"]>; first: boolean }) {
   const rows = [
     [ADMIN_TEXT.toolsAdded, changes.added],
     [ADMIN_TEXT.toolsChangedList, changes.changed],
@@ -196,7 +215,7 @@ function ToolsChanged({ changes }: { changes: NonNullable<AdminServer["tools_cha
   ] as const;
   return (
     <div role="status" data-testid="tools-changed" className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
-      <p className="font-semibold">{ADMIN_TEXT.toolsChanged}</p>
+      <p className="font-semibold">{first ? CHECK_TEXT.firstListing : ADMIN_TEXT.toolsChanged}</p>
       <dl className="mt-1 space-y-0.5">
         {rows.map(([label, names]) =>
           names.length ? (

@@ -4,7 +4,7 @@ import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
-import { serverHosting } from "../../server/features/deployments/service";
+import { myDeploymentTools, serverHosting } from "../../server/features/deployments/service";
 import { toolStats } from "../../server/features/request-log/service";
 import { connectConfigs, localCommand, remoteConfigs } from "../../shared/connect";
 import { DEPLOY_TEXT, hostingOpen } from "../../shared/deployments";
@@ -31,6 +31,8 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       toolStats(context.db, { kind: "catalog", ref: row.id }),
       viewerDeployment(context, row.id),
     ]);
+    // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
+    const ownTools = deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, deployment.id) : null;
     return {
       server: toCatalogServer(row),
       url: row.url,
@@ -42,6 +44,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
       hosting,
       toolStats: stats,
       deployment,
+      ownTools,
       signedIn: Boolean(context.viewer),
       gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
@@ -194,8 +197,12 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           {deployment.deployment && <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />}
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
           {deployment.deployment && <RequestLog key={`log-${deployment.deployment.id}`} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
-          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
+          {deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={loaderData.ownTools?.tools ?? hosting.tools} onSaved={deployment.refresh} className={card} />}
+          {loaderData.ownTools && deployment.deployment ? (
+            <ToolsList tools={loaderData.ownTools.tools} listedAt={loaderData.ownTools.listedAt} className={card} stats={loaderData.toolStats} own />
+          ) : (
+            <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} empty="Its tools are listed here once an administrator has checked them." />
+          )}
         </div>
 
         <aside className="space-y-6">

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { mcpServers, profiles, serverCapabilities } from "../../db/schema.js";
+import { catalogListings, mcpServers, profiles } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "../../../shared/catalog.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -101,10 +101,10 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
     const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
     const ids = await db.execute<{ id: string }>(sql`
       select id from (
-        select id, search_doc, search_text, use_count from ${mcpServers} where ${where}
-        order by use_count desc limit ${window}
+        select id, search_doc, search_text, recent_users from ${mcpServers} where ${where}
+        order by recent_users desc limit ${window}
       ) c
-      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, use_count desc, id
+      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, recent_users desc, id
       limit ${p.limit} offset ${p.offset}`);
     const order = ids.rows.map((r) => r.id);
     if (order.length === 0) return { rows: [], total };
@@ -118,7 +118,7 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [desc(mcpServers.useCount), sql`lower(${mcpServers.name})`];
+        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`];
   const rows = await db.select().from(mcpServers).where(where).orderBy(...order).limit(p.limit).offset(p.offset);
   return { rows, total };
 }
@@ -145,7 +145,7 @@ export async function relatedServers(db: Db, server: ServerRow, limit: number): 
       .select()
       .from(mcpServers)
       .where(taken.length ? and(where, sql`${mcpServers.id} not in ${taken}`) : where)
-      .orderBy(desc(mcpServers.useCount), mcpServers.id)
+      .orderBy(desc(mcpServers.recentUsers), mcpServers.id)
       .limit(limit - out.length);
     out.push(...rows);
   }
@@ -175,22 +175,24 @@ export async function insertSubmission(db: Db, row: NewServerRow): Promise<Inser
 export interface AdminRow extends ServerRow {
   submitterUsername: string | null;
   submitterEmail: string | null;
-  /** its last listing's tools, and the ones it had when approved (null: not listed since) */
-  listedTools: unknown;
-  approvedTools: unknown;
+  /** its public (approved) listing and the latest check's candidate, and how its last check went */
+  approvedListing: unknown;
+  candidateListing: unknown;
+  checkStatus: string | null;
+  checkDetail: string | null;
 }
 
 /** Admin lists join the submitter's profile, newest first. */
 export async function listForAdmin(db: Db, approved: boolean, limit: number): Promise<AdminRow[]> {
   const rows = await db
-    .select({ s: mcpServers, username: profiles.username, email: profiles.email, listedTools: serverCapabilities.tools, approvedTools: serverCapabilities.approvedTools })
+    .select({ s: mcpServers, username: profiles.username, email: profiles.email, approved: catalogListings.approved, candidate: catalogListings.candidate, checkStatus: catalogListings.checkStatus, checkDetail: catalogListings.checkDetail })
     .from(mcpServers)
     .leftJoin(profiles, eq(profiles.id, mcpServers.submittedBy))
-    .leftJoin(serverCapabilities, and(eq(serverCapabilities.serverKind, "catalog"), eq(serverCapabilities.serverRef, mcpServers.id)))
+    .leftJoin(catalogListings, eq(catalogListings.serverId, mcpServers.id))
     .where(eq(mcpServers.isApproved, approved))
     .orderBy(desc(mcpServers.createdAt), mcpServers.id)
     .limit(limit);
-  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email, listedTools: r.listedTools, approvedTools: r.approvedTools }));
+  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email, approvedListing: r.approved, candidateListing: r.candidate, checkStatus: r.checkStatus, checkDetail: r.checkDetail }));
 }
 
 export async function countByApproval(db: Db): Promise<{ pending: number; approved: number }> {
@@ -204,28 +206,14 @@ export async function countByApproval(db: Db): Promise<{ pending: number; approv
   };
 }
 
-/** Approving an entry also takes its listed tools (if it has been listed) as the ones approved. */
 export async function setApproval(db: Db, id: string, approved: boolean): Promise<ServerRow | undefined> {
-  const row = await db.transaction(async (tx) => {
-    const [r] = await tx
-      .update(mcpServers)
-      .set({ isApproved: approved, updatedAt: new Date() })
-      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
-      .returning();
-    if (r) await tx.update(serverCapabilities).set({ approvedTools: approved ? sql`${serverCapabilities.tools}` : null }).where(and(eq(serverCapabilities.serverKind, "catalog"), eq(serverCapabilities.serverRef, id)));
-    return r;
-  });
+  const [row] = await db
+    .update(mcpServers)
+    .set({ isApproved: approved, updatedAt: new Date() })
+    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
+    .returning();
   invalidateCatalog(db);
   return row;
-}
-
-/** An admin accepts an approved entry's tools as they are listed now. False when it is not an approved entry. */
-export async function acceptListedTools(db: Db, id: string): Promise<boolean> {
-  const r = await db.execute(sql`update server_capabilities c set approved_tools = c.tools from mcp_servers m
-    where c.server_kind = 'catalog' and c.server_ref = ${id} and m.id = c.server_ref and m.is_approved`);
-  if (r.rowCount) return true;
-  const [entry] = await db.select({ approved: mcpServers.isApproved }).from(mcpServers).where(eq(mcpServers.id, id));
-  return entry?.approved === true;
 }
 
 /** Reject: only a pending entry is deleted. */

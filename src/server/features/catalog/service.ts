@@ -20,7 +20,8 @@ export function toCatalogServer(r: ServerRow): CatalogServer {
     documentation: r.documentation,
     npx_command: r.npxCommand,
     required_keys: (r.requiredKeys as RequiredKey[] | null)?.length ? (r.requiredKeys as RequiredKey[]) : null,
-    useCount: r.useCount,
+    // Public popularity: people who used it in the last 30 days, never raw requests (docs/product.md#popularity).
+    useCount: r.recentUsers,
   };
 }
 

@@ -3,7 +3,8 @@ import { AppError } from "../../errors.js";
 import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionRequest } from "../../../shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { definitionOf } from "../deployments/definitions.js";
-import { acceptListedTools, countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
+import { approveCandidate } from "../deployments/listings.js";
+import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
 import { toCatalogServer } from "./service.js";
 
 export function toRecord(r: ServerRow): ServerRecord {
@@ -23,20 +24,33 @@ function toAdmin(r: AdminRow): AdminServer {
   return {
     ...toRecord(r),
     submitter: { username: r.submitterUsername ?? ADMIN_TEXT.unknown, email: r.submitterEmail ?? ADMIN_TEXT.unknown },
-    tools_changed: r.isApproved ? toolsChanged(r.approvedTools, r.listedTools) : null,
+    tools_changed: toolsChanged(r.approvedListing, r.candidateListing),
+    public_listing: toolsOf(r.approvedListing) !== undefined,
+    check: r.checkStatus === "checking" || r.checkStatus === "failed" ? { status: r.checkStatus, detail: r.checkDetail } : null,
   };
 }
 
-/** How an entry's listed tools differ from the approved ones, by name (null: no difference, or nothing to compare yet). */
-function toolsChanged(approved: unknown, listed: unknown): AdminServer["tools_changed"] {
-  if (!Array.isArray(approved) || !Array.isArray(listed)) return null;
+const toolsOf = (listing: unknown): unknown[] | undefined => {
+  const tools = (listing as { tools?: unknown } | null | undefined)?.tools;
+  return Array.isArray(tools) ? tools : undefined;
+};
+
+/**
+ * How the latest check's tools differ from the public (approved) ones, by name: everything is
+ * 'added' for an entry with nothing public yet. Null: no check listing waits for approval.
+ */
+function toolsChanged(approvedListing: unknown, candidateListing: unknown): AdminServer["tools_changed"] {
+  const listed = toolsOf(candidateListing);
+  if (!listed) return null;
+  const approved = toolsOf(approvedListing) ?? [];
   const byName = (tools: unknown[]) => new Map(tools.map(definitionOf).flatMap((d) => (d ? [[d.name, d.hash] as const] : [])));
   const before = byName(approved);
   const now = byName(listed);
   const added = [...now.keys()].filter((n) => !before.has(n)).sort();
   const changed = [...now.keys()].filter((n) => before.has(n) && before.get(n) !== now.get(n)).sort();
   const removed = [...before.keys()].filter((n) => !now.has(n)).sort();
-  return added.length || changed.length || removed.length ? { added, changed, removed } : null;
+  // A candidate differs in something (a prompt, a template) even when its tools do not.
+  return { added, changed, removed };
 }
 
 /** A submission waits for review; an admin's own submission is listed at once. */
@@ -76,9 +90,13 @@ export async function adminList(db: Db, status: "pending" | "approved") {
   return { data: rows.map(toAdmin), counts };
 }
 
+/** Approving an entry approves the listing the admin saw on its card too (its latest check's, when one waits). */
 export async function approve(db: Db, id: string): Promise<ServerRecord> {
   const row = await setApproval(db, id, true);
-  if (row) return toRecord(row);
+  if (row) {
+    await approveCandidate(db, id);
+    return toRecord(row);
+  }
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "This server is already approved");
@@ -92,12 +110,11 @@ export async function unapprove(db: Db, id: string): Promise<ServerRecord> {
   throw new AppError("conflict", "This server is not approved");
 }
 
-/** The entry's tools as listed now become the approved ones. */
+/** The entry's latest check listing becomes its public one (nothing to accept is no error). */
 export async function acceptTools(db: Db, id: string): Promise<void> {
-  if (await acceptListedTools(db, id)) return;
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
-  throw new AppError("conflict", "This server is not approved");
+  await approveCandidate(db, id);
 }
 
 export async function reject(db: Db, id: string): Promise<void> {

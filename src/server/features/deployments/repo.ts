@@ -1,9 +1,11 @@
 import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
-import { deployActions, deployments, profiles, serverCapabilities } from "../../db/schema.js";
+import { deployActions, deployments, profiles } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
-import { jsonbSafe } from "./definitions.js";
+import { PLATFORM_USER_ID } from "./listings.js";
+
+export { saveCapabilities, type Capabilities } from "./listings.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type { ServerKind };
@@ -131,37 +133,24 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
   });
 }
 
-/** A server page's hosting facts in one round trip: its last tool listing, deploys so far, and whether one runs. */
-export async function hostingSummary(db: Db, server: ServerRef) {
-  const r = await db.execute<{ tools: unknown[] | null; listed_at: string | null; deploys: number; running: boolean }>(sql`
-    select (select tools from server_capabilities where server_kind = ${server.kind} and server_ref = ${server.ref}) as tools,
-           (select listed_at from server_capabilities where server_kind = ${server.kind} and server_ref = ${server.ref}) as listed_at,
-           (select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
-           exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running') as running`);
-  return r.rows[0]!;
-}
-
-export interface Capabilities {
-  tools: unknown[];
-  prompts: unknown[];
-  resources: unknown[];
-}
-
 /**
- * A listing of the server's: what its page shows. A catalogue entry's tools are also kept as they
- * were at its approval (or its first listing after that), so admins see when they changed.
+ * A platform check's deployment (checks.ts): one per entry at a time, a finished one's row
+ * replaced; never a deploy action (checks are nobody's usage, and no plan limits them).
  */
-export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabilities): Promise<void> {
-  // A hosted server's strings may hold what jsonb cannot (a NUL, a lone surrogate): stored with U+FFFD instead.
-  const values = { tools: jsonbSafe(caps.tools), prompts: jsonbSafe(caps.prompts), resources: jsonbSafe(caps.resources), listedAt: new Date() };
-  await db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(serverCapabilities)
-      .values({ serverKind: server.kind, serverRef: server.ref, ...values })
-      .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: values })
-      .returning({ approvedTools: serverCapabilities.approvedTools });
-    if (server.kind !== "catalog" || row?.approvedTools != null) return;
-    await tx.execute(sql`update server_capabilities c set approved_tools = c.tools from mcp_servers m
-      where c.server_kind = 'catalog' and c.server_ref = ${server.ref} and m.id = c.server_ref and m.is_approved`);
+export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferInsert, "status">): Promise<DeploymentRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)));
+    if (existing && !RESTING.includes(existing.status)) return undefined;
+    if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
+    const [inserted] = await tx.insert(deployments).values({ ...row, status: "queued" }).returning();
+    return inserted;
   });
+}
+
+/** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */
+export async function hostingSummary(db: Db, server: ServerRef) {
+  const r = await db.execute<{ deploys: number; running: boolean }>(sql`
+    select (select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
+           exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running' and user_id <> ${PLATFORM_USER_ID}) as running`);
+  return r.rows[0]!;
 }

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DEPLOY_TEXT, deployInput, deploymentView, toolSelectionInput } from "../../../shared/deployments.js";
 import type { Context } from "hono";
-import { requireViewer } from "../../http/guards.js";
+import { CHECK_TEXT } from "../../../shared/catalog.js";
+import { AppError } from "../../errors.js";
+import { requireAdmin, requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "../../../shared/definitions.js";
@@ -50,6 +52,23 @@ const byServerRoute = (path: string, params: z.ZodObject<Record<string, z.ZodStr
   });
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
+
+const checkRoute = createRoute({
+  method: "post",
+  path: "/admin/mcp-servers/{id}/check",
+  tags: ["admin"],
+  summary: "Check now: the platform runs the catalogue entry itself (placeholder keys) and keeps what it lists as the entry's candidate listing",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Started" },
+    400: jsonError("It cannot run here"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Not an admin"),
+    404: jsonError("No such entry"),
+    409: jsonError("A check is already running"),
+  },
+});
 
 const stopRoute = createRoute({
   method: "delete",
@@ -152,6 +171,12 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     deploymentInfo: await deploy(deps, viewer, id, input),
   });
   return apiRouter()
+    .openapi(checkRoute, async (c) => {
+      requireAdmin(c);
+      if (!deps.checks) throw new AppError("unavailable", CHECK_TEXT.checkFailedAction);
+      await deps.checks.start(c.req.valid("param").id);
+      return c.json({ success: true as const, message: CHECK_TEXT.started }, 202);
+    })
     .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
     .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
     .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, viewerOf(c)), 200))

@@ -6,7 +6,8 @@ import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/watchdog.js";
 import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeExpiredRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
 import { recordStartListing } from "./definitions-repo.js";
-import { findDeployment, saveCapabilities, type DeploymentRow, type ServerKind } from "./repo.js";
+import { saveListing } from "./listings.js";
+import { findDeployment, type DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 
 // A process with the runner role: it registers its runner in PostgreSQL, heartbeats, runs exactly
@@ -226,7 +227,7 @@ export class RunnerAgent {
         if (!(await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() }))) return;
         const row = await findDeployment(this.d.db, id);
         if (!row || !e.listing) return;
-        await saveCapabilities(this.d.db, { kind: row.serverKind as ServerKind, ref: row.serverRef }, e.listing);
+        await saveListing(this.d.db, row, e.listing);
         // Its definitions compared with the pinned ones (the first listing pins them); gateways then look again.
         if (await recordStartListing(this.d.db, row, e.listing)) this.d.announce?.(row.id, row.proxyId);
         return;

@@ -17,8 +17,10 @@ import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
 import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "../../../shared/definitions.js";
 import { describeSource, type Source } from "../runtime/runner.js";
 import { resourceUrl } from "../oauth/index.js";
+import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
+import { deploymentListing, publicListing } from "./listings.js";
 import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
@@ -28,6 +30,8 @@ export interface DeploymentDeps {
   lifecycle: DeploymentLifecycle;
   /** where a changed tool selection is announced to every process's gateway */
   bus?: Pick<Bus, "publish">;
+  /** the platform's checks of catalogue entries (admins' 'Check now') */
+  checks?: Pick<CatalogChecks, "start">;
 }
 
 type DeployInput = z.output<typeof deployInput>;
@@ -193,8 +197,19 @@ function toolInfo(t: unknown): ToolInfo {
   };
 }
 
-/** What a server page shows about hosting: its tools (last listing), deploy count and whether it runs. */
+/**
+ * What a server page shows about hosting: its public tools (a catalogue entry's approved listing,
+ * an owned server's own), deploy count and whether one of people's deployments runs.
+ */
 export async function serverHosting(db: Db, server: ServerRef) {
-  const h = await hostingSummary(db, server);
-  return { tools: (h.tools ?? []).map(toolInfo), toolsListedAt: h.listed_at ? new Date(h.listed_at).toISOString() : null, totalDeployments: h.deploys, deployed: h.running };
+  const [h, listing] = await Promise.all([hostingSummary(db, server), publicListing(db, server)]);
+  return { tools: (listing?.tools ?? []).map(toolInfo), toolsListedAt: listing ? listing.listedAt.toISOString() : null, totalDeployments: h.deploys, deployed: h.running };
+}
+
+/** The viewer's own deployment's tools as it listed them at its last start (their view of it), or null. */
+export async function myDeploymentTools(db: Db, viewer: Viewer, deploymentId: string): Promise<{ tools: ToolInfo[]; listedAt: string } | null> {
+  const r = await findDeployment(db, deploymentId);
+  if (!r || r.userId !== viewer.id) return null;
+  const listing = await deploymentListing(db, r.id);
+  return listing ? { tools: listing.tools.map(toolInfo), listedAt: listing.listedAt.toISOString() } : null;
 }

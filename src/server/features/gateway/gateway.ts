@@ -26,6 +26,7 @@ import { isModernVersion, modernClaim } from "./stateless.js";
 import { Sessions } from "./sessions.js";
 import { GATEWAY_TEXT } from "./text.js";
 import { UsageCounter } from "./usage.js";
+import type { FairUse, Verdict } from "./fair-use.js";
 
 // The gateway: every running deployment at {PUBLIC_URL}/{proxy_id}/mcp (Streamable HTTP) and
 // /{proxy_id}/sse + /{proxy_id}/messages (legacy HTTP+SSE), as docs/gateway.md describes, and
@@ -61,6 +62,10 @@ export interface GatewayDeps {
   browserSessions?: BrowserSessions;
   /** told of every answered request and of sessions opening and ending (request log, metrics, traces) */
   observer?: GatewayObserver;
+  /** a catalogue entry's popularity changed (usage.ts): the directory's caches go */
+  popularityChanged?: () => void;
+  /** fair use: requests a minute per deployment and per credential, by plan (fair-use.ts); checked by the gateway the client reached */
+  fairUse?: Pick<FairUse, "check">;
   /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOOL_SELECTION_TOPIC) */
   bus?: Pick<Bus, "subscribe" | "publish">;
 }
@@ -93,7 +98,7 @@ export class Gateway {
       this.access = access;
       if (!d.runner) {
         if (!d.clusterSecret) throw new Error("a front gateway needs CLUSTER_SECRET");
-        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p), count: (t) => this.usage.add(t.serverKind, t.serverRef) });
+        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p), count: (t) => this.usage.add(t.serverKind, t.serverRef, t.userId) });
       }
     }
     this.metadata = new ResourceMetadata(d);
@@ -108,7 +113,7 @@ export class Gateway {
       requestTimeoutMs: d.config.GATEWAY_REQUEST_TIMEOUT_MS,
     });
     // Usage: exactly once per request, by the gateway the client reached (a runner's gateway says so in a header).
-    this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS);
+    this.usage = new UsageCounter(d.db, d.log, d.config.USAGE_FLUSH_MS, d.popularityChanged);
     // An owner hid or showed tools, or approved a changed definition (or a listing pinned or
     // recorded one): the next request sees the new rules, open sessions are told to list again.
     this.stopWatchingTools =
@@ -149,8 +154,14 @@ export class Gateway {
     const admitted = await this.access.admit(req, res, proxyId, query);
     if (!admitted) return;
     const { target, who } = admitted;
-    if (this.forwarder) return this.forwarder.forward(req, res, target, who, proxyId);
     const method = req.method ?? "GET";
+    // Fair use, by the gateway the client reached (a runner's gateway was reached through one).
+    if (this.d.fairUse && !this.d.forwarded && method !== "DELETE") {
+      const v = this.d.fairUse.check(target.id, target.userId, who.keyHash);
+      const verdict = v instanceof Promise ? await v : v;
+      if (!verdict.ok) return this.limited(req, res, target, who, kind, query, verdict, started);
+    }
+    if (this.forwarder) return this.forwarder.forward(req, res, target, who, proxyId);
     if (kind === "mcp") {
       if (method === "POST") return this.post(req, res, target, who, started);
       if (method === "GET") return this.get(req, res, target, who);
@@ -163,6 +174,27 @@ export class Gateway {
     }
     if (method === "POST") return this.legacyPost(req, res, target, who, new URLSearchParams(query).get("sessionId") ?? "", started);
     return rpcError(res, 405, GATEWAY_TEXT.methodNotAllowed, { allow: "POST" });
+  }
+
+  /**
+   * 429 with Retry-After: over the plan's requests a minute. A request with an id gets its
+   * JSON-RPC error (on the legacy transport over the session's stream too, where its answers go)
+   * and a request log row saying so.
+   */
+  private async limited(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, kind: string, query: string, v: Extract<Verdict, { ok: false }>, started: number) {
+    const message = GATEWAY_TEXT.rateLimited(v.limit, v.scope, v.retryAfterSec);
+    const headers = { "retry-after": String(v.retryAfterSec) };
+    if (req.method !== "POST") return rpcError(res, 429, message, headers);
+    const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
+    if (!read) return;
+    const { msg, bytes } = read;
+    const id = msg.id ?? null;
+    if (msg.method !== undefined && msg.id !== undefined) {
+      const answer: Msg = { jsonrpc: "2.0", id: msg.id, error: { code: RPC.serverError, message } };
+      this.onDone(req, target, msg, started, bytes, undefined, kind === "messages" ? "sse" : "streamable")(answer, 0, "rate_limited");
+      if (kind === "messages") this.sessions.find(new URLSearchParams(query).get("sessionId") ?? "", who.userId, target.id, true)?.notify(answer);
+    }
+    rpcError(res, 429, message, headers, RPC.serverError, id);
   }
 
   /** 503: the server is starting or restarting (retry soon), or not running at all. */
@@ -225,9 +257,11 @@ export class Gateway {
     const method = clip(msg.method, 100) ?? "";
     const observer = this.d.observer;
     const forwardedAt = performance.timeOrigin + performance.now();
-    return (answer: Msg | undefined, bytesOut: number) => {
+    return (answer: Msg | undefined, bytesOut: number, refused?: "rate_limited") => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const { outcome, errorCode } = outcomeOf(answer);
+      const judged = outcomeOf(answer);
+      const outcome = refused ?? judged.outcome;
+      const errorCode = judged.errorCode;
       this.d.log.info({ deployment: target.id, method, name, status: outcome, ms: durationMs }, "mcp request");
       if (!observer) return;
       observer.callDone({
@@ -279,11 +313,11 @@ export class Gateway {
    * has already gone out (the legacy transport's initialize), in which case it counts here.
    */
   private count(res: ServerResponse, target: GatewayTarget) {
-    if (!this.d.forwarded || res.headersSent) return this.usage.add(target.serverKind, target.serverRef);
+    if (!this.d.forwarded || res.headersSent) return this.usage.add(target.serverKind, target.serverRef, target.userId);
     res.setHeader(COUNTED_HEADER, "1");
     // The client (and so the gateway's connection) left before the answer: nobody else can count it.
     res.once("close", () => {
-      if (!res.headersSent) this.usage.add(target.serverKind, target.serverRef);
+      if (!res.headersSent) this.usage.add(target.serverKind, target.serverRef, target.userId);
     });
   }
 

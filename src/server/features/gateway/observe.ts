@@ -6,7 +6,7 @@ import type { ServerKind } from "../../../shared/deployments.js";
 // writes it elsewhere later. Arguments and results are never part of a record.
 
 /** How a request ended: an answer, a JSON-RPC error, a tool result with isError, or the client cancelled it. */
-export type CallOutcome = "ok" | "error" | "tool_error" | "cancelled";
+export type CallOutcome = "ok" | "error" | "tool_error" | "cancelled" | "rate_limited";
 
 export interface CallRecord {
   /** when the request reached the gateway (epoch ms, with fractions) */

@@ -48,16 +48,61 @@ export async function liveSignIns(db: Db, ids: readonly string[]): Promise<Set<s
   return new Set(rows.rows.map((r) => r.id));
 }
 
-/** Adds a batch of forwarded-request counts to 'Total Usage' in one transaction: all or nothing. */
-export async function addUsage(db: Db, counts: ReadonlyMap<string, { kind: ServerKind; ref: string; n: number }>): Promise<void> {
-  if (counts.size === 0) return;
-  // Always in the same order: several gateways flushing at once then lock the rows in one order
-  // and never deadlock (a deadlock aborts a flush, which keeps its counts for a later one).
-  const sorted = [...counts.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.ref.localeCompare(b.ref));
-  await db.transaction(async (tx) => {
+export interface UsageCount {
+  kind: ServerKind;
+  ref: string;
+  /** the deployment's owner (who used it, for popularity) */
+  userId?: string;
+  n: number;
+}
+
+/** The days of the popularity window: today and the 29 before it. */
+const RECENT = sql`date_trunc('day', now()) - interval '29 days'`;
+
+/**
+ * Adds a batch of forwarded-request counts in one transaction (all or nothing): 'Total Usage'
+ * (exact requests), and who used which catalogue entry on which day. An entry's public
+ * popularity (recent_users: distinct users over 30 days) changes only when someone new used it:
+ * one user calling in a loop moves it by one at most.
+ */
+export async function addUsage(db: Db, counts: ReadonlyMap<string, UsageCount>): Promise<boolean> {
+  if (counts.size === 0) return false;
+  // Totals per server, always in the same order: several gateways flushing at once then lock the
+  // rows in one order and never deadlock (a deadlock aborts a flush, which keeps its counts).
+  const totals = new Map<string, { kind: ServerKind; ref: string; n: number }>();
+  for (const c of counts.values()) {
+    const key = `${c.kind}\u0000${c.ref}`;
+    const t = totals.get(key);
+    if (t) t.n += c.n;
+    else totals.set(key, { kind: c.kind, ref: c.ref, n: c.n });
+  }
+  const sorted = [...totals.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.ref.localeCompare(b.ref));
+  const people = [...counts.values()].filter((c) => c.kind === "catalog" && c.userId).sort((a, b) => a.ref.localeCompare(b.ref) || a.userId!.localeCompare(b.userId!));
+  return db.transaction(async (tx) => {
     for (const { kind, ref, n } of sorted) {
       if (kind === "catalog") await tx.update(mcpServers).set({ useCount: sql`${mcpServers.useCount} + ${n}` }).where(eq(mcpServers.id, ref));
       else await tx.update(ownedServers).set({ useCount: sql`${ownedServers.useCount} + ${n}` }).where(eq(ownedServers.qualifiedName, ref));
     }
+    if (people.length === 0) return false;
+    const r = await tx.execute<{ server_ref: string; fresh: boolean }>(sql`
+      insert into usage_daily (server_kind, server_ref, user_id, day, requests)
+      select 'catalog', u.ref, u.uid, date_trunc('day', now()), u.n
+      from unnest(${sql.param(people.map((p) => p.ref))}::text[], ${sql.param(people.map((p) => p.userId!))}::text[], ${sql.param(people.map((p) => p.n))}::bigint[]) as u(ref, uid, n)
+      on conflict (server_kind, server_ref, user_id, day) do update set requests = usage_daily.requests + excluded.requests
+      returning server_ref, (xmax = 0) as fresh`);
+    const fresh = [...new Set(r.rows.filter((x) => x.fresh).map((x) => x.server_ref))].sort();
+    if (fresh.length) await tx.execute(sql`${recountRecentUsers} where m.id = any(${sql.param(fresh)}::text[])`);
+    return fresh.length > 0;
   });
+}
+
+const recountRecentUsers = sql`update mcp_servers m set recent_users = (
+  select count(distinct d.user_id) from usage_daily d where d.server_kind = 'catalog' and d.server_ref = m.id and d.day >= ${RECENT})`;
+
+/** The window slides: yesterday's users fall out of it in time. Days past it are deleted. */
+export async function slidePopularity(db: Db): Promise<boolean> {
+  await db.execute(sql`delete from usage_daily where day < ${RECENT} - interval '5 days'`);
+  const r = await db.execute(sql`${recountRecentUsers} where m.recent_users > 0 and m.recent_users <> (
+    select count(distinct d.user_id) from usage_daily d where d.server_kind = 'catalog' and d.server_ref = m.id and d.day >= ${RECENT})`);
+  return (r.rowCount ?? 0) > 0;
 }

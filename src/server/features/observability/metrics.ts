@@ -57,7 +57,7 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     this.httpRequests = new Counter({ name: "switchboard_http_requests_total", help: "HTTP requests to pages and the API, by matched route pattern, method and status code", labelNames: ["method", "route", "status"], registers });
     this.httpDuration = new Histogram({ name: "switchboard_http_request_duration_seconds", help: "Time to answer HTTP requests to pages and the API, by matched route pattern and method", labelNames: ["method", "route"], buckets: LATENCY_BUCKETS, registers });
-    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error, cancelled)", labelNames: ["method", "outcome"], registers });
+    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error, cancelled, rate_limited: refused by fair use)", labelNames: ["method", "outcome"], registers });
     this.gatewayDuration = new Histogram({ name: "switchboard_gateway_request_duration_seconds", help: "Time from an MCP request reaching the gateway to its answer, by JSON-RPC method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
     new Gauge({
       name: "switchboard_gateway_sessions_open",

@@ -11,6 +11,8 @@ export interface ToolStatDelta {
   ref: string;
   tool: string;
   hour: Date;
+  /** the deployment's owner: public figures weigh each user once */
+  userId: string;
   calls: number;
   errors: number;
   buckets: number[];
@@ -32,9 +34,9 @@ function insertRows(rows: readonly RequestLogRow[]): SQL {
 
 /** Sorted by key: processes flushing at once lock tool_stats rows in one order and never deadlock. */
 function byKey(a: ToolStatDelta, b: ToolStatDelta): number {
-  const k = (d: ToolStatDelta) => [d.kind, d.ref, d.tool] as const;
+  const k = (d: ToolStatDelta) => [d.kind, d.ref, d.tool, d.userId] as const;
   const [x, y] = [k(a), k(b)];
-  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  for (let i = 0; i < 4; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
   return a.hour.getTime() - b.hour.getTime();
 }
 
@@ -51,9 +53,9 @@ export async function writeBatch(db: Db, rows: readonly RequestLogRow[], stats: 
     const sorted = [...stats].sort(byKey);
     await tx
       .insert(toolStats)
-      .values(sorted.map((s) => ({ serverKind: s.kind, serverRef: s.ref, tool: s.tool, hour: s.hour, calls: s.calls, errors: s.errors, buckets: s.buckets })))
+      .values(sorted.map((s) => ({ serverKind: s.kind, serverRef: s.ref, tool: s.tool, hour: s.hour, userId: s.userId, calls: s.calls, errors: s.errors, buckets: s.buckets })))
       .onConflictDoUpdate({
-        target: [toolStats.serverKind, toolStats.serverRef, toolStats.tool, toolStats.hour],
+        target: [toolStats.serverKind, toolStats.serverRef, toolStats.tool, toolStats.hour, toolStats.userId],
         set: {
           calls: sql`${toolStats.calls} + excluded.calls`,
           errors: sql`${toolStats.errors} + excluded.errors`,
@@ -153,17 +155,20 @@ export async function deleteOldToolStats(db: Db, hours: number): Promise<number>
 }
 
 /**
- * A server's hourly figures of the current hour and the 23 before it, for the tools its last
- * listing names: a client calling made-up tool names never puts them on the public page.
+ * A server's hourly figures of the current hour and the 23 before it, per user, for the tools its
+ * public listing names (a catalogue entry's approved one, an owned server's own): a client
+ * calling made-up tool names, or a user's deployment listing tools of its own, never puts a name
+ * on the public page.
  */
 export async function recentToolStats(db: Db, kind: ServerKind, ref: string) {
-  const r = await db.execute<{ tool: string; calls: number; errors: number; buckets: number[] }>(sql`
-    select t.tool, t.calls, t.errors, t.buckets from tool_stats t
+  const names =
+    kind === "catalog"
+      ? sql`select jsonb_array_elements(l.approved -> 'tools') ->> 'name' from catalog_listings l where l.server_id = ${ref} and jsonb_typeof(l.approved -> 'tools') = 'array'`
+      : sql`select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c where c.server_kind = 'owned' and c.server_ref = ${ref} and jsonb_typeof(c.tools) = 'array'`;
+  const r = await db.execute<{ tool: string; user_id: string; calls: number; errors: number; buckets: number[] }>(sql`
+    select t.tool, t.user_id, t.calls, t.errors, t.buckets from tool_stats t
     where t.server_kind = ${kind} and t.server_ref = ${ref}
       and t.hour > now() - interval '24 hours'
-      and t.tool in (
-        select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c
-        where c.server_kind = ${kind} and c.server_ref = ${ref} and jsonb_typeof(c.tools) = 'array'
-      )`);
+      and t.tool in (${names})`);
   return r.rows;
 }

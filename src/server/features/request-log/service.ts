@@ -37,27 +37,47 @@ export async function listRequests(db: Db, viewer: Viewer, deploymentId: string,
 const round1 = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
 
 /**
- * Per tool over the last 24 hours, summed over every deployment of the server: calls, error rate
- * and p50/p95 latency. Counts only; nothing about who called. Usable from page loaders.
+ * Per tool over the last 24 hours: calls (all of them), and error rate and p50/p95 latency that
+ * weigh each user once: each user's own figures first, then the lower median across users. One
+ * user (a wrong key failing every call, a loop of slow calls) moves them only where they are the
+ * only one. Counts only; nothing about who called. Usable from page loaders.
  */
 export async function toolStats(db: Db, server: { kind: ServerKind; ref: string }): Promise<ToolStat[]> {
-  const sums = new Map<string, { calls: number; errors: number; buckets: number[] }>();
+  const perUser = new Map<string, Map<string, { calls: number; errors: number; buckets: number[] }>>();
   for (const r of await recentToolStats(db, server.kind, server.ref)) {
-    let s = sums.get(r.tool);
-    if (!s) sums.set(r.tool, (s = { calls: 0, errors: 0, buckets: emptyBuckets() }));
+    let users = perUser.get(r.tool);
+    if (!users) perUser.set(r.tool, (users = new Map()));
+    let s = users.get(r.user_id);
+    if (!s) users.set(r.user_id, (s = { calls: 0, errors: 0, buckets: emptyBuckets() }));
     s.calls += r.calls;
     s.errors += r.errors;
     addBuckets(s.buckets, r.buckets);
   }
-  return [...sums.entries()]
+  return [...perUser.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, s]) => ({
-      name,
-      calls: s.calls,
-      error_rate: s.calls ? s.errors / s.calls : 0,
-      p50_ms: round1(quantile(s.buckets, 0.5)),
-      p95_ms: round1(quantile(s.buckets, 0.95)),
-    }));
+    .map(([name, users]) => {
+      const each = [...users.values()].filter((u) => u.calls > 0);
+      return {
+        name,
+        calls: each.reduce((n, u) => n + u.calls, 0),
+        error_rate: lowerMedian(each.map((u) => u.errors / u.calls)),
+        p50_ms: round1(lowerMedianOf(each.map((u) => quantile(u.buckets, 0.5)))),
+        p95_ms: round1(lowerMedianOf(each.map((u) => quantile(u.buckets, 0.95)))),
+      };
+    });
+}
+
+/** The lower median of the values there are (null when there is none). */
+function lowerMedianOf(values: (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length ? lowerMedian(known) : null;
+}
+
+/** The middle value, the lower of the two middle ones for an even count (0 for none): half or more must agree to move it up. */
+export function lowerMedian(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /**

@@ -15,7 +15,7 @@ const INT32 = 2 ** 31 - 1;
  */
 const CALLER_SPOILED = new Set([-32600, -32601, -32602, -32001]);
 export function countsInFigures(r: Pick<CallRecord, "outcome" | "errorCode">): boolean {
-  return r.outcome !== "cancelled" && !(r.outcome === "error" && r.errorCode !== undefined && CALLER_SPOILED.has(r.errorCode));
+  return r.outcome !== "cancelled" && r.outcome !== "rate_limited" && !(r.outcome === "error" && r.errorCode !== undefined && CALLER_SPOILED.has(r.errorCode));
 }
 
 /** Of the calls that count, the failures: the tool said isError, or the server (or the gateway on its behalf) answered an error. */
@@ -83,12 +83,12 @@ export class RequestLogWriter implements GatewayObserver {
 
   private count(r: CallRecord, tool: string): void {
     const hour = Math.floor(r.startedAt / HOUR_MS) * HOUR_MS;
-    const key = `${r.serverKind}\u0000${r.serverRef}\u0000${tool}\u0000${hour}`;
+    const key = `${r.serverKind}\u0000${r.serverRef}\u0000${tool}\u0000${hour}\u0000${r.userId}`;
     let s = this.stats.get(key);
     if (!s) {
       // Keys are bounded too: a client inventing tool names cannot grow this map without limit.
       if (this.stats.size >= this.maxPending) return void this.dropped++;
-      s = { kind: r.serverKind, ref: r.serverRef, tool, hour: new Date(hour), calls: 0, errors: 0, buckets: emptyBuckets() };
+      s = { kind: r.serverKind, ref: r.serverRef, tool, hour: new Date(hour), userId: r.userId, calls: 0, errors: 0, buckets: emptyBuckets() };
       this.stats.set(key, s);
     }
     s.calls++;

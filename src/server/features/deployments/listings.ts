@@ -1,0 +1,140 @@
+import { and, eq, ne, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { catalogListings, deploymentListings, deployments, serverCapabilities } from "../../db/schema.js";
+import type { ServerKind } from "../../../shared/deployments.js";
+import { definitionOf, jsonbSafe } from "./definitions.js";
+
+type ServerRef = { kind: ServerKind; ref: string };
+type DeploymentRow = typeof deployments.$inferSelect;
+
+// What servers list, and who may see it (docs/product.md#trusted-listings):
+// - every deployment's own listing (deployment_listings): its owner's view;
+// - an owned server's listing (server_capabilities): its owner's deployment's, public like the
+//   rest of its page (only its owner can deploy it);
+// - a catalogue entry's public listing (catalog_listings.approved): only one an admin approved,
+//   taken from a check the platform ran itself (candidate). No user's deployment writes it.
+// This module is the one writer of these tables.
+
+/** The platform's own account (migration 0013): it runs catalogue checks and never signs in. */
+export const PLATFORM_USER_ID = "switchboard-platform";
+
+export interface Capabilities {
+  tools: unknown[];
+  prompts: unknown[];
+  resources: unknown[];
+}
+
+const safe = (c: Capabilities): Capabilities => ({ tools: jsonbSafe(c.tools) as unknown[], prompts: jsonbSafe(c.prompts) as unknown[], resources: jsonbSafe(c.resources) as unknown[] });
+
+/** Two listings define the same tools, prompts and templates (their `_meta` aside). */
+export function sameListing(a: Capabilities | null | undefined, b: Capabilities | null | undefined): boolean {
+  if (!a || !b) return false;
+  const key = (items: unknown[]) => JSON.stringify(items.map((i) => definitionOf(i)?.hash ?? "").sort());
+  return key(a.tools) === key(b.tools) && key(a.prompts) === key(b.prompts) && key(a.resources) === key(b.resources);
+}
+
+/**
+ * A deployment started and listed what it offers: kept as its own listing; an owned server's
+ * page shows it; a platform check's listing becomes its catalogue entry's candidate (public only
+ * once an admin approves it). Any other deployment of a catalogue entry changes nothing public.
+ */
+export async function saveListing(db: Db, row: Pick<DeploymentRow, "id" | "userId" | "serverKind" | "serverRef">, caps: Capabilities): Promise<void> {
+  const c = safe(caps);
+  const now = new Date();
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(deploymentListings)
+      .values({ deploymentId: row.id, ...c, listedAt: now })
+      .onConflictDoUpdate({ target: deploymentListings.deploymentId, set: { ...c, listedAt: now } });
+    if (row.serverKind === "owned") {
+      await tx
+        .insert(serverCapabilities)
+        .values({ serverKind: "owned", serverRef: row.serverRef, ...c, listedAt: now })
+        .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: { ...c, listedAt: now } });
+    } else if (row.userId === PLATFORM_USER_ID) {
+      await saveCandidate(tx, row.serverRef, c, now);
+    }
+  });
+}
+
+/**
+ * A listing from a source its server's page may show: an owned server's (its owner's deployment),
+ * or a catalogue entry's platform check (its candidate, public once an admin approves it).
+ */
+export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabilities): Promise<void> {
+  const c = safe(caps);
+  const now = new Date();
+  if (server.kind === "owned") {
+    await db
+      .insert(serverCapabilities)
+      .values({ serverKind: "owned", serverRef: server.ref, ...c, listedAt: now })
+      .onConflictDoUpdate({ target: [serverCapabilities.serverKind, serverCapabilities.serverRef], set: { ...c, listedAt: now } });
+    return;
+  }
+  await db.transaction((tx) => saveCandidate(tx, server.ref, c, now));
+}
+
+async function saveCandidate(tx: Pick<Db, "select" | "insert">, serverId: string, c: Capabilities, now: Date): Promise<void> {
+  const [current] = await tx.select({ approved: catalogListings.approved }).from(catalogListings).where(eq(catalogListings.serverId, serverId));
+  const candidate = sameListing(current?.approved as Capabilities | null, c) ? null : c;
+  const values = { candidate, candidateAt: candidate ? now : null, checkStatus: null, checkDetail: null, checkedAt: now };
+  await tx.insert(catalogListings).values({ serverId, ...values }).onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+}
+
+/** What a deployment listed at its last start (its owner's view), or undefined before it has. */
+export async function deploymentListing(db: Db, deploymentId: string): Promise<(Capabilities & { listedAt: Date }) | undefined> {
+  const [r] = await db.select().from(deploymentListings).where(eq(deploymentListings.deploymentId, deploymentId));
+  return r ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt } : undefined;
+}
+
+/** The listing other people see on a server's page: a catalogue entry's approved one, an owned server's own. */
+export async function publicListing(db: Db, server: ServerRef): Promise<(Capabilities & { listedAt: Date }) | undefined> {
+  if (server.kind === "catalog") {
+    const [r] = await db.select({ approved: catalogListings.approved, at: catalogListings.approvedAt }).from(catalogListings).where(eq(catalogListings.serverId, server.ref));
+    const a = r?.approved as Capabilities | null | undefined;
+    return a && r?.at ? { ...a, listedAt: r.at } : undefined;
+  }
+  const [r] = await db.select().from(serverCapabilities).where(and(eq(serverCapabilities.serverKind, "owned"), eq(serverCapabilities.serverRef, server.ref)));
+  return r ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt } : undefined;
+}
+
+/** The tool names a server's public listing names (public per-tool figures name only these). */
+export function publicToolNames(server: ServerRef) {
+  return server.kind === "catalog"
+    ? sql`(select jsonb_array_elements(l.approved -> 'tools') ->> 'name' from catalog_listings l where l.server_id = ${server.ref} and jsonb_typeof(l.approved -> 'tools') = 'array')`
+    : sql`(select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c where c.server_kind = 'owned' and c.server_ref = ${server.ref} and jsonb_typeof(c.tools) = 'array')`;
+}
+
+/** An admin approves the entry's checked listing: it becomes public. False when there was none to approve. */
+export async function approveCandidate(db: Db, serverId: string): Promise<boolean> {
+  const r = await db
+    .update(catalogListings)
+    .set({ approved: sql`${catalogListings.candidate}`, approvedAt: sql`now()`, candidate: null, candidateAt: null })
+    .where(and(eq(catalogListings.serverId, serverId), sql`${catalogListings.candidate} is not null`));
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** A check of the entry began (or ended without a listing: 'failed', with why). */
+export async function setCheckStatus(db: Db, serverId: string, status: "checking" | "failed" | null, detail: string | null = null): Promise<void> {
+  const values = { checkStatus: status, checkDetail: detail, ...(status === "checking" ? {} : { checkedAt: new Date() }) };
+  await db.insert(catalogListings).values({ serverId, ...values }).onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+}
+
+export interface CheckState {
+  status: "checking" | "failed" | null;
+  detail: string | null;
+  checkedAt: Date | null;
+}
+
+export async function checkState(db: Db, serverId: string): Promise<CheckState> {
+  const [r] = await db.select({ status: catalogListings.checkStatus, detail: catalogListings.checkDetail, at: catalogListings.checkedAt }).from(catalogListings).where(eq(catalogListings.serverId, serverId));
+  return { status: (r?.status as CheckState["status"]) ?? null, detail: r?.detail ?? null, checkedAt: r?.at ?? null };
+}
+
+/** The platform's check deployments (a process that started one may have gone before it ended). */
+export async function platformDeployments(db: Db): Promise<DeploymentRow[]> {
+  return db.select().from(deployments).where(eq(deployments.userId, PLATFORM_USER_ID));
+}
+
+/** Deployments of people (not the platform's checks) of a server. */
+export const peopleOnly = () => ne(deployments.userId, PLATFORM_USER_ID);
