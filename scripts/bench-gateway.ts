@@ -20,6 +20,8 @@ import { runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
+/** requests a minute fair use allows (docs/gateway.md#fair-use): on, above what the load sends; BENCH_RATE=0 turns it off to compare */
+const FAIR_USE_RATE = process.env.BENCH_RATE ?? "100000000";
 const LOADS = (process.env.BENCH_LOADS ?? "1,8").split(",").map(Number);
 const PACKAGES_DIR = process.env.BENCH_PACKAGES_DIR ?? path.join(os.tmpdir(), "switchboard-bench-packages");
 
@@ -126,6 +128,8 @@ async function main() {
         // Every row stays, so the rows written can be checked against the calls made (the trim still runs).
         REQUEST_LOG_MAX_ROWS: "1000000",
         METRICS_TOKEN: metricsToken,
+        // Fair use on (its check runs on every request), with a budget the load stays under.
+        GATEWAY_RATE_FREE: FAIR_USE_RATE,
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
       });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
@@ -155,7 +159,7 @@ async function main() {
 
       // A gateway-only process (ROLES=gateway) that forwards each request to the runner above over
       // its kept-alive, authenticated connection: what every request costs in a cluster.
-      const front = await startAppProcess({ NODE_ENV: "production", ROLES: "gateway", WORKERS: "1", DATABASE_URL: dbUrl, CLUSTER_SECRET: clusterSecret, PUBLIC_URL: config.PUBLIC_URL, DATA_DIR: path.join(dataDir, "front"), LOG_LEVEL: "warn" });
+      const front = await startAppProcess({ NODE_ENV: "production", ROLES: "gateway", WORKERS: "1", DATABASE_URL: dbUrl, CLUSTER_SECRET: clusterSecret, PUBLIC_URL: config.PUBLIC_URL, DATA_DIR: path.join(dataDir, "front"), LOG_LEVEL: "warn", GATEWAY_RATE_FREE: FAIR_USE_RATE });
       stops.push(() => front.stop("SIGTERM"));
       const hopUrl = `${front.url}/${new URL(dep.url).pathname.split("/")[1]}/mcp`;
 
@@ -169,7 +173,7 @@ async function main() {
       await waitForPort(floorPort);
 
       console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
-      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}`);
+      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}; fair use: ${FAIR_USE_RATE === "0" ? "off" : `on (${FAIR_USE_RATE} requests a minute)`}`);
       const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 5000);
       const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "v2 session (2025)", "v2 stateless (2026)", "raw session (2025)", "raw stateless (2026)", "http floor"];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));

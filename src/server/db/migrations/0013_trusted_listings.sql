@@ -52,7 +52,5 @@ INSERT INTO "deployment_listings" ("deployment_id", "tools", "prompts", "resourc
   FROM "deployments" d JOIN "server_capabilities" c ON c."server_kind" = d."server_kind" AND c."server_ref" = d."server_ref"
   WHERE d."server_kind" = 'owned'
   ON CONFLICT DO NOTHING;--> statement-breakpoint
--- The platform's own account: it runs catalogue checks (placeholder keys) and never signs in.
-INSERT INTO "user" ("id", "name", "email", "email_verified") VALUES ('switchboard-platform', 'Switchboard checks', 'platform@switchboard.invalid', true) ON CONFLICT DO NOTHING;--> statement-breakpoint
 ALTER TABLE "server_capabilities" DROP COLUMN "approved_tools";--> statement-breakpoint
 ALTER TABLE "request_log" ADD CONSTRAINT "request_log_outcome_check" CHECK ("request_log"."outcome" in ('ok', 'error', 'tool_error', 'cancelled', 'rate_limited'));

@@ -9,6 +9,7 @@ import { profiles, user } from "../../db/schema.js";
 import { createLogger } from "../../log.js";
 import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "../runtime/runner.js";
 import { DeploymentLifecycle } from "./lifecycle.js";
+import { deploymentListing, publicListing } from "./listings.js";
 import { findDeployment, hostingSummary, reserveDeployment, type DeploymentRow } from "./repo.js";
 import { registerRunner } from "./placement.js";
 import { RunnerAgent } from "./runner-agent.js";
@@ -110,7 +111,10 @@ describe("deployment state from a runner's events", () => {
     await runner.report(d.id, { type: "running", listing: { tools: [{ name: "echo", inputSchema: { type: "object" } }], prompts: [], resources: [], resourceTemplates: [], complete: { tools: true, prompts: true, resourceTemplates: true } } });
     expect((await findDeployment(db.database.db, d.id))!.status).toBe("running");
     const summary = await hostingSummary(db.database.db, { kind: "catalog", ref: "steps" });
-    expect(summary).toMatchObject({ running: true, tools: [{ name: "echo" }] });
+    expect(summary).toMatchObject({ running: true });
+    // The listing is the deployment's own (its owner's view); a catalogue entry's public one waits for an admin.
+    expect((await deploymentListing(db.database.db, d.id))?.tools).toEqual([{ name: "echo", inputSchema: { type: "object" } }]);
+    expect(await publicListing(db.database.db, { kind: "catalog", ref: "steps" })).toBeUndefined();
   });
 
   it("counts each crash, says when it loops, and records a failure with its exit code", async () => {

@@ -15,7 +15,7 @@ type DeploymentRow = typeof deployments.$inferSelect;
 //   taken from a check the platform ran itself (candidate). No user's deployment writes it.
 // This module is the one writer of these tables.
 
-/** The platform's own account (migration 0013): it runs catalogue checks and never signs in. */
+/** The platform's own account (made at its first check, repo.ts reserveCheck): it runs catalogue checks and never signs in. */
 export const PLATFORM_USER_ID = "switchboard-platform";
 
 export interface Capabilities {

@@ -139,6 +139,8 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
  */
 export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferInsert, "status">): Promise<DeploymentRow | undefined> {
   return db.transaction(async (tx) => {
+    // The platform's own account, made at its first check: no password, no profile, never signed in.
+    await tx.execute(sql`insert into "user" (id, name, email, email_verified) values (${row.userId}, 'Switchboard checks', 'platform@switchboard.invalid', true) on conflict do nothing`);
     const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)));
     if (existing && !RESTING.includes(existing.status)) return undefined;
     if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
