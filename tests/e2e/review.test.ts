@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
+import { ADMIN_TEXT, CHECK_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
 import { SANDBOX_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
@@ -70,4 +70,41 @@ describe("submission and review in Chromium", () => {
     await submitter.context.close();
     await reviewer.context.close();
   });
+
+  it("an admin checks an entry now, sees the tools it listed, and approves them: then everyone sees them", async () => {
+    const reviewer = await newPage(browser);
+    const page = reviewer.page;
+    // The admin of the test above.
+    await page.goto("/login");
+    await page.getByLabel("Email").fill("admin-e2e@example.com");
+    await page.getByLabel("Password").fill("admin-password-1");
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+
+    // A new entry (newest first on the admin page): the reference server from npm.
+    const id = `check-me-${Date.now()}`;
+    const made = await page.evaluate(async (id) => {
+      const r = await fetch("/api/mcp-servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, name: "Check Me", description: "Checked in the e2e test", category: "Featured", type: "Reference", source: "official", tags: ["check"], npx_command: "npx -y @modelcontextprotocol/server-everything" }) });
+      return r.status;
+    }, id);
+    expect(made).toBe(201);
+    const visitor = await newPage(browser);
+    await visitor.page.goto(`/server/${id}`);
+    await visitor.page.getByText("Its tools are listed here once an administrator has checked them.").waitFor();
+
+    await page.goto("/admin/mcp-servers");
+    await page.getByRole("tab", { name: /Approved Servers/ }).click();
+    const card = page.locator(`[data-server="${id}"]`);
+    await card.getByRole("button", { name: CHECK_TEXT.checkNow }).click();
+    await card.getByTestId("tools-changed").getByText(CHECK_TEXT.firstListing).waitFor({ timeout: 120_000 });
+    await card.getByTestId("tools-changed").getByText(/\becho\b/).waitFor();
+    await card.getByRole("button", { name: ADMIN_TEXT.acceptTools }).click();
+    await card.getByTestId("tools-changed").waitFor({ state: "detached" });
+
+    await visitor.page.reload();
+    await visitor.page.getByRole("region", { name: "Tools" }).getByText("echo", { exact: true }).waitFor();
+    await reviewer.context.close();
+    await visitor.context.close();
+  }, 180_000);
 });
+
