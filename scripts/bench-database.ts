@@ -40,7 +40,7 @@ export async function benchUserKey(database: Database): Promise<string> {
   const username = `u${id.slice(0, 8)}`;
   await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, email]);
   await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, email, username]);
-  return (await createApiKey(database.db, { id, email, emailVerified: true, username, fullName: "bench", isAdmin: false }, "bench")).apiKey;
+  return (await createApiKey(database.db, { id, email, emailVerified: true, username, fullName: "bench", isAdmin: false }, { name: "bench", scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null })).apiKey;
 }
 
 /** Polls the deployment's row until it runs; its status detail when it fails. */

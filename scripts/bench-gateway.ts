@@ -80,7 +80,7 @@ async function benchOwner(platform: Platform): Promise<{ cookie: string; key: st
     .map((c) => c.split(";")[0])
     .join("; ");
   const base = platform.config.PUBLIC_URL;
-  const r = await fetch(`${base}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: base, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }) });
+  const r = await fetch(`${base}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: base, "content-type": "application/json" }, body: JSON.stringify({ name: "bench", scopes: ["mcp", "deploy", "servers"] }) });
   if (r.status !== 201) throw new Error(`api key: ${r.status} ${await r.text()}`);
   return { cookie, key: ((await r.json()) as { apiKey: string }).apiKey };
 }

@@ -38,7 +38,30 @@ export const API_KEY_TEXT = {
   onceWarning: "Copy this key now. You won't be able to see it again.",
   invalid: "Invalid or revoked API key",
   inQuery: "API keys are accepted only in the Authorization header",
+  expired: "This API key has expired",
+  needsSignIn: "This action needs you to sign in: an API key cannot do it",
+  missingScope: (scope: string) => `This API key lacks the "${scope}" scope`,
+  notForThisServer: "This API key is not for this server's deployment",
+  scopesLabel: "Scopes",
+  scopeRequired: "Choose at least one scope",
+  expiryLabel: "Expires",
+  resourcesLabel: "Deployments it may reach",
+  resourcesAll: "All of my deployments",
+  legacy: "Made before keys had scopes: it has every scope. Make a new one with less and revoke this one.",
+  badExpiry: "The expiry date must be a day in the future",
+  unknownResource: (id: string) => `"${id}" is not a server you can deploy`,
 } as const;
+
+/** What a key may open (docs/product.md#api-keys): nothing else than these, never the account, keys, billing or admin. */
+export const KEY_SCOPES = ["mcp", "deploy", "servers"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+export const SCOPE_TEXT: Record<KeyScope, { label: string; help: string }> = {
+  mcp: { label: "mcp", help: "Connect MCP clients to your deployments (the gateway)" },
+  deploy: { label: "deploy", help: "Deploy, stop and list deployments, their logs and settings" },
+  servers: { label: "servers", help: "Register and edit your servers, submit catalogue entries" },
+};
+export const KEY_EXPIRIES = ["30", "90", "never", "custom"] as const;
+export const EXPIRY_TEXT: Record<(typeof KEY_EXPIRIES)[number], string> = { "30": "In 30 days", "90": "In 90 days", never: "Never", custom: "On a date" };
 
 export const CONNECTION_TYPES = ["ws", "http", "grpc"] as const;
 export const DEFAULT_VERSION = "1.0.0";
@@ -130,8 +153,30 @@ export function requiredKeysFromConnections(connections: Connection[]): Required
   return [...out.values()];
 }
 
-export const apiKeyCreate = z.object({
+const oneOrMany = (v: unknown) => (typeof v === "string" ? [v] : v);
+
+/**
+ * POST /api/auth/apikeys, and the API Keys page's form (the same fields): a name; the scopes
+ * (default mcp only); the servers whose deployments it may reach (default all: `catalog:<id>` or
+ * `owned:<owner>/<name>`, or a bare id); an expiry (`expiry`: 30/90 days, never, or custom with
+ * `expiresAt`, a day; default never). Only `name` is the spec's.
+ */
+export const apiKeyCreateBody = z.object({
   name: z.string({ error: API_KEY_TEXT.nameRequired }).trim().min(1, API_KEY_TEXT.nameRequired).max(100),
+  scopes: z.preprocess(oneOrMany, z.array(z.enum(KEY_SCOPES, { error: API_KEY_TEXT.scopeRequired })).min(1, API_KEY_TEXT.scopeRequired).max(3)).optional(),
+  resources: z.preprocess(oneOrMany, z.array(z.string().trim().min(1).max(210)).max(50)).optional(),
+  expiry: z.enum(KEY_EXPIRIES).optional(),
+  expiresAt: z.string().trim().max(40).optional(),
+});
+export const apiKeyCreate = apiKeyCreateBody.transform((v, ctx) => {
+  let expiresAt: Date | null = null;
+  if (v.expiry === "30" || v.expiry === "90") expiresAt = new Date(Date.now() + Number(v.expiry) * 86_400_000);
+  else if (v.expiry === "custom" || (v.expiry === undefined && v.expiresAt)) {
+    const t = v.expiresAt ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v.expiresAt) ? `${v.expiresAt}T23:59:59Z` : v.expiresAt) : NaN;
+    if (!Number.isFinite(t) || t <= Date.now()) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: API_KEY_TEXT.badExpiry });
+    else expiresAt = new Date(t);
+  }
+  return { name: v.name, scopes: [...new Set(v.scopes ?? ["mcp"])] as KeyScope[], resources: v.resources?.length ? [...new Set(v.resources)] : null, expiresAt };
 });
 
 export const apiKeyView = z.object({
@@ -139,6 +184,12 @@ export const apiKeyView = z.object({
   prefix: z.string(),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  scopes: z.array(z.string()),
+  /** the servers whose deployments it may reach; null: all */
+  resources: z.array(z.string()).nullable(),
+  expiresAt: z.string().nullable(),
+  /** made before keys had scopes */
+  legacy: z.boolean(),
 });
 export type ApiKeyView = z.infer<typeof apiKeyView>;
 

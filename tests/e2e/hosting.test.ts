@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { API_KEY_TEXT } from "../../src/shared/publishers.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
@@ -49,14 +50,39 @@ describe("the Deployment panel in Chromium", () => {
     await connect.getByRole("radio", { name: "Cursor" }).click();
     expect(JSON.parse((await connect.locator("pre").textContent())!)).toEqual({ mcpServers: { everything: { url, headers: { Authorization: "Bearer <your API key>" } } } });
 
-    // The URL works as shown, for an MCP client holding one of this user's API keys.
-    const apiKey = await page.evaluate(async () => {
-      const r = await fetch("/api/auth/apikeys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "e2e client" }) });
-      return ((await r.json()) as { apiKey: string }).apiKey;
-    });
+    // The URL works as shown, for an MCP client holding a key made on the API Keys page: the
+    // 'mcp' scope only (the default), for this server only, for 30 days.
+    await connect.getByRole("link", { name: "create one for this server only" }).click();
+    await page.waitForURL((u) => u.pathname === "/servers/apikeys" && u.searchParams.get("for") === "everything");
+    expect(await page.getByLabel("New key name").inputValue()).toBe("everything client");
+    expect(await page.getByRole("checkbox", { name: /^mcp/ }).isChecked()).toBe(true);
+    expect(await page.getByRole("checkbox", { name: /^deploy/ }).isChecked()).toBe(false);
+    expect(await page.getByRole("checkbox", { name: /^servers/ }).isChecked()).toBe(false);
+    expect(await page.getByRole("group", { name: API_KEY_TEXT.resourcesLabel }).getByRole("checkbox", { name: "everything" }).isChecked()).toBe(true);
+    expect(await page.getByLabel(API_KEY_TEXT.expiryLabel).inputValue()).toBe("90");
+    await page.getByLabel(API_KEY_TEXT.expiryLabel).selectOption("30");
+    await page.getByRole("button", { name: "Generate API Key" }).click();
+    await page.getByText(API_KEY_TEXT.onceWarning).waitFor();
+    const apiKey = (await page.getByTestId("new-key-value").textContent())!.trim();
+    const row = page.getByRole("listitem").filter({ hasText: "everything client" });
+    const scopes = row.getByTestId("key-scopes");
+    expect(await scopes.getByTestId("key-scope").allTextContents()).toEqual(["mcp"]);
+    await scopes.getByText("only everything").waitFor();
+    await row.getByText(/Expires /).waitFor();
+    await row.getByText("Never used").waitFor();
+    await page.screenshot({ path: "test-results/api-keys-scoped.png", fullPage: true });
+
     const client = await sdkClient(url, apiKey);
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "from the page's URL" } }))).toContain("from the page's URL");
     await client.close();
+    // The same key cannot touch the account or the deployments' settings.
+    const rest = await fetch(new URL("/api/deployments", url), { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(rest.status).toBe(403);
+    expect(((await rest.json()) as { error: string }).error).toBe(API_KEY_TEXT.missingScope("deploy"));
+    // Its owner sees that it was used.
+    await page.reload();
+    await page.getByRole("listitem").filter({ hasText: "everything client" }).getByText("Last used just now").waitFor();
+    await page.goto("/server/everything");
 
     await panel.getByRole("button", { name: "Show output" }).click();
     await panel.getByTestId("deployment-logs").waitFor();

@@ -170,6 +170,7 @@ describe("forms without JavaScript", () => {
     await page.getByRole("button", { name: "Generate API Key" }).click();
     await expectFieldError(page, "New key name", API_KEY_TEXT.nameRequired);
     await page.getByLabel("New key name").fill("no script");
+    await page.getByRole("checkbox", { name: /^servers/ }).check();
     await page.getByRole("button", { name: "Generate API Key" }).click();
     await page.getByText(API_KEY_TEXT.generated).waitFor();
     await page.getByText(API_KEY_TEXT.onceWarning).waitFor();

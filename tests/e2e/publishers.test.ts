@@ -25,6 +25,9 @@ describe("publishers in Chromium", () => {
     await page.getByText(API_KEY_TEXT.nameRequired).waitFor();
 
     await page.getByLabel("New key name").fill("e2e laptop");
+    // The key will be used on /api/servers: it needs the 'servers' scope (a new key has 'mcp' only).
+    expect(await page.getByRole("checkbox", { name: /^mcp/ }).isChecked()).toBe(true);
+    await page.getByRole("checkbox", { name: /^servers/ }).check();
     await page.getByRole("button", { name: "Generate API Key" }).click();
     await page.getByText(API_KEY_TEXT.generated).waitFor();
     await page.getByText(API_KEY_TEXT.onceWarning).waitFor();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
 import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
 import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
+import { signInCookie } from "../support/process.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 // Several real Switchboard processes on one PostgreSQL (issue 17): two web+gateway processes (one
@@ -62,9 +63,13 @@ describe("a cluster behind a round-robin balancer", () => {
   });
 
   it("shows an admin which runner holds their deployment; other users see nothing new", async () => {
-    const [mine] = (await (await api(c.publicUrl, keys.get("adam")!, "/api/deployments")).json()) as { runner?: string; url: string }[];
+    // Signed in: an admin's API key carries no admin powers.
+    const cookie = await signInCookie(c.publicUrl, "adam@example.com");
+    const [mine] = (await (await fetch(`${c.publicUrl}/api/deployments`, { headers: { cookie } })).json()) as { runner?: string; url: string }[];
     expect(mine!.url).toBe(mcpUrl(c.publicUrl, rowOf("adam").proxy_id));
     expect(mine!.runner).toBe(rowOf("adam").runner_id);
+    const [withKey] = (await (await api(c.publicUrl, keys.get("adam")!, "/api/deployments")).json()) as { runner?: string }[];
+    expect(withKey!.runner ?? null).toBeNull();
     const [theirs] = (await (await api(c.publicUrl, keys.get("bert")!, "/api/deployments")).json()) as { runner?: string }[];
     expect(theirs!.runner ?? null).toBeNull();
   });
@@ -160,9 +165,10 @@ describe("a cluster behind a round-robin balancer", () => {
   });
 
   it("refuses a key revoked through one web process at every gateway on the next request, inside a session too", async () => {
-    const owner = keys.get("bert")!;
+    // Keys are made and revoked with a sign-in (a key cannot), through two different web processes.
+    const cookieAt = async (m: Member) => ({ cookie: await signInCookie(m.url, "bert@example.com", c.publicUrl), origin: c.publicUrl, "content-type": "application/json" });
     const { proxy_id } = rowOf("bert");
-    const created = await api(gw2.url, owner, "/api/auth/apikeys", { method: "POST", body: { name: "revoke-me" } });
+    const created = await fetch(`${gw2.url}/api/auth/apikeys`, { method: "POST", headers: await cookieAt(gw2), body: JSON.stringify({ name: "revoke-me" }) });
     expect(created.status).toBe(201);
     const doomed = ((await created.json()) as { apiKey: string }).apiKey;
     // One session opened at gw-1, used at both gateways directly (any gateway serves any session).
@@ -172,7 +178,7 @@ describe("a cluster behind a round-robin balancer", () => {
     // Every process (each of gw-2's workers too) has now verified the key and may have it cached.
     for (const [i, g] of [gw1, gw2, gw2, gw3].entries()) expect((await callAt(g, 2 + i)).status).toBe(200);
 
-    expect((await api(gw1.url, owner, "/api/auth/apikeys/revoke-me", { method: "DELETE" })).status).toBe(200);
+    expect((await fetch(`${gw1.url}/api/auth/apikeys/revoke-me`, { method: "DELETE", headers: await cookieAt(gw1) })).status).toBe(200);
     // The other processes first: they learn of the revocation only through the database.
     for (const [i, g] of [gw2, gw2, gw3, gw1].entries()) {
       const inSession = await callAt(g, 10 + i);
@@ -186,7 +192,7 @@ describe("a cluster behind a round-robin balancer", () => {
       expect(fresh.json()).toMatchObject({ error: { message: GATEWAY_TEXT.invalidKey } });
     }
     // The owner's other key still works everywhere.
-    for (const g of [gw1, gw2, gw3]) expect((await rawSession(mcpUrl(g.url, proxy_id), owner)).sessionId).toBeTruthy();
+    for (const g of [gw1, gw2, gw3]) expect((await rawSession(mcpUrl(g.url, proxy_id), keys.get("bert")!)).sessionId).toBeTruthy();
   });
 
   it("holds the sign-in limit across two web processes: the 11th attempt for one account is refused by either", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
+import { API_KEY_TEXT } from "../../src/shared/publishers.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import { codeFlow, exchange, mcpInitialize, registerClient, send, token, type HttpUser, type RegisteredClient, type Tokens } from "../support/oauth.js";
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   [depA, depA2] = [await o.deploy(alice, "fixture"), await o.deploy(alice, "second")];
   depB = await o.deploy(bob, "fixture");
   client = await registerClient(o.base, { client_name: "Tokens client" });
-  apiKey = (await alice.post("/api/auth/apikeys", { name: "laptop" })).json<{ apiKey: string }>().apiKey;
+  apiKey = (await alice.post("/api/auth/apikeys", { name: "laptop", scopes: ["mcp", "deploy"] })).json<{ apiKey: string }>().apiKey;
 }, 240_000);
 
 afterAll(async () => {
@@ -71,11 +72,15 @@ describe("audience: a token works on its deployment only", () => {
     expect(write.status).toBe(401);
   });
 
-  it("API keys keep working everywhere they did", async () => {
+  it("API keys keep working where their scopes reach; the account's pages need a sign-in", async () => {
     expect((await mcpInitialize(depA.url, apiKey)).status).toBe(200);
     expect((await mcpInitialize(depA2.url, apiKey)).status).toBe(200);
-    expect((await send(`${o.base}/api/auth/me`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
-    expect((await send(`${o.base}/api/auth/connected-apps`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    expect((await send(`${o.base}/api/deployments`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    for (const path of ["/api/auth/me", "/api/auth/connected-apps"]) {
+      const r = await send(`${o.base}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(r.status, path).toBe(403);
+      expect(r.json()).toMatchObject({ error: API_KEY_TEXT.needsSignIn });
+    }
   });
 
   it("a token for bob's deployment, granted by bob, is refused everywhere else", async () => {

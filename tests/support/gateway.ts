@@ -60,9 +60,9 @@ export async function sdkClient(url: string, key: string, opts: { legacy?: boole
   return client;
 }
 
-/** Creates an API key for a signed-in user and returns it (shown once, as on /servers/apikeys). */
-export async function newApiKey(c: WebClient, name: string): Promise<string> {
-  const r = await c.post("/api/auth/apikeys", { name });
+/** A new API key of the signed-in client's user, with every scope unless `scopes` says otherwise. */
+export async function newApiKey(c: WebClient, name: string, scopes: string[] = ["mcp", "deploy", "servers"]): Promise<string> {
+  const r = await c.post("/api/auth/apikeys", { name, scopes });
   if (r.status !== 201) throw new Error(`key: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { apiKey: string }).apiKey;
 }

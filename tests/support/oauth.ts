@@ -51,6 +51,8 @@ export function send(url: string, opts: SendOptions = {}): Promise<Answer> {
     body = new URLSearchParams(opts.form).toString();
   }
   const method = opts.method ?? (body === undefined ? "GET" : "POST");
+  // node:http sends a DELETE's body unframed unless told its length.
+  if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
   if (method !== "GET" && opts.origin !== false) headers.origin ??= opts.origin ?? new URL(url).origin;
   if (opts.navigate) Object.assign(headers, { "sec-fetch-mode": "navigate", "sec-fetch-dest": "document", accept: "text/html,application/xhtml+xml" });
   const u = new URL(url);

@@ -100,5 +100,12 @@ export async function accountWithKey(app: AppProcess, email: string, origin = ap
   const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
   await fetch(`${app.url}${link.pathname}${link.search}`, { redirect: "manual" });
   if ((await post("/api/auth/sign-in/email", { email, password: "password123" })).status !== 200) throw new Error("sign-in failed");
-  return ((await (await post("/api/auth/apikeys", { name: "test" })).json()) as { apiKey: string }).apiKey;
+  return ((await (await post("/api/auth/apikeys", { name: "test", scopes: ["mcp", "deploy", "servers"] })).json()) as { apiKey: string }).apiKey;
+}
+
+/** A session cookie of an account made by accountWithKey (password "password123"), signed in on `base`. */
+export async function signInCookie(base: string, email: string, origin = base): Promise<string> {
+  const r = await fetch(`${base}/api/auth/sign-in/email`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ email, password: "password123" }) });
+  if (r.status !== 200) throw new Error(`sign-in: ${r.status}`);
+  return r.headers.getSetCookie()[0]!.split(";")[0]!;
 }

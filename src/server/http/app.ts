@@ -9,7 +9,8 @@ import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
 import { getViewer } from "../features/auth/session.js";
 import { API_KEY_TEXT } from "../../shared/publishers.js";
-import { apiKeyInQuery, viewerFromApiKey } from "../features/publishers/api-keys.js";
+import { apiKeyInQuery, isExpired, keyOwner } from "../features/publishers/api-keys.js";
+import { keyRule } from "../features/publishers/key-policy.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
 import { KeyRevocations } from "../features/publishers/revocations.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
@@ -116,13 +117,21 @@ function viewerMiddleware(db: Database["db"], auth: Services["auth"]): Middlewar
   return async (c, next) => {
     if (c.req.path.startsWith("/api/") && apiKeyInQuery(new URL(c.req.url))) return refuse(c, API_KEY_TEXT.inQuery);
     if (betterAuthPath(c.req.path)) {
+      // An API key never signs in, changes the account or answers a consent: those need a sign-in.
+      if (/^bearer\s+sb_/i.test(c.req.header("authorization") ?? "")) return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
       c.set("viewer", null);
       return next();
     }
     const authz = c.req.header("authorization");
-    if (authz !== undefined && /^bearer(\s|$)/i.test(authz)) {
-      const viewer = await viewerFromApiKey(db, authz.slice(6).trim());
+    // Pages are for browsers: their viewer is the sign-in cookie's, never a key's.
+    if (authz !== undefined && /^bearer(\s|$)/i.test(authz) && c.req.path.startsWith("/api/")) {
+      const viewer = await keyOwner(db, authz.slice(6).trim());
       if (!viewer) return refuse(c, API_KEY_TEXT.invalid);
+      if (isExpired(viewer.key)) return refuse(c, API_KEY_TEXT.expired);
+      // What a key may do at all (key-policy.ts); which servers it reaches, the routes check.
+      const rule = keyRule(c.req.method, c.req.path);
+      if (rule === "session") return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
+      if (rule !== "public" && !viewer.key.scopes.includes(rule)) return c.json({ error: API_KEY_TEXT.missingScope(rule), code: "forbidden", scope: rule }, 403);
       c.set("viewer", viewer);
     } else {
       c.set("viewer", await getViewer(auth, db, c.req.raw.headers));

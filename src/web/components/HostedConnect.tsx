@@ -39,11 +39,15 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
         </p>
       ) : (
         <p className="text-xs text-slate-600 dark:text-slate-400">
-          Connect a client with one of your{" "}
+          Put an API key with the <code className="font-mono">mcp</code> scope in place of <code className="font-mono">&lt;your API key&gt;</code>:{" "}
+          <Link to={`/servers/apikeys?for=${encodeURIComponent(serverId)}`} className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
+            create one for this server only
+          </Link>{" "}
+          or use one of your{" "}
           <Link to="/servers/apikeys" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
             API keys
-          </Link>{" "}
-          in place of <code className="font-mono">&lt;your API key&gt;</code>.
+          </Link>
+          .
         </p>
       )}
       <div role="radiogroup" aria-label="Client" className="mt-2 flex flex-wrap gap-1">

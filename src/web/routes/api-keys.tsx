@@ -1,16 +1,17 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Check, Copy, KeyRound, Loader2, Trash2, TriangleAlert, X } from "lucide-react";
 import { useState } from "react";
 import { redirect } from "react-router";
 import { Toaster } from "sonner";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
-import { API_KEY_TEXT, apiKeyCreate, type ApiKeyView } from "../../shared/publishers";
+import type { DeploymentView } from "../../shared/deployments";
+import { API_KEY_TEXT, apiKeyCreate, EXPIRY_TEXT, KEY_EXPIRIES, KEY_SCOPES, SCOPE_TEXT, type ApiKeyView } from "../../shared/publishers";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ConnectedApps } from "../components/ConnectedApps";
 import { Alert, Button, buttonClass, inputClass } from "../components/ui";
 import { field } from "../lib/actions.server";
-import { shortDate } from "../lib/dates";
+import { longDate, shortDate, timeAgo } from "../lib/dates";
 import { Enhanced, FieldError, useActionForm } from "../lib/forms";
 import { useTheme } from "../lib/theme";
 import type { Route } from "./+types/api-keys";
@@ -19,14 +20,23 @@ export function meta() {
   return [{ title: API_KEY_TEXT.title }];
 }
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ context, request }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/servers/apikeys");
+  // The servers the viewer has deployed: a key may be limited to some of them.
+  const deployed = await context.api<DeploymentView[]>("GET", "/api/deployments");
+  const servers = deployed.ok ? [...new Set(deployed.data.map((d) => d.server_id))].sort() : [];
+  // From a server page's "create one for this server only": the form starts limited to it.
+  const wanted = new URL(request.url).searchParams.get("for");
+  const forServer = wanted && servers.includes(wanted) ? wanted : null;
   try {
-    return { keys: await listApiKeys(context.db, context.viewer), failed: false };
+    return { keys: await listApiKeys(context.db, context.viewer), failed: false, servers, forServer, now: Date.now() };
   } catch {
-    return { keys: [] as ApiKeyView[], failed: true };
+    return { keys: [] as ApiKeyView[], failed: true, servers, forServer, now: Date.now() };
   }
 }
+
+/** The key form's fields as posted (apiKeyCreateBody). */
+type KeyForm = { name: string; scopes: string[]; resources: string[]; expiry: string; expiresAt: string };
 
 type Answer = { result?: SubmissionResult<string[]>; message?: { kind: "error" | "success"; text: string }; apiKey?: string };
 
@@ -41,7 +51,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const submission = parseWithZod(form, { schema: apiKeyCreate });
   if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
-  const r = await context.api<{ apiKey: string }>("POST", "/api/auth/apikeys", submission.value);
+  const v = submission.value;
+  const r = await context.api<{ apiKey: string }>("POST", "/api/auth/apikeys", { name: v.name, scopes: v.scopes, resources: v.resources ?? undefined, expiresAt: v.expiresAt?.toISOString() });
   if (!r.ok) {
     // A name already taken is said at the name; anything else is the spec's failure text.
     if (r.status === 409 || r.status === 400) return { result: submission.reply({ fieldErrors: { name: [r.error ?? API_KEY_TEXT.generateFailed] } }) } satisfies Answer;
@@ -57,9 +68,11 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const pending = fetcher.formData;
   const creating = busy && pending?.get("intent") !== "revoke";
   const revoking = busy && pending?.get("intent") === "revoke" ? String(pending.get("name")) : null;
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<KeyForm, (typeof apiKeyCreate)["_output"]>({
     id: "apikey",
     lastResult: answer?.result,
+    // A new key lasts 90 days unless its maker says otherwise (also what a reset form goes back to).
+    defaultValue: loaderData.forServer ? { expiry: "90", name: uniqueName(`${loaderData.forServer} client`, loaderData.keys), resources: [loaderData.forServer] } : { expiry: "90" },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: apiKeyCreate }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
@@ -73,6 +86,10 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const note = copyNote && copyNote.after === answer ? copyNote : null;
   const msg = note ?? answer?.message ?? (loaderData.failed ? { kind: "error" as const, text: API_KEY_TEXT.loadFailed } : null);
   const formError = form.errors?.[0];
+  // What was ticked when a post came back refused (without JavaScript); else the default, mcp.
+  const initialScopes = fields.scopes.initialValue as string | string[] | undefined;
+  const chosenScopes = initialScopes === undefined ? null : ([] as string[]).concat(initialScopes);
+  const chosenResources = ([] as string[]).concat((fields.resources.initialValue as string | string[] | undefined) ?? []);
 
   async function copy() {
     if (!fresh) return;
@@ -94,7 +111,8 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
       </h1>
       <p className="mt-2 text-slate-600 dark:text-slate-400">
         Use a key as <code className="rounded bg-slate-100 px-1 dark:bg-slate-800">Authorization: Bearer &lt;key&gt;</code> with the API and
-        with your deployed servers&apos; URLs. Keys act as you; revoke one you no longer use.
+        with your deployed servers&apos; URLs. A key opens only what its scopes say, never your account, billing or other keys: those need you
+        signed in. Give each client its own key, limit it to the deployments it needs, and revoke one you no longer use.
       </p>
 
       <div className="mt-6 space-y-3" aria-live="polite">
@@ -126,19 +144,71 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         )}
       </div>
 
-      <fetcher.Form method="post" {...getFormProps(form)} className="mt-6 flex flex-col gap-3 sm:flex-row sm:items-start">
+      <fetcher.Form method="post" {...getFormProps(form)} className="mt-6 space-y-4 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
         <Enhanced />
-        <div className="flex-1">
-          <label htmlFor={fields.name.id} className="block text-sm font-medium">
-            New key name
-          </label>
-          <input {...getInputProps(fields.name, { type: "text" })} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={creating} />
-          <FieldError meta={fields.name} />
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
+          <div className="flex-1">
+            <label htmlFor={fields.name.id} className="block text-sm font-medium">
+              New key name
+            </label>
+            <input {...getInputProps(fields.name, { type: "text" })} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={creating} />
+            <FieldError meta={fields.name} />
+          </div>
+          <Button type="submit" name="intent" value="create" disabled={creating} className="sm:mt-6">
+            {creating ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
+            {creating ? "Generating..." : "Generate API Key"}
+          </Button>
         </div>
-        <Button type="submit" name="intent" value="create" disabled={creating} className="sm:mt-6">
-          {creating ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <KeyRound className="h-4 w-4" aria-hidden />}
-          {creating ? "Generating..." : "Generate API Key"}
-        </Button>
+        <fieldset aria-describedby={fields.scopes.errors?.length ? fields.scopes.errorId : undefined}>
+          <legend className="text-sm font-medium">{API_KEY_TEXT.scopesLabel}</legend>
+          <div className="mt-1 grid gap-2 sm:grid-cols-3">
+            {KEY_SCOPES.map((scope) => (
+              <label key={scope} className="flex items-start gap-2 text-sm">
+                <input type="checkbox" name="scopes" value={scope} defaultChecked={chosenScopes ? chosenScopes.includes(scope) : scope === "mcp"} className="mt-1 h-4 w-4 accent-indigo-600" disabled={creating} />
+                <span>
+                  <span className="font-mono font-medium">{SCOPE_TEXT[scope].label}</span>
+                  <span className="block text-xs text-slate-600 dark:text-slate-400">{SCOPE_TEXT[scope].help}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+          <FieldError meta={fields.scopes} />
+        </fieldset>
+        <div className="grid gap-3 sm:grid-cols-2">
+          <div>
+            <label htmlFor={fields.expiry.id} className="block text-sm font-medium">
+              {API_KEY_TEXT.expiryLabel}
+            </label>
+            <select {...getSelectProps(fields.expiry)} className={`mt-1 ${inputClass}`} disabled={creating}>
+              {KEY_EXPIRIES.map((e) => (
+                <option key={e} value={e}>
+                  {EXPIRY_TEXT[e]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor={fields.expiresAt.id} className="block text-sm font-medium">
+              Date (for &ldquo;{EXPIRY_TEXT.custom}&rdquo;)
+            </label>
+            <input {...getInputProps(fields.expiresAt, { type: "date" })} min={new Date(loaderData.now + 86_400_000).toISOString().slice(0, 10)} className={`mt-1 ${inputClass}`} disabled={creating} />
+            <FieldError meta={fields.expiresAt} />
+          </div>
+        </div>
+        {loaderData.servers.length > 0 && (
+          <fieldset>
+            <legend className="text-sm font-medium">{API_KEY_TEXT.resourcesLabel}</legend>
+            <p className="text-xs text-slate-600 dark:text-slate-400">None ticked: {API_KEY_TEXT.resourcesAll.toLowerCase()}.</p>
+            <div className="mt-1 flex flex-wrap gap-3">
+              {loaderData.servers.map((id) => (
+                <label key={id} className="flex items-center gap-2 text-sm">
+                  <input type="checkbox" name="resources" value={id} defaultChecked={chosenResources.includes(id)} className="h-4 w-4 accent-indigo-600" disabled={creating} />
+                  <span className="font-mono">{id}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
       </fetcher.Form>
 
       <h2 className="mt-10 text-lg font-semibold">Your keys</h2>
@@ -147,7 +217,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
       ) : (
         <ul className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
           {loaderData.keys.map((k) => (
-            <KeyRow key={k.name} k={k} revoking={revoking === k.name} onRevoke={() => void fetcher.submit({ intent: "revoke", name: k.name, _enhanced: "1" }, { method: "post" })} Form={fetcher.Form} />
+            <KeyRow key={k.name} k={k} now={loaderData.now} revoking={revoking === k.name} onRevoke={() => void fetcher.submit({ intent: "revoke", name: k.name, _enhanced: "1" }, { method: "post" })} Form={fetcher.Form} />
           ))}
         </ul>
       )}
@@ -157,15 +227,37 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   );
 }
 
-function KeyRow({ k, revoking, onRevoke, Form }: { k: ApiKeyView; revoking: boolean; onRevoke: () => void; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
+/** `name`, or `name 2`, `name 3`... when a key already has it. */
+function uniqueName(name: string, keys: ApiKeyView[]): string {
+  const taken = new Set(keys.map((k) => k.name));
+  let n = 1;
+  while (taken.has(n === 1 ? name : `${name} ${n}`)) n++;
+  return n === 1 ? name : `${name} ${n}`;
+}
+
+function expiryOf(k: ApiKeyView, now: number): string {
+  if (!k.expiresAt) return "Never expires";
+  return new Date(k.expiresAt).getTime() <= now ? `Expired ${shortDate(k.expiresAt)}` : `Expires ${shortDate(k.expiresAt)}`;
+}
+
+function KeyRow({ k, now, revoking, onRevoke, Form }: { k: ApiKeyView; now: number; revoking: boolean; onRevoke: () => void; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
   const [confirming, setConfirming] = useState(false);
   return (
     <li className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
       <div>
         <p className="font-medium">{k.name}</p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? `Last used ${shortDate(k.lastUsedAt)}` : "Never used"}
+          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? <span title={longDate(k.lastUsedAt)}>Last used {timeAgo(k.lastUsedAt, now)}</span> : "Never used"} · {expiryOf(k, now)}
         </p>
+        <p className="mt-1 flex flex-wrap items-center gap-1.5 text-xs" data-testid="key-scopes">
+          {k.scopes.map((scope) => (
+            <span key={scope} data-testid="key-scope" className="rounded bg-indigo-50 px-1.5 py-0.5 font-mono text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-200">
+              {scope}
+            </span>
+          ))}
+          <span className="text-slate-600 dark:text-slate-400">{k.resources ? `only ${k.resources.map((r) => r.replace(/^(catalog|owned):/, "")).join(", ")}` : API_KEY_TEXT.resourcesAll.toLowerCase()}</span>
+        </p>
+        {k.legacy && <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">{API_KEY_TEXT.legacy}</p>}
       </div>
       <Form method="post">
         <input type="hidden" name="name" value={k.name} />

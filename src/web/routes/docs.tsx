@@ -131,7 +131,7 @@ export default function Docs({ loaderData }: Route.ComponentProps) {
           <p className={p}>
             Every server you deploy gets its own address. Use the <code className="font-mono">/sse</code> URL shown on the server
             page (Streamable HTTP clients can use the <code className="font-mono">/mcp</code> URL beside it) together with one of
-            your API keys.
+            your API keys with the <code className="font-mono">mcp</code> scope.
           </p>
           <p className={p} data-testid="sse-deprecated">
             <strong>Deprecated:</strong> the <code className="font-mono">/sse</code> URL speaks MCP's HTTP+SSE transport, which the
@@ -219,9 +219,12 @@ function ApiKeysAndOAuth({ base, site }: { base: string; site: string }) {
       <h3 className={h3}>With an API key</h3>
       <p className={p}>
         Create a key on the <Link to="/servers/apikeys" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">API keys</Link> page
-        and send it as the header <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>, as in the examples above.
-        This suits every client that lets you set a header: Claude Code, Cursor, VS Code and your own programs. A key acts as you on
-        the API and on all your deployments until you revoke it.
+        with the <code className="font-mono">mcp</code> scope (the default) and send it as the header{" "}
+        <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>, as in the examples above. This suits every client
+        that lets you set a header: Claude Code, Cursor, VS Code and your own programs. An <code className="font-mono">mcp</code> key
+        connects to your deployments and does nothing else: it cannot change your account, make keys or pay. Limit it to the
+        deployments one client needs and give it an expiry; the <code className="font-mono">deploy</code> and{" "}
+        <code className="font-mono">servers</code> scopes are for scripts that deploy or register servers.
       </p>
 
       <h3 className={h3}>With OAuth: Claude.ai, Claude Desktop and ChatGPT</h3>

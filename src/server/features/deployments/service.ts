@@ -10,7 +10,9 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
+import { keyReaches } from "../publishers/api-keys.js";
 import { findOwnedServer } from "../publishers/repo.js";
+import { API_KEY_TEXT } from "../../../shared/publishers.js";
 import { sourceFrom } from "../runtime/command.js";
 import { deployabilityOf } from "./deployability.js";
 import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
@@ -97,6 +99,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
 export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
   if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
+  if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
   const missing = missingKeys(target.requiredKeys, env);
@@ -125,13 +128,16 @@ export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverI
   const rows = await listUserDeployments(deps.db, v.id);
   // Server ids match ignoring case and hyphens (docs/product.md#statuses).
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
-  return rows.filter((r) => serverId === undefined || norm(r.serverRef) === norm(serverId)).map((r) => deploymentView(deps.config, r, v));
+  return rows
+    .filter((r) => (serverId === undefined || norm(r.serverRef) === norm(serverId)) && keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    .map((r) => deploymentView(deps.config, r, v));
 }
 
 /** Another user's deployment is reported as not found: its existence is not revealed. */
 async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
   const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
-  if (!r || r.userId !== v.id) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  // A key limited to other servers sees it no more than another user's.
+  if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef })) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   return r;
 }
 

@@ -3,14 +3,14 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { resourceUrl } from "../oauth/resource.js";
-import { apiKeyInQuery, hashKey, KEY_PATTERN, KEY_PREFIX, viewerFromApiKey } from "../publishers/api-keys.js";
+import { apiKeyInQuery, hashKey, isExpired, KEY_PATTERN, KEY_PREFIX, keyOwner, resourceOf, type KeyGrant } from "../publishers/api-keys.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { rpcError } from "./http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { Verified } from "./verified.js";
 import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
-import { challenge } from "./resource-metadata.js";
+import { challenge, scopeChallenge } from "./resource-metadata.js";
 import { GATEWAY_TEXT } from "./text.js";
 
 // Who may reach a deployment through the gateway (docs/gateway.md, "Who may connect"): the Host
@@ -56,7 +56,7 @@ export interface AccessDeps {
 
 export class GatewayAccess {
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
-  private readonly keys: Verified<string>;
+  private readonly keys: Verified<KeyGrant & { userId: string }>;
   private readonly cookies: Verified<{ userId: string; sessionId: string }>;
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
@@ -95,11 +95,19 @@ export class GatewayAccess {
     if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
     if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
     const keyHash = hashKey(key);
-    const userId = await this.userOf(key, keyHash);
-    if (!userId) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    const grant = await this.grantOf(key, keyHash);
+    if (!grant) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    // Expiry is the cached grant's own time: every process refuses it from that moment.
+    if (isExpired(grant)) return void rpcError(res, 401, GATEWAY_TEXT.expiredKey, invalid);
+    if (!grant.scopes.includes("mcp")) return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
+    const { userId } = grant;
     const target = await this.target(proxyId);
     // Another user's key: the deployment's existence is not revealed.
     if (!target || target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    // A key limited to other servers: refused here as a token bound elsewhere is.
+    if (grant.resources && !grant.resources.includes(resourceOf({ kind: target.serverKind, ref: target.serverRef }))) {
+      return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
+    }
     return { target, who: { userId, keyHash } };
   }
 
@@ -152,9 +160,12 @@ export class GatewayAccess {
     return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
   }
 
-  /** The key's owner: checked on every request, against the database at least every KEY_TTL_MS. */
-  private userOf(key: string, hash: string): Promise<string | undefined> {
-    return this.keys.get(hash, async () => (await viewerFromApiKey(this.d.db, key))?.id);
+  /** The key's owner and what it allows: checked on every request, against the database at least every KEY_TTL_MS. */
+  private grantOf(key: string, hash: string): Promise<(KeyGrant & { userId: string }) | undefined> {
+    return this.keys.get(hash, async () => {
+      const v = await keyOwner(this.d.db, key);
+      return v ? { userId: v.id, ...v.key } : undefined;
+    });
   }
 
   /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */

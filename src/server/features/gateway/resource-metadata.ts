@@ -18,6 +18,10 @@ const METADATA_ROUTE = /^\/\.well-known\/oauth-protected-resource\/([0-9a-f]{32}
 export const challenge = (publicUrl: string, proxyId: string, invalid: boolean) =>
   `Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(publicUrl, proxyId)}"${invalid ? ', error="invalid_token"' : ""}`;
 
+/** The WWW-Authenticate value of a 403: the credential is good but does not reach this (RFC 6750 insufficient_scope). */
+export const scopeChallenge = (publicUrl: string, proxyId: string, scope: string) =>
+  `Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(publicUrl, proxyId)}", error="insufficient_scope", scope="${scope}"`;
+
 /** A document is looked up again after this long (a renamed server, a deleted deployment). */
 const CACHE_TTL_MS = 10_000;
 const CACHE_MAX = 10_000;

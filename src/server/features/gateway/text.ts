@@ -20,6 +20,9 @@ export const GATEWAY_TEXT = {
   sessionRequired: "Bad Request: Mcp-Session-Id header is required",
   sessionNotFound: "Session not found: it ended or expired; initialize a new session",
   badVersion: (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v.slice(0, 40)} (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
+  expiredKey: "This API key has expired",
+  keyScope: (scope: string) => `This API key lacks the "${scope}" scope`,
+  keyNotForThis: "This API key is not for this server's deployment",
   rateLimited: (limit: number, scope: "deployment" | "credential", seconds: number) =>
     `Too Many Requests: its plan allows ${limit.toLocaleString("en-US")} requests a minute ${scope === "deployment" ? "to one deployment" : "with one key"}; try again in ${seconds} s`,
   tooManySessions: (n: number) => `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,

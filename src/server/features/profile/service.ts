@@ -34,6 +34,17 @@ export async function updateProfile(
   if (username !== undefined && (await usernameTaken(deps.db, username, id))) throw new AppError("conflict", PROFILE_TEXT.usernameTaken);
 
   const setCookies: string[] = [];
+  // The e-mail first: it changes nothing until confirmed (a confirmation mail), so a refusal there
+  // leaves the password and the username as they were.
+  if (email !== undefined) {
+    try {
+      await deps.auth.api.changeEmail({ headers, body: { newEmail: email, callbackURL: "/profile" } });
+    } catch (e) {
+      const code = authMessage(e);
+      if (code === "COULDNT_UPDATE_YOUR_EMAIL" || code === "USER_ALREADY_EXISTS" || code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") throw new AppError("conflict", PROFILE_TEXT.emailTaken);
+      throw e;
+    }
+  }
   if (changes.password) {
     try {
       const r = await deps.auth.api.changePassword({
@@ -56,9 +67,6 @@ export async function updateProfile(
       if ((e as { cause?: { code?: string } }).cause?.code === "23505") throw new AppError("conflict", PROFILE_TEXT.usernameTaken);
       throw e;
     }
-  }
-  if (email !== undefined) {
-    await deps.auth.api.changeEmail({ headers, body: { newEmail: email, callbackURL: "/profile" } });
   }
   const profile = (await findProfile(deps.db, id))!;
   return {

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { API_KEY_TEXT, type ApiKeyView } from "../../../shared/publishers.js";
+import { API_KEY_TEXT, type ApiKeyView, type KeyScope } from "../../../shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import type { KeyRevocations } from "./revocations.js";
-import { deleteKey, findKeyOwner, insertKey, listKeys, touchKey, type ApiKeyRow } from "./repo.js";
+import { findServer } from "../catalog/repo.js";
+import { deleteKey, findKeyOwner, findOwnedServer, insertKey, listKeys, touchKey, type ApiKeyRow } from "./repo.js";
 
 /**
  * Keys are `sb_` + 256 random bits in base64url: the prefix lets secret scanners spot a leaked
@@ -23,35 +24,119 @@ export function newKey(): string {
 }
 
 export function keyView(r: ApiKeyRow): ApiKeyView {
-  return { name: r.name, prefix: r.prefix, createdAt: r.createdAt.toISOString(), lastUsedAt: r.lastUsedAt?.toISOString() ?? null };
+  return {
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+    scopes: r.scopes,
+    resources: r.resources ?? null,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    legacy: r.legacy,
+  };
+}
+
+/** A server as a key names it: `catalog:<id>` or `owned:<owner>/<name>` (a bare id is read the same way). */
+export function resourceOf(server: { kind: "catalog" | "owned"; ref: string }): string {
+  return `${server.kind}:${server.ref}`;
+}
+const normalResource = (r: string) => (/^(catalog|owned):/.test(r) ? r : r.includes("/") ? `owned:${r}` : `catalog:${r}`);
+
+export interface NewKey {
+  name: string;
+  scopes: KeyScope[];
+  resources: string[] | null;
+  expiresAt: Date | null;
 }
 
 export async function listApiKeys(db: Db, viewer: Viewer): Promise<ApiKeyView[]> {
   return (await listKeys(db, viewer.id)).map(keyView);
 }
 
-/** The full key is in this answer and nowhere else, ever. */
-export async function createApiKey(db: Db, viewer: Viewer, name: string): Promise<{ apiKey: string; key: ApiKeyView }> {
+/** The full key is in this answer and nowhere else, ever. Only a sign-in makes keys (a key cannot mint another). */
+export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promise<{ apiKey: string; key: ApiKeyView }> {
+  if (viewer.viaApiKey) throw new AppError("forbidden", API_KEY_TEXT.needsSignIn);
   const apiKey = newKey();
-  const row = await insertKey(db, { userId: viewer.id, name, prefix: apiKey.slice(0, DISPLAY_CHARS), keyHash: hashKey(apiKey) });
+  let resources: string[] | null = null;
+  if (input.resources) {
+    resources = [];
+    for (const r of input.resources.map(normalResource)) {
+      const known = await deployable(db, viewer, r);
+      if (!known) throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), { field: "resources" });
+      if (!resources.includes(known)) resources.push(known);
+    }
+  }
+  const row = await insertKey(db, { userId: viewer.id, name: input.name, prefix: apiKey.slice(0, DISPLAY_CHARS), keyHash: hashKey(apiKey), scopes: input.scopes, resources, expiresAt: input.expiresAt });
   if (!row) throw new AppError("conflict", API_KEY_TEXT.duplicate);
   return { apiKey, key: keyView(row) };
 }
 
+/** A key may name a catalogue entry or one of its owner's own servers, nothing else: the name as deployments store it. */
+async function deployable(db: Db, viewer: Viewer, resource: string): Promise<string | undefined> {
+  const [, kind, ref] = /^(catalog|owned):(.+)$/.exec(resource) ?? [];
+  if (kind === "catalog") {
+    const server = await findServer(db, ref!);
+    return server && resourceOf({ kind: "catalog", ref: server.id });
+  }
+  const owned = await findOwnedServer(db, ref!);
+  return owned && owned.ownerId === viewer.id ? resourceOf({ kind: "owned", ref: owned.qualifiedName }) : undefined;
+}
+
 /** Deletes the key; `revocations` then tells every cache of verified keys (the gateway's) at once. */
 export async function revokeApiKey(deps: { db: Db; revocations: KeyRevocations }, viewer: Viewer, name: string): Promise<string> {
+  if (viewer.viaApiKey) throw new AppError("forbidden", API_KEY_TEXT.needsSignIn);
   if (!(await deleteKey(deps.db, viewer.id, name))) throw new AppError("not_found", API_KEY_TEXT.notFound);
   deps.revocations.revoked();
   return API_KEY_TEXT.revoked(name);
 }
 
-/** The key's owner, or null for a malformed, unknown or revoked key. Checked on every request. */
-export async function viewerFromApiKey(db: Db, key: string): Promise<Viewer | null> {
+/** What a key is allowed: its scopes, the servers it may reach (null: all) and when it expires. */
+export interface KeyGrant {
+  scopes: readonly string[];
+  resources: readonly string[] | null;
+  expiresAt: Date | null;
+}
+
+/** A viewer's key (if it came with one) reaches this server's deployment: any, unless the key names servers. */
+export function keyReaches(viewer: Viewer, server: { kind: "catalog" | "owned"; ref: string }): boolean {
+  return !viewer.key?.resources || viewer.key.resources.includes(resourceOf(server));
+}
+
+export const isExpired = (grant: KeyGrant) => grant.expiresAt !== null && grant.expiresAt.getTime() <= Date.now();
+
+/** The grant lets `scope` through for `server` (any server when none is named), now. */
+export function keyAllows(grant: KeyGrant, scope: KeyScope, server?: { kind: "catalog" | "owned"; ref: string }): "ok" | "expired" | "scope" | "resource" {
+  if (isExpired(grant)) return "expired";
+  if (!grant.scopes.includes(scope)) return "scope";
+  if (server && grant.resources && !grant.resources.includes(resourceOf(server))) return "resource";
+  return "ok";
+}
+
+/**
+ * The key's owner with what the key allows, or null for a malformed, unknown, revoked or expired
+ * key. Checked on every request. A key never carries its owner's admin powers: those need a sign-in.
+ */
+export async function viewerFromApiKey(db: Db, key: string): Promise<(Viewer & { key: KeyGrant }) | null> {
+  const found = await keyOwner(db, key);
+  return found && !isExpired(found.key) ? found : null;
+}
+
+/** The owner and grant of a key, expired or not (the gateway says which). */
+export async function keyOwner(db: Db, key: string): Promise<(Viewer & { key: KeyGrant }) | null> {
   if (!KEY_PATTERN.test(key)) return null;
   const r = await findKeyOwner(db, hashKey(key));
   if (!r) return null;
   if (!r.lastUsedAt || Date.now() - r.lastUsedAt.getTime() > TOUCH_AFTER_MS) await touchKey(db, r.keyId).catch(() => undefined);
-  return { id: r.id, email: r.email, emailVerified: r.emailVerified, username: r.username, fullName: r.fullName, isAdmin: r.isAdmin, viaApiKey: true };
+  return {
+    id: r.id,
+    email: r.email,
+    emailVerified: r.emailVerified,
+    username: r.username,
+    fullName: r.fullName,
+    isAdmin: false,
+    viaApiKey: true,
+    key: { scopes: r.scopes, resources: r.resources, expiresAt: r.expiresAt },
+  };
 }
 
 /** A key in the query string is refused: URLs end up in logs, histories and Referer headers. */

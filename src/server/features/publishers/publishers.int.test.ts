@@ -43,7 +43,7 @@ describe("API keys", () => {
   let key = "";
 
   it("creates a key shown once, lists only its name, prefix and dates", async () => {
-    const r = await alice.post("/api/auth/apikeys", { name: "laptop" });
+    const r = await alice.post("/api/auth/apikeys", { name: "laptop", scopes: ["mcp", "deploy", "servers"] });
     expect(r.status).toBe(201);
     const body = await r.json();
     key = body.apiKey;
@@ -52,7 +52,7 @@ describe("API keys", () => {
 
     const me = await (await alice.get("/api/auth/me")).json();
     expect(me.user).toMatchObject({ id: alice.id, username: "alice", email: "alice@example.com" });
-    expect(me.user.apiKeys).toEqual([{ name: "laptop", prefix: key.slice(0, 11), createdAt: expect.any(String), lastUsedAt: null }]);
+    expect(me.user.apiKeys).toEqual([{ name: "laptop", prefix: key.slice(0, 11), createdAt: expect.any(String), lastUsedAt: null, scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null, legacy: false }]);
     expect(JSON.stringify(me)).not.toContain(key);
   });
 
@@ -76,20 +76,23 @@ describe("API keys", () => {
     expect((await bob.post("/api/auth/apikeys", { name: "laptop" })).status).toBe(201);
   });
 
-  it("acts as its owner on every API route, without cookie or Origin, and records its use", async () => {
-    const me = await withKey(key, "/api/auth/me");
-    expect(me.status).toBe(200);
-    expect((await me.json()).user.apiKeys[0].lastUsedAt).not.toBeNull();
+  it("acts as its owner on the routes of its scopes, without cookie or Origin, and records its use", async () => {
     expect((await withKey(key, "/api/servers")).status).toBe(200);
+    // Its own list is the account's: a sign-in only.
+    expect((await withKey(key, "/api/auth/me")).status).toBe(403);
+    expect((await (await alice.get("/api/auth/me")).json()).user.apiKeys[0].lastUsedAt).not.toBeNull();
     const submit = await withKey(key, "/api/mcp-servers", { method: "POST", body: { name: "Via Key", description: "d", tags: ["x"], category: "Featured", type: "Community", source: "user_submitted" } });
     expect(submit.status).toBe(201);
     expect((await submit.json()).submitted_by).toBe(alice.id);
   });
 
-  it("never makes a non-admin's key an admin, and an admin's key is one", async () => {
+  it("never carries admin powers, not even an admin's key: admin actions need a sign-in", async () => {
     expect((await withKey(key, "/api/admin/mcp-servers?status=pending")).status).toBe(403);
-    const adminKey = (await (await admin.post("/api/auth/apikeys", { name: "ops" })).json()).apiKey;
-    expect((await withKey(adminKey, "/api/admin/mcp-servers?status=pending")).status).toBe(200);
+    const adminKey = (await (await admin.post("/api/auth/apikeys", { name: "ops", scopes: ["mcp", "deploy", "servers"] })).json()).apiKey;
+    const r = await withKey(adminKey, "/api/admin/mcp-servers?status=pending");
+    expect(r.status).toBe(403);
+    expect((await r.json()).error).toBe(API_KEY_TEXT.needsSignIn);
+    expect((await admin.get("/api/admin/mcp-servers?status=pending")).status).toBe(200);
   });
 
   it("refuses malformed and unknown keys with 401 and WWW-Authenticate", async () => {
@@ -192,9 +195,10 @@ describe("owned servers", () => {
     expect(put.status).toBe(403);
     expect((await put.json()).error).toBe(SERVER_FORM_TEXT.notOwner);
     expect((await bob.get("/api/servers/alice/nothing")).status).toBe(404);
-    const bobKey = (await (await bob.post("/api/auth/apikeys", { name: "ci" })).json()).apiKey;
+    const bobKey = (await (await bob.post("/api/auth/apikeys", { name: "ci", scopes: ["servers"] })).json()).apiKey;
     expect((await withKey(bobKey, "/api/servers/alice/weather", { method: "PUT", body: weather })).status).toBe(403);
-    expect((await withKey(bobKey, "/api/auth/apikeys/laptop", { method: "DELETE" })).status).toBe(200); // bob's own 'laptop'
+    // A key revokes no key, not even its owner's own 'laptop': that needs a sign-in.
+    expect((await withKey(bobKey, "/api/auth/apikeys/laptop", { method: "DELETE" })).status).toBe(403);
     const { rows } = await t.db.database.pool.query("select display_name from servers where qualified_name = 'alice/weather'");
     expect(rows[0].display_name).toBe("Weather Pro");
     expect((await t.app.request(`${ORIGIN}/api/servers`)).status).toBe(401);

@@ -16,7 +16,10 @@ export async function listKeys(db: Db, userId: string): Promise<ApiKeyRow[]> {
 }
 
 /** False when the user already has a key with this name. */
-export async function insertKey(db: Db, row: { userId: string; name: string; prefix: string; keyHash: string }): Promise<ApiKeyRow | null> {
+export async function insertKey(
+  db: Db,
+  row: { userId: string; name: string; prefix: string; keyHash: string; scopes: string[]; resources: string[] | null; expiresAt: Date | null },
+): Promise<ApiKeyRow | null> {
   try {
     const [r] = await db.insert(apiKeys).values(row).returning();
     return r ?? null;
@@ -37,6 +40,9 @@ export async function findKeyOwner(db: Db, keyHash: string) {
     .select({
       keyId: apiKeys.id,
       lastUsedAt: apiKeys.lastUsedAt,
+      scopes: apiKeys.scopes,
+      resources: apiKeys.resources,
+      expiresAt: apiKeys.expiresAt,
       id: user.id,
       email: user.email,
       emailVerified: user.emailVerified,

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiKeyCreate, apiKeyView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "../../../shared/publishers.js";
+import { apiKeyCreate, apiKeyCreateBody, apiKeyView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "../../../shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
@@ -34,7 +34,7 @@ const createKey = createRoute({
   tags: ["api keys"],
   summary: "Create an API key; the full key is in this answer only",
   security: bearer,
-  request: { body: { required: true, content: { "application/json": { schema: apiKeyCreate } } } },
+  request: { body: { required: true, content: { "application/json": { schema: apiKeyCreateBody } } } },
   responses: {
     201: { content: { "application/json": { schema: z.object({ apiKey: z.string(), key: apiKeyView }) } }, description: "Created" },
     400: jsonError("No name"),
@@ -129,7 +129,7 @@ export function publisherRoutes(deps: { db: Db; revocations: KeyRevocations }) {
     })
     .openapi(createKey, async (c) => {
       const v = requireViewer(c, ACCESS_TEXT.mustLogin);
-      return c.json(await createApiKey(db, v, c.req.valid("json").name), 201);
+      return c.json(await createApiKey(db, v, apiKeyCreate.parse(c.req.valid("json"))), 201);
     })
     .openapi(revokeKey, async (c) => {
       const v = requireViewer(c, ACCESS_TEXT.mustLogin);

@@ -65,10 +65,10 @@ export async function writeBatch(db: Db, rows: readonly RequestLogRow[], stats: 
   });
 }
 
-/** Who owns a deployment (undefined: no such deployment). */
-export async function deploymentOwner(db: Db, id: string): Promise<string | undefined> {
-  const [r] = await db.select({ userId: deployments.userId }).from(deployments).where(eq(deployments.id, id));
-  return r?.userId;
+/** Who owns a deployment, and of which server (undefined: no such deployment). */
+export async function deploymentOwner(db: Db, id: string): Promise<{ userId: string; kind: ServerKind; ref: string } | undefined> {
+  const [r] = await db.select({ userId: deployments.userId, kind: deployments.serverKind, ref: deployments.serverRef }).from(deployments).where(eq(deployments.id, id));
+  return r ? { userId: r.userId, kind: r.kind as ServerKind, ref: r.ref } : undefined;
 }
 
 export interface RequestFilter {

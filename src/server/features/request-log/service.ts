@@ -7,12 +7,14 @@ import type { Viewer } from "../auth/viewer.js";
 import { getServer } from "../catalog/service.js";
 import { getPublicOwnedServer } from "../publishers/service.js";
 import { addBuckets, emptyBuckets, quantile } from "./histogram.js";
+import { keyReaches } from "../publishers/api-keys.js";
 import { deploymentOwner, findRequests, recentMethods, recentToolStats } from "./repo.js";
 
 /** The owner's request log of one deployment; another user's, or an unknown id, is not found (as every deployment route answers). */
 export async function listRequests(db: Db, viewer: Viewer, deploymentId: string, q: RequestLogQuery): Promise<RequestLogPage> {
-  const ownerId = /^[0-9a-f-]{36}$/.test(deploymentId) ? await deploymentOwner(db, deploymentId) : undefined;
-  if (ownerId === undefined || ownerId !== viewer.id) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  const owner = /^[0-9a-f-]{36}$/.test(deploymentId) ? await deploymentOwner(db, deploymentId) : undefined;
+  // A key limited to other servers sees it no more than another user's.
+  if (owner === undefined || owner.userId !== viewer.id || !keyReaches(viewer, owner)) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   const [rows, methods] = await Promise.all([
     findRequests(db, deploymentId, { method: q.method || undefined, name: q.name || undefined, outcome: q.outcome || undefined, limit: q.limit }),
     recentMethods(db, deploymentId),

@@ -5,6 +5,7 @@ import os from "node:os";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../../../tests/support/app.js";
+import { descendsFrom } from "../../../../../tests/support/cluster.js";
 import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "../../../../../tests/support/hostile-server.js";
 import { canCreateTestHosts, createTestHosts, hostConnect, type TestHosts } from "../../../../../tests/support/netns.js";
 
@@ -84,7 +85,8 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
         .filter((p) => /^\d+$/.test(p))
         .filter((p) => {
           try {
-            return readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("slirp4netns") && Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, "utf8"))![1]) === who.uid;
+            // Only this test's: another Switchboard on the machine may run sandboxes under the same uids.
+            return readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("slirp4netns") && Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, "utf8"))![1]) === who.uid && descendsFrom(Number(p), process.pid);
           } catch {
             return false;
           }
