@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { inject } from "vitest";
 import { AUTH_TEXT } from "../../src/shared/auth.js";
+import { API_KEY_TEXT } from "../../src/shared/publishers.js";
 import { waitForMail } from "../support/smtp-sink.js";
 
 export async function logIn(page: Page, email: string, password: string): Promise<void> {
@@ -46,4 +47,19 @@ export async function registerOwnedServer(page: Page, name: string, repositoryUr
     },
     { name, repositoryUrl, env },
   );
+}
+
+/**
+ * On /servers/apikeys: generates a key named `name` with the scopes ticked besides the default
+ * `mcp`, and returns it as the once-only panel shows it.
+ */
+export async function generateKey(page: Page, name: string, extraScopes: string[] = []): Promise<string> {
+  await page.getByLabel("New key name").fill(name);
+  for (const scope of extraScopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope}`) }).check();
+  await page.getByRole("button", { name: "Generate API Key" }).click();
+  await page.getByText(API_KEY_TEXT.generated).waitFor();
+  await page.getByText(API_KEY_TEXT.onceWarning).waitFor();
+  const key = (await page.getByTestId("new-key-value").textContent())!.trim();
+  if (!/^sb_[A-Za-z0-9_-]{43}$/.test(key)) throw new Error(`not a key: ${key}`);
+  return key;
 }

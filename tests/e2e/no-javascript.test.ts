@@ -12,6 +12,7 @@ import { API_KEY_TEXT, SERVER_FORM_TEXT } from "../../src/shared/publishers.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { authorizeUrl, pkce, registerClient } from "../support/oauth.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
+import { generateKey, logIn, registerConfirmAndLogIn } from "./helpers.js";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -38,25 +39,11 @@ async function expectFieldError(page: Page, label: string, message: string, exac
   expect(texts).toContain(message);
 }
 
-async function logInNoJs(page: Page, email: string, password = PASSWORD) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: AUTH_TEXT.logIn, exact: true }).click();
-}
+const logInNoJs = (page: Page, email: string, password = PASSWORD) => logIn(page, email, password);
 
 /** Registers through the page without JavaScript, follows the e-mailed link, and logs in. */
 async function newAccountNoJs(page: Page, email: string) {
-  const started = Date.now();
-  await page.goto("/register");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: AUTH_TEXT.createAccount }).click();
-  await page.getByRole("heading", { name: AUTH_TEXT.checkEmail }).waitFor();
-  const mail = await waitForMail(inject("mailDir"), email, { after: started - 1000 });
-  await page.goto(mail.text.match(/https?:\/\/\S+/)![0]);
-  await logInNoJs(page, email);
-  await page.waitForURL((u) => u.pathname === "/");
+  await registerConfirmAndLogIn(page, email, PASSWORD);
   return email.split("@")[0]!;
 }
 
@@ -169,13 +156,7 @@ describe("forms without JavaScript", () => {
     await page.goto("/servers/apikeys");
     await page.getByRole("button", { name: "Generate API Key" }).click();
     await expectFieldError(page, "New key name", API_KEY_TEXT.nameRequired);
-    await page.getByLabel("New key name").fill("no script");
-    await page.getByRole("checkbox", { name: /^servers/ }).check();
-    await page.getByRole("button", { name: "Generate API Key" }).click();
-    await page.getByText(API_KEY_TEXT.generated).waitFor();
-    await page.getByText(API_KEY_TEXT.onceWarning).waitFor();
-    const key = (await page.getByTestId("new-key-value").textContent())!.trim();
-    expect(key).toMatch(/^sb_[A-Za-z0-9_-]{43}$/);
+    const key = await generateKey(page, "no script", ["servers"]);
     const call = (k: string) => fetch(`${appUrl()}/api/servers`, { headers: { authorization: `Bearer ${k}` } });
     expect((await call(key)).status).toBe(200);
     await page.goto("/servers/apikeys");

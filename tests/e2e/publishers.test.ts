@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY_TEXT, SERVER_FORM_TEXT } from "../../src/shared/publishers.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { generateKey, registerConfirmAndLogIn } from "./helpers.js";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -24,15 +24,9 @@ describe("publishers in Chromium", () => {
     await page.getByRole("button", { name: "Generate API Key" }).click();
     await page.getByText(API_KEY_TEXT.nameRequired).waitFor();
 
-    await page.getByLabel("New key name").fill("e2e laptop");
     // The key will be used on /api/servers: it needs the 'servers' scope (a new key has 'mcp' only).
     expect(await page.getByRole("checkbox", { name: /^mcp/ }).isChecked()).toBe(true);
-    await page.getByRole("checkbox", { name: /^servers/ }).check();
-    await page.getByRole("button", { name: "Generate API Key" }).click();
-    await page.getByText(API_KEY_TEXT.generated).waitFor();
-    await page.getByText(API_KEY_TEXT.onceWarning).waitFor();
-    const key = (await page.getByTestId("new-key-value").textContent())!.trim();
-    expect(key).toMatch(/^sb_[A-Za-z0-9_-]{43}$/);
+    const key = await generateKey(page, "e2e laptop", ["servers"]);
     await page.getByRole("button", { name: "Copy API key" }).click();
     await page.getByText(API_KEY_TEXT.copied).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);

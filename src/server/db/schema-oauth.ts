@@ -1,5 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { deployments, session, user } from "./schema-core.js";
+import { session, user } from "./schema-core.js";
+import { deployments } from "./schema-hosting.js";
 
 // OAuth authorization server (docs/decisions/010-oauth.md): the tables of better-auth's
 // oauth-provider plugin, exported under the plugin's model names (the adapter finds them by

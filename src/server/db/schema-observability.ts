@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigserial, check, index, integer, pgTable, primaryKey, real, text, timestamp } from "drizzle-orm/pg-core";
-import { deployments } from "./schema-core.js";
+import { deployments } from "./schema-hosting.js";
 
 // What deployments do (docs/observability.md): the owners' request log and the public per-tool
 // figures. Both are written in batches by features/request-log/writer.ts, never on the request path.

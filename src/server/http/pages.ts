@@ -1,8 +1,8 @@
 import type { Context, Hono } from "hono";
 import { createRequestHandler, type ServerBuild } from "react-router";
-import type { ApiAnswer, ApiCall } from "../../shared/api-answer.js";
+import { resultOf, type ApiAnswer, type ApiCall } from "../../shared/api-answer.js";
 import { githubConfigured } from "../features/auth/auth.js";
-import { getViewer } from "../features/auth/session.js";
+import { getViewer, withSetCookies } from "../features/auth/session.js";
 import type { AppDeps, Services } from "./deps.js";
 import { formActionSource, type AppEnv } from "./middleware.js";
 
@@ -31,19 +31,7 @@ export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>, origin: string)
     try {
       const res = await Promise.race([app.fetch(req, c.env), timeout]);
       if (res === "timeout") return { ok: false, status: 0, timedOut: true, cookies: [] };
-      const cookies = res.headers.getSetCookie();
-      const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-      if (res.ok) return { ok: true, status: res.status, data: data as T, cookies };
-      return {
-        ok: false,
-        status: res.status,
-        code: typeof data?.code === "string" ? data.code : undefined,
-        // Our API answers { error }, better-auth { message }.
-        error: typeof data?.error === "string" ? data.error : typeof data?.message === "string" ? data.message : undefined,
-        description: typeof data?.error_description === "string" ? data.error_description : undefined,
-        retryAfter: Number(res.headers.get("retry-after")) || undefined,
-        cookies,
-      };
+      return { ...(await resultOf<T>(res)), cookies: res.headers.getSetCookie() };
     } finally {
       clearTimeout(timer);
     }
@@ -52,24 +40,6 @@ export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>, origin: string)
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** A request's Cookie header as it reads once the browser has taken these Set-Cookie headers (a renewed session). */
-export function withSetCookies(cookie: string, setCookies: string[]): string {
-  const jar = new Map<string, string>();
-  for (const part of cookie.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0) jar.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  for (const sc of setCookies) {
-    const [pair = "", ...attrs] = sc.split(";");
-    const eq = pair.indexOf("=");
-    if (eq <= 0) continue;
-    const name = pair.slice(0, eq).trim();
-    const gone = attrs.some((a) => /^\s*max-age\s*=\s*(0|-)/i.test(a));
-    if (gone) jar.delete(name);
-    else jar.set(name, pair.slice(eq + 1).trim());
-  }
-  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-}
 
 // Everything that is not an API route is a page rendered by React Router (SSR).
 export function pagesHandler(deps: AppDeps, services: Services, app: Hono<AppEnv>) {

@@ -1,4 +1,4 @@
-import type { ApiResult } from "../../shared/api-answer";
+import { resultOf, type ApiResult } from "../../shared/api-answer";
 
 // Small fetch wrapper for the browser: JSON in and out, a timeout, and errors as values.
 export type { ApiResult };
@@ -17,18 +17,7 @@ export async function api<T = unknown>(
       credentials: "same-origin",
       signal: ctrl.signal,
     });
-    const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    if (res.ok) return { ok: true, status: res.status, data: data as T };
-    return {
-      ok: false,
-      status: res.status,
-      code: typeof data?.code === "string" ? data.code : undefined,
-      // Our API answers { error }, better-auth { message }.
-      error: typeof data?.error === "string" ? data.error : typeof data?.message === "string" ? data.message : undefined,
-      // OAuth errors carry their explanation apart from their code.
-      description: typeof data?.error_description === "string" ? data.error_description : undefined,
-      retryAfter: Number(res.headers.get("retry-after")) || undefined,
-    };
+    return await resultOf<T>(res);
   } catch (e) {
     if ((e as Error).name === "AbortError") return { ok: false, status: 0, timedOut: true };
     return { ok: false, status: 0, network: true };

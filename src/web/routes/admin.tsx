@@ -1,6 +1,6 @@
 import * as Tabs from "@radix-ui/react-tabs";
 import { ArrowLeft, ExternalLink } from "lucide-react";
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { Link, redirect, useActionData, useRevalidator } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";
 import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "../../shared/catalog";
@@ -103,18 +103,12 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
       ) : (
         // Tabs need scripts: without them both lists show, one after the other.
         <>
-          <section className="mt-6" aria-labelledby="pending-list">
-            <h2 id="pending-list" className="border-b border-slate-200 pb-2 text-lg font-semibold dark:border-slate-800">
-              {ADMIN_TEXT.pendingTab(counts.pending)}
-            </h2>
-            <div className="mt-6">{pendingList}</div>
-          </section>
-          <section className="mt-10" aria-labelledby="approved-list">
-            <h2 id="approved-list" className="border-b border-slate-200 pb-2 text-lg font-semibold dark:border-slate-800">
-              {ADMIN_TEXT.approvedTab(counts.approved)}
-            </h2>
-            <div className="mt-6">{approvedList}</div>
-          </section>
+          <ListSection id="pending-list" title={ADMIN_TEXT.pendingTab(counts.pending)} className="mt-6">
+            {pendingList}
+          </ListSection>
+          <ListSection id="approved-list" title={ADMIN_TEXT.approvedTab(counts.approved)} className="mt-10">
+            {approvedList}
+          </ListSection>
         </>
       )}
     </div>
@@ -227,5 +221,17 @@ function ToolsChanged({ changes, first }: { changes: NonNullable<AdminServer["to
         )}
       </dl>
     </div>
+  );
+}
+
+/** One of the two lists, headed, as the page shows them without scripts. */
+function ListSection({ id, title, className, children }: { id: string; title: string; className: string; children: ReactNode }) {
+  return (
+    <section className={className} aria-labelledby={id}>
+      <h2 id={id} className="border-b border-slate-200 pb-2 text-lg font-semibold dark:border-slate-800">
+        {title}
+      </h2>
+      <div className="mt-6">{children}</div>
+    </section>
   );
 }

@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, deploymentListings, deployments, serverCapabilities } from "../../db/schema.js";
 import type { ServerKind } from "../../../shared/deployments.js";
@@ -98,13 +98,6 @@ export async function publicListing(db: Db, server: ServerRef): Promise<(Capabil
   return r ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt } : undefined;
 }
 
-/** The tool names a server's public listing names (public per-tool figures name only these). */
-export function publicToolNames(server: ServerRef) {
-  return server.kind === "catalog"
-    ? sql`(select jsonb_array_elements(l.approved -> 'tools') ->> 'name' from catalog_listings l where l.server_id = ${server.ref} and jsonb_typeof(l.approved -> 'tools') = 'array')`
-    : sql`(select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c where c.server_kind = 'owned' and c.server_ref = ${server.ref} and jsonb_typeof(c.tools) = 'array')`;
-}
-
 /** An admin approves the entry's checked listing: it becomes public. False when there was none to approve. */
 export async function approveCandidate(db: Db, serverId: string): Promise<boolean> {
   const r = await db
@@ -136,5 +129,3 @@ export async function platformDeployments(db: Db): Promise<DeploymentRow[]> {
   return db.select().from(deployments).where(eq(deployments.userId, PLATFORM_USER_ID));
 }
 
-/** Deployments of people (not the platform's checks) of a server. */
-export const peopleOnly = () => ne(deployments.userId, PLATFORM_USER_ID);

@@ -82,3 +82,30 @@ export class TargetExposure implements Exposure {
     return kept.length === items.length ? result : { ...(result as Record<string, unknown>), [LISTINGS[kind].field]: kept };
   }
 }
+
+/**
+ * The owner can change which tools, prompts and resource templates a deployment exposes at any
+ * time (hiding tools, approving changed definitions), and the gateway then tells its sessions the
+ * lists changed: so a server with any of them is announced as one whose lists change.
+ */
+export function announcingToolChanges(result: unknown): unknown {
+  const r = result as { capabilities?: Record<string, unknown> } | undefined;
+  const caps = r?.capabilities;
+  if (!caps || typeof caps !== "object") return result;
+  const announced = { ...caps };
+  for (const list of ["tools", "prompts", "resources"]) {
+    const c = caps[list];
+    if (c && typeof c === "object" && !Array.isArray(c)) announced[list] = { ...c, listChanged: true };
+  }
+  return { ...r, capabilities: announced };
+}
+
+/** A TOOL_SELECTION_TOPIC message: which deployment changed what it exposes (quiet: no list_changed to its sessions). */
+export function parseToolSelection(payload: string): { id: string; proxyId: string; quiet: boolean } | undefined {
+  try {
+    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown; quiet?: unknown };
+    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId, quiet: v.quiet === true } : undefined;
+  } catch {
+    return undefined; // RESYNC after a gap
+  }
+}

@@ -10,12 +10,12 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
-import { TargetExposure } from "./exposure.js";
+import { announcingToolChanges, parseToolSelection, TargetExposure } from "./exposure.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
-import { clientOf, clip, outcomeOf, requestName, traceContext, type GatewayObserver } from "./observe.js";
+import { clientOf, whenAnswered, type GatewayObserver } from "./observe.js";
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
@@ -219,6 +219,7 @@ export class Gateway {
     const s = new Session(who.userId, who.keyHash, target.id, mux, legacy);
     s.signIn = who.signIn;
     s.token = who.token;
+    s.expiresAt = who.expiresAt;
     return s;
   }
 
@@ -251,38 +252,9 @@ export class Gateway {
       .finally(() => this.recording.delete(key));
   }
 
-  /** What happens once a request is answered: a log line, and a record for the observers (observe.ts). */
+  /** What happens once a request is answered (observe.ts). */
   private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"] | undefined, transport: "streamable" | "sse") {
-    const name = requestName(msg.method, msg.params);
-    const method = clip(msg.method, 100) ?? "";
-    const observer = this.d.observer;
-    const forwardedAt = performance.timeOrigin + performance.now();
-    return (answer: Msg | undefined, bytesOut: number, refused?: "rate_limited") => {
-      const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const judged = outcomeOf(answer);
-      const outcome = refused ?? judged.outcome;
-      const errorCode = judged.errorCode;
-      this.d.log.info({ deployment: target.id, method, name, status: outcome, ms: durationMs }, "mcp request");
-      if (!observer) return;
-      observer.callDone({
-        startedAt: performance.timeOrigin + started,
-        forwardedAt,
-        durationMs,
-        deploymentId: target.id,
-        serverKind: target.serverKind,
-        serverRef: target.serverRef,
-        userId: target.userId,
-        client,
-        method,
-        name,
-        outcome,
-        errorCode,
-        bytesIn,
-        bytesOut,
-        transport,
-        ...traceContext(msg.params, req.headers),
-      });
-    };
+    return whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport });
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, started: number) {
@@ -440,31 +412,5 @@ export class Gateway {
     this.forwarder?.close();
     this.sessions.close();
     await this.usage.close();
-  }
-}
-
-/**
- * The owner can change which tools, prompts and resource templates a deployment exposes at any
- * time (hiding tools, approving changed definitions), and the gateway then tells its sessions the
- * lists changed: so a server with any of them is announced as one whose lists change.
- */
-function announcingToolChanges(result: unknown): unknown {
-  const r = result as { capabilities?: Record<string, unknown> } | undefined;
-  const caps = r?.capabilities;
-  if (!caps || typeof caps !== "object") return result;
-  const announced = { ...caps };
-  for (const list of ["tools", "prompts", "resources"]) {
-    const c = caps[list];
-    if (c && typeof c === "object" && !Array.isArray(c)) announced[list] = { ...c, listChanged: true };
-  }
-  return { ...r, capabilities: announced };
-}
-
-function parseToolSelection(payload: string): { id: string; proxyId: string; quiet: boolean } | undefined {
-  try {
-    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown; quiet?: unknown };
-    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId, quiet: v.quiet === true } : undefined;
-  } catch {
-    return undefined; // RESYNC after a gap
   }
 }

@@ -1,4 +1,8 @@
+import type { IncomingMessage } from "node:http";
 import type { ServerKind } from "../../../shared/deployments.js";
+import type { Logger } from "../../log.js";
+import type { Msg } from "./protocol.js";
+import type { GatewayTarget } from "./repo.js";
 
 // What the gateway tells observers about each request it answered for a session: the request log
 // (features/request-log), the Prometheus metrics and the traces (features/observability). They are
@@ -95,4 +99,52 @@ export function traceContext(params: Record<string, unknown> | undefined, header
   const h = headers.traceparent;
   const s = headers.tracestate;
   return typeof h === "string" ? { traceparent: clip(h, 100), tracestate: clip(s, 512) } : {};
+}
+
+/** A request being answered: what its record is made of. */
+export interface Answering {
+  req: IncomingMessage;
+  target: GatewayTarget;
+  msg: Msg;
+  /** performance.now() when it arrived */
+  started: number;
+  bytesIn: number;
+  client: CallRecord["client"];
+  transport: CallRecord["transport"];
+}
+
+/**
+ * What happens once a request is answered: a log line, and a record for the observer. Called when
+ * it is forwarded; the function it returns, with the answer (or with `refused` when the gateway
+ * refused it itself).
+ */
+export function whenAnswered(log: Logger, observer: GatewayObserver | undefined, a: Answering) {
+  const { req, target, msg, started } = a;
+  const name = requestName(msg.method, msg.params);
+  const method = clip(msg.method, 100) ?? "";
+  const forwardedAt = performance.timeOrigin + performance.now();
+  return (answer: Msg | undefined, bytesOut: number, refused?: "rate_limited") => {
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    const judged = outcomeOf(answer);
+    const outcome = refused ?? judged.outcome;
+    log.info({ deployment: target.id, method, name, status: outcome, ms: durationMs }, "mcp request");
+    observer?.callDone({
+      startedAt: performance.timeOrigin + started,
+      forwardedAt,
+      durationMs,
+      deploymentId: target.id,
+      serverKind: target.serverKind,
+      serverRef: target.serverRef,
+      userId: target.userId,
+      client: a.client,
+      method,
+      name,
+      outcome,
+      errorCode: judged.errorCode,
+      bytesIn: a.bytesIn,
+      bytesOut,
+      transport: a.transport,
+      ...traceContext(msg.params, req.headers),
+    });
+  };
 }
