@@ -40,6 +40,8 @@ export interface Caller {
   token?: string;
   /** the sign-in session of a playground's cookie: its sessions end when it signs out */
   signIn?: string;
+  /** when the API key expires (epoch ms): its sessions and streams end then */
+  expiresAt?: number;
 }
 
 export interface AccessDeps {
@@ -108,7 +110,7 @@ export class GatewayAccess {
     if (grant.resources && !grant.resources.includes(resourceOf({ kind: target.serverKind, ref: target.serverRef }))) {
       return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
     }
-    return { target, who: { userId, keyHash } };
+    return { target, who: { userId, keyHash, ...(grant.expiresAt ? { expiresAt: grant.expiresAt.getTime() } : {}) } };
   }
 
   /**

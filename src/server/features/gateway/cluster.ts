@@ -137,17 +137,18 @@ export class Forwarder {
 }
 
 function encodeCaller(who: Caller): string {
-  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn })).toString("base64url");
+  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn, e: who.expiresAt })).toString("base64url");
 }
 
 function decodeCaller(v: string | string[] | undefined): Caller | undefined {
   if (typeof v !== "string" || v.length > 4096) return undefined;
   try {
-    const c = JSON.parse(Buffer.from(v, "base64url").toString("utf8")) as { u?: unknown; k?: unknown; t?: unknown; s?: unknown };
+    const c = JSON.parse(Buffer.from(v, "base64url").toString("utf8")) as { u?: unknown; k?: unknown; t?: unknown; s?: unknown; e?: unknown };
     if (typeof c.u !== "string" || typeof c.k !== "string" || (c.t !== undefined && typeof c.t !== "string") || (c.s !== undefined && typeof c.s !== "string")) return undefined;
     const who: Caller = { userId: c.u, keyHash: c.k };
     if (c.t !== undefined) who.token = c.t as string;
     if (c.s !== undefined) who.signIn = c.s as string;
+    if (typeof c.e === "number" && Number.isFinite(c.e)) who.expiresAt = c.e;
     return who;
   } catch {
     return undefined;

@@ -29,6 +29,8 @@ export class Session implements MuxSession {
   client?: { name: string; version: string };
   /** opened with an OAuth access token: the one it was last used with (clients refresh tokens within a session); it ends when that is revoked */
   token?: string;
+  /** its API key's expiry (epoch ms): it ends then */
+  expiresAt?: number;
 
   constructor(
     readonly userId: string,

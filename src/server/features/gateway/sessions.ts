@@ -23,6 +23,8 @@ export interface Held {
   readonly keyHash: string;
   readonly token?: string;
   readonly signIn?: string;
+  /** its API key's expiry (epoch ms): it ends then */
+  readonly expiresAt?: number;
   close(): void;
 }
 
@@ -80,6 +82,17 @@ export class Sessions {
   add(session: Session): void {
     session.mux.attach(session);
     this.open.set(session.id, session);
+    this.endAtExpiry(session);
+  }
+
+  /** A holder whose key expires within a day ends at that moment; later ones, at a sweep after it. */
+  private endAtExpiry(h: Held): void {
+    if (h.expiresAt === undefined) return;
+    const wait = h.expiresAt - Date.now();
+    if (wait > 86_400_000) return;
+    setTimeout(() => {
+      if (h instanceof Session ? this.has(h) : this.held.has(h)) this.endHolder(h);
+    }, Math.max(0, wait)).unref();
   }
 
   has(session: Session): boolean {
@@ -114,16 +127,20 @@ export class Sessions {
   }
 
   private expire() {
-    const cutoff = Date.now() - this.d.config.GATEWAY_SESSION_IDLE_MS;
+    const now = Date.now();
+    const cutoff = now - this.d.config.GATEWAY_SESSION_IDLE_MS;
     for (const s of this.open.values()) {
       if (s.closed || s.mux.dead || (s.lastActive < cutoff && s.inflight.size === 0 && !s.hasOpenStream)) this.end(s);
       else s.prune();
     }
+    // A key that expired ends what it opened, open streams included (its requests are refused already).
+    for (const h of this.holders()) if (h.expiresAt !== undefined && h.expiresAt <= now) this.endHolder(h);
   }
 
   /** A stream to end when its key, grant or sign-in is revoked; the function forgets it. */
   watch(h: Held): () => void {
     this.held.add(h);
+    this.endAtExpiry(h);
     return () => void this.held.delete(h);
   }
 
@@ -170,7 +187,8 @@ export class Sessions {
     }
     for (const hash of hashes) {
       try {
-        if (await findKeyOwner(this.d.db, hash)) continue;
+        const owner = await findKeyOwner(this.d.db, hash);
+        if (owner && !(owner.expiresAt && owner.expiresAt.getTime() <= Date.now())) continue;
         for (const s of this.holders()) if (s.keyHash === hash) this.endHolder(s);
       } catch (e) {
         this.d.log.error({ err: e }, "could not re-check the keys of open gateway sessions");

@@ -377,6 +377,9 @@ class Listener implements MuxSession {
   get signIn(): string | undefined {
     return this.who.signIn;
   }
+  get expiresAt(): number | undefined {
+    return this.who.expiresAt;
+  }
 
   unwatch?: () => void;
 

@@ -1,3 +1,4 @@
+import { API_KEY_TEXT } from "../../../shared/publishers.js";
 import { SUPPORTED_VERSIONS } from "./protocol.js";
 
 /** What the gateway answers a client with, word for word (see docs/gateway.md). */
@@ -20,9 +21,9 @@ export const GATEWAY_TEXT = {
   sessionRequired: "Bad Request: Mcp-Session-Id header is required",
   sessionNotFound: "Session not found: it ended or expired; initialize a new session",
   badVersion: (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v.slice(0, 40)} (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
-  expiredKey: "This API key has expired",
-  keyScope: (scope: string) => `This API key lacks the "${scope}" scope`,
-  keyNotForThis: "This API key is not for this server's deployment",
+  expiredKey: API_KEY_TEXT.expired,
+  keyScope: API_KEY_TEXT.missingScope,
+  keyNotForThis: API_KEY_TEXT.notForThisServer,
   rateLimited: (limit: number, scope: "deployment" | "credential", seconds: number) =>
     `Too Many Requests: its plan allows ${limit.toLocaleString("en-US")} requests a minute ${scope === "deployment" ? "to one deployment" : "with one key"}; try again in ${seconds} s`,
   tooManySessions: (n: number) => `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,
