@@ -71,6 +71,22 @@ describe("PUT /api/users/{id}", () => {
     expect((await client(t.app).post("/api/auth/sign-in/email", { email: "alice@new.example", password: "new-password-1" })).status).toBe(200);
   });
 
+  it("a wrong current password changes nothing: no confirmation mail goes to a new address asked for with it", async () => {
+    const carol = await signedInUser(t, "carol@example.com");
+    const wrong = await carol.put(`/api/users/${carol.id}`, { email: "carol@elsewhere.example", currentPassword: "nope-nope", password: "new-password-2" });
+    expect(wrong.status).toBe(400);
+    expect((await wrong.json()).error).toBe(PROFILE_TEXT.wrongCurrent);
+    expect((await outbox(t.app)).filter((m) => m.to === "carol@elsewhere.example")).toEqual([]);
+    // With the right one both change: the new password at once, the e-mail once confirmed (its
+    // request made with the session the password change renewed).
+    const both = await carol.put(`/api/users/${carol.id}`, { email: "carol@elsewhere.example", currentPassword: "password123", password: "new-password-2" });
+    expect(both.status, await both.clone().text()).toBe(200);
+    expect((await both.json()).emailChangePending).toBe("carol@elsewhere.example");
+    expect((await outbox(t.app)).filter((m) => m.to === "carol@elsewhere.example")).toHaveLength(1);
+    expect(await (await carol.get("/api/auth/get-session")).json()).not.toBeNull();
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "carol@example.com", password: "new-password-2" })).status).toBe(200);
+  });
+
   it("never lets anyone set is_admin", async () => {
     const r = await alice.put(`/api/users/${alice.id}`, { is_admin: true });
     expect(r.status).toBe(400);

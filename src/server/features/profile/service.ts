@@ -5,6 +5,7 @@ import { PROFILE_TEXT } from "../../../shared/auth.js";
 import type { ProfileUpdate } from "../../../shared/profile.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
+import { withSetCookies } from "../auth/session.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import { deleteUserCascade, findProfile, updateUsername, usernameTaken, type Profile } from "./repo.js";
 
@@ -33,18 +34,10 @@ export async function updateProfile(
   if (username === undefined && email === undefined && !changes.password) throw new AppError("validation_failed", PROFILE_TEXT.noChanges);
   if (username !== undefined && (await usernameTaken(deps.db, username, id))) throw new AppError("conflict", PROFILE_TEXT.usernameTaken);
 
+  // The password first (it also proves who is asking): a wrong one changes nothing and sends no
+  // mail. The confirmation mail goes out after it, with the session that change renewed (an
+  // address another account holds gets the same answer and no mail: that is not told).
   const setCookies: string[] = [];
-  // The e-mail first: it changes nothing until confirmed (a confirmation mail), so a refusal there
-  // leaves the password and the username as they were.
-  if (email !== undefined) {
-    try {
-      await deps.auth.api.changeEmail({ headers, body: { newEmail: email, callbackURL: "/profile" } });
-    } catch (e) {
-      const code = authMessage(e);
-      if (code === "COULDNT_UPDATE_YOUR_EMAIL" || code === "USER_ALREADY_EXISTS" || code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") throw new AppError("conflict", PROFILE_TEXT.emailTaken);
-      throw e;
-    }
-  }
   if (changes.password) {
     try {
       const r = await deps.auth.api.changePassword({
@@ -57,6 +50,17 @@ export async function updateProfile(
       const code = authMessage(e);
       if (code === "INVALID_PASSWORD") throw new AppError("validation_failed", PROFILE_TEXT.wrongCurrent);
       if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") throw new AppError("validation_failed", "This account signs in with GitHub and has no password to change");
+      throw e;
+    }
+  }
+  if (email !== undefined) {
+    const renewed = new Headers(headers);
+    if (setCookies.length) renewed.set("cookie", withSetCookies(headers.get("cookie") ?? "", setCookies));
+    try {
+      await deps.auth.api.changeEmail({ headers: renewed, body: { newEmail: email, callbackURL: "/profile" } });
+    } catch (e) {
+      const code = authMessage(e);
+      if (code === "COULDNT_UPDATE_YOUR_EMAIL" || code === "USER_ALREADY_EXISTS" || code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") throw new AppError("conflict", PROFILE_TEXT.emailTaken);
       throw e;
     }
   }
