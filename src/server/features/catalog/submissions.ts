@@ -2,6 +2,8 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionRequest } from "../../../shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
+import { API_KEY_TEXT } from "../../../shared/publishers.js";
+import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";
 import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
@@ -55,6 +57,8 @@ function toolsChanged(approvedListing: unknown, candidateListing: unknown): Admi
 
 /** A submission waits for review; an admin's own submission is listed at once. */
 export async function submitServer(db: Db, viewer: Viewer, s: SubmissionRequest, namespace = "localhost"): Promise<ServerRecord> {
+  // A key limited to some servers cannot add another one.
+  if (!keyReaches(viewer, { kind: "catalog", ref: s.id })) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   const keys = (s.required_keys ?? []) as RequiredKey[];
   const r = await insertSubmission(db, {
     id: s.id,
@@ -91,12 +95,14 @@ export async function adminList(db: Db, status: "pending" | "approved") {
 }
 
 /** Approving an entry approves the listing the admin saw on its card too (its latest check's, when one waits). */
+/** Approving lists the entry and makes its latest check listing the public one, both or neither. */
 export async function approve(db: Db, id: string): Promise<ServerRecord> {
-  const row = await setApproval(db, id, true);
-  if (row) {
-    await approveCandidate(db, id);
-    return toRecord(row);
-  }
+  const row = await db.transaction(async (tx) => {
+    const r = await setApproval(tx, id, true);
+    if (r) await approveCandidate(tx, id);
+    return r;
+  });
+  if (row) return toRecord(row);
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "This server is already approved");

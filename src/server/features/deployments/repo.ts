@@ -138,15 +138,22 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
  * replaced; never a deploy action (checks are nobody's usage, and no plan limits them).
  */
 export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferInsert, "status">): Promise<DeploymentRow | undefined> {
-  return db.transaction(async (tx) => {
-    // The platform's own account, made at its first check: no password, no profile, never signed in.
-    await tx.execute(sql`insert into "user" (id, name, email, email_verified) values (${row.userId}, 'Switchboard checks', 'platform@switchboard.invalid', true) on conflict do nothing`);
-    const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)));
-    if (existing && !RESTING.includes(existing.status)) return undefined;
-    if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
-    const [inserted] = await tx.insert(deployments).values({ ...row, status: "queued" }).returning();
-    return inserted;
-  });
+  try {
+    return await db.transaction(async (tx) => {
+      // The platform's own account, made at its first check: no password, no profile, never signed
+      // in. Its e-mail has no "@", so no sign-up can take it first.
+      await tx.execute(sql`insert into "user" (id, name, email, email_verified) values (${row.userId}, 'Switchboard checks', ${row.userId}, true) on conflict (id) do nothing`);
+      const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)));
+      if (existing && !RESTING.includes(existing.status)) return undefined;
+      if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
+      const [inserted] = await tx.insert(deployments).values({ ...row, status: "queued" }).returning();
+      return inserted;
+    });
+  } catch (e) {
+    // Two checks of one entry at once: the second finds the first's row (one per entry and account).
+    if ((e as { cause?: { code?: string } }).cause?.code === "23505") return undefined;
+    throw e;
+  }
 }
 
 /** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */

@@ -165,10 +165,18 @@ export async function recentToolStats(db: Db, kind: ServerKind, ref: string) {
     kind === "catalog"
       ? sql`select jsonb_array_elements(l.approved -> 'tools') ->> 'name' from catalog_listings l where l.server_id = ${ref} and jsonb_typeof(l.approved -> 'tools') = 'array'`
       : sql`select jsonb_array_elements(c.tools) ->> 'name' from server_capabilities c where c.server_kind = 'owned' and c.server_ref = ${ref} and jsonb_typeof(c.tools) = 'array'`;
+  // Summed per tool and user here (buckets element by element): one row each, not one an hour.
   const r = await db.execute<{ tool: string; user_id: string; calls: number; errors: number; buckets: number[] }>(sql`
-    select t.tool, t.user_id, t.calls, t.errors, t.buckets from tool_stats t
-    where t.server_kind = ${kind} and t.server_ref = ${ref}
-      and t.hour > now() - interval '24 hours'
-      and t.tool in (${names})`);
+    with r as (
+      select t.tool, t.user_id, t.calls, t.errors, t.buckets from tool_stats t
+      where t.server_kind = ${kind} and t.server_ref = ${ref}
+        and t.hour > now() - interval '24 hours'
+        and t.tool in (${names})),
+    b as (
+      select r.tool, r.user_id, u.i, sum(u.v) as v from r, unnest(r.buckets) with ordinality as u(v, i) group by r.tool, r.user_id, u.i),
+    bb as (select b.tool, b.user_id, array_agg(b.v::int order by b.i) as buckets from b group by b.tool, b.user_id)
+    select c.tool, c.user_id, c.calls, c.errors, coalesce(bb.buckets, '{}') as buckets
+    from (select r.tool, r.user_id, sum(r.calls)::int as calls, sum(r.errors)::int as errors from r group by r.tool, r.user_id) c
+    left join bb on bb.tool = c.tool and bb.user_id = c.user_id`);
   return r.rows;
 }
