@@ -48,7 +48,7 @@ export const API_KEY_TEXT = {
   resourcesLabel: "Deployments it may reach",
   resourcesAll: "All of my deployments",
   legacy: "Made before keys had scopes: it has every scope. Make a new one with less and revoke this one.",
-  badExpiry: "The expiry date must be a day in the future",
+  badExpiry: "The expiry date must be a day in the future, within 10 years",
   unknownResource: (id: string) => `"${id}" is not a server you can deploy`,
 } as const;
 
@@ -168,12 +168,14 @@ export const apiKeyCreateBody = z.object({
   expiry: z.enum(KEY_EXPIRIES).optional(),
   expiresAt: z.string().trim().max(40).optional(),
 });
+/** A dated key expires within 10 years (a later date is what "never" is for, and years past 9999 cannot be stored). */
+const MAX_EXPIRY_MS = 10 * 366 * 86_400_000;
 export const apiKeyCreate = apiKeyCreateBody.transform((v, ctx) => {
   let expiresAt: Date | null = null;
   if (v.expiry === "30" || v.expiry === "90") expiresAt = new Date(Date.now() + Number(v.expiry) * 86_400_000);
   else if (v.expiry === "custom" || (v.expiry === undefined && v.expiresAt)) {
     const t = v.expiresAt ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v.expiresAt) ? `${v.expiresAt}T23:59:59Z` : v.expiresAt) : NaN;
-    if (!Number.isFinite(t) || t <= Date.now()) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: API_KEY_TEXT.badExpiry });
+    if (!Number.isFinite(t) || t <= Date.now() || t > Date.now() + MAX_EXPIRY_MS) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: API_KEY_TEXT.badExpiry });
     else expiresAt = new Date(t);
   }
   return { name: v.name, scopes: [...new Set(v.scopes ?? ["mcp"])] as KeyScope[], resources: v.resources?.length ? [...new Set(v.resources)] : null, expiresAt };

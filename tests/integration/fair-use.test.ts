@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, deployFixture, mcpUrl, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
 import { MCP_ACCEPT, raw } from "../support/gateway.js";
+import { signInCookie } from "../support/process.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 
 const LIMIT = 40;
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 describe("fair use across two gateway processes", () => {
-  it("admits the plan's requests a minute in all, then answers 429 with Retry-After and a JSON-RPC error", async () => {
+  it("admits the plan's requests a minute in all, then answers 429 with Retry-After and a JSON-RPC error, whatever the key or transport", async () => {
     // Each gateway directly (as the balancer would send them), with the public Host.
     const host = new URL(c.publicUrl).host;
     const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "content-type": "application/json", host };
@@ -82,5 +83,22 @@ describe("fair use across two gateway processes", () => {
     expect(log.requests[0]).toMatchObject({ method: "tools/call", name: "echo", outcome: "rate_limited" });
     const metrics = await (await fetch(`${gw2.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/switchboard_gateway_requests_total\{method="tools\/call",outcome="rate_limited"\} [1-9]/);
+
+    // The deployment's budget is spent: a fresh key of the same owner, the stateless 2026-07-28
+    // lane and the legacy SSE transport do not open a new one.
+    const cookie = await signInCookie(gw1.url, "fay@example.com", c.publicUrl);
+    const made = await fetch(`${gw1.url}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: c.publicUrl, "content-type": "application/json", host }, body: JSON.stringify({ name: "second" }) });
+    expect(made.status).toBe(201);
+    const second = ((await made.json()) as { apiKey: string }).apiKey;
+    const fresh = { ...headers, authorization: `Bearer ${second}` };
+    const stateless = await raw(at(gw2), {
+      headers: { ...fresh, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" },
+      body: { jsonrpc: "2.0", id: 900, method: "tools/call", params: { name: "echo", arguments: { message: "again" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "fair", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } },
+    });
+    expect(stateless.status, stateless.body).toBe(429);
+    expect(stateless.json<{ id: number }>().id).toBe(900);
+    const sse = await raw(at(gw1).replace(/\/mcp$/, "/sse"), { headers: { authorization: `Bearer ${second}`, accept: "text/event-stream", host } });
+    expect(sse.status).toBe(429);
+    expect(Number(sse.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });

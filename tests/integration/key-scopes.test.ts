@@ -6,6 +6,7 @@ import type { DeploymentView } from "../../src/shared/deployments.js";
 import { API_KEY_TEXT, type ApiKeyView } from "../../src/shared/publishers.js";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
 import { protectedResourceMetadataUrl } from "../../src/server/features/oauth/resource.js";
+import { keyRule, type KeyRule } from "../../src/server/features/publishers/key-policy.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
@@ -78,14 +79,23 @@ describe("scopes", () => {
     expect(listed.find((k) => k.name === "ci")).toMatchObject({ scopes: ["deploy", "servers"], resources: null, legacy: false });
   });
 
-  it("refuses a key with no scope, an unknown scope, or an expiry in the past", async () => {
+  it("refuses a key with no scope, an unknown scope, an expiry in the past or beyond 10 years, or a server without a name", async () => {
     for (const scopes of [[], ["admin"], ["mcp", "account"]]) {
       const r = await alice.post("/api/auth/apikeys", { name: `bad-${scopes.length}-${scopes[0] ?? ""}`, scopes });
       refusedFor(r, 400, API_KEY_TEXT.scopeRequired);
     }
-    for (const expiresAt of ["2020-01-01", "not a date", ""]) {
+    const elevenYears = new Date(Date.now() + 11 * 366 * 86_400_000).toISOString().slice(0, 10);
+    for (const expiresAt of ["2020-01-01", "not a date", "", "10000-01-01", "+275760-09-13", elevenYears]) {
       refusedFor(await alice.post("/api/auth/apikeys", { name: "past", expiry: "custom", expiresAt }), 400, API_KEY_TEXT.badExpiry);
     }
+    // A resource with a kind and no name is a clear 400 too, never a 500.
+    for (const resources of [["catalog:"], ["owned:"], ["owned:/"], ["/"]]) {
+      const r = await alice.post("/api/auth/apikeys", { name: "empty-resource", resources });
+      expect(r.status, `${resources[0]}: ${r.text}`).toBe(400);
+    }
+    const listed = (await alice.get("/api/auth/me")).json<{ user: { apiKeys: ApiKeyView[] } }>().user.apiKeys;
+    expect(listed.map((k) => k.name)).not.toContain("past");
+    expect(listed.map((k) => k.name)).not.toContain("empty-resource");
   });
 
   it("mcp: the gateway, and no REST route that needs another scope", async () => {
@@ -126,6 +136,69 @@ describe("scopes", () => {
     expect((await asKey(apiKey, "GET", "/api/servers")).json<{ data: { qualifiedName: string }[] }>().data.map((s) => s.qualifiedName)).toContain("alice/from-ci");
     refusedFor(await asKey(apiKey, "GET", "/api/deployments"), 403, API_KEY_TEXT.missingScope("deploy"));
     scopeRefusal(await initialize(one.url, apiKey), one, GATEWAY_TEXT.keyScope("mcp"));
+  });
+});
+
+/**
+ * Every REST route with what a key needs for it, decided here one by one: a new route fails this
+ * test until it is put in this table (and so in key-policy.ts) on purpose.
+ */
+const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
+  "POST /waitlist": "public",
+  "PUT /users/{id}": "session",
+  "DELETE /users/{id}": "session",
+  "GET /mcp-servers": "public",
+  "POST /mcp-servers": "servers",
+  "GET /mcp-servers/{id}": "public",
+  "GET /mcp-servers/{id}/related": "public",
+  "GET /admin/mcp-servers": "session",
+  "POST /admin/mcp-servers/{id}/approve": "session",
+  "POST /admin/mcp-servers/{id}/unapprove": "session",
+  "POST /admin/mcp-servers/{id}/accept-tools": "session",
+  "DELETE /admin/mcp-servers/{id}": "session",
+  "GET /auth/me": "session",
+  "POST /auth/apikeys": "session",
+  "DELETE /auth/apikeys/{name}": "session",
+  "GET /servers": "servers",
+  "POST /servers": "servers",
+  "GET /servers/{owner}/{name}": "servers",
+  "PUT /servers/{owner}/{name}": "servers",
+  "GET /auth/connected-apps": "session",
+  "DELETE /auth/connected-apps/{id}": "session",
+  "GET /subscriptions/current": "session",
+  "GET /subscriptions/stripe-status": "session",
+  "POST /subscriptions/checkout": "session",
+  "POST /subscriptions/cancel": "session",
+  "GET /subscriptions/test-checkout/{id}": "session",
+  "POST /subscriptions/test-checkout/{id}/confirm": "session",
+  "POST /subscriptions/test-checkout/{id}/cancel": "session",
+  "POST /subscriptions/test-clock/end-period": "session",
+  "POST /webhooks/stripe": "session",
+  "POST /admin/mcp-servers/{id}/check": "session",
+  "POST /deploy/{id}": "deploy",
+  "POST /deploy/{owner}/{name}": "deploy",
+  "GET /deployments": "deploy",
+  "GET /deployments/server/{id}": "deploy",
+  "GET /deployments/server/{owner}/{name}": "deploy",
+  "GET /deployments/{id}/logs": "deploy",
+  "PUT /deployments/{id}/tools": "deploy",
+  "GET /deployments/{id}/definitions": "deploy",
+  "POST /deployments/{id}/definitions": "deploy",
+  "PUT /deployments/{id}/definitions/mode": "deploy",
+  "DELETE /deployments/{id}": "deploy",
+  "GET /deployments/{id}/requests": "deploy",
+  "GET /mcp-servers/{id}/tool-stats": "public",
+  "GET /servers/{owner}/{name}/tool-stats": "public",
+};
+
+describe("the key policy covers every route", () => {
+  it("each route of /api/openapi.json needs what this table says: no route is open to a key by accident", async () => {
+    const doc = (await send(`${o.base}/api/openapi.json`, { origin: false })).json<{ paths: Record<string, Record<string, unknown>> }>();
+    const actual: Record<string, KeyRule> = {};
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(ops)) actual[`${method.toUpperCase()} ${path}`] = keyRule(method.toUpperCase(), `/api${path.replace(/\{[^}]+\}/g, "x")}`);
+    }
+    expect(actual).toEqual(EXPECTED_KEY_RULES);
   });
 });
 
@@ -244,6 +317,60 @@ describe("resources: a key limited to named deployments", () => {
   });
 });
 
+describe("resources with the servers scope", () => {
+  const server = (qualifiedName: string) => ({
+    qualifiedName,
+    displayName: "Edited by CI",
+    description: "Registered by a pipeline",
+    repositoryUrl: `https://example.com/${qualifiedName}`,
+    keywords: "ci",
+    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+  });
+
+  it("a key limited to one server lists and edits only that one, and registers or submits no other", async () => {
+    const { apiKey } = await makeKey(alice, { name: "servers-one", scopes: ["servers"], resources: ["alice/one"] });
+    const listed = await asKey(apiKey, "GET", "/api/servers");
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.json<{ data: { qualifiedName: string }[] }>().data.map((s) => s.qualifiedName)).toEqual(["alice/one"]);
+    expect((await asKey(apiKey, "GET", "/api/servers/alice/one")).status).toBe(200);
+    expect((await asKey(apiKey, "PUT", "/api/servers/alice/one", server("alice/one"))).status).toBe(200);
+    refusedFor(await asKey(apiKey, "GET", "/api/servers/alice/two"), 403, API_KEY_TEXT.notForThisServer);
+    refusedFor(await asKey(apiKey, "PUT", "/api/servers/alice/two", server("alice/two")), 403, API_KEY_TEXT.notForThisServer);
+    refusedFor(await asKey(apiKey, "POST", "/api/servers", server("alice/sneaky")), 403, API_KEY_TEXT.notForThisServer);
+    const submitted = await asKey(apiKey, "POST", "/api/mcp-servers", {
+      name: "Sneaky Catalogue Entry",
+      description: "Submitted with a key for one server",
+      category: "Data & Storage",
+      type: "Community",
+      source: "user_submitted",
+      tags: ["sneaky"],
+      repository_url: "https://github.com/example/sneaky",
+      url: "",
+      npx_command: "npx -y sneaky-mcp",
+    });
+    refusedFor(submitted, 403, API_KEY_TEXT.notForThisServer);
+    // Nothing was written: alice/two kept its name, no alice/sneaky, no pending entry.
+    const mine = (await alice.get("/api/servers")).json<{ data: { qualifiedName: string; displayName: string }[] }>().data;
+    expect(mine.map((s) => s.qualifiedName)).not.toContain("alice/sneaky");
+    expect(mine.find((s) => s.qualifiedName === "alice/two")?.displayName).not.toBe("Edited by CI");
+    const pending = (await root.get("/api/admin/mcp-servers")).text;
+    expect(pending).not.toContain("Sneaky Catalogue Entry");
+  });
+
+  it("a public route answers a key as it answers anyone: an owner's key reads no owner-only figures there", async () => {
+    const { apiKey } = await makeKey(alice, { name: "public-reads", scopes: ["mcp", "deploy", "servers"] });
+    const path = "/api/servers/alice/one/tool-stats";
+    // Its owner, signed in, sees the server's figures (calls were made above)...
+    await expect.poll(async () => (await alice.get(path)).json<{ tools: unknown[] }>().tools.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // ...a key of the same owner sees what a visitor sees.
+    const anonymous = await send(`${o.base}${path}`, { origin: false });
+    const withKey = await asKey(apiKey, "GET", path);
+    expect(withKey.status, withKey.text).toBe(200);
+    expect(withKey.json()).toEqual(anonymous.json());
+    expect(withKey.json<{ tools: unknown[] }>().tools).toEqual([]);
+  });
+});
+
 describe("expiry", () => {
   let other: TestApp;
   beforeAll(async () => {
@@ -275,5 +402,31 @@ describe("expiry", () => {
     // Its owner still sees it, marked by its date, to revoke or replace.
     const listed = (await alice.get("/api/auth/me")).json<{ user: { apiKeys: ApiKeyView[] } }>().user.apiKeys;
     expect(listed.find((k) => k.name === "short-lived")).toMatchObject({ expiresAt, lastUsedAt: expect.any(String) });
+  });
+
+  it("the streams the key opened (legacy SSE, a session's GET stream) end at its expiry, not at the client's next request", async () => {
+    const expiresAt = new Date(Date.now() + 3000).toISOString();
+    const { apiKey } = await makeKey(alice, { name: "stream-expiry", scopes: ["mcp"], expiry: "custom", expiresAt });
+    const sse = await fetch(one.sse_url, { headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" } });
+    expect(sse.status).toBe(200);
+    const session = await rawSession(one.url, apiKey);
+    const get = await fetch(one.url, { headers: { ...session.headers, accept: "text/event-stream" } });
+    expect(get.status).toBe(200);
+    /** When the body ended (or broke off); fails if it outlives the key by 10 s. */
+    const endOf = (res: Response) =>
+      new Promise<number>((resolve, reject) => {
+        const reader = res.body!.getReader();
+        const timer = setTimeout(() => reject(new Error("the stream outlived its key by 10 s")), Date.parse(expiresAt) - Date.now() + 10_000);
+        const pump = (): Promise<void> =>
+          reader.read().then(
+            (r) => (r.done ? resolve(Date.now()) : pump()),
+            () => resolve(Date.now()),
+          );
+        void pump().finally(() => clearTimeout(timer));
+      });
+    for (const ended of await Promise.all([endOf(sse), endOf(get)])) {
+      expect(ended).toBeGreaterThanOrEqual(Date.parse(expiresAt) - 50);
+      expect(ended).toBeLessThan(Date.parse(expiresAt) + 3000);
+    }
   });
 });

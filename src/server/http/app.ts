@@ -132,7 +132,8 @@ function viewerMiddleware(db: Database["db"], auth: Services["auth"]): Middlewar
       const rule = keyRule(c.req.method, c.req.path);
       if (rule === "session") return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
       if (rule !== "public" && !viewer.key.scopes.includes(rule)) return c.json({ error: API_KEY_TEXT.missingScope(rule), code: "forbidden", scope: rule }, 403);
-      c.set("viewer", viewer);
+      // A public route answers a key as it answers anyone: it opens nothing of its owner's there.
+      c.set("viewer", rule === "public" ? null : viewer);
     } else {
       c.set("viewer", await getViewer(auth, db, c.req.raw.headers));
     }

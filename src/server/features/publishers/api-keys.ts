@@ -74,11 +74,12 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
 /** A key may name a catalogue entry or one of its owner's own servers, nothing else: the name as deployments store it. */
 async function deployable(db: Db, viewer: Viewer, resource: string): Promise<string | undefined> {
   const [, kind, ref] = /^(catalog|owned):(.+)$/.exec(resource) ?? [];
+  if (!kind || !ref) return undefined;
   if (kind === "catalog") {
-    const server = await findServer(db, ref!);
+    const server = await findServer(db, ref);
     return server && resourceOf({ kind: "catalog", ref: server.id });
   }
-  const owned = await findOwnedServer(db, ref!);
+  const owned = await findOwnedServer(db, ref);
   return owned && owned.ownerId === viewer.id ? resourceOf({ kind: "owned", ref: owned.qualifiedName }) : undefined;
 }
 
@@ -103,23 +104,6 @@ export function keyReaches(viewer: Viewer, server: { kind: "catalog" | "owned"; 
 }
 
 export const isExpired = (grant: KeyGrant) => grant.expiresAt !== null && grant.expiresAt.getTime() <= Date.now();
-
-/** The grant lets `scope` through for `server` (any server when none is named), now. */
-export function keyAllows(grant: KeyGrant, scope: KeyScope, server?: { kind: "catalog" | "owned"; ref: string }): "ok" | "expired" | "scope" | "resource" {
-  if (isExpired(grant)) return "expired";
-  if (!grant.scopes.includes(scope)) return "scope";
-  if (server && grant.resources && !grant.resources.includes(resourceOf(server))) return "resource";
-  return "ok";
-}
-
-/**
- * The key's owner with what the key allows, or null for a malformed, unknown, revoked or expired
- * key. Checked on every request. A key never carries its owner's admin powers: those need a sign-in.
- */
-export async function viewerFromApiKey(db: Db, key: string): Promise<(Viewer & { key: KeyGrant }) | null> {
-  const found = await keyOwner(db, key);
-  return found && !isExpired(found.key) ? found : null;
-}
 
 /** The owner and grant of a key, expired or not (the gateway says which). */
 export async function keyOwner(db: Db, key: string): Promise<(Viewer & { key: KeyGrant }) | null> {

@@ -1,8 +1,9 @@
-import { SERVER_FORM_TEXT, requiredKeysFromConnections, serverInput, type Connection, type OwnedServerView } from "../../../shared/publishers.js";
+import { API_KEY_TEXT, SERVER_FORM_TEXT, requiredKeysFromConnections, serverInput, type Connection, type OwnedServerView } from "../../../shared/publishers.js";
 import type { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
+import { keyReaches } from "./api-keys.js";
 import { findOwnedServer, insertOwnedServer, listOwnedServers, updateOwnedServer, type OwnedServerWithOwner } from "./repo.js";
 
 type ServerData = z.output<typeof serverInput>;
@@ -33,15 +34,17 @@ export async function getPublicOwnedServer(db: Db, qualifiedName: string): Promi
   return r ? ownedServerView(r) : null;
 }
 
+/** The viewer's servers; a key limited to some servers sees those only. */
 export async function listMyServers(db: Db, viewer: Viewer): Promise<OwnedServerView[]> {
-  return (await listOwnedServers(db, viewer.id)).map(ownedServerView);
+  return (await listOwnedServers(db, viewer.id)).filter((r) => keyReaches(viewer, { kind: "owned", ref: r.qualifiedName })).map(ownedServerView);
 }
 
-/** For editing: the owner only (others 403, unknown 404). */
+/** For editing: the owner only (others 403, unknown 404), and with a key, one of the servers it names. */
 export async function getMyServer(db: Db, viewer: Viewer, qualifiedName: string): Promise<OwnedServerView> {
   const r = await findOwnedServer(db, qualifiedName);
   if (!r) throw new AppError("not_found", SERVER_FORM_TEXT.loadFailed);
   if (r.ownerId !== viewer.id) throw new AppError("forbidden", SERVER_FORM_TEXT.notOwner);
+  if (!keyReaches(viewer, { kind: "owned", ref: r.qualifiedName })) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   return ownedServerView(r);
 }
 
@@ -59,6 +62,8 @@ const columns = (s: ServerData) => ({
 export async function registerServer(db: Db, v: Viewer, s: ServerData): Promise<OwnedServerView> {
   const owner = s.qualifiedName.split("/")[0]!;
   if (owner !== v.username) throw new AppError("validation_failed", SERVER_FORM_TEXT.notYourName(v.username));
+  // A key limited to some servers cannot add another one.
+  if (!keyReaches(v, { kind: "owned", ref: s.qualifiedName })) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   const row = await insertOwnedServer(db, { qualifiedName: s.qualifiedName, ownerId: v.id, ...columns(s) });
   if (!row) throw new AppError("conflict", SERVER_FORM_TEXT.duplicate);
   return ownedServerView({ ...row, ownerUsername: v.username });
