@@ -8,6 +8,7 @@ import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";
 import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
 import { toCatalogServer } from "./service.js";
+import { invalidateCatalog } from "./cache.js";
 
 export function toRecord(r: ServerRow): ServerRecord {
   return {
@@ -102,7 +103,11 @@ export async function approve(db: Db, id: string): Promise<ServerRecord> {
     if (r) await approveCandidate(tx, id);
     return r;
   });
-  if (row) return toRecord(row);
+  if (row) {
+    // The caches are the database's, not the transaction's, and may refill only once it committed.
+    await invalidateCatalog(db);
+    return toRecord(row);
+  }
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "This server is already approved");
