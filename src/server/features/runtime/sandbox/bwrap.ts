@@ -28,6 +28,8 @@ export interface MountPlan {
   etc: { passwd: string; group: string; resolv: string };
   /** folders inside the bound system (the platform's own, npm's global configuration) covered by an empty tmpfs */
   hide: string[];
+  /** files of /proc showing the whole machine's figures, covered by neutral ones (see proc-masks.ts) */
+  masks: { source: string; dest: string }[];
   /** size of the private /tmp and /dev/shm (tmpfs, counted against the memory limit) */
   tmpBytes: number;
   /** 'own': a network namespace of its own (egress is attached from outside, or none at all) */
@@ -79,11 +81,12 @@ export const SANDBOX_PATH = [...new Set([path.dirname(process.execPath), "/usr/l
 /**
  * The bwrap argv: a user namespace in which the program is an unprivileged uid with no
  * capabilities; its own pid, ipc, uts, cgroup and (unless 'host') network namespaces; a read-only
- * system, sized private /tmp and /dev/shm, and only `writable` writable. bwrap waits on `userns`
- * until the platform has written the namespace's uid and gid maps, and on `block` until the
- * platform has placed it in its cgroup and attached its network; `seccomp` carries the filter
- * (which also refuses any new namespace, so the one user namespace, which owns the network
- * namespace, is the only one). It dies with the platform.
+ * system, its own /proc with the machine-wide figures masked, sized private /tmp and /dev/shm,
+ * and only `writable` writable. bwrap waits on `userns` until the platform has written the
+ * namespace's uid and gid maps, and on `block` until the platform has placed it in its cgroup and
+ * attached its network; `seccomp` carries the filter (which also refuses any new namespace, so
+ * the one user namespace, which owns the network namespace, is the only one). It dies with the
+ * platform.
  */
 export function bwrapArgs(f: BwrapFeatures, plan: MountPlan, fds: { info: number; block: number; userns?: number; seccomp?: number }, argv: string[]): string[] {
   const a: string[] = [];
@@ -95,6 +98,7 @@ export function bwrapArgs(f: BwrapFeatures, plan: MountPlan, fds: { info: number
   for (const d of plan.hide) a.push("--tmpfs", d);
   a.push("--ro-bind", plan.etc.passwd, "/etc/passwd", "--ro-bind", plan.etc.group, "/etc/group", "--ro-bind", plan.etc.resolv, "/etc/resolv.conf");
   a.push("--proc", "/proc", "--dev", "/dev");
+  for (const m of plan.masks) a.push("--ro-bind", m.source, m.dest);
   for (const dir of ["/tmp", "/dev/shm"]) {
     a.push("--perms", "1777");
     if (f.tmpfsSize) a.push("--size", String(plan.tmpBytes));
@@ -110,7 +114,7 @@ export function bwrapArgs(f: BwrapFeatures, plan: MountPlan, fds: { info: number
 }
 
 /** Written once, atomically (a sandbox starting meanwhile binds the old file or the new one), world-readable whatever the umask. */
-async function ensureFile(file: string, text: string): Promise<void> {
+export async function ensureFile(file: string, text: string): Promise<void> {
   if (existsSync(file)) return;
   const tmp = `${file}.${randomBytes(4).toString("hex")}`;
   await fs.writeFile(tmp, text);

@@ -6,7 +6,7 @@ import { projectRoot } from "../../../paths.js";
 import { bwrapFeatures } from "./bwrap.js";
 import { detectCgroups, removeStaleGroups, type CgroupSupport } from "./cgroup.js";
 import { parseAllowList } from "./cidr.js";
-import { hostAddresses } from "./egress.js";
+import { egressPolicyProblem, hostAddresses } from "./egress.js";
 import { closeInheritedFds } from "./fds.js";
 import { UidPool } from "./identity.js";
 import { Sandbox, type Guarantee, type SandboxInfo, type SandboxParts } from "./index.js";
@@ -123,7 +123,7 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
   const attempt = async (userns: boolean) => {
     const info: SandboxInfo = { kind: "bwrap", network, layer: "", guarantees: [], complete: false, warnings: [], notes: [] };
     const sandbox = new Sandbox({ ...parts, info, bwrap: { bin, features, userns }, seccomp });
-    return { sandbox, result: await probe(sandbox, uids, "/", network === "egress" ? target : undefined) };
+    return { sandbox, result: await probe(sandbox, uids, "/", network === "egress" ? { target, multicast: true } : {}) };
   };
   let userns = true;
   let tried: { result: ProbeResult };
@@ -153,7 +153,8 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
     .filter(Boolean)
     .join(", ");
   const unprivileged = userns && r.hostUid !== 0 && /^0+$/.test(r.capEff ?? "") && r.nnp === "1";
-  const egressOk = network === "none" || (network === "egress" && (target === undefined || r.egress === "EACCES"));
+  const policies = egressPolicyProblem();
+  const egressOk = network === "none" || (network === "egress" && (target === undefined || r.egress === "EACCES") && r.multicast === "EPERM");
   return finish({ kind: "bwrap", network, layer }, [
     guarantee(
       "uid",
@@ -177,8 +178,10 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
         : network === "host"
           ? "SANDBOX_NETWORK=host: hosted code uses this machine's network and reaches its local services"
           : egressOk
-            ? `loopback, this machine's addresses, private, CGNAT, link-local and multicast ranges are refused${egressAllow.length ? `; opened by SANDBOX_EGRESS_ALLOW: ${egressAllow.join(", ")}` : ""}${target ? "" : " (not verified: this machine has no address of its own)"}`
-            : `a connection to this machine's own address ${target} was not refused (${r.egress})`,
+            ? `loopback, this machine's addresses, private, CGNAT, link-local ranges, broadcast and multicast are refused, whatever socket options are used${egressAllow.length ? `; opened by SANDBOX_EGRESS_ALLOW: ${egressAllow.join(", ")}` : ""}${target ? "" : " (not verified: this machine has no address of its own)"}`
+            : target !== undefined && r.egress !== "EACCES"
+              ? `a connection to this machine's own address ${target} was not refused (${r.egress})`
+              : `a multicast datagram from the sandbox's own address was not refused (${r.multicast ?? "not tried"})${policies ? `: ${policies}` : ""}`,
     ),
     memory,
     processes,

@@ -15,6 +15,14 @@ import type { Identity } from "./identity.js";
 // addresses and the networks it is attached to, and slirp's gateway (the host's loopback). DNS
 // goes to slirp's resolver at 10.0.2.3, which asks the host's resolver. slirp4netns runs without
 // IPv6, so the sandbox has no IPv6 route at all; IPv6 ranges are prohibited as well, in case.
+//
+// Routes alone can be bypassed: a socket bound to a device (SO_BINDTODEVICE, IP_UNICAST_IF,
+// IP_MULTICAST_IF, IP_PKTINFO) or to the sandbox's own address sends broadcast and multicast
+// without looking at any table, and a failed lookup with a device named is taken as "on link".
+// So the same destinations are also refused by `block` policies of the kernel's IPsec framework
+// (xfrm), which it checks for every route it hands out, however the route was chosen: sendto()
+// and connect() fail with EPERM. Broadcast (255.255.255.255, slirp's 10.0.2.255) and multicast
+// (224.0.0.0/4, ff00::/8) are refused whatever SANDBOX_EGRESS_ALLOW says.
 
 export const SLIRP_GATEWAY = "10.0.2.2";
 export const SLIRP_DNS = "10.0.2.3";
@@ -36,6 +44,11 @@ export const DENIED_V4 = [
   `${SLIRP_GATEWAY}/32`,
 ];
 export const DENIED_V6 = ["::1/128", "::ffff:0:0/96", "64:ff9b:1::/48", "100::/64", "fc00::/7", "fe80::/10", "ff00::/8"];
+/** slirp's network broadcast address (its network is 10.0.2.0/24) */
+export const SLIRP_BROADCAST = "10.0.2.255";
+/** Broadcast and multicast: refused even where an operator's exception covers them. */
+export const NEVER_V4 = ["255.255.255.255/32", `${SLIRP_BROADCAST}/32`, "224.0.0.0/4"];
+export const NEVER_V6 = ["ff00::/8"];
 
 export interface HostAddress {
   address: string;
@@ -87,12 +100,17 @@ const overlapsSlirp = (cidr: string) => {
   return net.isIPv4(addr) && Number(len) >= 24 && networkOf(addr, 24) === "10.0.2.0/24" && cidr !== `${SLIRP_GATEWAY}/32`;
 };
 
-/**
- * The `ip -batch` lines that shut a sandbox's namespace off from everything but public addresses:
- * prohibit routes, and rules that let only DNS reach slirp's resolver address (libslirp before
- * 4.8 forwards every port of it to the host's resolver, which may be a private or local address).
- */
-export function egressRoutes(opts: { host: HostAddress[]; routes?: string[]; allow: string[]; ipv6: boolean }): string[] {
+export interface EgressPlan {
+  host: HostAddress[];
+  routes?: string[];
+  allow: string[];
+  ipv6: boolean;
+}
+
+const normal = (r: string) => networkOf(r.split("/")[0]!, Number(r.split("/")[1]));
+
+/** Every network the sandbox may not reach (normalised, without duplicates), before the operator's exceptions. */
+function deniedNetworks(opts: EgressPlan): string[] {
   const denied = new Set(DENIED_V4);
   const denied6 = new Set(opts.ipv6 ? DENIED_V6 : []);
   for (const r of opts.routes ?? []) (r.includes(":") ? denied6 : denied).add(r);
@@ -107,8 +125,18 @@ export function egressRoutes(opts: { host: HostAddress[]; routes?: string[]; all
     // The networks the host sits on (its neighbours, its gateway) are not "the outside".
     if (!a.internal && Number.isInteger(prefix) && prefix > 0) set.add(networkOf(a.address, prefix));
   }
-  const normal = (r: string) => networkOf(r.split("/")[0]!, Number(r.split("/")[1]));
-  const lines = [...new Set([...denied, ...denied6].map(normal))].filter((r) => !overlapsSlirp(r)).map((r) => `route replace prohibit ${r}`);
+  return [...new Set([...denied, ...denied6].map(normal))];
+}
+
+/**
+ * The `ip -batch` lines that shut a sandbox's namespace off from everything but public addresses:
+ * prohibit routes, and rules that let only DNS reach slirp's resolver address (libslirp before
+ * 4.8 forwards every port of it to the host's resolver, which may be a private or local address).
+ */
+export function egressRoutes(opts: EgressPlan): string[] {
+  const lines = deniedNetworks(opts)
+    .filter((r) => !overlapsSlirp(r))
+    .map((r) => `route replace prohibit ${r}`);
   lines.push(
     `rule add priority 100 to ${SLIRP_DNS}/32 ipproto udp dport 53 lookup main`,
     `rule add priority 101 to ${SLIRP_DNS}/32 ipproto tcp dport 53 lookup main`,
@@ -118,6 +146,47 @@ export function egressRoutes(opts: { host: HostAddress[]; routes?: string[]; all
   // narrower prohibit inside it (the host's own address) still holds (longest prefix wins).
   for (const r of opts.allow) lines.push(`route replace ${r} via ${SLIRP_GATEWAY} dev tap0`);
   return lines;
+}
+
+// Loopback never leaves through tap0 (the kernel refuses 127/8 on other devices), and IPv4's
+// loopback device skips xfrm anyway; IPv6's does not, so ::1 must not get a policy.
+const isLoopback = (r: string) => r === "0:0:0:0:0:0:0:1/128" || (net.isIPv4(r.split("/")[0]!) && r.startsWith("127.") && Number(r.split("/")[1]) >= 8);
+
+/**
+ * The xfrm policies (`ip -batch` lines) that refuse the same destinations as the routes, checked
+ * by the kernel after any route is chosen, so no socket option gets around them. The most specific
+ * selector wins (a lower priority number); at the same prefix an operator's exception wins over a
+ * denied network, as with the routes; DNS to slirp's resolver, then the refusal of broadcast,
+ * multicast and slirp's other addresses come before everything.
+ */
+export function egressPolicies(opts: EgressPlan): string[] {
+  const verdict = new Map<string, "allow" | "block">();
+  for (const r of deniedNetworks(opts)) if (!isLoopback(r)) verdict.set(r, "block");
+  for (const r of opts.allow) verdict.set(normal(r), "allow");
+  // slirp's gateway (the host's loopback) and resolver (but for DNS) stay closed too, or an
+  // exception such as 10.0.0.0/8 would open them to a socket bound to tap0.
+  const never = [...NEVER_V4, `${SLIRP_GATEWAY}/32`, `${SLIRP_DNS}/32`, ...(opts.ipv6 ? NEVER_V6 : [])].map(normal);
+  for (const r of never) verdict.delete(r);
+  const policy = (sel: string, action: "allow" | "block", priority: number) => `xfrm policy add ${sel} dir out action ${action} priority ${priority}`;
+  const lines = [policy(`dst ${SLIRP_DNS}/32 proto udp dport 53`, "allow", 0), policy(`dst ${SLIRP_DNS}/32 proto tcp dport 53`, "allow", 0)];
+  for (const r of never) lines.push(policy(`dst ${r}`, "block", 1));
+  for (const [r, action] of verdict) {
+    const len = Number(r.split("/")[1]);
+    const max = r.includes(":") ? 128 : 32;
+    lines.push(policy(`dst ${r}`, action, 10 + (max - len) * 2 + (action === "block" ? 1 : 0)));
+  }
+  return lines;
+}
+
+/**
+ * Whether the kernel takes the sandboxes' xfrm policies: undefined until the first launch with a
+ * network (the start-up probe) tried, null when it did, else why not. Without them broadcast,
+ * multicast and a socket bound to tap0 get past the routes, and the probe reports egress missing.
+ */
+let policyProblem: string | null | undefined;
+
+export function egressPolicyProblem(): string | null | undefined {
+  return policyProblem;
 }
 
 function run(file: string, args: string[], input: string | null, opts: { uid?: number; gid?: number } = {}): Promise<void> {
@@ -196,8 +265,16 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
       });
     });
     slirp.removeAllListeners("exit");
-    const routes = egressRoutes({ host: hostAddresses(), routes: hostRoutes(), allow: o.allow, ipv6: existsSync("/proc/net/if_inet6") });
-    await run("nsenter", [`--target=${o.pid}`, ...userns, "--net", "ip", "-batch", "-"], routes.join("\n") + "\n");
+    const plan: EgressPlan = { host: hostAddresses(), routes: hostRoutes(), allow: o.allow, ipv6: existsSync("/proc/net/if_inet6") };
+    const ip = (lines: string[]) => run("nsenter", [`--target=${o.pid}`, ...userns, "--net", "ip", "-batch", "-"], lines.join("\n") + "\n");
+    // Policies first: the program is blocked until both are in place, and one batch once they are known to work.
+    if (policyProblem === undefined) {
+      await ip(egressPolicies(plan)).then(
+        () => (policyProblem = null),
+        (e: Error) => (policyProblem = `the kernel refused the sandbox's xfrm policies (CONFIG_XFRM_USER): ${e.message}`),
+      );
+      await ip(egressRoutes(plan));
+    } else await ip([...(policyProblem === null ? egressPolicies(plan) : []), ...egressRoutes(plan)]);
     return slirp;
   } catch (e) {
     slirp.kill("SIGKILL");

@@ -4,6 +4,7 @@ import { bwrapArgs, sandboxEtc, type BwrapFeatures, type MountPlan } from "./bwr
 import { Cgroup, type CgroupSupport } from "./cgroup.js";
 import { attachEgress } from "./egress.js";
 import { closeInheritedFds } from "./fds.js";
+import { procMasks } from "./proc-masks.js";
 import { Launched, type LaunchSpec } from "./launched.js";
 import type { SandboxInfo } from "../../../../shared/deployments.js";
 
@@ -75,6 +76,7 @@ export class Sandbox {
       readOnly: spec.readOnly,
       etc: await sandboxEtc(this.p.etcDir, spec.identity, egress),
       hide: this.p.hide,
+      masks: await procMasks(this.p.etcDir, spec.limits),
       tmpBytes: spec.limits.memoryMb * 1024 * 1024,
       network: spec.network && this.p.info.network === "host" ? ("host" as const) : ("own" as const),
     };

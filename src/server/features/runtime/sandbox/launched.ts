@@ -36,6 +36,20 @@ export const memoryLimitReason = (mb: number) => `Stopped: memory limit of ${mb}
 export const processLimitNotice = (n: number) => `[switchboard] process limit of ${n} reached: starting another process or thread failed`;
 export const diskLimitNotice = (mb: number) => `[switchboard] disk limit of ${mb} MB reached: writing more fails with "No space left on device"`;
 
+/**
+ * How full a volume is, from statfs: 'full' when writing more fails or is about to (ext4 refuses a
+ * write a little before its last block is gone, for metadata and reservations; a file is refused
+ * once the inodes are gone, however much space is left), 'room' once there is clearly room again,
+ * 'between' otherwise (so a deployment hovering at the limit is not told twice a second).
+ */
+export function volumeState(s: { bavail: number; blocks: number; bsize: number; ffree: number; files: number }): "full" | "room" | "between" {
+  const free = s.bavail * s.bsize;
+  const reserve = Math.max(1024 * 1024, (s.blocks * s.bsize) / 100);
+  const inodes = Math.max(16, s.files / 100);
+  if (free < reserve || (s.files > 0 && s.ffree < inodes)) return "full";
+  return free > 2 * reserve && (s.files === 0 || s.ffree > 2 * inodes) ? "room" : "between";
+}
+
 /** RSS of a process and everything below it, through the children of every thread (a worker thread's children too). */
 export function treeRssBytes(pid: number): number {
   let total = 0;
@@ -98,6 +112,9 @@ export class Launched {
         const code = bySignal ? null : rawCode;
         const signal = bySignal ?? rawSignal;
         clearInterval(this.watchdog);
+        // A program that fills its disk and dies of it (or ends) before the next look is told too:
+        // the notice lands before its output is kept with the exit.
+        this.checkDisk();
         slirp?.kill("SIGKILL");
         let reason = this.killReason;
         if (!reason && cg && cg.oomKills() > 0) reason = memoryLimitReason(spec.limits.memoryMb);
@@ -112,7 +129,7 @@ export class Launched {
   }
 
   private async check() {
-    const { limits, disk } = this.spec;
+    const { limits } = this.spec;
     if (this.cg) {
       // Under v1 the kernel kills one process; the deployment goes as a whole, as under v2.
       if (this.cg.oomKills() > 0) return this.stopFor(memoryLimitReason(limits.memoryMb));
@@ -123,17 +140,22 @@ export class Launched {
     } else if (treeRssBytes(this.pid) + tmpfsBytes(this.innerPid) > limits.memoryMb * 1024 * 1024) {
       return this.stopFor(memoryLimitReason(limits.memoryMb));
     }
-    if (disk && !this.noticed.disk) {
-      try {
-        const s = statfsSync(disk.path);
-        // ext4 refuses a write a little before the last block is gone (metadata, reservations).
-        if (s.bavail * s.bsize < Math.max(1024 * 1024, (s.blocks * s.bsize) / 100)) {
-          this.noticed.disk = true;
-          this.notice(diskLimitNotice(disk.limitMb));
-        }
-      } catch {
-        // unmounted meanwhile
+    this.checkDisk();
+  }
+
+  /** Tells the owner when the volume is full: once each time it fills (after it had room again). */
+  private checkDisk() {
+    const { disk } = this.spec;
+    if (!disk) return;
+    try {
+      const state = volumeState(statfsSync(disk.path));
+      if (state === "room") this.noticed.disk = false;
+      if (state === "full" && !this.noticed.disk) {
+        this.noticed.disk = true;
+        this.notice(diskLimitNotice(disk.limitMb));
       }
+    } catch {
+      // unmounted meanwhile
     }
   }
 

@@ -35,15 +35,30 @@ const uid = process.getuid();
 const line = fs.readFileSync("/proc/self/uid_map", "utf8").trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number)).find(([i, , n]) => uid >= i && uid < i + n);
 const hostUid = line ? line[1] + uid - line[0] : uid;
 const out = { uid, hostUid, capEff: field("CapEff"), nnp: field("NoNewPrivs"), seccomp: field("Seccomp"), sys, fds };
-const target = process.argv[1];
-if (!target) console.log(JSON.stringify(out));
-else {
+const { target, multicast } = JSON.parse(process.argv[1] || "{}");
+const connect = () => new Promise((resolve) => {
   const s = net.connect({ host: target, port: 9 });
-  const done = (r) => { out.egress = r; s.destroy(); console.log(JSON.stringify(out)); };
+  const done = (r) => { s.destroy(); resolve(r); };
   s.setTimeout(3000, () => done("ETIMEDOUT"));
   s.on("connect", () => done("connected"));
   s.on("error", (e) => done(e.code));
-}`;
+});
+// Multicast from the sandbox's own address, the way around routes: refused by the kernel's
+// policies, or it would leave. TTL 0 keeps it on this machine even then.
+const mcast = () => new Promise((resolve) => {
+  const own = Object.values(require("os").networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal);
+  const s = require("dgram").createSocket("udp4");
+  s.on("error", (e) => resolve(e.code));
+  s.bind(0, own && own.address, () => {
+    s.setMulticastTTL(0);
+    s.send("x", 9, "239.255.0.9", (e) => { s.close(); resolve(e ? e.code : "sent"); });
+  });
+});
+(async () => {
+  if (target) out.egress = await connect();
+  if (multicast) out.multicast = await mcast();
+  console.log(JSON.stringify(out));
+})();`;
 
 export interface ProbeResult {
   uid: number;
@@ -54,12 +69,15 @@ export interface ProbeResult {
   sys: string;
   fds: number;
   egress?: string;
+  /** a multicast datagram sent from the sandbox's own address: "EPERM" when refused */
+  multicast?: string;
 }
 
-export async function probe(sandbox: Sandbox, uids: UidPool, cwd: string, target: string | undefined): Promise<ProbeResult> {
+/** `target`: an address of the host a connection to which must be refused; `multicast`: check that multicast is refused too. */
+export async function probe(sandbox: Sandbox, uids: UidPool, cwd: string, checks: { target?: string; multicast?: boolean }): Promise<ProbeResult> {
   const out = await sandbox.run(
     {
-      argv: [process.execPath, "-e", PROBE, ...(target ? [target] : [])],
+      argv: [process.execPath, "-e", PROBE, JSON.stringify(checks)],
       env: { PATH: SANDBOX_PATH, HOME: cwd },
       cwd,
       writable: [],

@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../config.js";
 import { bwrapArgs, type MountPlan } from "./bwrap.js";
 import { networkOf, parseAllowList } from "./cidr.js";
-import { DENIED_V4, egressRoutes, hostRoutes } from "./egress.js";
+import { DENIED_V4, egressPolicies, egressRoutes, hostRoutes, NEVER_V4 } from "./egress.js";
+import { volumeState } from "./launched.js";
+import { procMaskTexts } from "./proc-masks.js";
 import { UidPool } from "./identity.js";
 import { readTenantFile, readTenantJson, tenantPathKind } from "./tenant-files.js";
 
@@ -59,6 +61,33 @@ describe("egress routes", () => {
     expect(lines.some((l) => l.includes(":"))).toBe(false);
     expect(lines.at(-1)).toBe("route replace 10.1.2.0/24 via 10.0.2.2 dev tap0");
     expect(DENIED_V4.every((r) => lines.includes(`route replace prohibit ${r}`))).toBe(true);
+  });
+
+  it("refuses the same destinations with xfrm policies, which hold whatever route a socket option picks; broadcast and multicast whatever the operator opens", () => {
+    const lines = egressPolicies({ host, allow: ["10.1.2.0/24", "203.0.113.9/32", "224.0.0.0/4", "10.0.0.0/8"], ipv6: true });
+    const priority = (sel: string) => Number(new RegExp(`^xfrm policy add dst ${sel.replace(/\./g, "\\.")} dir out action \\w+ priority (\\d+)$`, "m").exec(lines.join("\n"))?.[1]);
+    const action = (sel: string) => lines.find((l) => l.startsWith(`xfrm policy add dst ${sel} dir`))?.split(" action ")[1]?.split(" ")[0];
+    expect(lines.slice(0, 2)).toEqual([
+      "xfrm policy add dst 10.0.2.3/32 proto udp dport 53 dir out action allow priority 0",
+      "xfrm policy add dst 10.0.2.3/32 proto tcp dport 53 dir out action allow priority 0",
+    ]);
+    for (const r of [...NEVER_V4, "10.0.2.2/32", "10.0.2.3/32"]) expect(lines).toContain(`xfrm policy add dst ${r} dir out action block priority 1`);
+    expect(lines).toContain("xfrm policy add dst ff00:0:0:0:0:0:0:0/8 dir out action block priority 1");
+    // The operator's multicast exception does not open multicast.
+    expect(lines.filter((l) => l.includes(" 224.0.0.0/4 "))).toEqual(["xfrm policy add dst 224.0.0.0/4 dir out action block priority 1"]);
+    // An exception as wide as 10.0.0.0/8 opens that network, never slirp's gateway or resolver (but for DNS).
+    expect(action("10.0.0.0/8")).toBe("allow");
+    for (const r of ["172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "10.0.2.2/32", "192.0.2.2/32", "fc00:0:0:0:0:0:0:0/7"]) expect([r, action(r)]).toEqual([r, "block"]);
+    // The most specific wins; at the same prefix the operator's exception does (as `route replace`).
+    expect(action("10.1.2.0/24")).toBe("allow");
+    expect(priority("10.1.2.0/24")).toBeLessThan(priority("10.0.0.0/8"));
+    expect(action("203.0.113.9/32")).toBe("allow");
+    expect(priority("203.0.113.0/28")).toBeGreaterThan(priority("203.0.113.9/32"));
+    // Loopback is the sandbox's own (IPv6's loopback would be refused by a policy).
+    expect(lines.some((l) => / dst (127\.|0:0:0:0:0:0:0:1\/)/.test(l))).toBe(false);
+    for (const l of lines) expect(l).toMatch(/^xfrm policy add dst [0-9a-f.:]+\/\d+( proto (udp|tcp) dport 53)? dir out action (allow|block) priority \d+$/);
+    expect(new Set(lines.map((l) => l.split(" dir ")[0])).size).toBe(lines.length);
+    expect(egressPolicies({ host, allow: [], ipv6: false }).some((l) => l.includes(":"))).toBe(false);
   });
 
   it("computes networks and parses SANDBOX_EGRESS_ALLOW strictly", () => {
@@ -140,6 +169,34 @@ describe("sandbox uids", () => {
   });
 });
 
+describe("a volume's fullness", () => {
+  const mb = 1024 * 1024;
+  const vol = (freeMb: number, ffree = 5000) => ({ bavail: (freeMb * mb) / 4096, blocks: (1024 * mb) / 4096, bsize: 4096, ffree, files: 131072 });
+
+  it("is full when space or inodes run out, and has room again only well below the limit", () => {
+    expect(volumeState(vol(0.4))).toBe("full");
+    expect(volumeState(vol(500, 0))).toBe("full");
+    expect(volumeState(vol(15))).toBe("between");
+    expect(volumeState(vol(500, 2000))).toBe("between");
+    expect(volumeState(vol(500))).toBe("room");
+  });
+});
+
+describe("the masked /proc files", () => {
+  const texts = procMaskTexts({ memoryMb: 512, maxProcesses: 64, cpus: 1.5 }, { btime: 1700000000, fileMax: "9223372036854775807", cpus: 8 });
+
+  it("keep the kernel's format with neutral figures: nothing running or used, the memory limit, a CPU per core of the quota", () => {
+    expect(texts["/proc/loadavg"]).toBe("0.00 0.00 0.00 1/1 1\n");
+    expect(texts["/proc/stat"]!.split("\n").filter((l) => l.startsWith("cpu"))).toEqual(["cpu  0 0 0 0 0 0 0 0 0 0", "cpu0 0 0 0 0 0 0 0 0 0 0", "cpu1 0 0 0 0 0 0 0 0 0 0"]);
+    expect(texts["/proc/stat"]).toContain("\nbtime 1700000000\n");
+    expect(texts["/proc/meminfo"]).toMatch(/^MemTotal:\s+524288 kB\nMemFree:\s+524288 kB\nMemAvailable:\s+524288 kB\n/);
+    expect(texts["/proc/diskstats"]).toBe("");
+    expect(texts["/proc/sys/fs/file-nr"]).toBe("0\t0\t9223372036854775807\n");
+    expect(texts["/proc/pressure/irq"]).toBe("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+    expect(procMaskTexts({ memoryMb: 512, maxProcesses: 64, cpus: 0 }, { btime: 1, fileMax: "1", cpus: 3 })["/proc/stat"]).toContain("cpu2 ");
+  });
+});
+
 describe("the bubblewrap command", () => {
   const plan: MountPlan = {
     cwd: "/data/deployments/d1",
@@ -147,6 +204,7 @@ describe("the bubblewrap command", () => {
     readOnly: ["/data/packages/p@1"],
     etc: { passwd: "/e/passwd", group: "/e/group", resolv: "/e/resolv" },
     hide: ["/usr/src/app"],
+    masks: [{ source: "/e/proc/loadavg-0123", dest: "/proc/loadavg" }],
     tmpBytes: 1024,
     network: "own",
     user: { uid: 1_879_048_193, gid: 1_879_048_193 },
@@ -165,6 +223,8 @@ describe("the bubblewrap command", () => {
     expect(a.join(" ")).toContain("--bind /data/deployments/d1 /data/deployments/d1");
     expect(a.join(" ")).toContain("--ro-bind /data/packages/p@1 /data/packages/p@1");
     expect(a.slice(a.indexOf("--") + 1)).toEqual(["node", "server.js"]);
+    // Machine-wide figures are covered once the sandbox's own /proc is mounted.
+    expect(a.join(" ").indexOf("--ro-bind /e/proc/loadavg-0123 /proc/loadavg")).toBeGreaterThan(a.join(" ").indexOf("--proc /proc"));
     // A platform installed under /usr is covered after /usr is bound (bwrap applies its arguments in order).
     expect(a.join(" ").indexOf("--tmpfs /usr/src/app")).toBeGreaterThan(a.join(" ").indexOf("--ro-bind /usr /usr"));
     // Nothing of the host beyond the system: no /home, /root, /var, /run, the data directory or the host's /etc.
