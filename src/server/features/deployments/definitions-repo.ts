@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { DefinitionChange, DefinitionKind, DefinitionReviewView } from "../../../shared/definitions.js";
 import type { Db } from "../../db/client.js";
 import { definitionPins, definitionReviews } from "../../db/schema.js";
@@ -19,6 +19,25 @@ export interface PinOwner {
 const own = (o: PinOwner): PinOwner => ({ userId: o.userId, serverKind: o.serverKind, serverRef: o.serverRef });
 const ofOwner = (o: PinOwner) => and(eq(definitionPins.userId, o.userId), eq(definitionPins.serverKind, o.serverKind), eq(definitionPins.serverRef, o.serverRef));
 const reviewOf = (o: PinOwner) => and(eq(definitionReviews.userId, o.userId), eq(definitionReviews.serverKind, o.serverKind), eq(definitionReviews.serverRef, o.serverRef));
+
+/**
+ * A deployment went (Stop Server): what was pinned for it goes too, but for what a catalogue
+ * entry's deployment had approved (a later deployment of the same entry is compared with it, so a
+ * server that changes its tools between two deployments is still caught). An owned server's pins,
+ * and every definition never approved, go at once; the rows kept hold no current copy.
+ */
+export async function prunePins(tx: Db, o: PinOwner): Promise<void> {
+  if (o.serverKind !== "catalog") {
+    await tx.delete(definitionPins).where(ofOwner(o));
+    await tx.delete(definitionReviews).where(reviewOf(o));
+    return;
+  }
+  await tx.delete(definitionPins).where(and(ofOwner(o), isNull(definitionPins.approvedHash)));
+  await tx.update(definitionPins).set({ current: null, currentHash: null }).where(ofOwner(o));
+}
+
+/** The definitions one user may have pinned in all (the platform keeps them for them): beyond, new ones are withheld. */
+export const MAX_PINS_PER_USER = 5000;
 
 /** The gateway's view of one owner's pins. */
 export async function loadReview(db: Db, o: PinOwner): Promise<DefinitionReview> {
@@ -45,8 +64,13 @@ export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, l
     // One listing at a time per owner: two processes listing at once never both pin.
     const [review] = await tx.select({ pinnedKinds: definitionReviews.pinnedKinds }).from(definitionReviews).where(reviewOf(o)).for("update");
     const now = new Date();
+    // What this user may still pin (MAX_PINS_PER_USER in all); what is left over stays withheld.
+    const [{ n } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(definitionPins).where(eq(definitionPins.userId, o.userId));
+    let room = MAX_PINS_PER_USER - n;
     if (!review!.pinnedKinds.includes(kind)) {
+      const pinnedAlready = new Set((await tx.select({ name: definitionPins.name }).from(definitionPins).where(and(ofOwner(o), eq(definitionPins.kind, kind)))).map((r) => r.name));
       for (const d of defs) {
+        if (!pinnedAlready.has(d.name) && room-- <= 0) continue;
         const def = jsonbSafe(d.def);
         await tx
           .insert(definitionPins)
@@ -67,7 +91,7 @@ export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, l
     let wrote = false;
     for (const d of defs) {
       if (!known.has(d.name)) {
-        if (known.size >= MAX_DEFINITIONS) continue;
+        if (known.size >= MAX_DEFINITIONS || room-- <= 0) continue;
         known.set(d.name, d.hash);
         await tx.insert(definitionPins).values({ ...own(o), kind, name: d.name, current: jsonbSafe(d.def), currentHash: d.hash, changedAt: now }).onConflictDoNothing();
         wrote = true;

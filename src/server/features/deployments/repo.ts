@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.js";
 import { deployActions, deployments, profiles } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { PLATFORM_USER_ID } from "./listings.js";
+import { prunePins } from "./definitions-repo.js";
 
 export { saveCapabilities, type Capabilities } from "./listings.js";
 
@@ -81,10 +82,13 @@ export async function recordCrash(db: Db, id: string, fields: { status: Deployme
 }
 
 /** The row goes with its OAuth resource and every token granted for it. */
+/** The deployment's row and what hangs off it go together (its pins as prunePins says). */
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     await deleteDeploymentResource(tx, id);
-    return (await tx.delete(deployments).where(eq(deployments.id, id)).returning({ id: deployments.id })).length > 0;
+    const [gone] = await tx.delete(deployments).where(eq(deployments.id, id)).returning({ userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef });
+    if (gone) await prunePins(tx, gone);
+    return gone !== undefined;
   });
 }
 
