@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
+import { DEFAULT_FLOW } from "./features/runtime/runner.js";
 
 // The one schema over process.env. Read once at start-up; every bad variable is reported together.
 const port = z.coerce.number().int().min(1).max(65535);
@@ -63,6 +64,11 @@ const schema = z.object({
   DEPLOY_MAX_PROCESSES: z.coerce.number().int().min(16).max(1_000_000).default(256),
   DEPLOY_DISK_MB: z.coerce.number().int().min(16).max(16 * 1024 * 1024).default(1024),
   DEPLOY_CPUS: z.coerce.number().min(0).max(1024).default(1),
+  /** what one server may make the platform hold and do for it (docs/hosting.md#what-a-server-costs-the-platform) */
+  DEPLOY_STDIN_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_FLOW.stdinBytes),
+  DEPLOY_MESSAGES_PER_SECOND: z.coerce.number().int().min(10).default(DEFAULT_FLOW.messagesPerSecond),
+  DEPLOY_OUTPUT_BYTES_PER_SECOND: z.coerce.number().int().min(64 * 1024).default(DEFAULT_FLOW.bytesPerSecond),
+  DEPLOY_FLOOD_STOP_MS: z.coerce.number().int().min(1000).default(DEFAULT_FLOW.floodStopMs),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),
@@ -72,6 +78,9 @@ const schema = z.object({
   // Gateway (docs/gateway.md)
   GATEWAY_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  /** what one client stream, and one deployment's streams together, may hold for clients that do not keep up (gateway/sse.ts) */
+  GATEWAY_STREAM_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(4 * 1024 * 1024),
+  GATEWAY_DEPLOYMENT_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(32 * 1024 * 1024),
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   // Fair use (docs/gateway.md#fair-use): requests a minute per deployment and per credential, by the owner's plan; 0: no limit.

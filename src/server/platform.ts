@@ -174,7 +174,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       db: database.db,
       log,
       sessions: () => gateway.sessionCount + (runnerGateway?.sessionCount ?? 0),
-      runner: runtime && { runs: (id) => runtime.runner.runs(id), rssBytes: (id) => runtime.runner.rssBytes(id), capacityMb, memoryMb: config.DEPLOY_MEMORY_MB },
+      runner: runtime && { runs: (id) => runtime.runner.runs(id), rssBytes: (id) => runtime.runner.rssBytes(id), outputStats: (id) => runtime.runner.outputStats(id), capacityMb, memoryMb: config.DEPLOY_MEMORY_MB },
     });
     const agent = runtime
       ? new RunnerAgent({

@@ -46,6 +46,9 @@ class ScriptedRunner implements Runner {
   rssBytes() {
     return 0;
   }
+  outputStats() {
+    return undefined;
+  }
   reap(pid: number) {
     this.reaped.push(pid);
   }

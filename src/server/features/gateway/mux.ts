@@ -1,8 +1,9 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { McpChannel } from "../runtime/runner.js";
+import { InputFull, type McpChannel } from "../runtime/runner.js";
 import { CAPABILITY_NEEDED, RPC, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
 import { EXPOSE_ALL, type Exposure } from "./exposure.js";
 import { ServerInit } from "./server-init.js";
+import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES, OutboundBudget } from "./sse.js";
 
 // One hosted server's MCP channel, many client sessions. Every client request gets an id of the
 // gateway's own on the server side (string ids; the platform's own client uses numbers), so ids
@@ -46,6 +47,8 @@ interface Pending<S> {
 const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
 
 const MAX_INFLIGHT_PER_SESSION = 100;
+/** server-to-client requests waiting for a client's answer, per server: beyond, the server is answered with an error at once */
+export const MAX_SERVER_REQUESTS = 100;
 const MAX_SUBSCRIPTIONS_PER_SESSION = 100;
 const MAX_URI_LENGTH = 2048;
 
@@ -56,7 +59,7 @@ export class Mux<S extends MuxSession = MuxSession> {
   /** server-to-client requests in flight -> the session that must answer */
   private readonly serverRequests = new Map<string, S>();
   /** the gateway's own requests to the server (initialize) */
-  private readonly init = new ServerInit((m) => this.trySend(m));
+  private readonly init = new ServerInit((m) => this.trySend(m) === true);
   private readonly unsubscribe: () => void;
   readonly sessions = new Set<S>();
   dead = false;
@@ -65,6 +68,8 @@ export class Mux<S extends MuxSession = MuxSession> {
     private readonly channel: McpChannel,
     private readonly requestTimeoutMs: number,
     private readonly onMessageLost: (why: string) => void = () => {},
+    /** what this deployment's clients' streams may hold (sse.ts) */
+    readonly outbound = new OutboundBudget(DEFAULT_STREAM_BYTES, DEFAULT_DEPLOYMENT_STREAM_BYTES),
   ) {
     this.unsubscribe = channel.onMessage((m) => this.fromServer(m as Msg));
     void channel.exited.then((reason) => this.onExit(reason));
@@ -91,12 +96,13 @@ export class Mux<S extends MuxSession = MuxSession> {
     for (const [k, s] of this.serverRequests) if (s === session) this.serverRequests.delete(k);
   }
 
-  private trySend(msg: Msg): boolean {
+  /** True once sent; else why not (the server is not running, or not reading its input). */
+  private trySend(msg: Msg): true | string {
     try {
       this.send(msg);
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      return e instanceof InputFull ? e.message : "The MCP server is not running; it may be restarting. Start a new session in a moment.";
     }
   }
 
@@ -151,9 +157,10 @@ export class Mux<S extends MuxSession = MuxSession> {
     session.inflight.set(key, gwId);
     const out: Msg = { jsonrpc: "2.0", id: gwId, method: msg.method };
     if (params !== undefined) out.params = params;
-    if (!this.trySend(out)) {
+    const sent = this.trySend(out);
+    if (sent !== true) {
       this.finish(p);
-      return refuse("The MCP server is not running; it may be restarting. Start a new session in a moment.", RPC.serverError);
+      return refuse(sent, RPC.serverError);
     }
     return true;
   }
@@ -245,6 +252,10 @@ export class Mux<S extends MuxSession = MuxSession> {
     if (!session) {
       const why = needs ? `No connected client supports ${needs}` : "No client session is connected to answer this request";
       return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.methodNotFound, message: why } });
+    }
+    if (this.serverRequests.size >= MAX_SERVER_REQUESTS && !this.serverRequests.has(idKey(m.id))) {
+      this.onMessageLost("a server request beyond the ones waiting for an answer");
+      return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.serverError, message: `Too many requests to clients waiting for an answer (at most ${MAX_SERVER_REQUESTS})` } });
     }
     this.serverRequests.set(idKey(m.id), session);
     if (p) p.outlet.push(m, false);

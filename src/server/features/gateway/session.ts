@@ -50,7 +50,7 @@ export class Session implements MuxSession {
   }
 
   private newStream(): EventStream {
-    const s = new EventStream(String(++this.streamSeq), this.resumable);
+    const s = new EventStream(String(++this.streamSeq), this.resumable, this.mux.outbound);
     const expired = Date.now() - KEEP_DONE_MS;
     for (const [id, old] of this.streams) {
       if (old.done && old !== this.standalone && (old.doneAt < expired || this.streams.size >= KEPT_STREAMS)) this.streams.delete(id);

@@ -7,6 +7,7 @@ import { liveSignIns } from "./repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER } from "./access.js";
 import { Mux } from "./mux.js";
+import { OutboundBudget } from "./sse.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { Session } from "./session.js";
 
@@ -58,7 +59,8 @@ export class Sessions {
     if (!channel) return undefined;
     let mux = this.muxes.get(channel);
     if (!mux) {
-      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.d.log.warn({ deployment: deploymentId, why }, "gateway dropped a client message"));
+      const outbound = new OutboundBudget(this.d.config.GATEWAY_STREAM_BUFFER_BYTES, this.d.config.GATEWAY_DEPLOYMENT_BUFFER_BYTES);
+      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.d.log.warn({ deployment: deploymentId, why }, "gateway dropped a client message"), outbound);
       this.muxes.set(channel, mux);
     }
     return mux;

@@ -15,6 +15,72 @@ export const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/**
+ * What one deployment's clients' streams may hold: bytes written to a response that its client
+ * has not taken yet stay in the platform's memory. A stream holding more than `perStream`, or a
+ * write that would take the deployment's streams together past `perDeployment`, closes that
+ * stream instead (its client resumes with Last-Event-ID, or starts over): a client that stopped
+ * reading, or a server sending faster than its clients read, costs at most this much.
+ */
+export class OutboundBudget {
+  /** bytes written to this deployment's streams and not yet sent on */
+  held = 0;
+  /** streams closed because their client did not keep up */
+  stalled = 0;
+  constructor(
+    readonly perStream: number,
+    readonly perDeployment: number,
+  ) {}
+}
+
+/** For tests and tools that build a Mux by hand: the defaults of GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DEPLOYMENT_BUFFER_BYTES. */
+export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_DEPLOYMENT_STREAM_BYTES = 32 * 1024 * 1024;
+
+/** This process's streams together (metrics): bytes held for clients now, and streams closed for not keeping up. */
+export const streamTotals = { held: 0, stalled: 0 };
+
+const accounts = new WeakMap<ServerResponse, { bytes: number; closed: boolean }>();
+
+/**
+ * Writes an event on a client's stream within `budget` (see OutboundBudget); false when the
+ * stream is gone or was closed for holding too much. What a write holds is given back as it
+ * leaves, or all at once when the response closes.
+ */
+export function writeBounded(res: ServerResponse, text: string, budget: OutboundBudget): boolean {
+  if (res.destroyed || res.writableEnded) return false;
+  const n = text.length;
+  const waiting = res.writableLength;
+  if ((waiting > 0 && waiting + n > budget.perStream) || (budget.held > 0 && budget.held + n > budget.perDeployment)) {
+    budget.stalled++;
+    streamTotals.stalled++;
+    res.destroy();
+    return false;
+  }
+  let account = accounts.get(res);
+  if (!account) {
+    const a = { bytes: 0, closed: false };
+    accounts.set(res, (account = a));
+    res.once("close", () => {
+      a.closed = true;
+      budget.held -= a.bytes;
+      streamTotals.held -= a.bytes;
+      a.bytes = 0;
+    });
+  }
+  const a = account;
+  a.bytes += n;
+  budget.held += n;
+  streamTotals.held += n;
+  res.write(text, () => {
+    if (a.closed) return;
+    a.bytes -= n;
+    budget.held -= n;
+    streamTotals.held -= n;
+  });
+  return true;
+}
+
 /** One server-sent event stream of a session: a POST's answer, the GET stream or a legacy /sse stream. */
 export class EventStream {
   private seq = 0;
@@ -28,6 +94,7 @@ export class EventStream {
   constructor(
     readonly id: string,
     private readonly resumable: boolean,
+    private readonly budget: OutboundBudget,
   ) {}
 
   get attached(): boolean {
@@ -41,9 +108,9 @@ export class EventStream {
     this.close(); // a resumed stream replaces the response it had
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     this.res = res;
-    if (opts.priming && this.resumable) res.write(`id: ${this.id}_${this.seq}\nretry: 1000\ndata: \n\n`);
+    if (opts.priming && this.resumable) writeBounded(res, `id: ${this.id}_${this.seq}\nretry: 1000\ndata: \n\n`, this.budget);
     else res.flushHeaders();
-    if (opts.after !== undefined) for (const e of this.kept) if (e.n > opts.after) res.write(this.frame(e.n, e.data));
+    if (opts.after !== undefined) for (const e of this.kept) if (e.n > opts.after && !writeBounded(res, this.frame(e.n, e.data), this.budget)) break;
     if (this.done) {
       this.close();
       return true;
@@ -54,7 +121,7 @@ export class EventStream {
         this.onDetach?.();
       }
     });
-    this.keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS).unref();
+    this.keepalive = setInterval(() => writeBounded(res, ": keepalive\n\n", this.budget), KEEPALIVE_MS).unref();
     return true;
   }
 
@@ -72,7 +139,7 @@ export class EventStream {
 
   /** Raw event (the legacy transport's `endpoint` event). */
   writeRaw(text: string): void {
-    this.res?.write(text);
+    if (this.res) writeBounded(this.res, text, this.budget);
   }
 
   /** Sends one message; returns what went out (an answer too deep to serialize goes as an error) and its size in bytes, or nothing. */
@@ -87,7 +154,7 @@ export class EventStream {
       this.keptBytes += data.length;
       while (this.keptBytes > KEPT_BYTES && this.kept.length > 1) this.keptBytes -= this.kept.shift()!.data.length;
     }
-    this.res?.write(this.frame(n, data));
+    if (this.res) writeBounded(this.res, this.frame(n, data), this.budget);
     return { msg: out.sent, bytes: Buffer.byteLength(data) };
   }
 

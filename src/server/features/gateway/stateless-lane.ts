@@ -8,7 +8,7 @@ import type { Mux, MuxSession, Outlet } from "./mux.js";
 import { requestName } from "./observe.js";
 import { LATEST_VERSION, MEDIA, NO_CAPABILITIES, RPC, serialize, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
 import type { GatewayTarget } from "./repo.js";
-import { SSE_HEADERS } from "./sse.js";
+import { SSE_HEADERS, writeBounded, type OutboundBudget } from "./sse.js";
 import { ALL_VERSIONS, CACHEABLE, checkModern, errorAnswer, legacyParams, LOG_LEVELS, MAY_ASK, META, type Envelope } from "./stateless.js";
 
 // The 2026-07-28 lane (docs/gateway.md#protocol-revisions): each request stands alone. The hosted
@@ -105,7 +105,10 @@ class Response {
   private streaming = false;
   private keepalive?: NodeJS.Timeout;
   bytes = 0;
-  constructor(readonly res: ServerResponse) {}
+  constructor(
+    readonly res: ServerResponse,
+    private readonly budget: OutboundBudget,
+  ) {}
 
   get gone(): boolean {
     return this.res.destroyed || this.res.writableEnded;
@@ -117,10 +120,10 @@ class Response {
     if (!this.streaming) {
       this.streaming = true;
       this.res.writeHead(200, SSE_HEADERS);
-      this.keepalive = setInterval(() => this.res.write(": keepalive\n\n"), KEEPALIVE_MS).unref();
+      this.keepalive = setInterval(() => writeBounded(this.res, ": keepalive\n\n", this.budget), KEEPALIVE_MS).unref();
     }
     this.bytes += Buffer.byteLength(out.text);
-    this.res.write(`event: message\ndata: ${out.text}\n\n`);
+    writeBounded(this.res, `event: message\ndata: ${out.text}\n\n`, this.budget);
   }
 
   /** The answer, as the last frame or the whole JSON body; what went out (an answer too deep becomes an error). */
@@ -327,14 +330,14 @@ class Listener implements MuxSession {
     readonly who: Caller,
   ) {
     res.writeHead(200, SSE_HEADERS);
-    this.keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS).unref();
+    this.keepalive = setInterval(() => writeBounded(res, ": keepalive\n\n", mux.outbound), KEEPALIVE_MS).unref();
     res.once("close", () => this.end(false));
   }
 
   private write(msg: Msg) {
     if (this.closed || this.res.destroyed) return;
     const out = serialize(msg);
-    if (out) this.res.write(`event: message\ndata: ${out.text}\n\n`);
+    if (out) writeBounded(this.res, `event: message\ndata: ${out.text}\n\n`, this.mux.outbound);
   }
 
   private tagged(method: string, params: Record<string, unknown> = {}): Msg {
@@ -456,7 +459,7 @@ export class StatelessLane {
       return rpcError(res, u.status, u.message, u.headers, RPC.serverError, msg.id);
     }
     const done = this.host.done(req, target, msg, started, bytes, envelope.client);
-    const response = new Response(res);
+    const response = new Response(res, mux.outbound);
     const method = msg.method;
     if (method === "server/discover") {
       this.host.count(res, target);

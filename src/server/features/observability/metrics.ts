@@ -4,7 +4,8 @@ import { STATUSES } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { CallRecord, GatewayObserver } from "../gateway/observe.js";
-import type { RunnerEvent } from "../runtime/runner.js";
+import type { OutputStats, RunnerEvent } from "../runtime/runner.js";
+import { streamTotals } from "../gateway/sse.js";
 import { httpMethodLabel, mcpMethodLabel, routeLabel, statusLabel } from "./labels.js";
 import { deploymentsByStatus } from "./repo.js";
 
@@ -23,6 +24,8 @@ const INSTALL_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 export interface RunnerGauges {
   runs(id: string): boolean;
   rssBytes(id: string): number;
+  /** what the platform read from its server and what that cost */
+  outputStats(id: string): OutputStats | undefined;
   /** RUNNER_CAPACITY_MB (or its default) */
   capacityMb: number;
   /** DEPLOY_MEMORY_MB: what each deployment reserves */
@@ -65,6 +68,24 @@ export class Metrics {
       registers,
       collect() {
         this.set(d.sessions());
+      },
+    });
+    new Gauge({
+      name: "switchboard_gateway_stream_bytes_held",
+      help: "Bytes written to clients' event streams and not yet taken by them, in this process (bounded per stream by GATEWAY_STREAM_BUFFER_BYTES, per deployment by GATEWAY_DEPLOYMENT_BUFFER_BYTES)",
+      registers,
+      collect() {
+        this.set(streamTotals.held);
+      },
+    });
+    let stalledSeen = 0;
+    new Counter({
+      name: "switchboard_gateway_streams_closed_slow_total",
+      help: "Client event streams closed because their client did not take what was written to them (it resumes or starts over)",
+      registers,
+      collect() {
+        if (streamTotals.stalled > stalledSeen) this.inc(streamTotals.stalled - stalledSeen);
+        stalledSeen = streamTotals.stalled;
       },
     });
     const log = d.log;
@@ -115,6 +136,32 @@ export class Metrics {
         this.set({ kind: "capacity" }, r.capacityMb * MiB);
       },
     });
+    // What the deployments' servers cost the platform itself (docs/hosting.md#what-a-server-costs-the-platform),
+    // over their current processes: the sum, and the highest one (to set the budgets from figures).
+    const output = (name: string, help: string, pick: (s: OutputStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["stat"],
+        registers,
+        collect() {
+          prune();
+          let sum = 0;
+          let max = 0;
+          for (const id of held) {
+            const s = r.outputStats(id);
+            if (!s) continue;
+            const v = pick(s);
+            sum += v;
+            max = Math.max(max, v);
+          }
+          this.set({ stat: "sum" }, sum);
+          this.set({ stat: "max" }, max);
+        },
+      });
+    output("switchboard_runner_output_cpu_seconds", "Seconds of this process's event loop spent reading, parsing and routing deployments' output, over their current processes (stat: sum, or max of one deployment)", (s) => s.cpuSeconds);
+    output("switchboard_runner_output_throttled_seconds", "Seconds the platform held back reading deployments' output because their budget (DEPLOY_MESSAGES_PER_SECOND, DEPLOY_OUTPUT_BYTES_PER_SECOND) was spent (stat: sum, or max of one deployment)", (s) => s.throttledMs / 1000);
+    output("switchboard_runner_input_held_bytes", "Bytes of requests held for deployments' servers that have not read them yet (at most DEPLOY_STDIN_BUFFER_BYTES each; stat: sum, or max of one deployment)", (s) => s.inputHeldBytes);
     new Gauge({
       name: "switchboard_runner_deployments",
       help: "Deployments this runner runs, starts or restarts",

@@ -108,6 +108,13 @@ describe("what the figures say", () => {
     expect(sample(text, 'switchboard_runner_memory_bytes{kind="reserved"}')).toBe(t.config.DEPLOY_MEMORY_MB * 1024 * 1024);
     expect(sample(text, 'switchboard_deployment_install_duration_seconds_count{outcome="ok"}')).toBe(1);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    // What its server costs the platform: it has answered calls, so some of its output was handled.
+    expect(sample(text, 'switchboard_runner_output_cpu_seconds{stat="sum"}')).toBeGreaterThan(0);
+    expect(sample(text, 'switchboard_runner_output_cpu_seconds{stat="max"}')).toBe(sample(text, 'switchboard_runner_output_cpu_seconds{stat="sum"}'));
+    expect(sample(text, 'switchboard_runner_output_throttled_seconds{stat="sum"}')).toBe(0);
+    expect(sample(text, 'switchboard_runner_input_held_bytes{stat="max"}')).toBe(0);
+    expect(sample(text, "switchboard_gateway_stream_bytes_held")).toBeGreaterThanOrEqual(0);
+    expect(sample(text, "switchboard_gateway_streams_closed_slow_total")).toBe(0);
   });
 
   it("counts API requests by route pattern, never by the path with its ids", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { ANSWER_TOO_DEEP } from "./runner.js";
+import { OutputBudget } from "./flow.js";
+import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
 
 // One hosted MCP server process: newline-delimited JSON-RPC on stdin/stdout, stderr as its log.
@@ -42,13 +43,20 @@ export function nestsDeeper(text: string, limit: number): boolean {
   return false;
 }
 const LOG_LINES = 200;
+/** stdout lines handled in one turn of the event loop (feed) */
+const LINES_PER_TURN = 256;
 
 export type { ExitInfo } from "./sandbox/index.js";
 
 export interface ChildSpec extends LaunchSpec {
   /** values masked in every kept log line */
   secrets: string[];
+  /** what it may make the platform hold and do for it (DEFAULT_FLOW when not given) */
+  flow?: FlowLimits;
 }
+
+export const floodNotice = (f: FlowLimits) =>
+  `[switchboard] stopped: the server wrote more than ${f.messagesPerSecond.toLocaleString("en-US")} lines or ${Math.round(f.bytesPerSecond / 1024 / 1024)} MB a second for ${Math.round(f.floodStopMs / 1000)} s without a break`;
 
 /** Control characters (ANSI escapes, NULs, bells) shown as \xNN so logs render inert. */
 export function escapeControl(s: string): string {
@@ -84,6 +92,13 @@ export class Child {
   private pendingChars = 0;
   private oversized?: { head: string; tail: string };
   private done = false;
+  private readonly flow: FlowLimits;
+  private readonly budget: OutputBudget;
+  private held = false;
+  /** part of a stdout chunk waits for the next turn (feed) */
+  private carrying = false;
+  private floodListeners = new Set<(notice: string) => void>();
+  private readonly stats = { lines: 0, bytes: 0, ns: 0n };
 
   private constructor(
     private readonly l: Launched,
@@ -100,8 +115,10 @@ export class Child {
         this.log(`[switchboard] could not read the server's output: ${(e as Error).message}`);
       }
     };
-    proc.stdout!.setEncoding("utf8").on("data", guarded((chunk) => this.onStdout(chunk)));
-    proc.stderr!.setEncoding("utf8").on("data", guarded((chunk) => this.onStderr(chunk)));
+    this.flow = spec.flow ?? DEFAULT_FLOW;
+    this.budget = new OutputBudget(this.flow);
+    proc.stdout!.setEncoding("utf8").on("data", guarded((chunk) => this.feed(chunk)));
+    proc.stderr!.setEncoding("utf8").on("data", guarded((chunk) => this.account(chunk.length, this.onStderr(chunk))));
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
     l.onNotice((line) => this.log(line));
     proc.once("exit", () => (this.done = true));
@@ -123,9 +140,44 @@ export class Child {
    * new chunk is searched). A line longer than MAX_LINE is dropped as it streams, keeping its two
    * ends: the request it answers (its id is at one end) gets an error instead of no answer at all.
    */
-  private onStdout(chunk: string) {
+  /**
+   * A chunk of stdout, at most LINES_PER_TURN lines at a time: a 64 KB read can hold thousands of
+   * small messages, and handling them all at once would hold the event loop (every other
+   * deployment's requests) for tens of milliseconds. The rest waits for the next turn, reading paused.
+   */
+  private feed(chunk: string) {
+    const { lines, used } = this.onStdout(chunk);
+    this.account(used, lines);
+    if (used === chunk.length) return;
+    this.carrying = true;
+    this.l.proc.stdout!.pause();
+    setImmediate(() => {
+      this.carrying = false;
+      try {
+        this.feed(chunk.slice(used));
+      } catch (e) {
+        this.log(`[switchboard] could not read the server's output: ${(e as Error).message}`);
+      }
+      this.resumeIfFree();
+    });
+  }
+
+  private resumeIfFree() {
+    if (this.held || this.carrying || this.done) return;
+    this.l.proc.stdout!.resume();
+    this.l.proc.stderr!.resume();
+  }
+
+  private onStdout(chunk: string): { lines: number; used: number } {
+    const started = process.hrtime.bigint();
+    let lines = 0;
     let from = 0;
     for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", from)) {
+      if (lines === LINES_PER_TURN) {
+        this.stats.ns += process.hrtime.bigint() - started;
+        return { lines, used: from };
+      }
+      lines++;
       const part = chunk.slice(from, nl);
       from = nl + 1;
       if (this.oversized) {
@@ -136,7 +188,12 @@ export class Child {
       this.release();
       this.onLine(line);
     }
-    const rest = chunk.slice(from);
+    this.keepRest(chunk.slice(from));
+    this.stats.ns += process.hrtime.bigint() - started;
+    return { lines, used: chunk.length };
+  }
+
+  private keepRest(rest: string) {
     if (!rest) return;
     if (this.oversized) {
       this.oversized.tail = (this.oversized.tail + rest).slice(-OVERSIZED_ENDS);
@@ -154,6 +211,42 @@ export class Child {
     }
   }
 
+  /**
+   * What was just read is spent from the server's budget; once it is gone, the platform stops
+   * reading the server's stdout and stderr until it refills (the server's writes then wait in its
+   * pipes). Held back without a break for DEPLOY_FLOOD_STOP_MS, the server is flooding: its
+   * listeners are told, and the runner stops it as failed.
+   */
+  private account(chars: number, lines: number) {
+    this.stats.lines += lines;
+    this.stats.bytes += chars;
+    const wait = this.budget.spend(lines, chars);
+    if (wait === 0 || this.held || this.done) return;
+    this.held = true;
+    this.l.proc.stdout!.pause();
+    this.l.proc.stderr!.pause();
+    if (this.budget.hold(wait)) {
+      const notice = floodNotice(this.flow);
+      this.log(notice);
+      for (const f of this.floodListeners) f(notice);
+      return; // stays held: it is being stopped
+    }
+    setTimeout(() => {
+      this.held = false;
+      this.resumeIfFree();
+    }, wait).unref();
+  }
+
+  /** Called once the server floods the platform with output (see account). */
+  onFlood(cb: (notice: string) => void): void {
+    this.floodListeners.add(cb);
+  }
+
+  /** What the platform read from this server and what handling it cost (metrics). */
+  outputStats(): OutputStats {
+    return { lines: this.stats.lines, bytes: this.stats.bytes, throttledMs: this.budget.throttledMs, cpuSeconds: Number(this.stats.ns) / 1e9, inputHeldBytes: this.inputHeld };
+  }
+
   /** The unfinished line is done with: its memory leaves the shared budget. */
   private release() {
     pendingAll -= this.pendingChars;
@@ -162,15 +255,20 @@ export class Child {
   }
 
   /** stderr lines, in linear time: of a line only its start is kept, as a log line keeps no more. */
-  private onStderr(chunk: string) {
+  private onStderr(chunk: string): number {
+    const started = process.hrtime.bigint();
+    let lines = 0;
     let from = 0;
     for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", from)) {
+      lines++;
       const line = this.errHead + chunk.slice(from, Math.min(nl, from + ERR_KEEP - this.errHead.length));
       this.errHead = "";
       from = nl + 1;
       this.log(line);
     }
     if (from < chunk.length && this.errHead.length < ERR_KEEP) this.errHead += chunk.slice(from, from + ERR_KEEP - this.errHead.length);
+    this.stats.ns += process.hrtime.bigint() - started;
+    return lines;
   }
 
   private dropOversized(last: string) {
@@ -236,9 +334,22 @@ export class Child {
     return () => this.listeners.delete(cb);
   }
 
+  /**
+   * Writes one message to the server's stdin. A server that does not read its input makes the
+   * platform hold what is written to it: beyond `flow.stdinBytes` held (one message of any size
+   * always goes when nothing is waiting), the message is refused with InputFull.
+   */
   send(msg: JSONRPCMessage): void {
     if (this.done) throw new Error("the server has exited");
-    this.l.proc.stdin!.write(JSON.stringify(msg) + "\n");
+    const stdin = this.l.proc.stdin!;
+    const text = JSON.stringify(msg) + "\n";
+    if (stdin.writableLength > 0 && stdin.writableLength + text.length > this.flow.stdinBytes) throw new InputFull(this.flow.stdinBytes);
+    stdin.write(text);
+  }
+
+  /** Bytes written to the server's stdin that it has not read yet (held by the platform). */
+  get inputHeld(): number {
+    return this.l.proc.stdin?.writableLength ?? 0;
   }
 
   get running(): boolean {

@@ -21,17 +21,29 @@ class ChildTransport implements Transport {
   private off?: () => void;
   constructor(private readonly child: Child) {}
   async start() {
-    // Only answers to the platform's own (numeric) request ids, and the server's pings (answered
-    // even before any client connects): the gateway's sessions use string ids, and the other
-    // server-to-client requests and notifications belong to the gateway's clients.
+    // Only answers to the platform's own (numeric) request ids reach the SDK client: the gateway's
+    // sessions use string ids, and the other server-to-client requests and notifications belong
+    // to the gateway's clients. The server's pings are answered here, even before any client
+    // connects, without the SDK's validation of each message (a server may send thousands).
     this.off = this.child.onMessage((m) => {
-      const mine = "method" in m ? m.method === "ping" : typeof (m as { id?: unknown }).id === "number";
-      if (mine) this.onmessage?.(m);
+      if ("method" in m) {
+        const id = (m as { id?: unknown }).id;
+        if (m.method === "ping" && (typeof id === "string" || typeof id === "number")) this.pong(id);
+        return;
+      }
+      if (typeof (m as { id?: unknown }).id === "number") this.onmessage?.(m);
     });
     void this.child.exited.then(() => this.onclose?.());
   }
   async send(m: JSONRPCMessage) {
     this.child.send(m);
+  }
+  private pong(id: string | number) {
+    try {
+      this.child.send({ jsonrpc: "2.0", id, result: {} });
+    } catch {
+      // exited, or not reading its input: a ping it cannot take needs no answer
+    }
   }
   async close() {
     this.off?.();

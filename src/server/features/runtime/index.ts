@@ -34,6 +34,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     volumes,
     limits,
     diskMb: config.DEPLOY_DISK_MB,
+    flow: { stdinBytes: config.DEPLOY_STDIN_BUFFER_BYTES, messagesPerSecond: config.DEPLOY_MESSAGES_PER_SECOND, bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND, floodStopMs: config.DEPLOY_FLOOD_STOP_MS },
     startTimeoutMs: config.DEPLOY_START_TIMEOUT_MS,
     backoffMs: config.RESTART_BACKOFF_MS,
     backoffMaxMs: config.RESTART_BACKOFF_MAX_MS,

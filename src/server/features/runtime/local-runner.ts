@@ -5,7 +5,7 @@ import { Child, processStartTime, type ExitInfo } from "./child.js";
 import { channelOf, describeExit, initialize, listing } from "./handshake.js";
 import { childNetworkEnv } from "./install-env.js";
 import type { Installer } from "./installer.js";
-import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "./runner.js";
+import type { DeploymentSpec, FlowLimits, McpChannel, OutputStats, Runner, RunnerEvent, RunnerEvents } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Limits, Sandbox } from "./sandbox/index.js";
 import type { Volumes } from "./sandbox/volumes.js";
@@ -22,6 +22,8 @@ export interface LocalRunnerOptions {
   volumes: Volumes;
   limits: Limits;
   diskMb: number;
+  /** what each server may make the platform hold and do for it (DEFAULT_FLOW when not given) */
+  flow?: FlowLimits;
   startTimeoutMs: number;
   backoffMs: number;
   backoffMaxMs: number;
@@ -106,8 +108,11 @@ export class LocalRunner implements Runner {
         limits: this.o.limits,
         label: id,
         disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
+        flow: this.o.flow,
       });
       slot.child = child;
+      const flooding = child;
+      flooding.onFlood((notice) => void this.failFlooding(slot, flooding, notice));
       slot.channel = channelOf(child);
       await this.emit(slot, { type: "spawned", pid: child.pid, pidStart: child.pidStart });
       if (slot.stopping) return void child.stop();
@@ -136,6 +141,15 @@ export class LocalRunner implements Runner {
       await this.emit(slot, { type: "failed", detail: detail.slice(0, 4000), code: exit?.code ?? null });
       this.slots.delete(id);
     }
+  }
+
+  /** A server that floods the platform with output is stopped for good (no restart): failed, with why. */
+  private async failFlooding(slot: Slot, child: Child, notice: string) {
+    if (slot.stopping || this.closed || slot.child !== child) return;
+    this.o.log.warn({ deployment: slot.spec.id }, "deployment stopped: it floods the platform with output");
+    await this.emit(slot, { type: "failed", detail: [notice, tail(child.logs())].filter(Boolean).join("\n").slice(0, 4000), code: null });
+    await this.halt(slot);
+    this.slots.delete(slot.spec.id);
   }
 
   private async onExit(slot: Slot, child: Child, exit: ExitInfo) {
@@ -214,6 +228,10 @@ export class LocalRunner implements Runner {
 
   rssBytes(id: string): number {
     return this.slots.get(id)?.child?.rssBytes() ?? 0;
+  }
+
+  outputStats(id: string): OutputStats | undefined {
+    return this.slots.get(id)?.child?.outputStats();
   }
 
   async shutdown(): Promise<void> {

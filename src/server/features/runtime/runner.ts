@@ -63,6 +63,45 @@ export type RunnerEvent =
 /** Receives a deployment's events in order; the runner waits for each before going on. */
 export type RunnerEvents = (id: string, event: RunnerEvent) => Promise<void>;
 
+/**
+ * A message the server cannot take now: it is not reading its input and the platform already
+ * holds as much for it as it may (DEPLOY_STDIN_BUFFER_BYTES). The client gets `message` as its error.
+ */
+export class InputFull extends Error {
+  constructor(limitBytes: number) {
+    super(`The MCP server is not reading its input: the platform holds at most ${Math.round(limitBytes / 1024 / 1024)} MB of requests for it. Try again once it has caught up.`);
+    this.name = "InputFull";
+  }
+}
+
+/** How much a server may make the platform do for it: the defaults of the DEPLOY_* settings below. */
+export interface FlowLimits {
+  /** bytes of requests held for a server that is not reading its stdin (DEPLOY_STDIN_BUFFER_BYTES) */
+  stdinBytes: number;
+  /** lines (messages and log lines) a second the platform reads from a server (DEPLOY_MESSAGES_PER_SECOND); beyond, it stops reading until the budget refills */
+  messagesPerSecond: number;
+  /** bytes a second the platform reads from a server (DEPLOY_OUTPUT_BYTES_PER_SECOND) */
+  bytesPerSecond: number;
+  /** a server held back by its budget this long without a break is stopped as failed (DEPLOY_FLOOD_STOP_MS) */
+  floodStopMs: number;
+}
+
+/** Reading, parsing and passing on a server's output costs the platform about 5 to 25 ms a MB (by machine): 8 MB a second keeps one server's share well below a core. */
+export const DEFAULT_FLOW: FlowLimits = { stdinBytes: 4 * 1024 * 1024, messagesPerSecond: 5000, bytesPerSecond: 8 * 1024 * 1024, floodStopMs: 60_000 };
+
+/** What the platform did for one server: what it read and what that cost it (metrics). */
+export interface OutputStats {
+  /** lines read from stdout and stderr */
+  lines: number;
+  bytes: number;
+  /** milliseconds the platform held back reading because the budget was spent */
+  throttledMs: number;
+  /** seconds of the platform's event loop spent handling the output */
+  cpuSeconds: number;
+  /** bytes of requests written to its stdin that it has not read yet (held by the platform) */
+  inputHeldBytes: number;
+}
+
 /** The MCP connection to a running server, as the gateway sees it: newline-delimited JSON-RPC. */
 export interface McpChannel {
   /** throws once the server has exited */
@@ -89,6 +128,8 @@ export interface Runner {
   /** The last lines of its output (kept across restarts), or null if this runner does not run it. */
   logs(id: string): string[] | null;
   rssBytes(id: string): number;
+  /** What the platform read from its server and what that cost (undefined when it does not run here). */
+  outputStats(id: string): OutputStats | undefined;
   /** Kills a process a previous platform left behind, if `pid` still is that process. */
   reap(pid: number, pidStart: string): void;
   /** Stops every deployment (their rows stay, to be started again next time) and releases what the runner holds. */
