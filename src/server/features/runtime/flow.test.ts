@@ -40,7 +40,9 @@ describe("OutputBudget: a token bucket of lines and bytes a second", () => {
     c.advance(1000);
     expect(b.hold(1000)).toBe(false);
     c.advance(1000);
+    expect(b.hold(1000)).toBe(false);
+    c.advance(1000);
     expect(b.hold(1000)).toBe(true);
-    expect(b.throttledMs).toBe(5000);
+    expect(b.throttledMs).toBe(6000);
   });
 });

@@ -38,12 +38,12 @@ export class OutputBudget {
     return Math.ceil(Math.max(0, (-this.lines / lr) * 1000, (-this.bytes / br) * 1000));
   }
 
-  /** Reading stops for `ms` from now; true once it has been held back without a break for floodStopMs. */
+  /** Reading stops for `ms` from now; true once it has been held back without a break for floodStopMs already. */
   hold(ms: number): boolean {
     const t = this.now();
     if (this.heldSince === undefined || t - this.heldUntil > BREAK_MS) this.heldSince = t;
     this.heldUntil = t + ms;
     this.throttledMs += ms;
-    return this.heldUntil - this.heldSince >= this.limits.floodStopMs;
+    return t - this.heldSince >= this.limits.floodStopMs;
   }
 }
