@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type TestApp } from "../support/app.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../support/app.js";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/gateway.js";
 import { addCatalogEntry, EVERYTHING, waitForStatus } from "../support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "../support/gateway.js";
@@ -11,6 +11,8 @@ import { ensureInspector, INSPECTOR_VERSION, runInspector, type InspectorTools }
 
 let t: TestApp;
 let key: string;
+let user: Client;
+let deploymentId: string;
 let url: string;
 let inspector: InspectorTools;
 
@@ -24,11 +26,13 @@ beforeAll(async () => {
   t = await createTestApp({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
   await t.listen();
   await addCatalogEntry(t, "everything", `npx -y ${EVERYTHING}`);
-  const user = await signedInUser(t, "clients@example.com");
+  user = await signedInUser(t, "clients@example.com");
   key = await newApiKey(user, "clients");
   const r = await user.post("/api/deploy/everything", { env: {} });
   expect(r.status, await r.clone().text()).toBe(202);
-  url = (await waitForStatus(user, "everything", "running", 180_000)).url;
+  const running = await waitForStatus(user, "everything", "running", 180_000);
+  url = running.url;
+  deploymentId = running.id;
   expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/[^/]+/mcp$`));
   inspector = await installing;
 }, 600_000);
@@ -47,6 +51,18 @@ describe("official SDK client through the gateway", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("a first deploy raises no false alarm: tools listed only to clients that can sample, elicit or give roots were pinned with the rest", { timeout: 60_000 }, async () => {
+    const client = await sdkClient(url, key);
+    try {
+      const names = (await client.listTools()).tools.map((x) => x.name);
+      expect(names).toEqual(expect.arrayContaining(["echo", "trigger-sampling-request"]));
+    } finally {
+      await client.close();
+    }
+    const review = (await (await user.get(`/api/deployments/${deploymentId}/definitions`)).json()) as { changes: unknown[] };
+    expect(review.changes).toEqual([]);
   });
 
   it("lists the tools and calls echo over legacy HTTP+SSE", { timeout: 60_000 }, async () => {

@@ -238,6 +238,17 @@ describe("a tenant cannot make the platform spend its CPU", () => {
   }, 120_000);
 });
 
+describe("pins by what clients can do", () => {
+  it("a tool listed only to clients that can sample is pinned at the first deploy, not reported as changed", async () => {
+    const a = await deploy();
+    const client = await sdkClient(a.d.url, a.key, { capabilities: { sampling: {} } });
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain("ask_model");
+    await client.close();
+    const review = (await (await a.c.get(`/api/deployments/${a.d.id}/definitions`)).json()) as { changes: unknown[] };
+    expect(review.changes).toEqual([]);
+  }, 120_000);
+});
+
 describe("what a deployment leaves behind", () => {
   const count = async (q: ReturnType<typeof sql>) => ((await t.db.database.db.execute<{ n: number }>(q)).rows[0]!.n);
 

@@ -1,5 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { ANSWER_TOO_DEEP } from "../runtime/runner.js";
+import { ANSWER_TOO_DEEP, PLATFORM_CLIENT_CAPABILITIES } from "../runtime/runner.js";
 
 // What the gateway speaks, in one place: the JSON-RPC messages it routes, the error codes it
 // answers with, the HTTP headers of its two transports and the MCP revisions it accepts. Messages
@@ -73,7 +73,7 @@ export const PRIMING_FROM = "2025-11-25";
  * session may receive a sampling, elicitation or roots request is decided per session.
  */
 export const GATEWAY_CLIENT = {
-  capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+  capabilities: PLATFORM_CLIENT_CAPABILITIES,
   clientInfo: { name: "switchboard-gateway", version: "1.0.0" },
 };
 

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Child, ExitInfo } from "./child.js";
-import type { Listing, McpChannel } from "./runner.js";
+import { PLATFORM_CLIENT_CAPABILITIES, type Listing, type McpChannel } from "./runner.js";
 
 // The platform's own MCP conversation with a server it started: initialize (within the start
 // timeout) and one listing of its tools, prompts and resources. Everything else on the server's
@@ -52,7 +52,8 @@ class ChildTransport implements Transport {
 
 /** Connects the platform's client; rejects if the server exits first or does not answer in time. */
 export async function initialize(child: Child, timeoutMs: number): Promise<Client> {
-  const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: {} });
+  // The capabilities the gateway declares too: the listing that pins definitions sees every tool its clients may.
+  const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: PLATFORM_CLIENT_CAPABILITIES });
   let timer: NodeJS.Timeout | undefined;
   const exitedEarly = child.exited.then((e) => Promise.reject(new Error(`${describeExit(e)} before answering initialize`)));
   const timeout = new Promise<never>((_, reject) => {

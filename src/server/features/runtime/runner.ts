@@ -46,6 +46,14 @@ export interface Exit {
   code: number | null;
 }
 
+/**
+ * What the platform says its clients can do, in every initialize it sends a server: all a client
+ * behind the gateway may declare. Servers such as server-everything list some tools only to
+ * clients that declare sampling, elicitation or roots; the platform's own listing (which pins the
+ * definitions) must see what the gateway's clients will see.
+ */
+export const PLATFORM_CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+
 /** What a call gets when its server's answer could be read but not passed on (nested deeper than JSON tools cope with). */
 export const ANSWER_TOO_DEEP = "The server's answer is nested too deeply to pass on";
 
