@@ -15,10 +15,24 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["src/**/*.int.test.ts", "tests/integration/**/*.test.ts"],
+          exclude: ["tests/integration/alone/**", "node_modules/**"],
           globalSetup: ["tests/support/db-global-setup.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // Tests that measure a neighbour's latency: run after the others, one file at a time, so
+        // what they measure is the attack they make and not the rest of the suite.
+        test: {
+          name: "integration-alone",
+          include: ["tests/integration/alone/**/*.test.ts"],
+          globalSetup: ["tests/support/db-global-setup.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
         },
       },
       {

@@ -17,7 +17,9 @@ let owner: Client;
 let deploymentId: string;
 
 beforeAll(async () => {
-  f = await startRunningFixture({ GATEWAY_REQUEST_TIMEOUT_MS: "120000" });
+  // How fast huge output is read and passed on, not the per-deployment budget that throttles it
+  // (tests/integration/alone/tenant-exhaustion.test.ts): the budget is out of the way here.
+  f = await startRunningFixture({ GATEWAY_REQUEST_TIMEOUT_MS: "120000", DEPLOY_OUTPUT_BYTES_PER_SECOND: String(1024 * 1024 * 1024) });
   ({ key, owner } = f);
   url = f.deployment.url;
   deploymentId = f.deployment.id;
