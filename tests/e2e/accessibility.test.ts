@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 const SIGNED_OUT = ["/", "/servers", "/docs", "/waitlist", "/login", "/register", "/forgot-password", "/reset-password?token=not-a-token", "/servers/add", "/server/everything", "OWNED", "/subscription", "/no-such-page"];
-const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/subscription", "/admin/mcp-servers", "/no-such-page"];
+const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/deployments", "/subscription", "/admin/mcp-servers", "/no-such-page"];
 
 async function audit(paths: string[], theme: "dark" | "light", state?: typeof signedIn): Promise<string[]> {
   const context = await browser.newContext({ baseURL: appUrl(), bypassCSP: true, storageState: state });

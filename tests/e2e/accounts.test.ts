@@ -53,6 +53,9 @@ describe("accounts in Chromium", () => {
     expect((await trigger.textContent())?.trim()).toBe("g");
     await trigger.click();
     await page.getByText(AUTH_TEXT.signedInAs).waitFor();
+    await page.getByRole("menuitem", { name: "My deployments" }).waitFor();
+    // Only admins have the admin page in their menu.
+    expect(await page.getByRole("menuitem", { name: "Admin" }).count()).toBe(0);
     await page.getByRole("menuitem", { name: AUTH_TEXT.yourProfile }).click();
     await page.waitForURL((u) => u.pathname === "/profile");
 

@@ -93,7 +93,21 @@ describe("the Deployment panel in Chromium", () => {
     await tools.getByText("echo", { exact: true }).waitFor();
     await page.screenshot({ path: "test-results/hosting-running.png", fullPage: true });
 
-    await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    // 'My deployments', from the user menu: the deployment with its status, URL and last request; stopped from there.
+    await page.getByRole("button", { name: /^Account menu for / }).click();
+    await page.getByRole("menuitem", { name: "My deployments" }).click();
+    await page.waitForURL((u) => u.pathname === "/deployments");
+    await page.getByRole("heading", { name: "My deployments" }).waitFor();
+    const mine = page.getByTestId("my-deployment");
+    expect(await mine.count()).toBe(1);
+    expect(await mine.getByTestId("my-deployment-status").textContent()).toBe("Running");
+    expect(await mine.locator("code").textContent()).toBe(url);
+    await mine.getByText(/Last request: (just now|1 minute ago)/).waitFor();
+    expect(await mine.getByRole("link", { name: "everything" }).getAttribute("href")).toBe("/server/everything");
+    await page.screenshot({ path: "test-results/my-deployments.png", fullPage: true });
+    await mine.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await page.getByText("You have no deployments yet.").waitFor();
+    await page.goto("/server/everything");
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(problems).toEqual([]);
   }, 180_000);

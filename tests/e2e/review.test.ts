@@ -47,7 +47,10 @@ describe("submission and review in Chromium", () => {
 
     const reviewer = await newPage(browser);
     await registerConfirmAndLogIn(reviewer.page, "admin-e2e@example.com", "admin-password-1");
-    await reviewer.page.goto("/admin/mcp-servers");
+    // An admin finds the admin page in the user menu.
+    await reviewer.page.getByRole("button", { name: "Account menu for admin-e2e" }).click();
+    await reviewer.page.getByRole("menuitem", { name: "Admin" }).click();
+    await reviewer.page.waitForURL((u) => u.pathname === "/admin/mcp-servers");
     await reviewer.page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
     // The operator's view of the hosting sandbox: the layer in force and each of the ten protections.
     const sandbox = reviewer.page.getByTestId("sandbox-status");

@@ -7,7 +7,8 @@ import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
 import { CopyButton } from "./CopyButton";
 import { HostedConnect } from "./HostedConnect";
-import { Alert, Button, inputClass } from "./ui";
+import { Link } from "react-router";
+import { Alert, Button, inputClass, linkClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
 // (polled every 5 s by useDeployment, which the page owns), copy the URL, stop, see why it failed
@@ -114,7 +115,7 @@ export function DeploymentPanel(p: Props) {
           </div>
         </div>
         {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
-        {error && <Alert kind="error">{error}</Alert>}
+        {error && <DeployError error={error} />}
         <div className="flex flex-wrap gap-2">
           <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
             <Enhanced />
@@ -184,7 +185,7 @@ export function DeploymentPanel(p: Props) {
       )}
       {!hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
       {closed}
-      {error && <Alert kind="error">{error}</Alert>}
+      {error && <DeployError error={error} />}
       {/* Signed out, Deploy leads to the login page, which comes back here. */}
       <input type="hidden" name="intent" value="deploy" />
       <Button type="submit" block disabled={(!hasSource && (hydrated || !p.commandEditable)) || !p.hostingOpen || busy !== null}>
@@ -193,5 +194,26 @@ export function DeploymentPanel(p: Props) {
       </Button>
       {!p.signedIn && <p className="text-xs text-slate-600 dark:text-slate-400">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
     </fetcher.Form>
+  );
+}
+
+/** A deploy's refusal; a plan's limit says where to stop a deployment or change the plan. */
+function DeployError({ error }: { error: string }) {
+  const planLimit = /^Your \w+ plan allows /.test(error);
+  return (
+    <Alert kind="error">
+      {error}
+      {planLimit && (
+        <span className="mt-1 block" data-testid="plan-limit-links">
+          <Link to="/deployments" className={linkClass}>
+            My deployments
+          </Link>{" "}
+          ·{" "}
+          <Link to="/subscription" className={linkClass}>
+            Subscription
+          </Link>
+        </span>
+      )}
+    </Alert>
   );
 }

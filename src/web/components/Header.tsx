@@ -43,11 +43,11 @@ export function Header() {
         <div className="hidden items-center gap-1 md:flex">
           {links}
           <ThemeToggle />
-          {user && <UserMenu username={user.username} />}
+          {user && <UserMenu username={user.username} isAdmin={user.isAdmin} />}
         </div>
         <div className="flex items-center gap-1 md:hidden">
           <ThemeToggle />
-          {user && <UserMenu username={user.username} />}
+          {user && <UserMenu username={user.username} isAdmin={user.isAdmin} />}
           <Button
             variant="ghost"
             size="icon"

@@ -1,5 +1,5 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { CreditCard, KeyRound, LogOut, PlusCircle, User } from "lucide-react";
+import { CreditCard, KeyRound, LogOut, PlusCircle, Rocket, ShieldCheck, User } from "lucide-react";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
@@ -12,7 +12,7 @@ export async function signOut() {
 const item =
   "flex cursor-pointer items-center gap-2 rounded px-3 py-2 text-sm outline-none data-[highlighted]:bg-slate-100 dark:data-[highlighted]:bg-slate-800";
 
-export function UserMenu({ username }: { username: string }) {
+export function UserMenu({ username, isAdmin = false }: { username: string; isAdmin?: boolean }) {
   return (
     <DropdownMenu.Root modal={false}>
       <DropdownMenu.Trigger
@@ -38,6 +38,11 @@ export function UserMenu({ username }: { username: string }) {
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item asChild className={item}>
+            <Link to="/deployments">
+              <Rocket className="h-4 w-4" aria-hidden /> My deployments
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
             <Link to="/servers/server/new">
               <PlusCircle className="h-4 w-4" aria-hidden /> Register a server
             </Link>
@@ -52,6 +57,13 @@ export function UserMenu({ username }: { username: string }) {
               <CreditCard className="h-4 w-4" aria-hidden /> Subscription
             </Link>
           </DropdownMenu.Item>
+          {isAdmin && (
+            <DropdownMenu.Item asChild className={item}>
+              <Link to="/admin/mcp-servers">
+                <ShieldCheck className="h-4 w-4" aria-hidden /> Admin
+              </Link>
+            </DropdownMenu.Item>
+          )}
           <DropdownMenu.Item className={item} onSelect={() => void signOut()}>
             <LogOut className="h-4 w-4" aria-hidden /> {AUTH_TEXT.signOut}
           </DropdownMenu.Item>

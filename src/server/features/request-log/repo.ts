@@ -180,3 +180,15 @@ export async function recentToolStats(db: Db, kind: ServerKind, ref: string) {
     left join bb on bb.tool = c.tool and bb.user_id = c.user_id`);
   return r.rows;
 }
+
+/** When each of a user's deployments last answered a request (as its log has it), by deployment id. */
+export async function lastRequestAt(db: Db, userId: string, deploymentIds: readonly string[]): Promise<Map<string, string>> {
+  if (deploymentIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: requestLog.deploymentId, at: sql<string>`max(${requestLog.at})` })
+    .from(requestLog)
+    .innerJoin(deployments, eq(deployments.id, requestLog.deploymentId))
+    .where(and(eq(deployments.userId, userId), inArray(requestLog.deploymentId, [...deploymentIds])))
+    .groupBy(requestLog.deploymentId);
+  return new Map(rows.map((r) => [r.id, new Date(r.at).toISOString()]));
+}

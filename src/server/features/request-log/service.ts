@@ -8,7 +8,7 @@ import { getServer } from "../catalog/service.js";
 import { getPublicOwnedServer } from "../publishers/service.js";
 import { addBuckets, emptyBuckets, quantile } from "./histogram.js";
 import { keyReaches } from "../publishers/api-keys.js";
-import { deploymentOwner, findRequests, recentMethods, recentToolStats } from "./repo.js";
+import { deploymentOwner, findRequests, lastRequestAt, recentMethods, recentToolStats } from "./repo.js";
 
 /** The owner's request log of one deployment; another user's, or an unknown id, is not found (as every deployment route answers). */
 export async function listRequests(db: Db, viewer: Viewer, deploymentId: string, q: RequestLogQuery): Promise<RequestLogPage> {
@@ -92,4 +92,9 @@ export async function publicToolStats(db: Db, viewer: Viewer | null, id: { catal
   const owned = await getPublicOwnedServer(db, id.owned);
   if (!owned) throw new AppError("not_found", CATALOG_TEXT.notFound);
   return owned.owner.id === viewer?.id ? toolStats(db, { kind: "owned", ref: owned.qualifiedName }) : [];
+}
+
+/** When each of the viewer's deployments last answered a request (deployments of others are left out). */
+export async function lastRequests(db: Db, viewer: Viewer, deploymentIds: readonly string[]): Promise<Record<string, string>> {
+  return Object.fromEntries(await lastRequestAt(db, viewer.id, deploymentIds));
 }

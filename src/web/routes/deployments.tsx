@@ -1,0 +1,139 @@
+import { ExternalLink, Loader2, Rocket, Square } from "lucide-react";
+import { data, Link, redirect, useFetcher } from "react-router";
+import { lastRequests } from "../../server/features/request-log/service";
+import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { CopyButton } from "../components/CopyButton";
+import { Alert, Button, buttonClass, linkClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { longDate, shortDate, timeAgo } from "../lib/dates";
+import { Enhanced } from "../lib/forms";
+import type { Route } from "./+types/deployments";
+
+// 'My deployments' (docs/product.md#my-deployments): every deployment of the signed-in user, with
+// its status, server, URL, when it was made, its last request and restarts, to open or stop.
+
+export const MY_DEPLOYMENTS_TEXT = {
+  title: "My deployments",
+  intro: "Every server you deployed, wherever you deployed it from.",
+  empty: "You have no deployments yet.",
+  browse: "Browse servers",
+  lastRequest: "Last request",
+  noRequest: "No requests yet",
+  open: "Open",
+} as const;
+
+export function meta() {
+  return [{ title: MY_DEPLOYMENTS_TEXT.title }, { name: "robots", content: "noindex" }];
+}
+
+/** A deployment's server page: a catalogue entry's id, or an owned server's owner/name. */
+export const serverPath = (serverId: string) => (serverId.includes("/") ? `/server/${serverId}` : `/server/${encodeURIComponent(serverId)}`);
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const v = context.viewer;
+  if (!v) throw redirect("/login?redirect=/deployments");
+  const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
+  const deployments = r.ok ? r.data : [];
+  const last = await lastRequests(context.db, v, deployments.map((d) => d.id));
+  return { deployments, last, loadFailed: !r.ok, now: Date.now() };
+}
+
+type Answer = { error?: string; message?: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/deployments");
+  const form = await request.formData();
+  if (field(form, "intent") !== "stop") return data({ error: "Unknown action" } satisfies Answer, { status: 400 });
+  const r = await context.api("DELETE", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}`);
+  if (!r.ok) return data({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) } satisfies Answer);
+  // Without JavaScript the list is shown again (post/redirect/get); with it, the page reloads its data.
+  return isEnhanced(form) ? data({ message: DEPLOY_TEXT.stopped } satisfies Answer) : redirect("/deployments", 303);
+}
+
+export default function Deployments({ loaderData }: Route.ComponentProps) {
+  const { deployments, last, loadFailed, now } = loaderData;
+  return (
+    <section className="mx-auto max-w-4xl px-4 py-10">
+      <h1 className="text-2xl font-bold">{MY_DEPLOYMENTS_TEXT.title}</h1>
+      <p className="mt-1 text-slate-600 dark:text-slate-400">{MY_DEPLOYMENTS_TEXT.intro}</p>
+      {loadFailed && (
+        <div className="mt-4">
+          <Alert kind="error">Failed to load your deployments. Please try again later.</Alert>
+        </div>
+      )}
+      {deployments.length === 0 && !loadFailed ? (
+        <div className="mt-6 rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
+          <p className="text-slate-600 dark:text-slate-400">{MY_DEPLOYMENTS_TEXT.empty}</p>
+          <Link to="/servers" className={`${buttonClass("primary")} mt-4`}>
+            <Rocket className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.browse}
+          </Link>
+        </div>
+      ) : (
+        <ul className="mt-6 space-y-3" data-testid="my-deployments">
+          {deployments.map((d) => (
+            <DeploymentRow key={d.id} d={d} lastAt={last[d.id]} now={now} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string | undefined; now: number }) {
+  const fetcher = useFetcher<Answer>();
+  const stopping = fetcher.state !== "idle";
+  const running = d.status === "running";
+  return (
+    <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="my-deployment">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <Link to={serverPath(d.server_id)} className={`${linkClass} break-all font-mono`}>
+            {d.server_id}
+          </Link>
+          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
+            <span className="flex items-center gap-1.5 font-medium">
+              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+              <span data-testid="my-deployment-status">{statusLabel(d.status)}</span>
+            </span>
+            <span className="text-slate-600 dark:text-slate-400">
+              · Created <span title={longDate(d.created_at)}>{shortDate(d.created_at)}</span> · {MY_DEPLOYMENTS_TEXT.lastRequest}:{" "}
+              {lastAt ? <span title={longDate(lastAt)}>{timeAgo(lastAt, now)}</span> : MY_DEPLOYMENTS_TEXT.noRequest}
+              {d.restarts > 0 ? ` · restarted ${d.restarts}×` : ""}
+            </span>
+          </p>
+          <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">{d.source}</p>
+        </div>
+        <div className="flex shrink-0 flex-wrap gap-2">
+          <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>
+            <ExternalLink className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.open}
+          </Link>
+          <fetcher.Form method="post">
+            <input type="hidden" name="intent" value="stop" />
+            <input type="hidden" name="deployment" value={d.id} />
+            <Enhanced />
+            <Button type="submit" variant="dangerOutline" size="sm" disabled={stopping}>
+              {stopping ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
+              {stopping ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
+            </Button>
+          </fetcher.Form>
+        </div>
+      </div>
+      <div className="mt-3 flex items-center gap-2">
+        <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={d.url}>
+          {d.url}
+        </code>
+        <CopyButton text={d.url} />
+      </div>
+      {d.status_detail && !running && (
+        <pre tabIndex={0} className="mt-2 max-h-32 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+          {d.status_detail}
+        </pre>
+      )}
+      {fetcher.data?.error && (
+        <div className="mt-2">
+          <Alert kind="error">{fetcher.data.error}</Alert>
+        </div>
+      )}
+    </li>
+  );
+}
