@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
 import { DEFAULT_FLOW } from "./features/runtime/runner.js";
+import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES } from "./features/gateway/sse.js";
 
 // The one schema over process.env. Read once at start-up; every bad variable is reported together.
 const port = z.coerce.number().int().min(1).max(65535);
@@ -79,8 +80,8 @@ const schema = z.object({
   GATEWAY_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
   /** what one client stream, and one deployment's streams together, may hold for clients that do not keep up (gateway/sse.ts) */
-  GATEWAY_STREAM_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(4 * 1024 * 1024),
-  GATEWAY_DEPLOYMENT_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(32 * 1024 * 1024),
+  GATEWAY_STREAM_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_STREAM_BYTES),
+  GATEWAY_DEPLOYMENT_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_DEPLOYMENT_STREAM_BYTES),
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   // Fair use (docs/gateway.md#fair-use): requests a minute per deployment and per credential, by the owner's plan; 0: no limit.

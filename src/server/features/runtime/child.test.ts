@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { Child, floodNotice, nestsDeeper, OVER_BUDGET_NOTE, type ExitInfo } from "./child.js";
+import { Child, OVER_BUDGET_NOTE, type ExitInfo } from "./child.js";
+import { floodNotice } from "./flow.js";
+import { nestsDeeper } from "./lines.js";
 import { InputFull, type FlowLimits } from "./runner.js";
 import type { LaunchSpec, Launched, Sandbox } from "./sandbox/index.js";
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { OutputBudget } from "./flow.js";
+import { floodNotice, ReadGate } from "./flow.js";
+import { escapeControl, maskSecrets, nestsDeeper } from "./lines.js";
 import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
 
@@ -26,22 +27,6 @@ let pendingAll = 0;
 /** Deeper JSON is refused before parsing: parsing millions of nested brackets takes seconds, and the result could not be serialized again. */
 const MAX_DEPTH = 2000;
 
-/** Whether JSON text nests deeper than `limit` (brackets inside strings do not count); linear, and stops at the limit. */
-export function nestsDeeper(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
 const LOG_LINES = 200;
 /** stdout lines handled in one turn of the event loop (feed) */
 const LINES_PER_TURN = 256;
@@ -53,21 +38,6 @@ export interface ChildSpec extends LaunchSpec {
   secrets: string[];
   /** what it may make the platform hold and do for it (DEFAULT_FLOW when not given) */
   flow?: FlowLimits;
-}
-
-export const floodNotice = (f: FlowLimits) =>
-  `[switchboard] stopped: the server wrote more than ${f.messagesPerSecond.toLocaleString("en-US")} lines or ${Math.round(f.bytesPerSecond / 1024 / 1024)} MB a second for ${Math.round(f.floodStopMs / 1000)} s without a break`;
-
-/** Control characters (ANSI escapes, NULs, bells) shown as \xNN so logs render inert. */
-export function escapeControl(s: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-
-export function maskSecrets(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const s of secrets) if (s.length >= 3) out = out.split(s).join("••••••");
-  return out;
 }
 
 /** Process start time in clock ticks since boot (field 22 of /proc/pid/stat); pairs with a pid. */
@@ -93,10 +63,7 @@ export class Child {
   private oversized?: { head: string; tail: string };
   private done = false;
   private readonly flow: FlowLimits;
-  private readonly budget: OutputBudget;
-  private held = false;
-  /** part of a stdout chunk waits for the next turn (feed) */
-  private carrying = false;
+  private readonly gate: ReadGate;
   private floodListeners = new Set<(notice: string) => void>();
   private readonly stats = { lines: 0, bytes: 0, ns: 0n };
 
@@ -116,12 +83,19 @@ export class Child {
       }
     };
     this.flow = spec.flow ?? DEFAULT_FLOW;
-    this.budget = new OutputBudget(this.flow);
+    this.gate = new ReadGate(proc.stdout!, proc.stderr!, this.flow, () => {
+      const notice = floodNotice(this.flow);
+      this.log(notice);
+      for (const f of this.floodListeners) f(notice);
+    });
     proc.stdout!.setEncoding("utf8").on("data", guarded((chunk) => this.feed(chunk)));
     proc.stderr!.setEncoding("utf8").on("data", guarded((chunk) => this.account(chunk.length, this.onStderr(chunk))));
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
     l.onNotice((line) => this.log(line));
-    proc.once("exit", () => (this.done = true));
+    proc.once("exit", () => {
+      this.done = true;
+      this.gate.close();
+    });
     this.exited = l.exited.then((e) => {
       this.done = true;
       this.release();
@@ -149,23 +123,13 @@ export class Child {
     const { lines, used } = this.onStdout(chunk);
     this.account(used, lines);
     if (used === chunk.length) return;
-    this.carrying = true;
-    this.l.proc.stdout!.pause();
-    setImmediate(() => {
-      this.carrying = false;
+    this.gate.carry(() => {
       try {
         this.feed(chunk.slice(used));
       } catch (e) {
         this.log(`[switchboard] could not read the server's output: ${(e as Error).message}`);
       }
-      this.resumeIfFree();
     });
-  }
-
-  private resumeIfFree() {
-    if (this.held || this.carrying || this.done) return;
-    this.l.proc.stdout!.resume();
-    this.l.proc.stderr!.resume();
   }
 
   private onStdout(chunk: string): { lines: number; used: number } {
@@ -220,21 +184,7 @@ export class Child {
   private account(chars: number, lines: number) {
     this.stats.lines += lines;
     this.stats.bytes += chars;
-    const wait = this.budget.spend(lines, chars);
-    if (wait === 0 || this.held || this.done) return;
-    this.held = true;
-    this.l.proc.stdout!.pause();
-    this.l.proc.stderr!.pause();
-    if (this.budget.hold(wait)) {
-      const notice = floodNotice(this.flow);
-      this.log(notice);
-      for (const f of this.floodListeners) f(notice);
-      return; // stays held: it is being stopped
-    }
-    setTimeout(() => {
-      this.held = false;
-      this.resumeIfFree();
-    }, wait).unref();
+    this.gate.spend(lines, chars);
   }
 
   /** Called once the server floods the platform with output (see account). */
@@ -244,7 +194,7 @@ export class Child {
 
   /** What the platform read from this server and what handling it cost (metrics). */
   outputStats(): OutputStats {
-    return { lines: this.stats.lines, bytes: this.stats.bytes, throttledMs: this.budget.throttledMs, cpuSeconds: Number(this.stats.ns) / 1e9, inputHeldBytes: this.inputHeld };
+    return { lines: this.stats.lines, bytes: this.stats.bytes, throttledMs: this.gate.budget.throttledMs, cpuSeconds: Number(this.stats.ns) / 1e9, inputHeldBytes: this.inputHeld };
   }
 
   /** The unfinished line is done with: its memory leaves the shared budget. */

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { FlowLimits } from "./runner.js";
 
 // What a server's output may cost the platform: every line it writes is read, split, parsed and
@@ -45,5 +46,70 @@ export class OutputBudget {
     this.heldUntil = t + ms;
     this.throttledMs += ms;
     return t - this.heldSince >= this.limits.floodStopMs;
+  }
+}
+
+/** The log line and status a server stopped for flooding gets. */
+export const floodNotice = (f: FlowLimits) =>
+  `[switchboard] stopped: the server wrote more than ${f.messagesPerSecond.toLocaleString("en-US")} lines or ${Math.round(f.bytesPerSecond / 1024 / 1024)} MB a second for ${Math.round(f.floodStopMs / 1000)} s without a break`;
+
+/**
+ * When the platform reads a server's stdout and stderr: not while its budget is spent (both
+ * pause until it refills), nor while the rest of a stdout read waits for the next turn of the
+ * event loop (stdout pauses). Held back without a break for floodStopMs, it calls `onFlood` and
+ * stays paused.
+ */
+export class ReadGate {
+  readonly budget: OutputBudget;
+  private held = false;
+  private carrying = false;
+  private closed = false;
+
+  constructor(
+    private readonly out: Readable,
+    private readonly err: Readable,
+    limits: FlowLimits,
+    private readonly onFlood: () => void,
+  ) {
+    this.budget = new OutputBudget(limits);
+  }
+
+  /** What was just read is spent from the budget; once it is gone, reading pauses until it refills. */
+  spend(lines: number, chars: number): void {
+    const wait = this.budget.spend(lines, chars);
+    if (wait === 0 || this.held || this.closed) return;
+    this.held = true;
+    this.out.pause();
+    this.err.pause();
+    if (this.budget.hold(wait)) {
+      this.closed = true;
+      return this.onFlood();
+    }
+    setTimeout(() => {
+      this.held = false;
+      this.resume();
+    }, wait).unref();
+  }
+
+  /** `rest` runs in the next turn, stdout paused meanwhile (what is left of a large read). */
+  carry(rest: () => void): void {
+    this.carrying = true;
+    this.out.pause();
+    setImmediate(() => {
+      this.carrying = false;
+      rest();
+      this.resume();
+    });
+  }
+
+  /** The server ended: nothing is resumed any more. */
+  close(): void {
+    this.closed = true;
+  }
+
+  private resume() {
+    if (this.held || this.carrying || this.closed) return;
+    this.out.resume();
+    this.err.resume();
   }
 }

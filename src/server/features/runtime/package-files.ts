@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { escapeControl } from "./child.js";
+import { escapeControl } from "./lines.js";
 import { readTenantJson, tenantPathKind } from "./sandbox/tenant-files.js";
 
 // What the platform reads and sizes of an installed package or a built repository: its entry
