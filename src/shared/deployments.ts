@@ -37,7 +37,16 @@ export const DEPLOY_TEXT = {
   toolsSaving: "Saving...",
   toolsSaved: "Saved: connected clients are told the tool list changed.",
   toolsNone: "Its tools are listed here once it has started.",
+  restart: "Restart",
+  restarting: "Restarting...",
+  restarted: "Restarting: same URL, keys and settings.",
+  restartFailed: "Could not restart the deployment",
+  editKeys: "Edit keys",
+  editKeysHint: "New values are encrypted and the server restarts with them: same URL, grants, tool selection and request log. This is not a new deploy. Leave a key empty to keep its current value.",
+  saveKeys: "Save and restart",
+  keysSaved: "Keys saved: the server is restarting with them.",
 } as const;
+
 
 /** PUT /api/deployments/{id}/tools: the names of the tools to hide (none: every tool is exposed). */
 export const toolSelectionInput = z.object({
@@ -136,6 +145,9 @@ export const deployInput = z.object({
       }
     }),
 });
+
+/** PUT /api/deployments/{id}/env: new values for some of its keys (empty: keep the current one). */
+export const envInput = z.object({ env: deployInput.shape.env });
 
 /** The names of the required keys left blank in `env`. */
 export function missingKeys(required: readonly { key: string; env_var: string }[], env: Record<string, unknown>): string[] {

@@ -1,4 +1,4 @@
-import { Loader2, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
@@ -32,36 +32,44 @@ interface Props {
   hostingOpen: boolean;
   /** the page's one poll of the viewer's deployment (useDeployment) */
   state: DeploymentState;
+  /** open 'Edit keys' at once (My deployments links here with ?edit=keys) */
+  editKeys?: boolean;
 }
+
+/** The panel's forms that act on a deployment and answer with its new state. */
+const ACTS = ["deploy", "stop", "restart", "keys"];
 
 export function DeploymentPanel(p: Props) {
   const hydrated = useHydrated();
   const { deployment, loaded, setDeployment } = p.state;
   const { fetcher, answer } = useActionForm<DeployAnswer>("deploy");
   const pendingIntent = fetcher.state === "submitting" ? String(fetcher.formData?.get("intent") ?? "") : null;
-  const [stopping, setStopping] = useState(false);
-  const busy: "deploy" | "stop" | null = pendingIntent === "deploy" ? "deploy" : pendingIntent === "stop" || stopping ? "stop" : null;
+  // Which of Stop, Restart or Edit keys is saying goodbye to the page's sessions before it posts.
+  const [endingFor, setEndingFor] = useState<string | null>(null);
+  const busy = (pendingIntent && ACTS.includes(pendingIntent) ? pendingIntent : endingFor) || null;
   const [command, setCommand] = useState("");
   const [logs, setLogs] = useState<string[] | null>(null);
-  const error = answer?.intent === "deploy" || answer?.intent === "stop" ? (answer.error ?? null) : null;
+  const error = answer && ACTS.includes(answer.intent) ? (answer.error ?? null) : null;
+  const notice = answer && (answer.intent === "restart" || answer.intent === "keys") && !answer.error ? (answer.message ?? null) : null;
 
   // What Deploy or Stop answered shows at once, without waiting for the next poll.
   const seen = useRef<DeployAnswer | undefined>(undefined);
   useEffect(() => {
     if (!fetcher.data || seen.current === fetcher.data) return;
     seen.current = fetcher.data;
-    if (fetcher.data.deployment !== undefined && (fetcher.data.intent === "deploy" || fetcher.data.intent === "stop")) setDeployment(fetcher.data.deployment);
+    if (fetcher.data.deployment !== undefined && ACTS.includes(fetcher.data.intent)) setDeployment(fetcher.data.deployment);
   }, [fetcher.data, setDeployment]);
   // A stopped deployment's output goes with it.
   if (!deployment && logs) setLogs(null);
 
+  // Stop, Restart and Edit keys end the running process: sessions this page holds (the
+  // playground) end first, while the deployment still answers.
   const onStop = async (e: React.FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    setStopping(true);
-    // Sessions this page holds (the playground) end first, while the deployment still answers.
+    setEndingFor(String(form.get("intent")));
     await p.state.beforeStop();
-    setStopping(false);
+    setEndingFor(null);
     await fetcher.submit(form, { method: "post" });
   };
 
@@ -126,12 +134,45 @@ export function DeploymentPanel(p: Props) {
               {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
             </Button>
           </fetcher.Form>
+          <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
+            <Enhanced />
+            <input type="hidden" name="intent" value="restart" />
+            <input type="hidden" name="deployment" value={deployment.id} />
+            <Button type="submit" variant="secondary" size="sm" disabled={busy !== null}>
+              <RotateCw className={`h-4 w-4 ${busy === "restart" ? "animate-spin" : ""}`} aria-hidden />
+              {busy === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
+            </Button>
+          </fetcher.Form>
           {hydrated && (
             <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
               <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
             </Button>
           )}
         </div>
+        {p.requiredKeys.length > 0 && (
+          <details id="edit-keys" open={p.editKeys} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+            <summary className="flex cursor-pointer items-center gap-2 text-sm font-medium">
+              <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
+            </summary>
+            {/* A new form per answer: typed keys are cleared once saved. */}
+            <fetcher.Form method="post" className="mt-2 space-y-3" onSubmit={(e) => void onStop(e)} key={notice ?? "keys"}>
+              <Enhanced />
+              <input type="hidden" name="intent" value="keys" />
+              <input type="hidden" name="deployment" value={deployment.id} />
+              <p className="text-xs text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.editKeysHint}</p>
+              <KeyFields keys={p.requiredKeys} placeholder="Unchanged" />
+              <Button type="submit" size="sm" disabled={busy !== null}>
+                {busy === "keys" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                {busy === "keys" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.saveKeys}
+              </Button>
+            </fetcher.Form>
+          </details>
+        )}
+        {notice && (
+          <p role="status" className="text-sm text-green-700 dark:text-green-400" data-testid="deployment-notice">
+            {notice}
+          </p>
+        )}
         {logs && (
           <pre data-testid="deployment-logs" tabIndex={0} className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
             {logs.length ? logs.join("\n") : "No output yet."}
@@ -155,14 +196,7 @@ export function DeploymentPanel(p: Props) {
   return (
     <fetcher.Form method="post" className="mt-3 space-y-3" key={answer?.deployment?.id ?? "new"}>
       <Enhanced />
-      {p.signedIn &&
-        p.requiredKeys.map((k) => (
-          <label key={k.env_var} className="block text-sm">
-            <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
-            {k.description && <span className="block text-xs text-slate-600 dark:text-slate-400">{k.description}</span>}
-            <input type="password" name={`env:${k.env_var}`} autoComplete="off" className={`${inputClass} mt-1`} />
-          </label>
-        ))}
+      {p.signedIn && <KeyFields keys={p.requiredKeys} />}
       {p.signedIn && p.commandEditable && (
         <label className="block text-sm">
           <span className="font-medium">{DEPLOY_TEXT.commandLabel}</span>
@@ -216,4 +250,15 @@ function DeployError({ error }: { error: string }) {
       )}
     </Alert>
   );
+}
+
+/** One password field per required key (`env:<NAME>`), as Deploy and Edit keys post them. */
+function KeyFields({ keys, placeholder }: { keys: Props["requiredKeys"]; placeholder?: string }) {
+  return keys.map((k) => (
+    <label key={k.env_var} className="block text-sm">
+      <span className="font-medium">{k.key}</span> <code className="break-all font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
+      {k.description && <span className="block text-xs text-slate-600 dark:text-slate-400">{k.description}</span>}
+      <input type="password" name={`env:${k.env_var}`} autoComplete="off" placeholder={placeholder} className={`${inputClass} mt-1`} />
+    </label>
+  ));
 }

@@ -34,6 +34,14 @@ export async function deploymentAction(
     const r = await context.api("DELETE", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}`);
     return r.ok ? answer({ deployment: null, message: DEPLOY_TEXT.stopped }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) });
   }
+  if (intent === "restart" || intent === "keys") {
+    const id = encodeURIComponent(field(form, "deployment"));
+    const r =
+      intent === "restart"
+        ? await context.api<{ message: string; deploymentInfo: DeploymentView }>("POST", `/api/deployments/${id}/restart`, undefined, { timeoutMs: 30_000 })
+        : await context.api<{ message: string; deploymentInfo: DeploymentView }>("PUT", `/api/deployments/${id}/env`, { env: typedKeys(form) }, { timeoutMs: 30_000 });
+    return r.ok ? answer({ deployment: r.data.deploymentInfo, message: r.data.message }) : answer({ error: r.error ?? DEPLOY_TEXT.restartFailed });
+  }
   if (intent === "tools") {
     const tools = form.getAll("tool").map(String);
     const shown = new Set(form.getAll("show").map(String));
@@ -41,8 +49,7 @@ export async function deploymentAction(
     return r.ok ? answer({ message: DEPLOY_TEXT.toolsSaved }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   }
 
-  const env: Record<string, string> = {};
-  for (const [name, value] of form) if (name.startsWith("env:") && typeof value === "string" && value !== "") env[name.slice(4)] = value;
+  const env = typedKeys(form);
   const command = field(form, "command").trim();
   const body = { repositoryUrl: server.repositoryUrl, env, npx_command: command || server.npxCommand };
   // The same rules as the API: every required key filled in, then the body's own checks.
@@ -50,4 +57,11 @@ export async function deploymentAction(
   if (!input.success) return answer({ error: formMessage(input.error) });
   const r = await context.api<{ deploymentInfo: DeploymentView }>("POST", `/api/deploy/${server.id}`, body, { timeoutMs: 30_000 });
   return r.ok ? answer({ deployment: r.data.deploymentInfo }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault) });
+}
+
+/** The keys typed into the panel's `env:<NAME>` fields (empty ones left out). */
+function typedKeys(form: FormData): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of form) if (name.startsWith("env:") && typeof value === "string" && value !== "") env[name.slice(4)] = value;
+  return env;
 }

@@ -1,4 +1,4 @@
-import { ExternalLink, Loader2, Rocket, Square } from "lucide-react";
+import { ExternalLink, KeyRound, Loader2, Rocket, RotateCw, Square } from "lucide-react";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { lastRequests } from "../../server/features/request-log/service";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
@@ -43,11 +43,15 @@ type Answer = { error?: string; message?: string };
 export async function action({ request, context }: Route.ActionArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/deployments");
   const form = await request.formData();
-  if (field(form, "intent") !== "stop") return data({ error: "Unknown action" } satisfies Answer, { status: 400 });
-  const r = await context.api("DELETE", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}`);
-  if (!r.ok) return data({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) } satisfies Answer);
+  const intent = field(form, "intent");
+  const id = encodeURIComponent(field(form, "deployment"));
+  let r;
+  if (intent === "stop") r = await context.api("DELETE", `/api/deployments/${id}`);
+  else if (intent === "restart") r = await context.api("POST", `/api/deployments/${id}/restart`, undefined, { timeoutMs: 30_000 });
+  else return data({ error: "Unknown action" } satisfies Answer, { status: 400 });
+  if (!r.ok) return data({ error: r.error ?? (intent === "stop" ? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) : DEPLOY_TEXT.restartFailed) } satisfies Answer);
   // Without JavaScript the list is shown again (post/redirect/get); with it, the page reloads its data.
-  return isEnhanced(form) ? data({ message: DEPLOY_TEXT.stopped } satisfies Answer) : redirect("/deployments", 303);
+  return isEnhanced(form) ? data({ message: intent === "stop" ? DEPLOY_TEXT.stopped : DEPLOY_TEXT.restarted } satisfies Answer) : redirect("/deployments", 303);
 }
 
 export default function Deployments({ loaderData }: Route.ComponentProps) {
@@ -81,7 +85,7 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
 
 function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string | undefined; now: number }) {
   const fetcher = useFetcher<Answer>();
-  const stopping = fetcher.state !== "idle";
+  const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("intent") ?? "") : null;
   const running = d.status === "running";
   return (
     <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="my-deployment">
@@ -107,13 +111,25 @@ function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string |
           <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>
             <ExternalLink className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.open}
           </Link>
+          <Link to={`${serverPath(d.server_id)}?edit=keys#deployment`} className={buttonClass("secondary", "sm")}>
+            <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
+          </Link>
+          <fetcher.Form method="post">
+            <input type="hidden" name="intent" value="restart" />
+            <input type="hidden" name="deployment" value={d.id} />
+            <Enhanced />
+            <Button type="submit" variant="secondary" size="sm" disabled={pending !== null}>
+              <RotateCw className={`h-4 w-4 ${pending === "restart" ? "animate-spin" : ""}`} aria-hidden />
+              {pending === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
+            </Button>
+          </fetcher.Form>
           <fetcher.Form method="post">
             <input type="hidden" name="intent" value="stop" />
             <input type="hidden" name="deployment" value={d.id} />
             <Enhanced />
-            <Button type="submit" variant="dangerOutline" size="sm" disabled={stopping}>
-              {stopping ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
-              {stopping ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
+            <Button type="submit" variant="dangerOutline" size="sm" disabled={pending !== null}>
+              {pending === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
+              {pending === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
             </Button>
           </fetcher.Form>
         </div>
@@ -128,6 +144,11 @@ function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string |
         <pre tabIndex={0} className="mt-2 max-h-32 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
           {d.status_detail}
         </pre>
+      )}
+      {fetcher.data?.message && fetcher.state === "idle" && !fetcher.data.error && (
+        <p role="status" className="mt-2 text-sm text-green-700 dark:text-green-400">
+          {fetcher.data.message}
+        </p>
       )}
       {fetcher.data?.error && (
         <div className="mt-2">

@@ -117,6 +117,15 @@ export class DeploymentLifecycle {
     await this.halt(id, row?.runnerId ?? null);
   }
 
+  /**
+   * A restart in place whose row was already written (repo restartInPlace: unplaced, fence
+   * raised): the runner that held it stops it now, then it is placed and started like a new one.
+   */
+  async restart(row: DeploymentRow, heldBy: string | null): Promise<void> {
+    await this.halt(row.id, heldBy);
+    await this.launch(row);
+  }
+
   /** Has the runner holding it stop it. A runner out of reach stops it itself at its next reconcile (or has lost its lease). */
   private async halt(id: string, runnerId: string | null): Promise<void> {
     const agent = this.d.agent;

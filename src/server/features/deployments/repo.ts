@@ -137,6 +137,48 @@ export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<ty
   });
 }
 
+export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | null } | { ok: false; reason: "running_limit" };
+
+/**
+ * Restart in place (the owner's Restart or Edit keys): the same row, so its URL, OAuth grants,
+ * pins, tool selection and request log stay; new keys (`secrets`) when given. It is not a deploy:
+ * no deploy action is recorded. A failed or stopped one takes a running slot again, so the plan's
+ * running limit is checked under the same per-user lock as a deploy. The placement is cleared and
+ * its fencing number raised, so the runner that held it stops it and nothing it still reports
+ * lands; `runnerId` is where it ran (to stop it there at once).
+ */
+export async function restartInPlace(db: Db, id: string, maxRunning: number, secrets?: string): Promise<RestartResult | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(deployments).where(eq(deployments.id, id));
+    if (!row) return undefined;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
+    if (RESTING.includes(row.status)) {
+      const [running] = await tx
+        .select({ n: count() })
+        .from(deployments)
+        .where(and(eq(deployments.userId, row.userId), live()));
+      if ((running?.n ?? 0) >= maxRunning) return { ok: false, reason: "running_limit" } as const;
+    }
+    const [updated] = await tx
+      .update(deployments)
+      .set({
+        ...(secrets !== undefined ? { secrets } : {}),
+        status: "queued",
+        statusDetail: null,
+        exitCode: null,
+        restarts: 0,
+        pid: null,
+        pidStart: null,
+        runnerId: null,
+        fence: sql`${deployments.fence} + 1`,
+        updatedAt: new Date(),
+      })
+      .where(eq(deployments.id, id))
+      .returning();
+    return { ok: true, row: updated!, runnerId: row.runnerId } as const;
+  });
+}
+
 /**
  * A platform check's deployment (checks.ts): one per entry at a time, a finished one's row
  * replaced; never a deploy action (checks are nobody's usage, and no plan limits them).

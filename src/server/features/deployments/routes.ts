@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT, deployInput, deploymentView, toolSelectionInput } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, deployInput, deploymentView, envInput, toolSelectionInput } from "../../../shared/deployments.js";
 import type { Context } from "hono";
 import { CHECK_TEXT } from "../../../shared/catalog.js";
 import { AppError } from "../../errors.js";
@@ -7,7 +7,7 @@ import { requireAdmin, requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "../../../shared/definitions.js";
-import { decideDefinitions, definitionReview, deploy, deploymentLogs, listMyDeployments, setDefinitionMode, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
+import { decideDefinitions, definitionReview, deploy, deploymentLogs, listMyDeployments, restartDeployment, setDefinitionMode, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 const segment = z.string().min(1).max(200);
@@ -80,6 +80,37 @@ const stopRoute = createRoute({
   responses: {
     200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Stopped" },
     401: jsonError("Not signed in"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
+const restartRoute = createRoute({
+  method: "post",
+  path: "/deployments/{id}/restart",
+  tags: ["deployments"],
+  summary: "Restart a deployment in place (same URL, keys, grants, pins, tool selection and request log); not counted as a deploy",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) } }, description: "Restarting (poll its status)" },
+    401: jsonError("Not signed in"),
+    403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
+const envRoute = createRoute({
+  method: "put",
+  path: "/deployments/{id}/env",
+  tags: ["deployments"],
+  summary: "Edit keys: new values are sealed and the deployment restarts in place with them (a key left empty keeps its value); not counted as a deploy",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: envInput } } } },
+  responses: {
+    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) } }, description: "Saved; restarting (poll its status)" },
+    400: jsonError("A required key would be empty, or a name or value that is refused"),
+    401: jsonError("Not signed in"),
+    403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
     404: jsonError("No such deployment of yours"),
   },
 });
@@ -182,6 +213,12 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, viewerOf(c)), 200))
     .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
+    .openapi(restartRoute, async (c) =>
+      c.json({ success: true as const, message: DEPLOY_TEXT.restarted, deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id) }, 202),
+    )
+    .openapi(envRoute, async (c) =>
+      c.json({ success: true as const, message: DEPLOY_TEXT.keysSaved, deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").env) }, 202),
+    )
     .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
     .openapi(toolsRoute, async (c) => c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200))
     .openapi(definitionsRoute, async (c) => c.json(await definitionReview(deps, viewerOf(c), c.req.valid("param").id), 200))

@@ -224,12 +224,14 @@ export class RunnerAgent {
         await this.write(id, { pid: e.pid, pidStart: e.pidStart });
         return;
       case "running": {
-        if (!(await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() }))) return;
+        // Its listing is recorded before it shows as running, so a page that sees it running reads its tools.
         const row = await findDeployment(this.d.db, id);
-        if (!row || !e.listing) return;
-        await saveListing(this.d.db, row, e.listing);
-        // Its definitions compared with the pinned ones (the first listing pins them); gateways then look again.
-        if (await recordStartListing(this.d.db, row, e.listing)) this.d.announce?.(row.id, row.proxyId);
+        if (row && e.listing && row.runnerId === this.d.id && row.fence === this.leases.get(id)) {
+          await saveListing(this.d.db, row, e.listing);
+          // Its definitions compared with the pinned ones (the first listing pins them); gateways then look again.
+          if (await recordStartListing(this.d.db, row, e.listing)) this.d.announce?.(row.id, row.proxyId);
+        }
+        await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() });
         return;
       }
       case "failed":

@@ -23,7 +23,7 @@ import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { deploymentListing, publicListing } from "./listings.js";
-import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
+import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
@@ -144,6 +144,43 @@ async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promi
 export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<void> {
   const r = await ownDeployment(deps, viewer, id);
   await deps.lifecycle.stop(r.id);
+}
+
+/** The keys a deployment's server asks for, as its catalogue entry or owned server says now. */
+async function requiredKeysOf(deps: DeploymentDeps, r: DeploymentRow): Promise<RequiredKey[]> {
+  if (r.serverKind === "catalog") return (await findServer(deps.db, r.serverRef))?.requiredKeys ?? [];
+  const owned = await findOwnedServer(deps.db, r.serverRef);
+  return owned ? requiredKeysFromConnections(owned.connections as Connection[]) : [];
+}
+
+/**
+ * Restart in place, with new keys when `env` is given (Edit keys): a key left empty keeps its
+ * value; the result must still hold every required key. Same URL, grants, pins, tool selection and
+ * request log; not a deploy, so the month's deploys are not counted (a failed or stopped one needs
+ * a free running slot, like a deploy).
+ */
+export async function restartDeployment(deps: DeploymentDeps, v: Viewer, id: string, env?: Record<string, string>): Promise<DeploymentView> {
+  const r = await ownDeployment(deps, v, id);
+  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  let sealed: string | undefined;
+  if (env) {
+    let current: Record<string, string> = {};
+    try {
+      current = deps.box.open(r.secrets);
+    } catch {
+      // Keys sealed under another SECRETS_KEY are lost: the new ones must then be complete.
+    }
+    const merged = { ...current, ...Object.fromEntries(Object.entries(env).filter(([, val]) => val !== "")) };
+    const missing = missingKeys(await requiredKeysOf(deps, r), merged);
+    if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
+    sealed = deps.box.seal(merged);
+  }
+  const plan = await planOf(deps.db, v.id);
+  const result = await restartInPlace(deps.db, r.id, plan.maxRunning, sealed);
+  if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  if (!result.ok) throw new AppError("plan_limit", DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning));
+  await deps.lifecycle.restart(result.row, result.runnerId);
+  return deploymentView(deps.config, result.row, v);
 }
 
 /** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */

@@ -1,0 +1,148 @@
+// Restart and Edit keys (docs/product.md#my-deployments): the same deployment starts again, with new
+// keys when given; its URL, tool selection, grants and log stay, and it is not a deploy.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { startDeploymentsApp, toolText, type DeploymentsApp } from "../../../../tests/support/deployments-app.js";
+import { alive, waitForStatus } from "../../../../tests/support/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+
+let t: TestApp;
+let deployFixture: DeploymentsApp["deployFixture"];
+let app: DeploymentsApp | undefined;
+
+beforeAll(async () => {
+  app = await startDeploymentsApp();
+  ({ t, deployFixture } = app);
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Registers `<username>/<name>`, an owned server that asks for the key API_KEY (its connection's config says so). */
+async function registerWithKey(c: Client & { id: string }, qn: string) {
+  const r = await c.post("/api/servers", {
+    qualifiedName: qn,
+    displayName: "Keyed",
+    description: "A server that needs a key",
+    repositoryUrl: "https://example.com/fixture/repo",
+    keywords: "test",
+    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string", title: "API key" } } } }],
+  });
+  expect(r.status, await r.clone().text()).toBe(201);
+}
+
+const row = async (id: string) =>
+  (await t.db.database.pool.query("select pid, proxy_id, status, fence from deployments where id = $1", [id])).rows[0] as { pid: number | null; proxy_id: string; status: string; fence: string };
+const deploysThisMonth = async (userId: string) => ((await t.db.database.pool.query("select count(*)::int as n from deploy_actions where user_id = $1", [userId])).rows[0] as { n: number }).n;
+const envOf = async (id: string, name: string) => toolText(await t.runtime.runner.client(id)!.callTool({ name: "get_env", arguments: { name } }));
+
+/** Waits until the deployment runs under a process other than `oldPid`. */
+async function restarted(c: Client, serverId: string, id: string, oldPid: number): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const d = await waitForStatus(c, serverId, "running", 60_000);
+    const r = await row(id);
+    if (d.id === id && r.pid && r.pid !== oldPid) return r.pid;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error("the deployment did not start again");
+}
+
+describe("Edit keys", () => {
+  it("re-seals the keys and restarts in place: same URL, tool selection and request log; not a deploy", async () => {
+    const c = await signedInUser(t, "keys@example.com");
+    await registerWithKey(c, "keys/keyed");
+    const first = await deployFixture(c, "keys/keyed", { API_KEY: "old-secret" });
+    const running = await waitForStatus(c, "keys/keyed", "running", 60_000);
+    expect(await envOf(running.id, "API_KEY")).toBe("old-secret");
+    expect((await c.put(`/api/deployments/${running.id}/tools`, { hidden: ["add"] })).status).toBe(200);
+    const oldPid = (await row(running.id)).pid!;
+    const deploys = await deploysThisMonth(c.id);
+
+    const r = await c.put(`/api/deployments/${running.id}/env`, { env: { API_KEY: "new-secret" } });
+    expect(r.status, await r.clone().text()).toBe(202);
+    const body = (await r.json()) as { success: boolean; message: string; deploymentInfo: DeploymentView };
+    expect(body).toMatchObject({ success: true, message: DEPLOY_TEXT.keysSaved });
+    expect(body.deploymentInfo).toMatchObject({ id: first.id, url: first.url, proxy_id: first.proxy_id, status: "queued", hidden_tools: ["add"] });
+
+    const pid = await restarted(c, "keys/keyed", running.id, oldPid);
+    expect(alive(oldPid)).toBe(false);
+    expect(alive(pid)).toBe(true);
+    expect(await envOf(running.id, "API_KEY")).toBe("new-secret");
+    const [after] = (await (await c.get("/api/deployments/server/keys/keyed")).json() as { deployments: DeploymentView[] }).deployments;
+    expect(after).toMatchObject({ id: first.id, url: first.url, hidden_tools: ["add"], restarts: 0 });
+    expect(await deploysThisMonth(c.id)).toBe(deploys);
+
+    // A key left empty keeps its value; the stored keys are sealed, never the plain value.
+    const oldPid2 = pid;
+    expect((await c.put(`/api/deployments/${running.id}/env`, { env: { API_KEY: "" } })).status).toBe(202);
+    await restarted(c, "keys/keyed", running.id, oldPid2);
+    expect(await envOf(running.id, "API_KEY")).toBe("new-secret");
+    const sealed = (await t.db.database.pool.query("select secrets from deployments where id = $1", [running.id])).rows[0] as { secrets: string };
+    expect(sealed.secrets).not.toContain("new-secret");
+  }, 180_000);
+
+  it("refused input changes nothing: a bad name, a reserved one, another user's deployment", async () => {
+    const c = await signedInUser(t, "careful@example.com");
+    await registerWithKey(c, "careful/keyed");
+    await deployFixture(c, "careful/keyed", { API_KEY: "kept" });
+    const d = await waitForStatus(c, "careful/keyed", "running", 60_000);
+    const before = await row(d.id);
+
+    const bad = await c.put(`/api/deployments/${d.id}/env`, { env: { "not a name": "x" } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toContain(DEPLOY_TEXT.badEnvName("not a name"));
+    const reserved = await c.put(`/api/deployments/${d.id}/env`, { env: { LD_PRELOAD: "/tmp/x.so" } });
+    expect(reserved.status).toBe(400);
+    expect(((await reserved.json()) as { error: string }).error).toContain(DEPLOY_TEXT.reservedEnv("LD_PRELOAD"));
+    expect((await c.put(`/api/deployments/${d.id}/env`, "not json at all")).status).toBe(400);
+
+    const mallory = await signedInUser(t, "mallory@example.com");
+    for (const res of [await mallory.put(`/api/deployments/${d.id}/env`, { env: { API_KEY: "stolen" } }), await mallory.post(`/api/deployments/${d.id}/restart`, {})]) {
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: string }).error).toBe(DEPLOY_TEXT.notFound);
+    }
+    expect((await mallory.post("/api/deployments/not-a-uuid/restart", {})).status).toBe(404);
+
+    // The same process, the same keys, the same placement.
+    expect(await row(d.id)).toEqual(before);
+    expect(await envOf(d.id, "API_KEY")).toBe("kept");
+  }, 120_000);
+});
+
+describe("Restart", () => {
+  it("starts the same deployment again without counting a deploy; a failed one needs a free running slot", async () => {
+    const c = await signedInUser(t, "restart@example.com");
+    await registerWithKey(c, "restart/healthy");
+    await registerWithKey(c, "restart/broken");
+    // Free allows 1 running and 3 deploys a month: this one fails at start and holds no slot.
+    await deployFixture(c, "restart/broken", { API_KEY: "k", FIXTURE_EXIT_ON_START: "1" });
+    const broken = await waitForStatus(c, "restart/broken", "failed", 60_000);
+    await deployFixture(c, "restart/healthy", { API_KEY: "k" });
+    const healthy = await waitForStatus(c, "restart/healthy", "running", 60_000);
+    expect(await deploysThisMonth(c.id)).toBe(2);
+
+    // Three restarts of the running one: all allowed, none a deploy.
+    let pid = (await row(healthy.id)).pid!;
+    for (let i = 0; i < 3; i++) {
+      const r = await c.post(`/api/deployments/${healthy.id}/restart`, {});
+      expect(r.status, await r.clone().text()).toBe(202);
+      expect(((await r.json()) as { message: string }).message).toBe(DEPLOY_TEXT.restarted);
+      pid = await restarted(c, "restart/healthy", healthy.id, pid);
+    }
+    expect(await deploysThisMonth(c.id)).toBe(2);
+
+    // The failed one would take a second running slot.
+    const refused = await c.post(`/api/deployments/${broken.id}/restart`, {});
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect((await row(broken.id)).status).toBe("failed");
+
+    // Once the healthy one is stopped, it may start again (and fails again, as its keys say).
+    expect((await c.del(`/api/deployments/${healthy.id}`)).status).toBe(200);
+    expect((await c.post(`/api/deployments/${broken.id}/restart`, {})).status).toBe(202);
+    const again = await waitForStatus(c, "restart/broken", "failed", 60_000);
+    expect(again.id).toBe(broken.id);
+    expect(await deploysThisMonth(c.id)).toBe(2);
+  }, 240_000);
+});
