@@ -94,6 +94,8 @@ export const ADMIN_TEXT = {
   approvedTab: (n: number) => `Approved Servers (${n})`,
   pendingBadge: "Pending Approval",
   approvedBadge: "Approved",
+  whatRuns: "What will run",
+  noKeys: "none",
   noPending: "No pending submissions.",
   noApproved: "No approved servers yet.",
   processing: "Processing...",
@@ -203,5 +205,27 @@ export const adminServer = serverRecord.extend({
   public_listing: z.boolean().optional(),
   /** a platform check of it under way, or the last one failed (why) */
   check: z.object({ status: z.enum(["checking", "failed"]), detail: z.string().nullable() }).nullable().optional(),
+  /** what would run if approved: the command or repository, the publisher's URL, the declared transport, or why it cannot run here */
+  runs: z.object({ command: z.string().nullable(), repository: z.string().nullable(), remote: z.string().nullable(), transport: z.string().nullable(), reason: z.string().nullable() }).optional(),
 });
 export type AdminServer = z.infer<typeof adminServer>;
+
+/** GET /api/submissions: the signed-in user's submissions to the catalogue and where each stands. */
+export const submissionLine = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(["pending", "approved", "rejected"]),
+  submitted_at: z.string(),
+  /** when it was approved or rejected */
+  decided_at: z.string().nullable(),
+});
+export type SubmissionLine = z.infer<typeof submissionLine>;
+
+export const MY_SUBMISSIONS_TEXT = {
+  title: "My submissions",
+  intro: "The servers you submitted to the catalogue, and where each one stands.",
+  empty: "You have not submitted a server yet.",
+  submit: "Submit a server",
+  status: { pending: "Pending review", approved: "Approved", rejected: "Rejected" },
+  rejectedHint: "An administrator did not list it. You may submit it again with more detail.",
+} as const;

@@ -14,6 +14,7 @@ export default [
   route("oauth/error", "routes/oauth-error.tsx"),
   route("profile", "routes/profile.tsx"),
   route("deployments", "routes/deployments.tsx"),
+  route("submissions", "routes/submissions.tsx"),
   route("server/:id", "routes/server.tsx"),
   route("server/:owner/:name", "routes/owned-server.tsx"),
   route("servers/server/new", "routes/server-form.tsx", { id: "server-new" }),

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const waitlist = pgTable(
   "waitlist",
@@ -132,6 +132,25 @@ export const mcpServers = pgTable(
     index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.recentUsers),
     index("mcp_servers_tags_idx").using("gin", t.tags),
   ],
+);
+
+/**
+ * Submissions an admin rejected: the entry itself is deleted (its id is free again), and this is
+ * what its submitter still sees of it on 'My submissions'. Goes with the submitter's account.
+ */
+export const rejectedSubmissions = pgTable(
+  "rejected_submissions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    serverId: text("server_id").notNull(),
+    name: text("name").notNull(),
+    submittedBy: text("submitted_by")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    submittedAt: timestamp("submitted_at", { withTimezone: true }).notNull(),
+    rejectedAt: timestamp("rejected_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("rejected_submissions_user_idx").on(t.submittedBy, t.rejectedAt)],
 );
 
 // API key (docs/product.md#api-keys). Only a SHA-256 hash of the key and a short display prefix are kept.

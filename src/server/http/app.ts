@@ -56,7 +56,7 @@ export function createApi(deps: AppDeps, services: Services) {
   };
   api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete, revocations: services.revocations }));
   api.route("/", catalogRoutes({ db }));
-  api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL) }));
+  api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL), allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }));
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));

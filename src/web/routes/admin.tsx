@@ -18,7 +18,8 @@ export function meta() {
 export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
-  const [pending, approved] = await Promise.all([adminList(context.db, "pending"), adminList(context.db, "approved")]);
+  const opts = { allowFileGit: context.config.GIT_ALLOW_FILE === "on" };
+  const [pending, approved] = await Promise.all([adminList(context.db, "pending", opts), adminList(context.db, "approved", opts)]);
   const { layer, complete, notes, guarantees } = context.sandbox;
   return { pending: pending.data, approved: approved.data, counts: pending.counts, sandbox: { layer, complete, notes, guarantees }, sandboxPolicy: context.config.SANDBOX_INCOMPLETE };
 }
@@ -129,7 +130,12 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
     <li className="rounded-xl border border-slate-200 bg-white p-5 dark:border-slate-800 dark:bg-slate-900/60" data-server={s.id}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div>
-          <h3 className="text-lg font-semibold">{s.name}</h3>
+          {/* The entry's own page (pending ones are shown to admins there too): its description and links as users will see them. */}
+          <h3 className="text-lg font-semibold">
+            <Link to={`/server/${encodeURIComponent(s.id)}`} className="hover:underline">
+              {s.name}
+            </Link>
+          </h3>
           <p className="font-mono text-xs text-slate-600 dark:text-slate-400">{s.id}</p>
         </div>
         <span
@@ -158,6 +164,7 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
           <dd className="inline">{shortDate(kind === "pending" ? s.created_at : s.updated_at)}</dd>
         </div>
       </dl>
+      {s.runs && <WhatRuns runs={s.runs} keys={s.required_keys ?? []} />}
       <ul className="mt-3 flex flex-wrap gap-1.5" aria-label="Tags">
         {s.tags.map((t) => (
           <li key={t} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">{t}</li>
@@ -197,6 +204,47 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
         )}
       </fetcher.Form>
     </li>
+  );
+}
+
+/** What approving lets people deploy: the command or repository, the keys it asks for, how it speaks, or why it cannot run here. */
+function WhatRuns({ runs, keys }: { runs: NonNullable<AdminServer["runs"]>; keys: NonNullable<AdminServer["required_keys"]> }) {
+  const dt = "text-slate-600 dark:text-slate-400";
+  return (
+    <section aria-label={ADMIN_TEXT.whatRuns} data-testid="what-runs" className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800">
+      <h4 className="font-semibold">{ADMIN_TEXT.whatRuns}</h4>
+      <dl className="mt-2 space-y-1.5">
+        {runs.command && (
+          <div>
+            <dt className={dt}>Command</dt>
+            <dd>
+              <code className="block overflow-x-auto whitespace-pre rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">{runs.command}</code>
+            </dd>
+          </div>
+        )}
+        {runs.repository && (
+          <div>
+            <dt className={dt}>Builds the repository</dt>
+            <dd className="break-all font-mono text-xs">{runs.repository}</dd>
+          </div>
+        )}
+        {runs.remote && (
+          <div>
+            <dt className={dt}>Hosted by its publisher at</dt>
+            <dd className="break-all font-mono text-xs">{runs.remote}</dd>
+          </div>
+        )}
+        <div>
+          <dt className={`${dt} inline`}>Transport: </dt>
+          <dd className="inline font-mono text-xs">{runs.transport ?? "-"}</dd>
+        </div>
+        <div>
+          <dt className={`${dt} inline`}>Required keys: </dt>
+          <dd className="inline break-all font-mono text-xs">{keys.length ? keys.map((k) => k.env_var).join(", ") : ADMIN_TEXT.noKeys}</dd>
+        </div>
+      </dl>
+      {runs.reason && <p className="mt-2 text-amber-800 dark:text-amber-300">{runs.reason}</p>}
+    </section>
   );
 }
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { catalogListings, mcpServers, profiles } from "../../db/schema.js";
+import { catalogListings, mcpServers, profiles, rejectedSubmissions } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "../../../shared/catalog.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -217,13 +217,45 @@ export async function setApproval(db: Db, id: string, approved: boolean): Promis
 }
 
 /** Reject: only a pending entry is deleted. */
+/** A rejection: the pending entry goes and its submitter keeps a line of it (My submissions), together. */
 export async function deletePending(db: Db, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(mcpServers)
-    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
-    .returning({ id: mcpServers.id });
+  const gone = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(mcpServers)
+      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
+      .returning({ id: mcpServers.id, name: mcpServers.name, submittedBy: mcpServers.submittedBy, createdAt: mcpServers.createdAt });
+    if (row?.submittedBy) await tx.insert(rejectedSubmissions).values({ serverId: row.id, name: row.name, submittedBy: row.submittedBy, submittedAt: row.createdAt });
+    return row !== undefined;
+  });
   invalidateCatalog(db);
-  return rows.length > 0;
+  return gone;
+}
+
+export interface SubmissionLine {
+  id: string;
+  name: string;
+  status: "pending" | "approved" | "rejected";
+  submittedAt: Date;
+  /** when it was approved (its last change) or rejected */
+  decidedAt: Date | null;
+}
+
+/** A submitter's entries, newest first: pending and approved ones as they are, rejected ones as they were (at most `limit` of each). */
+export async function submissionsOf(db: Db, userId: string, limit = 200): Promise<SubmissionLine[]> {
+  const [live, rejected] = await Promise.all([
+    db
+      .select({ id: mcpServers.id, name: mcpServers.name, approved: mcpServers.isApproved, createdAt: mcpServers.createdAt, updatedAt: mcpServers.updatedAt })
+      .from(mcpServers)
+      .where(eq(mcpServers.submittedBy, userId))
+      .orderBy(desc(mcpServers.createdAt))
+      .limit(limit),
+    db.select().from(rejectedSubmissions).where(eq(rejectedSubmissions.submittedBy, userId)).orderBy(desc(rejectedSubmissions.rejectedAt)).limit(limit),
+  ]);
+  const lines: SubmissionLine[] = [
+    ...live.map((r) => ({ id: r.id, name: r.name, status: r.approved ? ("approved" as const) : ("pending" as const), submittedAt: r.createdAt, decidedAt: r.approved ? r.updatedAt : null })),
+    ...rejected.map((r) => ({ id: r.serverId, name: r.name, status: "rejected" as const, submittedAt: r.submittedAt, decidedAt: r.rejectedAt })),
+  ];
+  return lines.sort((a, b) => b.submittedAt.getTime() - a.submittedAt.getTime());
 }
 
 /** Import writes run inside the importer's per-entry transaction; it clears the cache once at the end. */

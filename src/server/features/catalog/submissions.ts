@@ -1,12 +1,13 @@
+import { whatRuns } from "../deployments/deployability.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
-import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionRequest } from "../../../shared/catalog.js";
+import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionLine, type SubmissionRequest } from "../../../shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { API_KEY_TEXT } from "../../../shared/publishers.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";
-import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, type AdminRow, type ServerRow } from "./repo.js";
+import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, submissionsOf, type AdminRow, type ServerRow } from "./repo.js";
 import { toCatalogServer } from "./service.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -23,13 +24,14 @@ export function toRecord(r: ServerRow): ServerRecord {
   };
 }
 
-function toAdmin(r: AdminRow): AdminServer {
+function toAdmin(r: AdminRow, opts: { allowFileGit: boolean }): AdminServer {
   return {
     ...toRecord(r),
     submitter: { username: r.submitterUsername ?? ADMIN_TEXT.unknown, email: r.submitterEmail ?? ADMIN_TEXT.unknown },
     tools_changed: toolsChanged(r.approvedListing, r.candidateListing),
     public_listing: toolsOf(r.approvedListing) !== undefined,
     check: r.checkStatus === "checking" || r.checkStatus === "failed" ? { status: r.checkStatus, detail: r.checkDetail } : null,
+    runs: whatRuns(r, opts),
   };
 }
 
@@ -90,9 +92,9 @@ export async function submitServer(db: Db, viewer: Viewer, s: SubmissionRequest,
 
 export const ADMIN_LIST_LIMIT = 50;
 
-export async function adminList(db: Db, status: "pending" | "approved") {
+export async function adminList(db: Db, status: "pending" | "approved", opts: { allowFileGit: boolean }) {
   const [rows, counts] = await Promise.all([listForAdmin(db, status === "approved", ADMIN_LIST_LIMIT), countByApproval(db)]);
-  return { data: rows.map(toAdmin), counts };
+  return { data: rows.map((r) => toAdmin(r, opts)), counts };
 }
 
 /** Approving an entry approves the listing the admin saw on its card too (its latest check's, when one waits). */
@@ -133,4 +135,9 @@ export async function reject(db: Db, id: string): Promise<void> {
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "Only pending submissions can be rejected; unapprove it first");
+}
+
+/** 'My submissions': the viewer's entries, pending, approved or rejected, newest first. */
+export async function mySubmissions(db: Db, viewer: Viewer): Promise<SubmissionLine[]> {
+  return (await submissionsOf(db, viewer.id)).map((l) => ({ id: l.id, name: l.name, status: l.status, submitted_at: l.submittedAt.toISOString(), decided_at: l.decidedAt?.toISOString() ?? null }));
 }

@@ -54,3 +54,31 @@ export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Depl
   if (remote) return remote;
   return { kind: "unsupported", reason: DEPLOY_TEXT.needsSource };
 }
+
+/** What a reviewer sees before approving: what would run, how it speaks, and whether it can run here. */
+export interface WhatRuns {
+  /** the npx/uvx command, when the entry names one */
+  command: string | null;
+  /** the repository built when there is no command */
+  repository: string | null;
+  /** the publisher's URL when it is hosted there */
+  remote: string | null;
+  /** the transport its package or remote declares (stdio for a command without one) */
+  transport: string | null;
+  /** why it cannot run here, or null */
+  reason: string | null;
+}
+
+export function whatRuns(e: Entry, opts: { allowFileGit: boolean }): WhatRuns {
+  const can = deployabilityOf(e, opts);
+  const packages = (Array.isArray(e.packages) ? e.packages : []).filter((p): p is Pkg => Boolean(p) && typeof p === "object");
+  const declared = packages.map((p) => p.transport?.type).find((t): t is string => typeof t === "string");
+  const command = e.npxCommand?.trim() || null;
+  return {
+    command,
+    repository: can.kind === "deployable" && can.runtime === "git" ? e.repositoryUrl : null,
+    remote: can.kind === "remote" ? can.url : null,
+    transport: (declared?.slice(0, 40) ?? (can.kind === "remote" ? can.transport : can.kind === "deployable" ? "stdio" : null)) || null,
+    reason: can.kind === "unsupported" ? can.reason : null,
+  };
+}

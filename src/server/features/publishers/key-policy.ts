@@ -13,6 +13,7 @@ const RULES: readonly [method: string | null, path: RegExp, rule: KeyRule][] = [
   ["GET", /^\/api\/servers\/[^/]+\/[^/]+\/tool-stats$/, "public"],
   [null, /^\/api\/servers(\/|$)/, "servers"],
   ["POST", /^\/api\/mcp-servers\/?$/, "servers"],
+  ["GET", /^\/api\/submissions\/?$/, "servers"],
   ["GET", /^\/api\/mcp-servers(\/|$)/, "public"],
   ["GET", /^\/api\/openapi\.json$/, "public"],
   ["POST", /^\/api\/waitlist\/?$/, "public"],
