@@ -6,13 +6,15 @@ import { formatCount, formatDuration } from "./format.js";
 
 export const REQUEST_LOG_TEXT = {
   title: "Request log",
-  empty: "No requests yet. Calls from any client, and from the playground, appear here.",
+  empty: "No requests yet. Calls from any client appear here (the playground's own when you tick the box).",
   noMatch: "No requests match these filters.",
   loading: "Loading requests…",
   loadFailed: "Could not load the request log.",
   allMethods: "All methods",
   allOutcomes: "All outcomes",
   live: "Updated every 3 seconds while this tab is visible.",
+  showPlayground: "Show the playground's requests",
+  playgroundBadge: "Playground",
 } as const;
 
 export const OUTCOMES = ["ok", "error", "tool_error", "cancelled", "rate_limited"] as const;
@@ -30,6 +32,8 @@ export const requestLogQuery = z.object({
   name: z.string().max(200).refine(noNul, "Filters cannot contain NUL characters").optional(),
   outcome: z.enum(OUTCOMES).or(z.literal("")).optional(),
   limit: z.coerce.number().int().min(1).max(REQUEST_LOG_LIMIT.max).default(REQUEST_LOG_LIMIT.default),
+  /** "1": the playground's own requests too (hidden by default) */
+  playground: z.enum(["0", "1"]).optional(),
 });
 export type RequestLogQuery = z.output<typeof requestLogQuery>;
 
@@ -44,6 +48,8 @@ export const requestLogEntry = z.object({
   error_code: z.number().int().nullable(),
   bytes_in: z.number().int(),
   bytes_out: z.number().int(),
+  /** sent by the owner's playground */
+  playground: z.boolean(),
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntry>;
 

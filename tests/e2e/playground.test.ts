@@ -1,6 +1,7 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { REQUEST_LOG_TEXT } from "../../src/shared/request-log.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
@@ -124,12 +125,17 @@ describe("the playground in Chromium", () => {
     await pg.screenshot({ path: "/tmp/i18/playground-prompts.png" });
     await pg.getByRole("tab", { name: /^Tools/ }).click();
 
-    // The request log shows those calls, live, from the playground as a client, and none of their arguments.
+    // The request log shows those calls, live, marked as the playground's, and none of their
+    // arguments. They are the owner's own tries, not use: hidden until asked for.
     const log = page.getByTestId("request-log");
     const rows = log.getByTestId("request-log-row");
+    await log.getByText(REQUEST_LOG_TEXT.empty).waitFor();
+    expect(await rows.count()).toBe(0);
+    await log.getByLabel(REQUEST_LOG_TEXT.showPlayground).check();
     const row = (name: string) => rows.filter({ has: page.getByRole("cell", { name, exact: true }) }).first();
     for (const name of ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image", "args-prompt", "demo://resource/static/document/features.md"]) await row(name).waitFor({ timeout: 15_000 });
     expect(await row("echo").textContent()).toContain("switchboard-playground");
+    expect(await row("echo").textContent()).toContain(REQUEST_LOG_TEXT.playgroundBadge);
     expect(await row("echo").textContent()).toContain("tools/call");
     expect(await row("args-prompt").textContent()).toContain("prompts/get");
     expect(await row("demo://resource/static/document/features.md").textContent()).toContain("resources/read");

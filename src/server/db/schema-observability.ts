@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, check, index, integer, pgTable, primaryKey, real, text, timestamp } from "drizzle-orm/pg-core";
+import { bigserial, boolean, check, index, integer, pgTable, primaryKey, real, text, timestamp } from "drizzle-orm/pg-core";
 import { deployments } from "./schema-hosting.js";
 
 // What deployments do (docs/observability.md): the owners' request log and the public per-tool
@@ -29,6 +29,8 @@ export const requestLog = pgTable(
     bytesIn: integer("bytes_in").notNull(),
     bytesOut: integer("bytes_out").notNull(),
     transport: text("transport").notNull(),
+    /** sent by the owner's playground (the page's sign-in, not a key or token): shown apart, never counted as use */
+    playground: boolean("playground").notNull().default(false),
   },
   (t) => [
     check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled', 'rate_limited')`),

@@ -20,6 +20,8 @@ interface Filters {
   method: string;
   name: string;
   outcome: "" | Outcome;
+  /** the playground's own requests too (hidden by default: they are not use) */
+  playground: boolean;
 }
 
 const time = typeof Intl === "undefined" ? undefined : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -29,6 +31,7 @@ function queryOf(f: Filters): string {
   if (f.method) q.set("method", f.method);
   if (f.name.trim()) q.set("name", f.name.trim().slice(0, 200));
   if (f.outcome) q.set("outcome", f.outcome);
+  if (f.playground) q.set("playground", "1");
   const s = q.toString();
   return s ? `?${s}` : "";
 }
@@ -49,6 +52,7 @@ function Row({ r }: { r: RequestLogEntry }) {
         <time dateTime={r.at}>{time ? time.format(new Date(r.at)) : r.at}</time>
       </td>
       <td className="max-w-40 truncate py-1.5 pr-3" title={client}>
+        {r.playground && <span className="mr-1 rounded bg-indigo-50 px-1.5 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-300">{REQUEST_LOG_TEXT.playgroundBadge}</span>}
         {client}
       </td>
       <td className="whitespace-nowrap py-1.5 pr-3 font-mono">{r.method}</td>
@@ -77,7 +81,7 @@ interface Props {
 }
 
 export function RequestLog({ deploymentId, onStopping, className = serverCard }: Props) {
-  const [filters, setFilters] = useState<Filters>({ method: "", name: "", outcome: "" });
+  const [filters, setFilters] = useState<Filters>({ method: "", name: "", outcome: "", playground: false });
   const [data, setData] = useState<RequestLogPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [stopping, setStopping] = useState(false);
@@ -182,6 +186,10 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
           </select>
         </div>
       </div>
+      <label className="mt-2 flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
+        <input type="checkbox" className="h-4 w-4 rounded border-slate-300" checked={filters.playground} onChange={(e) => set({ playground: e.target.checked })} />
+        {REQUEST_LOG_TEXT.showPlayground}
+      </label>
       {error && (
         <div className="mt-3">
           <Alert kind="error">{error}</Alert>

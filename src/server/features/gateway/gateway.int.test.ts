@@ -185,9 +185,21 @@ describe("who may connect", () => {
     const before = await usage("owner/fixture");
     const call = await raw(url, { headers: { ...h, origin: base }, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "from the playground" } } } });
     expect(call.json()).toMatchObject({ result: { content: [{ text: "from the playground" }] } });
-    // Counted in Total Usage like any client's request.
+    // The owner trying their own server is not use: Total Usage stays, and the request log marks
+    // the playground's requests and leaves them out unless asked for.
     await new Promise((r) => setTimeout(r, 300));
-    expect(await usage("owner/fixture")).toBe(before + 1);
+    expect(await usage("owner/fixture")).toBe(before);
+    const logged = async (query = "") => (await (await owner.get(`/api/deployments/${deployment.id}/requests?name=echo${query}`)).json()) as { requests: { name: string; playground: boolean; client_name: string | null }[] };
+    expect((await logged()).requests.filter((r) => r.playground)).toEqual([]);
+    const shown = (await logged("&playground=1")).requests.filter((r) => r.playground);
+    expect(shown.length).toBeGreaterThanOrEqual(1);
+    expect(shown[0]).toMatchObject({ name: "echo", playground: true });
+    // The same call with a key is use, and is in the log as any client's.
+    const viaKey = await rawSession(url, key);
+    expect((await viaKey.call(9, "tools/call", { name: "echo", arguments: { message: "from a client" } })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await usage("owner/fixture")).toBe(before + 2); // its initialize and its call
+    expect((await logged()).requests.some((r) => !r.playground)).toBe(true);
     // The session belongs to the cookie's user: another user's browser cannot use its id.
     const eve = await signedInUser(t, "eve@example.com");
     const stolen = await raw(url, { headers: { ...h, cookie: eve.jar.header(), origin: base }, body: { jsonrpc: "2.0", id: 3, method: "tools/list" } });

@@ -9,13 +9,13 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
-import { GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
+import { BROWSER_CALLER, GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
 import { announcingToolChanges, parseToolSelection, TargetExposure } from "./exposure.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
-import { clientOf, whenAnswered, type GatewayObserver } from "./observe.js";
+import { clientOf, isPlayground, markPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
@@ -154,6 +154,7 @@ export class Gateway {
     const admitted = await this.access.admit(req, res, proxyId, query);
     if (!admitted) return;
     const { target, who } = admitted;
+    if (who.keyHash.startsWith(BROWSER_CALLER)) markPlayground(req);
     const method = req.method ?? "GET";
     // Fair use, by the gateway the client reached (a runner's gateway was reached through one).
     if (this.d.fairUse && !this.d.forwarded && method !== "DELETE") {
@@ -285,6 +286,8 @@ export class Gateway {
    * has already gone out (the legacy transport's initialize), in which case it counts here.
    */
   private count(res: ServerResponse, target: GatewayTarget) {
+    // The owner's playground is not use (nor does a front gateway count it: no header says so).
+    if (isPlayground(res.req)) return;
     if (!this.d.forwarded || res.headersSent) return this.usage.add(target.serverKind, target.serverRef, target.userId);
     res.setHeader(COUNTED_HEADER, "1");
     // The client (and so the gateway's connection) left before the answer: nobody else can count it.

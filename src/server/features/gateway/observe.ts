@@ -35,6 +35,8 @@ export interface CallRecord {
   bytesIn: number;
   bytesOut: number;
   transport: "streamable" | "sse";
+  /** sent by the owner's playground (the page's sign-in): the owner's own tries, shown apart and never counted as use */
+  playground?: true;
   /** W3C trace context the client sent: `_meta.traceparent` of the request, else its traceparent header */
   traceparent?: string;
   tracestate?: string;
@@ -101,6 +103,15 @@ export function traceContext(params: Record<string, unknown> | undefined, header
   return typeof h === "string" ? { traceparent: clip(h, 100), tracestate: clip(s, 512) } : {};
 }
 
+/**
+ * Requests the owner's playground sent (the gateway admitted them by the page's sign-in, not a key
+ * or token): they are the owner trying their own server, so they count neither in 'Total Usage'
+ * nor in popularity, and the request log marks them.
+ */
+const fromPlayground = new WeakSet<IncomingMessage>();
+export const markPlayground = (req: IncomingMessage) => void fromPlayground.add(req);
+export const isPlayground = (req: IncomingMessage | undefined) => req !== undefined && fromPlayground.has(req);
+
 /** A request being answered: what its record is made of. */
 export interface Answering {
   req: IncomingMessage;
@@ -144,6 +155,7 @@ export function whenAnswered(log: Logger, observer: GatewayObserver | undefined,
       bytesIn: a.bytesIn,
       bytesOut,
       transport: a.transport,
+      ...(fromPlayground.has(req) ? { playground: true as const } : {}),
       ...traceContext(msg.params, req.headers),
     });
   };

@@ -19,17 +19,18 @@ export interface ToolStatDelta {
 }
 
 /**
- * One INSERT of any number of rows with twelve parameters, one array per column: a statement with
+ * One INSERT of any number of rows with thirteen parameters, one array per column: a statement with
  * a placeholder per value costs the gateway's event loop milliseconds to build at a thousand rows
  * a second, and PostgreSQL allows only 65,535 placeholders.
  */
 function insertRows(rows: readonly RequestLogRow[]): SQL {
   // One parameter per column (drizzle would spread a bare array into a list of placeholders).
   const col = <T>(f: (r: RequestLogRow) => T) => sql.param(rows.map(f));
-  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport)
+  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport, playground)
     select * from unnest(${col((r) => r.deploymentId)}::text[], ${col((r) => (r.at as Date).toISOString())}::timestamptz[], ${col((r) => r.clientName ?? null)}::text[],
       ${col((r) => r.clientVersion ?? null)}::text[], ${col((r) => r.method)}::text[], ${col((r) => r.name ?? null)}::text[], ${col((r) => r.durationMs)}::real[],
-      ${col((r) => r.outcome)}::text[], ${col((r) => r.errorCode ?? null)}::int[], ${col((r) => r.bytesIn)}::int[], ${col((r) => r.bytesOut)}::int[], ${col((r) => r.transport)}::text[])`;
+      ${col((r) => r.outcome)}::text[], ${col((r) => r.errorCode ?? null)}::int[], ${col((r) => r.bytesIn)}::int[], ${col((r) => r.bytesOut)}::int[], ${col((r) => r.transport)}::text[],
+      ${col((r) => r.playground ?? false)}::boolean[])`;
 }
 
 /** Sorted by key: processes flushing at once lock tool_stats rows in one order and never deadlock. */
@@ -75,6 +76,8 @@ export interface RequestFilter {
   method?: string;
   name?: string;
   outcome?: Outcome;
+  /** the playground's own requests too */
+  playground?: boolean;
   limit: number;
 }
 
@@ -86,6 +89,7 @@ export async function findRequests(db: Db, deploymentId: string, f: RequestFilte
   if (f.method) where.push(eq(requestLog.method, f.method));
   if (f.outcome) where.push(eq(requestLog.outcome, f.outcome));
   if (f.name) where.push(sql`${requestLog.name} ilike ${`%${likeEscape(f.name)}%`}`);
+  if (!f.playground) where.push(eq(requestLog.playground, false));
   return db
     .select({
       at: requestLog.at,
@@ -98,6 +102,7 @@ export async function findRequests(db: Db, deploymentId: string, f: RequestFilte
       errorCode: requestLog.errorCode,
       bytesIn: requestLog.bytesIn,
       bytesOut: requestLog.bytesOut,
+      playground: requestLog.playground,
     })
     .from(requestLog)
     .where(and(...where))
@@ -181,14 +186,14 @@ export async function recentToolStats(db: Db, kind: ServerKind, ref: string) {
   return r.rows;
 }
 
-/** When each of a user's deployments last answered a request (as its log has it), by deployment id. */
+/** When each of a user's deployments last answered a client's request (as its log has it; the playground's are not use), by deployment id. */
 export async function lastRequestAt(db: Db, userId: string, deploymentIds: readonly string[]): Promise<Map<string, string>> {
   if (deploymentIds.length === 0) return new Map();
   const rows = await db
     .select({ id: requestLog.deploymentId, at: sql<string>`max(${requestLog.at})` })
     .from(requestLog)
     .innerJoin(deployments, eq(deployments.id, requestLog.deploymentId))
-    .where(and(eq(deployments.userId, userId), inArray(requestLog.deploymentId, [...deploymentIds])))
+    .where(and(eq(deployments.userId, userId), inArray(requestLog.deploymentId, [...deploymentIds]), eq(requestLog.playground, false)))
     .groupBy(requestLog.deploymentId);
   return new Map(rows.map((r) => [r.id, new Date(r.at).toISOString()]));
 }

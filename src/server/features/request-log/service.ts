@@ -16,7 +16,7 @@ export async function listRequests(db: Db, viewer: Viewer, deploymentId: string,
   // A key limited to other servers sees it no more than another user's.
   if (owner === undefined || owner.userId !== viewer.id || !keyReaches(viewer, owner)) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   const [rows, methods] = await Promise.all([
-    findRequests(db, deploymentId, { method: q.method || undefined, name: q.name || undefined, outcome: q.outcome || undefined, limit: q.limit }),
+    findRequests(db, deploymentId, { method: q.method || undefined, name: q.name || undefined, outcome: q.outcome || undefined, playground: q.playground === "1", limit: q.limit }),
     recentMethods(db, deploymentId),
   ]);
   return {
@@ -31,6 +31,7 @@ export async function listRequests(db: Db, viewer: Viewer, deploymentId: string,
       error_code: r.errorCode,
       bytes_in: r.bytesIn,
       bytes_out: r.bytesOut,
+      playground: r.playground,
     })),
     methods,
   };

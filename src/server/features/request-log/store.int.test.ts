@@ -76,6 +76,22 @@ describe("the request log writer", () => {
     await w.close();
   });
 
+  it("marks the playground's requests and leaves them out of the tool figures (the owner trying their server is not use)", async () => {
+    const d = await newDeployment("owner/tried");
+    const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
+    for (let i = 0; i < 5; i++) w.callDone(record(d, { serverRef: "owner/tried", playground: true }));
+    w.callDone(record(d, { serverRef: "owner/tried" }));
+    await w.flush();
+    const rows = await db.execute<{ playground: boolean; n: number }>(sql`select playground, count(*)::int as n from request_log where deployment_id = ${d} group by playground order by playground`);
+    expect(rows.rows).toEqual([
+      { playground: false, n: 1 },
+      { playground: true, n: 5 },
+    ]);
+    const stats = await db.execute<{ calls: number }>(sql`select sum(calls)::int as calls from tool_stats where server_ref = 'owner/tried'`);
+    expect(stats.rows[0]!.calls).toBe(1);
+    await w.close();
+  });
+
   it("keeps at most its bound of unwritten rows and counts what it dropped", async () => {
     const d = await newDeployment("owner/bounded");
     const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7, maxPending: 50 });

@@ -76,9 +76,11 @@ export class RequestLogWriter implements GatewayObserver {
           bytesIn: Math.min(r.bytesIn, INT32),
           bytesOut: Math.min(r.bytesOut, INT32),
           transport: r.transport,
+          playground: r.playground ?? false,
         });
     }
-    if (r.method === "tools/call" && r.name && countsInFigures(r)) this.count(r, r.name);
+    // The owner trying their own server in the playground is not use: the figures count clients' calls.
+    if (r.method === "tools/call" && r.name && !r.playground && countsInFigures(r)) this.count(r, r.name);
   }
 
   private count(r: CallRecord, tool: string): void {
