@@ -113,3 +113,23 @@ export const resetForm = z
   .superRefine((v, ctx) => {
     if (v.password !== (v.confirm ?? "")) ctx.addIssue({ code: "custom", path: ["confirm"], message: PROFILE_TEXT.mismatch });
   });
+
+/**
+ * Only same-site paths are accepted as a place to go after sign-in (no open redirects): the login
+ * page's `redirect`, carried through sign-up and the confirmation e-mail's link.
+ */
+export function safeRedirect(target: string | null | undefined, fallback = "/"): string {
+  if (!target) return fallback;
+  const t = target.startsWith("/") ? target : `/${target}`;
+  if (t.startsWith("//") || t.includes("\\") || !/^\/[\w\-./?=&%]*$/.test(t)) return fallback;
+  return t;
+}
+
+/** `page` (/login, /register, /verify-email?token=...) carrying `to` on when it is a same-site path other than the home page. */
+export function withRedirect(page: string, to: string | null | undefined): string {
+  const back = safeRedirect(to, "/");
+  return back === "/" ? page : `${page}${page.includes("?") ? "&" : "?"}redirect=${encodeURIComponent(back)}`;
+}
+
+/** `/login`, going on to `to` afterwards. */
+export const loginPath = (to: string | null | undefined) => withRedirect("/login", to);

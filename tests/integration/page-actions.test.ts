@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTH_TEXT } from "../../src/shared/auth.js";
 import { API_KEY_TEXT } from "../../src/shared/publishers.js";
-import { ORIGIN, createTestApp, signedInUser, type TestApp } from "../support/app.js";
+import { ORIGIN, createTestApp, linkIn, outbox, signedInUser, type TestApp } from "../support/app.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -44,6 +44,43 @@ describe("page forms (route actions)", () => {
       expect(to.startsWith("/") && !to.startsWith("//")).toBe(true);
       expect(new URL(to, ORIGIN).origin).toBe(ORIGIN);
     }
+  });
+
+  it("sign-up and the confirmation e-mail carry the way back to the page the visitor came from, and only to this site", async () => {
+    const signUp = async (email: string, redirect: string) => {
+      const r = await post(`/register?redirect=${encodeURIComponent(redirect)}`, { email, password: "long-enough-1" });
+      expect(r.status).toBeLessThan(400);
+      const mail = (await outbox(t.app)).find((m) => m.to === email);
+      return new URL(linkIn(mail));
+    };
+    const link = await signUp("going@example.com", "/server/everything");
+    expect(link.pathname).toBe("/verify-email");
+    expect(link.searchParams.get("redirect")).toBe("/server/everything");
+    // The confirmation page's way on is the login page that comes back there; logging in lands there.
+    const page = await (await t.app.request(`${ORIGIN}${link.pathname}${link.search}`)).text();
+    expect(page).toContain('href="/login?redirect=%2Fserver%2Feverything"');
+    const signedIn = await post("/login?redirect=%2Fserver%2Feverything", { email: "going@example.com", password: "long-enough-1" });
+    expect(signedIn.headers.get("location")).toBe("/server/everything");
+    // The register page's own links keep it too.
+    expect(await (await t.app.request(`${ORIGIN}/login?redirect=%2Fserver%2Feverything`)).text()).toContain('href="/register?redirect=%2Fserver%2Feverything"');
+
+    // Anywhere else is dropped, in the e-mail and on the page: the link is the plain one.
+    for (const [i, evil] of ["//evil.example/x", "https://evil.example/x", "/\\evil.example", "javascript:alert(1)"].entries()) {
+      const l = await signUp(`evil-${i}@example.com`, evil);
+      expect(l.origin).toBe(ORIGIN);
+      expect(l.searchParams.get("redirect")).toBeNull();
+      const confirmed = await (await t.app.request(`${ORIGIN}/verify-email?token=${l.searchParams.get("token")}&redirect=${encodeURIComponent(evil)}`)).text();
+      expect(confirmed).toContain('href="/login"');
+      expect(confirmed).not.toContain("evil.example");
+    }
+    // An unconfirmed account signing in gets a fresh link that carries the way back too.
+    await signUp("unconfirmed@example.com", "/");
+    const again = await post("/login?redirect=%2Fsubscription", { email: "unconfirmed@example.com", password: "long-enough-1" });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain(AUTH_TEXT.emailNotConfirmed);
+    const fresh = (await outbox(t.app)).filter((m) => m.to === "unconfirmed@example.com");
+    expect(fresh).toHaveLength(2);
+    expect(new URL(linkIn(fresh[0])).searchParams.get("redirect")).toBe("/subscription");
   });
 
   it("never send a password back in the page they answer with", async () => {

@@ -26,10 +26,4 @@ export async function api<T = unknown>(
   }
 }
 
-/** Only same-site paths are accepted as a place to go after sign-in (no open redirects). */
-export function safeRedirect(target: string | null | undefined, fallback = "/"): string {
-  if (!target) return fallback;
-  const t = target.startsWith("/") ? target : `/${target}`;
-  if (t.startsWith("//") || t.includes("\\") || !/^\/[\w\-./?=&%]*$/.test(t)) return fallback;
-  return t;
-}
+export { safeRedirect } from "../../shared/auth";

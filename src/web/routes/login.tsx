@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2 } from "lucide-react";
 import { useState } from "react";
 import { data, Link, redirect, useActionData, useSearchParams } from "react-router";
-import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm } from "../../shared/auth";
+import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm, loginPath, withRedirect } from "../../shared/auth";
 import { registeredRedirect } from "../../server/features/oauth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl, wantsFreshLogin } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
@@ -56,7 +56,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(form, { schema: loginForm });
   if (submission.status !== "success") return { form: "login", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;
   const { email, password } = submission.value;
-  const r = await context.api("POST", "/api/auth/sign-in/email", { email, password, rememberMe: true }, { timeoutMs: LOGIN_TIMEOUT_MS });
+  // An unconfirmed account gets a fresh confirmation link, which comes back to where this sign-in was going.
+  const r = await context.api("POST", "/api/auth/sign-in/email", { email, password, rememberMe: true, callbackURL: loginPath(query.get("redirect")) }, { timeoutMs: LOGIN_TIMEOUT_MS });
   if (!r.ok) return data({ form: "login", result: submission.reply({ formErrors: [loginErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
   // Posted without JavaScript: straight on (the page's scripts, when they run, sign in themselves).
   return redirect(afterSignIn(query), { headers: cookieHeaders(r) });
@@ -86,7 +87,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
       setBusy(true);
       setFailure(null);
       const { email, password } = submission.value;
-      const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true }, timeoutMs: LOGIN_TIMEOUT_MS });
+      const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true, callbackURL: loginPath(params.get("redirect")) }, timeoutMs: LOGIN_TIMEOUT_MS });
       if (r.ok) {
         // The spec's pause before leaving (about 300 ms); a sign-in changes what every page shows.
         const target = afterSignIn(params);
@@ -123,7 +124,7 @@ export default function Login({ loaderData }: Route.ComponentProps) {
       </form>
       <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
         Don't have an account?{" "}
-        <Link to={oauthQuery ? `/register?${oauthQuery}` : "/register"} className={linkClass}>
+        <Link to={oauthQuery ? `/register?${oauthQuery}` : withRedirect("/register", params.get("redirect"))} className={linkClass}>
           {AUTH_TEXT.signUp}
         </Link>
       </p>

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@co
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Loader2, MailCheck } from "lucide-react";
 import { data, Link, redirect, useSearchParams } from "react-router";
-import { AUTH_TEXT, LOGIN_TIMEOUT_MS, registerForm } from "../../shared/auth";
+import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginPath, registerForm, safeRedirect } from "../../shared/auth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl } from "../../shared/oauth";
 import { Divider, GitHubButton } from "../components/GitHubButton";
 import { AuthCard, Button, inputClass, linkClass } from "../components/ui";
@@ -19,7 +19,7 @@ export function meta({ data }: Route.MetaArgs) {
 export function loader({ context, request }: Route.LoaderArgs) {
   const query = new URL(request.url).searchParams;
   // Reached from an OAuth authorization request (through the login page): signed in, it goes on.
-  if (context.viewer) throw redirect(isAuthorizeQuery(query) ? resumeAuthorizeUrl(query) : "/");
+  if (context.viewer) throw redirect(isAuthorizeQuery(query) ? resumeAuthorizeUrl(query) : safeRedirect(query.get("redirect")));
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
 }
 
@@ -32,8 +32,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(form, { schema: registerForm });
   if (submission.status !== "success") return { form: "register", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;
   const { email, password } = submission.value as { email: string; password: string };
+  // The confirmation link comes back to where the visitor was going (`redirect`, a same-site path).
   // The username is the part of the address before the @ (docs/product.md#sign-up-and-confirmation).
-  const r = await context.api("POST", "/api/auth/sign-up/email", { email, password, name: email.split("@")[0] ?? email, callbackURL: "/login" }, { timeoutMs: LOGIN_TIMEOUT_MS });
+  const r = await context.api("POST", "/api/auth/sign-up/email", { email, password, name: email.split("@")[0] ?? email, callbackURL: loginPath(query.get("redirect")) }, { timeoutMs: LOGIN_TIMEOUT_MS });
   if (!r.ok) return data({ form: "register", result: submission.reply({ formErrors: [registerErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
   return data({ form: "register", registered: true } satisfies Answer, { headers: cookieHeaders(r) });
 }
@@ -50,7 +51,7 @@ export default function Register({ loaderData }: Route.ComponentProps) {
   });
   // An OAuth request in progress travels with the links, so signing in afterwards resumes it.
   const oauthQuery = authorizeQueryOf(params);
-  const loginLink = oauthQuery ? `/login?${oauthQuery}` : "/login";
+  const loginLink = oauthQuery ? `/login?${oauthQuery}` : loginPath(params.get("redirect"));
   const error = form.errors?.[0] ?? (params.get("error") ? AUTH_TEXT.githubRegisterFailed : null);
 
   if (answer?.registered) {

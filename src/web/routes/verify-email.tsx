@@ -1,6 +1,7 @@
 import { CheckCircle2, XCircle } from "lucide-react";
 import { Link } from "react-router";
 import { confirmEmail } from "../../server/features/auth/service";
+import { loginPath } from "../../shared/auth";
 import { AuthCard, linkClass } from "../components/ui";
 import type { Route } from "./+types/verify-email";
 
@@ -9,8 +10,9 @@ export function meta() {
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const token = new URL(request.url).searchParams.get("token");
-  return { outcome: await confirmEmail(context.auth, context.db, token) };
+  const query = new URL(request.url).searchParams;
+  // Where the visitor was going when they signed up (a same-site path only), for after logging in.
+  return { outcome: await confirmEmail(context.auth, context.db, query.get("token")), login: loginPath(query.get("redirect")) };
 }
 
 const TEXT = {
@@ -30,7 +32,7 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
         <p className="mt-4 text-slate-700 dark:text-slate-300" data-outcome={loaderData.outcome}>
           {t.body}
         </p>
-        <Link to="/login" className={`mt-6 ${linkClass}`}>
+        <Link to={loaderData.login} className={`mt-6 ${linkClass}`}>
           Go to login
         </Link>
       </div>

@@ -13,7 +13,7 @@ import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
 import { findUserById, updateProfileEmail } from "../profile/repo.js";
 import { hashPassword, verifyPassword } from "./password.js";
-import { MAX_PASSWORD, MIN_PASSWORD } from "../../../shared/auth.js";
+import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "../../../shared/auth.js";
 
 export const CLIENT_IP_HEADER = "x-switchboard-client-ip";
 
@@ -35,6 +35,18 @@ interface GitHubEmail {
 
 export function githubConfigured(config: Config): boolean {
   return Boolean(config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET);
+}
+
+/** The `redirect` of the callback a verification URL names (`/login?redirect=<path>`), or null. */
+function goingTo(verificationUrl: string, base: string): string | null {
+  try {
+    const callback = new URL(verificationUrl).searchParams.get("callbackURL");
+    if (!callback) return null;
+    const u = new URL(callback, base);
+    return u.origin === new URL(base).origin && u.pathname === "/login" ? u.searchParams.get("redirect") : null;
+  } catch {
+    return null;
+  }
 }
 
 export function createAuth(deps: AuthDeps) {
@@ -71,8 +83,10 @@ export function createAuth(deps: AuthDeps) {
       // An unconfirmed account that logs in with the right password gets a fresh link.
       sendOnSignIn: true,
       autoSignInAfterVerification: false,
-      sendVerificationEmail: async ({ user, token }) => {
-        await mailer.send(confirmEmailMail(site, user.email, link("/verify-email", token)));
+      sendVerificationEmail: async ({ user, token, url }) => {
+        // Sign-up and sign-in name where the visitor was going as the callback (/login?redirect=<path>):
+        // the link carries that path on, if it is one of this site's (withRedirect checks it).
+        await mailer.send(confirmEmailMail(site, user.email, withRedirect(link("/verify-email", token), goingTo(url, config.PUBLIC_URL))));
       },
     },
     user: {
