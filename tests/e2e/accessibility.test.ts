@@ -1,7 +1,7 @@
 // WCAG 2.2 AA: axe-core on every route of the spec's route table (and the pages decisions.md adds),
 // in both themes, signed out and signed in (an admin, so the admin page is there too), with a
 // deployment running on the server page (its playground, request log and tool cards showing).
-import type { Browser, BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { axeViolations, settled } from "./axe.js";
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 const SIGNED_OUT = ["/", "/servers", "/docs", "/waitlist", "/login", "/register", "/forgot-password", "/reset-password?token=not-a-token", "/servers/add", "/server/everything", "OWNED", "/subscription", "/no-such-page"];
-const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/deployments", "/subscription", "/admin/mcp-servers", "/no-such-page"];
+const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/deployments", "/submissions", "/subscription", "/admin/mcp-servers", "/no-such-page"];
 
 async function audit(paths: string[], theme: "dark" | "light", state?: typeof signedIn): Promise<string[]> {
   const context = await browser.newContext({ baseURL: appUrl(), bypassCSP: true, storageState: state });
@@ -61,6 +61,77 @@ async function audit(paths: string[], theme: "dark" | "light", state?: typeof si
   await context.close();
   return found;
 }
+
+/** What makes the page wider than its window, as "N px wide at W (the culprit)", or null. */
+function overflow(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    // The layout viewport's width (a phone browser may zoom out to a wider page; this may not).
+    const inner = Math.min(window.innerWidth, document.documentElement.clientWidth);
+    if (document.documentElement.scrollWidth <= inner) return null;
+    // The culprit: the deepest element whose right edge passes the window's.
+    // What a scrolling box (a code block, a table) holds is not it: that box scrolls itself.
+    const clipped = (e: Element) => {
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") return true;
+      return false;
+    };
+    const over = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > inner + 1 && e.getClientRects().length > 0 && !clipped(e));
+    const leaf = over.find((e) => !over.some((o) => o !== e && e.contains(o))) ?? over[0];
+    const name = leaf ? `${leaf.tagName.toLowerCase()}${leaf.id ? `#${leaf.id}` : ""}.${String(leaf.getAttribute("class") ?? "").split(" ").slice(0, 3).join(".")}` : "?";
+    return `${document.documentElement.scrollWidth} px wide at ${inner} (${name})`;
+  });
+}
+
+/** Each page at a phone's width: what is wider than the window. A code block or table may scroll inside itself; the page may not. */
+async function tooWide(paths: string[], width: number, state?: typeof signedIn): Promise<string[]> {
+  const context = await browser.newContext({ baseURL: appUrl(), bypassCSP: true, storageState: state, viewport: { width, height: 800 } });
+  const page = await context.newPage();
+  const found: string[] = [];
+  for (const p of paths) {
+    const path = p === "OWNED" ? `/server/${owned}` : p === "OWNED_EDIT" ? `/servers/server/${owned}/edit` : p;
+    await page.goto(path);
+    await settled(page);
+    const wide = await overflow(page);
+    if (wide) found.push(`${path}: ${wide}`);
+  }
+  await context.close();
+  return found;
+}
+
+describe("phones (360-414 px)", () => {
+  it("the check finds a page wider than the window (a line that cannot wrap)", async () => {
+    const context = await browser.newContext({ baseURL: appUrl(), viewport: { width: 390, height: 800 } });
+    const page = await context.newPage();
+    await page.goto("/docs");
+    await settled(page);
+    expect(await overflow(page)).toBeNull();
+    await page.evaluate(() => {
+      const d = document.createElement("div");
+      d.id = "too-wide";
+      d.style.cssText = "width:900px;height:10px";
+      document.body.append(d);
+    });
+    expect(await overflow(page)).toMatch(/^\d+ px wide at 390 \(div#too-wide\./);
+    await context.close();
+  });
+
+  for (const width of [414, 390, 360]) {
+    it(`every page fits ${width} px without scrolling sideways, signed out and signed in with a deployment running`, async () => {
+      expect([...(await tooWide(SIGNED_OUT, width)), ...(await tooWide(SIGNED_IN, width, signedIn))]).toEqual([]);
+    }, 180_000);
+  }
+
+  it("on a phone the Deployment panel comes before the playground and the request log", async () => {
+    const context = await browser.newContext({ baseURL: appUrl(), storageState: signedIn, viewport: { width: 390, height: 800 } });
+    const page = await context.newPage();
+    await page.goto("/server/everything");
+    await page.getByRole("heading", { name: "Playground" }).waitFor();
+    const y = async (name: string) => (await page.getByRole("heading", { name, exact: true }).first().boundingBox())!.y;
+    const deployment = await y("Deployment");
+    expect(deployment).toBeLessThan(await y("Playground"));
+    expect(deployment).toBeLessThan(await y("Request log"));
+    await context.close();
+  });
+});
 
 describe("accessibility (axe-core, WCAG 2.0/2.1/2.2 A and AA)", () => {
   it("the audit finds a violation where there is one (a grey on grey text, an unlabelled field)", async () => {

@@ -64,8 +64,8 @@ export function BackToServers() {
 export function RepositoryLink({ url }: { url: string | null }) {
   if (!url) return null;
   return (
-    <a href={url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
-      <GitBranch className="h-4 w-4" aria-hidden /> {url.replace(/^https?:\/\//, "")}
+    <a href={url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex max-w-full items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+      <GitBranch className="h-4 w-4 shrink-0" aria-hidden /> <span className="min-w-0 break-all">{url.replace(/^https?:\/\//, "")}</span>
     </a>
   );
 }

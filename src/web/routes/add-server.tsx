@@ -129,7 +129,7 @@ function SubmitForm() {
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">Add MCP Server</h1>
       <div className="mt-8 grid gap-8 lg:grid-cols-3">
-        <fetcher.Form method="post" {...getFormProps(form)} className="space-y-8 lg:col-span-2" key={answer?.success ? "sent" : "form"}>
+        <fetcher.Form method="post" {...getFormProps(form)} className="min-w-0 space-y-8 lg:col-span-2" key={answer?.success ? "sent" : "form"}>
           {/* Enter in a field submits the form, not Add Key or Remove (the first submit button is the default). */}
           <button type="submit" name="intent" value="submit" hidden tabIndex={-1} />
           <Enhanced />

@@ -107,7 +107,7 @@ function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string |
           </p>
           <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">{d.source}</p>
         </div>
-        <div className="flex shrink-0 flex-wrap gap-2">
+        <div className="flex flex-wrap gap-2">
           <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>
             <ExternalLink className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.open}
           </Link>

@@ -18,7 +18,7 @@ import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
 
-export async function loader({ params, context }: Route.LoaderArgs) {
+export async function loader({ params, context, request }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
   const ref = { kind: "owned", ref: server.qualifiedName } as const;
@@ -26,6 +26,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
   const [hosting, stats, deployment] = await Promise.all([serverHosting(context.db, ref), isOwner ? toolStats(context.db, ref) : [], isOwner ? viewerDeployment(context, server.qualifiedName) : null]);
   return {
+    editKeys: new URL(request.url).searchParams.get("edit") === "keys",
     server,
     hosting,
     toolStats: stats,
@@ -63,7 +64,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
       <BackToServers />
       <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
-        <div>
+        <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-3xl font-bold tracking-tight">{server.displayName}</h1>
             <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">v{server.version}</span>
@@ -82,7 +83,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
       </header>
 
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="space-y-6 lg:col-span-2">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <section className={card} aria-labelledby="info">
             <h2 id="info" className="text-lg font-semibold">
               Server Information
@@ -131,7 +132,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 
-        <aside className="space-y-6">
+        <aside className="order-first min-w-0 space-y-6 lg:order-none">
           <section className={card} aria-labelledby="owner">
             <h2 id="owner" className="flex items-center gap-2 text-lg font-semibold">
               <User className="h-5 w-5 text-indigo-500" aria-hidden /> Owner Information

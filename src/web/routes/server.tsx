@@ -22,7 +22,7 @@ import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
 
-export async function loader({ params, context }: Route.LoaderArgs) {
+export async function loader({ params, context, request }: Route.LoaderArgs) {
   try {
     const row = await getServer(context.db, params.id, context.viewer);
     const related = await getRelated(context.db, params.id, context.viewer);
@@ -34,6 +34,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
     const ownTools = deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, deployment.id) : null;
     return {
+      editKeys: new URL(request.url).searchParams.get("edit") === "keys",
       server: toCatalogServer(row),
       url: row.url,
       deployability: deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }),
@@ -86,7 +87,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
       <BackToServers />
       <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
-        <div>
+        <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-3xl font-bold tracking-tight">{server.name}</h1>
             <TypeBadge type={server.type} />
@@ -111,7 +112,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
       </header>
 
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="space-y-6 lg:col-span-2">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <section className={card} aria-labelledby="info">
             <h2 id="info" className="text-lg font-semibold">
               Server Information
@@ -205,7 +206,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           )}
         </div>
 
-        <aside className="space-y-6">
+        <aside className="order-first min-w-0 space-y-6 lg:order-none">
           <section className={card} aria-labelledby="deployment">
             <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
@@ -220,6 +221,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               hasSource={Boolean(server.npx_command || server.repository_url)}
               unavailable={unavailable}
               state={deployment}
+              editKeys={loaderData.editKeys}
             />
           </section>
         </aside>
