@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useRevalidator } from "react-router";
 import type { DeploymentView } from "../../shared/deployments";
 import { api } from "./api";
 
@@ -58,6 +59,17 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
       clearInterval(timer);
     };
   }, [signedIn, refresh]);
+
+  // Reaching running (a deploy, a restart, a crash recovered) lists its tools anew: the page's
+  // panels that the loader filled (Tools, Exposed tools) are read again, without a reload.
+  const { revalidate } = useRevalidator();
+  const status = current?.deployment ? `${current.deployment.id}:${current.deployment.status}` : null;
+  const lastStatus = useRef(status);
+  useEffect(() => {
+    const before = lastStatus.current;
+    lastStatus.current = status;
+    if (status?.endsWith(":running") && before !== null && before !== status) void revalidate();
+  }, [status, revalidate]);
 
   const onStopping = useCallback((fn: () => Promise<void>) => {
     stopping.current.add(fn);

@@ -1,5 +1,6 @@
 import { ExternalLink, KeyRound, Loader2, Rocket, RotateCw, Square } from "lucide-react";
 import { data, Link, redirect, useFetcher } from "react-router";
+import { keysAsked, planUsage } from "../../server/features/deployments/service";
 import { lastRequests } from "../../server/features/request-log/service";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { CopyButton } from "../components/CopyButton";
@@ -20,6 +21,10 @@ export const MY_DEPLOYMENTS_TEXT = {
   lastRequest: "Last request",
   noRequest: "No requests yet",
   open: "Open",
+  /** Restarts and key edits are not deploys: only new deploys count against the month. */
+  usage: (u: { plan: string; deploys: number; maxDeploys: number | null; running: number; maxRunning: number }) =>
+    `${u.plan} plan: ${u.deploys}${u.maxDeploys === null ? "" : ` of ${u.maxDeploys}`} deploys this month, ${u.running} of ${u.maxRunning} running. Restarting or editing keys is not a deploy.`,
+  plans: "Plans",
 } as const;
 
 export function meta() {
@@ -34,8 +39,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   if (!v) throw redirect("/login?redirect=/deployments");
   const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
   const deployments = r.ok ? r.data : [];
-  const last = await lastRequests(context.db, v, deployments.map((d) => d.id));
-  return { deployments, last, loadFailed: !r.ok, now: Date.now() };
+  const [last, keys, usage] = await Promise.all([lastRequests(context.db, v, deployments.map((d) => d.id)), keysAsked(context.db, v), planUsage(context.db, v)]);
+  return { deployments, last, keys, usage, loadFailed: !r.ok, now: Date.now() };
 }
 
 type Answer = { error?: string; message?: string };
@@ -55,11 +60,17 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Deployments({ loaderData }: Route.ComponentProps) {
-  const { deployments, last, loadFailed, now } = loaderData;
+  const { deployments, last, keys, usage, loadFailed, now } = loaderData;
   return (
     <section className="mx-auto max-w-4xl px-4 py-10">
       <h1 className="text-2xl font-bold">{MY_DEPLOYMENTS_TEXT.title}</h1>
       <p className="mt-1 text-slate-600 dark:text-slate-400">{MY_DEPLOYMENTS_TEXT.intro}</p>
+      <p className="mt-2 text-sm text-slate-600 dark:text-slate-400" data-testid="plan-usage">
+        {MY_DEPLOYMENTS_TEXT.usage(usage)}{" "}
+        <Link to="/subscription" className={linkClass}>
+          {MY_DEPLOYMENTS_TEXT.plans}
+        </Link>
+      </p>
       {loadFailed && (
         <div className="mt-4">
           <Alert kind="error">Failed to load your deployments. Please try again later.</Alert>
@@ -75,7 +86,7 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
       ) : (
         <ul className="mt-6 space-y-3" data-testid="my-deployments">
           {deployments.map((d) => (
-            <DeploymentRow key={d.id} d={d} lastAt={last[d.id]} now={now} />
+            <DeploymentRow key={d.id} d={d} lastAt={last[d.id]} now={now} hasKeys={(keys[d.id] ?? 0) > 0} />
           ))}
         </ul>
       )}
@@ -83,7 +94,7 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
   );
 }
 
-function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string | undefined; now: number }) {
+function DeploymentRow({ d, lastAt, now, hasKeys }: { d: DeploymentView; lastAt: string | undefined; now: number; hasKeys: boolean }) {
   const fetcher = useFetcher<Answer>();
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("intent") ?? "") : null;
   const running = d.status === "running";
@@ -111,9 +122,11 @@ function DeploymentRow({ d, lastAt, now }: { d: DeploymentView; lastAt: string |
           <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>
             <ExternalLink className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.open}
           </Link>
-          <Link to={`${serverPath(d.server_id)}?edit=keys#deployment`} className={buttonClass("secondary", "sm")}>
-            <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
-          </Link>
+          {hasKeys && (
+            <Link to={`${serverPath(d.server_id)}?edit=keys#deployment`} className={buttonClass("secondary", "sm")}>
+              <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
+            </Link>
+          )}
           <fetcher.Form method="post">
             <input type="hidden" name="intent" value="restart" />
             <input type="hidden" name="deployment" value={d.id} />

@@ -177,6 +177,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 commandEditable={isOwner}
                 hasSource={Boolean(server.repositoryUrl)}
                 state={deployment}
+                editKeys={loaderData.editKeys}
               />
             ) : (
               <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">

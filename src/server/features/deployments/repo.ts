@@ -92,6 +92,14 @@ export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   });
 }
 
+/** A user's deploys this calendar month (what Free's monthly limit counts) and their deployments holding a running slot. */
+export async function planUse(db: Db, userId: string): Promise<{ deploys: number; live: number }> {
+  const r = await db.execute<{ deploys: number; live: number }>(sql`
+    select (select count(*)::int from deploy_actions where user_id = ${userId} and created_at >= date_trunc('month', now())) as deploys,
+           (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')) as live`);
+  return r.rows[0]!;
+}
+
 export interface PlanLimits {
   maxRunning: number;
   maxDeploysPerMonth: number;

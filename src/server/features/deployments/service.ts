@@ -23,7 +23,7 @@ import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { deploymentListing, publicListing } from "./listings.js";
-import { findDeployment, hostingSummary, listUserDeployments, reserveDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
+import { findDeployment, hostingSummary, listUserDeployments, planUse, reserveDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
@@ -147,10 +147,23 @@ export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: s
 }
 
 /** The keys a deployment's server asks for, as its catalogue entry or owned server says now. */
-async function requiredKeysOf(deps: DeploymentDeps, r: DeploymentRow): Promise<RequiredKey[]> {
-  if (r.serverKind === "catalog") return (await findServer(deps.db, r.serverRef))?.requiredKeys ?? [];
-  const owned = await findOwnedServer(deps.db, r.serverRef);
+async function requiredKeysOf(db: Db, r: Pick<DeploymentRow, "serverKind" | "serverRef">): Promise<RequiredKey[]> {
+  if (r.serverKind === "catalog") return (await findServer(db, r.serverRef))?.requiredKeys ?? [];
+  const owned = await findOwnedServer(db, r.serverRef);
   return owned ? requiredKeysFromConnections(owned.connections as Connection[]) : [];
+}
+
+/** What the viewer's plan allows and what they use of it: deploys this month and deployments running (My deployments). */
+export async function planUsage(db: Db, viewer: Viewer) {
+  const [plan, use] = await Promise.all([planOf(db, viewer.id), planUse(db, viewer.id)]);
+  return { plan: plan.name, deploys: use.deploys, maxDeploys: Number.isFinite(plan.maxDeploysPerMonth) ? plan.maxDeploysPerMonth : null, running: use.live, maxRunning: plan.maxRunning };
+}
+
+/** How many keys each of the viewer's deployments asks for, by deployment id (My deployments offers Edit keys where there are some). */
+export async function keysAsked(db: Db, viewer: Viewer): Promise<Record<string, number>> {
+  const rows = await listUserDeployments(db, viewer.id);
+  const counts = await Promise.all(rows.map(async (r) => [r.id, (await requiredKeysOf(db, r)).length] as const));
+  return Object.fromEntries(counts);
 }
 
 /**
@@ -171,7 +184,7 @@ export async function restartDeployment(deps: DeploymentDeps, v: Viewer, id: str
       // Keys sealed under another SECRETS_KEY are lost: the new ones must then be complete.
     }
     const merged = { ...current, ...Object.fromEntries(Object.entries(env).filter(([, val]) => val !== "")) };
-    const missing = missingKeys(await requiredKeysOf(deps, r), merged);
+    const missing = missingKeys(await requiredKeysOf(deps.db, r), merged);
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }
