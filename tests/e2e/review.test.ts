@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TEXT, CHECK_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
+import { ADMIN_TEXT, CHECK_TEXT, MY_SUBMISSIONS_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
 import { SANDBOX_TEXT } from "../../src/shared/deployments.js";
 import { launchBrowser, newPage } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
@@ -41,9 +41,14 @@ describe("submission and review in Chromium", () => {
     await page.getByText(SUBMIT_TEXT.success).waitFor();
     await page.waitForURL((u) => u.pathname === "/", { timeout: 6000 });
 
-    // Pending: not in the directory yet.
+    // Pending: not in the directory yet, and the submitter's own page says so.
     await page.goto("/?q=weather");
     await page.getByText("No servers match your search.").waitFor();
+    await page.getByRole("button", { name: /^Account menu for / }).click();
+    await page.getByRole("menuitem", { name: MY_SUBMISSIONS_TEXT.title }).click();
+    await page.waitForURL((u) => u.pathname === "/submissions");
+    const mine = page.getByTestId("my-submission").filter({ hasText: "Weather Station Zeta" });
+    expect(await mine.getByTestId("submission-status").textContent()).toBe(MY_SUBMISSIONS_TEXT.status.pending);
 
     const reviewer = await newPage(browser);
     await registerConfirmAndLogIn(reviewer.page, "admin-e2e@example.com", "admin-password-1");
@@ -61,11 +66,20 @@ describe("submission and review in Chromium", () => {
     await sandbox.getByText(held === 10 ? SANDBOX_TEXT.complete : SANDBOX_TEXT.adminsOnly).waitFor();
     const card = reviewer.page.locator('[data-server="weather-station-zeta"]');
     await card.getByText(ADMIN_TEXT.pendingBadge).waitFor();
+    // What approving lets people run: here the repository, built, speaking stdio, with its key; and the entry's page a click away.
+    const runs = card.getByRole("region", { name: ADMIN_TEXT.whatRuns });
+    await runs.getByText("https://github.com/example/weather-zeta").waitFor();
+    await runs.getByText("WEATHER_API_KEY").waitFor();
+    await runs.getByText("stdio").waitFor();
+    expect(await card.getByRole("link", { name: "Weather Station Zeta" }).getAttribute("href")).toBe("/server/weather-station-zeta");
+    await card.screenshot({ path: "test-results/admin-card-what-runs.png" });
     await card.getByRole("button", { name: "Approve" }).click();
     await reviewer.page.getByRole("tab", { name: /Pending Submissions \(0\)/ }).waitFor();
     await reviewer.page.getByRole("tab", { name: /Approved Servers/ }).click();
     await reviewer.page.locator('[data-server="weather-station-zeta"]').getByText(ADMIN_TEXT.approvedBadge, { exact: true }).waitFor();
 
+    await page.goto("/submissions");
+    expect(await mine.getByTestId("submission-status").textContent()).toBe(MY_SUBMISSIONS_TEXT.status.approved);
     await page.goto("/?q=wether");
     await page.getByRole("link", { name: /Weather Station Zeta/ }).click();
     await page.waitForURL((u) => u.pathname === "/server/weather-station-zeta");
