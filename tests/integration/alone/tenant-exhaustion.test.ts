@@ -5,6 +5,7 @@
 // tests/fixtures/flood-server deployed from git, while a benign neighbour on the same runner is
 // called every 50 ms: what the platform holds stays within its caps, and the neighbour's latency
 // within twice its quiet value (see withinTwiceQuiet).
+import { droppedMessages } from "../../../src/server/features/gateway/sessions.js";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import http from "node:http";
 import { sql } from "drizzle-orm";
@@ -237,11 +238,14 @@ describe("a tenant cannot make the platform spend its CPU", () => {
     let asked = 0;
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => (asked += chunk.split("sampling/createMessage").length - 1));
+    const droppedBefore = droppedMessages.total;
     await a.direct("flood", { kind: "request", n: 5000 });
     const p99 = await neighbourP99(3000);
-    // The client is asked at most MAX_SERVER_REQUESTS questions; the rest were answered with errors at once.
+    // The client is asked at most MAX_SERVER_REQUESTS questions; the rest were answered with errors at once,
+    // counted (switchboard_gateway_messages_dropped_total) rather than logged one line each.
     expect(asked).toBeGreaterThan(0);
     expect(asked).toBeLessThanOrEqual(100);
+    expect(droppedMessages.total - droppedBefore).toBeGreaterThanOrEqual(4900 - asked);
     withinTwiceQuiet(p99);
     stream.destroy();
   }, 120_000);

@@ -38,8 +38,14 @@ export interface SessionsDeps {
   oauth: Pick<OAuthPort, "verify">;
 }
 
+/** Messages the gateways of this process dropped, since start (switchboard_gateway_messages_dropped_total). */
+export const droppedMessages = { total: 0 };
+const DROPPED_LOG_EVERY_MS = 60_000;
+
 export class Sessions {
   private readonly open = new Map<string, Session>();
+  /** per deployment: when a dropped message was last logged, and how many were dropped since */
+  private readonly droppedLog = new Map<string, { at: number; since: number }>();
   /** streams other than sessions that end with their credentials */
   private readonly held = new Set<Held>();
   /** one per server process: a restarted server has a new channel, and so a new Mux */
@@ -60,10 +66,25 @@ export class Sessions {
     let mux = this.muxes.get(channel);
     if (!mux) {
       const outbound = new OutboundBudget(this.d.config.GATEWAY_STREAM_BUFFER_BYTES, this.d.config.GATEWAY_DEPLOYMENT_BUFFER_BYTES);
-      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.d.log.warn({ deployment: deploymentId, why }, "gateway dropped a client message"), outbound);
+      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.dropped(deploymentId, why), outbound);
       this.muxes.set(channel, mux);
     }
     return mux;
+  }
+
+  /**
+   * A message the gateway dropped (a server's request beyond the ones waiting, a stray answer):
+   * counted, and logged at most once a minute per deployment with how many since, so a server
+   * (or client) sending them in a loop cannot flood the platform's log.
+   */
+  private dropped(deploymentId: string, why: string) {
+    droppedMessages.total++;
+    const now = Date.now();
+    const last = this.droppedLog.get(deploymentId);
+    if (last && now - last.at < DROPPED_LOG_EVERY_MS) return void last.since++;
+    if (this.droppedLog.size >= 10_000) this.droppedLog.clear();
+    this.d.log.warn({ deployment: deploymentId, why, since: last?.since ?? 0 }, "gateway dropped a message");
+    this.droppedLog.set(deploymentId, { at: now, since: 0 });
   }
 
   /**

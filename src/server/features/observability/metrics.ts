@@ -6,6 +6,7 @@ import type { Logger } from "../../log.js";
 import type { CallRecord, GatewayObserver } from "../gateway/observe.js";
 import type { OutputStats, RunnerEvent } from "../runtime/runner.js";
 import { streamTotals } from "../gateway/sse.js";
+import { droppedMessages } from "../gateway/sessions.js";
 import { httpMethodLabel, mcpMethodLabel, routeLabel, statusLabel } from "./labels.js";
 import { deploymentsByStatus } from "./repo.js";
 
@@ -86,6 +87,16 @@ export class Metrics {
       collect() {
         if (streamTotals.stalled > stalledSeen) this.inc(streamTotals.stalled - stalledSeen);
         stalledSeen = streamTotals.stalled;
+      },
+    });
+    let droppedSeen = 0;
+    new Counter({
+      name: "switchboard_gateway_messages_dropped_total",
+      help: "Messages the gateway dropped: a server's requests to clients beyond the 100 waiting for an answer, answers to requests a session was not asked, client notifications that are not one",
+      registers,
+      collect() {
+        if (droppedMessages.total > droppedSeen) this.inc(droppedMessages.total - droppedSeen);
+        droppedSeen = droppedMessages.total;
       },
     });
     const log = d.log;
