@@ -63,12 +63,13 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
   // Reaching running (a deploy, a restart, a crash recovered) lists its tools anew: the page's
   // panels that the loader filled (Tools, Exposed tools) are read again, without a reload.
   const { revalidate } = useRevalidator();
-  const status = current?.deployment ? `${current.deployment.id}:${current.deployment.status}` : null;
+  // (Seen first already running counts too: a deployment made elsewhere, say through the API.)
+  const status = current ? (current.deployment ? `${current.deployment.id}:${current.deployment.status}` : "none") : undefined;
   const lastStatus = useRef(status);
   useEffect(() => {
     const before = lastStatus.current;
     lastStatus.current = status;
-    if (status?.endsWith(":running") && before !== null && before !== status) void revalidate();
+    if (status?.endsWith(":running") && before !== undefined && before !== status) void revalidate();
   }, [status, revalidate]);
 
   const onStopping = useCallback((fn: () => Promise<void>) => {
