@@ -1,7 +1,7 @@
-import { and, count, desc, eq, getTableColumns, gte, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
-import { deployActions, deployments, profiles } from "../../db/schema.js";
+import { deployActions, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { PLATFORM_USER_ID } from "./listings.js";
 import { prunePins } from "./definitions-repo.js";
@@ -38,16 +38,6 @@ export async function listUserDeployments(db: Db, userId: string, server?: Serve
     .orderBy(deployments.createdAt);
 }
 
-/** Every deployment that should be running after a platform restart (failed and stopped ones stay so), with whether its owner is an admin. */
-export async function listDeploymentsToRecover(db: Db): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
-  return db
-    .select({ ...getTableColumns(deployments), ownerIsAdmin: sql<boolean>`coalesce(${profiles.isAdmin}, false)` })
-    .from(deployments)
-    .leftJoin(profiles, eq(profiles.id, deployments.userId))
-    .where(live())
-    .orderBy(deployments.createdAt);
-}
-
 /** A user's deployments that hold a slot, newest first. */
 export async function listLiveDeployments(db: Db, userId: string): Promise<DeploymentRow[]> {
   return db.select().from(deployments).where(and(eq(deployments.userId, userId), live())).orderBy(desc(deployments.createdAt));
@@ -64,25 +54,7 @@ export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise
   return rows.map((r) => r.userId);
 }
 
-export async function updateDeployment(db: Db, id: string, fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>): Promise<void> {
-  await db
-    .update(deployments)
-    .set({ ...fields, updatedAt: new Date() })
-    .where(eq(deployments.id, id));
-}
-
-/** A crash: its status and exit code, one more restart; false when the row is gone. */
-export async function recordCrash(db: Db, id: string, fields: { status: DeploymentStatus; statusDetail: string; exitCode: number | null }): Promise<boolean> {
-  const r = await db
-    .update(deployments)
-    .set({ ...fields, restarts: sql`${deployments.restarts} + 1`, pid: null, pidStart: null, updatedAt: new Date() })
-    .where(eq(deployments.id, id))
-    .returning({ id: deployments.id });
-  return r.length > 0;
-}
-
-/** The row goes with its OAuth resource and every token granted for it. */
-/** The deployment's row and what hangs off it go together (its pins as prunePins says). */
+/** The deployment's row and what hangs off it go together: its OAuth resource, every token granted for it, its pins as prunePins says. */
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     await deleteDeploymentResource(tx, id);
