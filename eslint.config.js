@@ -22,7 +22,7 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      // The browser side never starts processes (ARCHITECTURE: runner code stays on the server).
+      // The browser side never starts processes: runner code stays on the server (README, "Project layout").
       "no-restricted-imports": ["error", { patterns: ["node:child_process", "**/features/runtime/**"] }],
     },
   },

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ServerBuild } from "react-router";
 import { PgBus, type Bus } from "./cluster/bus.js";
+import { publish, signal, subscribe, TOPICS } from "./cluster/topics.js";
 import { claimRun } from "./cluster/jobs.js";
 import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
@@ -22,7 +23,6 @@ import { PgRateLimiter } from "./http/rate-limit.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
-import { TOOL_SELECTION_TOPIC } from "../shared/deployments.js";
 import { Gateway } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
 import { createObservability } from "./features/observability/index.js";
@@ -166,7 +166,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const box = new SecretBox(await loadOrCreateSecret(dataDir, "secrets-key", config.SECRETS_KEY));
     const clusterSecret = o.clusterSecret ?? config.CLUSTER_SECRET;
     const b = bus;
-    const wake = (runnerId: string) => void b.publish(`runner:${runnerId}`);
+    const wake = (runnerId: string) => void signal(b, TOPICS.runnerWake(runnerId));
     const capacityMb = config.RUNNER_CAPACITY_MB ?? Math.floor((os.totalmem() / 1024 / 1024) * 0.8);
     // Prometheus metrics and traces (docs/observability.md); the sessions gauge reads the gateways made below.
     const observability = createObservability({
@@ -191,8 +191,8 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           alone: roles.alone,
           claim: (name, everyMs) => claimRun(database.db, name, everyMs),
           wake,
-          subscribe: (topic, cb) => b.subscribe(topic, cb),
-          announce: (id, proxyId) => void b.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id, proxyId, quiet: true })),
+          onWake: (runnerId, cb) => subscribe(b, TOPICS.runnerWake(runnerId), () => cb()),
+          announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
           onEvent: observability.runnerEvent,
         })
       : undefined;

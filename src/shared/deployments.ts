@@ -53,12 +53,6 @@ export const toolSelectionInput = z.object({
   hidden: z.array(z.string().min(1).max(200)).max(500, "At most 500 tools can be hidden").transform((names) => [...new Set(names)].sort()),
 });
 
-/**
- * The bus topic a change to what a deployment exposes is announced on: its tool selection, an
- * owner's decision on changed definitions, or (`quiet`) a listing that pinned or recorded
- * definitions. Payload: JSON {id, proxyId, quiet?}; all but quiet ones tell open sessions to list again.
- */
-export const TOOL_SELECTION_TOPIC = "deployment-tools";
 
 /**
  * Whether a catalogue entry can run here (features/deployments/deployability.ts decides): a

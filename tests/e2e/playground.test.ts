@@ -2,6 +2,7 @@ import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
 import { REQUEST_LOG_TEXT } from "../../src/shared/request-log.js";
+import { DEFINITION_TEXT } from "../../src/shared/definitions.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
@@ -147,6 +148,11 @@ describe("the playground in Chromium", () => {
     await log.getByLabel("Name").fill("get-sum");
     await expect.poll(async () => [...new Set(await rows.locator("td:nth-child(4)").allTextContents())]).toEqual(["get-sum"]);
     await log.getByLabel("Name").fill("");
+
+    // A first deploy raises no false alarm: what the server lists by the clients' capabilities was
+    // pinned at its first start, so the playground's listings are no change of definition.
+    await page.reload();
+    await page.getByText(DEFINITION_TEXT.none).waitFor({ timeout: 15_000 });
 
     // Stopping the deployment takes the playground away.
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();

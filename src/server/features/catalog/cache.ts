@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Bus } from "../../cluster/bus.js";
+import { signal, subscribe, TOPICS } from "../../cluster/topics.js";
 import type { Db } from "../../db/client.js";
 
 /**
@@ -10,7 +11,6 @@ import type { Db } from "../../db/client.js";
  * was reconnecting (it then starts over anyway) or a write by something without a bus.
  */
 const TTL_MS = 30_000;
-export const CATALOG_TOPIC = "catalog";
 interface Entry {
   lru: LRUCache<string, { value: unknown }>;
   /** Bumped by every write, so a read that started before it is never stored after it. */
@@ -41,7 +41,7 @@ export function connectCatalogCache(db: Db, bus: Bus): () => void {
   const c = cacheFor(db);
   c.bus = bus;
   // Every message, and "you may have missed some" after a reconnect, means the same: start over.
-  const unsubscribe = bus.subscribe(CATALOG_TOPIC, () => clear(c));
+  const unsubscribe = subscribe(bus, TOPICS.catalog, () => clear(c));
   return () => {
     unsubscribe();
     if (c.bus === bus) c.bus = undefined;
@@ -66,7 +66,7 @@ export async function cached<T>(db: Db, key: string, load: () => Promise<T>): Pr
 export function invalidateCatalog(db: Db): Promise<void> {
   const c = cacheFor(db);
   // The bus calls this process's own subscriber (above) before it returns.
-  if (c.bus) return c.bus.publish(CATALOG_TOPIC);
+  if (c.bus) return signal(c.bus, TOPICS.catalog);
   clear(c);
   return Promise.resolve();
 }

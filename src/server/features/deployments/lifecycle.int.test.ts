@@ -92,7 +92,7 @@ afterAll(async () => {
 beforeEach(async () => {
   runner = new ScriptedRunner();
   const noCalls = { stop: async () => {}, logs: async () => null, wake: () => {} };
-  agent = new RunnerAgent({ db: db.database.db, log, box, runner, id: `runner-${randomUUID()}`, url: "http://127.0.0.1:1", capacityMb: 100_000, memoryMb: 512, leaseMs: 15_000, hostingPolicy: "admins", alone: true, claim: async () => true, wake: () => {}, subscribe: () => () => {} });
+  agent = new RunnerAgent({ db: db.database.db, log, box, runner, id: `runner-${randomUUID()}`, url: "http://127.0.0.1:1", capacityMb: 100_000, memoryMb: 512, leaseMs: 15_000, hostingPolicy: "admins", alone: true, claim: async () => true, wake: () => {}, onWake: () => () => {} });
   lifecycle = new DeploymentLifecycle({ db: db.database.db, log, agent, calls: noCalls, memoryMb: 512, leaseMs: 15_000 });
   await registerRunner(db.database.db, { id: agent.id, instance: agent.instance, url: agent.url, capacityMb: 100_000, sandbox: runner.sandbox }, { leaseMs: 15_000 });
 });

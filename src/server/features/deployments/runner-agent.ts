@@ -50,9 +50,9 @@ export interface AgentDeps {
   claim(name: string, everyMs: number): Promise<boolean>;
   /** tells another runner to reconcile now (it would within a heartbeat anyway) */
   wake(runnerId: string): void;
-  /** hears those wake-ups (the bus) */
-  subscribe(topic: string, cb: () => void): () => void;
-  /** the deployment's pinned definitions changed: every gateway looks them up again (TOOL_SELECTION_TOPIC) */
+  /** hears another process's wake-up of runner `runnerId` (TOPICS.runnerWake on the bus); returns the unsubscribe */
+  onWake(runnerId: string, cb: () => void): () => void;
+  /** the deployment's pinned definitions changed: every gateway looks them up again (TOPICS.exposure) */
   announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
@@ -77,7 +77,7 @@ export class RunnerAgent {
   constructor(private readonly d: AgentDeps) {
     d.runner.onEvents((id, e) => this.record(id, e));
     // Another process placed something here: reconcile now rather than at the next heartbeat.
-    this.unsubscribe = d.subscribe(`runner:${d.id}`, () => void this.reconcile());
+    this.unsubscribe = d.onWake(d.id, () => void this.reconcile());
     this.beatMs = Math.max(250, Math.floor(d.leaseMs / 5));
     if (!d.alone) this.watchdog = new Watchdog(Math.floor(d.leaseMs * 0.7), d.log);
   }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys, TOOL_SELECTION_TOPIC } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys } from "../../../shared/deployments.js";
+import { publish, TOPICS } from "../../cluster/topics.js";
 import type { Bus } from "../../cluster/bus.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "../../../shared/catalog.js";
@@ -229,7 +230,7 @@ export async function setDefinitionMode(deps: DeploymentDeps, viewer: Viewer, id
 
 /** What the deployment exposes changed: every process's gateway looks it up again and tells its sessions. */
 async function announce(deps: DeploymentDeps, r: DeploymentRow) {
-  await deps.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: r.id, proxyId: r.proxyId }));
+  if (deps.bus) await publish(deps.bus, TOPICS.exposure, { id: r.id, proxyId: r.proxyId });
 }
 
 export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {

@@ -100,12 +100,4 @@ export function announcingToolChanges(result: unknown): unknown {
   return { ...r, capabilities: announced };
 }
 
-/** A TOOL_SELECTION_TOPIC message: which deployment changed what it exposes (quiet: no list_changed to its sessions). */
-export function parseToolSelection(payload: string): { id: string; proxyId: string; quiet: boolean } | undefined {
-  try {
-    const v = JSON.parse(payload) as { id?: unknown; proxyId?: unknown; quiet?: unknown };
-    return typeof v.id === "string" && typeof v.proxyId === "string" ? { id: v.id, proxyId: v.proxyId, quiet: v.quiet === true } : undefined;
-  } catch {
-    return undefined; // RESYNC after a gap
-  }
-}
+

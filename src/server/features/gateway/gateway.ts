@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { TOOL_SELECTION_TOPIC } from "../../../shared/deployments.js";
 import type { DefinitionKind } from "../../../shared/definitions.js";
 import type { Definition } from "../deployments/definitions.js";
 import { recordListing } from "../deployments/definitions-repo.js";
@@ -10,7 +9,8 @@ import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER, GatewayAccess, type BrowserSessions, type Caller } from "./access.js";
-import { announcingToolChanges, parseToolSelection, TargetExposure } from "./exposure.js";
+import { announcingToolChanges, TargetExposure } from "./exposure.js";
+import { publish, subscribe, TOPICS } from "../../cluster/topics.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
 import { accepts, header, readMessage, rpcError } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
@@ -66,7 +66,7 @@ export interface GatewayDeps {
   popularityChanged?: () => void;
   /** fair use: requests a minute per deployment and per credential, by plan (fair-use.ts); checked by the gateway the client reached */
   fairUse?: Pick<FairUse, "check">;
-  /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOOL_SELECTION_TOPIC) */
+  /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOPICS.exposure) */
   bus?: Pick<Bus, "subscribe" | "publish">;
 }
 
@@ -117,8 +117,7 @@ export class Gateway {
     // An owner hid or showed tools, or approved a changed definition (or a listing pinned or
     // recorded one): the next request sees the new rules, open sessions are told to list again.
     this.stopWatchingTools =
-      d.bus?.subscribe(TOOL_SELECTION_TOPIC, (payload) => {
-        const changed = parseToolSelection(payload);
+      (d.bus && subscribe(d.bus, TOPICS.exposure, (changed) => {
         // A gap in the bus (RESYNC): whatever changed meanwhile is looked up again.
         if (!changed) return this.access.forget();
         this.access.forget(changed.proxyId);
@@ -126,7 +125,8 @@ export class Gateway {
         if (changed.quiet) return;
         this.sessions.listsChanged(changed.id);
         this.stateless.listsChanged(changed.id);
-      }) ?? (() => {});
+      })) ||
+      (() => {});
   }
 
   /** Node request listener: answers gateway paths, hands everything else to `next`. */
@@ -247,7 +247,7 @@ export class Gateway {
       .then(async (wrote) => {
         if (!wrote) return;
         this.access.forget(target.proxyId);
-        await this.d.bus?.publish(TOOL_SELECTION_TOPIC, JSON.stringify({ id: target.id, proxyId: target.proxyId, quiet: true }));
+        if (this.d.bus) await publish(this.d.bus, TOPICS.exposure, { id: target.id, proxyId: target.proxyId, quiet: true });
       })
       .catch((e: unknown) => this.d.log.error({ err: e, deployment: target.id }, "could not record a listing's definitions"))
       .finally(() => this.recording.delete(key));

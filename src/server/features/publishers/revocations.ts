@@ -1,12 +1,11 @@
 import type { Bus } from "../../cluster/bus.js";
+import { signal, subscribe, TOPICS } from "../../cluster/topics.js";
 
 // Revocation events for API keys and OAuth grants, one object per platform (created where the
 // platform is assembled and handed to whoever revokes keys and whoever caches them), so two apps
 // in one process (as in the tests) never see each other's revocations unless they share a
 // database. With the platform's bus, a revocation in any process reaches every process: each
 // gateway forgets the keys it verified and ends the sessions opened with a revoked one.
-
-export const REVOCATIONS_TOPIC = "revocations";
 
 export class KeyRevocations {
   private gen = 0;
@@ -15,7 +14,7 @@ export class KeyRevocations {
   /** Without a bus, revocations stay in this process (unit tests). */
   constructor(private readonly bus?: Bus) {
     // Also "you may have missed some" after the bus reconnects: starting over is always safe.
-    bus?.subscribe(REVOCATIONS_TOPIC, () => this.apply());
+    if (bus) subscribe(bus, TOPICS.revocations, () => this.apply());
   }
 
   /** Changes whenever a key stops being valid (revoked, or its account deleted): caches of verified keys compare it. */
@@ -30,7 +29,7 @@ export class KeyRevocations {
    * so that the key is refused everywhere by the time its owner hears it is gone.
    */
   revoked(): Promise<void> {
-    if (this.bus) return this.bus.publish(REVOCATIONS_TOPIC);
+    if (this.bus) return signal(this.bus, TOPICS.revocations);
     this.apply();
     return Promise.resolve();
   }
