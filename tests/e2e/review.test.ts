@@ -80,6 +80,7 @@ describe("submission and review in Chromium", () => {
 
     await page.goto("/submissions");
     expect(await mine.getByTestId("submission-status").textContent()).toBe(MY_SUBMISSIONS_TEXT.status.approved);
+    await page.screenshot({ path: "test-results/my-submissions.png", fullPage: true });
     await page.goto("/?q=wether");
     await page.getByRole("link", { name: /Weather Station Zeta/ }).click();
     await page.waitForURL((u) => u.pathname === "/server/weather-station-zeta");
