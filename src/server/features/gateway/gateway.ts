@@ -19,10 +19,9 @@ import { clientOf, isPlayground, markPlayground, whenAnswered, type GatewayObser
 import { HttpReply, LegacyReply } from "./replies.js";
 import type { GatewayTarget } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
-import type { Mux, MuxSession } from "./mux.js";
 import { Session } from "./session.js";
-import { StatelessLane } from "./stateless-lane.js";
-import { isModernVersion, modernClaim } from "./stateless.js";
+import { StatelessLane } from "./stateless/lane.js";
+import { isModernVersion, modernClaim } from "./stateless/envelope.js";
 import { Sessions } from "./sessions.js";
 import { GATEWAY_TEXT } from "./text.js";
 import { UsageCounter } from "./usage.js";
@@ -82,7 +81,7 @@ export class Gateway {
   private readonly runner: Pick<Runner, "channel" | "runs">;
   /** each looked-up target's exposure rules, made once per lookup */
   private readonly exposures = new WeakMap<GatewayTarget, TargetExposure>();
-  /** the 2026-07-28 requests: no sessions (stateless-lane.ts) */
+  /** the 2026-07-28 requests: no sessions (stateless/lane.ts) */
   private readonly stateless: StatelessLane;
   /** listings being recorded (deployment and kind): one write at a time each */
   private readonly recording = new Set<string>();
@@ -104,7 +103,7 @@ export class Gateway {
     this.metadata = new ResourceMetadata(d);
     this.sessions = new Sessions({ ...d, runner: this.runner });
     this.stateless = new StatelessLane({
-      mux: (t) => this.sessions.mux(t.id) as unknown as Mux<MuxSession> | undefined,
+      mux: (t) => this.sessions.mux(t.id),
       unavailable: (t) => this.unavailable(t),
       exposure: (t) => this.exposure(t),
       done: (req, target, msg, started, bytes, client) => this.onDone(req, target, msg, started, bytes, client, "streamable"),

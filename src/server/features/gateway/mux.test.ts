@@ -50,6 +50,7 @@ function fakeSession(caps: Partial<typeof NO_CAPABILITIES> = {}, standalone = fa
     capabilities: { ...NO_CAPABILITIES, ...caps },
     lastActive: Date.now(),
     standalone: standalone ? {} : undefined,
+    hasOpenStream: standalone,
     notified,
     closed: false,
     notify: (m) => (notified.push(m), true),

@@ -19,6 +19,8 @@ export interface MuxSession {
   readonly lastActive: number;
   /** the GET stream (Streamable HTTP) or the /sse stream (legacy), when it has one */
   readonly standalone?: unknown;
+  /** a stream of it is open (a session's GET or /sse stream, a listen stream, a 2026-07-28 request): it is never evicted as idle */
+  readonly hasOpenStream: boolean;
   /** A notification or server request with no request of this session to ride on. */
   notify(msg: Msg): boolean;
   close(): void;

@@ -56,7 +56,7 @@ export const MEDIA = {
 /** Revisions the gateway speaks with sessions (initialize), oldest first. */
 export const SUPPORTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
 export const LEGACY_VERSIONS = SUPPORTED_VERSIONS;
-/** The stateless revision: no initialize, no sessions; every request says its version (stateless.ts). */
+/** The stateless revision: no initialize, no sessions; every request says its version (stateless/envelope.ts). */
 export const MODERN_VERSION = "2026-07-28";
 export const LATEST_VERSION = SUPPORTED_VERSIONS.at(-1)!;
 const SUPPORTED = new Set<string>(SUPPORTED_VERSIONS);
@@ -85,9 +85,12 @@ export interface ClientCapabilities {
 
 export const NO_CAPABILITIES: Readonly<ClientCapabilities> = { sampling: false, elicitation: false, roots: false };
 
+/** A JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
 /** Only the flags the gateway routes by: a client's capability object is never kept whole. */
 export function capabilityFlags(caps: unknown): ClientCapabilities {
-  const c = caps && typeof caps === "object" && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {};
+  const c = isObject(caps) ? caps : {};
   return { sampling: c.sampling !== undefined, elicitation: c.elicitation !== undefined, roots: c.roots !== undefined };
 }
 

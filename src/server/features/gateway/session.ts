@@ -37,7 +37,7 @@ export class Session implements MuxSession {
     /** the API key it was opened with (SHA-256): a revoked key ends its sessions */
     readonly keyHash: string,
     readonly deploymentId: string,
-    readonly mux: Mux<Session>,
+    readonly mux: Mux,
     readonly legacy: boolean,
   ) {}
 

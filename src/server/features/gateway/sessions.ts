@@ -49,7 +49,7 @@ export class Sessions {
   /** streams other than sessions that end with their credentials */
   private readonly held = new Set<Held>();
   /** one per server process: a restarted server has a new channel, and so a new Mux */
-  private readonly muxes = new WeakMap<McpChannel, Mux<Session>>();
+  private readonly muxes = new WeakMap<McpChannel, Mux>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly stopWatchingKeys: () => void;
 
@@ -60,13 +60,13 @@ export class Sessions {
   }
 
   /** The Mux of the deployment's server, or undefined while it is not running (or not yet initialized). */
-  mux(deploymentId: string): Mux<Session> | undefined {
+  mux(deploymentId: string): Mux | undefined {
     const channel = this.d.runner.channel(deploymentId);
     if (!channel) return undefined;
     let mux = this.muxes.get(channel);
     if (!mux) {
       const outbound = new OutboundBudget(this.d.config.GATEWAY_STREAM_BUFFER_BYTES, this.d.config.GATEWAY_DEPLOYMENT_BUFFER_BYTES);
-      mux = new Mux<Session>(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.dropped(deploymentId, why), outbound);
+      mux = new Mux(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.dropped(deploymentId, why), outbound);
       this.muxes.set(channel, mux);
     }
     return mux;
@@ -123,10 +123,11 @@ export class Sessions {
   }
 
   /** Room for one more session on the deployment: the longest-idle one without calls or open streams makes way. */
-  makeRoom(mux: Mux<Session>): boolean {
+  makeRoom(mux: Mux): boolean {
     if (mux.sessions.size < this.d.config.GATEWAY_MAX_SESSIONS) return true;
     let idlest: Session | undefined;
-    for (const s of mux.sessions) if (s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
+    // Only a session can make way (a 2026-07-28 request or listen stream holds a stream while it lives).
+    for (const s of mux.sessions) if (s instanceof Session && s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
     if (!idlest) return false;
     this.end(idlest);
     return true;

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { modernAnswer } from "./stateless-lane.js";
-import { checkModern, decodeMcpName, isModernVersion, legacyParams, modernClaim } from "./stateless.js";
-import type { Msg } from "./protocol.js";
+import { modernAnswer } from "./translate.js";
+import { checkModern, decodeMcpName, isModernVersion, legacyParams, modernClaim } from "./envelope.js";
+import type { Msg } from "../protocol.js";
 
 // The 2026-07-28 request rules: which request is one, the order of the checks and the error each
 // gets, what the hosted (older) server is sent, and what the client gets back.

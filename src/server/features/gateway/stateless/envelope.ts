@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
-import { LEGACY_VERSIONS, MODERN_VERSION, RPC, type Id, type Msg } from "./protocol.js";
+import { isObject, LEGACY_VERSIONS, MODERN_VERSION, RPC, type Id, type Msg } from "../protocol.js";
 
 // The 2026-07-28 revision's request rules (docs/gateway.md#protocol-revisions): no sessions, no
 // initialize; every request carries its protocol version, client capabilities (and optionally its
 // client's name and a log level) in `params._meta`, and names its method (and the tool, prompt or
 // resource it is about) in headers. This file checks a request against those rules and says which
-// error the revision prescribes; stateless-lane.ts serves the requests that pass.
+// error the revision prescribes; lane.ts serves the requests that pass.
 
 export const META = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",
@@ -76,7 +76,6 @@ export interface ModernRefusal {
   data?: unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** The request's claim to this revision: the protocol version in its _meta, when there is one. */
 export function modernClaim(msg: Msg): unknown {
