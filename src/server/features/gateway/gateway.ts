@@ -12,7 +12,7 @@ import { BROWSER_CALLER, GatewayAccess, type BrowserSessions, type Caller } from
 import { announcingToolChanges, TargetExposure } from "./exposure.js";
 import { publish, subscribe, TOPICS } from "../../cluster/topics.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
-import { accepts, header, readMessage, rpcError } from "./http.js";
+import { accepts, header, readMessage, rpcError, sendJson } from "./http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
 import { clientOf, isPlayground, markPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
@@ -332,9 +332,7 @@ export class Gateway {
       if (!existing) this.sessions.add(session);
     }
     if (existing) return existing.notify(reply);
-    const headers: Record<string, string> = { "content-type": MEDIA.json, "content-length": String(Buffer.byteLength(body)) };
-    if (this.sessions.has(session)) headers[HEADER.sessionId] = session.id;
-    res.writeHead(200, headers).end(body);
+    sendJson(res, 200, body, this.sessions.has(session) ? { [HEADER.sessionId]: session.id } : {});
   }
 
   private get(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller) {

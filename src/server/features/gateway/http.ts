@@ -4,10 +4,14 @@ import { GATEWAY_TEXT } from "./text.js";
 
 // The HTTP side of both transports: JSON-RPC error answers, Accept checks and request bodies.
 
-export function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = RPC.serverError, id: Msg["id"] = null) {
-  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
+/** A JSON body, whole (`body` already serialized); `bodyless` (HEAD) sends the headers only. */
+export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}, bodyless = false) {
   res.writeHead(status, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body), ...headers });
-  res.end(body);
+  res.end(bodyless ? undefined : body);
+}
+
+export function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = RPC.serverError, id: Msg["id"] = null) {
+  sendJson(res, status, JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), headers);
 }
 
 export const accepts = (accept: string | undefined, type: string) => !!accept && (accept.includes(type) || accept.includes("*/*"));

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Outlet } from "./mux.js";
-import { MEDIA, serialize, type Msg } from "./protocol.js";
+import { serialize, type Msg } from "./protocol.js";
+import { sendJson } from "./http.js";
 import type { EventStream } from "./sse.js";
 import type { Session } from "./session.js";
 
@@ -33,8 +34,7 @@ export class HttpReply implements Outlet {
         const length = Buffer.byteLength(body);
         this.onDone(sent, length);
         if (this.res.destroyed) return;
-        this.res.writeHead(200, { "content-type": MEDIA.json, "content-length": length });
-        this.res.end(body);
+        sendJson(this.res, 200, body);
         return;
       }
       this.stream = this.session.openStream(this.res);

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { OAUTH_SCOPES, protectedResourceMetadataUrl, resourceUrl } from "../oauth/resource.js";
-import { MEDIA } from "./protocol.js";
+import { sendJson } from "./http.js";
 import { findResourceName } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
 
@@ -50,8 +50,7 @@ export class ResourceMetadata {
   }
 
   private reply(res: ServerResponse, status: number, body: string, method: string, headers: Record<string, string> = {}) {
-    res.writeHead(status, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body), ...CORS, ...headers });
-    res.end(method === "HEAD" ? undefined : body);
+    sendJson(res, status, body, { ...CORS, ...headers }, method === "HEAD");
   }
 
   /** The deployment's metadata as JSON, or null when no deployment has this proxy id; cached briefly either way. */

@@ -33,6 +33,12 @@ export class OutboundBudget {
   ) {}
 }
 
+/** One SSE event carrying a JSON-RPC message (`data`, serialized), with its id when the stream is resumable. */
+export const sseEvent = (data: string, id?: string) => (id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`);
+
+/** A comment every 15 s on an open stream, so proxies and clients do not take a quiet one for a dead one; clear it when the stream ends. */
+export const keepAlive = (res: ServerResponse, budget: OutboundBudget): NodeJS.Timeout => setInterval(() => writeBounded(res, ": keepalive\n\n", budget), KEEPALIVE_MS).unref();
+
 /** For tests and tools that build a Mux by hand: the defaults of GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DEPLOYMENT_BUFFER_BYTES. */
 export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_DEPLOYMENT_STREAM_BYTES = 32 * 1024 * 1024;
@@ -121,7 +127,7 @@ export class EventStream {
         this.onDetach?.();
       }
     });
-    this.keepalive = setInterval(() => writeBounded(res, ": keepalive\n\n", this.budget), KEEPALIVE_MS).unref();
+    this.keepalive = keepAlive(res, this.budget);
     return true;
   }
 
@@ -134,7 +140,7 @@ export class EventStream {
   onDetach?: () => void;
 
   private frame(n: number, data: string) {
-    return this.resumable ? `id: ${this.id}_${n}\nevent: message\ndata: ${data}\n\n` : `event: message\ndata: ${data}\n\n`;
+    return sseEvent(data, this.resumable ? `${this.id}_${n}` : undefined);
   }
 
   /** Raw event (the legacy transport's `endpoint` event). */

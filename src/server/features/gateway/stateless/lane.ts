@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../access.js";
 import type { Held } from "../sessions.js";
 import type { Exposure } from "../exposure.js";
-import { rpcError } from "../http.js";
+import { rpcError, sendJson } from "../http.js";
 import type { Mux } from "../mux.js";
 import { requestName } from "../observe.js";
-import { capabilityFlags, isObject, LATEST_VERSION, MEDIA, RPC, type Msg } from "../protocol.js";
+import { capabilityFlags, isObject, LATEST_VERSION, RPC, type Msg } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";
 import { Call } from "./call.js";
 import { checkModern, errorAnswer, legacyParams, type Envelope } from "./envelope.js";
@@ -79,7 +79,7 @@ export class StatelessLane {
     if ("refusal" in checked) {
       const r = checked.refusal;
       const body = JSON.stringify(errorAnswer(msg.id, r.code, r.message, r.data));
-      return void res.writeHead(r.status, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body) }).end(body);
+      return sendJson(res, r.status, body);
     }
     const envelope = checked.envelope;
     if (!mux || mux.dead || !init) {
@@ -167,7 +167,7 @@ export class StatelessLane {
     if (!isObject(filter) || (uris !== undefined && !(Array.isArray(uris) && uris.length <= MAX_LISTEN_URIS && uris.every((u) => typeof u === "string" && u.length <= 2048)))) {
       const answer = errorAnswer(msg.id, RPC.invalidParams, "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter");
       const body = JSON.stringify(answer);
-      res.writeHead(200, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body) }).end(body);
+      sendJson(res, 200, body);
       return done(answer, Buffer.byteLength(body));
     }
     const set = this.listeners.get(target.id) ?? new Set<Listener>();
@@ -175,7 +175,7 @@ export class StatelessLane {
     if (set.size >= MAX_LISTENS || mine >= MAX_LISTENS_PER_CALLER) {
       const answer = errorAnswer(msg.id, RPC.internal, "Subscription limit reached");
       const body = JSON.stringify(answer);
-      res.writeHead(200, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(body) }).end(body);
+      sendJson(res, 200, body);
       return done(answer, Buffer.byteLength(body));
     }
     this.host.count(res, target);

@@ -2,10 +2,8 @@ import type { ServerResponse } from "node:http";
 import type { Caller } from "../access.js";
 import type { Mux, MuxSession, Outlet } from "../mux.js";
 import { isObject, NO_CAPABILITIES, serialize, type Id, type Msg } from "../protocol.js";
-import { writeBounded } from "../sse.js";
-import { SSE_HEADERS } from "../sse.js";
+import { keepAlive, sseEvent, SSE_HEADERS, writeBounded } from "../sse.js";
 import { META } from "./envelope.js";
-import { KEEPALIVE_MS } from "./limits.js";
 
 // subscriptions/listen (2026-07-28): a stream of the change notifications its client asked for.
 
@@ -34,14 +32,14 @@ export class Listener implements MuxSession {
     readonly who: Caller,
   ) {
     res.writeHead(200, SSE_HEADERS);
-    this.keepalive = setInterval(() => writeBounded(res, ": keepalive\n\n", mux.outbound), KEEPALIVE_MS).unref();
+    this.keepalive = keepAlive(res, mux.outbound);
     res.once("close", () => this.end(false));
   }
 
   private write(msg: Msg) {
     if (this.closed || this.res.destroyed) return;
     const out = serialize(msg);
-    if (out) writeBounded(this.res, `event: message\ndata: ${out.text}\n\n`, this.mux.outbound);
+    if (out) writeBounded(this.res, sseEvent(out.text), this.mux.outbound);
   }
 
   private tagged(method: string, params: Record<string, unknown> = {}): Msg {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { MEDIA, serialize, type Msg } from "../protocol.js";
-import { SSE_HEADERS, writeBounded, type OutboundBudget } from "../sse.js";
-import { KEEPALIVE_MS } from "./limits.js";
+import { sendJson } from "../http.js";
+import { serialize, type Msg } from "../protocol.js";
+import { keepAlive, sseEvent, SSE_HEADERS, writeBounded, type OutboundBudget } from "../sse.js";
 
 /** The HTTP answer of one request: JSON, or SSE frames (no event ids: this revision does not resume) once something comes before the answer. */
 export class LaneResponse {
@@ -23,10 +23,10 @@ export class LaneResponse {
     if (!this.streaming) {
       this.streaming = true;
       this.res.writeHead(200, SSE_HEADERS);
-      this.keepalive = setInterval(() => writeBounded(this.res, ": keepalive\n\n", this.budget), KEEPALIVE_MS).unref();
+      this.keepalive = keepAlive(this.res, this.budget);
     }
     this.bytes += Buffer.byteLength(out.text);
-    writeBounded(this.res, `event: message\ndata: ${out.text}\n\n`, this.budget);
+    writeBounded(this.res, sseEvent(out.text), this.budget);
   }
 
   /** The answer, as the last frame or the whole JSON body; what went out (an answer too deep becomes an error). */
@@ -35,8 +35,8 @@ export class LaneResponse {
     const { text, sent } = serialize(msg)!;
     this.bytes += Buffer.byteLength(text);
     if (this.gone) return sent;
-    if (this.streaming) this.res.end(`event: message\ndata: ${text}\n\n`);
-    else this.res.writeHead(status, { "content-type": MEDIA.json, "content-length": Buffer.byteLength(text) }).end(text);
+    if (this.streaming) this.res.end(sseEvent(text));
+    else sendJson(this.res, status, text);
     return sent;
   }
 }
