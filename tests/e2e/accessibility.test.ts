@@ -43,7 +43,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const SIGNED_OUT = ["/", "/servers", "/docs", "/waitlist", "/login", "/register", "/forgot-password", "/reset-password?token=not-a-token", "/servers/add", "/server/everything", "OWNED", "/subscription", "/no-such-page"];
+const SIGNED_OUT = ["/", "/servers", "/docs", "/waitlist", "/login", "/register", "/forgot-password", "/reset-password?token=not-a-token", "/verify-email?token=not-a-token", "/oauth/error?error=invalid_request", "/servers/add", "/server/everything", "OWNED", "/subscription", "/no-such-page"];
 const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/deployments", "/submissions", "/subscription", "/admin/mcp-servers", "/no-such-page"];
 
 async function audit(paths: string[], theme: "dark" | "light", state?: typeof signedIn): Promise<string[]> {
@@ -129,6 +129,9 @@ describe("phones (360-414 px)", () => {
     const deployment = await y("Deployment");
     expect(deployment).toBeLessThan(await y("Playground"));
     expect(deployment).toBeLessThan(await y("Request log"));
+    await page.screenshot({ path: "test-results/server-page-390.png" });
+    await page.getByRole("heading", { name: "Playground" }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/server-page-390-playground.png" });
     await context.close();
   });
 });
