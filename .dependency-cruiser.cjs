@@ -46,10 +46,10 @@ module.exports = {
     },
     {
       name: "deployment-state-has-one-owner",
-      comment: "Only features/deployments writes deployments and server capabilities: nobody else imports its repo or lifecycle (the platform assembly wires the lifecycle).",
+      comment: "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle or event recorder (the platform assembly wires the lifecycle).",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|http/deps\\.ts$)" },
-      to: { path: "^src/server/features/deployments/(repo|lifecycle)\\.ts$" },
+      to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder)\\.ts$" },
     },
     {
       name: "gateway-sees-only-the-runner-interface",

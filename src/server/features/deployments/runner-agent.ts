@@ -4,10 +4,10 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/watchdog.js";
-import { assignedTo, claimAll, deploymentsOn, expiredRunners, fencedUpdate, heartbeat, orphaned, place, registerRunner, removeExpiredRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
-import { recordStartListing } from "./definitions-repo.js";
-import { saveListing } from "./listings.js";
-import { findDeployment, type DeploymentRow } from "./repo.js";
+import { assignedTo, claimAll, fencedUpdate, heartbeat, registerRunner } from "./placement.js";
+import { handOver, sweep, type Mover } from "./placement-sweep.js";
+import { recordEvent, type RecorderPort } from "./event-recorder.js";
+import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 
 // A process with the runner role: it registers its runner in PostgreSQL, heartbeats, runs exactly
@@ -69,12 +69,26 @@ export class RunnerAgent {
   /** registered and running what is placed here: ready for traffic */
   started = false;
   private readonly watchdog?: Watchdog;
+  /** how runner events become row writes (event-recorder.ts) */
+  private readonly recorder: RecorderPort;
   private readonly unsubscribe: () => void;
   readonly beatMs: number;
   /** this process, as the holder of the runner's name (random per start) */
   readonly instance = randomBytes(12).toString("hex");
 
   constructor(private readonly d: AgentDeps) {
+    this.recorder = {
+      db: d.db,
+      runnerId: d.id,
+      fenceOf: (id) => this.leases.get(id),
+      write: (id, fields, extra) => this.write(id, fields, extra),
+      spawned: (id, pid) => {
+        this.pids.set(id, pid);
+        this.watchdog?.add(pid);
+      },
+      exited: (id) => this.forgetPid(id),
+      announce: d.announce,
+    };
     d.runner.onEvents((id, e) => this.record(id, e));
     // Another process placed something here: reconcile now rather than at the next heartbeat.
     this.unsubscribe = d.onWake(d.id, () => void this.reconcile());
@@ -208,42 +222,12 @@ export class RunnerAgent {
     return ok;
   }
 
-  /** The runner's events, as statuses (only under a lease this runner still holds). */
+  /** The runner's events, as statuses (only under a lease this runner still holds): event-recorder.ts. */
   private async record(id: string, e: RunnerEvent): Promise<void> {
     this.d.onEvent?.(id, e);
-    switch (e.type) {
-      case "installing":
-        await this.write(id, { status: "installing", statusDetail: null, exitCode: null });
-        return;
-      case "starting":
-        await this.write(id, { status: "starting" });
-        return;
-      case "spawned":
-        this.pids.set(id, e.pid);
-        this.watchdog?.add(e.pid);
-        await this.write(id, { pid: e.pid, pidStart: e.pidStart });
-        return;
-      case "running": {
-        // Its listing is recorded before it shows as running, so a page that sees it running reads its tools.
-        const row = await findDeployment(this.d.db, id);
-        if (row && e.listing && row.runnerId === this.d.id && row.fence === this.leases.get(id)) {
-          await saveListing(this.d.db, row, e.listing);
-          // Its definitions compared with the pinned ones (the first listing pins them); gateways then look again.
-          if (await recordStartListing(this.d.db, row, e.listing)) this.d.announce?.(row.id, row.proxyId);
-        }
-        await this.write(id, { status: "running", statusDetail: null, exitCode: null, startedAt: new Date() });
-        return;
-      }
-      case "failed":
-        this.forgetPid(id);
-        await this.write(id, { status: "failed", statusDetail: e.detail, exitCode: e.code, pid: null, pidStart: null });
-        return;
-      case "crashed":
-        this.forgetPid(id);
-        await this.write(id, { status: e.looping ? "crash_looping" : "crashed", statusDetail: e.detail, exitCode: e.exit.code, pid: null, pidStart: null }, { restarts: true });
-        return;
-    }
+    await recordEvent(this.recorder, id, e);
   }
+
 
   private forgetPid(id: string) {
     const pid = this.pids.get(id);
@@ -303,50 +287,24 @@ export class RunnerAgent {
     await Promise.all(ids.map((id) => this.release(id)));
   }
 
-  private placeAgain(id: string, onlyIf: { runnerId: string | null; fence: number }, exclude?: string): Promise<Placed | undefined | "gone"> {
-    return place(this.d.db, id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, exclude, onlyIf, waiting: WAITING_FOR_RUNNER });
+  private get mover(): Mover {
+    const d = this.d;
+    return { db: d.db, log: d.log, self: d.id, memoryMb: d.memoryMb, leaseMs: d.leaseMs, waiting: WAITING_FOR_RUNNER };
   }
 
-  /** Moves the deployments of runners whose lease ran out, and places those waiting for room. */
+  /** Moves the deployments of runners whose lease ran out, and places those waiting for room (placement-sweep.ts). */
   async sweep(): Promise<void> {
-    const d = this.d;
-    const woken = new Set<string>();
-    for (const dead of await expiredRunners(d.db, d.leaseMs)) {
-      if (dead.id === d.id) continue;
-      const moving = await deploymentsOn(d.db, dead.id);
-      d.log.warn({ runner: dead.id, deployments: moving.length }, "runner stopped heartbeating: moving its deployments");
-      for (const m of moving) {
-        const p = await this.placeAgain(m.id, { runnerId: dead.id, fence: m.fence }, dead.id);
-        if (p && p !== "gone") woken.add(p.runnerId);
-      }
-      await removeExpiredRunner(d.db, dead.id, d.leaseMs);
-    }
-    const waiting: { id: string; runnerId: string | null; fence: number }[] = [...(await unplaced(d.db)).map((m) => ({ ...m, runnerId: null })), ...(await orphaned(d.db))];
-    for (const m of waiting) {
-      const p = await this.placeAgain(m.id, { runnerId: m.runnerId, fence: m.fence });
-      if (p && p !== "gone") woken.add(p.runnerId);
-    }
-    for (const r of woken) {
-      if (r === d.id) void this.reconcile();
-      else d.wake(r);
+    for (const r of await sweep(this.mover)) {
+      if (r === this.d.id) void this.reconcile();
+      else this.d.wake(r);
     }
   }
 
   /** A clean stop: no new deployments; each one stops here, then is placed on another runner. */
   private async handOver(): Promise<void> {
-    const d = this.d;
-    await setDraining(d.db, d.id);
-    const moved = new Set<string>();
     const held = [...this.leases];
-    // Every child stops at once (a Kubernetes grace period is short), then each is placed elsewhere.
-    await Promise.all(held.map(([id]) => this.release(id)));
-    for (const [id, fence] of held) {
-      const p = await this.placeAgain(id, { runnerId: d.id, fence }, d.id).catch((e: unknown) => void d.log.error({ err: e, deployment: id }, "could not hand a deployment over"));
-      if (p && p !== "gone") moved.add(p.runnerId);
-    }
-    for (const r of moved) d.wake(r);
-    await removeRunner(d.db, d.id, this.instance);
-    d.log.info({ runners: [...moved] }, "deployments handed over");
+    const moved = await handOver(this.mover, this.instance, held, async () => void (await Promise.all(held.map(([id]) => this.release(id)))));
+    for (const r of moved) this.d.wake(r);
   }
 
   /** SIGTERM. Alone: every deployment stops and its row stays for the next start. In a cluster: hands them over first. */
