@@ -58,6 +58,13 @@ module.exports = {
       to: { path: "^src/server/features/runtime/(?!runner\\.ts$)" },
     },
     {
+      name: "gateway-writes-no-deployment-state",
+      comment: "The gateway reads pins and reports listings through the PinsPort the platform gives it; of features/deployments it imports only the definitions' pure logic (definitions.ts).",
+      severity: "error",
+      from: { path: "^src/server/features/gateway/" },
+      to: { path: "^src/server/features/deployments/(?!definitions\\.ts$)" },
+    },
+    {
       name: "billing-asks-deployments-through-its-port",
       comment: "Billing stops what a plan no longer allows through the HostingLimits port it is given, never by importing hosting.",
       severity: "error",

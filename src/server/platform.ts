@@ -7,6 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import type { ServerBuild } from "react-router";
 import { PgBus, type Bus } from "./cluster/bus.js";
+import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions-repo.js";
+import type { Definition } from "./features/deployments/definitions.js";
+import type { DefinitionKind } from "../shared/definitions.js";
 import { publish, signal, subscribe, TOPICS } from "./cluster/topics.js";
 import { claimRun } from "./cluster/jobs.js";
 import { runnerRequestListener } from "./cluster/runner-server.js";
@@ -231,7 +234,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       planOf: async (userId) => ((await planOf(database.db, userId)).id === "pro" ? "pro" : "free"),
       take: (key, n, windowMs) => fairUseCounts.take(key, n, windowMs),
     });
-    const gatewayDeps = { config, db: database.db, log, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus, fairUse, popularityChanged: () => void invalidateCatalog(database.db) };
+    // The gateway reads pins and reports listings; features/deployments writes them.
+    const pins = { review: (o: PinOwner) => loadReview(database.db, o), record: (o: PinOwner, kind: DefinitionKind, defs: readonly Definition[], complete: boolean) => recordListing(database.db, o, kind, defs, complete) };
+    const gatewayDeps = { config, db: database.db, log, pins, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus, fairUse, popularityChanged: () => void invalidateCatalog(database.db) };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
     const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });

@@ -9,7 +9,7 @@ import type { Runner } from "../runtime/runner.js";
 import { rpcError } from "./http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { Verified } from "./verified.js";
-import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
+import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";
 import { challenge, scopeChallenge } from "./resource-metadata.js";
 import { GATEWAY_TEXT } from "./text.js";
 
@@ -48,6 +48,8 @@ export interface AccessDeps {
   config: Config;
   db: Db;
   log: Logger;
+  /** the deployments' pinned definitions (read with each target) */
+  pins: Pick<PinsPort, "review">;
   /** the runner of this process, when sessions are served here: a target it no longer runs is looked up again */
   runner?: Pick<Runner, "runs">;
   revocations: KeyRevocations;
@@ -185,7 +187,7 @@ export class GatewayAccess {
     const hit = this.targets.get(proxyId);
     if (hit && Date.now() - hit.at < TARGET_TTL_MS && (this.d.runner?.runs(hit.target.id) ?? true)) return hit.target;
     const generation = this.forgotten;
-    const target = await findDeploymentByProxy(this.d.db, proxyId);
+    const target = await findDeploymentByProxy(this.d.db, this.d.pins, proxyId);
     if (target && generation === this.forgotten) this.targets.set(proxyId, { target, at: Date.now() });
     else this.targets.delete(proxyId);
     return target;

@@ -5,7 +5,7 @@ import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
 import type { Caller } from "./access.js";
 import { rpcError } from "./http.js";
-import { findDeploymentByProxy, type GatewayTarget } from "./repo.js";
+import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
 
 // Several machines (docs/operations.md): a client's MCP session lives with the runner that holds
@@ -165,7 +165,7 @@ const TARGET_TTL_MS = 5000;
 export class ForwardedAccess {
   private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
 
-  constructor(private readonly d: { db: Db; runner: Pick<Runner, "runs"> }) {}
+  constructor(private readonly d: { db: Db; pins: Pick<PinsPort, "review">; runner: Pick<Runner, "runs"> }) {}
 
   /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */
   private forgotten = 0;
@@ -182,7 +182,7 @@ export class ForwardedAccess {
     let hit = this.targets.get(proxyId);
     if (!hit || Date.now() - hit.at > TARGET_TTL_MS) {
       const generation = this.forgotten;
-      const target = await findDeploymentByProxy(this.d.db, proxyId);
+      const target = await findDeploymentByProxy(this.d.db, this.d.pins, proxyId);
       if (!target) {
         this.targets.delete(proxyId);
         return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });

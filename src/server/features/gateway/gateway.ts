@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { DefinitionKind } from "../../../shared/definitions.js";
 import type { Definition } from "../deployments/definitions.js";
-import { recordListing } from "../deployments/definitions-repo.js";
 import type { Bus } from "../../cluster/bus.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -17,7 +16,7 @@ import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
 import { clientOf, isPlayground, markPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
 import { HttpReply, LegacyReply } from "./replies.js";
-import type { GatewayTarget } from "./repo.js";
+import type { GatewayTarget, PinsPort } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
 import { Session } from "./session.js";
 import { StatelessLane } from "./stateless/lane.js";
@@ -55,6 +54,8 @@ export interface GatewayDeps {
   forwarded?: boolean;
   /** a revoked key or OAuth grant ends the sessions opened with it */
   revocations: KeyRevocations;
+  /** the deployments' pinned definitions: read with each target, told of each listing (features/deployments writes them) */
+  pins: PinsPort;
   /** OAuth access tokens: the authorization server's grants */
   oauth: OAuthPort;
   /** the web app's sign-in sessions: the playground's requests carry the page's cookie instead of a key */
@@ -91,7 +92,7 @@ export class Gateway {
     this.runner = d.runner ?? NO_RUNNER;
     if (d.forwarded) {
       if (!d.runner) throw new Error("a runner's gateway needs the runner");
-      this.access = new ForwardedAccess({ db: d.db, runner: d.runner });
+      this.access = new ForwardedAccess({ db: d.db, pins: d.pins, runner: d.runner });
     } else {
       const access = new GatewayAccess(d);
       this.access = access;
@@ -242,8 +243,9 @@ export class Gateway {
     const key = `${target.id}:${kind}`;
     if (this.recording.has(key)) return;
     this.recording.add(key);
-    recordListing(this.d.db, target, kind, defs, complete)
-      .then(async (wrote) => {
+    this.d.pins
+      .record(target, kind, defs, complete)
+      .then(async (wrote: boolean) => {
         if (!wrote) return;
         this.access.forget(target.proxyId);
         if (this.d.bus) await publish(this.d.bus, TOPICS.exposure, { id: target.id, proxyId: target.proxyId, quiet: true });

@@ -2,8 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
 import type { ServerKind } from "../../../shared/deployments.js";
-import type { DefinitionReview } from "../deployments/definitions.js";
-import { loadReview } from "../deployments/definitions-repo.js";
+import type { DefinitionKind } from "../../../shared/definitions.js";
+import type { Definition, DefinitionReview } from "../deployments/definitions.js";
 
 export interface GatewayTarget {
   id: string;
@@ -19,14 +19,32 @@ export interface GatewayTarget {
   review: DefinitionReview;
 }
 
-export async function findDeploymentByProxy(db: Db, proxyId: string): Promise<GatewayTarget | undefined> {
+/**
+ * The deployments' pinned definitions, as features/deployments keeps them (the only writer of
+ * pins): the gateway reads an owner's review and reports what a listing showed; the platform
+ * wires it to deployments/definitions-repo.ts.
+ */
+export interface PinsPort {
+  review(owner: PinOwner): Promise<DefinitionReview>;
+  /** a listing of one kind as it went through the gateway; true when that changed what is recorded */
+  record(owner: PinOwner, kind: DefinitionKind, listed: readonly Definition[], complete: boolean): Promise<boolean>;
+}
+
+/** Whose pins: the deployment's owner's, for that server. */
+export interface PinOwner {
+  userId: string;
+  serverKind: ServerKind;
+  serverRef: string;
+}
+
+export async function findDeploymentByProxy(db: Db, pins: Pick<PinsPort, "review">, proxyId: string): Promise<GatewayTarget | undefined> {
   const [r] = await db
     .select({ id: deployments.id, proxyId: deployments.proxyId, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url, hiddenTools: deployments.hiddenTools })
     .from(deployments)
     .leftJoin(runners, eq(runners.id, deployments.runnerId))
     .where(eq(deployments.proxyId, proxyId));
   if (!r) return undefined;
-  const review = await loadReview(db, r);
+  const review = await pins.review({ userId: r.userId, serverKind: r.serverKind as ServerKind, serverRef: r.serverRef });
   return { ...r, serverKind: r.serverKind as ServerKind, hiddenTools: new Set(r.hiddenTools), review };
 }
 
