@@ -25,7 +25,8 @@ module.exports = {
     },
     {
       name: "web-reaches-server-only-through-route-modules",
-      comment: "Components, hooks and the root render what loaders give them; only route modules (and the load context's types) touch the server.",
+      comment:
+        "Components, hooks and the root render what loaders give them; only route modules (and the load context's types) touch the server.",
       severity: "error",
       from: { path: "^src/web/", pathNot: "^src/web/(routes/|load-context\\.ts$)" },
       to: { path: "^src/server/" },
@@ -46,7 +47,8 @@ module.exports = {
     },
     {
       name: "deployment-state-has-one-owner",
-      comment: "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle or event recorder (the platform assembly wires the lifecycle).",
+      comment:
+        "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle or event recorder (the platform assembly wires the lifecycle).",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|http/deps\\.ts$)" },
       to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder)\\.ts$" },
@@ -59,7 +61,8 @@ module.exports = {
     },
     {
       name: "gateway-writes-no-deployment-state",
-      comment: "The gateway reads pins and reports listings through the PinsPort the platform gives it; of features/deployments it imports only the definitions' pure logic (definitions.ts).",
+      comment:
+        "The gateway reads pins and reports listings through the PinsPort the platform gives it; of features/deployments it imports only the definitions' pure logic (definitions.ts).",
       severity: "error",
       from: { path: "^src/server/features/gateway/" },
       to: { path: "^src/server/features/deployments/(?!definitions\\.ts$)" },
@@ -83,6 +86,10 @@ module.exports = {
     exclude: { path: "\\.test\\.tsx?$" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
+    },
   },
 };

@@ -19,15 +19,57 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 
 const WORDS = [
-  "postgres", "github", "slack", "browser", "search", "memory", "weather", "calendar", "notion", "jira", "stripe", "redis",
-  "kubernetes", "docker", "filesystem", "email", "discord", "vector", "sqlite", "mongo", "figma", "linear", "sentry", "aws",
-  "azure", "maps", "youtube", "twitter", "finance", "crypto", "news", "translate", "pdf", "image", "audio", "shopify",
+  "postgres",
+  "github",
+  "slack",
+  "browser",
+  "search",
+  "memory",
+  "weather",
+  "calendar",
+  "notion",
+  "jira",
+  "stripe",
+  "redis",
+  "kubernetes",
+  "docker",
+  "filesystem",
+  "email",
+  "discord",
+  "vector",
+  "sqlite",
+  "mongo",
+  "figma",
+  "linear",
+  "sentry",
+  "aws",
+  "azure",
+  "maps",
+  "youtube",
+  "twitter",
+  "finance",
+  "crypto",
+  "news",
+  "translate",
+  "pdf",
+  "image",
+  "audio",
+  "shopify",
 ];
-const CATEGORIES = ["Data & Storage", "Development Tools", "Content & Search", "AI & Memory", "System & Utilities", "Cloud Services", "Communication", "Featured"];
+const CATEGORIES = [
+  "Data & Storage",
+  "Development Tools",
+  "Content & Search",
+  "AI & Memory",
+  "System & Utilities",
+  "Cloud Services",
+  "Communication",
+  "Featured",
+];
 
 /** A seeded pseudo-random sequence, so every run asks the same questions. */
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 /**
@@ -44,7 +86,8 @@ function searchPaths(n: number, prefix: string, random: () => number): string[] 
   return Array.from({ length: n }, () => {
     const w = pick(WORDS);
     const kind = random();
-    const q = kind < 0.3 ? w : kind < 0.5 ? w.slice(0, Math.max(3, w.length - 2)) : kind < 0.7 && w.length > 4 ? typo(w) : `${w} ${pick(WORDS)}`;
+    const q =
+      kind < 0.3 ? w : kind < 0.5 ? w.slice(0, Math.max(3, w.length - 2)) : kind < 0.7 && w.length > 4 ? typo(w) : `${w} ${pick(WORDS)}`;
     const params = new URLSearchParams({ q });
     if (random() < 0.3) params.set("category", pick(CATEGORIES));
     const page = 1 + Math.floor(random() * 3);
@@ -65,7 +108,13 @@ async function load(base: string, paths: string[]): Promise<{ p50: number; p95: 
   });
   await worker.terminate();
   const times = r.times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95), rps: times.length / r.seconds, errors: r.errors, distinct: new Set(paths).size };
+  return {
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    rps: times.length / r.seconds,
+    errors: r.errors,
+    distinct: new Set(paths).size,
+  };
 }
 
 async function main() {
@@ -97,7 +146,10 @@ async function main() {
     let stopApp: () => Promise<void>;
     if (workers > 0) {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-catalog-"));
-      const app = await startAppProcess({ NODE_ENV: "production", WORKERS: String(workers), DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "error" }, 120_000);
+      const app = await startAppProcess(
+        { NODE_ENV: "production", WORKERS: String(workers), DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "error" },
+        120_000,
+      );
       base = app.url;
       stopApp = async () => {
         await app.stop("SIGTERM");
@@ -126,12 +178,20 @@ async function main() {
     };
     // Warm up the JIT and PostgreSQL's buffers with questions the measured runs do not repeat.
     await load(base, searchPaths(500, "/api/mcp-servers", rng(7)));
-    await load(base, Array.from({ length: 300 }, () => `/server/srv-${approvedId()}`));
+    await load(
+      base,
+      Array.from({ length: 300 }, () => `/server/srv-${approvedId()}`),
+    );
     const search = await load(base, searchPaths(REQUESTS, "/api/mcp-servers", random));
     const searchPage = await load(base, searchPaths(REQUESTS, "/", random));
-    const detail = await load(base, Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`));
+    const detail = await load(
+      base,
+      Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`),
+    );
     const fmt = (n: number) => n.toFixed(1).padStart(7);
-    console.log(`\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each, ${workers > 0 ? `WORKERS=${workers}` : "one process"}`);
+    console.log(
+      `\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each, ${workers > 0 ? `WORKERS=${workers}` : "one process"}`,
+    );
     console.log(`                                   p50 ms   p95 ms   req/s  errors  distinct  budget`);
     const line = (label: string, r: Awaited<ReturnType<typeof load>>, budget?: number) =>
       console.log(

@@ -8,11 +8,19 @@ import { connect, runMigrations, type Database } from "../src/server/db/client.j
 import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
 import { createApiKey } from "../src/server/features/publishers/api-keys.js";
 
-export async function withBenchDatabase<T>(name: string, opts: { max?: number }, fn: (database: Database, url: string) => Promise<T>): Promise<T> {
+export async function withBenchDatabase<T>(
+  name: string,
+  opts: { max?: number },
+  fn: (database: Database, url: string) => Promise<T>,
+): Promise<T> {
   let adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const embedded = adminUrl
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.join(os.tmpdir(), `switchboard-bench-pg-${process.getuid?.() ?? 0}`), port: 54349, database: "postgres" });
+    : await startEmbeddedPostgres({
+        dataDir: path.join(os.tmpdir(), `switchboard-bench-pg-${process.getuid?.() ?? 0}`),
+        port: 54349,
+        database: "postgres",
+      });
   adminUrl ??= embedded!.url;
   const dbName = `${name}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -40,13 +48,22 @@ export async function benchUserKey(database: Database): Promise<string> {
   const username = `u${id.slice(0, 8)}`;
   await database.pool.query(`insert into "user" (id, name, email, email_verified) values ($1, $1, $2, true)`, [id, email]);
   await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, email, username]);
-  return (await createApiKey(database.db, { id, email, emailVerified: true, username, fullName: "bench", isAdmin: false }, { name: "bench", scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null })).apiKey;
+  return (
+    await createApiKey(
+      database.db,
+      { id, email, emailVerified: true, username, fullName: "bench", isAdmin: false },
+      { name: "bench", scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null },
+    )
+  ).apiKey;
 }
 
 /** Polls the deployment's row until it runs; its status detail when it fails. */
 export async function waitUntilRunning(database: Database, id: string): Promise<void> {
   for (;;) {
-    const { rows } = await database.pool.query<{ status: string; status_detail: string | null }>("select status, status_detail from deployments where id = $1", [id]);
+    const { rows } = await database.pool.query<{ status: string; status_detail: string | null }>(
+      "select status, status_detail from deployments where id = $1",
+      [id],
+    );
     if (rows[0]?.status === "running") return;
     if (rows[0]?.status === "failed") throw new Error(`deployment failed: ${rows[0].status_detail}`);
     await new Promise((res) => setTimeout(res, 10));

@@ -25,7 +25,14 @@ async function main() {
   try {
     await withBenchDatabase("sb_bench_deploy", {}, async (database, dbUrl) => {
       // The test index is plain HTTP, which production settings refuse: the bench runs as 'test' for it.
-      const config = loadConfig({ NODE_ENV: index ? "test" : "production", PORT: "3998", DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...(index ? { PYPI_INDEX_URL: index.url } : {}) });
+      const config = loadConfig({
+        NODE_ENV: index ? "test" : "production",
+        PORT: "3998",
+        DATABASE_URL: dbUrl,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "silent",
+        ...(index ? { PYPI_INDEX_URL: index.url } : {}),
+      });
       const log = createLogger({ level: "silent", pretty: false });
       const platform = await createPlatform({ config, log, database });
       const runtime = platform.runtime!;
@@ -38,12 +45,19 @@ async function main() {
         ["bench-py-sdist", `uvx ${PY_FIXTURE}==2.0.0`],
       ];
       for (const [id, command] of entries) {
-        await database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ($1, $1, 'bench', 'Featured', 'Reference', 'official', '{}', $2, true)`, [id, command]);
+        await database.pool.query(
+          `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ($1, $1, 'bench', 'Featured', 'Reference', 'official', '{}', $2, true)`,
+          [id, command],
+        );
       }
       // Each deploy by a fresh Free user (3 deploys a month each).
       const newKey = () => benchUserKey(database);
       const call = (key: string, method: string, p: string, body?: unknown) =>
-        fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+        fetch(`${base}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
       const deployToRunning = async (key: string, entry: string) => {
         const t0 = performance.now();
         const r = await call(key, "POST", `/api/deploy/${entry}`, { env: {} });
@@ -66,12 +80,16 @@ async function main() {
         for (let i = 0; i < CACHED_RUNS; i++) cached.push(await once(entry));
         cached.sort((a, b) => a - b);
         const median = cached[Math.floor(cached.length / 2)]!;
-        console.log(`  cached package (POST -> running), ${CACHED_RUNS} runs  median ${median.toFixed(0)} ms, max ${cached.at(-1)!.toFixed(0)} ms   budget < 3000 ms: ${cached.at(-1)! < 3000 ? "OK" : "OVER"}`);
+        console.log(
+          `  cached package (POST -> running), ${CACHED_RUNS} runs  median ${median.toFixed(0)} ms, max ${cached.at(-1)!.toFixed(0)} ms   budget < 3000 ms: ${cached.at(-1)! < 3000 ? "OK" : "OVER"}`,
+        );
         const keys = await Promise.all(Array.from({ length: PARALLEL }, newKey));
         const running = await Promise.all(keys.map((k) => deployToRunning(k, entry)));
         await new Promise((r) => setTimeout(r, 3000));
         const rss = running.map((d) => runtime.runner.rssBytes(d.id) / 1024 / 1024);
-        console.log(`  memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`);
+        console.log(
+          `  memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`,
+        );
         await Promise.all(running.map((d, i) => call(keys[i]!, "DELETE", `/api/deployments/${d.id}`)));
       };
 

@@ -18,10 +18,18 @@ http
       const msg = JSON.parse(Buffer.concat(chunks).toString());
       if (msg.id === undefined) return json(res, 202, undefined);
       if (msg.method === "initialize") {
-        const result = { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "floor", version: "1.0.0" } };
+        const result = {
+          protocolVersion: msg.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "floor", version: "1.0.0" },
+        };
         return json(res, 200, { jsonrpc: "2.0", id: msg.id, result }, { "mcp-session-id": "floor" });
       }
-      json(res, 200, { jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: `Echo: ${msg.params.arguments.message}` }] } });
+      json(res, 200, {
+        jsonrpc: "2.0",
+        id: msg.id,
+        result: { content: [{ type: "text", text: `Echo: ${msg.params.arguments.message}` }] },
+      });
     });
   })
   .listen(port, "127.0.0.1");

@@ -19,19 +19,31 @@ async function rawClient(stateless) {
   const headers = { authorization: `Bearer ${key}`, accept: "application/json, text/event-stream", "content-type": "application/json" };
   const post = (body, extra = {}) =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent, headers: { ...headers, ...extra } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (text += d));
-        res.on("end", () => resolve({ headers: res.headers, text }));
-      });
+      const req = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent, headers: { ...headers, ...extra } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ headers: res.headers, text }));
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify(body));
     });
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" } };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+  };
   let extra = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" };
   if (!stateless) {
-    const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    });
     extra = { "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25" };
   }
   let id = 0;
@@ -50,8 +62,13 @@ async function connect() {
   // The SDK v2 client: pinned to 2026-07-28 (stateless: no session, the envelope on every request), or as shipped (a 2025 session).
   if (mode === "v2-stateless" || mode === "v2-session") {
     const v2 = await import("@modelcontextprotocol/client");
-    const client = new v2.Client({ name: "bench", version: "1.0.0" }, { capabilities: {}, ...(mode === "v2-stateless" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) });
-    await client.connect(new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    const client = new v2.Client(
+      { name: "bench", version: "1.0.0" },
+      { capabilities: {}, ...(mode === "v2-stateless" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) },
+    );
+    await client.connect(
+      new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+    );
     return client;
   }
   const client = new Client({ name: "bench", version: "1.0.0" }, { capabilities: {} });

@@ -43,7 +43,16 @@ async function freePort(): Promise<number> {
 /** One load run in a separate process (a client is never the gateway's own process). */
 function load(data: Record<string, unknown>): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--no-warnings", ...(process.env.BENCH_CLIENT_FLAGS?.split(" ").filter(Boolean) ?? []), path.join(projectRoot, "scripts/bench-gateway-load.mjs"), JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data })], { stdio: ["ignore", "pipe", "inherit"] });
+    const p = spawn(
+      process.execPath,
+      [
+        "--no-warnings",
+        ...(process.env.BENCH_CLIENT_FLAGS?.split(" ").filter(Boolean) ?? []),
+        path.join(projectRoot, "scripts/bench-gateway-load.mjs"),
+        JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data }),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     let out = "";
     p.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     p.once("error", reject);
@@ -80,7 +89,11 @@ async function benchOwner(platform: Platform): Promise<{ cookie: string; key: st
     .map((c) => c.split(";")[0])
     .join("; ");
   const base = platform.config.PUBLIC_URL;
-  const r = await fetch(`${base}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: base, "content-type": "application/json" }, body: JSON.stringify({ name: "bench", scopes: ["mcp", "deploy", "servers"] }) });
+  const r = await fetch(`${base}/api/auth/apikeys`, {
+    method: "POST",
+    headers: { cookie, origin: base, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench", scopes: ["mcp", "deploy", "servers"] }),
+  });
   if (r.status !== 201) throw new Error(`api key: ${r.status} ${await r.text()}`);
   return { cookie, key: ((await r.json()) as { apiKey: string }).apiKey };
 }
@@ -97,10 +110,15 @@ async function collectorStandIn(): Promise<{ url: string; spans(): number; close
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans: () => spans, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    spans: () => spans,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
-const fmt = (r: Result) => `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)`;
+const fmt = (r: Result) =>
+  `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)`;
 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-gateway-"));
@@ -133,11 +151,20 @@ async function main() {
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
       });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
-      const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? "info" }, pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }));
+      const log = pino(
+        { level: process.env.BENCH_LOG_LEVEL ?? "info" },
+        pino.destination({ dest: process.env.BENCH_LOG_FILE ?? "/dev/null", sync: true }),
+      );
       // Its runner also takes traffic forwarded by a gateway in another process (the cluster's hop).
       const clusterSecret = randomBytes(24).toString("hex");
       const runnerPort = await freePort();
-      const platform = await createPlatform({ config, log, database, clusterSecret, runnerListen: { host: "127.0.0.1", port: runnerPort } });
+      const platform = await createPlatform({
+        config,
+        log,
+        database,
+        clusterSecret,
+        runnerListen: { host: "127.0.0.1", port: runnerPort },
+      });
       const runtime = platform.runtime!;
       const server = http.createServer();
       await platform.listen(server, port, "127.0.0.1");
@@ -149,9 +176,16 @@ async function main() {
 
       // Switchboard: a real deployment of the package, reached with the owner's API key, and with
       // an OAuth access token for it (registration, PKCE, consent and token exchange over HTTP).
-      await database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('everything', 'Everything', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`, [`npx -y ${PACKAGE}`]);
+      await database.pool.query(
+        `insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, is_approved) values ('everything', 'Everything', 'bench', 'Featured', 'Reference', 'official', '{}', $1, true)`,
+        [`npx -y ${PACKAGE}`],
+      );
       const { cookie, key } = await benchOwner(platform);
-      const r = await fetch(`${config.PUBLIC_URL}/api/deploy/everything`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
+      const r = await fetch(`${config.PUBLIC_URL}/api/deploy/everything`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+      });
       if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
       const dep = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
       await waitUntilRunning(database, dep.id);
@@ -159,23 +193,71 @@ async function main() {
 
       // A gateway-only process (ROLES=gateway) that forwards each request to the runner above over
       // its kept-alive, authenticated connection: what every request costs in a cluster.
-      const front = await startAppProcess({ NODE_ENV: "production", ROLES: "gateway", WORKERS: "1", DATABASE_URL: dbUrl, CLUSTER_SECRET: clusterSecret, PUBLIC_URL: config.PUBLIC_URL, DATA_DIR: path.join(dataDir, "front"), LOG_LEVEL: "warn", GATEWAY_RATE_FREE: FAIR_USE_RATE });
+      const front = await startAppProcess({
+        NODE_ENV: "production",
+        ROLES: "gateway",
+        WORKERS: "1",
+        DATABASE_URL: dbUrl,
+        CLUSTER_SECRET: clusterSecret,
+        PUBLIC_URL: config.PUBLIC_URL,
+        DATA_DIR: path.join(dataDir, "front"),
+        LOG_LEVEL: "warn",
+        GATEWAY_RATE_FREE: FAIR_USE_RATE,
+      });
       stops.push(() => front.stop("SIGTERM"));
       const hopUrl = `${front.url}/${new URL(dep.url).pathname.split("/")[1]}/mcp`;
 
       // supergateway: stateful Streamable HTTP, the same command.
       const sgPort = await freePort();
-      const sg = spawn(process.execPath, [path.join(projectRoot, "node_modules/supergateway/dist/index.js"), "--stdio", [command, ...args].join(" "), "--outputTransport", "streamableHttp", "--stateful", "--port", String(sgPort), "--logLevel", "none"], { stdio: "ignore", env: { ...process.env, ...childEnv } });
+      const sg = spawn(
+        process.execPath,
+        [
+          path.join(projectRoot, "node_modules/supergateway/dist/index.js"),
+          "--stdio",
+          [command, ...args].join(" "),
+          "--outputTransport",
+          "streamableHttp",
+          "--stateful",
+          "--port",
+          String(sgPort),
+          "--logLevel",
+          "none",
+        ],
+        { stdio: "ignore", env: { ...process.env, ...childEnv } },
+      );
       children.push(sg);
       await waitForPort(sgPort);
       const floorPort = await freePort();
-      children.push(spawn(process.execPath, [path.join(projectRoot, "scripts/bench-gateway-floor.mjs"), String(floorPort)], { stdio: "ignore" }));
+      children.push(
+        spawn(process.execPath, [path.join(projectRoot, "scripts/bench-gateway-floor.mjs"), String(floorPort)], { stdio: "ignore" }),
+      );
       await waitForPort(floorPort);
 
-      console.log(`server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`);
-      console.log(`request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}; fair use: ${FAIR_USE_RATE === "0" ? "off" : `on (${FAIR_USE_RATE} requests a minute)`}`);
-      const scraper = setInterval(() => void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((m) => m.text()).catch(() => {}), 5000);
-      const ways = ["direct", "supergateway", "switchboard (api key)", "switchboard (oauth)", "gateway -> runner", "v2 session (2025)", "v2 stateless (2026)", "raw session (2025)", "raw stateless (2026)", "http floor"];
+      console.log(
+        `server: ${PACKAGE} (echo); client: official MCP SDK, ${DURATION_MS / 1000} s closed loop per run; Switchboard sandbox: ${runtime.runner.sandbox.kind}`,
+      );
+      console.log(
+        `request log: ${observe ? "on" : "off"}; metrics: on, /metrics scraped every 5 s; traces: ${collector ? "on (to a local collector stand-in)" : "off"}; fair use: ${FAIR_USE_RATE === "0" ? "off" : `on (${FAIR_USE_RATE} requests a minute)`}`,
+      );
+      const scraper = setInterval(
+        () =>
+          void fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+            .then((m) => m.text())
+            .catch(() => {}),
+        5000,
+      );
+      const ways = [
+        "direct",
+        "supergateway",
+        "switchboard (api key)",
+        "switchboard (oauth)",
+        "gateway -> runner",
+        "v2 session (2025)",
+        "v2 stateless (2026)",
+        "raw session (2025)",
+        "raw stateless (2026)",
+        "http floor",
+      ];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
       for (const sessions of LOADS) {
         results.direct![sessions] = await load({ mode: "stdio", sessions, command, args, env: childEnv });
@@ -193,16 +275,24 @@ async function main() {
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
         for (const way of ways) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
       }
-      console.log("\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)");
-      console.log("\n(v2 session / v2 stateless: @modelcontextprotocol/client as shipped (initialize, a session) and pinned to 2026-07-28 (no session, the envelope on every request), same deployment)");
-      console.log("\n(raw session / raw stateless: the same tools/call by hand over kept-alive HTTP, with a session id or with the 2026-07-28 envelope and headers: the client's work is the same, so the difference is the gateway's)");
+      console.log(
+        "\n(gateway -> runner: a gateway-only process admits each request and forwards it to the runner process holding the server, as in a cluster)",
+      );
+      console.log(
+        "\n(v2 session / v2 stateless: @modelcontextprotocol/client as shipped (initialize, a session) and pinned to 2026-07-28 (no session, the envelope on every request), same deployment)",
+      );
+      console.log(
+        "\n(raw session / raw stateless: the same tools/call by hand over kept-alive HTTP, with a session id or with the 2026-07-28 envelope and headers: the client's work is the same, so the difference is the gateway's)",
+      );
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       clearInterval(scraper);
       await new Promise((r) => setTimeout(r, 2 * config.USAGE_FLUSH_MS)); // the last batch of the log
       const logged = (await database.pool.query<{ n: number }>("select count(*)::int as n from request_log")).rows[0]!.n;
       const metrics = await (await fetch(`${config.PUBLIC_URL}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
       const counted = [...metrics.matchAll(/^switchboard_gateway_requests_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
-      console.log(`\n(observed: ${logged.toLocaleString("en-US")} request log rows written, ${counted.toLocaleString("en-US")} calls in switchboard_gateway_requests_total${collector ? `, ${collector.spans().toLocaleString("en-US")} spans received` : ""})`);
+      console.log(
+        `\n(observed: ${logged.toLocaleString("en-US")} request log rows written, ${counted.toLocaleString("en-US")} calls in switchboard_gateway_requests_total${collector ? `, ${collector.spans().toLocaleString("en-US")} spans received` : ""})`,
+      );
       console.log("budgets:");
       for (const sessions of LOADS) {
         const sb = results["switchboard (api key)"]![sessions]!;
@@ -210,15 +300,23 @@ async function main() {
         const sgr = results.supergateway![sessions]!;
         const d = results.direct![sessions]!;
         const ratio = sb.callsPerSec / sgr.callsPerSec;
-        console.log(`  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`);
+        console.log(
+          `  ${sessions} session(s): ${ratio.toFixed(1)}x supergateway's calls/s (>= 2x: ${ratio >= 2 ? "OK" : "OVER"}); p50 ${(sb.p50 - d.p50).toFixed(2)} ms over direct stdio (<= 3 ms: ${sb.p50 - d.p50 <= 3 ? "OK" : "OVER"}); p99 ${(sb.p99 / sb.p50).toFixed(1)}x its p50 (< 5x: ${sb.p99 < 5 * sb.p50 ? "OK" : "OVER"})`,
+        );
         const diff = (oauth.callsPerSec / sb.callsPerSec - 1) * 100;
         const hop = results["gateway -> runner"]![sessions]!;
         const hopRatio = hop.callsPerSec / sgr.callsPerSec;
-        console.log(`  ${sessions} session(s), gateway -> runner: +${(hop.p50 - sb.p50).toFixed(2)} ms at p50 for the hop (<= 0.5 ms: ${hop.p50 - sb.p50 <= 0.5 ? "OK" : "OVER"}); ${hopRatio.toFixed(1)}x supergateway's calls/s${sessions === 8 ? ` (>= 2x: ${hopRatio >= 2 ? "OK" : "OVER"})` : ""}`);
+        console.log(
+          `  ${sessions} session(s), gateway -> runner: +${(hop.p50 - sb.p50).toFixed(2)} ms at p50 for the hop (<= 0.5 ms: ${hop.p50 - sb.p50 <= 0.5 ? "OK" : "OVER"}); ${hopRatio.toFixed(1)}x supergateway's calls/s${sessions === 8 ? ` (>= 2x: ${hopRatio >= 2 ? "OK" : "OVER"})` : ""}`,
+        );
         const lanes = results["v2 stateless (2026)"]![sessions]!.callsPerSec / results["v2 session (2025)"]![sessions]!.callsPerSec;
         const rawLanes = results["raw stateless (2026)"]![sessions]!.callsPerSec / results["raw session (2025)"]![sessions]!.callsPerSec;
-        console.log(`  ${sessions} client(s), stateless lane: ${rawLanes.toFixed(2)}x the session lane's calls/s by hand (the gateway's own cost; not slower, here within 5% noise: ${rawLanes >= 0.95 ? "OK" : "OVER"}); ${lanes.toFixed(2)}x with the SDK v2 client (its own work included)`);
-        console.log(`  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`);
+        console.log(
+          `  ${sessions} client(s), stateless lane: ${rawLanes.toFixed(2)}x the session lane's calls/s by hand (the gateway's own cost; not slower, here within 5% noise: ${rawLanes >= 0.95 ? "OK" : "OVER"}); ${lanes.toFixed(2)}x with the SDK v2 client (its own work included)`,
+        );
+        console.log(
+          `  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`,
+        );
       }
       server.closeAllConnections();
       await platform.close();

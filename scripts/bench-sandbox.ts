@@ -79,15 +79,23 @@ async function measure(name: string, start: () => Promise<Started>) {
     s.stop();
     await new Promise((r) => (s.proc.exitCode === null && s.proc.signalCode === null ? s.proc.once("exit", r) : r(null)));
   }
-  console.log(`${name.padEnd(44)} start ${median(startups).toFixed(0).padStart(5)} ms   echo ${callsPerSecond.toFixed(0).padStart(6)} calls/s   memory ${rssMb.toFixed(0).padStart(4)} MB`);
+  console.log(
+    `${name.padEnd(44)} start ${median(startups).toFixed(0).padStart(5)} ms   echo ${callsPerSecond.toFixed(0).padStart(6)} calls/s   memory ${rssMb.toFixed(0).padStart(4)} MB`,
+  );
 }
 
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-sandbox-"));
   try {
     const config = loadConfig({ NODE_ENV: "production", DATA_DIR: dir, LOG_LEVEL: "silent" });
-    const hosting = await createHosting(config, { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") }, createLogger({ level: "silent", pretty: false }));
-    console.log(`machine: ${os.cpus().length} cores, ${os.release()}; ${RUNS} starts each, echo for ${DURATION_MS / 1000} s; Switchboard sandbox: ${hosting.sandbox.info.layer}`);
+    const hosting = await createHosting(
+      config,
+      { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") },
+      createLogger({ level: "silent", pretty: false }),
+    );
+    console.log(
+      `machine: ${os.cpus().length} cores, ${os.release()}; ${RUNS} starts each, echo for ${DURATION_MS / 1000} s; Switchboard sandbox: ${hosting.sandbox.info.layer}`,
+    );
 
     await measure("plain process (no isolation)", async () => {
       const proc = spawn(process.execPath, [SERVER], { stdio: ["pipe", "pipe", "ignore"] });
@@ -117,7 +125,11 @@ async function main() {
     const runsc = ["/usr/bin/runsc", "/usr/local/bin/runsc"].find((p) => existsSync(p));
     if (runsc && process.getuid?.() === 0) {
       await measure("gVisor (runsc do, ptrace platform, no network)", async () => {
-        const proc = spawn(runsc, ["--rootless=false", "--network=none", "--platform=ptrace", "--ignore-cgroups", "do", process.execPath, SERVER], { stdio: ["pipe", "pipe", "ignore"], env: { PATH: SANDBOX_PATH } });
+        const proc = spawn(
+          runsc,
+          ["--rootless=false", "--network=none", "--platform=ptrace", "--ignore-cgroups", "do", process.execPath, SERVER],
+          { stdio: ["pipe", "pipe", "ignore"], env: { PATH: SANDBOX_PATH } },
+        );
         return { proc, rss: () => treeRssBytes(proc.pid!), stop: () => proc.kill("SIGKILL") };
       });
     } else console.log("gVisor: runsc not installed (apt-get install runsc) or not root: not measured");

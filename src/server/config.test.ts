@@ -40,7 +40,9 @@ describe("config", () => {
 
   it("refuses the test-only loopback setting for client metadata documents in production", () => {
     expect(loadConfig({ OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" }).OAUTH_CIMD_ALLOW_HTTP_LOOPBACK).toBe("on");
-    expect(() => loadConfig({ NODE_ENV: "production", OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" })).toThrow(/OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production/);
+    expect(() => loadConfig({ NODE_ENV: "production", OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: "on" })).toThrow(
+      /OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production/,
+    );
   });
 });
 
@@ -76,7 +78,9 @@ describe("several processes (ROLES, WORKERS, cluster settings)", () => {
   });
 
   it("needs one shared database and the cluster secret as soon as a process has only some roles", () => {
-    expect(() => loadConfig({ ROLES: "gateway" })).toThrow(/DATABASE_URL: must be set when ROLES is not all[\s\S]*CLUSTER_SECRET: must be set/);
+    expect(() => loadConfig({ ROLES: "gateway" })).toThrow(
+      /DATABASE_URL: must be set when ROLES is not all[\s\S]*CLUSTER_SECRET: must be set/,
+    );
     expect(() => loadConfig({ ROLES: "runner", DATABASE_URL: cluster.DATABASE_URL })).toThrow(/CLUSTER_SECRET/);
     expect(loadConfig({ ...cluster, ROLES: "runner", WORKERS: "4" }).WORKERS).toBe(4);
   });

@@ -27,7 +27,12 @@ const schema = z.object({
   ADMIN_EMAILS: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((e) => e.trim().toLowerCase()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(",")
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   GITHUB_CLIENT_ID: optional(z.string()),
   GITHUB_CLIENT_SECRET: optional(z.string()),
   GITHUB_OAUTH_URL: z.url({ protocol: /^https?$/ }).default("https://github.com"),
@@ -63,12 +68,25 @@ const schema = z.object({
   PYTHON: z.string().min(1).default("python3"),
   DEPLOY_MEMORY_MB: z.coerce.number().int().min(64).max(65536).default(512),
   DEPLOY_MAX_PROCESSES: z.coerce.number().int().min(16).max(1_000_000).default(256),
-  DEPLOY_DISK_MB: z.coerce.number().int().min(16).max(16 * 1024 * 1024).default(1024),
+  DEPLOY_DISK_MB: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .max(16 * 1024 * 1024)
+    .default(1024),
   DEPLOY_CPUS: z.coerce.number().min(0).max(1024).default(1),
   /** what one server may make the platform hold and do for it (docs/hosting.md#what-a-server-costs-the-platform) */
-  DEPLOY_STDIN_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_FLOW.stdinBytes),
+  DEPLOY_STDIN_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(DEFAULT_FLOW.stdinBytes),
   DEPLOY_MESSAGES_PER_SECOND: z.coerce.number().int().min(10).default(DEFAULT_FLOW.messagesPerSecond),
-  DEPLOY_OUTPUT_BYTES_PER_SECOND: z.coerce.number().int().min(64 * 1024).default(DEFAULT_FLOW.bytesPerSecond),
+  DEPLOY_OUTPUT_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(DEFAULT_FLOW.bytesPerSecond),
   DEPLOY_FLOOD_STOP_MS: z.coerce.number().int().min(1000).default(DEFAULT_FLOW.floodStopMs),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
@@ -77,13 +95,33 @@ const schema = z.object({
   HEALTHY_RESET_MS: z.coerce.number().int().min(10).default(600_000),
   CRASH_LOOP_AFTER: z.coerce.number().int().min(1).default(5),
   // Gateway (docs/gateway.md)
-  GATEWAY_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  GATEWAY_SESSION_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(30 * 60_000),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   /** what one client stream, and one deployment's streams together, may hold for clients that do not keep up (gateway/sse.ts) */
-  GATEWAY_STREAM_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_STREAM_BYTES),
-  GATEWAY_DEPLOYMENT_BUFFER_BYTES: z.coerce.number().int().min(64 * 1024).default(DEFAULT_DEPLOYMENT_STREAM_BYTES),
+  GATEWAY_STREAM_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(DEFAULT_STREAM_BYTES),
+  GATEWAY_DEPLOYMENT_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(DEFAULT_DEPLOYMENT_STREAM_BYTES),
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
-  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
   // Fair use (docs/gateway.md#fair-use): requests a minute per deployment and per credential, by the owner's plan; 0: no limit.
   GATEWAY_RATE_FREE: z.coerce.number().int().min(0).default(1200),
   GATEWAY_RATE_PRO: z.coerce.number().int().min(0).default(12_000),
@@ -115,11 +153,21 @@ const schema = z.object({
     .string()
     .default("all")
     .transform((v, ctx) => {
-      const parts = [...new Set(v.split(",").map((p) => p.trim().toLowerCase()).filter(Boolean))];
+      const parts = [
+        ...new Set(
+          v
+            .split(",")
+            .map((p) => p.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
       if (parts.length === 0 || (parts.length === 1 && parts[0] === "all")) return { web: true, gateway: true, runner: true, all: true };
       const bad = parts.filter((p) => !["web", "gateway", "runner"].includes(p));
       if (bad.length) {
-        ctx.addIssue({ code: "custom", message: `must be all, or a comma-separated list of web, gateway and runner (unknown: ${bad.join(", ")})` });
+        ctx.addIssue({
+          code: "custom",
+          message: `must be all, or a comma-separated list of web, gateway and runner (unknown: ${bad.join(", ")})`,
+        });
         return z.NEVER;
       }
       return { web: parts.includes("web"), gateway: parts.includes("gateway"), runner: parts.includes("runner"), all: false };
@@ -178,13 +226,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])] ?? null)})`),
+      parsed.error.issues.map(
+        (i) => `${i.path.join(".") || "(env)"}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])] ?? null)})`,
+      ),
     );
   }
   const c = parsed.data;
   if (c.GIT_ALLOW_FILE === "on" && c.NODE_ENV === "production") throw new ConfigError(["GIT_ALLOW_FILE: must be off in production"]);
-  if (c.PYPI_INDEX_URL.startsWith("http:") && c.NODE_ENV === "production") throw new ConfigError(["PYPI_INDEX_URL: must be https in production"]);
-  if (c.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK === "on" && c.NODE_ENV === "production") throw new ConfigError(["OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production"]);
+  if (c.PYPI_INDEX_URL.startsWith("http:") && c.NODE_ENV === "production")
+    throw new ConfigError(["PYPI_INDEX_URL: must be https in production"]);
+  if (c.OAUTH_CIMD_ALLOW_HTTP_LOOPBACK === "on" && c.NODE_ENV === "production")
+    throw new ConfigError(["OAUTH_CIMD_ALLOW_HTTP_LOOPBACK: must be off in production"]);
   if (!c.ROLES.all) {
     const problems: string[] = [];
     if (!c.DATABASE_URL) problems.push("DATABASE_URL: must be set when ROLES is not all (every process of a cluster uses one PostgreSQL)");

@@ -26,14 +26,21 @@ describe("the README's folder map", () => {
       ...dirs("src/server")
         .filter((d) => d !== "features")
         .filter((d) => !rows.has(`src/server/${d}`)),
-      ...dirs("src/server/features").filter((d) => !rows.has(`features/${d}`) && !named.some((n) => n.startsWith(`features/${d}/`) || n === `${d}/`)),
+      ...dirs("src/server/features").filter(
+        (d) => !rows.has(`features/${d}`) && !named.some((n) => n.startsWith(`features/${d}/`) || n === `${d}/`),
+      ),
     ];
     expect(missing).toEqual([]);
   });
 
   it("names only folders and files that exist", () => {
     // A bare name is the server's (main.ts, entry.ts) or a feature's (mail/, health/).
-    const places = (n: string) => (n.startsWith("features/") ? [path.join("src/server", n)] : /^(src|tests|scripts)\b/.test(n) ? [n] : [path.join("src/server", n), path.join("src/server/features", n)]);
+    const places = (n: string) =>
+      n.startsWith("features/")
+        ? [path.join("src/server", n)]
+        : /^(src|tests|scripts)\b/.test(n)
+          ? [n]
+          : [path.join("src/server", n), path.join("src/server/features", n)];
     const absent = named.filter((n) => !/[*{]/.test(n)).filter((n) => !places(n).some((p) => existsSync(path.join(root, p))));
     expect(absent).toEqual([]);
   });

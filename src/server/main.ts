@@ -61,7 +61,9 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   } catch (e) {
     await platform.close();
     await dev?.close();
-    throw (e as NodeJS.ErrnoException).code === "EADDRINUSE" ? new Error(`Port ${config.PORT} is already in use: stop the other process or set PORT`) : e;
+    throw (e as NodeJS.ErrnoException).code === "EADDRINUSE"
+      ? new Error(`Port ${config.PORT} is already in use: stop the other process or set PORT`)
+      : e;
   }
   const url = `http://localhost:${config.PORT}`;
   if (cluster.isWorker) log.info({ worker: cluster.worker?.id }, `worker listening on ${url}`);
@@ -216,4 +218,3 @@ export async function main(opts: Parameters<typeof start>[0] = {}): Promise<void
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 }
-

@@ -110,7 +110,11 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ datab
   let embedded: EmbeddedPostgres | undefined;
   if (!url) {
     const t = performance.now();
-    embedded = await startEmbeddedPostgres({ dataDir: path.resolve(projectRoot, config.DATA_DIR), port: config.EMBEDDED_PG_PORT, log: (m) => log.info(m) });
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.resolve(projectRoot, config.DATA_DIR),
+      port: config.EMBEDDED_PG_PORT,
+      log: (m) => log.info(m),
+    });
     url = embedded.url;
     log.info({ port: embedded.port, ms: Math.round(performance.now() - t) }, "embedded PostgreSQL ready");
   }
@@ -142,7 +146,12 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ datab
 
 export async function createPlatform(o: PlatformOptions): Promise<Platform> {
   const { config, log } = o;
-  const roles: Roles = o.roles ?? { web: config.ROLES.web, gateway: config.ROLES.gateway, runner: config.ROLES.runner, alone: config.ROLES.all };
+  const roles: Roles = o.roles ?? {
+    web: config.ROLES.web,
+    gateway: config.ROLES.gateway,
+    runner: config.ROLES.runner,
+    alone: config.ROLES.all,
+  };
   const opened = o.database ? undefined : await openDatabase(config, log);
   const database = o.database ?? opened!.database;
   let bus: PgBus | undefined;
@@ -177,7 +186,13 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       db: database.db,
       log,
       sessions: () => gateway.sessionCount + (runnerGateway?.sessionCount ?? 0),
-      runner: runtime && { runs: (id) => runtime.runner.runs(id), rssBytes: (id) => runtime.runner.rssBytes(id), outputStats: (id) => runtime.runner.outputStats(id), capacityMb, memoryMb: config.DEPLOY_MEMORY_MB },
+      runner: runtime && {
+        runs: (id) => runtime.runner.runs(id),
+        rssBytes: (id) => runtime.runner.rssBytes(id),
+        outputStats: (id) => runtime.runner.outputStats(id),
+        capacityMb,
+        memoryMb: config.DEPLOY_MEMORY_MB,
+      },
     });
     const agent = runtime
       ? new RunnerAgent({
@@ -199,12 +214,34 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           onEvent: observability.runnerEvent,
         })
       : undefined;
-    const deployments = new DeploymentLifecycle({ db: database.db, log, agent, calls: runnerCalls(clusterSecret, wake), memoryMb: config.DEPLOY_MEMORY_MB, leaseMs: config.RUNNER_LEASE_MS });
+    const deployments = new DeploymentLifecycle({
+      db: database.db,
+      log,
+      agent,
+      calls: runnerCalls(clusterSecret, wake),
+      memoryMb: config.DEPLOY_MEMORY_MB,
+      leaseMs: config.RUNNER_LEASE_MS,
+    });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
     const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log });
-    const deps = { config, database, log, secret, mailer: o.mailer, pages: o.pages, dev: Boolean(o.devMiddleware), deployments, box, bus, checks };
+    const deps = {
+      config,
+      database,
+      log,
+      secret,
+      mailer: o.mailer,
+      pages: o.pages,
+      dev: Boolean(o.devMiddleware),
+      deployments,
+      box,
+      bus,
+      checks,
+    };
     const services = { ...createServices(deps), deployments };
-    if (!services.billing.webhooksEnabled && production && roles.web) log.warn("BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying");
+    if (!services.billing.webhooksEnabled && production && roles.web)
+      log.warn(
+        "BILLING TEST MODE: no Stripe keys, so 'Subscribe to Pro' uses the built-in test checkout and anyone can become Pro without paying",
+      );
     const app = new Hono();
     observability.mount(app);
     if (roles.web) {
@@ -214,7 +251,10 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       // A gateway-only process answers the operators' probes and nothing else of the web app.
       app.route("/", healthRoutes({ pool: database.pool }));
     }
-    const oauth = { verify: (token: string) => verifyAccessToken(database.db, token), touch: (grant: AccessGrant) => touchGrant(database.db, grant) };
+    const oauth = {
+      verify: (token: string) => verifyAccessToken(database.db, token),
+      touch: (grant: AccessGrant) => touchGrant(database.db, grant),
+    };
     // The playground calls its owner's deployment with the page's sign-in cookie (gateway/access.ts).
     const browserSessions = async (headers: Headers) => {
       const s = await services.auth.api.getSession({ headers }).catch(() => null);
@@ -223,9 +263,19 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     // Told of every request a gateway of this process answered in one of its sessions (gateway/observe.ts).
     const gatewayObservers: (GatewayObserver | undefined)[] = [];
     // The owners' request log and the per-tool figures, written in batches off the request path.
-    const requestLog = new RequestLogWriter({ db: database.db, log, flushMs: config.USAGE_FLUSH_MS, retentionDays: config.REQUEST_LOG_RETENTION_DAYS });
+    const requestLog = new RequestLogWriter({
+      db: database.db,
+      log,
+      flushMs: config.USAGE_FLUSH_MS,
+      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
+    });
     gatewayObservers.push(requestLog);
-    const requestLogRetention = new RequestLogRetention({ db: database.db, log, retentionDays: config.REQUEST_LOG_RETENTION_DAYS, maxRows: config.REQUEST_LOG_MAX_ROWS });
+    const requestLogRetention = new RequestLogRetention({
+      db: database.db,
+      log,
+      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
+      maxRows: config.REQUEST_LOG_MAX_ROWS,
+    });
     gatewayObservers.push(...observability.observers);
     // Fair use: requests a minute per deployment and per credential by plan, counted cluster-wide (gateway/fair-use.ts).
     const fairUseCounts = new PgRateLimiter(database.db);
@@ -235,14 +285,36 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       take: (key, n, windowMs) => fairUseCounts.take(key, n, windowMs),
     });
     // The gateway reads pins and reports listings; features/deployments writes them.
-    const pins = { review: (o: PinOwner) => loadReview(database.db, o), record: (o: PinOwner, kind: DefinitionKind, defs: readonly Definition[], complete: boolean) => recordListing(database.db, o, kind, defs, complete) };
-    const gatewayDeps = { config, db: database.db, log, pins, revocations: services.revocations, oauth, observer: observers(gatewayObservers), browserSessions, bus, fairUse, popularityChanged: () => void invalidateCatalog(database.db) };
+    const pins = {
+      review: (o: PinOwner) => loadReview(database.db, o),
+      record: (o: PinOwner, kind: DefinitionKind, defs: readonly Definition[], complete: boolean) =>
+        recordListing(database.db, o, kind, defs, complete),
+    };
+    const gatewayDeps = {
+      config,
+      db: database.db,
+      log,
+      pins,
+      revocations: services.revocations,
+      oauth,
+      observer: observers(gatewayObservers),
+      browserSessions,
+      bus,
+      fairUse,
+      popularityChanged: () => void invalidateCatalog(database.db),
+    };
     // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
     // the deployment, where the sessions live (features/gateway/cluster.ts).
-    const gateway = runtime && (roles.alone || !roles.gateway) ? new Gateway({ ...gatewayDeps, runner: runtime.runner }) : new Gateway({ ...gatewayDeps, clusterSecret });
+    const gateway =
+      runtime && (roles.alone || !roles.gateway)
+        ? new Gateway({ ...gatewayDeps, runner: runtime.runner })
+        : new Gateway({ ...gatewayDeps, clusterSecret });
     // Its internal port, for gateways in other processes: a runner in a cluster, the primary of
     // several workers, or (given runnerListen) an all-in-one process that extra gateways forward to.
-    const runnerGateway = runtime && (o.runnerListen || !(roles.alone && roles.gateway)) ? new Gateway({ ...gatewayDeps, runner: runtime.runner, forwarded: true }) : undefined;
+    const runnerGateway =
+      runtime && (o.runnerListen || !(roles.alone && roles.gateway))
+        ? new Gateway({ ...gatewayDeps, runner: runtime.runner, forwarded: true })
+        : undefined;
     let server: http.Server | undefined;
     let runnerServer: http.Server | undefined;
     let closing: Promise<void> | undefined;
@@ -265,7 +337,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
         if (runnerGateway && agent) {
           if (!clusterSecret) throw new Error("CLUSTER_SECRET is needed for a runner that other processes forward to");
           const at = o.runnerListen ?? { host: config.RUNNER_HOST, port: config.RUNNER_PORT };
-          runnerServer = http.createServer(runnerRequestListener({ secret: clusterSecret, agent, gateway: runnerGateway, pool: database.pool, log }));
+          runnerServer = http.createServer(
+            runnerRequestListener({ secret: clusterSecret, agent, gateway: runnerGateway, pool: database.pool, log }),
+          );
           runnerServer.keepAliveTimeout = 65_000;
           await new Promise<void>((resolve, reject) => {
             runnerServer!.once("error", reject);

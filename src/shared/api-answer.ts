@@ -2,7 +2,16 @@
 // in a route action, which calls the API in-process (http/pages.ts). Errors are values.
 export type ApiResult<T> =
   | { ok: true; status: number; data: T }
-  | { ok: false; status: number; code?: string; error?: string; description?: string; timedOut?: boolean; network?: boolean; retryAfter?: number };
+  | {
+      ok: false;
+      status: number;
+      code?: string;
+      error?: string;
+      description?: string;
+      timedOut?: boolean;
+      network?: boolean;
+      retryAfter?: number;
+    };
 
 /** In a route action the answer also carries the Set-Cookie headers to pass on to the browser. */
 export type ApiAnswer<T> = ApiResult<T> & { cookies: string[] };

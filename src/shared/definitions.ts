@@ -40,21 +40,34 @@ export type DefinitionReviewView = z.infer<typeof definitionReviewView>;
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 /** Text PostgreSQL can store: NULs and lone surrogates become U+FFFD. */
-export const storableText = (s: string) => (s.includes("\u0000") || LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, "\uFFFD").replaceAll("\u0000", "\uFFFD") : s);
+export const storableText = (s: string) =>
+  s.includes("\u0000") || LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, "\uFFFD").replaceAll("\u0000", "\uFFFD") : s;
 
 /**
  * Characters a reader cannot see (zero-width, direction marks, Unicode tags that smuggle text to a
  * model, other format and control characters): shown as ⟨U+XXXX⟩ so a poisoned description cannot
  * look like the approved one.
  */
-// eslint-disable-next-line no-control-regex, no-misleading-character-class -- these are exactly the characters to make visible
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]|\uDB40[\uDC00-\uDDEF]/g;
-export const showInvisible = (s: string) => s.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+const INVISIBLE =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- these are exactly the characters to make visible
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]|\uDB40[\uDC00-\uDDEF]/g;
+export const showInvisible = (s: string) =>
+  s.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
 
 export const definitionDecisionInput = z.object({
   decision: z.enum(["approve", "reject"]),
   items: z
-    .array(z.object({ kind: z.enum(DEFINITION_KINDS), name: z.string().min(1).max(500).refine((n) => !n.includes("\u0000") && !LONE_SURROGATE.test(n), "Not a definition name"), hash: z.string().regex(/^[0-9a-f]{64}$/, "Not a definition hash") }))
+    .array(
+      z.object({
+        kind: z.enum(DEFINITION_KINDS),
+        name: z
+          .string()
+          .min(1)
+          .max(500)
+          .refine((n) => !n.includes("\u0000") && !LONE_SURROGATE.test(n), "Not a definition name"),
+        hash: z.string().regex(/^[0-9a-f]{64}$/, "Not a definition hash"),
+      }),
+    )
     .min(1, "Choose at least one definition")
     .max(500, "At most 500 definitions at a time"),
 });
@@ -81,7 +94,9 @@ export const DEFINITION_TEXT = {
   changedAgain: "This definition changed again while you were looking: review the new one.",
   notFound: "This definition has no change waiting for review.",
   loadFailed: "Could not load the definition changes.",
-  withheldTool: (name: string) => `The tool "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
-  withheldPrompt: (name: string) => `The prompt "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
+  withheldTool: (name: string) =>
+    `The tool "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
+  withheldPrompt: (name: string) =>
+    `The prompt "${name}" changed since its owner approved it and is withheld until the owner reviews the change`,
   kindLabel: { tool: "Tool", prompt: "Prompt", resource_template: "Resource template" } satisfies Record<DefinitionKind, string>,
 } as const;

@@ -19,19 +19,25 @@ export const DEPLOY_TEXT = {
   notFound: "Deployment not found",
   serverNotFound: "Server not found",
   mustLogin: "You must be logged in to deploy a server",
-  runningLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} running deployment${n === 1 ? "" : "s"} at a time. Stop a deployment or upgrade your plan.`,
+  runningLimit: (plan: string, n: number) =>
+    `Your ${plan} plan allows ${n} running deployment${n === 1 ? "" : "s"} at a time. Stop a deployment or upgrade your plan.`,
   monthlyLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} deployments a month. Upgrade to Pro for unlimited deployments.`,
-  hostingClosed: "Deploying is limited to administrators on this server for now: its hosting sandbox is missing a protection. An administrator can see which on the admin page.",
+  hostingClosed:
+    "Deploying is limited to administrators on this server for now: its hosting sandbox is missing a protection. An administrator can see which on the admin page.",
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
   reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
-  dockerOnly: (image: string) => `This server is distributed as a Docker image (${image}). Switchboard runs npm and PyPI packages and Node.js or Python repositories, not container images, so it cannot be deployed here.`,
-  otherPackage: (kind: string, name: string) => `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
+  dockerOnly: (image: string) =>
+    `This server is distributed as a Docker image (${image}). Switchboard runs npm and PyPI packages and Node.js or Python repositories, not container images, so it cannot be deployed here.`,
+  otherPackage: (kind: string, name: string) =>
+    `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,
   remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
   commandLabel: "Command (optional)",
-  commandHint: 'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name"; with the repository, "python -m my_server" runs one of its modules.',
+  commandHint:
+    'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name"; with the repository, "python -m my_server" runs one of its modules.',
   toolsTitle: "Tool selection",
-  toolsHint: "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
+  toolsHint:
+    "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
   toolsCount: (shown: number, all: number) => `${shown} of ${all} tools exposed`,
   toolsSave: "Save",
   toolsSaving: "Saving...",
@@ -42,17 +48,19 @@ export const DEPLOY_TEXT = {
   restarted: "Restarting: same URL, keys and settings.",
   restartFailed: "Could not restart the deployment",
   editKeys: "Edit keys",
-  editKeysHint: "New values are encrypted and the server restarts with them: same URL, grants, tool selection and request log. This is not a new deploy. Leave a key empty to keep its current value.",
+  editKeysHint:
+    "New values are encrypted and the server restarts with them: same URL, grants, tool selection and request log. This is not a new deploy. Leave a key empty to keep its current value.",
   saveKeys: "Save and restart",
   keysSaved: "Keys saved: the server is restarting with them.",
 } as const;
 
-
 /** PUT /api/deployments/{id}/tools: the names of the tools to hide (none: every tool is exposed). */
 export const toolSelectionInput = z.object({
-  hidden: z.array(z.string().min(1).max(200)).max(500, "At most 500 tools can be hidden").transform((names) => [...new Set(names)].sort()),
+  hidden: z
+    .array(z.string().min(1).max(200))
+    .max(500, "At most 500 tools can be hidden")
+    .transform((names) => [...new Set(names)].sort()),
 });
-
 
 /**
  * Whether a catalogue entry can run here (features/deployments/deployability.ts decides): a
@@ -119,7 +127,8 @@ export function statusLabel(s: string): string {
 }
 
 // Variables that would change how the runtime itself behaves are not the user's to set.
-const RESERVED = /^(PATH|HOME|TMPDIR|SHELL|USER|LD_.*|NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NPM_CONFIG_.*|PYTHONHOME|PYTHONUSERBASE|PYTHONNOUSERSITE|VIRTUAL_ENV|PIP_.*|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND)$/i;
+const RESERVED =
+  /^(PATH|HOME|TMPDIR|SHELL|USER|LD_.*|NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|NPM_CONFIG_.*|PYTHONHOME|PYTHONUSERBASE|PYTHONNOUSERSITE|VIRTUAL_ENV|PIP_.*|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND)$/i;
 
 /** Whether a deployment may be given this environment variable (imports skip the ones it may not). */
 export const settableEnv = (name: string) => /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name) && !RESERVED.test(name);

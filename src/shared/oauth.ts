@@ -40,7 +40,8 @@ export const OAUTH_TEXT = {
   errorDetails: "Details",
   // Connected apps (on the API keys page)
   connectedTitle: "Connected apps",
-  connectedIntro: "Apps you connected with OAuth, such as Claude.ai or ChatGPT connectors. Each one can use one deployment as you until you revoke it.",
+  connectedIntro:
+    "Apps you connected with OAuth, such as Claude.ai or ChatGPT connectors. Each one can use one deployment as you until you revoke it.",
   loading: "Loading connected apps...",
   empty: "No apps are connected. Add a deployment's URL to Claude.ai or ChatGPT as a custom connector and approve it to see it here.",
   loadFailed: "Failed to load connected apps. Please try again later.",
@@ -110,9 +111,7 @@ export function resumeAuthorizeUrl(query: URLSearchParams): string {
   for (const p of SIGNED_QUERY_PARAMS) q.delete(p);
   q.delete("redirect");
   q.delete("error");
-  const prompt = (q.get("prompt") ?? "")
-    .split(" ")
-    .filter((v) => v && v !== "login" && v !== "create");
+  const prompt = (q.get("prompt") ?? "").split(" ").filter((v) => v && v !== "login" && v !== "create");
   if (prompt.length) q.set("prompt", prompt.join(" "));
   else q.delete("prompt");
   return `/api/auth/oauth2/authorize?${q.toString()}`;
@@ -134,7 +133,10 @@ export function oauthErrorText(code: string | null): string {
 
 /** What the consent answer is posted with: in the browser (fetch) or by the page's action (in-process). */
 export interface ConsentCalls {
-  post(body: { accept: boolean; oauth_query: string }): Promise<{ ok: boolean; status: number; data?: { url?: unknown } | null; error?: string; description?: string }>;
+  post(body: {
+    accept: boolean;
+    oauth_query: string;
+  }): Promise<{ ok: boolean; status: number; data?: { url?: unknown } | null; error?: string; description?: string }>;
   authorize(query: string): Promise<{ ok: boolean; data?: { url?: unknown } | null }>;
 }
 
@@ -159,7 +161,8 @@ export async function answerConsent(calls: ConsentCalls, accept: boolean, oauthQ
     const url = again.ok && typeof again.data?.url === "string" ? again.data.url : null;
     if (url) {
       const next = new URL(url, origin);
-      if (next.origin !== origin || next.pathname !== "/oauth/consent") return UNSAFE_SCHEME.test(url) ? { query, status: 400 } : { go: url, query };
+      if (next.origin !== origin || next.pathname !== "/oauth/consent")
+        return UNSAFE_SCHEME.test(url) ? { query, status: 400 } : { go: url, query };
       query = next.search.slice(1);
       r = await calls.post({ accept, oauth_query: query });
     }

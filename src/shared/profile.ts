@@ -10,7 +10,12 @@ export const profileUpdate = z
       .min(1, PROFILE_TEXT.usernameRequired)
       .regex(/^[A-Za-z0-9._-]{3,39}$/, PROFILE_TEXT.usernameFormat)
       .optional(),
-    email: z.string().trim().min(1, PROFILE_TEXT.emailRequired).pipe(z.email({ error: "Please enter a valid email address." })).optional(),
+    email: z
+      .string()
+      .trim()
+      .min(1, PROFILE_TEXT.emailRequired)
+      .pipe(z.email({ error: "Please enter a valid email address." }))
+      .optional(),
     currentPassword: z.string().max(MAX_PASSWORD).optional(),
     password: z
       .string()

@@ -61,7 +61,12 @@ export const SCOPE_TEXT: Record<KeyScope, { label: string; help: string }> = {
   servers: { label: "servers", help: "Register and edit your servers, submit catalogue entries" },
 };
 export const KEY_EXPIRIES = ["30", "90", "never", "custom"] as const;
-export const EXPIRY_TEXT: Record<(typeof KEY_EXPIRIES)[number], string> = { "30": "In 30 days", "90": "In 90 days", never: "Never", custom: "On a date" };
+export const EXPIRY_TEXT: Record<(typeof KEY_EXPIRIES)[number], string> = {
+  "30": "In 30 days",
+  "90": "In 90 days",
+  never: "Never",
+  custom: "On a date",
+};
 
 export const CONNECTION_TYPES = ["ws", "http", "grpc"] as const;
 export const DEFAULT_VERSION = "1.0.0";
@@ -88,7 +93,8 @@ export const connection = z
     } catch {
       /* reported below */
     }
-    if (!CONNECTION_SCHEMES[c.type].includes(protocol)) ctx.addIssue({ code: "custom", path: ["url"], message: SERVER_FORM_TEXT.connectionUrl });
+    if (!CONNECTION_SCHEMES[c.type].includes(protocol))
+      ctx.addIssue({ code: "custom", path: ["url"], message: SERVER_FORM_TEXT.connectionUrl });
   });
 export type Connection = z.infer<typeof connection>;
 
@@ -101,7 +107,11 @@ export const serverInput = z.object({
   description: required(5000),
   version: z.preprocess(
     (v) => (v === undefined || v === null || (typeof v === "string" && v.trim() === "") ? DEFAULT_VERSION : v),
-    z.string().trim().max(50).regex(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, SERVER_FORM_TEXT.version),
+    z
+      .string()
+      .trim()
+      .max(50)
+      .regex(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, SERVER_FORM_TEXT.version),
   ),
   homepage: optionalUrl("Homepage"),
   repositoryUrl: optionalUrl("Repository URL"),
@@ -163,7 +173,15 @@ const oneOrMany = (v: unknown) => (typeof v === "string" ? [v] : v);
  */
 export const apiKeyCreateBody = z.object({
   name: z.string({ error: API_KEY_TEXT.nameRequired }).trim().min(1, API_KEY_TEXT.nameRequired).max(100),
-  scopes: z.preprocess(oneOrMany, z.array(z.enum(KEY_SCOPES, { error: API_KEY_TEXT.scopeRequired })).min(1, API_KEY_TEXT.scopeRequired).max(3)).optional(),
+  scopes: z
+    .preprocess(
+      oneOrMany,
+      z
+        .array(z.enum(KEY_SCOPES, { error: API_KEY_TEXT.scopeRequired }))
+        .min(1, API_KEY_TEXT.scopeRequired)
+        .max(3),
+    )
+    .optional(),
   resources: z.preprocess(oneOrMany, z.array(z.string().trim().min(1).max(210)).max(50)).optional(),
   expiry: z.enum(KEY_EXPIRIES).optional(),
   expiresAt: z.string().trim().max(40).optional(),
@@ -175,10 +193,16 @@ export const apiKeyCreate = apiKeyCreateBody.transform((v, ctx) => {
   if (v.expiry === "30" || v.expiry === "90") expiresAt = new Date(Date.now() + Number(v.expiry) * 86_400_000);
   else if (v.expiry === "custom" || (v.expiry === undefined && v.expiresAt)) {
     const t = v.expiresAt ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v.expiresAt) ? `${v.expiresAt}T23:59:59Z` : v.expiresAt) : NaN;
-    if (!Number.isFinite(t) || t <= Date.now() || t > Date.now() + MAX_EXPIRY_MS) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: API_KEY_TEXT.badExpiry });
+    if (!Number.isFinite(t) || t <= Date.now() || t > Date.now() + MAX_EXPIRY_MS)
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: API_KEY_TEXT.badExpiry });
     else expiresAt = new Date(t);
   }
-  return { name: v.name, scopes: [...new Set(v.scopes ?? ["mcp"])] as KeyScope[], resources: v.resources?.length ? [...new Set(v.resources)] : null, expiresAt };
+  return {
+    name: v.name,
+    scopes: [...new Set(v.scopes ?? ["mcp"])] as KeyScope[],
+    resources: v.resources?.length ? [...new Set(v.resources)] : null,
+    expiresAt,
+  };
 });
 
 export const apiKeyView = z.object({

@@ -20,7 +20,13 @@ export const REQUEST_LOG_TEXT = {
 export const OUTCOMES = ["ok", "error", "tool_error", "cancelled", "rate_limited"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export const OUTCOME_LABEL: Record<Outcome, string> = { ok: "OK", error: "Error", tool_error: "Tool error", cancelled: "Cancelled", rate_limited: "Rate limited" };
+export const OUTCOME_LABEL: Record<Outcome, string> = {
+  ok: "OK",
+  error: "Error",
+  tool_error: "Tool error",
+  cancelled: "Cancelled",
+  rate_limited: "Rate limited",
+};
 
 export const REQUEST_LOG_LIMIT = { default: 100, max: 500 } as const;
 

@@ -21,9 +21,39 @@ beforeAll(async () => {
     const json = { "content-type": "application/json" };
     const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
     const qn = `${me.user.username}/a11y`;
-    await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify({ qualifiedName: qn, displayName: "A11y Server", description: "For the audit", repositoryUrl: "https://github.com/acme/a11y", keywords: "audit", connections: [{ type: "http", url: "https://a11y.example/mcp", configSchema: { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string" } } } }] }) });
+    await fetch("/api/servers", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({
+        qualifiedName: qn,
+        displayName: "A11y Server",
+        description: "For the audit",
+        repositoryUrl: "https://github.com/acme/a11y",
+        keywords: "audit",
+        connections: [
+          {
+            type: "http",
+            url: "https://a11y.example/mcp",
+            configSchema: { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string" } } },
+          },
+        ],
+      }),
+    });
     await fetch("/api/auth/apikeys", { method: "POST", headers: json, body: JSON.stringify({ name: "audit key" }) });
-    await fetch("/api/mcp-servers", { method: "POST", headers: json, body: JSON.stringify({ id: "a11y-pending", name: "A11y Pending", description: "Waiting for review", category: "Data & Storage", type: "Community", source: "user_submitted", tags: ["audit"], url: "https://a11y.example" }) });
+    await fetch("/api/mcp-servers", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({
+        id: "a11y-pending",
+        name: "A11y Pending",
+        description: "Waiting for review",
+        category: "Data & Storage",
+        type: "Community",
+        source: "user_submitted",
+        tags: ["audit"],
+        url: "https://a11y.example",
+      }),
+    });
     const d = await fetch("/api/deploy/everything", { method: "POST", headers: json, body: JSON.stringify({ env: {} }) });
     if (d.status !== 202) throw new Error(`deploy: ${d.status}`);
     return qn;
@@ -43,8 +73,40 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const SIGNED_OUT = ["/", "/servers", "/docs", "/waitlist", "/login", "/register", "/forgot-password", "/reset-password?token=not-a-token", "/verify-email?token=not-a-token", "/oauth/error?error=invalid_request", "/servers/add", "/server/everything", "OWNED", "/subscription", "/no-such-page"];
-const SIGNED_IN = ["/", "/servers?q=memory", "/docs", "/servers/add", "/server/everything", "OWNED", "/servers/server/new", "OWNED_EDIT", "/servers/apikeys", "/profile", "/deployments", "/submissions", "/subscription", "/admin/mcp-servers", "/no-such-page"];
+const SIGNED_OUT = [
+  "/",
+  "/servers",
+  "/docs",
+  "/waitlist",
+  "/login",
+  "/register",
+  "/forgot-password",
+  "/reset-password?token=not-a-token",
+  "/verify-email?token=not-a-token",
+  "/oauth/error?error=invalid_request",
+  "/servers/add",
+  "/server/everything",
+  "OWNED",
+  "/subscription",
+  "/no-such-page",
+];
+const SIGNED_IN = [
+  "/",
+  "/servers?q=memory",
+  "/docs",
+  "/servers/add",
+  "/server/everything",
+  "OWNED",
+  "/servers/server/new",
+  "OWNED_EDIT",
+  "/servers/apikeys",
+  "/profile",
+  "/deployments",
+  "/submissions",
+  "/subscription",
+  "/admin/mcp-servers",
+  "/no-such-page",
+];
 
 async function audit(paths: string[], theme: "dark" | "light", state?: typeof signedIn): Promise<string[]> {
   const context = await browser.newContext({ baseURL: appUrl(), bypassCSP: true, storageState: state });
@@ -71,12 +133,20 @@ function overflow(page: Page): Promise<string | null> {
     // The culprit: the deepest element whose right edge passes the window's.
     // What a scrolling box (a code block, a table) holds is not it: that box scrolls itself.
     const clipped = (e: Element) => {
-      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") return true;
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== "visible") return true;
       return false;
     };
-    const over = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > inner + 1 && e.getClientRects().length > 0 && !clipped(e));
+    const over = [...document.querySelectorAll("body *")].filter(
+      (e) => e.getBoundingClientRect().right > inner + 1 && e.getClientRects().length > 0 && !clipped(e),
+    );
     const leaf = over.find((e) => !over.some((o) => o !== e && e.contains(o))) ?? over[0];
-    const name = leaf ? `${leaf.tagName.toLowerCase()}${leaf.id ? `#${leaf.id}` : ""}.${String(leaf.getAttribute("class") ?? "").split(" ").slice(0, 3).join(".")}` : "?";
+    const name = leaf
+      ? `${leaf.tagName.toLowerCase()}${leaf.id ? `#${leaf.id}` : ""}.${String(leaf.getAttribute("class") ?? "")
+          .split(" ")
+          .slice(0, 3)
+          .join(".")}`
+      : "?";
     return `${document.documentElement.scrollWidth} px wide at ${inner} (${name})`;
   });
 }

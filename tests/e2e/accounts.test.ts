@@ -143,7 +143,9 @@ describe("accounts in Chromium", () => {
     const dialog = page.getByRole("alertdialog", { name: "Delete Account" });
     const confirm = dialog.getByRole("button", { name: "Permanently delete my account" });
     // The dialog moves focus a frame after it opens (and back once it closed): wait for it.
-    await expect.poll(() => dialog.getByRole("button", { name: "Cancel" }).evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => dialog.getByRole("button", { name: "Cancel" }).evaluate((b) => b === document.activeElement), { timeout: 5000 })
+      .toBe(true);
     expect(await confirm.isDisabled()).toBe(true);
     // Escape keeps the account, and focus goes back to the button that opened the dialog.
     await page.keyboard.press("Escape");

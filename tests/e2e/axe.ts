@@ -12,13 +12,23 @@ const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axeSource });
   return page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; failureSummary?: string }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: unknown,
+          ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; failureSummary?: string }[] }[] }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
     return r.violations.map(
-      (v) => `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes
-        .slice(0, 5)
-        .map((n) => `${n.target.join(" ")} -- ${(n.failureSummary ?? "").replace(/\s+/g, " ").slice(0, 240)}`)
-        .join(" | ")}`,
+      (v) =>
+        `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes
+          .slice(0, 5)
+          .map((n) => `${n.target.join(" ")} -- ${(n.failureSummary ?? "").replace(/\s+/g, " ").slice(0, 240)}`)
+          .join(" | ")}`,
     );
   }, TAGS);
 }
@@ -26,5 +36,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
 /** Loaded, hydrated, and done loading what it loads in the browser (no 'Loading'/'Connecting' left). */
 export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true", undefined, { timeout: 15_000 });
-  await page.waitForFunction(() => !/Loading|Connecting…|Connecting\.\.\./.test(document.body.innerText), undefined, { timeout: 15_000 }).catch(() => undefined);
+  await page
+    .waitForFunction(() => !/Loading|Connecting…|Connecting\.\.\./.test(document.body.innerText), undefined, { timeout: 15_000 })
+    .catch(() => undefined);
 }

@@ -86,7 +86,11 @@ describe("forms submitted before the page's scripts load", () => {
     const third = `early-third-${Date.now()}`;
     await s.context.clearCookies();
     const asked = Date.now();
-    await fetch(`${appUrl()}/api/auth/request-password-reset`, { method: "POST", headers: { "content-type": "application/json", origin: appUrl() }, body: JSON.stringify({ email, redirectTo: "/reset-password" }) });
+    await fetch(`${appUrl()}/api/auth/request-password-reset`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: appUrl() },
+      body: JSON.stringify({ email, redirectTo: "/reset-password" }),
+    });
     const reset = await waitForMail(inject("mailDir"), email, { after: asked - 1000 });
     await open(s.page, reset.text.match(/https?:\/\/\S+/)![0].replace(appUrl(), ""));
     await s.page.getByLabel("New Password", { exact: true }).fill(third);
@@ -100,7 +104,11 @@ describe("forms submitted before the page's scripts load", () => {
     await s.context.close();
 
     // And the last password is the one that works.
-    const r = await fetch(`${appUrl()}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: appUrl() }, body: JSON.stringify({ email, password: third }) });
+    const r = await fetch(`${appUrl()}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: appUrl() },
+      body: JSON.stringify({ email, password: third }),
+    });
     expect(r.status).toBe(200);
   }, 120_000);
 });

@@ -22,7 +22,9 @@ async function waitForPlan(page: Page, name: string) {
 }
 
 async function startCheckout(page: Page) {
-  await planCard(page, "Pro").getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") }).click();
+  await planCard(page, "Pro")
+    .getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") })
+    .click();
   await page.waitForURL((u) => u.pathname.startsWith("/subscription/test-checkout/"));
   await page.getByText(BILLING_TEXT.testMode).waitFor();
 }
@@ -89,7 +91,11 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
     await dialog.getByText(BILLING_TEXT.confirmCancel).waitFor();
     // Focus moves into the dialog and back to the button once it closed: the dialog does both a
     // frame after it opens or unmounts, so the checks wait for it rather than look at once.
-    await expect.poll(() => dialog.getByRole("button", { name: "Keep subscription" }).evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => dialog.getByRole("button", { name: "Keep subscription" }).evaluate((b) => b === document.activeElement), {
+        timeout: 5000,
+      })
+      .toBe(true);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     await expect.poll(() => cancel.evaluate((b) => b === document.activeElement), { timeout: 5000 }).toBe(true);
@@ -101,7 +107,12 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
 
     // The period ends (a test clock): Refresh Subscription shows Free again.
     const ended = await page.evaluate(async () => {
-      const r = await fetch("/api/subscriptions/test-clock/end-period", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: "{}" });
+      const r = await fetch("/api/subscriptions/test-clock/end-period", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       return { status: r.status, body: (await r.json()) as unknown };
     });
     expect(ended).toEqual({ status: 200, body: { success: true } });
@@ -110,7 +121,9 @@ describe("subscriptions in Chromium: the whole test-mode flow", () => {
     expect(await textOf(page, "current-status")).toBe("Free");
     expect(await textOf(page, "current-period-end")).toBe("—");
     expect(await current(page).getByText(BILLING_TEXT.endsOn(periodEnd)).count()).toBe(0);
-    await planCard(page, "Pro").getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") }).waitFor();
+    await planCard(page, "Pro")
+      .getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") })
+      .waitFor();
 
     expect(problems).toEqual([]);
     await context.close();

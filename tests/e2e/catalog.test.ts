@@ -16,7 +16,10 @@ describe("the directory in Chromium", () => {
     await page.getByRole("searchbox", { name: "Search servers" }).fill("githb");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL((u) => u.searchParams.get("q") === "githb");
-    await page.getByRole("link", { name: /GitHub/ }).first().waitFor();
+    await page
+      .getByRole("link", { name: /GitHub/ })
+      .first()
+      .waitFor();
 
     await page.getByRole("link", { name: "Communication", exact: true }).click();
     await page.waitForURL((u) => u.searchParams.get("category") === "Communication");

@@ -30,7 +30,12 @@ describe("a command in the Deployment panel", () => {
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
     await panel.getByRole("alert").getByText("The uvx command may not use the --index-url option").waitFor();
     // Nothing was deployed.
-    expect(await page.evaluate(async (n) => ((await (await fetch(`/api/deployments/server/${n}`)).json()) as { deployments: unknown[] }).deployments.length, qn)).toBe(0);
+    expect(
+      await page.evaluate(
+        async (n) => ((await (await fetch(`/api/deployments/server/${n}`)).json()) as { deployments: unknown[] }).deployments.length,
+        qn,
+      ),
+    ).toBe(0);
     expect(problems.filter((p) => !p.includes("400"))).toEqual([]);
   }, 120_000);
 });

@@ -16,7 +16,10 @@ if (!isRoot) {
 }
 console.log("Installing Debian's chromium package for the e2e tests...");
 const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", "chromium"]]) {
+for (const args of [
+  ["update", "-qq"],
+  ["install", "-y", "-qq", "--no-install-recommends", "chromium"],
+]) {
   const r = spawnSync("apt-get", args, { stdio: "inherit", env });
   if (r.status !== 0) {
     console.error(`apt-get ${args.join(" ")} failed; install chromium by hand (apt-get install -y chromium).`);

@@ -20,7 +20,8 @@ describe("the shell in Chromium", () => {
     await expect
       .poll(
         async () => {
-          if (await page.evaluate(() => document.documentElement.classList.contains("dark"))) await page.getByTestId("theme-toggle").first().click();
+          if (await page.evaluate(() => document.documentElement.classList.contains("dark")))
+            await page.getByTestId("theme-toggle").first().click();
           return page.evaluate(() => document.documentElement.classList.contains("dark"));
         },
         { timeout: 30_000, interval: 250 },
@@ -31,7 +32,8 @@ describe("the shell in Chromium", () => {
     // Record the class on the very first paint: the boot script must have run before the body exists.
     await page.addInitScript(() => {
       document.addEventListener("readystatechange", () => {
-        if (document.readyState === "interactive") (window as unknown as { firstClass: string }).firstClass = document.documentElement.className;
+        if (document.readyState === "interactive")
+          (window as unknown as { firstClass: string }).firstClass = document.documentElement.className;
       });
       new MutationObserver((_, obs) => {
         if (document.body) {

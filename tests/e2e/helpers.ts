@@ -30,13 +30,25 @@ export async function registerConfirmAndLogIn(page: Page, email: string, passwor
  * As the signed-in user of `page`: registers the owned server `<username>/<name>` and, given a
  * repository URL (a test's file:// fixture), deploys it from there (with the keys `env`). Returns its qualified name.
  */
-export async function registerOwnedServer(page: Page, name: string, repositoryUrl?: string, env: Record<string, string> = {}): Promise<string> {
+export async function registerOwnedServer(
+  page: Page,
+  name: string,
+  repositoryUrl?: string,
+  env: Record<string, string> = {},
+): Promise<string> {
   return page.evaluate(
     async ({ name, repositoryUrl, env }) => {
       const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
       const qn = `${me.user.username}/${name}`;
       const json = { "content-type": "application/json" };
-      const server = { qualifiedName: qn, displayName: name, description: `The ${name} test server`, repositoryUrl: `https://github.com/acme/${name}`, keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
+      const server = {
+        qualifiedName: qn,
+        displayName: name,
+        description: `The ${name} test server`,
+        repositoryUrl: `https://github.com/acme/${name}`,
+        keywords: "test",
+        connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+      };
       const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
       if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
       if (repositoryUrl) {

@@ -46,9 +46,13 @@ describe("the Deployment panel in Chromium", () => {
 
     // How to connect a client: Claude Code's command by default, Cursor's config a click away.
     const connect = panel.getByTestId("hosted-connect");
-    expect(await connect.locator("pre").textContent()).toBe(`claude mcp add --transport http everything ${url} --header "Authorization: Bearer <your API key>"`);
+    expect(await connect.locator("pre").textContent()).toBe(
+      `claude mcp add --transport http everything ${url} --header "Authorization: Bearer <your API key>"`,
+    );
     await connect.getByRole("radio", { name: "Cursor" }).click();
-    expect(JSON.parse((await connect.locator("pre").textContent())!)).toEqual({ mcpServers: { everything: { url, headers: { Authorization: "Bearer <your API key>" } } } });
+    expect(JSON.parse((await connect.locator("pre").textContent())!)).toEqual({
+      mcpServers: { everything: { url, headers: { Authorization: "Bearer <your API key>" } } },
+    });
 
     // The URL works as shown, for an MCP client holding a key made on the API Keys page: the
     // 'mcp' scope only (the default), for this server only, for 30 days.
@@ -58,7 +62,9 @@ describe("the Deployment panel in Chromium", () => {
     expect(await page.getByRole("checkbox", { name: /^mcp/ }).isChecked()).toBe(true);
     expect(await page.getByRole("checkbox", { name: /^deploy/ }).isChecked()).toBe(false);
     expect(await page.getByRole("checkbox", { name: /^servers/ }).isChecked()).toBe(false);
-    expect(await page.getByRole("group", { name: API_KEY_TEXT.resourcesLabel }).getByRole("checkbox", { name: "everything" }).isChecked()).toBe(true);
+    expect(
+      await page.getByRole("group", { name: API_KEY_TEXT.resourcesLabel }).getByRole("checkbox", { name: "everything" }).isChecked(),
+    ).toBe(true);
     expect(await page.getByLabel(API_KEY_TEXT.expiryLabel).inputValue()).toBe("90");
     await page.getByLabel(API_KEY_TEXT.expiryLabel).selectOption("30");
     await page.getByRole("button", { name: "Generate API Key" }).click();

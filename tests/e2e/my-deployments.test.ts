@@ -21,10 +21,21 @@ async function deployKeyed(page: Page, name: string, apiKey: string): Promise<st
       const qn = `${me.user.username}/${name}`;
       const json = { "content-type": "application/json" };
       const schema = { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string", title: "API key" } } };
-      const server = { qualifiedName: qn, displayName: name, description: "Needs a key", repositoryUrl: "https://github.com/acme/keyed", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: schema }] };
+      const server = {
+        qualifiedName: qn,
+        displayName: name,
+        description: "Needs a key",
+        repositoryUrl: "https://github.com/acme/keyed",
+        keywords: "test",
+        connections: [{ type: "http", url: "https://example.com/mcp", configSchema: schema }],
+      };
       const r = await fetch("/api/servers", { method: "POST", headers: json, body: JSON.stringify(server) });
       if (r.status !== 201) throw new Error(`register: ${r.status} ${await r.text()}`);
-      const d = await fetch(`/api/deploy/${qn}`, { method: "POST", headers: json, body: JSON.stringify({ repositoryUrl, env: { API_KEY: apiKey } }) });
+      const d = await fetch(`/api/deploy/${qn}`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ repositoryUrl, env: { API_KEY: apiKey } }),
+      });
       if (d.status !== 202) throw new Error(`deploy: ${d.status} ${await d.text()}`);
       return qn;
     },
@@ -35,7 +46,11 @@ async function deployKeyed(page: Page, name: string, apiKey: string): Promise<st
 /** A key for MCP clients, made through the API as the page's user. */
 const mcpKey = (page: Page, name: string) =>
   page.evaluate(async (name) => {
-    const r = await fetch("/api/auth/apikeys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
+    const r = await fetch("/api/auth/apikeys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
     return ((await r.json()) as { apiKey: string }).apiKey;
   }, name);
 
@@ -57,7 +72,9 @@ describe("My deployments in Chromium", () => {
       const qn = await deployKeyed(page, "keyed", "first-value");
       expect(await planUsage(page)).toMatch(/^Free plan: 1 of 3 deploys this month, 1 of 1 running\./);
       const row = page.getByTestId("my-deployment");
-      await expect.poll(async () => (await page.reload(), row.getByTestId("my-deployment-status").textContent()), { timeout: 60_000, interval: 1000 }).toBe("Running");
+      await expect
+        .poll(async () => (await page.reload(), row.getByTestId("my-deployment-status").textContent()), { timeout: 60_000, interval: 1000 })
+        .toBe("Running");
       const url = (await row.locator("code").textContent())!;
       await row.getByRole("link", { name: DEPLOY_TEXT.editKeys }).click();
       await page.waitForURL((u) => u.pathname === `/server/${qn}` && u.searchParams.get("edit") === "keys");
@@ -83,7 +100,9 @@ describe("My deployments in Chromium", () => {
       await page.goto("/deployments");
       await row.getByRole("button", { name: DEPLOY_TEXT.restart }).click();
       await row.getByText(DEPLOY_TEXT.restarted).waitFor();
-      await expect.poll(async () => (await page.reload(), row.getByTestId("my-deployment-status").textContent()), { timeout: 60_000, interval: 1000 }).toBe("Running");
+      await expect
+        .poll(async () => (await page.reload(), row.getByTestId("my-deployment-status").textContent()), { timeout: 60_000, interval: 1000 })
+        .toBe("Running");
       expect(await row.locator("code").textContent()).toBe(url);
       await page.screenshot({ path: `test-results/my-deployments-${viewport.width}.png`, fullPage: true });
       expect(await planUsage(page)).toMatch(/^Free plan: 1 of 3 deploys this month, 1 of 1 running\./);
@@ -100,7 +119,14 @@ describe("My deployments in Chromium", () => {
     const qn = await page.evaluate(async () => {
       const me = (await (await fetch("/api/auth/me")).json()) as { user: { username: string } };
       const qn = `${me.user.username}/plain`;
-      const server = { qualifiedName: qn, displayName: "plain", description: "No keys", repositoryUrl: "https://github.com/acme/plain", keywords: "test", connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] };
+      const server = {
+        qualifiedName: qn,
+        displayName: "plain",
+        description: "No keys",
+        repositoryUrl: "https://github.com/acme/plain",
+        keywords: "test",
+        connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+      };
       await fetch("/api/servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(server) });
       return qn;
     });
@@ -110,7 +136,11 @@ describe("My deployments in Chromium", () => {
     // Deployed from the fixture repository through the API while the page stays open (the panel polls).
     await page.evaluate(
       async ({ qn, repositoryUrl }) => {
-        const d = await fetch(`/api/deploy/${qn}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ repositoryUrl, env: {} }) });
+        const d = await fetch(`/api/deploy/${qn}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ repositoryUrl, env: {} }),
+        });
         if (d.status !== 202) throw new Error(`deploy: ${d.status}`);
       },
       { qn, repositoryUrl: env.repo.url },
@@ -118,7 +148,10 @@ describe("My deployments in Chromium", () => {
     await panel.getByText("Running", { exact: true }).waitFor({ timeout: 60_000 });
     // The tool lists the page's loader filled show its tools now.
     await page.getByRole("region", { name: "Tools" }).getByText("echo", { exact: true }).waitFor({ timeout: 10_000 });
-    await page.getByTestId("tool-selection").getByText(/\d+ of \d+ tools exposed/).waitFor({ timeout: 10_000 });
+    await page
+      .getByTestId("tool-selection")
+      .getByText(/\d+ of \d+ tools exposed/)
+      .waitFor({ timeout: 10_000 });
     expect(await page.getByText(DEPLOY_TEXT.toolsNone).count()).toBe(0);
     await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();

@@ -35,7 +35,12 @@ async function expectFieldError(page: Page, label: string, message: string, exac
   const input = page.getByLabel(label, { exact });
   expect(await input.getAttribute("aria-invalid")).toBe("true");
   const describedBy = (await input.getAttribute("aria-describedby")) ?? "";
-  const texts = await Promise.all(describedBy.split(" ").filter(Boolean).map((id) => page.locator(`[id="${id}"]`).textContent()));
+  const texts = await Promise.all(
+    describedBy
+      .split(" ")
+      .filter(Boolean)
+      .map((id) => page.locator(`[id="${id}"]`).textContent()),
+  );
   expect(texts).toContain(message);
 }
 
@@ -234,7 +239,10 @@ describe("forms without JavaScript", () => {
     // Deploy asks for its key first, at the panel.
     const panel = page.getByRole("region", { name: "Deployment" });
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
-    await page.getByRole("region", { name: "Deployment" }).getByText(DEPLOY_TEXT.missingKeys(["tideKey"])).waitFor();
+    await page
+      .getByRole("region", { name: "Deployment" })
+      .getByText(DEPLOY_TEXT.missingKeys(["tideKey"]))
+      .waitFor();
     await context.close();
   }, 90_000);
 
@@ -303,7 +311,10 @@ describe("forms without JavaScript", () => {
     await page.goto("/subscription");
     const current = page.getByRole("region", { name: BILLING_TEXT.currentSubscription });
     await current.getByTestId("current-plan").getByText("Free", { exact: true }).waitFor();
-    await page.getByRole("article", { name: "Pro", exact: true }).getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") }).click();
+    await page
+      .getByRole("article", { name: "Pro", exact: true })
+      .getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") })
+      .click();
     await page.waitForURL((u) => u.pathname.startsWith("/subscription/test-checkout/"));
     await page.getByText(BILLING_TEXT.testMode).waitFor();
     await page.getByRole("button", { name: BILLING_TEXT.confirmPayment }).click();
@@ -328,12 +339,15 @@ describe("forms without JavaScript", () => {
     const email = `nojs-owner-${Date.now()}@example.com`;
     const { page, context } = await noJsPage();
     await newAccountNoJs(page, email);
-    const deployment = await owner.page.evaluate(async ({ email, password }) => {
-      const json = { "content-type": "application/json" };
-      await fetch("/api/auth/sign-in/email", { method: "POST", headers: json, body: JSON.stringify({ email, password }) });
-      const r = await fetch("/api/deploy/everything", { method: "POST", headers: json, body: JSON.stringify({ env: {} }) });
-      return ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
-    }, { email, password: PASSWORD });
+    const deployment = await owner.page.evaluate(
+      async ({ email, password }) => {
+        const json = { "content-type": "application/json" };
+        await fetch("/api/auth/sign-in/email", { method: "POST", headers: json, body: JSON.stringify({ email, password }) });
+        const r = await fetch("/api/deploy/everything", { method: "POST", headers: json, body: JSON.stringify({ env: {} }) });
+        return ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
+      },
+      { email, password: PASSWORD },
+    );
     await context.clearCookies();
 
     const callback = "http://127.0.0.1:45220/callback";
@@ -343,7 +357,15 @@ describe("forms without JavaScript", () => {
       await route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>client</title><p>back in the client</p>" });
     });
     const client = await registerClient(appUrl(), { client_name: "No Script Client", redirect_uris: [callback] });
-    await page.goto(authorizeUrl(appUrl(), { clientId: client.client_id, resource: deployment.url, redirectUri: callback, challenge: pkce().challenge, state: "nojs" }));
+    await page.goto(
+      authorizeUrl(appUrl(), {
+        clientId: client.client_id,
+        resource: deployment.url,
+        redirectUri: callback,
+        challenge: pkce().challenge,
+        state: "nojs",
+      }),
+    );
     await page.waitForURL((u) => u.pathname === "/login");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);

@@ -31,7 +31,11 @@ function trapCallback(page: Page): Promise<URL> {
 /** The connected app's server is 'everything' from the catalogue; the grant needs its deployment to exist. */
 async function deployEverything(page: Page): Promise<{ id: string; url: string }> {
   return page.evaluate(async () => {
-    const r = await fetch("/api/deploy/everything", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ env: {} }) });
+    const r = await fetch("/api/deploy/everything", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ env: {} }),
+    });
     const body = (await r.json()) as { deploymentInfo: { id: string; url: string } };
     return body.deploymentInfo;
   });
@@ -54,7 +58,15 @@ describe("OAuth connections in Chromium", () => {
     const client = await registerClient(appUrl(), { client_name: "E2E Connector", redirect_uris: [CALLBACK] });
     await context.clearCookies();
     const { verifier, challenge } = pkce();
-    await page.goto(authorizeUrl(appUrl(), { clientId: client.client_id, resource: deployment.url, redirectUri: CALLBACK, challenge, state: "e2e-state" }));
+    await page.goto(
+      authorizeUrl(appUrl(), {
+        clientId: client.client_id,
+        resource: deployment.url,
+        redirectUri: CALLBACK,
+        challenge,
+        state: "e2e-state",
+      }),
+    );
     await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("client_id") === client.client_id);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("connector-password-1");
@@ -86,7 +98,14 @@ describe("OAuth connections in Chromium", () => {
     const code = answered.searchParams.get("code")!;
     expect(code).toBeTruthy();
 
-    const t = await token(appUrl(), { grant_type: "authorization_code", code, code_verifier: verifier, client_id: client.client_id, redirect_uri: CALLBACK, resource: deployment.url });
+    const t = await token(appUrl(), {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: client.client_id,
+      redirect_uri: CALLBACK,
+      resource: deployment.url,
+    });
     expect(t.status).toBe(200);
     const { refresh_token } = t.json<{ refresh_token: string }>();
 
@@ -106,12 +125,25 @@ describe("OAuth connections in Chromium", () => {
     await page.getByRole("region", { name: OAUTH_TEXT.connectedTitle }).getByText(OAUTH_TEXT.empty).waitFor();
 
     // Revoked: the refresh token no longer works.
-    const refreshed = await token(appUrl(), { grant_type: "refresh_token", refresh_token, client_id: client.client_id, resource: deployment.url });
+    const refreshed = await token(appUrl(), {
+      grant_type: "refresh_token",
+      refresh_token,
+      client_id: client.client_id,
+      resource: deployment.url,
+    });
     expect(refreshed.status).toBeGreaterThanOrEqual(400);
 
     // Asked again, the owner denies: the client gets access_denied with its state.
     const denied = trapCallback(page);
-    await page.goto(authorizeUrl(appUrl(), { clientId: client.client_id, resource: deployment.url, redirectUri: CALLBACK, challenge: pkce().challenge, state: "e2e-deny" }));
+    await page.goto(
+      authorizeUrl(appUrl(), {
+        clientId: client.client_id,
+        resource: deployment.url,
+        redirectUri: CALLBACK,
+        challenge: pkce().challenge,
+        state: "e2e-deny",
+      }),
+    );
     await page.waitForURL((u) => u.pathname === "/oauth/consent");
     // Its signed query has run out (as after a minute on the page): the page renews it and the answer still arrives.
     const stale = new URL(page.url());
@@ -151,7 +183,15 @@ describe("OAuth connections in Chromium", () => {
     const client = await registerClient(appUrl(), { client_name: "GitHub Path Client", redirect_uris: [CALLBACK] });
 
     const { context, page } = await newPage(browser);
-    await page.goto(authorizeUrl(appUrl(), { clientId: client.client_id, resource: deployment.url, redirectUri: CALLBACK, challenge: pkce().challenge, state: "gh" }));
+    await page.goto(
+      authorizeUrl(appUrl(), {
+        clientId: client.client_id,
+        resource: deployment.url,
+        redirectUri: CALLBACK,
+        challenge: pkce().challenge,
+        state: "gh",
+      }),
+    );
     await page.waitForURL((u) => u.pathname === "/login");
     // "Sign up" keeps the request.
     const signUp = await page.getByRole("link", { name: AUTH_TEXT.signUp }).getAttribute("href");

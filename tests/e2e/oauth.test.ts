@@ -12,7 +12,14 @@ import { createDatabaseFrom, type TestDatabase } from "../support/db.js";
 import { removeDataDir } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { deployFixture } from "../support/oauth-app.js";
-import { connectWithOAuth, MemoryProvider, startCallbackServer, startMetadataServer, type CallbackServer, type MetadataServer } from "../support/oauth-client.js";
+import {
+  connectWithOAuth,
+  MemoryProvider,
+  startCallbackServer,
+  startMetadataServer,
+  type CallbackServer,
+  type MetadataServer,
+} from "../support/oauth-client.js";
 import { sdkJourney } from "../support/oauth-journey.js";
 import { SDK_V2 } from "../support/oauth-sdk-v2.js";
 import { signUpOverHttp } from "../support/oauth.js";
@@ -108,64 +115,76 @@ async function revokeInBrowser(page: Page, clientName: string) {
 }
 
 describe("an OAuth-capable MCP client connects to a deployment by its URL alone (Chromium)", () => {
-  it("by metadata document: the person signs in on the way, approves, and the client works until revoked", { timeout: 120_000 }, async () => {
-    const { page } = await newPage(browser, { baseURL: base });
-    const name = "E2E connector (metadata document)";
-    const clientMetadataUrl = `https://client.test:${docs.port}/connector.json`;
-    const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name, clientMetadataUrl });
-    docs.set("/connector.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
-    await sdkJourney({
-      url: dep.url,
-      base,
-      provider,
-      registration: "cimd",
-      approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
-      revoke: () => revokeInBrowser(page, name),
-    });
-    expect(docs.hits).toContain("/connector.json");
-    expect(problemsOf(page)).toEqual([]);
-  });
+  it(
+    "by metadata document: the person signs in on the way, approves, and the client works until revoked",
+    { timeout: 120_000 },
+    async () => {
+      const { page } = await newPage(browser, { baseURL: base });
+      const name = "E2E connector (metadata document)";
+      const clientMetadataUrl = `https://client.test:${docs.port}/connector.json`;
+      const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name, clientMetadataUrl });
+      docs.set("/connector.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
+      await sdkJourney({
+        url: dep.url,
+        base,
+        provider,
+        registration: "cimd",
+        approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
+        revoke: () => revokeInBrowser(page, name),
+      });
+      expect(docs.hits).toContain("/connector.json");
+      expect(problemsOf(page)).toEqual([]);
+    },
+  );
 
-  it("by Dynamic Client Registration: Deny sends access_denied back; Approve connects; revoked, it gets 401", { timeout: 120_000 }, async () => {
-    const { page } = await newPage(browser, { baseURL: base });
-    const name = "E2E connector (DCR)";
+  it(
+    "by Dynamic Client Registration: Deny sends access_denied back; Approve connects; revoked, it gets 401",
+    { timeout: 120_000 },
+    async () => {
+      const { page } = await newPage(browser, { baseURL: base });
+      const name = "E2E connector (DCR)";
 
-    const refused = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name });
-    const denied = connectWithOAuth(dep.url, refused, (u) => decideInBrowser(page, u, name, OAUTH_TEXT.deny), `${base}/api/auth`);
-    await expect(denied).rejects.toThrow(/authorization refused/);
-    const back = new URL(page.url()); // where Deny sent the browser: the client's redirect URI
-    expect(back.searchParams.get("error")).toBe("access_denied");
-    expect(back.searchParams.get("state")).toBe(refused.lastState);
-    expect(back.searchParams.get("iss")).toBe(`${base}/api/auth`);
-    expect(back.searchParams.has("code")).toBe(false);
+      const refused = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name });
+      const denied = connectWithOAuth(dep.url, refused, (u) => decideInBrowser(page, u, name, OAUTH_TEXT.deny), `${base}/api/auth`);
+      await expect(denied).rejects.toThrow(/authorization refused/);
+      const back = new URL(page.url()); // where Deny sent the browser: the client's redirect URI
+      expect(back.searchParams.get("error")).toBe("access_denied");
+      expect(back.searchParams.get("state")).toBe(refused.lastState);
+      expect(back.searchParams.get("iss")).toBe(`${base}/api/auth`);
+      expect(back.searchParams.has("code")).toBe(false);
 
-    const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name });
-    await sdkJourney({
-      url: dep.url,
-      base,
-      provider,
-      registration: "dcr",
-      approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
-      revoke: () => revokeInBrowser(page, name),
-    });
-    expect(problemsOf(page)).toEqual([]);
-  });
+      const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name });
+      await sdkJourney({
+        url: dep.url,
+        base,
+        provider,
+        registration: "dcr",
+        approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
+        revoke: () => revokeInBrowser(page, name),
+      });
+      expect(problemsOf(page)).toEqual([]);
+    },
+  );
 
-  it("with the SDK v2 client (@modelcontextprotocol/client), by metadata document, approved in the browser", { timeout: 120_000 }, async () => {
-    const { page } = await newPage(browser, { baseURL: base });
-    const name = "E2E connector (SDK v2)";
-    const clientMetadataUrl = `https://client.test:${docs.port}/connector-v2.json`;
-    const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name, clientMetadataUrl });
-    docs.set("/connector-v2.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
-    await sdkJourney({
-      url: dep.url,
-      base,
-      provider,
-      registration: "cimd",
-      kit: SDK_V2,
-      approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
-      revoke: () => revokeInBrowser(page, name),
-    });
-    expect(problemsOf(page)).toEqual([]);
-  });
+  it(
+    "with the SDK v2 client (@modelcontextprotocol/client), by metadata document, approved in the browser",
+    { timeout: 120_000 },
+    async () => {
+      const { page } = await newPage(browser, { baseURL: base });
+      const name = "E2E connector (SDK v2)";
+      const clientMetadataUrl = `https://client.test:${docs.port}/connector-v2.json`;
+      const provider = new MemoryProvider({ redirectUri: callback.redirectUri, clientName: name, clientMetadataUrl });
+      docs.set("/connector-v2.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
+      await sdkJourney({
+        url: dep.url,
+        base,
+        provider,
+        registration: "cimd",
+        kit: SDK_V2,
+        approve: (u) => decideInBrowser(page, u, name, OAUTH_TEXT.approve),
+        revoke: () => revokeInBrowser(page, name),
+      });
+      expect(problemsOf(page)).toEqual([]);
+    },
+  );
 });

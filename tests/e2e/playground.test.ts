@@ -15,9 +15,16 @@ const env = browserWithFixtureRepo();
 
 /** Picks an entry of the open tab's list by its machine name. */
 async function pick(pg: Locator, list: string, name: string): Promise<void> {
-  await pg.getByRole("list", { name: list }).getByRole("button").filter({ has: pg.page().getByText(name, { exact: true }) }).click();
+  await pg
+    .getByRole("list", { name: list })
+    .getByRole("button")
+    .filter({ has: pg.page().getByText(name, { exact: true }) })
+    .click();
   // The heading is the name, then any hints (read-only, destructive).
-  await pg.getByRole("heading", { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`) }).locator("visible=true").waitFor();
+  await pg
+    .getByRole("heading", { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`) })
+    .locator("visible=true")
+    .waitFor();
 }
 
 const result = (pg: Locator) => pg.getByTestId("playground-result").locator("visible=true");
@@ -86,7 +93,9 @@ describe("the playground in Chromium", () => {
     await run(pg);
     await progress.getByText("1 of 60").waitFor();
     await pg.getByRole("button", { name: "Cancel" }).click();
-    await result(pg).getByText(/^Cancelled/).waitFor();
+    await result(pg)
+      .getByText(/^Cancelled/)
+      .waitFor();
     await pg.getByText("Cancelled", { exact: true }).waitFor();
 
     // get-tiny-image: a PNG the browser decoded.
@@ -113,11 +122,18 @@ describe("the playground in Chromium", () => {
     await pg.getByRole("tab", { name: /^Resources/ }).click();
     await pick(pg, "Resources", "features.md");
     await run(pg, "Read");
-    await result(pg).getByText(/Everything Server - Features/).waitFor();
-    await pg.getByRole("list", { name: "Resources" }).getByRole("button", { name: /Dynamic Text Resource \(template\)/ }).click();
+    await result(pg)
+      .getByText(/Everything Server - Features/)
+      .waitFor();
+    await pg
+      .getByRole("list", { name: "Resources" })
+      .getByRole("button", { name: /Dynamic Text Resource \(template\)/ })
+      .click();
     await pg.getByLabel(/^resourceId/).fill("7");
     await run(pg, "Read");
-    await result(pg).getByText(/^Resource 7: This is a plaintext resource created at/).waitFor();
+    await result(pg)
+      .getByText(/^Resource 7: This is a plaintext resource created at/)
+      .waitFor();
 
     await pg.getByRole("tab", { name: /^Tools/ }).click();
     await pg.scrollIntoViewIfNeeded();
@@ -134,14 +150,27 @@ describe("the playground in Chromium", () => {
     expect(await rows.count()).toBe(0);
     await log.getByLabel(REQUEST_LOG_TEXT.showPlayground).check();
     const row = (name: string) => rows.filter({ has: page.getByRole("cell", { name, exact: true }) }).first();
-    for (const name of ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image", "args-prompt", "demo://resource/static/document/features.md"]) await row(name).waitFor({ timeout: 15_000 });
+    for (const name of [
+      "echo",
+      "get-sum",
+      "trigger-long-running-operation",
+      "get-tiny-image",
+      "args-prompt",
+      "demo://resource/static/document/features.md",
+    ])
+      await row(name).waitFor({ timeout: 15_000 });
     expect(await row("echo").textContent()).toContain("switchboard-playground");
     expect(await row("echo").textContent()).toContain(REQUEST_LOG_TEXT.playgroundBadge);
     expect(await row("echo").textContent()).toContain("tools/call");
     expect(await row("args-prompt").textContent()).toContain("prompts/get");
     expect(await row("demo://resource/static/document/features.md").textContent()).toContain("resources/read");
     // The call cancelled above is there too, as cancelled.
-    expect(await rows.filter({ has: page.getByRole("cell", { name: "trigger-long-running-operation", exact: true }) }).filter({ hasText: "Cancelled" }).count()).toBe(1);
+    expect(
+      await rows
+        .filter({ has: page.getByRole("cell", { name: "trigger-long-running-operation", exact: true }) })
+        .filter({ hasText: "Cancelled" })
+        .count(),
+    ).toBe(1);
     const logText = (await log.textContent())!;
     for (const argument of ["from</b> the playground", "Paris", "Texas"]) expect(logText).not.toContain(argument);
     // Filtered by name, only that tool's calls are left.
@@ -182,12 +211,20 @@ describe("the playground in Chromium", () => {
     await pick(pg, "Tools", "hostile_output");
     await run(pg);
     const out = result(pg);
-    await out.getByText('<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><a href="javascript:window.__pwned=1">click</a>', { exact: true }).waitFor();
+    await out
+      .getByText('<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><a href="javascript:window.__pwned=1">click</a>', {
+        exact: true,
+      })
+      .waitFor();
     // Nothing the server sent ran, became markup, a live link or an SVG image.
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await out.locator("script, iframe, object, embed").count()).toBe(0);
     expect(await out.locator('img[src="x"], img[src^="data:image/svg"]').count()).toBe(0);
-    expect(await out.locator("a").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).protocol).filter((p) => p !== "http:" && p !== "https:"))).toEqual([]);
+    expect(
+      await out
+        .locator("a")
+        .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).protocol).filter((p) => p !== "http:" && p !== "https:")),
+    ).toEqual([]);
     await out.getByText("javascript:window.__pwned=1", { exact: true }).waitFor();
     await out.getByText("This image type (image/svg+xml) is not shown.").waitFor();
     // 1,000 levels of structured content, shown cut short.
@@ -199,7 +236,9 @@ describe("the playground in Chromium", () => {
     await pg.getByLabel(/^megabytes/).fill("10");
     const started = Date.now();
     await run(pg);
-    await out.getByText(`Showing the first 100,000 of ${(10 * 1024 * 1024).toLocaleString("en-US")} characters.`).waitFor({ timeout: 30_000 });
+    await out
+      .getByText(`Showing the first 100,000 of ${(10 * 1024 * 1024).toLocaleString("en-US")} characters.`)
+      .waitFor({ timeout: 30_000 });
     expect(Date.now() - started).toBeLessThan(20_000);
     const t0 = Date.now();
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
@@ -215,7 +254,10 @@ describe("the playground in Chromium", () => {
 
     // The gateway forgets the session (as after GATEWAY_SESSION_IDLE_MS, or a restart): the
     // playground says so and offers Retry, which connects again.
-    const status = await page.evaluate(async ([u, id]) => (await fetch(u!, { method: "DELETE", headers: { "mcp-session-id": id! } })).status, [mcpUrl, sessionId]);
+    const status = await page.evaluate(
+      async ([u, id]) => (await fetch(u!, { method: "DELETE", headers: { "mcp-session-id": id! } })).status,
+      [mcpUrl, sessionId],
+    );
     expect(status).toBe(200);
     await pick(pg, "Tools", "echo");
     await run(pg);

@@ -78,7 +78,9 @@ describe("publishers in Chromium", () => {
     await page.getByLabel("Config Schema (JSON)").fill("{ not json");
     await page.getByRole("button", { name: "Register Server" }).click();
     await page.getByText(SERVER_FORM_TEXT.configSchemaJson).waitFor();
-    await page.getByLabel("Config Schema (JSON)").fill('{"type":"object","required":["tideKey"],"properties":{"tideKey":{"title":"Tide API key"}}}');
+    await page
+      .getByLabel("Config Schema (JSON)")
+      .fill('{"type":"object","required":["tideKey"],"properties":{"tideKey":{"title":"Tide API key"}}}');
 
     await page.getByRole("button", { name: "Add Connection" }).click();
     expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(2);

@@ -102,7 +102,20 @@ describe("submission and review in Chromium", () => {
     // A new entry (newest first on the admin page): the reference server from npm.
     const id = `check-me-${Date.now()}`;
     const made = await page.evaluate(async (id) => {
-      const r = await fetch("/api/mcp-servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, name: "Check Me", description: "Checked in the e2e test", category: "Featured", type: "Reference", source: "official", tags: ["check"], npx_command: "npx -y @modelcontextprotocol/server-everything" }) });
+      const r = await fetch("/api/mcp-servers", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          id,
+          name: "Check Me",
+          description: "Checked in the e2e test",
+          category: "Featured",
+          type: "Reference",
+          source: "official",
+          tags: ["check"],
+          npx_command: "npx -y @modelcontextprotocol/server-everything",
+        }),
+      });
       return r.status;
     }, id);
     expect(made).toBe(201);
@@ -115,7 +128,10 @@ describe("submission and review in Chromium", () => {
     const card = page.locator(`[data-server="${id}"]`);
     await card.getByRole("button", { name: CHECK_TEXT.checkNow }).click();
     await card.getByTestId("tools-changed").getByText(CHECK_TEXT.firstListing).waitFor({ timeout: 120_000 });
-    await card.getByTestId("tools-changed").getByText(/\becho\b/).waitFor();
+    await card
+      .getByTestId("tools-changed")
+      .getByText(/\becho\b/)
+      .waitFor();
     await card.getByRole("button", { name: ADMIN_TEXT.acceptTools }).click();
     await card.getByTestId("tools-changed").waitFor({ state: "detached" });
 
@@ -125,4 +141,3 @@ describe("submission and review in Chromium", () => {
     await visitor.context.close();
   }, 180_000);
 });
-

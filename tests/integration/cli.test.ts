@@ -22,7 +22,8 @@ function admin(...args: string[]) {
   });
 }
 
-const isAdmin = async () => (await t.db.database.pool.query("select is_admin from profiles where email = 'carol@example.com'")).rows[0].is_admin;
+const isAdmin = async () =>
+  (await t.db.database.pool.query("select is_admin from profiles where email = 'carol@example.com'")).rows[0].is_admin;
 
 describe("npm run admin", () => {
   it("grants and revokes admin rights on an existing account", async () => {
@@ -48,12 +49,16 @@ describe("npm run admin", () => {
 
 describe("npm run catalog:import", () => {
   function importCli(...args: string[]) {
-    return spawnSync(process.execPath, [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/catalog-import.ts", ...args], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH, DATABASE_URL: t.db.url },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    return spawnSync(
+      process.execPath,
+      [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/catalog-import.ts", ...args],
+      {
+        cwd: projectRoot,
+        env: { PATH: process.env.PATH, DATABASE_URL: t.db.url },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
   }
 
   it("imports a server.json file, reports invalid entries by name, and changes nothing the second time", async () => {
@@ -61,7 +66,12 @@ describe("npm run catalog:import", () => {
     await fs.writeFile(
       file,
       JSON.stringify([
-        { name: "io.github.octo/tides", description: "Tide tables", version: "1.2.3", packages: [{ registryType: "npm", identifier: "tides-mcp", version: "1.2.3", transport: { type: "stdio" } }] },
+        {
+          name: "io.github.octo/tides",
+          description: "Tide tables",
+          version: "1.2.3",
+          packages: [{ registryType: "npm", identifier: "tides-mcp", version: "1.2.3", transport: { type: "stdio" } }],
+        },
         { name: "broken name", description: "x", version: "1" },
       ]),
     );

@@ -54,7 +54,8 @@ async function works(id: string): Promise<void> {
 }
 
 /** Sessions opened now through HAProxy, to be tried again once their deployment has moved. */
-const oldSessions = (list: string[]) => Promise.all(list.map((id) => rawSession(mcpUrl(c.publicUrl, byId.get(id)!.proxyId), byId.get(id)!.key)));
+const oldSessions = (list: string[]) =>
+  Promise.all(list.map((id) => rawSession(mcpUrl(c.publicUrl, byId.get(id)!.proxyId), byId.get(id)!.key)));
 
 async function expectOldSessionsGone(sessions: Awaited<ReturnType<typeof oldSessions>>): Promise<void> {
   for (const s of sessions) {
@@ -79,7 +80,15 @@ async function expectNeverTwo(): Promise<void> {
 async function bringBack(r: Member): Promise<void> {
   if (r.proc.child.exitCode === null && r.proc.child.signalCode === null) return;
   await r.restart();
-  await waitFor(`${r.name} heartbeating`, async () => ((await c.query("select 1 from runners where id = $1 and heartbeat_at > now() - interval '2 seconds' and not draining", [r.name])).length ? true : undefined), 15_000);
+  await waitFor(
+    `${r.name} heartbeating`,
+    async () =>
+      (await c.query("select 1 from runners where id = $1 and heartbeat_at > now() - interval '2 seconds' and not draining", [r.name]))
+        .length
+        ? true
+        : undefined,
+    15_000,
+  );
 }
 
 beforeAll(async () => {
@@ -98,7 +107,9 @@ beforeAll(async () => {
   for (const [i, u] of users.entries()) keys.set(u, await userWithKey(c, c.member(i % 2 ? "gw-2" : "gw-1"), `${u}@example.com`));
   ids = await Promise.all(users.map((u) => deployFixture(c, keys.get(u)!, `${u}/fixture`, repo.url)));
   const rows = await waitAllRunning(c, users.length, 90_000);
-  byId = new Map(rows.map((r) => [r.id, { user: r.server_ref.split("/")[0]!, proxyId: r.proxy_id, key: keys.get(r.server_ref.split("/")[0]!)! }]));
+  byId = new Map(
+    rows.map((r) => [r.id, { user: r.server_ref.split("/")[0]!, proxyId: r.proxy_id, key: keys.get(r.server_ref.split("/")[0]!)! }]),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -115,7 +126,9 @@ describe("losing a runner", () => {
     const stayed = ids.filter((id) => !moved.includes(id));
     expect(moved.length).toBeGreaterThan(0);
     const keysBefore = await c.query("select id, user_id, key_hash from api_keys order by id");
-    const usageBefore = await c.query<{ qualified_name: string; use_count: string }>("select qualified_name, use_count::text from servers order by qualified_name");
+    const usageBefore = await c.query<{ qualified_name: string; use_count: string }>(
+      "select qualified_name, use_count::text from servers order by qualified_name",
+    );
     const old = await oldSessions(moved);
     const victimTree = descendantsOf(victim.pid);
 
@@ -143,10 +156,16 @@ describe("losing a runner", () => {
     }
     const summary = JSON.stringify({ killedMs, recoveredMs, failures: load.failures.slice(0, 30), sessions: load.sessions });
     // Deployments on the survivor never noticed; the moved ones' sessions failed, then initialized again and work.
-    expect(load.failures.filter((f) => stayed.includes(f.deploymentId)), summary).toEqual([]);
+    expect(
+      load.failures.filter((f) => stayed.includes(f.deploymentId)),
+      summary,
+    ).toEqual([]);
     for (const s of load.sessions) expect(s.lastOkMs, summary).toBeGreaterThan(recoveredMs);
     // After recovery the only failure a client may see is the spec's 404 for its old session.
-    expect(load.failures.filter((f) => f.atMs > recoveredMs && f.status !== 404), summary).toEqual([]);
+    expect(
+      load.failures.filter((f) => f.atMs > recoveredMs && f.status !== 404),
+      summary,
+    ).toEqual([]);
     await expectOldSessionsGone(old);
 
     await expectNeverTwo();
@@ -162,7 +181,9 @@ describe("losing a runner", () => {
     const base = usageBefore.reduce((n, r) => n + Number(r.use_count), 0);
     await waitFor("usage written", async () => ((await total()) - base >= load.answered ? true : undefined), 30_000).catch(() => {});
     const delta = (await total()) - base;
-    expect(delta, `'Total Usage' rose by ${delta}; requests answered ${load.answered}, sent ${load.sent}`).toBeGreaterThanOrEqual(load.answered);
+    expect(delta, `'Total Usage' rose by ${delta}; requests answered ${load.answered}, sent ${load.sent}`).toBeGreaterThanOrEqual(
+      load.answered,
+    );
     expect(delta).toBeLessThanOrEqual(load.sent);
   }, 90_000);
 
@@ -190,7 +211,10 @@ describe("losing a runner", () => {
     await waitRunningOn(c, handed, staying, 30_000);
     // A handover, not a failover: the other runner started them at once, without waiting for a lease to run out.
     const runningMs = Date.now() - t0;
-    expect(runningMs - exitedMs, `exited after ${exitedMs} ms, running on ${staying.name} after ${runningMs} ms\n--- ${leaving.name}\n${leaving.output()}\n--- ${staying.name}\n${staying.output()}`).toBeLessThan(LEASE_MS / 2);
+    expect(
+      runningMs - exitedMs,
+      `exited after ${exitedMs} ms, running on ${staying.name} after ${runningMs} ms\n--- ${leaving.name}\n${leaving.output()}\n--- ${staying.name}\n${staying.output()}`,
+    ).toBeLessThan(LEASE_MS / 2);
     for (const id of handed) await works(id);
     await expectOldSessionsGone(old);
     await expectNeverTwo();

@@ -1,7 +1,19 @@
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
-import { api, deployFixture, mcpUrl, McpLoad, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
+import {
+  api,
+  deployFixture,
+  mcpUrl,
+  McpLoad,
+  startCluster,
+  userWithKey,
+  waitAllRunning,
+  waitFor,
+  type Cluster,
+  type DeploymentRow,
+  type Member,
+} from "../support/cluster.js";
 import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
 import { signInCookie } from "../support/process.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
@@ -22,7 +34,8 @@ const users = ["adam", "bert", "cleo", "dora"];
 const keys = new Map<string, string>();
 let rows: DeploymentRow[];
 
-const usageOf = async (qn: string) => Number((await c.query<{ use_count: string }>("select use_count::text from servers where qualified_name = $1", [qn]))[0]!.use_count);
+const usageOf = async (qn: string) =>
+  Number((await c.query<{ use_count: string }>("select use_count::text from servers where qualified_name = $1", [qn]))[0]!.use_count);
 const rowOf = (user: string) => rows.find((r) => r.server_ref === `${user}/fixture`)!;
 
 beforeAll(async () => {
@@ -65,7 +78,10 @@ describe("a cluster behind a round-robin balancer", () => {
   it("shows an admin which runner holds their deployment; other users see nothing new", async () => {
     // Signed in: an admin's API key carries no admin powers.
     const cookie = await signInCookie(c.publicUrl, "adam@example.com");
-    const [mine] = (await (await fetch(`${c.publicUrl}/api/deployments`, { headers: { cookie } })).json()) as { runner?: string; url: string }[];
+    const [mine] = (await (await fetch(`${c.publicUrl}/api/deployments`, { headers: { cookie } })).json()) as {
+      runner?: string;
+      url: string;
+    }[];
     expect(mine!.url).toBe(mcpUrl(c.publicUrl, rowOf("adam").proxy_id));
     expect(mine!.runner).toBe(rowOf("adam").runner_id);
     const [withKey] = (await (await api(c.publicUrl, keys.get("adam")!, "/api/deployments")).json()) as { runner?: string }[];
@@ -80,12 +96,22 @@ describe("a cluster behind a round-robin balancer", () => {
     expect((await fetch(`${runner.runnerUrl}/readyz`)).status).toBe(200);
     const direct = await raw(mcpUrl(runner.runnerUrl!, rowOf("adam").proxy_id), {
       headers: { authorization: `Bearer ${keys.get("adam")}`, accept: MCP_ACCEPT },
-      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      },
     });
     expect(direct.status).toBe(401);
     const wrong = await raw(mcpUrl(runner.runnerUrl!, rowOf("adam").proxy_id), {
       headers: { "x-switchboard-cluster": "x".repeat(48), accept: MCP_ACCEPT },
-      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      },
     });
     expect(wrong.status).toBe(401);
   });
@@ -132,7 +158,8 @@ describe("a cluster behind a round-robin balancer", () => {
     // Streamable HTTP with bodies larger than the gateway forwards in one piece, each way.
     const big = "x".repeat(100 * 1024);
     const modern = await sdkClient(url, keys.get(u)!);
-    for (let i = 0; i < 3; i++) expect(textOf(await modern.callTool({ name: "echo", arguments: { message: `${i}${big}` } }))).toContain(`${i}${big}`);
+    for (let i = 0; i < 3; i++)
+      expect(textOf(await modern.callTool({ name: "echo", arguments: { message: `${i}${big}` } }))).toContain(`${i}${big}`);
     await modern.close();
     // 2026-07-28, stateless: every request stands alone, whichever gateway it lands on.
     const stateless = await sdkV2Client(url, keys.get(u)!, "pin");
@@ -151,7 +178,14 @@ describe("a cluster behind a round-robin balancer", () => {
       const names = textOf(await client.callTool({ name: "list_env", arguments: {} })).split("\n");
       for (const n of ["CLUSTER_SECRET", "DATABASE_URL", "AUTH_SECRET", "SECRETS_KEY", "RUNNER_URL"]) expect(names).not.toContain(n);
       // Every runner's port, at every address the host might answer on from inside the sandbox.
-      const hosts = ["127.0.0.1", "10.0.2.2", ...Object.values(os.networkInterfaces()).flat().filter((i) => i && i.family === "IPv4" && !i.internal).map((i) => i!.address)];
+      const hosts = [
+        "127.0.0.1",
+        "10.0.2.2",
+        ...Object.values(os.networkInterfaces())
+          .flat()
+          .filter((i) => i && i.family === "IPv4" && !i.internal)
+          .map((i) => i!.address),
+      ];
       for (const runner of ["runner-a", "runner-b"]) {
         const port = Number(new URL(c.member(runner).runnerUrl!).port);
         for (const host of hosts) {
@@ -166,15 +200,24 @@ describe("a cluster behind a round-robin balancer", () => {
 
   it("refuses a key revoked through one web process at every gateway on the next request, inside a session too", async () => {
     // Keys are made and revoked with a sign-in (a key cannot), through two different web processes.
-    const cookieAt = async (m: Member) => ({ cookie: await signInCookie(m.url, "bert@example.com", c.publicUrl), origin: c.publicUrl, "content-type": "application/json" });
+    const cookieAt = async (m: Member) => ({
+      cookie: await signInCookie(m.url, "bert@example.com", c.publicUrl),
+      origin: c.publicUrl,
+      "content-type": "application/json",
+    });
     const { proxy_id } = rowOf("bert");
-    const created = await fetch(`${gw2.url}/api/auth/apikeys`, { method: "POST", headers: await cookieAt(gw2), body: JSON.stringify({ name: "revoke-me" }) });
+    const created = await fetch(`${gw2.url}/api/auth/apikeys`, {
+      method: "POST",
+      headers: await cookieAt(gw2),
+      body: JSON.stringify({ name: "revoke-me" }),
+    });
     expect(created.status).toBe(201);
     const doomed = ((await created.json()) as { apiKey: string }).apiKey;
     // One session opened at gw-1, used at both gateways directly (any gateway serves any session).
     const s = await rawSession(mcpUrl(gw1.url, proxy_id), doomed);
     // A new connection each time, so gw-2's requests go to each of its workers in turn.
-    const callAt = (g: Member, id: number) => raw(mcpUrl(g.url, proxy_id), { headers: { ...s.headers, connection: "close" }, body: { jsonrpc: "2.0", id, method: "tools/list" } });
+    const callAt = (g: Member, id: number) =>
+      raw(mcpUrl(g.url, proxy_id), { headers: { ...s.headers, connection: "close" }, body: { jsonrpc: "2.0", id, method: "tools/list" } });
     // Every process (each of gw-2's workers too) has now verified the key and may have it cached.
     for (const [i, g] of [gw1, gw2, gw2, gw3].entries()) expect((await callAt(g, 2 + i)).status).toBe(200);
 
@@ -186,7 +229,12 @@ describe("a cluster behind a round-robin balancer", () => {
       expect(inSession.headers["www-authenticate"]).toContain('error="invalid_token"');
       const fresh = await raw(mcpUrl(g.url, proxy_id), {
         headers: { authorization: `Bearer ${doomed}`, accept: MCP_ACCEPT, connection: "close" },
-        body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        },
       });
       expect(fresh.status, g.name).toBe(401);
       expect(fresh.json()).toMatchObject({ error: { message: GATEWAY_TEXT.invalidKey } });
@@ -210,7 +258,11 @@ describe("a cluster behind a round-robin balancer", () => {
       expect(((await refused.json()) as { error: string }).error).toMatch(/^Too many attempts\. Please try again in \d+ seconds\.$/);
     }
     // Another account from the same address is still allowed.
-    const other = await fetch(`${gw2.url}/api/auth/sign-in/email`, { method: "POST", headers: { origin: c.publicUrl, "content-type": "application/json" }, body: JSON.stringify({ email: "other@example.com", password: "whatever1" }) });
+    const other = await fetch(`${gw2.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { origin: c.publicUrl, "content-type": "application/json" },
+      body: JSON.stringify({ email: "other@example.com", password: "whatever1" }),
+    });
     expect(other.status).toBe(401);
   });
 });

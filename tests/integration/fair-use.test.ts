@@ -3,7 +3,18 @@
 // no more than the limit in all, then HTTP 429 with Retry-After and a JSON-RPC error carrying its
 // request's id; the refusals are in the owner's request log and in the metrics.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, deployFixture, mcpUrl, startCluster, userWithKey, waitAllRunning, waitFor, type Cluster, type DeploymentRow, type Member } from "../support/cluster.js";
+import {
+  api,
+  deployFixture,
+  mcpUrl,
+  startCluster,
+  userWithKey,
+  waitAllRunning,
+  waitFor,
+  type Cluster,
+  type DeploymentRow,
+  type Member,
+} from "../support/cluster.js";
 import { MCP_ACCEPT, raw } from "../support/gateway.js";
 import { signInCookie } from "../support/process.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
@@ -45,12 +56,23 @@ describe("fair use across two gateway processes", () => {
     const host = new URL(c.publicUrl).host;
     const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "content-type": "application/json", host };
     const at = (m: Member) => mcpUrl(m.url, row!.proxy_id);
-    const init = await raw(at(gw1), { headers, body: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fair", version: "1" } } } });
+    const init = await raw(at(gw1), {
+      headers,
+      body: {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fair", version: "1" } },
+      },
+    });
     expect(init.status).toBe(200);
     const session = { ...headers, "mcp-session-id": init.headers["mcp-session-id"] as string, "mcp-protocol-version": "2025-06-18" };
     const answers = [];
     for (let i = 1; i <= 80; i++) {
-      const r = await raw(at(i % 2 ? gw2 : gw1), { headers: session, body: { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } } });
+      const r = await raw(at(i % 2 ? gw2 : gw1), {
+        headers: session,
+        body: { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } },
+      });
       answers.push({ i, via: i % 2 ? "gw-2" : "gw-1", ...r });
     }
     const ok = answers.filter((a) => a.status === 200);
@@ -74,11 +96,16 @@ describe("fair use across two gateway processes", () => {
     // The owner's request log says so, and so do the metrics of the gateway that refused.
     // (written in batches: asked until all are there)
     type Log = { requests: { method: string; name: string | null; outcome: string }[] };
-    const readLog = async () => (await (await api(c.publicUrl, key, `/api/deployments/${row!.id}/requests?outcome=rate_limited&limit=500`)).json()) as Log;
-    const log = await waitFor("the refusals in the request log", async () => {
-      const l = await readLog();
-      return l.requests.length >= refused.length ? l : undefined;
-    }, 10_000);
+    const readLog = async () =>
+      (await (await api(c.publicUrl, key, `/api/deployments/${row!.id}/requests?outcome=rate_limited&limit=500`)).json()) as Log;
+    const log = await waitFor(
+      "the refusals in the request log",
+      async () => {
+        const l = await readLog();
+        return l.requests.length >= refused.length ? l : undefined;
+      },
+      10_000,
+    );
     expect(log.requests.length).toBe(refused.length);
     expect(log.requests[0]).toMatchObject({ method: "tools/call", name: "echo", outcome: "rate_limited" });
     const metrics = await (await fetch(`${gw2.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
@@ -87,17 +114,36 @@ describe("fair use across two gateway processes", () => {
     // The deployment's budget is spent: a fresh key of the same owner, the stateless 2026-07-28
     // lane and the legacy SSE transport do not open a new one.
     const cookie = await signInCookie(gw1.url, "fay@example.com", c.publicUrl);
-    const made = await fetch(`${gw1.url}/api/auth/apikeys`, { method: "POST", headers: { cookie, origin: c.publicUrl, "content-type": "application/json", host }, body: JSON.stringify({ name: "second" }) });
+    const made = await fetch(`${gw1.url}/api/auth/apikeys`, {
+      method: "POST",
+      headers: { cookie, origin: c.publicUrl, "content-type": "application/json", host },
+      body: JSON.stringify({ name: "second" }),
+    });
     expect(made.status).toBe(201);
     const second = ((await made.json()) as { apiKey: string }).apiKey;
     const fresh = { ...headers, authorization: `Bearer ${second}` };
     const stateless = await raw(at(gw2), {
       headers: { ...fresh, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" },
-      body: { jsonrpc: "2.0", id: 900, method: "tools/call", params: { name: "echo", arguments: { message: "again" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "fair", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 900,
+        method: "tools/call",
+        params: {
+          name: "echo",
+          arguments: { message: "again" },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "fair", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
     });
     expect(stateless.status, stateless.body).toBe(429);
     expect(stateless.json<{ id: number }>().id).toBe(900);
-    const sse = await raw(at(gw1).replace(/\/mcp$/, "/sse"), { headers: { authorization: `Bearer ${second}`, accept: "text/event-stream", host } });
+    const sse = await raw(at(gw1).replace(/\/mcp$/, "/sse"), {
+      headers: { authorization: `Bearer ${second}`, accept: "text/event-stream", host },
+    });
     expect(sse.status).toBe(429);
     expect(Number(sse.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   }, 60_000);

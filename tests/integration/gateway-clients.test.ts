@@ -53,17 +53,21 @@ describe("official SDK client through the gateway", () => {
     }
   });
 
-  it("a first deploy raises no false alarm: tools listed only to clients that can sample, elicit or give roots were pinned with the rest", { timeout: 60_000 }, async () => {
-    const client = await sdkClient(url, key);
-    try {
-      const names = (await client.listTools()).tools.map((x) => x.name);
-      expect(names).toEqual(expect.arrayContaining(["echo", "trigger-sampling-request"]));
-    } finally {
-      await client.close();
-    }
-    const review = (await (await user.get(`/api/deployments/${deploymentId}/definitions`)).json()) as { changes: unknown[] };
-    expect(review.changes).toEqual([]);
-  });
+  it(
+    "a first deploy raises no false alarm: tools listed only to clients that can sample, elicit or give roots were pinned with the rest",
+    { timeout: 60_000 },
+    async () => {
+      const client = await sdkClient(url, key);
+      try {
+        const names = (await client.listTools()).tools.map((x) => x.name);
+        expect(names).toEqual(expect.arrayContaining(["echo", "trigger-sampling-request"]));
+      } finally {
+        await client.close();
+      }
+      const review = (await (await user.get(`/api/deployments/${deploymentId}/definitions`)).json()) as { changes: unknown[] };
+      expect(review.changes).toEqual([]);
+    },
+  );
 
   it("lists the tools and calls echo over legacy HTTP+SSE", { timeout: 60_000 }, async () => {
     const client = await sdkClient(url.replace(/\/mcp$/, "/sse"), key, { legacy: true });
@@ -82,13 +86,20 @@ describe(`MCP Inspector CLI ${INSPECTOR_VERSION} through the gateway`, () => {
       const target = transport === "http" ? url : url.replace(/\/mcp$/, "/sse");
       const listed = await runInspector<Tools>(inspector, { url: target, key, transport, args: ["--method", "tools/list"] });
       expect(listed.tools.map((x) => x.name)).toContain("echo");
-      const called = await runInspector(inspector, { url: target, key, transport, args: ["--method", "tools/call", "--tool-name", "echo", "--tool-arg", `message=hello from the inspector over ${transport}`] });
+      const called = await runInspector(inspector, {
+        url: target,
+        key,
+        transport,
+        args: ["--method", "tools/call", "--tool-name", "echo", "--tool-arg", `message=hello from the inspector over ${transport}`],
+      });
       expect(textOf(called)).toContain(`hello from the inspector over ${transport}`);
     });
   }
 
   it("is refused with a key that is not the owner's, and says why", { timeout: 180_000 }, async () => {
     // The inspector reports the gateway's JSON-RPC error text as an auth_required error.
-    await expect(runInspector(inspector, { url, key: "sk_not_a_real_key", args: ["--method", "tools/list"] })).rejects.toThrow(GATEWAY_TEXT.invalidKey);
+    await expect(runInspector(inspector, { url, key: "sk_not_a_real_key", args: ["--method", "tools/list"] })).rejects.toThrow(
+      GATEWAY_TEXT.invalidKey,
+    );
   });
 });

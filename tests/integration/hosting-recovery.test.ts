@@ -81,7 +81,13 @@ describe("platform restarts", () => {
 
     const reg = await api(first, "/api/servers", {
       method: "POST",
-      body: { qualifiedName: "kim/fixture", displayName: "Fixture", description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] },
+      body: {
+        qualifiedName: "kim/fixture",
+        displayName: "Fixture",
+        description: "d",
+        keywords: [],
+        connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+      },
     });
     expect(reg.status).toBe(201);
     expect((await api(first, "/api/deploy/kim/fixture", { method: "POST", body: { repositoryUrl: repo.url, env: {} } })).status).toBe(202);
@@ -116,16 +122,34 @@ describe("the platform process", () => {
       const app = await startAppProcess(env, 90_000, { inheritFd: true });
       apps.push(app);
       // The platform says which descriptor it closed (the log line is written before it listens).
-      const closedLine = app.output().split("\n").find((l) => l.includes("closed descriptors inherited without close-on-exec"));
+      const closedLine = app
+        .output()
+        .split("\n")
+        .find((l) => l.includes("closed descriptors inherited without close-on-exec"));
       expect(closedLine, app.output()).toBeDefined();
       expect(JSON.parse(closedLine!).fds).toContainEqual(expect.objectContaining({ fd: INHERITED_FD }));
       const k = await accountWithKey(app, "inherit@example.com");
-      const call = (p: string, body?: unknown) => fetch(`${app.url}${p}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${k}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const reg = await call("/api/servers", { qualifiedName: "inherit/hostile", displayName: "Hostile", description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] });
+      const call = (p: string, body?: unknown) =>
+        fetch(`${app.url}${p}`, {
+          method: body === undefined ? "GET" : "POST",
+          headers: { authorization: `Bearer ${k}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const reg = await call("/api/servers", {
+        qualifiedName: "inherit/hostile",
+        displayName: "Hostile",
+        description: "d",
+        keywords: [],
+        connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+      });
       expect(reg.status, await reg.clone().text()).toBe(201);
       expect((await call("/api/deploy/inherit/hostile", { repositoryUrl: hostile.url, env: {} })).status).toBe(202);
       let d: DeploymentView | undefined;
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline && d?.status !== "running"; await new Promise((r) => setTimeout(r, 200))) {
+      for (
+        const deadline = Date.now() + 60_000;
+        Date.now() < deadline && d?.status !== "running";
+        await new Promise((r) => setTimeout(r, 200))
+      ) {
         [d] = (await (await call("/api/deployments")).json()) as DeploymentView[];
       }
       expect(d?.status).toBe("running");

@@ -56,13 +56,20 @@ function refusedFor(r: Answer, status: number, error: string) {
 const initialize = (url: string, key: string) =>
   raw(url, {
     headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT },
-    body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "scopes", version: "1" } } },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "scopes", version: "1" } },
+    },
   });
 
 /** The gateway's 403 for a good key that does not reach this deployment: the resource metadata and the scope. */
 function scopeRefusal(r: { status: number; headers: Record<string, unknown>; body: string }, d: DeploymentView, message: string) {
   expect(r.status, r.body).toBe(403);
-  expect(r.headers["www-authenticate"]).toBe(`Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(o.base, d.proxy_id)}", error="insufficient_scope", scope="mcp"`);
+  expect(r.headers["www-authenticate"]).toBe(
+    `Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(o.base, d.proxy_id)}", error="insufficient_scope", scope="mcp"`,
+  );
   expect(JSON.parse(r.body)).toMatchObject({ error: { message } });
 }
 
@@ -102,7 +109,11 @@ describe("scopes", () => {
     const { apiKey } = await makeKey(alice, { name: "mcp-only", scopes: ["mcp"] });
     expect((await initialize(one.url, apiKey)).status).toBe(200);
     refusedFor(await asKey(apiKey, "GET", "/api/deployments"), 403, API_KEY_TEXT.missingScope("deploy"));
-    refusedFor(await asKey(apiKey, "POST", "/api/deploy/alice/one", { repositoryUrl: o.repo.url, env: {} }), 403, API_KEY_TEXT.missingScope("deploy"));
+    refusedFor(
+      await asKey(apiKey, "POST", "/api/deploy/alice/one", { repositoryUrl: o.repo.url, env: {} }),
+      403,
+      API_KEY_TEXT.missingScope("deploy"),
+    );
     refusedFor(await asKey(apiKey, "DELETE", `/api/deployments/${one.id}`), 403, API_KEY_TEXT.missingScope("deploy"));
     refusedFor(await asKey(apiKey, "GET", "/api/servers"), 403, API_KEY_TEXT.missingScope("servers"));
     const submit = await asKey(apiKey, "POST", "/api/mcp-servers", { name: "Sneaky" });
@@ -133,7 +144,9 @@ describe("scopes", () => {
       connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
     });
     expect(made.status, made.text).toBe(201);
-    expect((await asKey(apiKey, "GET", "/api/servers")).json<{ data: { qualifiedName: string }[] }>().data.map((s) => s.qualifiedName)).toContain("alice/from-ci");
+    expect(
+      (await asKey(apiKey, "GET", "/api/servers")).json<{ data: { qualifiedName: string }[] }>().data.map((s) => s.qualifiedName),
+    ).toContain("alice/from-ci");
     refusedFor(await asKey(apiKey, "GET", "/api/deployments"), 403, API_KEY_TEXT.missingScope("deploy"));
     scopeRefusal(await initialize(one.url, apiKey), one, GATEWAY_TEXT.keyScope("mcp"));
   });
@@ -199,7 +212,8 @@ describe("the key policy covers every route", () => {
     const doc = (await send(`${o.base}/api/openapi.json`, { origin: false })).json<{ paths: Record<string, Record<string, unknown>> }>();
     const actual: Record<string, KeyRule> = {};
     for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const method of Object.keys(ops)) actual[`${method.toUpperCase()} ${path}`] = keyRule(method.toUpperCase(), `/api${path.replace(/\{[^}]+\}/g, "x")}`);
+      for (const method of Object.keys(ops))
+        actual[`${method.toUpperCase()} ${path}`] = keyRule(method.toUpperCase(), `/api${path.replace(/\{[^}]+\}/g, "x")}`);
     }
     expect(actual).toEqual(EXPECTED_KEY_RULES);
   });
@@ -272,8 +286,16 @@ describe("resources: a key limited to named deployments", () => {
   it("is listed with what it reaches, and may only name servers its owner can deploy", async () => {
     const listed = (await alice.get("/api/auth/me")).json<{ user: { apiKeys: ApiKeyView[] } }>().user.apiKeys;
     expect(listed.find((k) => k.name === "only-one")?.resources).toEqual(["owned:alice/one"]);
-    refusedFor(await alice.post("/api/auth/apikeys", { name: "bobs", resources: ["bob/secret"] }), 400, API_KEY_TEXT.unknownResource("bob/secret"));
-    refusedFor(await alice.post("/api/auth/apikeys", { name: "nothing", resources: ["catalog:no-such-server"] }), 400, API_KEY_TEXT.unknownResource("no-such-server"));
+    refusedFor(
+      await alice.post("/api/auth/apikeys", { name: "bobs", resources: ["bob/secret"] }),
+      400,
+      API_KEY_TEXT.unknownResource("bob/secret"),
+    );
+    refusedFor(
+      await alice.post("/api/auth/apikeys", { name: "nothing", resources: ["catalog:no-such-server"] }),
+      400,
+      API_KEY_TEXT.unknownResource("no-such-server"),
+    );
   });
 
   it("works on its deployment over Streamable HTTP, SSE and 2026-07-28", async () => {
@@ -290,10 +312,25 @@ describe("resources: a key limited to named deployments", () => {
 
   it("is refused on the owner's other deployment over Streamable HTTP, SSE and 2026-07-28, with the resource metadata", async () => {
     scopeRefusal(await initialize(two.url, key), two, GATEWAY_TEXT.keyNotForThis);
-    scopeRefusal(await raw(two.sse_url, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } }), two, GATEWAY_TEXT.keyNotForThis);
+    scopeRefusal(
+      await raw(two.sse_url, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } }),
+      two,
+      GATEWAY_TEXT.keyNotForThis,
+    );
     const stateless = await raw(two.url, {
       headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
-      body: { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "scopes", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "scopes", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
     });
     scopeRefusal(stateless, two, GATEWAY_TEXT.keyNotForThis);
     await expect(sdkV2Client(two.url, key, "pin").then((c) => c.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).rejects.toThrow();
@@ -313,7 +350,11 @@ describe("resources: a key limited to named deployments", () => {
     ] as const) {
       expect((await asKey(key, method, path)).status, path).toBe(404);
     }
-    refusedFor(await asKey(key, "POST", "/api/deploy/alice/two", { repositoryUrl: o.repo.url, env: {} }), 403, API_KEY_TEXT.notForThisServer);
+    refusedFor(
+      await asKey(key, "POST", "/api/deploy/alice/two", { repositoryUrl: o.repo.url, env: {} }),
+      403,
+      API_KEY_TEXT.notForThisServer,
+    );
     // The other deployment still runs.
     const [still] = (await alice.get("/api/deployments/server/alice/two")).json<{ deployments: DeploymentView[] }>().deployments;
     expect(still?.status).toBe("running");
@@ -364,7 +405,9 @@ describe("resources with the servers scope", () => {
     const { apiKey } = await makeKey(alice, { name: "public-reads", scopes: ["mcp", "deploy", "servers"] });
     const path = "/api/servers/alice/one/tool-stats";
     // Its owner, signed in, sees the server's figures (calls were made above)...
-    await expect.poll(async () => (await alice.get(path)).json<{ tools: unknown[] }>().tools.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await alice.get(path)).json<{ tools: unknown[] }>().tools.length, { timeout: 15_000 })
+      .toBeGreaterThan(0);
     // ...a key of the same owner sees what a visitor sees.
     const anonymous = await send(`${o.base}${path}`, { origin: false });
     const withKey = await asKey(apiKey, "GET", path);
@@ -419,7 +462,10 @@ describe("expiry", () => {
     const endOf = (res: Response) =>
       new Promise<number>((resolve, reject) => {
         const reader = res.body!.getReader();
-        const timer = setTimeout(() => reject(new Error("the stream outlived its key by 10 s")), Date.parse(expiresAt) - Date.now() + 10_000);
+        const timer = setTimeout(
+          () => reject(new Error("the stream outlived its key by 10 s")),
+          Date.parse(expiresAt) - Date.now() + 10_000,
+        );
         const pump = (): Promise<void> =>
           reader.read().then(
             (r) => (r.done ? resolve(Date.now()) : pump()),

@@ -102,7 +102,8 @@ function render(dir: string): Resource[] {
     .filter((d): d is Resource => d !== null);
 }
 
-const matches = (selector: Labels | undefined, labels: Labels) => !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const matches = (selector: Labels | undefined, labels: Labels) =>
+  !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const envOf = (c: Container, name: string) => c.env?.find((e) => e.name === name);
 const allContainers = (p: PodSpec) => [...p.containers, ...(p.initContainers ?? [])];
 /** a secret by its name: anything that authenticates, signs or decrypts, or a URL that may carry a password */
@@ -140,7 +141,9 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     const deployments = ofKind("Deployment");
     const statefulSets = ofKind("StatefulSet");
     // One web+gateway Deployment, one runner StatefulSet, and no other workload (no PostgreSQL: it is external).
-    expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual([`Deployment/${deployments[0]?.metadata.name}`, `StatefulSet/${statefulSets[0]?.metadata.name}`].sort());
+    expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual(
+      [`Deployment/${deployments[0]?.metadata.name}`, `StatefulSet/${statefulSets[0]?.metadata.name}`].sort(),
+    );
     web = deployments[0]!;
     runner = statefulSets[0]!;
     webPod = web.spec!.template!.spec;
@@ -152,7 +155,9 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
   });
 
   it("runs web+gateway pods without the runner role, probed on /readyz and /healthz, scaled by a CPU autoscaler", () => {
-    const roles = envOf(webC, "ROLES")?.value?.split(",").map((r) => r.trim());
+    const roles = envOf(webC, "ROLES")
+      ?.value?.split(",")
+      .map((r) => r.trim());
     expect(roles?.sort()).toEqual(["gateway", "web"]);
     const port3000 = (p: number | string | undefined) => p === 3000 || webC.ports?.find((cp) => cp.name === p)?.containerPort === 3000;
     expect(webC.readinessProbe?.httpGet?.path).toBe("/readyz");
@@ -162,10 +167,14 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     // Workers follow the CPU the pod may use, never the node's core count.
     expect(envOf(webC, "WORKERS")?.valueFrom?.resourceFieldRef).toMatchObject({ resource: "limits.cpu" });
 
-    const hpas = ofKind("HorizontalPodAutoscaler").filter((h) => h.spec?.scaleTargetRef?.kind === "Deployment" && h.spec.scaleTargetRef.name === web.metadata.name);
+    const hpas = ofKind("HorizontalPodAutoscaler").filter(
+      (h) => h.spec?.scaleTargetRef?.kind === "Deployment" && h.spec.scaleTargetRef.name === web.metadata.name,
+    );
     expect(hpas).toHaveLength(1);
     expect(hpas[0]!.apiVersion).toBe("autoscaling/v2");
-    expect(hpas[0]!.spec!.metrics).toContainEqual(expect.objectContaining({ type: "Resource", resource: expect.objectContaining({ name: "cpu" }) }));
+    expect(hpas[0]!.spec!.metrics).toContainEqual(
+      expect.objectContaining({ type: "Resource", resource: expect.objectContaining({ name: "cpu" }) }),
+    );
     expect(hpas[0]!.spec!.minReplicas).toBeGreaterThanOrEqual(2);
     // The autoscaler owns the count: applying the manifests again must not reset it.
     expect(web.spec!.replicas).toBeUndefined();
@@ -189,7 +198,9 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     expect(podNameAt).toBeGreaterThanOrEqual(0);
     expect(podNameAt).toBeLessThan(urlAt);
     const url = env[urlAt]!.value!;
-    const host = new RegExp(`^http://\\$\\(POD_NAME\\)\\.${svc!.metadata.name.replace(/\./g, "\\.")}(\\.\\$\\(POD_NAMESPACE\\)\\.svc)?:3100$`);
+    const host = new RegExp(
+      `^http://\\$\\(POD_NAME\\)\\.${svc!.metadata.name.replace(/\./g, "\\.")}(\\.\\$\\(POD_NAMESPACE\\)\\.svc)?:3100$`,
+    );
     expect(url).toMatch(host);
     if (url.includes("$(POD_NAMESPACE)")) {
       const nsAt = env.findIndex((e) => e.name === "POD_NAMESPACE" && e.valueFrom?.fieldRef?.fieldPath === "metadata.namespace");
@@ -197,7 +208,8 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
       expect(nsAt).toBeLessThan(urlAt);
     }
 
-    const onRunnerPort = (p: number | string | undefined) => p === 3100 || runnerC.ports?.find((cp) => cp.name === p)?.containerPort === 3100;
+    const onRunnerPort = (p: number | string | undefined) =>
+      p === 3100 || runnerC.ports?.find((cp) => cp.name === p)?.containerPort === 3100;
     expect(runnerC.readinessProbe?.httpGet?.path).toBe("/readyz");
     expect(onRunnerPort(runnerC.readinessProbe?.httpGet?.port)).toBe(true);
     expect(runnerC.livenessProbe?.httpGet?.path).toBe("/healthz");
@@ -232,7 +244,10 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     }
     const runnerServices = new Set(services.filter((s) => matches(s.spec?.selector as Labels, runnerLabels)).map((s) => s.metadata.name));
     for (const ing of ofKind("Ingress")) {
-      const backends = [...(ing.spec?.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend) ?? []), ...(ing.spec?.defaultBackend ? [ing.spec.defaultBackend] : [])];
+      const backends = [
+        ...(ing.spec?.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend) ?? []),
+        ...(ing.spec?.defaultBackend ? [ing.spec.defaultBackend] : []),
+      ];
       expect(backends.length).toBeGreaterThan(0);
       for (const b of backends) {
         expect(runnerServices.has(b.service!.name), `Ingress ${ing.metadata.name} points at runners`).toBe(false);
@@ -244,7 +259,10 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     expect(policies).toHaveLength(1);
     const policy = policies[0]!.spec!;
     expect(policy.policyTypes).toContain("Ingress");
-    const rules = policy.ingress as { from?: { podSelector?: { matchLabels?: Labels }; namespaceSelector?: unknown; ipBlock?: unknown }[]; ports?: { port: number | string; protocol?: string }[] }[];
+    const rules = policy.ingress as {
+      from?: { podSelector?: { matchLabels?: Labels }; namespaceSelector?: unknown; ipBlock?: unknown }[];
+      ports?: { port: number | string; protocol?: string }[];
+    }[];
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
       // A rule without `from` would admit every source; every source must be exactly the web+gateway pods.
@@ -266,7 +284,8 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     expect(configMaps).toHaveLength(1);
     const secret = secrets[0]!;
     const cm = configMaps[0]!;
-    for (const key of ["DATABASE_URL", "CLUSTER_SECRET", "AUTH_SECRET", "SECRETS_KEY"]) expect(Object.keys(secret.data ?? {})).toContain(key);
+    for (const key of ["DATABASE_URL", "CLUSTER_SECRET", "AUTH_SECRET", "SECRETS_KEY"])
+      expect(Object.keys(secret.data ?? {})).toContain(key);
     expect(Object.keys(cm.data ?? {}).filter((k) => SECRET_NAME.test(k))).toEqual([]);
 
     for (const c of [...allContainers(webPod), ...allContainers(runnerPod)]) {
@@ -287,12 +306,25 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     const envFor = (c: Container, secretValues: Record<string, string>) => {
       const env: Record<string, string> = { ...cm.data, ...secretValues };
       for (const e of c.env ?? []) {
-        const v = e.value ?? (e.valueFrom?.fieldRef?.fieldPath === "metadata.name" ? "switchboard-runner-0" : e.valueFrom?.fieldRef ? "switchboard" : e.valueFrom?.resourceFieldRef ? "2" : undefined);
+        const v =
+          e.value ??
+          (e.valueFrom?.fieldRef?.fieldPath === "metadata.name"
+            ? "switchboard-runner-0"
+            : e.valueFrom?.fieldRef
+              ? "switchboard"
+              : e.valueFrom?.resourceFieldRef
+                ? "2"
+                : undefined);
         if (v !== undefined) env[e.name] = v.replace(/\$\(([A-Z_][A-Z0-9_]*)\)/g, (m, n: string) => env[n] ?? m);
       }
       return env;
     };
-    const real = { DATABASE_URL: "postgres://switchboard:s3cret@db.internal:5432/switchboard", CLUSTER_SECRET: "c".repeat(40), AUTH_SECRET: "a".repeat(40), SECRETS_KEY: "k".repeat(40) };
+    const real = {
+      DATABASE_URL: "postgres://switchboard:s3cret@db.internal:5432/switchboard",
+      CLUSTER_SECRET: "c".repeat(40),
+      AUTH_SECRET: "a".repeat(40),
+      SECRETS_KEY: "k".repeat(40),
+    };
     for (const c of [webC, runnerC]) {
       // As rendered: the placeholders stop every process at start-up, naming each secret.
       let refused: unknown;
@@ -310,7 +342,9 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
       // Every key of the ConfigMap is a setting the app knows (a misspelt one would be ignored silently).
       for (const key of Object.keys(cm.data ?? {})) expect(config, `unknown setting ${key}`).toHaveProperty(key);
     }
-    expect(loadConfig(envFor(runnerC, { ...decoded, ...real })).RUNNER_URL).toBe("http://switchboard-runner-0.switchboard-runners.switchboard.svc:3100");
+    expect(loadConfig(envFor(runnerC, { ...decoded, ...real })).RUNNER_URL).toBe(
+      "http://switchboard-runner-0.switchboard-runners.switchboard.svc:3100",
+    );
   });
 
   it("gives the runner container exactly the documented privileges, and nothing else any privilege", () => {
@@ -349,5 +383,4 @@ describe.each(noKubectl ? [] : kustomizations())("deploy/kubernetes/%s rendered 
     expect(Number(envOf(runnerC, "RUNNER_CAPACITY_MB")?.value)).toBeLessThan(mib(runnerC.resources!.limits!.memory!));
     expect(new Set(containers.map((c) => c.image)).size).toBe(1);
   });
-
 });

@@ -14,7 +14,13 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe("a NUL character from a user", () => {
-  it.each(["/server/%00", "/api/mcp-servers/%00", "/api/servers/a%00/x", "/v0.1/servers?search=%00", "/oauth/consent?client_id=%00&response_type=code"])("in %s gets 400, not 500", async (path) => {
+  it.each([
+    "/server/%00",
+    "/api/mcp-servers/%00",
+    "/api/servers/a%00/x",
+    "/v0.1/servers?search=%00",
+    "/oauth/consent?client_id=%00&response_type=code",
+  ])("in %s gets 400, not 500", async (path) => {
     const r = await user.get(path);
     expect(r.status).toBe(400);
     expect(await r.json()).toEqual({ error: NUL_TEXT, code: "validation_failed" });
@@ -40,7 +46,11 @@ describe("a NUL character from a user", () => {
   });
 
   it("in a form body gets 400; a backslash-u0000 that is text, not a NUL, is accepted", async () => {
-    const form = await t.app.request("/api/auth/oauth2/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&code=%00" });
+    const form = await t.app.request("/api/auth/oauth2/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=authorization_code&code=%00",
+    });
     expect(form.status).toBe(400);
     const literal = await user.post("/api/auth/apikeys", { name: "backslash \\u0000 text" });
     expect(literal.status).not.toBe(400);

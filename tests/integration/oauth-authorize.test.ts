@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
-import { authorizeUrl, codeFlow, consentQuery, mcpInitialize, NATIVE_REDIRECT, pkce, registerClient, send, type Answer, type HttpUser, type RegisteredClient } from "../support/oauth.js";
+import {
+  authorizeUrl,
+  codeFlow,
+  consentQuery,
+  mcpInitialize,
+  NATIVE_REDIRECT,
+  pkce,
+  registerClient,
+  send,
+  type Answer,
+  type HttpUser,
+  type RegisteredClient,
+} from "../support/oauth.js";
 
 // The discovery chain and the authorization endpoint over real HTTP, as an MCP client and a browser
 // meet them: what a 401 points to, what the metadata says, and every way an authorization request
@@ -50,7 +62,8 @@ function toClientError(a: Answer, redirect: string, error: string, state: string
   expect(u.searchParams.has("code")).toBe(false);
 }
 
-const ask = (p: Parameters<typeof authorizeUrl>[1], user: HttpUser | null = alice) => (user ? user.navigate(authorizeUrl(o.base, p)) : send(authorizeUrl(o.base, p), { navigate: true }));
+const ask = (p: Parameters<typeof authorizeUrl>[1], user: HttpUser | null = alice) =>
+  user ? user.navigate(authorizeUrl(o.base, p)) : send(authorizeUrl(o.base, p), { navigate: true });
 
 describe("discovery from a deployment's 401", () => {
   it("the 401 names the deployment's protected resource metadata; a bad token also says invalid_token", async () => {
@@ -117,7 +130,13 @@ describe("the authorization request", () => {
   });
 
   it("without a resource, with two, or naming no deployment: invalid_target on the error page", async () => {
-    for (const resource of [null, [dep.url, `${o.base}/${"1".repeat(32)}/mcp`], `${o.base}/${"1".repeat(32)}/mcp`, `${o.base}/api`, dep.url.replace(/\/mcp$/, "/sse")]) {
+    for (const resource of [
+      null,
+      [dep.url, `${o.base}/${"1".repeat(32)}/mcp`],
+      `${o.base}/${"1".repeat(32)}/mcp`,
+      `${o.base}/api`,
+      dep.url.replace(/\/mcp$/, "/sse"),
+    ]) {
       const a = await ask({ clientId: native.client_id, resource, state: "s3", challenge: pkce().challenge });
       toErrorPage(a, "invalid_target");
     }
@@ -137,24 +156,51 @@ describe("the authorization request", () => {
 
 describe("redirect URIs match exactly what the client registered", () => {
   it("registration refuses http redirect URIs on a non-loopback host", async () => {
-    const r = await send(`${o.base}/api/auth/oauth2/register`, { origin: false, json: { client_name: "bad", redirect_uris: ["http://client.example/cb"], token_endpoint_auth_method: "none" } });
+    const r = await send(`${o.base}/api/auth/oauth2/register`, {
+      origin: false,
+      json: { client_name: "bad", redirect_uris: ["http://client.example/cb"], token_endpoint_auth_method: "none" },
+    });
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ error: "invalid_redirect_uri" });
   });
 
   it("a loopback redirect may use any port (RFC 8252), nothing else may differ", async () => {
-    const ok = await ask({ clientId: native.client_id, resource: dep.url, redirectUri: "http://127.0.0.1:9999/callback", challenge: pkce().challenge });
+    const ok = await ask({
+      clientId: native.client_id,
+      resource: dep.url,
+      redirectUri: "http://127.0.0.1:9999/callback",
+      challenge: pkce().challenge,
+    });
     expect(at(ok).pathname).toBe("/oauth/consent");
-    for (const redirectUri of ["http://127.0.0.1:33418/other", "http://127.0.0.1:33418/callback/x", "http://127.0.0.2:33418/callback", "https://127.0.0.1:33418/callback"]) {
-      toErrorPage(await ask({ clientId: native.client_id, resource: dep.url, redirectUri, state: "s6", challenge: pkce().challenge }), "invalid_redirect");
+    for (const redirectUri of [
+      "http://127.0.0.1:33418/other",
+      "http://127.0.0.1:33418/callback/x",
+      "http://127.0.0.2:33418/callback",
+      "https://127.0.0.1:33418/callback",
+    ]) {
+      toErrorPage(
+        await ask({ clientId: native.client_id, resource: dep.url, redirectUri, state: "s6", challenge: pkce().challenge }),
+        "invalid_redirect",
+      );
     }
   });
 
   it("an https redirect differing by path, port, scheme, query or fragment is refused on the error page", async () => {
     const ok = await ask({ clientId: web.client_id, resource: dep.url, redirectUri: WEB_REDIRECT, challenge: pkce().challenge });
     expect(at(ok).pathname).toBe("/oauth/consent");
-    for (const redirectUri of ["https://client.example/cb/x", "https://client.example/other", "https://client.example:8443/cb", "http://client.example/cb", "https://client.example/cb?x=1", "https://client.example/cb#f", "https://client.example.evil.example/cb"]) {
-      toErrorPage(await ask({ clientId: web.client_id, resource: dep.url, redirectUri, state: "s7", challenge: pkce().challenge }), "invalid_redirect");
+    for (const redirectUri of [
+      "https://client.example/cb/x",
+      "https://client.example/other",
+      "https://client.example:8443/cb",
+      "http://client.example/cb",
+      "https://client.example/cb?x=1",
+      "https://client.example/cb#f",
+      "https://client.example.evil.example/cb",
+    ]) {
+      toErrorPage(
+        await ask({ clientId: web.client_id, resource: dep.url, redirectUri, state: "s7", challenge: pkce().challenge }),
+        "invalid_redirect",
+      );
     }
   });
 });
@@ -172,10 +218,30 @@ describe("open redirects through error paths", () => {
       { clientId: native.client_id, resource: dep.url, redirectUri: EVIL, state: "x", challenge: pkce().challenge },
       { clientId: native.client_id, resource: dep.url, redirectUri: EVIL, state: "x", challenge: null, method: null },
       { clientId: native.client_id, resource: null, redirectUri: EVIL, state: "x", challenge: pkce().challenge },
-      { clientId: native.client_id, resource: dep.url, redirectUri: EVIL, state: "x", challenge: pkce().challenge, extra: { response_type: "token" } },
-      { clientId: native.client_id, resource: dep.url, redirectUri: EVIL, state: "x", challenge: pkce().challenge, extra: { prompt: "none" } },
+      {
+        clientId: native.client_id,
+        resource: dep.url,
+        redirectUri: EVIL,
+        state: "x",
+        challenge: pkce().challenge,
+        extra: { response_type: "token" },
+      },
+      {
+        clientId: native.client_id,
+        resource: dep.url,
+        redirectUri: EVIL,
+        state: "x",
+        challenge: pkce().challenge,
+        extra: { prompt: "none" },
+      },
       { clientId: native.client_id, resource: dep.url, redirectUri: EVIL, state: "x", challenge: pkce().challenge, scope: "admin" },
-      { clientId: native.client_id, resource: dep.url, redirectUri: "http://127.0.0.1:33418@evil.example/callback", state: "x", challenge: pkce().challenge },
+      {
+        clientId: native.client_id,
+        resource: dep.url,
+        redirectUri: "http://127.0.0.1:33418@evil.example/callback",
+        state: "x",
+        challenge: pkce().challenge,
+      },
       { clientId: native.client_id, resource: dep.url, redirectUri: "//evil.example/cb", state: "x", challenge: pkce().challenge },
     ];
     for (const p of cases) {
@@ -189,7 +255,10 @@ describe("open redirects through error paths", () => {
     const page = await send(first.href, { navigate: true });
     expect(page.status).toBeLessThan(500);
     expect(page.location).toBeNull();
-    const crafted = await send(`${first.origin}${first.pathname}?error=invalid_client&error_description=${encodeURIComponent('<script>alert(1)</script><a href="https://evil.example/cb">go</a>')}`, { navigate: true });
+    const crafted = await send(
+      `${first.origin}${first.pathname}?error=invalid_client&error_description=${encodeURIComponent('<script>alert(1)</script><a href="https://evil.example/cb">go</a>')}`,
+      { navigate: true },
+    );
     expect(crafted.location).toBeNull();
     expect(crafted.text).not.toContain("<script>alert(1)</script>");
     expect(crafted.text).not.toContain('href="https://evil.example');
@@ -207,7 +276,15 @@ describe("open redirects through error paths", () => {
   });
 
   it("the login page's resume and the consent page never lead to an unregistered redirect", async () => {
-    const q = new URLSearchParams({ response_type: "code", client_id: native.client_id, redirect_uri: EVIL, state: "x", code_challenge: pkce().challenge, code_challenge_method: "S256", resource: dep.url });
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: native.client_id,
+      redirect_uri: EVIL,
+      state: "x",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      resource: dep.url,
+    });
     const login = await alice.navigate(`/login?${q}`);
     expect(login.status).toBe(302);
     expect(login.location).toMatch(/^\/api\/auth\/oauth2\/authorize\?/);

@@ -42,7 +42,8 @@ const doc = (id: string, extra: Record<string, unknown> = {}) => ({
   response_types: ["code"],
   ...extra,
 });
-const ask = (clientId: string, redirectUri = NATIVE_REDIRECT) => alice.navigate(authorizeUrl(o.base, { clientId, resource: dep.url, redirectUri, state: "s", challenge: pkce().challenge }));
+const ask = (clientId: string, redirectUri = NATIVE_REDIRECT) =>
+  alice.navigate(authorizeUrl(o.base, { clientId, resource: dep.url, redirectUri, state: "s", challenge: pkce().challenge }));
 
 /** The client is refused with invalid_client and a description saying why; the browser is never sent to the client. */
 function refusedClient(a: Answer, why: RegExp) {
@@ -83,7 +84,10 @@ describe("a client known by its metadata document", () => {
   });
 
   it("a document over 5 KB is refused with a clear error", async () => {
-    for (const [path, size] of [["/big.json", 6 * 1024], ["/huge.json", 200 * 1024]] as const) {
+    for (const [path, size] of [
+      ["/big.json", 6 * 1024],
+      ["/huge.json", 200 * 1024],
+    ] as const) {
       const id = idFor(path);
       docs.set(path, doc(id, { padding: "x".repeat(size) }));
       refusedClient(await ask(id), /exceeds 5KB size limit/);
@@ -121,7 +125,8 @@ describe("a metadata document on a private address", () => {
     // A public-looking name that resolves to this machine: only the resolved address gives it away.
     const name = os.hostname();
     const resolved = await lookup(name).catch(() => null);
-    if (resolved && /^127\./.test(resolved.address)) refusedClient(await ask(`https://${name}:${trap.port}/client.json`), /not permitted by the server's fetch policy/);
+    if (resolved && /^127\./.test(resolved.address))
+      refusedClient(await ask(`https://${name}:${trap.port}/client.json`), /not permitted by the server's fetch policy/);
     expect(trap.connections()).toBe(0);
   });
 

@@ -2,7 +2,21 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
-import { authorizeUrl, codeFlow, consentQuery, exchange, mcpInitialize, NATIVE_REDIRECT, pkce, registerClient, s256, send, token, type HttpUser, type RegisteredClient } from "../support/oauth.js";
+import {
+  authorizeUrl,
+  codeFlow,
+  consentQuery,
+  exchange,
+  mcpInitialize,
+  NATIVE_REDIRECT,
+  pkce,
+  registerClient,
+  s256,
+  send,
+  token,
+  type HttpUser,
+  type RegisteredClient,
+} from "../support/oauth.js";
 
 // The consent step and the code it yields, over real HTTP with the consent JSON the page posts:
 // who may approve, from where, and what a code is worth (PKCE, single use, short life).
@@ -31,7 +45,15 @@ afterAll(async () => {
 
 const flow = (user: HttpUser, resource: string, accept = true) => codeFlow(user, { clientId: client.client_id, resource }, accept);
 const redeem = (code: string, verifier: string | null, extra: Record<string, string> = {}) =>
-  token(o.base, { grant_type: "authorization_code", code, client_id: client.client_id, redirect_uri: NATIVE_REDIRECT, resource: depA.url, ...(verifier === null ? {} : { code_verifier: verifier }), ...extra });
+  token(o.base, {
+    grant_type: "authorization_code",
+    code,
+    client_id: client.client_id,
+    redirect_uri: NATIVE_REDIRECT,
+    resource: depA.url,
+    ...(verifier === null ? {} : { code_verifier: verifier }),
+    ...extra,
+  });
 
 /** Authorize (with a client never approved before) and stop at the consent page; the query the page would post. */
 async function consentPageQuery(user: HttpUser, resource: string, state = "st") {
@@ -49,7 +71,9 @@ describe("consent", () => {
     expect(f.callback?.searchParams.get("state")).toBe(f.state);
     expect(f.callback?.searchParams.get("iss")).toBe(o.issuer);
     expect(f.code).toMatch(/.{20,}/);
-    const rows = await o.t.db.database.db.execute(sql`select identifier from verification where identifier in (${f.code}, ${s256(f.code)})`);
+    const rows = await o.t.db.database.db.execute(
+      sql`select identifier from verification where identifier in (${f.code}, ${s256(f.code)})`,
+    );
     expect(rows.rows).toEqual([{ identifier: s256(f.code) }]);
   });
 
@@ -65,7 +89,10 @@ describe("consent", () => {
     expect(evil.status).toBe(403);
     expect(evil.text).not.toContain("code=");
     // A form post (what a cross-site page can send without a preflight) is refused too.
-    const form = await alice.request("POST", "/api/auth/oauth2/consent", { form: { accept: "true", oauth_query: q }, origin: "https://evil.example" });
+    const form = await alice.request("POST", "/api/auth/oauth2/consent", {
+      form: { accept: "true", oauth_query: q },
+      origin: "https://evil.example",
+    });
     expect(form.status).toBe(403);
     expect(form.location ?? "").not.toContain("code=");
     const sameSite = await alice.post("/api/auth/oauth2/consent", { accept: true, oauth_query: q });
@@ -148,7 +175,9 @@ describe("the code at the token endpoint", () => {
 
   it("expired (codes live 60 s): refused (invalid_grant)", async () => {
     const f = await flow(alice, depA.url);
-    const moved = await o.t.db.database.db.execute(sql`update verification set expires_at = now() - interval '1 second' where identifier = ${s256(f.code)}`);
+    const moved = await o.t.db.database.db.execute(
+      sql`update verification set expires_at = now() - interval '1 second' where identifier = ${s256(f.code)}`,
+    );
     expect(moved.rowCount).toBe(1);
     const r = await redeem(f.code, f.verifier);
     expect(r.status).toBe(400);
@@ -163,7 +192,9 @@ describe("the code at the token endpoint", () => {
     expect(t.expires_in).toBeLessThanOrEqual(3600);
     expect((await mcpInitialize(depA.url, t.access_token)).status).toBe(200);
     expect((await mcpInitialize(depB.url, t.access_token)).status).toBe(401);
-    const dump = JSON.stringify((await o.t.db.database.db.execute(sql`select token from oauth_access_token union all select token from oauth_refresh_token`)).rows);
+    const dump = JSON.stringify(
+      (await o.t.db.database.db.execute(sql`select token from oauth_access_token union all select token from oauth_refresh_token`)).rows,
+    );
     expect(dump).not.toContain(t.access_token);
     expect(dump).not.toContain(t.refresh_token);
     expect(dump).toContain(s256(t.access_token));

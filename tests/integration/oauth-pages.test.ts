@@ -123,7 +123,12 @@ describe("the error page", () => {
   });
 
   it("is where an unregistered redirect address ends, never the client", async () => {
-    const bad = authorizeUrl(app.base, { clientId, resource, challenge: pkce().challenge, redirectUri: "http://127.0.0.1:33418/elsewhere" });
+    const bad = authorizeUrl(app.base, {
+      clientId,
+      resource,
+      challenge: pkce().challenge,
+      redirectUri: "http://127.0.0.1:33418/elsewhere",
+    });
     let r = await owner.get(bad);
     for (let i = 0; i < 3 && r.location && !r.location.includes("/oauth/error"); i++) {
       expect(r.location.startsWith("http://127.0.0.1:33418")).toBe(false);

@@ -39,7 +39,9 @@ async function approve(url: URL): Promise<URL> {
 }
 
 async function revoke(clientName: string) {
-  const apps = (await alice.get("/api/auth/connected-apps")).json<{ data: { id: string; clientName: string; deployment: { proxyId: string } | null }[] }>().data;
+  const apps = (await alice.get("/api/auth/connected-apps")).json<{
+    data: { id: string; clientName: string; deployment: { proxyId: string } | null }[];
+  }>().data;
   const app = apps.find((a) => a.clientName === clientName && a.deployment?.proxyId === dep.proxy_id);
   expect(app, JSON.stringify(apps)).toBeDefined();
   const r = await alice.del(`/api/auth/connected-apps/${encodeURIComponent(app!.id)}`);
@@ -54,7 +56,11 @@ describe("the official MCP SDK client (v1) with OAuth", () => {
 
   it("registers by Client ID Metadata Document, connects, refreshes, and is cut off when revoked", { timeout: 60_000 }, async () => {
     const clientMetadataUrl = `https://client.test:${docs.port}/sdk-client.json`;
-    const provider = new MemoryProvider({ redirectUri: "http://127.0.0.1:33419/callback", clientName: "SDK client (CIMD)", clientMetadataUrl });
+    const provider = new MemoryProvider({
+      redirectUri: "http://127.0.0.1:33419/callback",
+      clientName: "SDK client (CIMD)",
+      clientMetadataUrl,
+    });
     docs.set("/sdk-client.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
     await sdkJourney({ url: dep.url, base: o.base, provider, registration: "cimd", approve, revoke: () => revoke("SDK client (CIMD)") });
     expect(docs.hits).toContain("/sdk-client.json");
@@ -64,13 +70,33 @@ describe("the official MCP SDK client (v1) with OAuth", () => {
 describe("the official MCP SDK v2 client (@modelcontextprotocol/client) with OAuth", () => {
   it("registers by Dynamic Client Registration, connects, refreshes, and is cut off when revoked", { timeout: 60_000 }, async () => {
     const provider = new MemoryProvider({ redirectUri: "http://127.0.0.1:33420/callback", clientName: "SDK v2 client (DCR)" });
-    await sdkJourney({ url: dep.url, base: o.base, provider, registration: "dcr", approve, revoke: () => revoke("SDK v2 client (DCR)"), kit: SDK_V2 });
+    await sdkJourney({
+      url: dep.url,
+      base: o.base,
+      provider,
+      registration: "dcr",
+      approve,
+      revoke: () => revoke("SDK v2 client (DCR)"),
+      kit: SDK_V2,
+    });
   });
 
   it("registers by Client ID Metadata Document, connects, refreshes, and is cut off when revoked", { timeout: 60_000 }, async () => {
     const clientMetadataUrl = `https://client.test:${docs.port}/sdk-v2-client.json`;
-    const provider = new MemoryProvider({ redirectUri: "http://127.0.0.1:33421/callback", clientName: "SDK v2 client (CIMD)", clientMetadataUrl });
+    const provider = new MemoryProvider({
+      redirectUri: "http://127.0.0.1:33421/callback",
+      clientName: "SDK v2 client (CIMD)",
+      clientMetadataUrl,
+    });
     docs.set("/sdk-v2-client.json", { client_id: clientMetadataUrl, ...provider.clientMetadata });
-    await sdkJourney({ url: dep.url, base: o.base, provider, registration: "cimd", approve, revoke: () => revoke("SDK v2 client (CIMD)"), kit: SDK_V2 });
+    await sdkJourney({
+      url: dep.url,
+      base: o.base,
+      provider,
+      registration: "cimd",
+      approve,
+      revoke: () => revoke("SDK v2 client (CIMD)"),
+      kit: SDK_V2,
+    });
   });
 });

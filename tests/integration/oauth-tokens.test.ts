@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import { API_KEY_TEXT } from "../../src/shared/publishers.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
-import { codeFlow, exchange, mcpInitialize, registerClient, send, token, type HttpUser, type RegisteredClient, type Tokens } from "../support/oauth.js";
+import {
+  codeFlow,
+  exchange,
+  mcpInitialize,
+  registerClient,
+  send,
+  token,
+  type HttpUser,
+  type RegisteredClient,
+  type Tokens,
+} from "../support/oauth.js";
 
 // What an access token is good for, and for how long: one deployment only (not the owner's other
 // deployments, not someone else's, not the REST API), refreshed with rotation, and dead on the
@@ -68,7 +78,10 @@ describe("audience: a token works on its deployment only", () => {
       const r = await send(`${o.base}${path}`, { headers: { authorization: `Bearer ${t.access_token}` } });
       expect(r.status, `${path}: ${r.text}`).toBe(401);
     }
-    const write = await send(`${o.base}/api/auth/apikeys`, { json: { name: "via-oauth" }, headers: { authorization: `Bearer ${t.access_token}` } });
+    const write = await send(`${o.base}/api/auth/apikeys`, {
+      json: { name: "via-oauth" },
+      headers: { authorization: `Bearer ${t.access_token}` },
+    });
     expect(write.status).toBe(401);
   });
 
@@ -128,14 +141,24 @@ describe("revocation takes effect on the next request", () => {
   it("RFC 7009: revoking the refresh token kills the access tokens it minted; revoking an access token kills it", async () => {
     const t = await tokensFor(alice, depA);
     expect((await mcpInitialize(depA.url, t.access_token)).status).toBe(200);
-    const rev = await send(`${o.base}/api/auth/oauth2/revoke`, { origin: false, form: { token: t.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id } });
+    const rev = await send(`${o.base}/api/auth/oauth2/revoke`, {
+      origin: false,
+      form: { token: t.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id },
+    });
     expect(rev.status, rev.text).toBe(200);
     await refused(depA.url, t.access_token);
     expect((await refresh(t.refresh_token)).status).toBe(400);
 
     const u = await tokensFor(alice, depA);
     expect((await mcpInitialize(depA.url, u.access_token)).status).toBe(200);
-    expect((await send(`${o.base}/api/auth/oauth2/revoke`, { origin: false, form: { token: u.access_token, token_type_hint: "access_token", client_id: client.client_id } })).status).toBe(200);
+    expect(
+      (
+        await send(`${o.base}/api/auth/oauth2/revoke`, {
+          origin: false,
+          form: { token: u.access_token, token_type_hint: "access_token", client_id: client.client_id },
+        })
+      ).status,
+    ).toBe(200);
     await refused(depA.url, u.access_token);
   });
 

@@ -37,7 +37,10 @@ describe("page forms (route actions)", () => {
   });
 
   it("after signing in, go only to a path of this site", async () => {
-    const where = async (redirect: string) => (await post(`/login?redirect=${encodeURIComponent(redirect)}`, { email: "form-owner@example.com", password: "password123" })).headers.get("location");
+    const where = async (redirect: string) =>
+      (
+        await post(`/login?redirect=${encodeURIComponent(redirect)}`, { email: "form-owner@example.com", password: "password123" })
+      ).headers.get("location");
     expect(await where("/servers/apikeys")).toBe("/servers/apikeys");
     for (const evil of ["//evil.example/x", "https://evil.example/x", "/\\evil.example", "javascript:alert(1)", "/%2F%2Fevil.example"]) {
       const to = (await where(evil)) ?? "";
@@ -62,14 +65,18 @@ describe("page forms (route actions)", () => {
     const signedIn = await post("/login?redirect=%2Fserver%2Feverything", { email: "going@example.com", password: "long-enough-1" });
     expect(signedIn.headers.get("location")).toBe("/server/everything");
     // The register page's own links keep it too.
-    expect(await (await t.app.request(`${ORIGIN}/login?redirect=%2Fserver%2Feverything`)).text()).toContain('href="/register?redirect=%2Fserver%2Feverything"');
+    expect(await (await t.app.request(`${ORIGIN}/login?redirect=%2Fserver%2Feverything`)).text()).toContain(
+      'href="/register?redirect=%2Fserver%2Feverything"',
+    );
 
     // Anywhere else is dropped, in the e-mail and on the page: the link is the plain one.
     for (const [i, evil] of ["//evil.example/x", "https://evil.example/x", "/\\evil.example", "javascript:alert(1)"].entries()) {
       const l = await signUp(`evil-${i}@example.com`, evil);
       expect(l.origin).toBe(ORIGIN);
       expect(l.searchParams.get("redirect")).toBeNull();
-      const confirmed = await (await t.app.request(`${ORIGIN}/verify-email?token=${l.searchParams.get("token")}&redirect=${encodeURIComponent(evil)}`)).text();
+      const confirmed = await (
+        await t.app.request(`${ORIGIN}/verify-email?token=${l.searchParams.get("token")}&redirect=${encodeURIComponent(evil)}`)
+      ).text();
       expect(confirmed).toContain('href="/login"');
       expect(confirmed).not.toContain("evil.example");
     }

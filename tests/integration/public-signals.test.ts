@@ -31,7 +31,14 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 60_0
 
 beforeAll(async () => {
   const port = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ADMIN_EMAILS: "admin@example.com", USAGE_FLUSH_MS: "100", DEPLOY_START_TIMEOUT_MS: "20000" });
+  t = await createTestApp({
+    GIT_ALLOW_FILE: "on",
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ADMIN_EMAILS: "admin@example.com",
+    USAGE_FLUSH_MS: "100",
+    DEPLOY_START_TIMEOUT_MS: "20000",
+  });
   await t.listen();
   repo = await createFixtureRepo();
   // Approved entries: 'noted' (its tools quote the key FIXTURE_NOTE) and 'liked', used by two people.
@@ -41,7 +48,13 @@ beforeAll(async () => {
       values (${id}, ${id}, ${"Signals " + id}, 'Development Tools', 'Community', 'imported', array['signals'], ${repo.url},
         ${JSON.stringify([{ key: "Note", env_var: "FIXTURE_NOTE", description: "Anything" }])}::jsonb, true)`);
   }
-  await addUsage(t.db.database.db, new Map([["a", { kind: "catalog" as const, ref: "liked", userId: "someone-1", n: 3 }], ["b", { kind: "catalog" as const, ref: "liked", userId: "someone-2", n: 1 }]]));
+  await addUsage(
+    t.db.database.db,
+    new Map([
+      ["a", { kind: "catalog" as const, ref: "liked", userId: "someone-1", n: 3 }],
+      ["b", { kind: "catalog" as const, ref: "liked", userId: "someone-2", n: 1 }],
+    ]),
+  );
   mallory = await signedInUser(t, "mallory@example.com");
   admin = await signedInUser(t, "admin@example.com");
   malloryKey = await newApiKey(mallory, "loop");
@@ -56,18 +69,29 @@ afterAll(async () => {
 });
 
 const visitor = () => client(t.app);
-const adminEntry = async (id: string) => ((await (await admin.get("/api/admin/mcp-servers?status=approved")).json()) as { data: AdminServer[] }).data.find((s) => s.id === id)!;
+const adminEntry = async (id: string) =>
+  ((await (await admin.get("/api/admin/mcp-servers?status=approved")).json()) as { data: AdminServer[] }).data.find((s) => s.id === id)!;
 const stats = async (id: string) => (await (await visitor().get(`/api/mcp-servers/${id}/tool-stats`)).json()) as { tools: ToolStat[] };
 
 describe("a catalogue entry's public surfaces against one user's deployment", () => {
   it("shows nothing its deployment listed: not the page, the directory, the API, the registry API or the admins' alerts", async () => {
     // Mallory's own page shows her deployment's listing (only to her).
     expect(await (await mallory.get("/server/noted")).text()).toContain(HOSTILE);
-    for (const path of ["/server/noted", "/", "/servers?q=signals", "/api/mcp-servers/noted", "/api/mcp-servers?q=signals", "/v0.1/servers?search=noted", "/api/mcp-servers/noted/tool-stats"]) {
+    for (const path of [
+      "/server/noted",
+      "/",
+      "/servers?q=signals",
+      "/api/mcp-servers/noted",
+      "/api/mcp-servers?q=signals",
+      "/v0.1/servers?search=noted",
+      "/api/mcp-servers/noted/tool-stats",
+    ]) {
       const body = await (await visitor().get(path)).text();
       expect(body, path).not.toContain("evil.example");
     }
-    expect(await (await visitor().get("/server/noted")).text()).toContain("Its tools are listed here once an administrator has checked them.");
+    expect(await (await visitor().get("/server/noted")).text()).toContain(
+      "Its tools are listed here once an administrator has checked them.",
+    );
     expect((await adminEntry("noted")).tools_changed).toBeNull();
     expect(await (await admin.get("/admin/mcp-servers")).text()).not.toContain("evil.example");
   });
@@ -77,12 +101,22 @@ describe("a catalogue entry's public surfaces against one user's deployment", ()
     expect((await admin.post("/api/admin/mcp-servers/nope/check")).status).toBe(404);
     const started = await admin.post("/api/admin/mcp-servers/noted/check");
     expect(started.status, await started.clone().text()).toBe(202);
-    const checked = await until(() => adminEntry("noted"), (e) => e.tools_changed !== null && !e.check, 90_000);
+    const checked = await until(
+      () => adminEntry("noted"),
+      (e) => e.tools_changed !== null && !e.check,
+      90_000,
+    );
     expect(checked.tools_changed?.added).toEqual(expect.arrayContaining(["echo", "add"]));
     expect(checked.public_listing).toBe(false);
     // The check's deployment went once it listed; it never counted as anyone's deploy.
-    await until(async () => (await t.db.database.pool.query("select id from deployments where user_id = 'switchboard-platform'")).rowCount, (n) => n === 0, 30_000);
-    expect((await t.db.database.pool.query("select count(*)::int as n from deploy_actions where user_id = 'switchboard-platform'")).rows[0].n).toBe(0);
+    await until(
+      async () => (await t.db.database.pool.query("select id from deployments where user_id = 'switchboard-platform'")).rowCount,
+      (n) => n === 0,
+      30_000,
+    );
+    expect(
+      (await t.db.database.pool.query("select count(*)::int as n from deploy_actions where user_id = 'switchboard-platform'")).rows[0].n,
+    ).toBe(0);
     // Not public until approved.
     expect(await (await visitor().get("/server/noted")).text()).not.toContain("Returns the message unchanged.");
     expect((await admin.post("/api/admin/mcp-servers/noted/accept-tools")).status).toBe(200);
@@ -93,13 +127,23 @@ describe("a catalogue entry's public surfaces against one user's deployment", ()
   }, 120_000);
 
   it("one account calling in a loop counts as one user: the directory's order does not move", async () => {
-    const order = async () => ((await (await visitor().get("/api/mcp-servers?q=signals&sort=popular")).json()) as { data: { id: string; useCount: number }[] }).data.map((s) => [s.id, s.useCount]);
-    expect(await order()).toEqual([["liked", 2], ["noted", 0]]);
+    const order = async () =>
+      (
+        (await (await visitor().get("/api/mcp-servers?q=signals&sort=popular")).json()) as { data: { id: string; useCount: number }[] }
+      ).data.map((s) => [s.id, s.useCount]);
+    expect(await order()).toEqual([
+      ["liked", 2],
+      ["noted", 0],
+    ]);
     const sdk = await sdkClient(`${t.config.PUBLIC_URL}/${(await waitForStatus(mallory, "noted", "running")).proxy_id}/mcp`, malloryKey);
-    for (let i = 0; i < 150; i++) expect(textOf(await sdk.callTool({ name: "echo", arguments: { message: `loop ${i}` } }))).toBe(`loop ${i}`);
+    for (let i = 0; i < 150; i++)
+      expect(textOf(await sdk.callTool({ name: "echo", arguments: { message: `loop ${i}` } }))).toBe(`loop ${i}`);
     await sdk.close();
     await t.gateway.usage.flush();
-    expect(await order()).toEqual([["liked", 2], ["noted", 1]]);
+    expect(await order()).toEqual([
+      ["liked", 2],
+      ["noted", 1],
+    ]);
     // Its exact request count is kept (not public).
     const { rows } = await t.db.database.pool.query<{ use_count: number }>("select use_count from mcp_servers where id = 'noted'");
     expect(Number(rows[0]!.use_count)).toBeGreaterThanOrEqual(150);

@@ -48,23 +48,52 @@ afterAll(async () => {
 
 describe("worker processes (WORKERS=2, every role)", () => {
   it("serves pages, the API and MCP from two workers; a worker that dies is replaced; usage is exact; SIGTERM ends it all", async () => {
-    app = await startAppProcess({ WORKERS: "2", DATABASE_URL: db.url, DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, GIT_ALLOW_FILE: "on", AUTH_RATE_LIMIT: "off", USAGE_FLUSH_MS: "100" }, 90_000);
+    app = await startAppProcess(
+      {
+        WORKERS: "2",
+        DATABASE_URL: db.url,
+        DATA_DIR: dataDir,
+        PACKAGES_DIR: TEST_PACKAGES_DIR,
+        GIT_ALLOW_FILE: "on",
+        AUTH_RATE_LIMIT: "off",
+        USAGE_FLUSH_MS: "100",
+      },
+      90_000,
+    );
     const primary = app.child.pid!;
     await expect.poll(() => workersOf(primary).length, { timeout: 20_000 }).toBe(2);
 
     const key = await accountWithKey(app, "wendy@example.com");
     const call = (p: string, body?: unknown) =>
-      fetch(`${app!.url}${p}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", connection: "close" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const reg = await call("/api/servers", { qualifiedName: "wendy/fixture", displayName: "Fixture", description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] });
+      fetch(`${app!.url}${p}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", connection: "close" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const reg = await call("/api/servers", {
+      qualifiedName: "wendy/fixture",
+      displayName: "Fixture",
+      description: "d",
+      keywords: [],
+      connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+    });
     expect(reg.status, await reg.clone().text()).toBe(201);
     expect((await call("/api/deploy/wendy/fixture", { repositoryUrl: repo.url, env: {} })).status).toBe(202);
     let d: DeploymentView | undefined;
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && d?.status !== "running"; await new Promise((r) => setTimeout(r, 200))) {
+    for (
+      const deadline = Date.now() + 60_000;
+      Date.now() < deadline && d?.status !== "running";
+      await new Promise((r) => setTimeout(r, 200))
+    ) {
       [d] = (await (await call("/api/deployments")).json()) as DeploymentView[];
     }
     expect(d?.status, app.output()).toBe("running");
     const url = d!.url.replace("localhost", "127.0.0.1");
-    const usage = async () => Number((await db.database.pool.query<{ n: string }>("select use_count::text as n from servers where qualified_name = 'wendy/fixture'")).rows[0]!.n);
+    const usage = async () =>
+      Number(
+        (await db.database.pool.query<{ n: string }>("select use_count::text as n from servers where qualified_name = 'wendy/fixture'"))
+          .rows[0]!.n,
+      );
     const before = await usage();
 
     // Six clients, each on its own connections: the workers take turns, the sessions live with the runner.

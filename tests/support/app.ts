@@ -62,7 +62,16 @@ export async function createTestApp(env: Record<string, string> = {}, opts: { sa
   const db: TestDatabase = other ? sharedDatabase(other.url) : await createTestDatabase();
   // Each app gets its own data directory (secrets key, deployments); npm packages are cached for the whole run.
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-"));
-  const config = loadConfig({ NODE_ENV: "test", PORT: "3000", DATABASE_URL: db.url, LOG_LEVEL: "silent", AUTH_RATE_LIMIT: "off", DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, ...env });
+  const config = loadConfig({
+    NODE_ENV: "test",
+    PORT: "3000",
+    DATABASE_URL: db.url,
+    LOG_LEVEL: "silent",
+    AUTH_RATE_LIMIT: "off",
+    DATA_DIR: dataDir,
+    PACKAGES_DIR: TEST_PACKAGES_DIR,
+    ...env,
+  });
   const log = createLogger({ level: "silent", pretty: false });
   const platform = await createPlatform({ config, log, database: db.database, pages: serverBuild });
   const server = http.createServer();

@@ -94,7 +94,11 @@ export async function startCluster(opts: { members: MemberSpec[]; env?: Record<s
     members,
     member: (name) => members.find((m) => m.name === name) ?? assertNever(`no member ${name}`),
     query: async (text, params) => (await client.query(text, params)).rows,
-    logs: () => [haproxy ? `--- haproxy\n${haproxy.output()}` : "", ...members.map((m) => `--- ${m.name} (${m.roles.join(",")}, pid ${m.pid})\n${m.output()}`)].join("\n"),
+    logs: () =>
+      [
+        haproxy ? `--- haproxy\n${haproxy.output()}` : "",
+        ...members.map((m) => `--- ${m.name} (${m.roles.join(",")}, pid ${m.pid})\n${m.output()}`),
+      ].join("\n"),
     async close() {
       await haproxy?.stop();
       await Promise.all(members.map((m) => m.proc.stop("SIGKILL")));
@@ -111,12 +115,25 @@ export async function startCluster(opts: { members: MemberSpec[]; env?: Record<s
         const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `switchboard-cluster-${spec.name}-`));
         dirs.push(dataDir);
         const port = await freePort();
-        const env: Record<string, string> = { ...common, ROLES: spec.roles.join(","), DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: spec.roles.includes("runner") ? "info" : "warn" };
+        const env: Record<string, string> = {
+          ...common,
+          ROLES: spec.roles.join(","),
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          LOG_LEVEL: spec.roles.includes("runner") ? "info" : "warn",
+        };
         let runnerUrl: string | undefined;
         if (spec.roles.includes("runner")) {
           const runnerPort = await freePort();
           runnerUrl = `http://127.0.0.1:${runnerPort}`;
-          Object.assign(env, { RUNNER_NAME: spec.name, RUNNER_PORT: String(runnerPort), RUNNER_HOST: "127.0.0.1", RUNNER_URL: runnerUrl, RUNNER_CAPACITY_MB: "4096" });
+          Object.assign(env, {
+            RUNNER_NAME: spec.name,
+            RUNNER_PORT: String(runnerPort),
+            RUNNER_HOST: "127.0.0.1",
+            RUNNER_URL: runnerUrl,
+            RUNNER_CAPACITY_MB: "4096",
+          });
         }
         Object.assign(env, spec.env);
         const onlyRunner = !spec.roles.includes("web") && !spec.roles.includes("gateway");
@@ -152,7 +169,11 @@ export async function startCluster(opts: { members: MemberSpec[]; env?: Record<s
     members.sort((a, b) => opts.members.findIndex((s) => s.name === a.name) - opts.members.findIndex((s) => s.name === b.name));
     // A runner answers /readyz as soon as its port is open; it is part of the cluster once its row is there.
     const names = members.filter((m) => m.roles.includes("runner")).map((m) => m.name);
-    await waitFor("every runner registered", async () => ((await cluster.query("select id from runners where id = any($1)", [names])).length === names.length ? true : undefined), 30_000);
+    await waitFor(
+      "every runner registered",
+      async () => ((await cluster.query("select id from runners where id = any($1)", [names])).length === names.length ? true : undefined),
+      30_000,
+    );
     const front = (role: Role) => members.filter((m) => m.roles.includes(role)).map((m) => ({ name: m.name, port: Number(m.env.PORT) }));
     haproxy = await startHaProxy(publicPort, { web: front("web"), gateway: front("gateway") });
   } catch (e) {
@@ -393,7 +414,8 @@ function haproxyBinary(): string {
 // MCP traffic (the gateway's routes) to the gateways, everything else to the web processes: plain
 // round-robin, no stickiness, as an operator's load balancer would be set up.
 function haproxyConfig(port: number, statsPort: number, backends: Record<"web" | "gateway", { name: string; port: number }[]>): string {
-  const servers = (list: { name: string; port: number }[]) => list.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 500 fall 2 rise 1`).join("\n");
+  const servers = (list: { name: string; port: number }[]) =>
+    list.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 500 fall 2 rise 1`).join("\n");
   return `global
   maxconn 2000
 
@@ -455,7 +477,13 @@ export async function startHaProxy(port: number, backends: Record<"web" | "gatew
         .filter((r) => !["FRONTEND", "BACKEND"].includes(r[1]!) && r[0] !== "stats")
         .map((r) => {
           const n = (c: string) => Number(at(r, c) || 0);
-          return { backend: r[0]!, server: r[1]!, status: at(r, "status"), responses: n("hrsp_1xx") + n("hrsp_2xx") + n("hrsp_3xx") + n("hrsp_4xx") + n("hrsp_5xx") + n("hrsp_other"), ok: n("hrsp_2xx") };
+          return {
+            backend: r[0]!,
+            server: r[1]!,
+            status: at(r, "status"),
+            responses: n("hrsp_1xx") + n("hrsp_2xx") + n("hrsp_3xx") + n("hrsp_4xx") + n("hrsp_5xx") + n("hrsp_other"),
+            ok: n("hrsp_2xx"),
+          };
         });
     },
     output: () => out,
@@ -520,12 +548,20 @@ export function api(base: string, key: string, p: string, init: { method?: strin
 export async function deployFixture(c: Cluster, key: string, qualifiedName: string, repoUrl: string): Promise<string> {
   const reg = await api(c.publicUrl, key, "/api/servers", {
     method: "POST",
-    body: { qualifiedName, displayName: qualifiedName, description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] },
+    body: {
+      qualifiedName,
+      displayName: qualifiedName,
+      description: "d",
+      keywords: [],
+      connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+    },
   });
   if (reg.status !== 201) throw new Error(`register ${qualifiedName}: ${reg.status} ${await reg.text()}`);
   const dep = await api(c.publicUrl, key, `/api/deploy/${qualifiedName}`, { method: "POST", body: { repositoryUrl: repoUrl, env: {} } });
   if (dep.status !== 202) throw new Error(`deploy ${qualifiedName}: ${dep.status} ${await dep.text()}`);
-  const [row] = await c.query<{ id: string }>("select id from deployments where server_kind = 'owned' and server_ref = $1", [qualifiedName]);
+  const [row] = await c.query<{ id: string }>("select id from deployments where server_kind = 'owned' and server_ref = $1", [
+    qualifiedName,
+  ]);
   return row!.id;
 }
 
@@ -569,7 +605,9 @@ export async function waitRunningOn(c: Cluster, ids: string[], runner: Member, t
       50,
     );
   } catch (e) {
-    throw new Error(`${(e as Error).message}\nrows: ${JSON.stringify(rows)}\nserver processes: ${JSON.stringify([...serverProcesses()])}\n${c.logs()}`);
+    throw new Error(
+      `${(e as Error).message}\nrows: ${JSON.stringify(rows)}\nserver processes: ${JSON.stringify([...serverProcesses()])}\n${c.logs()}`,
+    );
   }
 }
 
@@ -633,7 +671,11 @@ export class McpLoad {
     private readonly targets: LoadTarget[],
     sessions: number,
   ) {
-    this.sessions = Array.from({ length: sessions }, (_, i) => ({ deploymentId: targets[i % targets.length]!.deploymentId, lastOkMs: -1, ok: 0 }));
+    this.sessions = Array.from({ length: sessions }, (_, i) => ({
+      deploymentId: targets[i % targets.length]!.deploymentId,
+      lastOkMs: -1,
+      ok: 0,
+    }));
   }
 
   /** Every session makes `calls` calls once, then closes; resolves when all are done. */
@@ -655,7 +697,9 @@ export class McpLoad {
     let n = 0;
     if (init?.method === "POST" && typeof init.body === "string") {
       const body = JSON.parse(init.body) as unknown;
-      n = (Array.isArray(body) ? body : [body]).filter((m: { method?: string; id?: unknown }) => m.method !== undefined && m.id !== undefined).length;
+      n = (Array.isArray(body) ? body : [body]).filter(
+        (m: { method?: string; id?: unknown }) => m.method !== undefined && m.id !== undefined,
+      ).length;
     }
     this.sent += n;
     const r = await fetch(input, init);
@@ -676,7 +720,12 @@ export class McpLoad {
       try {
         if (!client) {
           client = new Client({ name: `cluster-load-${i}`, version: "1.0.0" });
-          await client.connect(new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: { authorization: `Bearer ${target.key}` } }, fetch: this.countingFetch }));
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(target.url), {
+              requestInit: { headers: { authorization: `Bearer ${target.key}` } },
+              fetch: this.countingFetch,
+            }),
+          );
         }
         const r = (await client.callTool({ name: "echo", arguments: { message: `s${i}-${made}` } })) as { content: { text: string }[] };
         if (r.content[0]?.text !== `s${i}-${made}`) throw new Error(`echo answered ${JSON.stringify(r)}`);
@@ -686,7 +735,13 @@ export class McpLoad {
         s.lastOkMs = Date.now() - this.started;
       } catch (e) {
         const status = (e as { code?: unknown }).code;
-        this.failures.push({ atMs: Date.now() - this.started, session: i, deploymentId: target.deploymentId, status: typeof status === "number" && status >= 100 ? status : undefined, message: (e as Error).message });
+        this.failures.push({
+          atMs: Date.now() - this.started,
+          session: i,
+          deploymentId: target.deploymentId,
+          status: typeof status === "number" && status >= 100 ? status : undefined,
+          message: (e as Error).message,
+        });
         if (calls !== Infinity) return; // a fixed run stops at its first failure: the test reports it
         await client?.close().catch(() => {});
         client = undefined;

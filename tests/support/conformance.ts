@@ -56,7 +56,11 @@ function findTools(dir: string): ConformanceTools | null {
  * @modelcontextprotocol/conformance, and returns their paths.
  */
 export const ensureConformanceTools = once(() =>
-  installCached(CACHE_DIR, { "@modelcontextprotocol/conformance": CONFORMANCE_VERSION, [nodeBinaryPackage()]: `^${NODE_MAJOR}` }, findTools),
+  installCached(
+    CACHE_DIR,
+    { "@modelcontextprotocol/conformance": CONFORMANCE_VERSION, [nodeBinaryPackage()]: `^${NODE_MAJOR}` },
+    findTools,
+  ),
 );
 
 // ---- running the suite -----------------------------------------------------------------------------

@@ -47,10 +47,10 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Drop what this run created, including per-file databases a crashed test left behind.
-    const left = await admin.query<{ datname: string }>(
-      "select datname from pg_database where datname = $1 or datname like $2",
-      [template, `sb_t_${process.pid}_%`],
-    );
+    const left = await admin.query<{ datname: string }>("select datname from pg_database where datname = $1 or datname like $2", [
+      template,
+      `sb_t_${process.pid}_%`,
+    ]);
     for (const { datname } of left.rows) await admin.query(`drop database if exists "${datname}" with (force)`);
     await admin.end();
     await embedded?.stop();

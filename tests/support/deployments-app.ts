@@ -19,13 +19,18 @@ export interface DeploymentsApp {
 }
 
 /** The text of a tool call's first content block. */
-export const toolText = (r: unknown) => ((r as { content: { text: string }[] }).content[0]?.text ?? "");
+export const toolText = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text ?? "";
 
 /** Registers the owned server `<username>/<name>` to deploy the fixture repository to. */
 export const registerFixture = (c: Client, username: string, name = "fixture") => registerOwnedServer(c, `${username}/${name}`);
 
 export async function startDeploymentsApp(): Promise<DeploymentsApp> {
-  const t = await createTestApp({ GIT_ALLOW_FILE: "on", RESTART_BACKOFF_MS: "200", CRASH_LOOP_AFTER: "3", DEPLOY_START_TIMEOUT_MS: "20000" });
+  const t = await createTestApp({
+    GIT_ALLOW_FILE: "on",
+    RESTART_BACKOFF_MS: "200",
+    CRASH_LOOP_AFTER: "3",
+    DEPLOY_START_TIMEOUT_MS: "20000",
+  });
   let repo: FixtureRepo | undefined;
   try {
     repo = await createFixtureRepo();
@@ -74,7 +79,10 @@ export interface RunningFixture {
  * owner@example.com signed in with an API key, and the fixture repository deployed to
  * owner/fixture and running (with the keys `deployEnv`). `env` adds to or overrides the settings.
  */
-export async function startRunningFixture(env: Record<string, string> = {}, deployEnv: Record<string, string> = {}): Promise<RunningFixture> {
+export async function startRunningFixture(
+  env: Record<string, string> = {},
+  deployEnv: Record<string, string> = {},
+): Promise<RunningFixture> {
   const port = await freePort();
   const t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
   let repo: FixtureRepo | undefined;

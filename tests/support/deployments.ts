@@ -7,7 +7,12 @@ export { removeDataDir } from "./data-dir.js";
 export const EVERYTHING = "@modelcontextprotocol/server-everything";
 
 /** Adds an approved catalogue entry (what an admin-approved submission looks like). */
-export async function addCatalogEntry(t: TestApp, id: string, npx: string | null, requiredKeys: { key: string; env_var: string; description: string }[] | null = null) {
+export async function addCatalogEntry(
+  t: TestApp,
+  id: string,
+  npx: string | null,
+  requiredKeys: { key: string; env_var: string; description: string }[] | null = null,
+) {
   await t.db.database.db.execute(sql`
     insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, required_keys, is_approved)
     values (${id}, ${id}, ${"Test server " + id}, 'Development Tools', 'Reference', 'official', array['test'], ${npx}, ${requiredKeys === null ? null : JSON.stringify(requiredKeys)}::jsonb, true)`);
@@ -52,4 +57,3 @@ export async function registerOwnedServer(c: Client, qualifiedName: string, disp
   });
   if (r.status !== 201) throw new Error(`register ${qualifiedName}: ${r.status} ${await r.text()}`);
 }
-

@@ -32,13 +32,25 @@ export async function registerClient(base: string, name = "Gateway test client",
   const r = await fetch(`${base}/api/auth/oauth2/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], application_type: "native" }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      application_type: "native",
+    }),
   });
   return String((await json(r, "register")).client_id);
 }
 
 /** The whole flow for `resource` as the user whose session cookie is `cookie`; a new client unless `clientId` is given. */
-export async function oauthTokens(base: string, cookie: string, resource: string, opts: { clientId?: string; redirectUri?: string } = {}): Promise<OAuthTokens> {
+export async function oauthTokens(
+  base: string,
+  cookie: string,
+  resource: string,
+  opts: { clientId?: string; redirectUri?: string } = {},
+): Promise<OAuthTokens> {
   const redirectUri = opts.redirectUri ?? LOOPBACK_REDIRECT;
   const clientId = opts.clientId ?? (await registerClient(base, undefined, redirectUri));
   const verifier = randomBytes(32).toString("base64url");
@@ -70,8 +82,20 @@ export async function oauthTokens(base: string, cookie: string, resource: string
   const t = await fetch(`${base}/api/auth/oauth2/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }),
   });
   const body = await json(t, "token");
-  return { clientId, accessToken: String(body.access_token), refreshToken: body.refresh_token === undefined ? undefined : String(body.refresh_token), expiresIn: Number(body.expires_in) };
+  return {
+    clientId,
+    accessToken: String(body.access_token),
+    refreshToken: body.refresh_token === undefined ? undefined : String(body.refresh_token),
+    expiresIn: Number(body.expires_in),
+  };
 }

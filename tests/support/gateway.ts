@@ -19,7 +19,13 @@ export function raw(url: string, opts: { method?: string; headers?: Record<strin
   const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? (body ? "POST" : "GET"), headers: { ...(body ? { "content-type": "application/json" } : {}), ...opts.headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method: opts.method ?? (body ? "POST" : "GET"),
+        headers: { ...(body ? { "content-type": "application/json" } : {}), ...opts.headers },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -37,7 +43,15 @@ export const MCP_ACCEPT = "application/json, text/event-stream";
 /** A minimal Streamable HTTP session by hand: initialize, then JSON-RPC calls with chosen ids. */
 export async function rawSession(url: string, key: string, protocolVersion = "2025-06-18", capabilities: Record<string, unknown> = {}) {
   const headers = { authorization: `Bearer ${key}`, accept: MCP_ACCEPT, "content-type": "application/json" };
-  const init = await raw(url, { headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities, clientInfo: { name: "raw", version: "1" } } } });
+  const init = await raw(url, {
+    headers,
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion, capabilities, clientInfo: { name: "raw", version: "1" } },
+    },
+  });
   if (init.status !== 200) throw new Error(`initialize: ${init.status} ${init.body}`);
   const sessionId = init.headers["mcp-session-id"] as string;
   const h = { ...headers, "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion };
@@ -50,11 +64,21 @@ export async function rawSession(url: string, key: string, protocolVersion = "20
   };
 }
 
-export async function sdkClient(url: string, key: string, opts: { legacy?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Client> {
+export async function sdkClient(
+  url: string,
+  key: string,
+  opts: { legacy?: boolean; capabilities?: Record<string, unknown> } = {},
+): Promise<Client> {
   const client = new Client({ name: "switchboard-test", version: "1.0.0" }, { capabilities: opts.capabilities ?? {} });
   const requestInit = { headers: { Authorization: `Bearer ${key}` } };
   const transport = opts.legacy
-    ? new SSEClientTransport(new URL(url), { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${key}` } }) } })
+    ? new SSEClientTransport(new URL(url), {
+        requestInit,
+        eventSourceInit: {
+          fetch: (u, init) =>
+            fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${key}` } }),
+        },
+      })
     : new StreamableHTTPClientTransport(new URL(url), { requestInit });
   await client.connect(transport);
   return client;
@@ -67,7 +91,8 @@ export async function newApiKey(c: WebClient, name: string, scopes: string[] = [
   return ((await r.json()) as { apiKey: string }).apiKey;
 }
 
-export const textOf = (r: unknown) => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === "text")?.text ?? "");
+export const textOf = (r: unknown) =>
+  (r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === "text")?.text ?? "";
 
 export interface SseEvent {
   id?: string;
@@ -89,34 +114,37 @@ export function sseRequest(url: string, opts: { method?: string; headers: Record
   };
   let req!: http.ClientRequest;
   const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-    req = http.request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? "POST", headers: opts.headers }, (res) => {
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => {
-        buf += d;
-        let i: number;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const e: SseEvent = { data: "" };
-          let isEvent = false;
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) continue;
-            isEvent = true;
-            const [field, ...rest] = line.split(":");
-            const value = rest.join(":").replace(/^ /, "");
-            if (field === "id") e.id = value;
-            else if (field === "data") e.data += value;
-            else if (field === "retry") e.retry = Number(value);
+    req = http.request(
+      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: opts.method ?? "POST", headers: opts.headers },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          buf += d;
+          let i: number;
+          while ((i = buf.indexOf("\n\n")) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const e: SseEvent = { data: "" };
+            let isEvent = false;
+            for (const line of block.split("\n")) {
+              if (line.startsWith(":")) continue;
+              isEvent = true;
+              const [field, ...rest] = line.split(":");
+              const value = rest.join(":").replace(/^ /, "");
+              if (field === "id") e.id = value;
+              else if (field === "data") e.data += value;
+              else if (field === "retry") e.retry = Number(value);
+            }
+            if (isEvent) deliver(e);
           }
-          if (isEvent) deliver(e);
-        }
-      });
-      res.on("end", () => {
-        ended = true;
-        while (waiters.length) deliver(null);
-      });
-      resolve(res);
-    });
+        });
+        res.on("end", () => {
+          ended = true;
+          while (waiters.length) deliver(null);
+        });
+        resolve(res);
+      },
+    );
     req.on("error", (e) => (ended ? undefined : reject(e)));
   });
   req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
@@ -143,10 +171,18 @@ export function sseRequest(url: string, opts: { method?: string; headers: Record
  * `pin` speaks 2026-07-28 only (stateless), `auto` probes with server/discover and falls back to
  * initialize, `default` is the client as shipped (the 2025 initialize handshake).
  */
-export async function sdkV2Client(url: string, key: string, mode: "pin" | "auto" | "default", opts: { capabilities?: Record<string, unknown>; listChanged?: boolean } = {}) {
+export async function sdkV2Client(
+  url: string,
+  key: string,
+  mode: "pin" | "auto" | "default",
+  opts: { capabilities?: Record<string, unknown>; listChanged?: boolean } = {},
+) {
   const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   const versionNegotiation = mode === "pin" ? { mode: { pin: "2026-07-28" } } : mode === "auto" ? { mode: "auto" as const } : undefined;
-  const client = new Client({ name: "switchboard-test-v2", version: "2.0.0" }, { capabilities: opts.capabilities ?? {}, ...(versionNegotiation ? { versionNegotiation } : {}) } as ConstructorParameters<typeof Client>[1]);
+  const client = new Client({ name: "switchboard-test-v2", version: "2.0.0" }, {
+    capabilities: opts.capabilities ?? {},
+    ...(versionNegotiation ? { versionNegotiation } : {}),
+  } as ConstructorParameters<typeof Client>[1]);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
 }

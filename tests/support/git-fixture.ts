@@ -72,18 +72,7 @@ export async function createFixtureRepo(
     }
     await git(dir, ["init", "-q", "-b", "main"]);
     await git(dir, ["add", "-A"]);
-    await git(dir, [
-      "-c",
-      "user.name=t",
-      "-c",
-      "user.email=t@example.com",
-      "-c",
-      "commit.gpgsign=false",
-      "commit",
-      "-q",
-      "-m",
-      "fixture",
-    ]);
+    await git(dir, ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "fixture"]);
   } catch (err) {
     await cleanup();
     throw err;

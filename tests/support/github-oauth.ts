@@ -46,7 +46,12 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       state.authorizeRequests.push(q);
       if (q.client_id !== state.clientId || !q.redirect_uri || !q.state) return send(400, { error: "bad_request" });
       const code = randomBytes(12).toString("hex");
-      codes.set(code, { challenge: q.code_challenge, method: q.code_challenge_method, redirectUri: q.redirect_uri, user: { ...state.user } });
+      codes.set(code, {
+        challenge: q.code_challenge,
+        method: q.code_challenge_method,
+        redirectUri: q.redirect_uri,
+        user: { ...state.user },
+      });
       const back = new URL(q.redirect_uri);
       back.searchParams.set("code", code);
       back.searchParams.set("state", q.state);
@@ -56,8 +61,12 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     if (url.pathname === "/login/oauth/access_token" && req.method === "POST") {
       let raw = "";
       for await (const chunk of req) raw += chunk;
-      const form: Record<string, string> = req.headers["content-type"]?.includes("json") ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
-      const basic = req.headers.authorization?.startsWith("Basic ") ? Buffer.from(req.headers.authorization.slice(6), "base64").toString().split(":") : [];
+      const form: Record<string, string> = req.headers["content-type"]?.includes("json")
+        ? JSON.parse(raw)
+        : Object.fromEntries(new URLSearchParams(raw));
+      const basic = req.headers.authorization?.startsWith("Basic ")
+        ? Buffer.from(req.headers.authorization.slice(6), "base64").toString().split(":")
+        : [];
       const clientId = form.client_id ?? decodeURIComponent(basic[0] ?? "");
       const secret = form.client_secret ?? decodeURIComponent(basic[1] ?? "");
       state.tokenRequests.push(form);
@@ -65,7 +74,9 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       if (!entry || clientId !== state.clientId || secret !== state.clientSecret) return send(400, { error: "bad_verification_code" });
       codes.delete(form.code!);
       if (entry.challenge) {
-        const computed = createHash("sha256").update(form.code_verifier ?? "").digest("base64url");
+        const computed = createHash("sha256")
+          .update(form.code_verifier ?? "")
+          .digest("base64url");
         if (computed !== entry.challenge) return send(400, { error: "invalid_grant" });
       }
       const token = randomBytes(16).toString("hex");
@@ -73,8 +84,10 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       return send(200, { access_token: token, token_type: "bearer", scope: "read:user,user:email" });
     }
     const user = tokens.get((req.headers.authorization ?? "").replace(/^Bearer /, ""));
-    if (url.pathname === "/user") return user ? send(200, { id: user.id, login: user.login, name: user.name, avatar_url: "https://example.com/a.png" }) : send(401, {});
-    if (url.pathname === "/user/emails") return user ? send(200, [{ email: user.email, primary: true, verified: user.verified }]) : send(401, {});
+    if (url.pathname === "/user")
+      return user ? send(200, { id: user.id, login: user.login, name: user.name, avatar_url: "https://example.com/a.png" }) : send(401, {});
+    if (url.pathname === "/user/emails")
+      return user ? send(200, [{ email: user.email, primary: true, verified: user.verified }]) : send(401, {});
     send(404, { error: "not found" });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

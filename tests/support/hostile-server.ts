@@ -48,8 +48,10 @@ export async function startHostileApp(): Promise<HostileApp> {
       const r = await c.post(`/api/deploy/${name}/hostile`, { repositoryUrl: repo.url, env });
       expect(r.status, await r.clone().text()).toBe(202);
       const d = await waitForStatus(c, `${name}/hostile`, "running", 60_000);
-      const call = async <T,>(tool: string, args: Record<string, unknown> = {}) => {
-        const res = (await app.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { content: { text: string }[] };
+      const call = async <T>(tool: string, args: Record<string, unknown> = {}) => {
+        const res = (await app.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as {
+          content: { text: string }[];
+        };
         return JSON.parse(res.content[0]!.text) as T;
       };
       return { c, d, call };
@@ -65,7 +67,8 @@ export async function startHostileApp(): Promise<HostileApp> {
 }
 
 /** A deployment's log lines, as its owner reads them. */
-export const logs = async (h: Hostile) => ((await (await h.c.get(`/api/deployments/${h.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
+export const logs = async (h: Hostile) =>
+  ((await (await h.c.get(`/api/deployments/${h.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
 
 export async function eventually<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -84,8 +87,13 @@ export function hostProcesses(pid: number): { pid: number; uid: number; cmdline:
     const p = stack.pop()!;
     try {
       const status = readFileSync(`/proc/${p}/status`, "utf8");
-      out.push({ pid: p, uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]), cmdline: readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ") });
-      for (const tid of readdirSync(`/proc/${p}/task`)) stack.push(...readFileSync(`/proc/${p}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number));
+      out.push({
+        pid: p,
+        uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]),
+        cmdline: readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " "),
+      });
+      for (const tid of readdirSync(`/proc/${p}/task`))
+        stack.push(...readFileSync(`/proc/${p}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number));
     } catch {
       // gone
     }

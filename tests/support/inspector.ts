@@ -29,7 +29,10 @@ function findCli(dir: string): string | null {
 
 /** Installs (once; cached in `${os.tmpdir()}/switchboard-inspector-tools`) the inspector and a Node 22 binary to run it. */
 export const ensureInspector = once(async (): Promise<InspectorTools> => {
-  const [{ node }, cli] = await Promise.all([ensureConformanceTools(), installCached(CACHE_DIR, { "@modelcontextprotocol/inspector": INSPECTOR_VERSION }, findCli)]);
+  const [{ node }, cli] = await Promise.all([
+    ensureConformanceTools(),
+    installCached(CACHE_DIR, { "@modelcontextprotocol/inspector": INSPECTOR_VERSION }, findCli),
+  ]);
   return { node, cli };
 });
 
@@ -44,15 +47,42 @@ export async function runInspector<T = Record<string, unknown>>(
   opts: { url: string; key: string; transport?: "http" | "sse"; args: string[]; timeoutMs?: number },
 ): Promise<T> {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-inspector-run-"));
-  const args = [tools.cli, "--format", "json", "--stored-auth-only", "--transport", opts.transport ?? "http", "--server-url", opts.url, "--header", `Authorization: Bearer ${opts.key}`, ...opts.args];
-  const env = { ...process.env, MCP_STORAGE_DIR: state, MCP_CATALOG_PATH: path.join(state, "mcp.json"), MCP_CLIENT_CONFIG_PATH: path.join(state, "client.json") };
+  const args = [
+    tools.cli,
+    "--format",
+    "json",
+    "--stored-auth-only",
+    "--transport",
+    opts.transport ?? "http",
+    "--server-url",
+    opts.url,
+    "--header",
+    `Authorization: Bearer ${opts.key}`,
+    ...opts.args,
+  ];
+  const env = {
+    ...process.env,
+    MCP_STORAGE_DIR: state,
+    MCP_CATALOG_PATH: path.join(state, "mcp.json"),
+    MCP_CLIENT_CONFIG_PATH: path.join(state, "client.json"),
+  };
   try {
     const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(tools.node, args, { env, cwd: state, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        // The command line in err.message holds the key; a failure report should not.
-        if (err) reject(new Error(`inspector ${opts.args.join(" ")} failed: ${err.message.replaceAll(opts.key, "<key>")}\nstdout: ${stdout}\nstderr: ${stderr}`));
-        else resolve({ stdout, stderr });
-      });
+      execFile(
+        tools.node,
+        args,
+        { env, cwd: state, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          // The command line in err.message holds the key; a failure report should not.
+          if (err)
+            reject(
+              new Error(
+                `inspector ${opts.args.join(" ")} failed: ${err.message.replaceAll(opts.key, "<key>")}\nstdout: ${stdout}\nstderr: ${stderr}`,
+              ),
+            );
+          else resolve({ stdout, stderr });
+        },
+      );
     });
     try {
       return (JSON.parse(stdout) as { result: T }).result;

@@ -75,7 +75,10 @@ export async function createTestHosts(addresses: string[], port = 7777, opts: { 
     const code = opts.serveDir
       ? `const fs = require("fs"), path = require("path"); require("http").createServer((q, r) => { const p = decodeURIComponent(new URL(q.url, "http://x").pathname); const f = path.join(${JSON.stringify(opts.serveDir)}, p, p.endsWith("/") ? "index.html" : ""); fs.readFile(f, (e, b) => { if (e) { r.writeHead(404); return r.end("{}"); } r.writeHead(200, { "content-type": f.endsWith(".html") ? "text/html" : [".tgz", ".whl", ".gz"].some((x) => f.endsWith(x)) ? "application/octet-stream" : "application/json" }); r.end(b); }); }).listen(${port}, "0.0.0.0")`
       : `require("net").createServer((s) => { s.on("error", () => {}); s.end("hello"); }).listen(${port}, "0.0.0.0")`;
-    server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], { stdio: "ignore", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+    server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
+      stdio: "ignore",
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+    });
     const deadline = Date.now() + 10_000;
     while ((await hostConnect(addresses[0]!, port)) !== "connected") {
       if (Date.now() > deadline) throw new Error("the test host did not start listening");

@@ -121,7 +121,12 @@ export function recordingFetch(): FetchLog {
     entries,
     fetch: async (url, init) => {
       const res = await fetch(url, init);
-      entries.push({ method: init?.method ?? "GET", url: String(url), status: res.status, wwwAuthenticate: res.headers.get("www-authenticate") });
+      entries.push({
+        method: init?.method ?? "GET",
+        url: String(url),
+        status: res.status,
+        wwwAuthenticate: res.headers.get("www-authenticate"),
+      });
       return res;
     },
   };
@@ -138,7 +143,12 @@ export class MemoryProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
 
   constructor(
-    private readonly opts: { redirectUri: string; clientName: string; clientMetadataUrl?: string; authorize?: (url: URL) => void | Promise<void> },
+    private readonly opts: {
+      redirectUri: string;
+      clientName: string;
+      clientMetadataUrl?: string;
+      authorize?: (url: URL) => void | Promise<void>;
+    },
   ) {
     this.clientMetadataUrl = opts.clientMetadataUrl;
   }
@@ -209,7 +219,8 @@ export interface SdkKit {
 export const SDK_V1: SdkKit = {
   label: "@modelcontextprotocol/sdk (v1)",
   client: () => new Client({ name: "oauth-test", version: "1.0.0" }) as unknown as McpClientLike,
-  transport: (url, provider, log) => new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, ...(log ? { fetch: log.fetch } : {}) }),
+  transport: (url, provider, log) =>
+    new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, ...(log ? { fetch: log.fetch } : {}) }),
   finish: (t, callback) => (t as StreamableHTTPClientTransport).finishAuth(callback.searchParams.get("code") ?? ""),
   unauthorized: (e) => e instanceof UnauthorizedError,
 };
@@ -220,7 +231,14 @@ export const SDK_V1: SdkKit = {
  * and a connected client. Checks `state` and `iss` in the authorization response as a careful
  * client does.
  */
-export async function connectWithOAuth(url: string, provider: MemoryProvider, approve: (authorizationUrl: URL) => Promise<URL>, issuer: string, log?: FetchLog, kit: SdkKit = SDK_V1): Promise<McpClientLike> {
+export async function connectWithOAuth(
+  url: string,
+  provider: MemoryProvider,
+  approve: (authorizationUrl: URL) => Promise<URL>,
+  issuer: string,
+  log?: FetchLog,
+  kit: SdkKit = SDK_V1,
+): Promise<McpClientLike> {
   const first = kit.transport(url, provider, log);
   const probe = kit.client();
   try {

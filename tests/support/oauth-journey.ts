@@ -35,8 +35,15 @@ export async function sdkJourney(j: Journey): Promise<void> {
   expect(log.entries[0], seen.join("\n")).toMatchObject({ method: "POST", url: j.url, status: 401 });
   expect(log.entries[0]!.wwwAuthenticate).toContain(`resource_metadata="${prm}"`);
   const step = (method: string, url: string) => log.entries.findIndex((e) => e.method === method && e.url === url && e.status < 300);
-  const [iPrm, iAs, iToken] = [step("GET", prm), step("GET", `${j.base}/.well-known/oauth-authorization-server/api/auth`), step("POST", `${issuer}/oauth2/token`)];
-  expect([iPrm, iAs, iToken].every((i) => i > 0), seen.join("\n")).toBe(true);
+  const [iPrm, iAs, iToken] = [
+    step("GET", prm),
+    step("GET", `${j.base}/.well-known/oauth-authorization-server/api/auth`),
+    step("POST", `${issuer}/oauth2/token`),
+  ];
+  expect(
+    [iPrm, iAs, iToken].every((i) => i > 0),
+    seen.join("\n"),
+  ).toBe(true);
   expect(iPrm < iAs && iAs < iToken, seen.join("\n")).toBe(true);
   const iRegister = step("POST", `${issuer}/oauth2/register`);
   if (j.registration === "dcr") expect(iRegister > iAs && iRegister < iToken, seen.join("\n")).toBe(true);

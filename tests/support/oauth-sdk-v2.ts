@@ -8,7 +8,10 @@ export const SDK_V2: SdkKit = {
   label: "@modelcontextprotocol/client (v2)",
   client: () => new Client({ name: "oauth-test-v2", version: "1.0.0" }) as unknown as McpClientLike,
   transport: (url, provider, log) =>
-    new StreamableHTTPClientTransport(new URL(url), { authProvider: provider as unknown as OAuthClientProvider, ...(log ? { fetch: log.fetch } : {}) }),
+    new StreamableHTTPClientTransport(new URL(url), {
+      authProvider: provider as unknown as OAuthClientProvider,
+      ...(log ? { fetch: log.fetch } : {}),
+    }),
   finish: (t, callback) => (t as StreamableHTTPClientTransport).finishAuth(callback.searchParams),
   unauthorized: (e) => e instanceof UnauthorizedError,
 };

@@ -54,7 +54,8 @@ export function send(url: string, opts: SendOptions = {}): Promise<Answer> {
   // node:http sends a DELETE's body unframed unless told its length.
   if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
   if (method !== "GET" && opts.origin !== false) headers.origin ??= opts.origin ?? new URL(url).origin;
-  if (opts.navigate) Object.assign(headers, { "sec-fetch-mode": "navigate", "sec-fetch-dest": "document", accept: "text/html,application/xhtml+xml" });
+  if (opts.navigate)
+    Object.assign(headers, { "sec-fetch-mode": "navigate", "sec-fetch-dest": "document", accept: "text/html,application/xhtml+xml" });
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method, headers }, (res) => {
@@ -63,15 +64,25 @@ export function send(url: string, opts: SendOptions = {}): Promise<Answer> {
       res.on("data", (d: string) => (text += d));
       res.on("end", () => {
         const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) h.append(k, one);
+        for (const [k, v] of Object.entries(res.headers))
+          for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) h.append(k, one);
         let parsed: unknown;
         try {
           parsed = JSON.parse(text);
         } catch {
           parsed = undefined;
         }
-        const fromBody = parsed && typeof parsed === "object" && typeof (parsed as { url?: unknown }).url === "string" ? (parsed as { url: string }).url : null;
-        resolve({ status: res.statusCode!, headers: h, text, location: h.get("location") ?? fromBody, json: <T>() => JSON.parse(text) as T });
+        const fromBody =
+          parsed && typeof parsed === "object" && typeof (parsed as { url?: unknown }).url === "string"
+            ? (parsed as { url: string }).url
+            : null;
+        resolve({
+          status: res.statusCode!,
+          headers: h,
+          text,
+          location: h.get("location") ?? fromBody,
+          json: <T>() => JSON.parse(text) as T,
+        });
       });
     });
     req.on("error", reject);
@@ -100,7 +111,8 @@ export class HttpUser {
   /** a top-level navigation of the browser (what opening the authorization URL is) */
   navigate = (path: string) => this.request("GET", path, { navigate: true });
   /** the page's script posting JSON, as the consent page does */
-  post = (path: string, json: unknown = {}, opts: SendOptions = {}) => this.request("POST", path, { ...opts, json, headers: { "sec-fetch-mode": "cors", ...opts.headers } });
+  post = (path: string, json: unknown = {}, opts: SendOptions = {}) =>
+    this.request("POST", path, { ...opts, json, headers: { "sec-fetch-mode": "cors", ...opts.headers } });
   del = (path: string, opts?: SendOptions) => this.request("DELETE", path, opts);
 
   async signIn(): Promise<void> {
@@ -163,7 +175,12 @@ export interface AuthorizeParams {
 
 /** The authorization request URL (PKCE S256 unless `challenge`/`method` say otherwise). */
 export function authorizeUrl(base: string, p: AuthorizeParams & { challenge: string | null }): string {
-  const q = new URLSearchParams({ response_type: "code", client_id: p.clientId, redirect_uri: p.redirectUri ?? NATIVE_REDIRECT, scope: p.scope ?? "mcp offline_access" });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: p.clientId,
+    redirect_uri: p.redirectUri ?? NATIVE_REDIRECT,
+    scope: p.scope ?? "mcp offline_access",
+  });
   if (p.state !== undefined) q.set("state", p.state);
   if (p.challenge) q.set("code_challenge", p.challenge);
   if (p.method !== null) q.set("code_challenge_method", p.method ?? "S256");
@@ -197,7 +214,8 @@ export async function codeFlow(user: HttpUser, p: Omit<AuthorizeParams, "challen
   const loc = authorize.location;
   if (!loc) throw new Error(`authorize gave no redirect: ${authorize.status} ${authorize.text.slice(0, 300)}`);
   const first = new URL(loc, user.base);
-  if (first.pathname !== "/oauth/consent") return { verifier, state, authorize, callback: first, code: first.searchParams.get("code") ?? "" };
+  if (first.pathname !== "/oauth/consent")
+    return { verifier, state, authorize, callback: first, code: first.searchParams.get("code") ?? "" };
   const consent = await user.post("/api/auth/oauth2/consent", { accept, oauth_query: consentQuery(loc) });
   const callback = consent.location ? new URL(consent.location, user.base) : null;
   return { verifier, state, authorize, consent, callback, code: callback?.searchParams.get("code") ?? "" };
@@ -217,8 +235,21 @@ export interface Tokens {
 }
 
 /** The code exchanged for tokens (expects 200). */
-export async function exchange(base: string, clientId: string, flow: CodeFlow, resource: string, redirectUri = NATIVE_REDIRECT): Promise<Tokens> {
-  const r = await token(base, { grant_type: "authorization_code", code: flow.code, code_verifier: flow.verifier, client_id: clientId, redirect_uri: redirectUri, resource });
+export async function exchange(
+  base: string,
+  clientId: string,
+  flow: CodeFlow,
+  resource: string,
+  redirectUri = NATIVE_REDIRECT,
+): Promise<Tokens> {
+  const r = await token(base, {
+    grant_type: "authorization_code",
+    code: flow.code,
+    code_verifier: flow.verifier,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    resource,
+  });
   if (r.status !== 200) throw new Error(`token: ${r.status} ${r.text}`);
   return r.json<Tokens>();
 }
@@ -228,6 +259,11 @@ export function mcpInitialize(url: string, bearer?: string): Promise<Answer> {
   return send(url, {
     origin: false,
     headers: { accept: "application/json, text/event-stream", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
-    json: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "oauth-test", version: "1" } } },
+    json: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "oauth-test", version: "1" } },
+    },
   });
 }

@@ -93,19 +93,27 @@ export async function accountWithKey(app: AppProcess, email: string, origin = ap
   // The development outbox is each process's own: with worker processes, ask until the one that sent it answers.
   let mail: { to: string; text: string } | undefined;
   for (let i = 0; i < 20 && !mail; i++) {
-    const mails = (await (await fetch(`${app.url}/dev/outbox.json`, { headers: { connection: "close" } })).json()) as { to: string; text: string }[];
+    const mails = (await (await fetch(`${app.url}/dev/outbox.json`, { headers: { connection: "close" } })).json()) as {
+      to: string;
+      text: string;
+    }[];
     mail = mails.findLast((m) => m.to.includes(email));
   }
   if (!mail) throw new Error(`no confirmation mail for ${email}`);
   const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
   await fetch(`${app.url}${link.pathname}${link.search}`, { redirect: "manual" });
   if ((await post("/api/auth/sign-in/email", { email, password: "password123" })).status !== 200) throw new Error("sign-in failed");
-  return ((await (await post("/api/auth/apikeys", { name: "test", scopes: ["mcp", "deploy", "servers"] })).json()) as { apiKey: string }).apiKey;
+  return ((await (await post("/api/auth/apikeys", { name: "test", scopes: ["mcp", "deploy", "servers"] })).json()) as { apiKey: string })
+    .apiKey;
 }
 
 /** A session cookie of an account made by accountWithKey (password "password123"), signed in on `base`. */
 export async function signInCookie(base: string, email: string, origin = base): Promise<string> {
-  const r = await fetch(`${base}/api/auth/sign-in/email`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ email, password: "password123" }) });
+  const r = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { origin, "content-type": "application/json" },
+    body: JSON.stringify({ email, password: "password123" }),
+  });
   if (r.status !== 200) throw new Error(`sign-in: ${r.status}`);
   return r.headers.getSetCookie()[0]!.split(";")[0]!;
 }

@@ -61,7 +61,11 @@ async function buildFixture(root: string, project: Project): Promise<string[]> {
       if (project.name) pyproject = pyproject.replace(/^name = ".*"$/m, `name = "${project.name}"`);
       await fs.writeFile(toml, pyproject);
       const calls = kinds.map((k) => (k === "wheel" ? "backend.build_wheel(out)" : "backend.build_sdist(out)")).join(", ");
-      const { stdout } = await run("/usr/bin/python3", ["-c", `import sys, json; sys.path.insert(0, "_build"); import backend; out = sys.argv[1]; print(json.dumps([${calls}]))`, files], { cwd: src });
+      const { stdout } = await run(
+        "/usr/bin/python3",
+        ["-c", `import sys, json; sys.path.insert(0, "_build"); import backend; out = sys.argv[1]; print(json.dumps([${calls}]))`, files],
+        { cwd: src },
+      );
       built.push(...(JSON.parse(stdout) as string[]));
     } finally {
       await fs.rm(src, { recursive: true, force: true });
@@ -76,13 +80,18 @@ async function writeIndex(root: string, project: string): Promise<void> {
   const files = (await fs.readdir(path.join(root, "files"))).filter((f) => f.startsWith(prefix)).sort();
   const links = await Promise.all(
     files.map(async (f) => {
-      const sha = createHash("sha256").update(await fs.readFile(path.join(root, "files", f))).digest("hex");
+      const sha = createHash("sha256")
+        .update(await fs.readFile(path.join(root, "files", f)))
+        .digest("hex");
       return `<a href="../../files/${f}#sha256=${sha}" data-requires-python="&gt;=3.10">${f}</a><br/>`;
     }),
   );
   await fs.mkdir(path.join(root, "simple", project), { recursive: true });
   const projects = (await fs.readdir(path.join(root, "simple"), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  await fs.writeFile(path.join(root, "simple", "index.html"), `<!DOCTYPE html><html><body>${projects.map((p) => `<a href="${p}/">${p}</a>`).join("\n")}</body></html>`);
+  await fs.writeFile(
+    path.join(root, "simple", "index.html"),
+    `<!DOCTYPE html><html><body>${projects.map((p) => `<a href="${p}/">${p}</a>`).join("\n")}</body></html>`,
+  );
   await fs.writeFile(path.join(root, "simple", project, "index.html"), `<!DOCTYPE html><html><body>${links.join("\n")}</body></html>`);
 }
 

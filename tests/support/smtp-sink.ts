@@ -32,11 +32,18 @@ export async function startSmtpSink(dir: string): Promise<SmtpSink> {
 }
 
 /** Waits for a message to `to` and returns its parsed text. */
-export async function waitForMail(dir: string, to: string, opts: { after?: number; timeoutMs?: number } = {}): Promise<{ subject: string; text: string }> {
+export async function waitForMail(
+  dir: string,
+  to: string,
+  opts: { after?: number; timeoutMs?: number } = {},
+): Promise<{ subject: string; text: string }> {
   const { simpleParser } = await import("mailparser");
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   for (;;) {
-    const files = (await fs.readdir(dir)).filter((f) => f.endsWith(".eml")).sort().reverse();
+    const files = (await fs.readdir(dir))
+      .filter((f) => f.endsWith(".eml"))
+      .sort()
+      .reverse();
     for (const f of files) {
       if (opts.after && Number(f.split("-")[0]) < opts.after) continue;
       const mail = await simpleParser(await fs.readFile(path.join(dir, f)));

@@ -95,7 +95,16 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const errorBody = (e: StripeHttpError) => JSON.stringify({ error: { type: e.type, message: e.message, ...e.extra } }, null, 2);
 
       if (!authorization || !/^Bearer (sk|rk)_\S+$/.test(authorization)) {
-        send(401, errorBody(new StripeHttpError(401, "invalid_request_error", "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")));
+        send(
+          401,
+          errorBody(
+            new StripeHttpError(
+              401,
+              "invalid_request_error",
+              "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+            ),
+          ),
+        );
         return;
       }
 
@@ -104,7 +113,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const cached = cacheKey ? idempotent.get(cacheKey) : undefined;
       if (cached) {
         if (cached.fingerprint !== fingerprint) {
-          const e = new StripeHttpError(400, "idempotency_error", `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`);
+          const e = new StripeHttpError(
+            400,
+            "idempotency_error",
+            `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+          );
           send(400, errorBody(e));
         } else {
           send(cached.status, cached.body, { "idempotent-replayed": "true" });

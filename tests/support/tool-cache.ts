@@ -8,7 +8,13 @@ import path from "node:path";
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 /** Runs a program, collecting stdout and stderr together; killed after `timeoutMs`. */
-export function run(cmd: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -42,7 +48,10 @@ export async function installCached<T>(dir: string, dependencies: Record<string,
   const staging = `${dir}.staging-${process.pid}-${randomBytes(4).toString("hex")}`;
   fs.mkdirSync(staging, { recursive: true });
   try {
-    fs.writeFileSync(path.join(staging, "package.json"), JSON.stringify({ name: path.basename(dir), private: true, dependencies }, null, 2));
+    fs.writeFileSync(
+      path.join(staging, "package.json"),
+      JSON.stringify({ name: path.basename(dir), private: true, dependencies }, null, 2),
+    );
     const args = ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"];
     const { code, output } = await run(process.platform === "win32" ? "npm.cmd" : "npm", args, staging, INSTALL_TIMEOUT_MS);
     if (code !== 0) throw new Error(`npm ${args.join(" ")} failed (exit ${code}) in ${staging}:\n${output}`);

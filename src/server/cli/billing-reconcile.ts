@@ -16,7 +16,9 @@ async function main(): Promise<number> {
     const billing = new Billing({ db: database.db, config, log: createLogger({ level: "warn", pretty: false }) });
     try {
       const r = await billing.reconcile();
-      console.log(`Checked ${r.checked} subscription${r.checked === 1 ? "" : "s"} with Stripe: ${r.changed} repaired, ${r.failed} could not be read.`);
+      console.log(
+        `Checked ${r.checked} subscription${r.checked === 1 ? "" : "s"} with Stripe: ${r.changed} repaired, ${r.failed} could not be read.`,
+      );
       return r.failed ? 1 : 0;
     } finally {
       billing.close();

@@ -35,7 +35,9 @@ async function main(args: string[]): Promise<number> {
           continue;
         }
         const r = await importEntries(database.db, entriesOf(doc));
-        console.log(`${source}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.invalid.length} invalid`);
+        console.log(
+          `${source}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.invalid.length} invalid`,
+        );
         for (const i of r.invalid) console.log(`  skipped ${i.name}: ${i.reason}`);
       }
     } finally {

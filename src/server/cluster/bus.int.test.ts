@@ -18,7 +18,9 @@ function bus(database: Database, maxBackoffMs = 200): PgBus {
 
 /** Cuts the bus's listening connection from the server's side, as a restarting database or a failover does. */
 async function kill(b: PgBus): Promise<void> {
-  const r = await t.database.pool.query("select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1", [`switchboard-bus ${b.origin}`]);
+  const r = await t.database.pool.query("select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1", [
+    `switchboard-bus ${b.origin}`,
+  ]);
   expect(r.rows).toEqual([{ ok: true }]);
 }
 
@@ -168,7 +170,13 @@ describe("PgBus", () => {
   it("close() ends its connection and later publishes stay in the process", async () => {
     const b = bus(other);
     await b.listen();
-    expect((await t.database.pool.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [`switchboard-bus ${b.origin}`])).rows[0].n).toBe(1);
+    expect(
+      (
+        await t.database.pool.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [
+          `switchboard-bus ${b.origin}`,
+        ])
+      ).rows[0].n,
+    ).toBe(1);
     await b.close();
     await until(() => !b.connected);
     const mine = inbox(b, "news");
@@ -178,7 +186,11 @@ describe("PgBus", () => {
     const deadline = Date.now() + 2000;
     let n = 1;
     while (n > 0 && Date.now() < deadline) {
-      n = (await t.database.pool.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [`switchboard-bus ${b.origin}`])).rows[0].n;
+      n = (
+        await t.database.pool.query("select count(*)::int as n from pg_stat_activity where application_name = $1", [
+          `switchboard-bus ${b.origin}`,
+        ])
+      ).rows[0].n;
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(n).toBe(0);

@@ -231,7 +231,9 @@ export class PgBus implements Bus {
       "select application_name as name from pg_stat_activity where datname = current_database() and application_name like $1",
       [`${APP_NAME_PREFIX}%`],
     );
-    const pending = new Set(r.rows.map((x) => x.name.slice(APP_NAME_PREFIX.length)).filter((o) => o !== this.origin && !this.silent.has(o)));
+    const pending = new Set(
+      r.rows.map((x) => x.name.slice(APP_NAME_PREFIX.length)).filter((o) => o !== this.origin && !this.silent.has(o)),
+    );
     if (pending.size === 0) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const all = new Promise<void>((resolve) => {

@@ -27,7 +27,14 @@ let url: string;
 beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
-  const shared = { PUBLIC_URL: origin, AUTH_SECRET: "cluster-test-auth-secret-0123456789abcdef", SECRETS_KEY: "cluster-test-secrets-key-0123456789abcdef", ADMIN_EMAILS: "admin@example.com", AUTH_RATE_LIMIT: "on", GIT_ALLOW_FILE: "on" };
+  const shared = {
+    PUBLIC_URL: origin,
+    AUTH_SECRET: "cluster-test-auth-secret-0123456789abcdef",
+    SECRETS_KEY: "cluster-test-secrets-key-0123456789abcdef",
+    ADMIN_EMAILS: "admin@example.com",
+    AUTH_RATE_LIMIT: "on",
+    GIT_ALLOW_FILE: "on",
+  };
   a = await createTestApp({ ...shared, PORT: String(await freePort()) });
   b = await createTestApp({ ...shared, PORT: String(port) }, { sameDatabaseAs: a });
   await b.listen();
@@ -64,16 +71,20 @@ describe("revocations reach every process", () => {
   it("tools hidden through one process are gone from the other's gateway on the next request, and its open sessions are told", async () => {
     const key = await newApiKey(ownerB, "tools");
     const s = await rawSession(url, key);
-    const listed = async (id: number) => ((await s.call(id, "tools/list")).json<{ result: { tools: { name: string }[] } }>().result.tools ?? []).map((t) => t.name);
+    const listed = async (id: number) =>
+      ((await s.call(id, "tools/list")).json<{ result: { tools: { name: string }[] } }>().result.tools ?? []).map((t) => t.name);
     // B's gateway has the deployment (and so its tool selection) cached.
     expect(await listed(2)).toContain("echo");
     const stream = sseRequest(url, { method: "GET", headers: { ...s.headers, accept: "text/event-stream" } });
     expect((await stream.response).statusCode).toBe(200);
-    const [d] = ((await (await ownerA.get("/api/deployments/server/owner/fixture")).json()) as { deployments: { id: string }[] }).deployments;
+    const [d] = ((await (await ownerA.get("/api/deployments/server/owner/fixture")).json()) as { deployments: { id: string }[] })
+      .deployments;
     expect((await ownerA.put(`/api/deployments/${d!.id}/tools`, { hidden: ["echo"] })).status).toBe(200);
     expect(await stream.next(3000)).toMatchObject({ data: expect.stringContaining("notifications/tools/list_changed") });
     expect(await listed(3)).not.toContain("echo");
-    expect((await s.call(4, "tools/call", { name: "echo", arguments: { message: "x" } })).json()).toMatchObject({ error: { code: -32602 } });
+    expect((await s.call(4, "tools/call", { name: "echo", arguments: { message: "x" } })).json()).toMatchObject({
+      error: { code: -32602 },
+    });
     expect((await ownerA.put(`/api/deployments/${d!.id}/tools`, { hidden: [] })).status).toBe(200);
     expect(await listed(5)).toContain("echo");
   });
@@ -109,10 +120,20 @@ describe("the catalogue cache", () => {
   it("a write through one process shows in the other's very next read", async () => {
     const submitter = await signedInUser(a, "submitter@example.com");
     const admin = await signedInUser(a, "admin@example.com");
-    const entry = { name: "Cluster Cache Probe", description: "d", category: "Data & Storage", type: "Community", source: "user_submitted", tags: ["probe"], repository_url: "https://github.com/example/probe", url: "" };
+    const entry = {
+      name: "Cluster Cache Probe",
+      description: "d",
+      category: "Data & Storage",
+      type: "Community",
+      source: "user_submitted",
+      tags: ["probe"],
+      repository_url: "https://github.com/example/probe",
+      url: "",
+    };
     expect((await submitter.post("/api/mcp-servers", entry)).status).toBe(201);
     const detail = () => b.app.request("/api/mcp-servers/cluster-cache-probe");
-    const found = async () => ((await (await b.app.request("/api/mcp-servers?q=probe")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
+    const found = async () =>
+      ((await (await b.app.request("/api/mcp-servers?q=probe")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
     // B reads, and so caches, the entry while it is pending.
     expect((await detail()).status).toBe(404);
     expect(await found()).not.toContain("cluster-cache-probe");
@@ -126,11 +147,25 @@ describe("the catalogue cache", () => {
 
   it("an import from the command line (a process of its own) clears the running processes' caches", async () => {
     const file = path.join(os.tmpdir(), `cluster-import-${process.pid}.json`);
-    await fs.writeFile(file, JSON.stringify([{ name: "io.github.octo/tidal-cache", description: "Tide tables", version: "1.0.0", packages: [{ registryType: "npm", identifier: "tidal-cache-mcp", version: "1.0.0", transport: { type: "stdio" } }] }]));
+    await fs.writeFile(
+      file,
+      JSON.stringify([
+        {
+          name: "io.github.octo/tidal-cache",
+          description: "Tide tables",
+          version: "1.0.0",
+          packages: [{ registryType: "npm", identifier: "tidal-cache-mcp", version: "1.0.0", transport: { type: "stdio" } }],
+        },
+      ]),
+    );
     const found = async (t: TestApp) => (await t.app.request("/api/mcp-servers/octo-tidal-cache")).status;
     expect(await found(a)).toBe(404);
     expect(await found(b)).toBe(404);
-    const r = await promisify(execFile)(process.execPath, [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/catalog-import.ts", file], { cwd: projectRoot, env: { PATH: process.env.PATH, DATABASE_URL: a.db.url }, timeout: 60_000 });
+    const r = await promisify(execFile)(
+      process.execPath,
+      [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/catalog-import.ts", file],
+      { cwd: projectRoot, env: { PATH: process.env.PATH, DATABASE_URL: a.db.url }, timeout: 60_000 },
+    );
     expect(r.stdout).toContain("1 created");
     await fs.rm(file, { force: true });
     // The command does not wait for receipts; the message is on its way before it exits. The cache's TTL is 30 s.

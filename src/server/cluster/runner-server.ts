@@ -49,7 +49,8 @@ export function runnerRequestListener(d: RunnerServerDeps): http.RequestListener
       );
       return;
     }
-    if (!clusterAuthorized(req, d.secret)) return json(res, 401, { error: "unauthorized", message: "This is a runner's internal port: it needs the cluster secret" });
+    if (!clusterAuthorized(req, d.secret))
+      return json(res, 401, { error: "unauthorized", message: "This is a runner's internal port: it needs the cluster secret" });
     const stop = STOP.exec(url);
     if (stop && req.method === "POST") {
       d.agent.release(stop[1]!).then(

@@ -19,7 +19,8 @@ describe("cross-process messages (topics.ts)", () => {
     const bus = new LocalBus();
     const got: unknown[] = [];
     subscribe(bus, TOPICS.exposure, (m) => got.push(m));
-    for (const raw of [RESYNC, "{not json", JSON.stringify({ id: 1 }), "", JSON.stringify({ id: "x", proxyId: "" })]) await bus.publish(TOPICS.exposure.name, raw);
+    for (const raw of [RESYNC, "{not json", JSON.stringify({ id: 1 }), "", JSON.stringify({ id: "x", proxyId: "" })])
+      await bus.publish(TOPICS.exposure.name, raw);
     expect(got).toEqual([null, null, null, null, null]);
   });
 

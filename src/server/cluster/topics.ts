@@ -44,7 +44,11 @@ export function publish<S extends z.ZodType>(bus: Pick<Bus, "publish">, t: Topic
 export const signal = (bus: Pick<Bus, "publish">, t: Signal) => publish(bus, t, true);
 
 /** `cb` runs for every message of the topic, with null after a gap in the bus or for a payload that is not the topic's (start over). */
-export function subscribe<S extends z.ZodType>(bus: Pick<Bus, "subscribe">, t: Topic<S>, cb: (message: z.output<S> | null) => void): () => void {
+export function subscribe<S extends z.ZodType>(
+  bus: Pick<Bus, "subscribe">,
+  t: Topic<S>,
+  cb: (message: z.output<S> | null) => void,
+): () => void {
   return bus.subscribe(t.name, (raw) => cb(decode(t, raw)));
 }
 

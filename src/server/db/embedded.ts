@@ -190,7 +190,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       ],
       asUser,
     ).catch(async (e: unknown) => {
-      const tail = await fs.readFile(logFile, "utf8").then((t) => t.split("\n").slice(-15).join("\n"), () => "");
+      const tail = await fs.readFile(logFile, "utf8").then(
+        (t) => t.split("\n").slice(-15).join("\n"),
+        () => "",
+      );
       throw new Error(`The embedded PostgreSQL did not start: ${(e as Error).message}\n${tail}`);
     });
   }

@@ -70,7 +70,10 @@ describe("migration 0014: API keys get scopes", () => {
     try {
       await c.query(`insert into "user" (id, name, email, email_verified) values ('u1', 'Old Timer', 'old@example.com', true)`);
       await c.query(`insert into profiles (id, email, username, full_name) values ('u1', 'old@example.com', 'oldtimer', 'Old Timer')`);
-      await c.query(`insert into api_keys (user_id, name, prefix, key_hash) values ('u1', 'laptop', $1, $2)`, [oldKey.slice(0, 11), hashKey(oldKey)]);
+      await c.query(`insert into api_keys (user_id, name, prefix, key_hash) values ('u1', 'laptop', $1, $2)`, [
+        oldKey.slice(0, 11),
+        hashKey(oldKey),
+      ]);
       const cols = await c.query(`select column_name from information_schema.columns where table_name = 'api_keys'`);
       expect(cols.rows.map((r: { column_name: string }) => r.column_name)).not.toContain("scopes");
     } finally {
@@ -80,7 +83,12 @@ describe("migration 0014: API keys get scopes", () => {
     await migrateTo(null);
     database = connect(url, { max: 2 });
     const owner = await keyOwner(database.db, oldKey);
-    expect(owner).toMatchObject({ id: "u1", viaApiKey: true, isAdmin: false, key: { scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null } });
+    expect(owner).toMatchObject({
+      id: "u1",
+      viaApiKey: true,
+      isAdmin: false,
+      key: { scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null },
+    });
     // What it could do before, it can still do: the gateway and every REST route a key had.
     for (const [method, p] of [
       ["GET", "/api/deployments"],
@@ -91,12 +99,21 @@ describe("migration 0014: API keys get scopes", () => {
       const rule = keyRule(method, p);
       expect(rule === "public" || owner!.key.scopes.includes(rule), `${method} ${p}`).toBe(true);
     }
-    const [listed] = await listApiKeys(database.db, { id: "u1", email: "old@example.com", emailVerified: true, username: "oldtimer", fullName: "Old Timer", isAdmin: false });
+    const [listed] = await listApiKeys(database.db, {
+      id: "u1",
+      email: "old@example.com",
+      emailVerified: true,
+      username: "oldtimer",
+      fullName: "Old Timer",
+      isAdmin: false,
+    });
     expect(listed).toMatchObject({ name: "laptop", scopes: ["mcp", "deploy", "servers"], legacy: true, resources: null, expiresAt: null });
   });
 
   it("a key made after it has the mcp scope unless it says otherwise", async () => {
-    const { rows } = await database!.pool.query(`insert into api_keys (user_id, name, prefix, key_hash) values ('u1', 'new', 'sb_new', 'h') returning scopes, legacy`);
+    const { rows } = await database!.pool.query(
+      `insert into api_keys (user_id, name, prefix, key_hash) values ('u1', 'new', 'sb_new', 'h') returning scopes, legacy`,
+    );
     expect(rows[0]).toEqual({ scopes: ["mcp"], legacy: false });
   });
 });

@@ -105,7 +105,10 @@ export const mcpServers = pgTable(
     type: text("type").notNull(),
     source: text("source").notNull(),
     url: text("url"),
-    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    tags: text("tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     repositoryUrl: text("repository_url"),
     homepage: text("homepage"),
     documentation: text("documentation"),
@@ -165,7 +168,10 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
     /** what it opens (docs/product.md#api-keys): 'mcp', 'deploy', 'servers'; account, keys, billing and admin need a sign-in */
-    scopes: text("scopes").array().notNull().default(sql`'{mcp}'::text[]`),
+    scopes: text("scopes")
+      .array()
+      .notNull()
+      .default(sql`'{mcp}'::text[]`),
     /** the servers whose deployments it may reach ('catalog:<id>', 'owned:<owner>/<name>'); null: all of its owner's */
     resources: text("resources").array(),
     /** refused from this moment on; null: never expires */
@@ -191,14 +197,20 @@ export const ownedServers = pgTable(
     version: text("version").notNull().default("1.0.0"),
     homepage: text("homepage"),
     repositoryUrl: text("repository_url"),
-    keywords: text("keywords").array().notNull().default(sql`'{}'::text[]`),
+    keywords: text("keywords")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     documentation: text("documentation"),
     connections: jsonb("connections").notNull(),
     useCount: integer("use_count").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("servers_owner_idx").on(t.ownerId, t.createdAt), uniqueIndex("servers_qualified_name_lower_idx").on(sql`lower(${t.qualifiedName})`)],
+  (t) => [
+    index("servers_owner_idx").on(t.ownerId, t.createdAt),
+    uniqueIndex("servers_qualified_name_lower_idx").on(sql`lower(${t.qualifiedName})`),
+  ],
 );
 
 // Billing (docs/product.md#billing, docs/billing.md). One row per user with a paid plan,
@@ -250,4 +262,3 @@ export const billingEvents = pgTable("billing_events", {
   type: text("type").notNull(),
   receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
 });
-

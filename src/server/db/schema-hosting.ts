@@ -39,11 +39,18 @@ export const deployments = pgTable(
     fence: bigint("fence", { mode: "number" }).notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),
     /** tool names the owner chose not to expose: absent from listings and refused if called (features/gateway) */
-    hiddenTools: text("hidden_tools").array().notNull().default(sql`'{}'::text[]`),
+    hiddenTools: text("hidden_tools")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("deployments_user_server_idx").on(t.userId, t.serverKind, t.serverRef), index("deployments_server_idx").on(t.serverKind, t.serverRef), index("deployments_runner_idx").on(t.runnerId)],
+  (t) => [
+    uniqueIndex("deployments_user_server_idx").on(t.userId, t.serverKind, t.serverRef),
+    index("deployments_server_idx").on(t.serverKind, t.serverRef),
+    index("deployments_runner_idx").on(t.runnerId),
+  ],
 );
 
 export const deployActions = pgTable(
@@ -73,7 +80,10 @@ export const definitionReviews = pgTable(
     serverKind: text("server_kind").notNull(),
     serverRef: text("server_ref").notNull(),
     /** the kinds (tool, prompt, resource_template) pinned so far: a kind is pinned by its first listing */
-    pinnedKinds: text("pinned_kinds").array().notNull().default(sql`'{}'::text[]`),
+    pinnedKinds: text("pinned_kinds")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** 'warn only': changes are exposed at once and shown to the owner, not withheld */
     warnOnly: boolean("warn_only").notNull().default(false),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

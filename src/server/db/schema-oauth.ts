@@ -85,7 +85,10 @@ export const oauthClientResource = pgTable(
     metadata: jsonb("metadata"),
     createdAt: timestamp("created_at", { withTimezone: true }).defaultNow(),
   },
-  (t) => [uniqueIndex("oauth_client_resource_pair_idx").on(t.clientId, t.resourceId), index("oauth_client_resource_resource_idx").on(t.resourceId)],
+  (t) => [
+    uniqueIndex("oauth_client_resource_pair_idx").on(t.clientId, t.resourceId),
+    index("oauth_client_resource_resource_idx").on(t.resourceId),
+  ],
 );
 
 export const oauthRefreshToken = pgTable(

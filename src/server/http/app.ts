@@ -36,7 +36,11 @@ export function createServices(deps: AppDeps): Services {
   const { config, log } = deps;
   const mailer =
     deps.mailer ??
-    createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`, log });
+    createMailer({
+      smtpUrl: config.SMTP_URL,
+      from: config.MAIL_FROM ?? `${config.SITE_NAME} <no-reply@${new URL(config.PUBLIC_URL).hostname}>`,
+      log,
+    });
   // Revocations reach every process of the cluster through the bus; rate limits are counted in
   // the database, so every web process shares them.
   const revocations = new KeyRevocations(deps.bus);
@@ -56,17 +60,35 @@ export function createApi(deps: AppDeps, services: Services) {
   };
   api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete, revocations: services.revocations }));
   api.route("/", catalogRoutes({ db }));
-  api.route("/", submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL), allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }));
+  api.route(
+    "/",
+    submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL), allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
+  );
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
-  api.route("/", deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments, bus: deps.bus, checks: deps.checks }));
+  api.route(
+    "/",
+    deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments, bus: deps.bus, checks: deps.checks }),
+  );
   api.route("/", requestLogRoutes({ db }));
-  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key (sb_...) from /servers/apikeys" });
-  api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", { type: "apiKey", in: "cookie", name: "better-auth.session_token" });
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key (sb_...) from /servers/apikeys",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "cookieAuth", {
+    type: "apiKey",
+    in: "cookie",
+    name: "better-auth.session_token",
+  });
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
-    info: { title: `${deps.config.SITE_NAME} API`, version: "0.1.0", description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth." },
+    info: {
+      title: `${deps.config.SITE_NAME} API`,
+      version: "0.1.0",
+      description: "Accounts (sign-up, sign-in, sessions, password reset) live under /api/auth, served by better-auth.",
+    },
     servers: [{ url: `${deps.config.PUBLIC_URL}/api` }],
   });
   return api;
@@ -82,7 +104,13 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use("/api/*", (c, next) => (OAUTH_CLIENT_ENDPOINT.test(c.req.path) ? next() : checkOrigin(c, next)));
   app.use("/api/auth/oauth2/*", oauthClientCors());
   // No API request needs more; a client streaming an endless body is cut off, not buffered.
-  app.use("/api/*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413) }));
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: 1024 * 1024,
+      onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413),
+    }),
+  );
   app.use("*", refuseNul());
   // A write is answered once every process has learnt what it changed (a revoked key, a catalogue
   // entry), so the very next request, to whichever process, sees it (cluster/bus.ts).
@@ -94,13 +122,28 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use("*", viewerMiddleware(db, services.auth));
   // Before better-auth's catch-all on /api/auth/*, so /api/auth/me and /api/auth/apikeys are ours.
   app.route("/api", createApi(deps, services));
-  app.route("/", authRoutes({ auth: services.auth, db, limiter: services.limiter, rateLimit: deps.config.AUTH_RATE_LIMIT === "on", allowedOrigins: deps.config.allowedOrigins, trustedProxyHops: deps.config.TRUST_PROXY_HOPS }));
+  app.route(
+    "/",
+    authRoutes({
+      auth: services.auth,
+      db,
+      limiter: services.limiter,
+      rateLimit: deps.config.AUTH_RATE_LIMIT === "on",
+      allowedOrigins: deps.config.allowedOrigins,
+      trustedProxyHops: deps.config.TRUST_PROXY_HOPS,
+    }),
+  );
   app.route("/", authServerMetadataRoutes(services.auth));
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   // Page forms post to their route (they work without JavaScript); a body is at most 1 MB there too.
-  if (deps.pages) app.all("*", bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.text("Request body too large (at most 1 MB)", 413) }), pagesHandler(deps, services, app));
+  if (deps.pages)
+    app.all(
+      "*",
+      bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.text("Request body too large (at most 1 MB)", 413) }),
+      pagesHandler(deps, services, app),
+    );
   return app;
 }
 
@@ -118,7 +161,8 @@ function viewerMiddleware(db: Database["db"], auth: Services["auth"]): Middlewar
     if (c.req.path.startsWith("/api/") && apiKeyInQuery(new URL(c.req.url))) return refuse(c, API_KEY_TEXT.inQuery);
     if (betterAuthPath(c.req.path)) {
       // An API key never signs in, changes the account or answers a consent: those need a sign-in.
-      if (/^bearer\s+sb_/i.test(c.req.header("authorization") ?? "")) return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
+      if (/^bearer\s+sb_/i.test(c.req.header("authorization") ?? ""))
+        return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
       c.set("viewer", null);
       return next();
     }
@@ -131,7 +175,8 @@ function viewerMiddleware(db: Database["db"], auth: Services["auth"]): Middlewar
       // What a key may do at all (key-policy.ts); which servers it reaches, the routes check.
       const rule = keyRule(c.req.method, c.req.path);
       if (rule === "session") return c.json({ error: API_KEY_TEXT.needsSignIn, code: "forbidden" }, 403);
-      if (rule !== "public" && !viewer.key.scopes.includes(rule)) return c.json({ error: API_KEY_TEXT.missingScope(rule), code: "forbidden", scope: rule }, 403);
+      if (rule !== "public" && !viewer.key.scopes.includes(rule))
+        return c.json({ error: API_KEY_TEXT.missingScope(rule), code: "forbidden", scope: rule }, 403);
       // A public route answers a key as it answers anyone: it opens nothing of its owner's there.
       c.set("viewer", rule === "public" ? null : viewer);
     } else {

@@ -37,10 +37,29 @@ export function toErrorResponse(err: unknown, c: Context, log: Logger): Response
   if (err instanceof APIError) {
     // The auth library refused (no session, a bad value, too many tries): its status and words, never a 500.
     const status = err.statusCode;
-    const code: ErrorCode = status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 429 ? "rate_limited" : status === 409 ? "conflict" : status >= 500 ? "internal" : "validation_failed";
+    const code: ErrorCode =
+      status === 401
+        ? "unauthorized"
+        : status === 403
+          ? "forbidden"
+          : status === 404
+            ? "not_found"
+            : status === 429
+              ? "rate_limited"
+              : status === 409
+                ? "conflict"
+                : status >= 500
+                  ? "internal"
+                  : "validation_failed";
     if (code === "internal") return internal(err, c, log);
     const message = (err.body as { message?: unknown } | undefined)?.message;
-    return c.json({ error: typeof message === "string" && message ? message : status === 401 ? "This action needs you to sign in" : "Request refused", code }, STATUS[code]);
+    return c.json(
+      {
+        error: typeof message === "string" && message ? message : status === 401 ? "This action needs you to sign in" : "Request refused",
+        code,
+      },
+      STATUS[code],
+    );
   }
   if (err instanceof ZodError) {
     return c.json({ error: zodMessage(err), code: "validation_failed" }, 400);

@@ -21,7 +21,11 @@ export function requireViewer(c: Context<AppEnv>, message: string = ACCESS_TEXT.
 }
 
 /** A signed-in admin: 401 with `mustLogin` when signed out, 403 with `forbidden` for everyone else. */
-export function requireAdmin(c: Context<AppEnv>, mustLogin: string = ACCESS_TEXT.mustLogin, forbidden: string = ACCESS_TEXT.adminsOnly): Viewer {
+export function requireAdmin(
+  c: Context<AppEnv>,
+  mustLogin: string = ACCESS_TEXT.mustLogin,
+  forbidden: string = ACCESS_TEXT.adminsOnly,
+): Viewer {
   const viewer = requireViewer(c, mustLogin);
   if (!viewer.isAdmin) throw new AppError("forbidden", forbidden);
   return viewer;

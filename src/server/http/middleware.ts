@@ -107,7 +107,13 @@ export function originCheck(config: Config): MiddlewareHandler<AppEnv> {
 export const NUL_TEXT = "Text may not contain NUL characters";
 
 const hasNul = (v: unknown): boolean =>
-  typeof v === "string" ? v.includes("\0") : Array.isArray(v) ? v.some(hasNul) : v !== null && typeof v === "object" ? Object.values(v).some(hasNul) : false;
+  typeof v === "string"
+    ? v.includes("\0")
+    : Array.isArray(v)
+      ? v.some(hasNul)
+      : v !== null && typeof v === "object"
+        ? Object.values(v).some(hasNul)
+        : false;
 
 /**
  * PostgreSQL cannot store a NUL character in text, so one in a path, a query or a body would

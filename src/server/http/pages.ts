@@ -40,7 +40,6 @@ export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>, origin: string)
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
-
 // Everything that is not an API route is a page rendered by React Router (SSR).
 export function pagesHandler(deps: AppDeps, services: Services, app: Hono<AppEnv>) {
   const load = deps.pages!;

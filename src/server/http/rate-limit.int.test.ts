@@ -59,7 +59,9 @@ describe("PgRateLimiter", () => {
   });
 
   it("deletes ended windows now and then, so the table does not grow without end", async () => {
-    await t.database.pool.query("insert into rate_limits (key, count, reset_at) values ('ended-1', 5, now() - interval '1 second'), ('ended-2', 1, now() - interval '1 hour')");
+    await t.database.pool.query(
+      "insert into rate_limits (key, count, reset_at) values ('ended-1', 5, now() - interval '1 second'), ('ended-2', 1, now() - interval '1 hour')",
+    );
     const fresh = new PgRateLimiter(t.database.db); // a process that just started prunes with its first hit
     await fresh.hit("live", 5, 60_000);
     const deadline = Date.now() + 2000;

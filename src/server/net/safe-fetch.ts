@@ -9,7 +9,16 @@ import net from "node:net";
 function privateAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
     const [a, b] = ip.split(".").map(Number) as [number, number];
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    return (
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
+    );
   }
   const v6 = ip.toLowerCase();
   // An IPv4 address inside IPv6 (mapped ::ffff:a.b.c.d or the old compatible ::a.b.c.d), in any
@@ -56,7 +65,8 @@ function embeddedIPv4(v6: string): string | null {
 export async function resolvePublic(url: URL): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const addrs = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await lookup(host, { all: true, verbatim: true });
-  if (addrs.length === 0 || addrs.some((a) => privateAddress(a.address))) throw new Error("private, loopback and link-local addresses are not allowed");
+  if (addrs.length === 0 || addrs.some((a) => privateAddress(a.address)))
+    throw new Error("private, loopback and link-local addresses are not allowed");
   return addrs[0]!;
 }
 
@@ -111,7 +121,8 @@ export async function pinnedFetch(input: string | URL, opts: PinnedFetchOptions)
     const req = request(options, (res) => {
       const status = res.statusCode ?? 502;
       const out = new Headers();
-      for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
+      for (const [k, v] of Object.entries(res.headers))
+        for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
       if (Number(out.get("content-length")) > opts.maxBytes) {
         res.destroy();
         return reject(new Error("response too large"));

@@ -26,7 +26,12 @@ interface Props {
    * confirmation then unfolds in place (a <details> whose summary reads `label`) and `submit`,
    * a submit button of that form, confirms.
    */
-  noScript?: { label: ReactNode; className: string; submit: ReactNode; /** unfolded already (its answer is an error to show) */ open?: boolean };
+  noScript?: {
+    label: ReactNode;
+    className: string;
+    submit: ReactNode;
+    /** unfolded already (its answer is an error to show) */ open?: boolean;
+  };
 }
 
 /**
@@ -40,8 +45,14 @@ export function ConfirmDialog(p: Props) {
   if (!hydrated && p.noScript) {
     return (
       <details className="group" open={p.noScript.open}>
-        <summary className={`${p.noScript.className} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>{p.noScript.label}</summary>
-        <div role="group" aria-label={typeof p.title === "string" ? p.title : undefined} className="mt-3 space-y-3 rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800">
+        <summary className={`${p.noScript.className} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>
+          {p.noScript.label}
+        </summary>
+        <div
+          role="group"
+          aria-label={typeof p.title === "string" ? p.title : undefined}
+          className="mt-3 space-y-3 rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800"
+        >
           <p className="font-semibold">{p.title}</p>
           <div className="text-slate-600 dark:text-slate-300">{p.description}</div>
           {p.children}
@@ -68,7 +79,12 @@ export function ConfirmDialog(p: Props) {
                 {p.cancelLabel}
               </Button>
             </AlertDialog.Cancel>
-            <Button variant={p.tone === "primary" ? "primary" : "danger"} size="sm" disabled={busy || p.confirmDisabled} onClick={p.onConfirm}>
+            <Button
+              variant={p.tone === "primary" ? "primary" : "danger"}
+              size="sm"
+              disabled={busy || p.confirmDisabled}
+              onClick={p.onConfirm}
+            >
               {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
               {p.confirmLabel}
             </Button>

@@ -60,7 +60,9 @@ export function ConnectedApps() {
         </div>
       )}
       {state.kind === "loaded" && state.apps.length === 0 && (
-        <p className="mt-3 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">{OAUTH_TEXT.empty}</p>
+        <p className="mt-3 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+          {OAUTH_TEXT.empty}
+        </p>
       )}
       {state.kind === "loaded" && state.apps.length > 0 && (
         <ul className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
@@ -81,15 +83,26 @@ export function ConnectedApps() {
                     )}
                   </p>
                   <p className="text-sm text-slate-600 dark:text-slate-400">
-                    {OAUTH_TEXT.granted(shortDate(app.grantedAt))} · {app.lastUsedAt ? OAUTH_TEXT.lastUsed(shortDate(app.lastUsedAt)) : OAUTH_TEXT.neverUsed}
+                    {OAUTH_TEXT.granted(shortDate(app.grantedAt))} ·{" "}
+                    {app.lastUsedAt ? OAUTH_TEXT.lastUsed(shortDate(app.lastUsedAt)) : OAUTH_TEXT.neverUsed}
                   </p>
                 </div>
                 <ConfirmDialog
                   open={confirming === app.id}
                   onOpenChange={(open) => setConfirming(open ? app.id : null)}
                   trigger={
-                    <Button variant="dangerOutline" size="sm" disabled={revoking === app.id} aria-label={OAUTH_TEXT.revokeLabel(app.clientName, where)}>
-                      {revoking === app.id ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} {OAUTH_TEXT.revoke}
+                    <Button
+                      variant="dangerOutline"
+                      size="sm"
+                      disabled={revoking === app.id}
+                      aria-label={OAUTH_TEXT.revokeLabel(app.clientName, where)}
+                    >
+                      {revoking === app.id ? (
+                        <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+                      ) : (
+                        <Trash2 className="h-4 w-4" aria-hidden />
+                      )}{" "}
+                      {OAUTH_TEXT.revoke}
                     </Button>
                   }
                   title={OAUTH_TEXT.revokeTitle(app.clientName, where)}

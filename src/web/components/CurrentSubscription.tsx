@@ -41,7 +41,11 @@ export function CurrentSubscription(p: {
   const periodEnd = sub?.currentPeriodEnd ? longDate(sub.currentPeriodEnd) : null;
 
   return (
-    <section className="mt-8 rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900/60" aria-labelledby="current-subscription" aria-busy={loading}>
+    <section
+      className="mt-8 rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900/60"
+      aria-labelledby="current-subscription"
+      aria-busy={loading}
+    >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="current-subscription" className="text-xl font-semibold">
           {BILLING_TEXT.currentSubscription}

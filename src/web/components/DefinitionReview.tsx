@@ -51,7 +51,10 @@ export function DefinitionReview({ deployment, className }: Props) {
   const decide = async (decision: "approve" | "reject", items: DefinitionChange[], key: string) => {
     setBusy(key);
     setMessage(null);
-    const r = await api<DefinitionReviewView>(path, { body: { decision, items: items.map(({ kind, name, hash }) => ({ kind, name, hash })) }, timeoutMs: 15_000 });
+    const r = await api<DefinitionReviewView>(path, {
+      body: { decision, items: items.map(({ kind, name, hash }) => ({ kind, name, hash })) },
+      timeoutMs: 15_000,
+    });
     setBusy(null);
     if (r.ok) {
       setView(r.data);
@@ -73,12 +76,23 @@ export function DefinitionReview({ deployment, className }: Props) {
 
   const waiting = view?.changes.filter((c) => c.status !== "rejected") ?? [];
   return (
-    <section className={className} aria-labelledby="definition-review" data-testid="definition-review" aria-busy={view === null && !loadError}>
+    <section
+      className={className}
+      aria-labelledby="definition-review"
+      data-testid="definition-review"
+      aria-busy={view === null && !loadError}
+    >
       <h2 id="definition-review" className="flex items-center gap-2 text-lg font-semibold">
         <ShieldAlert className="h-5 w-5 text-amber-500" aria-hidden /> {DEFINITION_TEXT.title}
-        {waiting.length > 0 && <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/50 dark:text-amber-200">{waiting.length}</span>}
+        {waiting.length > 0 && (
+          <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/50 dark:text-amber-200">
+            {waiting.length}
+          </span>
+        )}
       </h2>
-      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{view?.warn_only ? DEFINITION_TEXT.introWarn : DEFINITION_TEXT.intro}</p>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+        {view?.warn_only ? DEFINITION_TEXT.introWarn : DEFINITION_TEXT.intro}
+      </p>
       {view === null && !loadError && (
         <p className="mt-3 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
           <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> Loading…
@@ -96,7 +110,13 @@ export function DefinitionReview({ deployment, className }: Props) {
       {view && (
         <>
           <label className="mt-3 flex w-fit cursor-pointer items-center gap-2 text-sm">
-            <input type="checkbox" className="h-4 w-4 accent-indigo-600" checked={view.warn_only} disabled={busy !== null} onChange={(e) => void setWarnOnly(e.target.checked)} />
+            <input
+              type="checkbox"
+              className="h-4 w-4 accent-indigo-600"
+              checked={view.warn_only}
+              disabled={busy !== null}
+              onChange={(e) => void setWarnOnly(e.target.checked)}
+            />
             {DEFINITION_TEXT.warnOnly}
           </label>
           {message && (
@@ -105,19 +125,31 @@ export function DefinitionReview({ deployment, className }: Props) {
             </div>
           )}
           {view.changes.length === 0 ? (
-            <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{view.pinned ? DEFINITION_TEXT.none : DEFINITION_TEXT.notPinned}</p>
+            <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+              {view.pinned ? DEFINITION_TEXT.none : DEFINITION_TEXT.notPinned}
+            </p>
           ) : (
             <>
               {waiting.length > 1 && (
                 <div className="mt-3">
-                  <Button variant="success" size="sm" disabled={busy !== null} onClick={() => void decide("approve", waiting.slice(0, MAX_DECISION), "all")}>
+                  <Button
+                    variant="success"
+                    size="sm"
+                    disabled={busy !== null}
+                    onClick={() => void decide("approve", waiting.slice(0, MAX_DECISION), "all")}
+                  >
                     {busy === "all" ? DEFINITION_TEXT.working : `${DEFINITION_TEXT.approveAll} (${Math.min(waiting.length, MAX_DECISION)})`}
                   </Button>
                 </div>
               )}
               <ul className="mt-3 space-y-4">
                 {view.changes.map((c) => (
-                  <ChangeCard key={`${c.kind}:${c.name}`} change={c} busy={busy} onDecide={(d) => void decide(d, [c], `${c.kind}:${c.name}`)} />
+                  <ChangeCard
+                    key={`${c.kind}:${c.name}`}
+                    change={c}
+                    busy={busy}
+                    onDecide={(d) => void decide(d, [c], `${c.kind}:${c.name}`)}
+                  />
                 ))}
               </ul>
             </>
@@ -134,9 +166,18 @@ const STATUS_STYLE: Record<DefinitionChange["status"], string> = {
   rejected: "bg-red-100 text-red-800 dark:bg-red-900/50 dark:text-red-200",
 };
 
-function ChangeCard({ change, busy, onDecide }: { change: DefinitionChange; busy: string | null; onDecide: (d: "approve" | "reject") => void }) {
+function ChangeCard({
+  change,
+  busy,
+  onDecide,
+}: {
+  change: DefinitionChange;
+  busy: string | null;
+  onDecide: (d: "approve" | "reject") => void;
+}) {
   const key = `${change.kind}:${change.name}`;
-  const label = change.status === "changed" ? DEFINITION_TEXT.changed : change.status === "new" ? DEFINITION_TEXT.added : DEFINITION_TEXT.rejected;
+  const label =
+    change.status === "changed" ? DEFINITION_TEXT.changed : change.status === "new" ? DEFINITION_TEXT.added : DEFINITION_TEXT.rejected;
   return (
     <li className="rounded-lg border border-slate-200 p-3 dark:border-slate-700" data-definition={key}>
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -147,11 +188,23 @@ function ChangeCard({ change, busy, onDecide }: { change: DefinitionChange; busy
         </p>
         <div className="flex gap-2">
           {change.status !== "rejected" && (
-            <Button variant="danger" size="sm" disabled={busy !== null} onClick={() => onDecide("reject")} aria-label={`${DEFINITION_TEXT.reject} ${change.name}`}>
+            <Button
+              variant="danger"
+              size="sm"
+              disabled={busy !== null}
+              onClick={() => onDecide("reject")}
+              aria-label={`${DEFINITION_TEXT.reject} ${change.name}`}
+            >
               {busy === key ? DEFINITION_TEXT.working : DEFINITION_TEXT.reject}
             </Button>
           )}
-          <Button variant="success" size="sm" disabled={busy !== null} onClick={() => onDecide("approve")} aria-label={`${DEFINITION_TEXT.approve} ${change.name}`}>
+          <Button
+            variant="success"
+            size="sm"
+            disabled={busy !== null}
+            onClick={() => onDecide("approve")}
+            aria-label={`${DEFINITION_TEXT.approve} ${change.name}`}
+          >
             {busy === key ? DEFINITION_TEXT.working : DEFINITION_TEXT.approve}
           </Button>
         </div>
@@ -179,7 +232,12 @@ function asText(def: Record<string, unknown> | null): string {
 function DefinitionDiff({ before, after }: { before: Record<string, unknown> | null; after: Record<string, unknown> }) {
   const parts = diffLines(asText(before), asText(after));
   return (
-    <pre tabIndex={0} className="mt-2 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-2 text-xs leading-5 dark:bg-slate-950" data-testid="definition-diff" aria-label="Differences: lines starting with − were approved, lines starting with + are listed now">
+    <pre
+      tabIndex={0}
+      className="mt-2 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-2 text-xs leading-5 dark:bg-slate-950"
+      data-testid="definition-diff"
+      aria-label="Differences: lines starting with − were approved, lines starting with + are listed now"
+    >
       {parts.flatMap((p, i) =>
         p.value
           .replace(/\n$/, "")
@@ -187,10 +245,18 @@ function DefinitionDiff({ before, after }: { before: Record<string, unknown> | n
           .map((line, j) => (
             <div
               key={`${i}-${j}`}
-              className={p.added ? "bg-emerald-100 text-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200" : p.removed ? "bg-red-100 text-red-900 line-through decoration-red-400/60 dark:bg-red-950/60 dark:text-red-200" : "text-slate-600 dark:text-slate-400"}
+              className={
+                p.added
+                  ? "bg-emerald-100 text-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200"
+                  : p.removed
+                    ? "bg-red-100 text-red-900 line-through decoration-red-400/60 dark:bg-red-950/60 dark:text-red-200"
+                    : "text-slate-600 dark:text-slate-400"
+              }
               data-diff={p.added ? "added" : p.removed ? "removed" : "same"}
             >
-              <span aria-hidden className="mr-2 select-none">{p.added ? "+" : p.removed ? "−" : " "}</span>
+              <span aria-hidden className="mr-2 select-none">
+                {p.added ? "+" : p.removed ? "−" : " "}
+              </span>
               {line}
             </div>
           )),

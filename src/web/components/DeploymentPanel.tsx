@@ -85,7 +85,8 @@ export function DeploymentPanel(p: Props) {
       {DEPLOY_TEXT.hostingClosed}
     </p>
   );
-  if (p.signedIn && !p.canDeploy) return <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>;
+  if (p.signedIn && !p.canDeploy)
+    return <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Only the owner can deploy this server.</p>;
   if (!loaded)
     return (
       <div className="mt-3 space-y-3">
@@ -103,20 +104,34 @@ export function DeploymentPanel(p: Props) {
         <p className="flex items-center gap-2 text-sm font-medium" aria-live="polite">
           <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
-          {deployment.restarts > 0 && <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>}
+          {deployment.restarts > 0 && (
+            <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>
+          )}
           {deployment.runner !== undefined && (
-            <span data-testid="deployment-runner" className="text-xs font-normal text-slate-600 dark:text-slate-400" title="Only admins see which runner holds a deployment">
+            <span
+              data-testid="deployment-runner"
+              className="text-xs font-normal text-slate-600 dark:text-slate-400"
+              title="Only admins see which runner holds a deployment"
+            >
               · runner {deployment.runner ?? "none yet (waiting for room)"}
             </span>
           )}
         </p>
         {deployment.status_detail && deployment.status !== "running" && (
-          <pre tabIndex={0} className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">{deployment.status_detail}</pre>
+          <pre
+            tabIndex={0}
+            className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+          >
+            {deployment.status_detail}
+          </pre>
         )}
         <div>
           <p className="text-xs text-slate-600 dark:text-slate-400">Server URL</p>
           <div className="mt-1 flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={deployment.url}>
+            <code
+              className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950"
+              title={deployment.url}
+            >
               {deployment.url}
             </code>
             <CopyButton text={deployment.url} />
@@ -174,7 +189,11 @@ export function DeploymentPanel(p: Props) {
           </p>
         )}
         {logs && (
-          <pre data-testid="deployment-logs" tabIndex={0} className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100">
+          <pre
+            data-testid="deployment-logs"
+            tabIndex={0}
+            className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-100"
+          >
             {logs.length ? logs.join("\n") : "No output yet."}
           </pre>
         )}
@@ -186,7 +205,10 @@ export function DeploymentPanel(p: Props) {
 
   if (p.unavailable) {
     return (
-      <p data-testid="not-deployable" className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300">
+      <p
+        data-testid="not-deployable"
+        className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300"
+      >
         {p.unavailable}
       </p>
     );
@@ -226,7 +248,11 @@ export function DeploymentPanel(p: Props) {
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
       </Button>
-      {!p.signedIn && <p className="text-xs text-slate-600 dark:text-slate-400">You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.</p>}
+      {!p.signedIn && (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.
+        </p>
+      )}
     </fetcher.Form>
   );
 }
@@ -256,7 +282,8 @@ function DeployError({ error }: { error: string }) {
 function KeyFields({ keys, placeholder }: { keys: Props["requiredKeys"]; placeholder?: string }) {
   return keys.map((k) => (
     <label key={k.env_var} className="block text-sm">
-      <span className="font-medium">{k.key}</span> <code className="break-all font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
+      <span className="font-medium">{k.key}</span>{" "}
+      <code className="break-all font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
       {k.description && <span className="block text-xs text-slate-600 dark:text-slate-400">{k.description}</span>}
       <input type="password" name={`env:${k.env_var}`} autoComplete="off" placeholder={placeholder} className={`${inputClass} mt-1`} />
     </label>

@@ -13,7 +13,14 @@ export function GitHubButton({ enabled, disabled }: { enabled: boolean; disabled
     <fetcher.Form method="post">
       <Enhanced />
       <input type="hidden" name="intent" value="github" />
-      <Button type="submit" variant="secondary" size="lg" block disabled={!enabled || busy || disabled} aria-describedby={enabled ? undefined : "github-off"}>
+      <Button
+        type="submit"
+        variant="secondary"
+        size="lg"
+        block
+        disabled={!enabled || busy || disabled}
+        aria-describedby={enabled ? undefined : "github-off"}
+      >
         {busy ? <Loader2 className="h-5 w-5 animate-spin" aria-hidden /> : <GitHubIcon />}
         {AUTH_TEXT.continueWithGitHub}
       </Button>

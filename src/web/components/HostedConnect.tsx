@@ -26,7 +26,11 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
   const site = useSite().name;
   const configs = { ...hostedConfigs(serverId, url), claudeConnector: url, chatgptConnector: url };
   const connector = CONNECTORS.has(client);
-  const where = connector ? (client === "claudeConnector" ? OAUTH_TEXT.connectorStepsClaude(site) : OAUTH_TEXT.connectorStepsChatGpt(site)) : CLIENTS.find((c) => c[0] === client)![2];
+  const where = connector
+    ? client === "claudeConnector"
+      ? OAUTH_TEXT.connectorStepsClaude(site)
+      : OAUTH_TEXT.connectorStepsChatGpt(site)
+    : CLIENTS.find((c) => c[0] === client)![2];
   return (
     <div data-testid="hosted-connect">
       {connector ? (
@@ -39,8 +43,12 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
         </p>
       ) : (
         <p className="text-xs text-slate-600 dark:text-slate-400">
-          Put an API key with the <code className="font-mono">mcp</code> scope in place of <code className="font-mono">&lt;your API key&gt;</code>:{" "}
-          <Link to={`/servers/apikeys?for=${encodeURIComponent(serverId)}`} className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
+          Put an API key with the <code className="font-mono">mcp</code> scope in place of{" "}
+          <code className="font-mono">&lt;your API key&gt;</code>:{" "}
+          <Link
+            to={`/servers/apikeys?for=${encodeURIComponent(serverId)}`}
+            className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300"
+          >
             create one for this server only
           </Link>{" "}
           or use one of your{" "}
@@ -52,7 +60,14 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
       )}
       <div role="radiogroup" aria-label="Client" className="mt-2 flex flex-wrap gap-1">
         {CLIENTS.map(([id, label]) => (
-          <Button key={id} role="radio" aria-checked={client === id} onClick={() => setClient(id)} variant={client === id ? "primary" : "secondary"} size="xs">
+          <Button
+            key={id}
+            role="radio"
+            aria-checked={client === id}
+            onClick={() => setClient(id)}
+            variant={client === id ? "primary" : "secondary"}
+            size="xs"
+          >
             {label}
           </Button>
         ))}
@@ -61,7 +76,10 @@ export function HostedConnect({ serverId, url }: { serverId: string; url: string
         <span data-testid="hosted-connect-where">{where}</span>
         <CopyButton text={configs[client]} />
       </div>
-      <pre tabIndex={0} className="mt-1 max-h-56 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950">
+      <pre
+        tabIndex={0}
+        className="mt-1 max-h-56 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 text-xs dark:bg-slate-950"
+      >
         <code className="font-mono">{configs[client]}</code>
       </pre>
     </div>

@@ -18,7 +18,12 @@ export function Markdown({ children }: { children: string }) {
         components={{
           a: ({ href, children }) =>
             href ? (
-              <a href={href} rel="noopener nofollow ugc" target="_blank" className="text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400">
+              <a
+                href={href}
+                rel="noopener nofollow ugc"
+                target="_blank"
+                className="text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400"
+              >
                 {children}
               </a>
             ) : (
@@ -26,7 +31,11 @@ export function Markdown({ children }: { children: string }) {
             ),
           img: ({ alt }) => <span>{alt}</span>,
           code: ({ children }) => <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-sm dark:bg-slate-800">{children}</code>,
-          pre: ({ children }) => <pre tabIndex={0} className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-900">{children}</pre>,
+          pre: ({ children }) => (
+            <pre tabIndex={0} className="overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-900">
+              {children}
+            </pre>
+          ),
           ul: ({ children }) => <ul className="list-disc pl-6">{children}</ul>,
           ol: ({ children }) => <ol className="list-decimal pl-6">{children}</ol>,
         }}

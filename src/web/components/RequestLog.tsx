@@ -1,7 +1,14 @@
 import { History, Loader2 } from "lucide-react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { formatBytes, formatDuration } from "../../shared/format";
-import { OUTCOMES, OUTCOME_LABEL, REQUEST_LOG_TEXT, type Outcome, type RequestLogEntry, type RequestLogPage } from "../../shared/request-log";
+import {
+  OUTCOMES,
+  OUTCOME_LABEL,
+  REQUEST_LOG_TEXT,
+  type Outcome,
+  type RequestLogEntry,
+  type RequestLogPage,
+} from "../../shared/request-log";
 import { api } from "../lib/api";
 import type { DeploymentState } from "../lib/use-deployment";
 import { serverCard } from "./ServerParts";
@@ -24,7 +31,10 @@ interface Filters {
   playground: boolean;
 }
 
-const time = typeof Intl === "undefined" ? undefined : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const time =
+  typeof Intl === "undefined"
+    ? undefined
+    : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
 function queryOf(f: Filters): string {
   const q = new URLSearchParams();
@@ -52,7 +62,11 @@ function Row({ r }: { r: RequestLogEntry }) {
         <time dateTime={r.at}>{time ? time.format(new Date(r.at)) : r.at}</time>
       </td>
       <td className="max-w-40 truncate py-1.5 pr-3" title={client}>
-        {r.playground && <span className="mr-1 rounded bg-indigo-50 px-1.5 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-300">{REQUEST_LOG_TEXT.playgroundBadge}</span>}
+        {r.playground && (
+          <span className="mr-1 rounded bg-indigo-50 px-1.5 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-300">
+            {REQUEST_LOG_TEXT.playgroundBadge}
+          </span>
+        )}
         {client}
       </td>
       <td className="whitespace-nowrap py-1.5 pr-3 font-mono">{r.method}</td>
@@ -106,7 +120,9 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;
-    const r = await api<RequestLogPage>(`/api/deployments/${encodeURIComponent(deploymentId)}/requests${queryOf(filters)}`, { timeoutMs: 10_000 });
+    const r = await api<RequestLogPage>(`/api/deployments/${encodeURIComponent(deploymentId)}/requests${queryOf(filters)}`, {
+      timeoutMs: 10_000,
+    });
     if (mine !== seq.current) return;
     if (r.ok) {
       setData(r.data);
@@ -149,7 +165,12 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
           <label htmlFor={`${id}-method`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
             Method
           </label>
-          <select id={`${id}-method`} className={`${inputClass} mt-1 py-1.5 text-sm`} value={filters.method} onChange={(e) => set({ method: e.target.value })}>
+          <select
+            id={`${id}-method`}
+            className={`${inputClass} mt-1 py-1.5 text-sm`}
+            value={filters.method}
+            onChange={(e) => set({ method: e.target.value })}
+          >
             <option value="">{REQUEST_LOG_TEXT.allMethods}</option>
             {methods.map((m) => (
               <option key={m} value={m}>
@@ -176,7 +197,12 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
           <label htmlFor={`${id}-outcome`} className="text-xs font-medium text-slate-600 dark:text-slate-400">
             Outcome
           </label>
-          <select id={`${id}-outcome`} className={`${inputClass} mt-1 py-1.5 text-sm`} value={filters.outcome} onChange={(e) => set({ outcome: e.target.value as Filters["outcome"] })}>
+          <select
+            id={`${id}-outcome`}
+            className={`${inputClass} mt-1 py-1.5 text-sm`}
+            value={filters.outcome}
+            onChange={(e) => set({ outcome: e.target.value as Filters["outcome"] })}
+          >
             <option value="">{REQUEST_LOG_TEXT.allOutcomes}</option>
             {OUTCOMES.map((o) => (
               <option key={o} value={o}>
@@ -187,7 +213,12 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
         </div>
       </div>
       <label className="mt-2 flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
-        <input type="checkbox" className="h-4 w-4 rounded border-slate-300" checked={filters.playground} onChange={(e) => set({ playground: e.target.checked })} />
+        <input
+          type="checkbox"
+          className="h-4 w-4 rounded border-slate-300"
+          checked={filters.playground}
+          onChange={(e) => set({ playground: e.target.checked })}
+        />
         {REQUEST_LOG_TEXT.showPlayground}
       </label>
       {error && (
@@ -201,19 +232,33 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
         </p>
       )}
       {!data && !error && <NeedsScript />}
-      {data && data.requests.length === 0 && <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{filtered ? REQUEST_LOG_TEXT.noMatch : REQUEST_LOG_TEXT.empty}</p>}
+      {data && data.requests.length === 0 && (
+        <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{filtered ? REQUEST_LOG_TEXT.noMatch : REQUEST_LOG_TEXT.empty}</p>
+      )}
       {data && data.requests.length > 0 && (
         <div tabIndex={0} className="mt-3 max-h-96 overflow-auto">
           <table className="w-full text-left text-xs">
             <caption className="sr-only">Latest requests to this deployment, newest first</caption>
             <thead className="sticky top-0 bg-white text-slate-600 dark:text-slate-400 dark:bg-slate-900">
               <tr>
-                <th scope="col" className="py-1.5 pr-3 font-medium">Time</th>
-                <th scope="col" className="py-1.5 pr-3 font-medium">Client</th>
-                <th scope="col" className="py-1.5 pr-3 font-medium">Method</th>
-                <th scope="col" className="py-1.5 pr-3 font-medium">Name</th>
-                <th scope="col" className="py-1.5 pr-3 text-right font-medium">Duration</th>
-                <th scope="col" className="py-1.5 pr-3 font-medium">Outcome</th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">
+                  Time
+                </th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">
+                  Client
+                </th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">
+                  Method
+                </th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">
+                  Name
+                </th>
+                <th scope="col" className="py-1.5 pr-3 text-right font-medium">
+                  Duration
+                </th>
+                <th scope="col" className="py-1.5 pr-3 font-medium">
+                  Outcome
+                </th>
                 <th scope="col" className="py-1.5 text-right font-medium">
                   <abbr title="Bytes received from the client / sent back to it" className="no-underline">
                     In / out

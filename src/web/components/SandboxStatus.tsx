@@ -11,12 +11,18 @@ export function SandboxStatus({ sandbox, policy }: { sandbox: SandboxSummary; po
   const held = sandbox.guarantees.filter((g) => g.ok).length;
   const Shield = sandbox.complete ? ShieldCheck : ShieldAlert;
   return (
-    <section aria-labelledby="sandbox" className="mt-6 rounded-xl border border-slate-200 p-5 dark:border-slate-800" data-testid="sandbox-status">
+    <section
+      aria-labelledby="sandbox"
+      className="mt-6 rounded-xl border border-slate-200 p-5 dark:border-slate-800"
+      data-testid="sandbox-status"
+    >
       <h2 id="sandbox" className="flex items-center gap-2 text-lg font-semibold">
         <Shield className={`h-5 w-5 ${sandbox.complete ? "text-emerald-600" : "text-amber-500"}`} aria-hidden /> {SANDBOX_TEXT.title}
       </h2>
       <p className="mt-1 font-mono text-xs text-slate-600 dark:text-slate-400">{sandbox.layer}</p>
-      <p className={`mt-2 text-sm ${sandbox.complete ? "text-slate-700 dark:text-slate-300" : "font-medium text-amber-800 dark:text-amber-300"}`}>
+      <p
+        className={`mt-2 text-sm ${sandbox.complete ? "text-slate-700 dark:text-slate-300" : "font-medium text-amber-800 dark:text-amber-300"}`}
+      >
         {sandbox.complete ? SANDBOX_TEXT.complete : policy === "admins" ? SANDBOX_TEXT.adminsOnly : SANDBOX_TEXT.everyone}
       </p>
       {sandbox.notes.map((n) => (
@@ -29,7 +35,11 @@ export function SandboxStatus({ sandbox, policy }: { sandbox: SandboxSummary; po
         <ul className="mt-2 space-y-2">
           {sandbox.guarantees.map((g) => (
             <li key={g.key} className="flex items-start gap-2 text-sm" data-testid={`guarantee-${g.key}`} data-ok={g.ok}>
-              {g.ok ? <CheckCircle2 className="mt-0.5 h-4 w-4 shrink-0 text-emerald-600" aria-label="holds" /> : <XCircle className="mt-0.5 h-4 w-4 shrink-0 text-red-600" aria-label="missing" />}
+              {g.ok ? (
+                <CheckCircle2 className="mt-0.5 h-4 w-4 shrink-0 text-emerald-600" aria-label="holds" />
+              ) : (
+                <XCircle className="mt-0.5 h-4 w-4 shrink-0 text-red-600" aria-label="missing" />
+              )}
               <span>
                 <span className="font-medium">{g.label}</span>
                 <span className="block text-xs text-slate-600 dark:text-slate-400">{g.how}</span>

@@ -19,7 +19,9 @@ export function ServerCard({ server, maxTags }: { server: CatalogServer; maxTags
       className="group flex h-full flex-col rounded-xl border border-slate-200 bg-white p-5 transition hover:border-indigo-400 hover:shadow-md focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900/60 dark:hover:border-indigo-500"
     >
       <div className="flex items-start justify-between gap-3">
-        <h3 className="font-semibold text-slate-900 group-hover:text-indigo-700 dark:text-white dark:group-hover:text-indigo-300">{server.name}</h3>
+        <h3 className="font-semibold text-slate-900 group-hover:text-indigo-700 dark:text-white dark:group-hover:text-indigo-300">
+          {server.name}
+        </h3>
         <TypeBadge type={server.type} />
       </div>
       <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{server.category}</p>

@@ -43,7 +43,8 @@ export function RequiredKeysList({ keys }: { keys: { key: string; env_var: strin
           <li key={k.env_var} className="flex gap-2">
             <KeyRound className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
             <span>
-              <span className="font-medium">{k.key}</span> <code className="font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
+              <span className="font-medium">{k.key}</span>{" "}
+              <code className="font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
               {k.description && <span className="block text-slate-600 dark:text-slate-400">{k.description}</span>}
             </span>
           </li>
@@ -55,7 +56,10 @@ export function RequiredKeysList({ keys }: { keys: { key: string; env_var: strin
 
 export function BackToServers() {
   return (
-    <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+    <Link
+      to="/servers"
+      className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400"
+    >
       <ArrowLeft className="h-4 w-4" aria-hidden /> {CATALOG_TEXT.backToServers}
     </Link>
   );
@@ -64,7 +68,12 @@ export function BackToServers() {
 export function RepositoryLink({ url }: { url: string | null }) {
   if (!url) return null;
   return (
-    <a href={url} target="_blank" rel="noopener nofollow ugc" className="mt-2 inline-flex max-w-full items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+    <a
+      href={url}
+      target="_blank"
+      rel="noopener nofollow ugc"
+      className="mt-2 inline-flex max-w-full items-center gap-1 text-sm text-indigo-600 hover:underline dark:text-indigo-400"
+    >
       <GitBranch className="h-4 w-4 shrink-0" aria-hidden /> <span className="min-w-0 break-all">{url.replace(/^https?:\/\//, "")}</span>
     </a>
   );

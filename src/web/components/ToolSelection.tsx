@@ -26,7 +26,11 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
   const { fetcher, answer, busy } = useActionForm<DeployAnswer>("tools");
   const [cleared, setCleared] = useState<DeployAnswer | undefined>(undefined);
   const shownAnswer = answer?.intent === "tools" && answer !== cleared ? answer : undefined;
-  const message = shownAnswer ? (shownAnswer.error ? { kind: "error" as const, text: shownAnswer.error } : { kind: "ok" as const, text: shownAnswer.message ?? DEPLOY_TEXT.toolsSaved }) : null;
+  const message = shownAnswer
+    ? shownAnswer.error
+      ? { kind: "error" as const, text: shownAnswer.error }
+      : { kind: "ok" as const, text: shownAnswer.message ?? DEPLOY_TEXT.toolsSaved }
+    : null;
   const saw = useRef<DeployAnswer | undefined>(undefined);
   useEffect(() => {
     if (!fetcher.data || saw.current === fetcher.data) return;
@@ -74,7 +78,15 @@ export function ToolSelection({ deployment, tools, onSaved, className }: Props) 
               <li key={n}>
                 <label className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800">
                   <input type="hidden" name="tool" value={n} />
-                  <input type="checkbox" name="show" value={n} checked={!hidden.has(n)} onChange={() => toggle(n)} disabled={busy} className="h-4 w-4 accent-indigo-600" />
+                  <input
+                    type="checkbox"
+                    name="show"
+                    value={n}
+                    checked={!hidden.has(n)}
+                    onChange={() => toggle(n)}
+                    disabled={busy}
+                    className="h-4 w-4 accent-indigo-600"
+                  />
                   <span className={`font-mono ${hidden.has(n) ? "text-slate-600 line-through dark:text-slate-400" : ""}`}>{n}</span>
                 </label>
               </li>

@@ -13,7 +13,21 @@ export interface ToolInfo {
  * the public listing (a catalogue entry's approved one, docs/product.md#trusted-listings), or, to
  * a viewer with a deployment of it, what their own deployment listed (`own`).
  */
-export function ToolsList({ tools, listedAt, className, stats, own, empty }: { tools: ToolInfo[]; listedAt: string | null; className: string; stats?: ToolStat[]; own?: boolean; empty?: string }) {
+export function ToolsList({
+  tools,
+  listedAt,
+  className,
+  stats,
+  own,
+  empty,
+}: {
+  tools: ToolInfo[];
+  listedAt: string | null;
+  className: string;
+  stats?: ToolStat[];
+  own?: boolean;
+  empty?: string;
+}) {
   const figures = new Map((stats ?? []).map((s) => [s.name, toolStatLine(s)]));
   return (
     <section className={className} aria-labelledby="tools">
@@ -21,7 +35,9 @@ export function ToolsList({ tools, listedAt, className, stats, own, empty }: { t
         <Wrench className="h-5 w-5 text-indigo-500" aria-hidden /> Tools
       </h2>
       {tools.length === 0 ? (
-        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">{empty ?? "Its tools are listed here once it has been deployed and has started."}</p>
+        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+          {empty ?? "Its tools are listed here once it has been deployed and has started."}
+        </p>
       ) : (
         <>
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
@@ -41,7 +57,11 @@ export function ToolsList({ tools, listedAt, className, stats, own, empty }: { t
                 {t.params.length > 0 && (
                   <ul className="mt-2 flex flex-wrap gap-1.5" aria-label={`Parameters of ${t.name}`}>
                     {t.params.map((p) => (
-                      <li key={p.name} title={p.description || undefined} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-300">
+                      <li
+                        key={p.name}
+                        title={p.description || undefined}
+                        className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-300"
+                      >
                         {p.name}
                         {p.required ? "" : "?"}: {p.type}
                       </li>

@@ -4,7 +4,6 @@ import { field, isEnhanced } from "./actions.server";
 import type { DeployAnswer } from "./deploy-types";
 import { formMessage } from "./validation";
 
-
 /** The viewer's deployment of one server, for the page's first paint (the panel polls it afterwards). */
 export async function viewerDeployment(context: AppLoadContext, serverId: string): Promise<DeploymentView | null> {
   if (!context.viewer) return null;
@@ -20,32 +19,54 @@ export async function viewerDeployment(context: AppLoadContext, serverId: string
 export async function deploymentAction(
   context: AppLoadContext,
   request: Request,
-  server: { id: string; requiredKeys: readonly { key: string; env_var: string }[]; repositoryUrl: string | null; npxCommand: string | null },
+  server: {
+    id: string;
+    requiredKeys: readonly { key: string; env_var: string }[];
+    repositoryUrl: string | null;
+    npxCommand: string | null;
+  },
 ) {
   const form = await request.formData();
   const intent = field(form, "intent");
   // Without JavaScript a success goes back to the page (which shows the new state), so reloading it posts nothing again.
   const page = new URL(request.url).pathname;
   const answer = (a: Omit<DeployAnswer, "form" | "intent">) =>
-    !a.error && !isEnhanced(form) ? redirect(page, 303) : data({ form: intent === "tools" ? "tools" : "deploy", intent, ...a } satisfies DeployAnswer);
+    !a.error && !isEnhanced(form)
+      ? redirect(page, 303)
+      : data({ form: intent === "tools" ? "tools" : "deploy", intent, ...a } satisfies DeployAnswer);
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`);
 
   if (intent === "stop") {
     const r = await context.api("DELETE", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}`);
-    return r.ok ? answer({ deployment: null, message: DEPLOY_TEXT.stopped }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) });
+    return r.ok
+      ? answer({ deployment: null, message: DEPLOY_TEXT.stopped })
+      : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) });
   }
   if (intent === "restart" || intent === "keys") {
     const id = encodeURIComponent(field(form, "deployment"));
     const r =
       intent === "restart"
-        ? await context.api<{ message: string; deploymentInfo: DeploymentView }>("POST", `/api/deployments/${id}/restart`, undefined, { timeoutMs: 30_000 })
-        : await context.api<{ message: string; deploymentInfo: DeploymentView }>("PUT", `/api/deployments/${id}/env`, { env: typedKeys(form) }, { timeoutMs: 30_000 });
-    return r.ok ? answer({ deployment: r.data.deploymentInfo, message: r.data.message }) : answer({ error: r.error ?? DEPLOY_TEXT.restartFailed });
+        ? await context.api<{ message: string; deploymentInfo: DeploymentView }>("POST", `/api/deployments/${id}/restart`, undefined, {
+            timeoutMs: 30_000,
+          })
+        : await context.api<{ message: string; deploymentInfo: DeploymentView }>(
+            "PUT",
+            `/api/deployments/${id}/env`,
+            { env: typedKeys(form) },
+            { timeoutMs: 30_000 },
+          );
+    return r.ok
+      ? answer({ deployment: r.data.deploymentInfo, message: r.data.message })
+      : answer({ error: r.error ?? DEPLOY_TEXT.restartFailed });
   }
   if (intent === "tools") {
     const tools = form.getAll("tool").map(String);
     const shown = new Set(form.getAll("show").map(String));
-    const r = await context.api<{ hidden_tools: string[] }>("PUT", `/api/deployments/${encodeURIComponent(field(form, "deployment"))}/tools`, { hidden: tools.filter((t) => !shown.has(t)) });
+    const r = await context.api<{ hidden_tools: string[] }>(
+      "PUT",
+      `/api/deployments/${encodeURIComponent(field(form, "deployment"))}/tools`,
+      { hidden: tools.filter((t) => !shown.has(t)) },
+    );
     return r.ok ? answer({ message: DEPLOY_TEXT.toolsSaved }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   }
 
@@ -56,7 +77,9 @@ export async function deploymentAction(
   const input = deployRequest(server.requiredKeys).safeParse(body);
   if (!input.success) return answer({ error: formMessage(input.error) });
   const r = await context.api<{ deploymentInfo: DeploymentView }>("POST", `/api/deploy/${server.id}`, body, { timeoutMs: 30_000 });
-  return r.ok ? answer({ deployment: r.data.deploymentInfo }) : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault) });
+  return r.ok
+    ? answer({ deployment: r.data.deploymentInfo })
+    : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault) });
 }
 
 /** The keys typed into the panel's `env:<NAME>` fields (empty ones left out). */

@@ -65,7 +65,17 @@ export function FieldError({ meta }: { meta: Pick<FieldMetadata<unknown>, "error
 }
 
 /** A labelled field with its hint (`<id>-hint`) and its error under it. */
-export function FormField({ meta, label, hint, children }: { meta: Pick<FieldMetadata<unknown>, "id" | "errorId" | "errors">; label: ReactNode; hint?: string; children: ReactNode }) {
+export function FormField({
+  meta,
+  label,
+  hint,
+  children,
+}: {
+  meta: Pick<FieldMetadata<unknown>, "id" | "errorId" | "errors">;
+  label: ReactNode;
+  hint?: string;
+  children: ReactNode;
+}) {
   return (
     <div>
       <label htmlFor={meta.id} className="mb-1 block text-sm font-medium">
@@ -83,7 +93,13 @@ export function FormField({ meta, label, hint, children }: { meta: Pick<FieldMet
 }
 
 /** The form's own error (not a field's) at its top, named by the form's aria-describedby. */
-export function FormError({ form, text }: { form: Pick<FormMetadata<Record<string, unknown>>, "errorId">; text: string | null | undefined }) {
+export function FormError({
+  form,
+  text,
+}: {
+  form: Pick<FormMetadata<Record<string, unknown>>, "errorId">;
+  text: string | null | undefined;
+}) {
   if (!text) return null;
   return (
     <div id={form.errorId}>

@@ -18,5 +18,8 @@ export async function githubSignIn(context: AppLoadContext, form: FormData, mode
     errorCallbackURL: `/${mode}?error=github${oauthQuery ? `&${oauthQuery}` : ""}`,
   });
   if (r.ok && typeof r.data?.url === "string" && /^https?:\/\//.test(r.data.url)) return finish(form, r.data.url, cookieHeaders(r));
-  return data({ form: "github", error: mode === "login" ? AUTH_TEXT.githubLoginFailed : AUTH_TEXT.githubRegisterFailed }, { headers: cookieHeaders(r) });
+  return data(
+    { form: "github", error: mode === "login" ? AUTH_TEXT.githubLoginFailed : AUTH_TEXT.githubRegisterFailed },
+    { headers: cookieHeaders(r) },
+  );
 }

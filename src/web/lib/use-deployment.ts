@@ -28,7 +28,9 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
   // What was last heard, and for which server: moving to another server's page (the same
   // component, new params) shows nothing of the previous server's deployment, not even once.
   // The page's loader heard it first (so it shows before and without scripts).
-  const [held, setHeld] = useState<{ serverId: string; deployment: DeploymentView | null } | null>(initial === undefined ? null : { serverId, deployment: initial });
+  const [held, setHeld] = useState<{ serverId: string; deployment: DeploymentView | null } | null>(
+    initial === undefined ? null : { serverId, deployment: initial },
+  );
   // Only the answer to the latest request counts: a slow poll must not overwrite a newer answer
   // (or an action's). One for the page before that still lands is held under its own server.
   const seq = useRef(0);
@@ -39,7 +41,9 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
     const mine = ++seq.current;
     const r = await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}`);
     if (mine !== seq.current) return;
-    setHeld((h) => (r.ok ? { serverId, deployment: r.data.deployments[0] ?? null } : h?.serverId === serverId ? h : { serverId, deployment: null }));
+    setHeld((h) =>
+      r.ok ? { serverId, deployment: r.data.deployments[0] ?? null } : h?.serverId === serverId ? h : { serverId, deployment: null },
+    );
   }, [serverId]);
 
   const setDeployment = useCallback(

@@ -30,7 +30,11 @@ type Answer = { result?: SubmissionResult<string[]>; keys?: RequiredKey[]; succe
 function listedKeys(form: FormData): RequiredKey[] {
   const keys: RequiredKey[] = [];
   for (let i = 0; form.has(`required_keys[${i}].env_var`); i++) {
-    keys.push({ key: field(form, `required_keys[${i}].key`), env_var: field(form, `required_keys[${i}].env_var`), description: field(form, `required_keys[${i}].description`) });
+    keys.push({
+      key: field(form, `required_keys[${i}].key`),
+      env_var: field(form, `required_keys[${i}].env_var`),
+      description: field(form, `required_keys[${i}].description`),
+    });
   }
   return keys;
 }
@@ -48,7 +52,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "add-key" || intent.startsWith("remove-key:")) {
     let keys = listedKeys(form);
     if (intent === "add-key") {
-      const k = draftKey({ key: field(form, "draft.key"), env_var: field(form, "draft.env_var"), description: field(form, "draft.description") });
+      const k = draftKey({
+        key: field(form, "draft.key"),
+        env_var: field(form, "draft.env_var"),
+        description: field(form, "draft.description"),
+      });
       if (k) keys = [...keys, k];
     } else keys = keys.filter((_, i) => i !== Number(intent.slice("remove-key:".length)));
     const values: Record<string, string> = {};
@@ -63,11 +71,25 @@ export async function action({ request, context }: Route.ActionArgs) {
     const reply =
       r.status === 409
         ? submission.reply({ fieldErrors: { id: [SUBMIT_TEXT.duplicate] } })
-        : submission.reply({ formErrors: [r.status === 400 && r.error ? (r.error === SUBMIT_TEXT.requiredFields ? r.error : SUBMIT_TEXT.failed(r.error)) : r.status === 401 ? SUBMIT_TEXT.mustLogin : SUBMIT_TEXT.unexpected] });
+        : submission.reply({
+            formErrors: [
+              r.status === 400 && r.error
+                ? r.error === SUBMIT_TEXT.requiredFields
+                  ? r.error
+                  : SUBMIT_TEXT.failed(r.error)
+                : r.status === 401
+                  ? SUBMIT_TEXT.mustLogin
+                  : SUBMIT_TEXT.unexpected,
+            ],
+          });
     return data({ keys: listedKeys(form), result: reply } satisfies Answer, { status: r.status === 401 ? 401 : 200 });
   }
   // The form says so, then the visitor goes home after 3 s (without JavaScript, by a refresh the page asks for).
-  return { success: SUBMIT_TEXT.success, result: submission.reply({ resetForm: true }), redirectTo: isEnhanced(form) ? "/" : undefined } satisfies Answer;
+  return {
+    success: SUBMIT_TEXT.success,
+    result: submission.reply({ resetForm: true }),
+    redirectTo: isEnhanced(form) ? "/" : undefined,
+  } satisfies Answer;
 }
 
 export default function AddServer({ loaderData }: Route.ComponentProps) {
@@ -124,12 +146,20 @@ function SubmitForm() {
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6">
-      <Link to="/" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+      <Link
+        to="/"
+        className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400"
+      >
         <ArrowLeft className="h-4 w-4" aria-hidden /> {SUBMIT_TEXT.backToDirectory}
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">Add MCP Server</h1>
       <div className="mt-8 grid gap-8 lg:grid-cols-3">
-        <fetcher.Form method="post" {...getFormProps(form)} className="min-w-0 space-y-8 lg:col-span-2" key={answer?.success ? "sent" : "form"}>
+        <fetcher.Form
+          method="post"
+          {...getFormProps(form)}
+          className="min-w-0 space-y-8 lg:col-span-2"
+          key={answer?.success ? "sent" : "form"}
+        >
           {/* Enter in a field submits the form, not Add Key or Remove (the first submit button is the default). */}
           <button type="submit" name="intent" value="submit" hidden tabIndex={-1} />
           <Enhanced />
@@ -137,7 +167,10 @@ function SubmitForm() {
             <FormError form={form} text={form.errors?.[0]} />
             {answer?.success && !hydrated && <meta httpEquiv="refresh" content={`${SUCCESS_DELAY_MS / 1000};url=/`} />}
             {answer?.success && (
-              <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:border-emerald-900 dark:bg-emerald-950/50 dark:text-emerald-300">
+              <p
+                role="status"
+                className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-800 dark:border-emerald-900 dark:bg-emerald-950/50 dark:text-emerald-300"
+              >
                 {answer.success}
               </p>
             )}
@@ -145,10 +178,23 @@ function SubmitForm() {
           <fieldset className={formSection} disabled={busy}>
             <legend className={formLegend}>Basic Information</legend>
             <FormField meta={fields.name} label="Server Name *">
-              <input {...getInputProps(fields.name, { type: "text" })} onChange={(e) => setName(e.target.value)} placeholder="PostgreSQL MCP" className={inputClass} />
+              <input
+                {...getInputProps(fields.name, { type: "text" })}
+                onChange={(e) => setName(e.target.value)}
+                placeholder="PostgreSQL MCP"
+                className={inputClass}
+              />
             </FormField>
-            <FormField meta={fields.id} label="Server ID *" hint="Lowercase letters, numbers and hyphens only; must be unique. Leave empty to derive it from the name.">
-              <input {...getInputProps(fields.id, { type: "text", ariaDescribedBy: `${fields.id.id}-hint` })} placeholder={idFromName(name) || "postgresql-mcp"} className={inputClass} />
+            <FormField
+              meta={fields.id}
+              label="Server ID *"
+              hint="Lowercase letters, numbers and hyphens only; must be unique. Leave empty to derive it from the name."
+            >
+              <input
+                {...getInputProps(fields.id, { type: "text", ariaDescribedBy: `${fields.id.id}-hint` })}
+                placeholder={idFromName(name) || "postgresql-mcp"}
+                className={inputClass}
+              />
             </FormField>
             <FormField meta={fields.description} label="Description *">
               <textarea {...getTextareaProps(fields.description)} rows={4} className={inputClass} />
@@ -196,7 +242,11 @@ function SubmitForm() {
                 </FormField>
               ))}
               <FormField meta={fields.npx_command} label="NPX Command">
-                <input {...getInputProps(fields.npx_command, { type: "text" })} placeholder="npx -y @scope/server or uvx mcp-server-name" className={`${inputClass} font-mono`} />
+                <input
+                  {...getInputProps(fields.npx_command, { type: "text" })}
+                  placeholder="npx -y @scope/server or uvx mcp-server-name"
+                  className={`${inputClass} font-mono`}
+                />
               </FormField>
             </div>
           </fieldset>
@@ -206,7 +256,10 @@ function SubmitForm() {
             {keys.length > 0 && !answer?.success && (
               <ul className="space-y-2">
                 {(answer?.success ? [] : keys).map((k, i) => (
-                  <li key={`${k.env_var}-${i}`} className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-700">
+                  <li
+                    key={`${k.env_var}-${i}`}
+                    className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-700"
+                  >
                     <span>
                       {k.key} ({k.env_var})
                     </span>

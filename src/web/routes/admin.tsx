@@ -21,7 +21,13 @@ export async function loader({ context }: Route.LoaderArgs) {
   const opts = { allowFileGit: context.config.GIT_ALLOW_FILE === "on" };
   const [pending, approved] = await Promise.all([adminList(context.db, "pending", opts), adminList(context.db, "approved", opts)]);
   const { layer, complete, notes, guarantees } = context.sandbox;
-  return { pending: pending.data, approved: approved.data, counts: pending.counts, sandbox: { layer, complete, notes, guarantees }, sandboxPolicy: context.config.SANDBOX_INCOMPLETE };
+  return {
+    pending: pending.data,
+    approved: approved.data,
+    counts: pending.counts,
+    sandbox: { layer, complete, notes, guarantees },
+    sandboxPolicy: context.config.SANDBOX_INCOMPLETE,
+  };
 }
 
 type Intent = "approve" | "reject" | "unapprove" | "accept-tools" | "check";
@@ -46,7 +52,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const path = `/api/admin/mcp-servers/${encodeURIComponent(id)}`;
   const r = intent === "reject" ? await context.api("DELETE", path) : await context.api("POST", `${path}/${intent}`, {});
   // A check refused says why (it cannot run here, one is running already).
-  if (!r.ok) return { id, error: intent === "check" && r.status >= 400 && r.status < 500 && r.error ? r.error : FAILED[intent] } satisfies Answer;
+  if (!r.ok)
+    return { id, error: intent === "check" && r.status >= 400 && r.status < 500 && r.error ? r.error : FAILED[intent] } satisfies Answer;
   if (!isEnhanced(form)) throw redirect("/admin/mcp-servers", 303);
   return { id } satisfies Answer;
 }
@@ -64,12 +71,34 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
   }, [checking, revalidator]);
   const lastError = useActionData<typeof action>()?.error ?? null;
 
-  const tab = "-mb-px border-b-2 border-transparent px-4 py-2 text-sm font-medium text-slate-600 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:data-[state=active]:text-indigo-300";
-  const pendingList = pending.length === 0 ? <p className="text-slate-600 dark:text-slate-400">{ADMIN_TEXT.noPending}</p> : <ul className="space-y-4">{pending.map((s) => <AdminCard key={s.id} s={s} kind="pending" />)}</ul>;
-  const approvedList = approved.length === 0 ? <p className="text-slate-600 dark:text-slate-400">{ADMIN_TEXT.noApproved}</p> : <ul className="space-y-4">{approved.map((s) => <AdminCard key={s.id} s={s} kind="approved" />)}</ul>;
+  const tab =
+    "-mb-px border-b-2 border-transparent px-4 py-2 text-sm font-medium text-slate-600 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:data-[state=active]:text-indigo-300";
+  const pendingList =
+    pending.length === 0 ? (
+      <p className="text-slate-600 dark:text-slate-400">{ADMIN_TEXT.noPending}</p>
+    ) : (
+      <ul className="space-y-4">
+        {pending.map((s) => (
+          <AdminCard key={s.id} s={s} kind="pending" />
+        ))}
+      </ul>
+    );
+  const approvedList =
+    approved.length === 0 ? (
+      <p className="text-slate-600 dark:text-slate-400">{ADMIN_TEXT.noApproved}</p>
+    ) : (
+      <ul className="space-y-4">
+        {approved.map((s) => (
+          <AdminCard key={s.id} s={s} kind="approved" />
+        ))}
+      </ul>
+    );
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6">
-      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+      <Link
+        to="/servers"
+        className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400"
+      >
         <ArrowLeft className="h-4 w-4" aria-hidden /> Back to Servers
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{ADMIN_TEXT.title}</h1>
@@ -140,7 +169,9 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
         </div>
         <span
           className={`rounded px-2 py-0.5 text-xs font-medium ${
-            kind === "pending" ? "bg-amber-100 text-amber-800 dark:bg-amber-900/40 dark:text-amber-300" : "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300"
+            kind === "pending"
+              ? "bg-amber-100 text-amber-800 dark:bg-amber-900/40 dark:text-amber-300"
+              : "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300"
           }`}
         >
           {kind === "pending" ? ADMIN_TEXT.pendingBadge : ADMIN_TEXT.approvedBadge}
@@ -148,17 +179,37 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
       </div>
       {s.tools_changed && <ToolsChanged changes={s.tools_changed} first={kind === "pending" || !s.public_listing} />}
       {s.check && (
-        <p role="status" className={`mt-3 text-sm ${s.check.status === "failed" ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}>
+        <p
+          role="status"
+          className={`mt-3 text-sm ${s.check.status === "failed" ? "text-red-700 dark:text-red-300" : "text-slate-600 dark:text-slate-400"}`}
+        >
           {s.check.status === "checking" ? CHECK_TEXT.checking : CHECK_TEXT.checkFailed(s.check.detail ?? CHECK_TEXT.failed)}
         </p>
       )}
       <p className="mt-3 text-sm text-slate-700 dark:text-slate-300">{s.description}</p>
       <dl className="mt-4 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-2">
-        <div><dt className="inline text-slate-600 dark:text-slate-400">Category: </dt><dd className="inline">{s.category}</dd></div>
-        <div><dt className="inline text-slate-600 dark:text-slate-400">Type: </dt><dd className="inline">{s.type}</dd></div>
-        <div><dt className="inline text-slate-600 dark:text-slate-400">Source: </dt><dd className="inline">{s.source}</dd></div>
-        <div className="truncate"><dt className="inline text-slate-600 dark:text-slate-400">URL: </dt><dd className="inline">{s.url ?? "-"}</dd></div>
-        <div><dt className="inline text-slate-600 dark:text-slate-400">Submitted by: </dt><dd className="inline">{s.submitter.username} ({s.submitter.email})</dd></div>
+        <div>
+          <dt className="inline text-slate-600 dark:text-slate-400">Category: </dt>
+          <dd className="inline">{s.category}</dd>
+        </div>
+        <div>
+          <dt className="inline text-slate-600 dark:text-slate-400">Type: </dt>
+          <dd className="inline">{s.type}</dd>
+        </div>
+        <div>
+          <dt className="inline text-slate-600 dark:text-slate-400">Source: </dt>
+          <dd className="inline">{s.source}</dd>
+        </div>
+        <div className="truncate">
+          <dt className="inline text-slate-600 dark:text-slate-400">URL: </dt>
+          <dd className="inline">{s.url ?? "-"}</dd>
+        </div>
+        <div>
+          <dt className="inline text-slate-600 dark:text-slate-400">Submitted by: </dt>
+          <dd className="inline">
+            {s.submitter.username} ({s.submitter.email})
+          </dd>
+        </div>
         <div>
           <dt className="inline text-slate-600 dark:text-slate-400">{kind === "pending" ? "Submitted: " : "Approved: "}</dt>
           <dd className="inline">{shortDate(kind === "pending" ? s.created_at : s.updated_at)}</dd>
@@ -167,7 +218,9 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
       {s.runs && <WhatRuns runs={s.runs} keys={s.required_keys ?? []} />}
       <ul className="mt-3 flex flex-wrap gap-1.5" aria-label="Tags">
         {s.tags.map((t) => (
-          <li key={t} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">{t}</li>
+          <li key={t} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+            {t}
+          </li>
         ))}
       </ul>
       {error && (
@@ -211,14 +264,20 @@ function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }
 function WhatRuns({ runs, keys }: { runs: NonNullable<AdminServer["runs"]>; keys: NonNullable<AdminServer["required_keys"]> }) {
   const dt = "text-slate-600 dark:text-slate-400";
   return (
-    <section aria-label={ADMIN_TEXT.whatRuns} data-testid="what-runs" className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800">
+    <section
+      aria-label={ADMIN_TEXT.whatRuns}
+      data-testid="what-runs"
+      className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800"
+    >
       <h4 className="font-semibold">{ADMIN_TEXT.whatRuns}</h4>
       <dl className="mt-2 space-y-1.5">
         {runs.command && (
           <div>
             <dt className={dt}>Command</dt>
             <dd>
-              <code className="block overflow-x-auto whitespace-pre rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">{runs.command}</code>
+              <code className="block overflow-x-auto whitespace-pre rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">
+                {runs.command}
+              </code>
             </dd>
           </div>
         )}
@@ -256,7 +315,11 @@ function ToolsChanged({ changes, first }: { changes: NonNullable<AdminServer["to
     [ADMIN_TEXT.toolsRemoved, changes.removed],
   ] as const;
   return (
-    <div role="status" data-testid="tools-changed" className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
+    <div
+      role="status"
+      data-testid="tools-changed"
+      className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+    >
       <p className="font-semibold">{first ? CHECK_TEXT.firstListing : ADMIN_TEXT.toolsChanged}</p>
       <dl className="mt-1 space-y-0.5">
         {rows.map(([label, names]) =>

@@ -47,19 +47,31 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (field(form, "intent") === "revoke") {
     const name = field(form, "name");
     const r = await context.api("DELETE", `/api/auth/apikeys/${encodeURIComponent(name)}`);
-    return { message: r.ok ? { kind: "success", text: API_KEY_TEXT.revoked(name) } : { kind: "error", text: API_KEY_TEXT.revokeFailed } } satisfies Answer;
+    return {
+      message: r.ok ? { kind: "success", text: API_KEY_TEXT.revoked(name) } : { kind: "error", text: API_KEY_TEXT.revokeFailed },
+    } satisfies Answer;
   }
   const submission = parseWithZod(form, { schema: apiKeyCreate });
   if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
   const v = submission.value;
-  const r = await context.api<{ apiKey: string }>("POST", "/api/auth/apikeys", { name: v.name, scopes: v.scopes, resources: v.resources ?? undefined, expiresAt: v.expiresAt?.toISOString() });
+  const r = await context.api<{ apiKey: string }>("POST", "/api/auth/apikeys", {
+    name: v.name,
+    scopes: v.scopes,
+    resources: v.resources ?? undefined,
+    expiresAt: v.expiresAt?.toISOString(),
+  });
   if (!r.ok) {
     // A name already taken is said at the name; anything else is the spec's failure text.
-    if (r.status === 409 || r.status === 400) return { result: submission.reply({ fieldErrors: { name: [r.error ?? API_KEY_TEXT.generateFailed] } }) } satisfies Answer;
+    if (r.status === 409 || r.status === 400)
+      return { result: submission.reply({ fieldErrors: { name: [r.error ?? API_KEY_TEXT.generateFailed] } }) } satisfies Answer;
     return { result: submission.reply({ formErrors: [API_KEY_TEXT.generateFailed] }) } satisfies Answer;
   }
   // The key itself is in this answer only: shown once, never stored or sent again.
-  return { result: submission.reply({ resetForm: true }), apiKey: r.data.apiKey, message: { kind: "success", text: API_KEY_TEXT.generated } } satisfies Answer;
+  return {
+    result: submission.reply({ resetForm: true }),
+    apiKey: r.data.apiKey,
+    message: { kind: "success", text: API_KEY_TEXT.generated },
+  } satisfies Answer;
 }
 
 export default function ApiKeys({ loaderData }: Route.ComponentProps) {
@@ -72,7 +84,9 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
     id: "apikey",
     lastResult: answer?.result,
     // A new key lasts 90 days unless its maker says otherwise (also what a reset form goes back to).
-    defaultValue: loaderData.forServer ? { expiry: "90", name: uniqueName(`${loaderData.forServer} client`, loaderData.keys), resources: [loaderData.forServer] } : { expiry: "90" },
+    defaultValue: loaderData.forServer
+      ? { expiry: "90", name: uniqueName(`${loaderData.forServer} client`, loaderData.keys), resources: [loaderData.forServer] }
+      : { expiry: "90" },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: apiKeyCreate }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
@@ -111,8 +125,8 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
       </h1>
       <p className="mt-2 text-slate-600 dark:text-slate-400">
         Use a key as <code className="rounded bg-slate-100 px-1 dark:bg-slate-800">Authorization: Bearer &lt;key&gt;</code> with the API and
-        with your deployed servers&apos; URLs. A key opens only what its scopes say, never your account, billing or other keys: those need you
-        signed in. Give each client its own key, limit it to the deployments it needs, and revoke one you no longer use.
+        with your deployed servers&apos; URLs. A key opens only what its scopes say, never your account, billing or other keys: those need
+        you signed in. Give each client its own key, limit it to the deployments it needs, and revoke one you no longer use.
       </p>
 
       <div className="mt-6 space-y-3" aria-live="polite">
@@ -123,17 +137,29 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         )}
         {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
         {fresh && (
-          <div className="rounded-xl border border-amber-300 bg-amber-50 p-4 dark:border-amber-800 dark:bg-amber-950/40" data-testid="new-key">
+          <div
+            className="rounded-xl border border-amber-300 bg-amber-50 p-4 dark:border-amber-800 dark:bg-amber-950/40"
+            data-testid="new-key"
+          >
             <div className="flex items-start justify-between gap-4">
               <p className="flex items-center gap-2 font-semibold text-amber-900 dark:text-amber-200">
                 <TriangleAlert className="h-4 w-4" aria-hidden /> {API_KEY_TEXT.onceWarning}
               </p>
-              <button type="button" onClick={() => setDismissed(fresh)} aria-label="Dismiss" className="rounded p-1 text-amber-900 hover:bg-amber-100 dark:text-amber-200 dark:hover:bg-amber-900/50">
+              <button
+                type="button"
+                onClick={() => setDismissed(fresh)}
+                aria-label="Dismiss"
+                className="rounded p-1 text-amber-900 hover:bg-amber-100 dark:text-amber-200 dark:hover:bg-amber-900/50"
+              >
                 <X className="h-4 w-4" aria-hidden />
               </button>
             </div>
             <div className="mt-3 flex items-center gap-2">
-              <code className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900" data-testid="new-key-value" tabIndex={0}>
+              <code
+                className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900"
+                data-testid="new-key-value"
+                tabIndex={0}
+              >
                 {fresh}
               </code>
               <Button onClick={() => void copy()} aria-label="Copy API key">
@@ -144,14 +170,24 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         )}
       </div>
 
-      <fetcher.Form method="post" {...getFormProps(form)} className="mt-6 space-y-4 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+      <fetcher.Form
+        method="post"
+        {...getFormProps(form)}
+        className="mt-6 space-y-4 rounded-xl border border-slate-200 p-4 dark:border-slate-800"
+      >
         <Enhanced />
         <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
           <div className="flex-1">
             <label htmlFor={fields.name.id} className="block text-sm font-medium">
               New key name
             </label>
-            <input {...getInputProps(fields.name, { type: "text" })} placeholder="e.g. laptop, CI, Claude Desktop" maxLength={100} className={`mt-1 ${inputClass}`} disabled={creating} />
+            <input
+              {...getInputProps(fields.name, { type: "text" })}
+              placeholder="e.g. laptop, CI, Claude Desktop"
+              maxLength={100}
+              className={`mt-1 ${inputClass}`}
+              disabled={creating}
+            />
             <FieldError meta={fields.name} />
           </div>
           <Button type="submit" name="intent" value="create" disabled={creating} className="sm:mt-6">
@@ -164,7 +200,14 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           <div className="mt-1 grid gap-2 sm:grid-cols-3">
             {KEY_SCOPES.map((scope) => (
               <label key={scope} className="flex items-start gap-2 text-sm">
-                <input type="checkbox" name="scopes" value={scope} defaultChecked={chosenScopes ? chosenScopes.includes(scope) : scope === "mcp"} className="mt-1 h-4 w-4 accent-indigo-600" disabled={creating} />
+                <input
+                  type="checkbox"
+                  name="scopes"
+                  value={scope}
+                  defaultChecked={chosenScopes ? chosenScopes.includes(scope) : scope === "mcp"}
+                  className="mt-1 h-4 w-4 accent-indigo-600"
+                  disabled={creating}
+                />
                 <span>
                   <span className="font-mono font-medium">{SCOPE_TEXT[scope].label}</span>
                   <span className="block text-xs text-slate-600 dark:text-slate-400">{SCOPE_TEXT[scope].help}</span>
@@ -191,7 +234,12 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
             <label htmlFor={fields.expiresAt.id} className="block text-sm font-medium">
               Date (for &ldquo;{EXPIRY_TEXT.custom}&rdquo;)
             </label>
-            <input {...getInputProps(fields.expiresAt, { type: "date" })} min={new Date(loaderData.now + 86_400_000).toISOString().slice(0, 10)} className={`mt-1 ${inputClass}`} disabled={creating} />
+            <input
+              {...getInputProps(fields.expiresAt, { type: "date" })}
+              min={new Date(loaderData.now + 86_400_000).toISOString().slice(0, 10)}
+              className={`mt-1 ${inputClass}`}
+              disabled={creating}
+            />
             <FieldError meta={fields.expiresAt} />
           </div>
         </div>
@@ -202,7 +250,14 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
             <div className="mt-1 flex flex-wrap gap-3">
               {loaderData.servers.map((id) => (
                 <label key={id} className="flex items-center gap-2 text-sm">
-                  <input type="checkbox" name="resources" value={id} defaultChecked={chosenResources.includes(id)} className="h-4 w-4 accent-indigo-600" disabled={creating} />
+                  <input
+                    type="checkbox"
+                    name="resources"
+                    value={id}
+                    defaultChecked={chosenResources.includes(id)}
+                    className="h-4 w-4 accent-indigo-600"
+                    disabled={creating}
+                  />
                   <span className="font-mono">{id}</span>
                 </label>
               ))}
@@ -213,11 +268,20 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
 
       <h2 className="mt-10 text-lg font-semibold">Your keys</h2>
       {loaderData.keys.length === 0 ? (
-        <p className="mt-3 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">{API_KEY_TEXT.empty}</p>
+        <p className="mt-3 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+          {API_KEY_TEXT.empty}
+        </p>
       ) : (
         <ul className="mt-3 divide-y divide-slate-200 rounded-xl border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
           {loaderData.keys.map((k) => (
-            <KeyRow key={k.name} k={k} now={loaderData.now} revoking={revoking === k.name} onRevoke={() => void fetcher.submit({ intent: "revoke", name: k.name, _enhanced: "1" }, { method: "post" })} Form={fetcher.Form} />
+            <KeyRow
+              key={k.name}
+              k={k}
+              now={loaderData.now}
+              revoking={revoking === k.name}
+              onRevoke={() => void fetcher.submit({ intent: "revoke", name: k.name, _enhanced: "1" }, { method: "post" })}
+              Form={fetcher.Form}
+            />
           ))}
         </ul>
       )}
@@ -240,22 +304,44 @@ function expiryOf(k: ApiKeyView, now: number): string {
   return new Date(k.expiresAt).getTime() <= now ? `Expired ${shortDate(k.expiresAt)}` : `Expires ${shortDate(k.expiresAt)}`;
 }
 
-function KeyRow({ k, now, revoking, onRevoke, Form }: { k: ApiKeyView; now: number; revoking: boolean; onRevoke: () => void; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
+function KeyRow({
+  k,
+  now,
+  revoking,
+  onRevoke,
+  Form,
+}: {
+  k: ApiKeyView;
+  now: number;
+  revoking: boolean;
+  onRevoke: () => void;
+  Form: ReturnType<typeof useActionForm>["fetcher"]["Form"];
+}) {
   const [confirming, setConfirming] = useState(false);
   return (
     <li className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
       <div>
         <p className="font-medium">{k.name}</p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} · {k.lastUsedAt ? <span title={longDate(k.lastUsedAt)}>Last used {timeAgo(k.lastUsedAt, now)}</span> : "Never used"} · {expiryOf(k, now)}
+          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} ·{" "}
+          {k.lastUsedAt ? <span title={longDate(k.lastUsedAt)}>Last used {timeAgo(k.lastUsedAt, now)}</span> : "Never used"} ·{" "}
+          {expiryOf(k, now)}
         </p>
         <p className="mt-1 flex flex-wrap items-center gap-1.5 text-xs" data-testid="key-scopes">
           {k.scopes.map((scope) => (
-            <span key={scope} data-testid="key-scope" className="rounded bg-indigo-50 px-1.5 py-0.5 font-mono text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-200">
+            <span
+              key={scope}
+              data-testid="key-scope"
+              className="rounded bg-indigo-50 px-1.5 py-0.5 font-mono text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-200"
+            >
               {scope}
             </span>
           ))}
-          <span className="text-slate-600 dark:text-slate-400">{k.resources ? `only ${k.resources.map((r) => r.replace(/^(catalog|owned):/, "")).join(", ")}` : API_KEY_TEXT.resourcesAll.toLowerCase()}</span>
+          <span className="text-slate-600 dark:text-slate-400">
+            {k.resources
+              ? `only ${k.resources.map((r) => r.replace(/^(catalog|owned):/, "")).join(", ")}`
+              : API_KEY_TEXT.resourcesAll.toLowerCase()}
+          </span>
         </p>
         {k.legacy && <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">{API_KEY_TEXT.legacy}</p>}
       </div>
@@ -266,7 +352,8 @@ function KeyRow({ k, now, revoking, onRevoke, Form }: { k: ApiKeyView; now: numb
           onOpenChange={setConfirming}
           trigger={
             <Button variant="dangerOutline" size="sm" disabled={revoking}>
-              {revoking ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke<span className="sr-only"> {k.name}</span>
+              {revoking ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke
+              <span className="sr-only"> {k.name}</span>
             </Button>
           }
           title={`Revoke the API key "${k.name}"?`}

@@ -32,14 +32,23 @@ export function meta() {
 }
 
 /** A deployment's server page: a catalogue entry's id, or an owned server's owner/name. */
-export const serverPath = (serverId: string) => (serverId.includes("/") ? `/server/${serverId}` : `/server/${encodeURIComponent(serverId)}`);
+export const serverPath = (serverId: string) =>
+  serverId.includes("/") ? `/server/${serverId}` : `/server/${encodeURIComponent(serverId)}`;
 
 export async function loader({ context }: Route.LoaderArgs) {
   const v = context.viewer;
   if (!v) throw redirect("/login?redirect=/deployments");
   const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
   const deployments = r.ok ? r.data : [];
-  const [last, keys, usage] = await Promise.all([lastRequests(context.db, v, deployments.map((d) => d.id)), keysAsked(context.db, v), planUsage(context.db, v)]);
+  const [last, keys, usage] = await Promise.all([
+    lastRequests(
+      context.db,
+      v,
+      deployments.map((d) => d.id),
+    ),
+    keysAsked(context.db, v),
+    planUsage(context.db, v),
+  ]);
   return { deployments, last, keys, usage, loadFailed: !r.ok, now: Date.now() };
 }
 
@@ -54,9 +63,16 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "stop") r = await context.api("DELETE", `/api/deployments/${id}`);
   else if (intent === "restart") r = await context.api("POST", `/api/deployments/${id}/restart`, undefined, { timeoutMs: 30_000 });
   else return data({ error: "Unknown action" } satisfies Answer, { status: 400 });
-  if (!r.ok) return data({ error: r.error ?? (intent === "stop" ? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) : DEPLOY_TEXT.restartFailed) } satisfies Answer);
+  if (!r.ok)
+    return data({
+      error:
+        r.error ??
+        (intent === "stop" ? (r.status ? DEPLOY_TEXT.undeployFailed : DEPLOY_TEXT.undeployFailedDefault) : DEPLOY_TEXT.restartFailed),
+    } satisfies Answer);
   // Without JavaScript the list is shown again (post/redirect/get); with it, the page reloads its data.
-  return isEnhanced(form) ? data({ message: intent === "stop" ? DEPLOY_TEXT.stopped : DEPLOY_TEXT.restarted } satisfies Answer) : redirect("/deployments", 303);
+  return isEnhanced(form)
+    ? data({ message: intent === "stop" ? DEPLOY_TEXT.stopped : DEPLOY_TEXT.restarted } satisfies Answer)
+    : redirect("/deployments", 303);
 }
 
 export default function Deployments({ loaderData }: Route.ComponentProps) {
@@ -154,7 +170,10 @@ function DeploymentRow({ d, lastAt, now, hasKeys }: { d: DeploymentView; lastAt:
         <CopyButton text={d.url} />
       </div>
       {d.status_detail && !running && (
-        <pre tabIndex={0} className="mt-2 max-h-32 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+        <pre
+          tabIndex={0}
+          className="mt-2 max-h-32 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+        >
           {d.status_detail}
         </pre>
       )}

@@ -1,7 +1,16 @@
 import { ChevronLeft, ChevronRight, Search, SearchX } from "lucide-react";
 import { Form, Link, useNavigation, useSubmit } from "react-router";
 import { listServers } from "../../server/features/catalog/service";
-import { CATALOG_TEXT, CATEGORIES, DIRECTORY_PAGE_SIZE, SEARCH_COUNT_CAP, SORTS, SORT_LABELS, TYPES, listQuery } from "../../shared/catalog";
+import {
+  CATALOG_TEXT,
+  CATEGORIES,
+  DIRECTORY_PAGE_SIZE,
+  SEARCH_COUNT_CAP,
+  SORTS,
+  SORT_LABELS,
+  TYPES,
+  listQuery,
+} from "../../shared/catalog";
 import { ServerCard } from "../components/ServerCard";
 import { Button, buttonClass } from "../components/ui";
 import type { Route } from "./+types/directory";
@@ -18,10 +27,15 @@ export function meta({ matches, data }: Route.MetaArgs) {
 export async function loader({ request, context }: Route.LoaderArgs) {
   const params = Object.fromEntries(new URL(request.url).searchParams);
   // Unknown or malformed filters fall back to their defaults instead of failing.
-  const clean = Object.fromEntries(Object.entries(params).filter(([k, v]) => v !== "" && listQuery.shape[k as keyof typeof listQuery.shape]?.safeParse(v).success));
+  const clean = Object.fromEntries(
+    Object.entries(params).filter(([k, v]) => v !== "" && listQuery.shape[k as keyof typeof listQuery.shape]?.safeParse(v).success),
+  );
   const query = listQuery.parse({ ...clean, pageSize: DIRECTORY_PAGE_SIZE });
   const result = await listServers(context.db, query);
-  return { query: { q: query.q ?? "", category: query.category ?? "", type: query.type ?? "", sort: query.sort ?? "", page: query.page }, ...result };
+  return {
+    query: { q: query.q ?? "", category: query.category ?? "", type: query.type ?? "", sort: query.sort ?? "", page: query.page },
+    ...result,
+  };
 }
 
 type Query = Route.ComponentProps["loaderData"]["query"];
@@ -59,7 +73,8 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
       <header className="max-w-3xl">
         <h1 className="text-4xl font-bold tracking-tight">MCP Servers</h1>
         <p className="mt-3 text-lg text-slate-600 dark:text-slate-400">
-          Find Model Context Protocol servers, deploy them with your own keys, and connect Claude, Cursor, VS Code or any MCP client to the URL you get.
+          Find Model Context Protocol servers, deploy them with your own keys, and connect Claude, Cursor, VS Code or any MCP client to the
+          URL you get.
         </p>
       </header>
 
@@ -110,7 +125,12 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
           All
         </Link>
         {CATEGORIES.map((c) => (
-          <Link key={c} to={href(query, { category: c })} className={chip(query.category === c)} aria-current={query.category === c ? "page" : undefined}>
+          <Link
+            key={c}
+            to={href(query, { category: c })}
+            className={chip(query.category === c)}
+            aria-current={query.category === c ? "page" : undefined}
+          >
             {c}
           </Link>
         ))}
@@ -138,7 +158,10 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
           </Link>
         </div>
       ) : (
-        <ul className={`mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-3 ${loading ? "opacity-60 transition-opacity" : ""}`} aria-busy={loading}>
+        <ul
+          className={`mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-3 ${loading ? "opacity-60 transition-opacity" : ""}`}
+          aria-busy={loading}
+        >
           {data.map((s) => (
             <li key={s.id}>
               <ServerCard server={s} maxTags={3} />

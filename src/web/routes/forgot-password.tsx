@@ -20,7 +20,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const r = await context.api("POST", "/api/auth/request-password-reset", { email, redirectTo: "/reset-password" });
   // The same answer whether or not the address has an account.
   if (r.ok || r.code === "INVALID_EMAIL") return { sent: email } satisfies Answer;
-  return { result: submission.reply({ formErrors: [r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : FORGOT_TEXT.failed] }) } satisfies Answer;
+  return {
+    result: submission.reply({ formErrors: [r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : FORGOT_TEXT.failed] }),
+  } satisfies Answer;
 }
 
 export default function ForgotPassword() {

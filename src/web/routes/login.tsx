@@ -57,8 +57,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return { form: "login", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;
   const { email, password } = submission.value;
   // An unconfirmed account gets a fresh confirmation link, which comes back to where this sign-in was going.
-  const r = await context.api("POST", "/api/auth/sign-in/email", { email, password, rememberMe: true, callbackURL: loginPath(query.get("redirect")) }, { timeoutMs: LOGIN_TIMEOUT_MS });
-  if (!r.ok) return data({ form: "login", result: submission.reply({ formErrors: [loginErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
+  const r = await context.api(
+    "POST",
+    "/api/auth/sign-in/email",
+    { email, password, rememberMe: true, callbackURL: loginPath(query.get("redirect")) },
+    { timeoutMs: LOGIN_TIMEOUT_MS },
+  );
+  if (!r.ok)
+    return data(
+      { form: "login", result: submission.reply({ formErrors: [loginErrorText(r)], hideFields: ["password"] }) } satisfies Answer,
+      { headers: cookieHeaders(r) },
+    );
   // Posted without JavaScript: straight on (the page's scripts, when they run, sign in themselves).
   return redirect(afterSignIn(query), { headers: cookieHeaders(r) });
 }
@@ -87,7 +96,10 @@ export default function Login({ loaderData }: Route.ComponentProps) {
       setBusy(true);
       setFailure(null);
       const { email, password } = submission.value;
-      const r = await api("/api/auth/sign-in/email", { body: { email, password, rememberMe: true, callbackURL: loginPath(params.get("redirect")) }, timeoutMs: LOGIN_TIMEOUT_MS });
+      const r = await api("/api/auth/sign-in/email", {
+        body: { email, password, rememberMe: true, callbackURL: loginPath(params.get("redirect")) },
+        timeoutMs: LOGIN_TIMEOUT_MS,
+      });
       if (r.ok) {
         // The spec's pause before leaving (about 300 ms); a sign-in changes what every page shows.
         const target = afterSignIn(params);
@@ -110,7 +122,12 @@ export default function Login({ loaderData }: Route.ComponentProps) {
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
         </FormField>
         <FormField meta={fields.password} label="Password">
-          <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" className={inputClass} disabled={busy} />
+          <input
+            {...getInputProps(fields.password, { type: "password" })}
+            autoComplete="current-password"
+            className={inputClass}
+            disabled={busy}
+          />
         </FormField>
         <div className="text-right text-sm">
           <Link to="/forgot-password" className={linkClass}>

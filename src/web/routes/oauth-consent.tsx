@@ -70,7 +70,9 @@ export default function OAuthConsent({ loaderData }: Route.ComponentProps) {
 function Card({ children }: { children: React.ReactNode }) {
   return (
     <section className="mx-auto w-full max-w-lg px-4 py-12">
-      <div className="rounded-2xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900/60">{children}</div>
+      <div className="rounded-2xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900/60">
+        {children}
+      </div>
     </section>
   );
 }
@@ -87,7 +89,8 @@ const browserCalls: ConsentCalls = {
 // browser is sent on to where the authorization server says (the client's redirect URI).
 export async function action({ context, request }: Route.ActionArgs) {
   const url = new URL(request.url);
-  if (!context.viewer) throw redirect(isAuthorizeQuery(url.searchParams) ? `/login?${url.searchParams.toString()}` : "/login?redirect=/oauth/consent");
+  if (!context.viewer)
+    throw redirect(isAuthorizeQuery(url.searchParams) ? `/login?${url.searchParams.toString()}` : "/login?redirect=/oauth/consent");
   const form = await request.formData();
   const registered = await registeredRedirect(context.db, url.searchParams);
   if (registered) context.allowFormAction(registered);
@@ -95,12 +98,27 @@ export async function action({ context, request }: Route.ActionArgs) {
     post: (body) => context.api<Answer>("POST", "/api/auth/oauth2/consent", body),
     authorize: (query) => context.api<Answer>("GET", `/api/auth/oauth2/authorize?${query}`),
   };
-  const outcome = await answerConsent(calls, field(form, "accept") === "true", url.search.slice(1), new URL(context.config.PUBLIC_URL).origin);
+  const outcome = await answerConsent(
+    calls,
+    field(form, "accept") === "true",
+    url.search.slice(1),
+    new URL(context.config.PUBLIC_URL).origin,
+  );
   if (outcome.go !== undefined) throw redirect(outcome.go);
   return data({ failure: (outcome.status === 403 && outcome.description) || OAUTH_TEXT.answerFailed }, { status: 400 });
 }
 
-function ConsentForm({ consent, site, username, heading }: { consent: ConsentView; site: string; username: string; heading: React.RefObject<HTMLHeadingElement | null> }) {
+function ConsentForm({
+  consent,
+  site,
+  username,
+  heading,
+}: {
+  consent: ConsentView;
+  site: string;
+  username: string;
+  heading: React.RefObject<HTMLHeadingElement | null>;
+}) {
   const [busy, setBusy] = useState<"approve" | "deny" | null>(null);
   const posted = useActionData<typeof action>();
   const [failure, setFailure] = useState<string | null>(posted?.failure ?? null);
@@ -124,11 +142,19 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
       <p className="flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
         <ShieldCheck className="h-4 w-4 text-indigo-500" aria-hidden /> {OAUTH_TEXT.consentIntro(site)}
       </p>
-      <h1 ref={heading} tabIndex={-1} className="mt-3 break-words text-2xl font-bold tracking-tight focus:outline-none" data-testid="consent-title">
+      <h1
+        ref={heading}
+        tabIndex={-1}
+        className="mt-3 break-words text-2xl font-bold tracking-tight focus:outline-none"
+        data-testid="consent-title"
+      >
         {OAUTH_TEXT.consentTitle(consent.clientName, consent.deployment.serverName)}
       </h1>
 
-      <div className="mt-6 rounded-xl border-2 border-amber-400 bg-amber-50 p-4 dark:border-amber-600 dark:bg-amber-950/40" data-testid="consent-redirect">
+      <div
+        className="mt-6 rounded-xl border-2 border-amber-400 bg-amber-50 p-4 dark:border-amber-600 dark:bg-amber-950/40"
+        data-testid="consent-redirect"
+      >
         <p className="text-sm font-medium text-amber-900 dark:text-amber-200">{OAUTH_TEXT.sendsTo}</p>
         <p className="mt-1 break-all font-mono text-xl font-bold text-slate-900 dark:text-white" data-testid="consent-redirect-host">
           {consent.redirectHost}
@@ -147,7 +173,9 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
           <dt className="font-medium text-slate-600 dark:text-slate-400">{OAUTH_TEXT.deployment}</dt>
           <dd className="mt-1" data-testid="consent-deployment">
             <span className="font-semibold">{consent.deployment.serverName}</span>
-            <code className="mt-1 block break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">{consent.deployment.url}</code>
+            <code className="mt-1 block break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950">
+              {consent.deployment.url}
+            </code>
           </dd>
         </div>
         <div>
@@ -166,7 +194,14 @@ function ConsentForm({ consent, site, username, heading }: { consent: ConsentVie
         {failure && <Alert kind="error">{failure}</Alert>}
       </div>
       <form method="post" className="mt-4 flex flex-wrap justify-end gap-3">
-        <Button type="submit" name="accept" value="false" variant="secondary" onClick={(e) => void answer(e, false)} disabled={busy !== null}>
+        <Button
+          type="submit"
+          name="accept"
+          value="false"
+          variant="secondary"
+          onClick={(e) => void answer(e, false)}
+          disabled={busy !== null}
+        >
           {busy === "deny" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
           {busy === "deny" ? OAUTH_TEXT.denying : OAUTH_TEXT.deny}
         </Button>

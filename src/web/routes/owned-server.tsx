@@ -13,7 +13,16 @@ import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { buttonClass } from "../components/ui";
-import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import {
+  BackToServers,
+  RepositoryLink,
+  RequiredKeysList,
+  ServerFacts,
+  ServerNotFound,
+  serverCard,
+  serverMeta,
+  VisitServerButton,
+} from "../components/ServerParts";
 import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
@@ -24,7 +33,11 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   const ref = { kind: "owned", ref: server.qualifiedName } as const;
   const isOwner = context.viewer?.id === server.owner.id;
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
-  const [hosting, stats, deployment] = await Promise.all([serverHosting(context.db, ref), isOwner ? toolStats(context.db, ref) : [], isOwner ? viewerDeployment(context, server.qualifiedName) : null]);
+  const [hosting, stats, deployment] = await Promise.all([
+    serverHosting(context.db, ref),
+    isOwner ? toolStats(context.db, ref) : [],
+    isOwner ? viewerDeployment(context, server.qualifiedName) : null,
+  ]);
   return {
     editKeys: new URL(request.url).searchParams.get("edit") === "keys",
     server,
@@ -43,7 +56,12 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 export async function action({ params, context, request }: Route.ActionArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
-  return deploymentAction(context, request, { id: server.qualifiedName, requiredKeys: server.required_keys, repositoryUrl: server.repositoryUrl, npxCommand: null });
+  return deploymentAction(context, request, {
+    id: server.qualifiedName,
+    requiredKeys: server.required_keys,
+    repositoryUrl: server.repositoryUrl,
+    npxCommand: null,
+  });
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -67,7 +85,9 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
         <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-3xl font-bold tracking-tight">{server.displayName}</h1>
-            <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">v{server.version}</span>
+            <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+              v{server.version}
+            </span>
           </div>
           <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.qualifiedName}</p>
           <RepositoryLink url={server.repositoryUrl} />
@@ -93,7 +113,10 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             {server.keywords.length > 0 && (
               <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Keywords">
                 {server.keywords.map((k) => (
-                  <li key={k} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+                  <li
+                    key={k}
+                    className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300"
+                  >
                     {k}
                   </li>
                 ))}
@@ -125,10 +148,27 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </ul>
           </section>
 
-          {isOwner && deployment.deployment && <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />}
+          {isOwner && deployment.deployment && (
+            <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />
+          )}
           <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {isOwner && deployment.deployment && <RequestLog key={`log-${deployment.deployment.id}`} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {isOwner && deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={hosting.tools} onSaved={deployment.refresh} className={card} />}
+          {isOwner && deployment.deployment && (
+            <RequestLog
+              key={`log-${deployment.deployment.id}`}
+              deploymentId={deployment.deployment.id}
+              onStopping={deployment.onStopping}
+              className={card}
+            />
+          )}
+          {isOwner && deployment.deployment && (
+            <ToolSelection
+              key={`tools-${deployment.deployment.id}`}
+              deployment={deployment.deployment}
+              tools={hosting.tools}
+              onSaved={deployment.refresh}
+              className={card}
+            />
+          )}
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 
@@ -181,7 +221,10 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               />
             ) : (
               <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
-                <Link to={`/login?redirect=${encodeURIComponent(`/server/${server.qualifiedName}`)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                <Link
+                  to={`/login?redirect=${encodeURIComponent(`/server/${server.qualifiedName}`)}`}
+                  className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+                >
                   Log in
                 </Link>{" "}
                 to see more.

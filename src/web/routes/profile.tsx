@@ -19,7 +19,11 @@ export function meta() {
 export async function loader({ context }: Route.LoaderArgs) {
   const v = context.viewer;
   if (!v) throw redirect("/login?redirect=/profile");
-  const servers = (await listMyServers(context.db, v)).map((s) => ({ qualifiedName: s.qualifiedName, displayName: s.displayName, version: s.version }));
+  const servers = (await listMyServers(context.db, v)).map((s) => ({
+    qualifiedName: s.qualifiedName,
+    displayName: s.displayName,
+    version: s.version,
+  }));
   return { id: v.id, username: v.username, email: v.email, fullName: v.fullName, servers };
 }
 
@@ -58,24 +62,32 @@ export async function action({ request, context }: Route.ActionArgs) {
     body.currentPassword = f.currentPassword ?? "";
     body.password = f.password;
   }
-  if (Object.keys(body).length === 0) return { form: "profile", result: submission.reply({ formErrors: [PROFILE_TEXT.noChanges], hideFields: PASSWORDS }) } satisfies Answer;
+  if (Object.keys(body).length === 0)
+    return { form: "profile", result: submission.reply({ formErrors: [PROFILE_TEXT.noChanges], hideFields: PASSWORDS }) } satisfies Answer;
   const checked = profileUpdate.safeParse(body);
   if (!checked.success) {
     const fieldErrors: Record<string, string[]> = {};
     for (const issue of checked.error.issues) fieldErrors[String(issue.path[0] ?? "")] ??= [issue.message];
     const { "": formError, ...rest } = fieldErrors;
-    return { form: "profile", result: submission.reply({ fieldErrors: rest, formErrors: formError, hideFields: PASSWORDS }) } satisfies Answer;
+    return {
+      form: "profile",
+      result: submission.reply({ fieldErrors: rest, formErrors: formError, hideFields: PASSWORDS }),
+    } satisfies Answer;
   }
   const r = await context.api<{ message: string }>("PUT", path, checked.data);
   if (!r.ok) {
     const text = r.error || PROFILE_TEXT.failed;
     const at = FIELD_OF[text];
-    const reply = at ? submission.reply({ fieldErrors: { [at]: [text] }, hideFields: PASSWORDS }) : submission.reply({ formErrors: [text], hideFields: PASSWORDS });
+    const reply = at
+      ? submission.reply({ fieldErrors: { [at]: [text] }, hideFields: PASSWORDS })
+      : submission.reply({ formErrors: [text], hideFields: PASSWORDS });
     return data({ form: "profile", result: reply } satisfies Answer, { headers: cookieHeaders(r) });
   }
   // Saved: the form starts again from what is stored now (the password fields empty).
   await context.refreshViewer(r.cookies);
-  return data({ form: "profile", result: submission.reply({ resetForm: true }), message: r.data.message } satisfies Answer, { headers: cookieHeaders(r) });
+  return data({ form: "profile", result: submission.reply({ resetForm: true }), message: r.data.message } satisfies Answer, {
+    headers: cookieHeaders(r),
+  });
 }
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
@@ -85,7 +97,12 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
     <section className="mx-auto max-w-2xl px-4 py-12">
       <h1 className="text-3xl font-bold tracking-tight">Your Profile</h1>
       {/* Saved names are the form's new starting point: a new form for them. */}
-      <ProfileForm key={`${loaderData.username}|${loaderData.email}`} username={loaderData.username} email={loaderData.email} action={action} />
+      <ProfileForm
+        key={`${loaderData.username}|${loaderData.email}`}
+        username={loaderData.username}
+        email={loaderData.email}
+        action={action}
+      />
       <YourServers servers={loaderData.servers} />
       <DangerZone email={loaderData.email} />
     </section>
@@ -105,36 +122,36 @@ function ProfileForm({ action, ...loaderData }: { username: string; email: strin
   const saved = answer?.message ?? null;
 
   return (
-      <fetcher.Form method="post" {...getFormProps(form)} className="mt-8 space-y-8">
-        <Enhanced />
-        <FormError form={form} text={form.errors?.[0]} />
-        {saved && <Alert kind="success">{saved}</Alert>}
-        <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
-          <legend className="px-1 text-lg font-semibold">Account</legend>
-          <FormField meta={fields.username} label="Username">
-            <input {...getInputProps(fields.username, { type: "text" })} autoComplete="username" className={inputClass} />
-          </FormField>
-          <FormField meta={fields.email} label="Email Address">
-            <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} />
-          </FormField>
-        </fieldset>
-        <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
-          <legend className="px-1 text-lg font-semibold">Change Password</legend>
-          <FormField meta={fields.currentPassword} label="Current Password">
-            <input {...getInputProps(fields.currentPassword, { type: "password" })} autoComplete="current-password" className={inputClass} />
-          </FormField>
-          <FormField meta={fields.password} label="New Password">
-            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" className={inputClass} />
-          </FormField>
-          <FormField meta={fields.confirm} label="Confirm New Password">
-            <input {...getInputProps(fields.confirm, { type: "password" })} autoComplete="new-password" className={inputClass} />
-          </FormField>
-        </fieldset>
-        <Button type="submit" disabled={busy}>
-          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-          {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
-        </Button>
-      </fetcher.Form>
+    <fetcher.Form method="post" {...getFormProps(form)} className="mt-8 space-y-8">
+      <Enhanced />
+      <FormError form={form} text={form.errors?.[0]} />
+      {saved && <Alert kind="success">{saved}</Alert>}
+      <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
+        <legend className="px-1 text-lg font-semibold">Account</legend>
+        <FormField meta={fields.username} label="Username">
+          <input {...getInputProps(fields.username, { type: "text" })} autoComplete="username" className={inputClass} />
+        </FormField>
+        <FormField meta={fields.email} label="Email Address">
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} />
+        </FormField>
+      </fieldset>
+      <fieldset className="space-y-4 rounded-xl border border-slate-200 p-6 dark:border-slate-800" disabled={busy}>
+        <legend className="px-1 text-lg font-semibold">Change Password</legend>
+        <FormField meta={fields.currentPassword} label="Current Password">
+          <input {...getInputProps(fields.currentPassword, { type: "password" })} autoComplete="current-password" className={inputClass} />
+        </FormField>
+        <FormField meta={fields.password} label="New Password">
+          <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" className={inputClass} />
+        </FormField>
+        <FormField meta={fields.confirm} label="Confirm New Password">
+          <input {...getInputProps(fields.confirm, { type: "password" })} autoComplete="new-password" className={inputClass} />
+        </FormField>
+      </fieldset>
+      <Button type="submit" disabled={busy}>
+        {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+        {busy ? PROFILE_TEXT.saving : PROFILE_TEXT.save}
+      </Button>
+    </fetcher.Form>
   );
 }
 
@@ -151,7 +168,8 @@ function DangerZone({ email }: { email: string }) {
         <TriangleAlert className="h-5 w-5" aria-hidden /> Danger Zone
       </h2>
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-        Deleting your account removes your profile, API keys, registered servers and deployments. Approved directory entries you submitted stay, without your name.
+        Deleting your account removes your profile, API keys, registered servers and deployments. Approved directory entries you submitted
+        stay, without your name.
       </p>
       <fetcher.Form method="post" className="mt-4">
         <Enhanced />
@@ -185,7 +203,15 @@ function DangerZone({ email }: { email: string }) {
           }}
         >
           {error && <Alert kind="error">{error}</Alert>}
-          <input id="confirm-delete" name="confirmEmail" value={typed} onChange={(e) => setTyped(e.target.value)} className={inputClass} autoComplete="off" disabled={busy} />
+          <input
+            id="confirm-delete"
+            name="confirmEmail"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            className={inputClass}
+            autoComplete="off"
+            disabled={busy}
+          />
         </ConfirmDialog>
       </fetcher.Form>
     </section>
@@ -218,7 +244,10 @@ function YourServers({ servers }: { servers: { qualifiedName: string; displayNam
               <Link to={`/server/${s.qualifiedName}`} className="font-medium hover:underline">
                 {s.displayName} <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{s.qualifiedName}</span>
               </Link>
-              <Link to={`/servers/server/${s.qualifiedName}/edit`} className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+              <Link
+                to={`/servers/server/${s.qualifiedName}/edit`}
+                className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+              >
                 Edit
               </Link>
             </li>

@@ -34,8 +34,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { email, password } = submission.value as { email: string; password: string };
   // The confirmation link comes back to where the visitor was going (`redirect`, a same-site path).
   // The username is the part of the address before the @ (docs/product.md#sign-up-and-confirmation).
-  const r = await context.api("POST", "/api/auth/sign-up/email", { email, password, name: email.split("@")[0] ?? email, callbackURL: loginPath(query.get("redirect")) }, { timeoutMs: LOGIN_TIMEOUT_MS });
-  if (!r.ok) return data({ form: "register", result: submission.reply({ formErrors: [registerErrorText(r)], hideFields: ["password"] }) } satisfies Answer, { headers: cookieHeaders(r) });
+  const r = await context.api(
+    "POST",
+    "/api/auth/sign-up/email",
+    { email, password, name: email.split("@")[0] ?? email, callbackURL: loginPath(query.get("redirect")) },
+    { timeoutMs: LOGIN_TIMEOUT_MS },
+  );
+  if (!r.ok)
+    return data(
+      { form: "register", result: submission.reply({ formErrors: [registerErrorText(r)], hideFields: ["password"] }) } satisfies Answer,
+      { headers: cookieHeaders(r) },
+    );
   return data({ form: "register", registered: true } satisfies Answer, { headers: cookieHeaders(r) });
 }
 
@@ -79,7 +88,12 @@ export default function Register({ loaderData }: Route.ComponentProps) {
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" className={inputClass} disabled={busy} />
         </FormField>
         <FormField meta={fields.password} label="Password" hint={AUTH_TEXT.passwordHint}>
-          <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })} autoComplete="new-password" className={inputClass} disabled={busy} />
+          <input
+            {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })}
+            autoComplete="new-password"
+            className={inputClass}
+            disabled={busy}
+          />
         </FormField>
         <Button type="submit" size="lg" block disabled={busy}>
           {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}

@@ -22,7 +22,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") return { result: submission.reply({ hideFields }) } satisfies Answer;
   const r = await context.api("POST", "/api/auth/reset-password", { newPassword: submission.value.password, token });
   if (r.ok) return { done: true } satisfies Answer;
-  const text = r.code === "INVALID_TOKEN" ? RESET_TEXT.invalid : r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : RESET_TEXT.failed;
+  const text =
+    r.code === "INVALID_TOKEN" ? RESET_TEXT.invalid : r.status === 429 ? AUTH_TEXT.tooManyAttempts(r.retryAfter ?? 60) : RESET_TEXT.failed;
   return { result: submission.reply({ formErrors: [text], hideFields }) } satisfies Answer;
 }
 
@@ -53,10 +54,20 @@ export default function ResetPassword() {
           <Enhanced />
           <FormError form={form} text={error} />
           <FormField meta={fields.password} label="New Password" hint={AUTH_TEXT.passwordHint}>
-            <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })} autoComplete="new-password" className={inputClass} disabled={busy || !token} />
+            <input
+              {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${fields.password.id}-hint` })}
+              autoComplete="new-password"
+              className={inputClass}
+              disabled={busy || !token}
+            />
           </FormField>
           <FormField meta={fields.confirm} label="Confirm New Password">
-            <input {...getInputProps(fields.confirm, { type: "password" })} autoComplete="new-password" className={inputClass} disabled={busy || !token} />
+            <input
+              {...getInputProps(fields.confirm, { type: "password" })}
+              autoComplete="new-password"
+              className={inputClass}
+              disabled={busy || !token}
+            />
           </FormField>
           <Button type="submit" size="lg" block disabled={busy || !token}>
             {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}

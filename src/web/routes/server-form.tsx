@@ -1,4 +1,13 @@
-import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type FieldMetadata, type Submission, type SubmissionResult } from "@conform-to/react";
+import {
+  getFormProps,
+  getInputProps,
+  getSelectProps,
+  getTextareaProps,
+  useForm,
+  type FieldMetadata,
+  type Submission,
+  type SubmissionResult,
+} from "@conform-to/react";
 import { ArrowLeft, Eye, Loader2, Pencil, Plus, X } from "lucide-react";
 import { useState } from "react";
 import { data, Link, redirect } from "react-router";
@@ -61,7 +70,10 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   // Add Connection and Remove without JavaScript come back here with the list changed.
   if (submission.status !== "success") return { result: submission.reply() } satisfies Answer;
   const qn = editing ? `${params.owner}/${params.name}` : submission.value.qualifiedName;
-  const r = await context.api<OwnedServerView>(editing ? "PUT" : "POST", editing ? `/api/servers/${qn}` : "/api/servers", { ...submission.value, qualifiedName: qn });
+  const r = await context.api<OwnedServerView>(editing ? "PUT" : "POST", editing ? `/api/servers/${qn}` : "/api/servers", {
+    ...submission.value,
+    qualifiedName: qn,
+  });
   if (!r.ok) {
     const text = r.error && r.status >= 400 && r.status < 500 ? r.error : SERVER_FORM_TEXT.saveFailed;
     const at = text === SERVER_FORM_TEXT.duplicate || text.startsWith("The owner part") ? { qualifiedName: [text] } : undefined;
@@ -69,7 +81,8 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   }
   const to = `/server/${r.data.qualifiedName}`;
   // With JavaScript the form says so and goes to the server's page after 1.5 s; without, at once.
-  if (isEnhanced(form)) return { message: editing ? SERVER_FORM_TEXT.updated : SERVER_FORM_TEXT.registered, redirectTo: to } satisfies Answer;
+  if (isEnhanced(form))
+    return { message: editing ? SERVER_FORM_TEXT.updated : SERVER_FORM_TEXT.registered, redirectTo: to } satisfies Answer;
   return finish(form, to);
 }
 
@@ -87,7 +100,18 @@ type ServerFormInput = {
 };
 
 function initial(server: OwnedServerView | null, username: string): ServerFormInput {
-  if (!server) return { qualifiedName: `${username}/`, displayName: "", description: "", version: DEFAULT_VERSION, homepage: "", repositoryUrl: "", keywords: "", documentation: "", connections: [{ type: "ws", url: "", configSchema: "" }] };
+  if (!server)
+    return {
+      qualifiedName: `${username}/`,
+      displayName: "",
+      description: "",
+      version: DEFAULT_VERSION,
+      homepage: "",
+      repositoryUrl: "",
+      keywords: "",
+      documentation: "",
+      connections: [{ type: "ws", url: "", configSchema: "" }],
+    };
   return {
     qualifiedName: server.qualifiedName,
     displayName: server.displayName,
@@ -97,7 +121,11 @@ function initial(server: OwnedServerView | null, username: string): ServerFormIn
     repositoryUrl: server.repositoryUrl ?? "",
     keywords: server.keywords.join(", "),
     documentation: server.documentation ?? "",
-    connections: server.connections.map((c) => ({ type: c.type, url: c.url, configSchema: Object.keys(c.configSchema).length ? JSON.stringify(c.configSchema, null, 2) : "" })),
+    connections: server.connections.map((c) => ({
+      type: c.type,
+      url: c.url,
+      configSchema: Object.keys(c.configSchema).length ? JSON.stringify(c.configSchema, null, 2) : "",
+    })),
   };
 }
 
@@ -120,7 +148,10 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6">
-      <Link to="/servers" className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400">
+      <Link
+        to="/servers"
+        className="inline-flex items-center gap-1 text-sm font-medium text-slate-600 hover:text-indigo-600 dark:text-slate-400 dark:hover:text-indigo-400"
+      >
         <ArrowLeft className="h-4 w-4" aria-hidden /> {SERVER_FORM_TEXT.backToServers}
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{editing ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle}</h1>
@@ -134,7 +165,11 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
         </div>
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Server</legend>
-          <FormField meta={fields.qualifiedName} label="Qualified Name *" hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}>
+          <FormField
+            meta={fields.qualifiedName}
+            label="Qualified Name *"
+            hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}
+          >
             <input
               {...getInputProps(fields.qualifiedName, { type: "text", ariaDescribedBy: `${fields.qualifiedName.id}-hint` })}
               readOnly={editing}
@@ -153,13 +188,20 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
               <input {...getInputProps(fields.version, { type: "text" })} className={`${inputClass} font-mono`} />
             </FormField>
             <FormField meta={fields.keywords} label="Keywords" hint="Comma separated, e.g. weather, forecast">
-              <input {...getInputProps(fields.keywords, { type: "text", ariaDescribedBy: `${fields.keywords.id}-hint` })} className={inputClass} />
+              <input
+                {...getInputProps(fields.keywords, { type: "text", ariaDescribedBy: `${fields.keywords.id}-hint` })}
+                className={inputClass}
+              />
             </FormField>
             <FormField meta={fields.homepage} label="Homepage">
               <input {...getInputProps(fields.homepage, { type: "url" })} placeholder="https://" className={inputClass} />
             </FormField>
             <FormField meta={fields.repositoryUrl} label="Repository URL">
-              <input {...getInputProps(fields.repositoryUrl, { type: "url" })} placeholder="https://github.com/..." className={inputClass} />
+              <input
+                {...getInputProps(fields.repositoryUrl, { type: "url" })}
+                placeholder="https://github.com/..."
+                className={inputClass}
+              />
             </FormField>
           </div>
         </fieldset>
@@ -169,10 +211,22 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           {/* The preview renders in the browser: offered once scripts run. */}
           {hydrated && (
             <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
-              <Button role="tab" aria-selected={!preview} onClick={() => setPreview(false)} variant={preview ? "secondary" : "primary"} size="sm">
+              <Button
+                role="tab"
+                aria-selected={!preview}
+                onClick={() => setPreview(false)}
+                variant={preview ? "secondary" : "primary"}
+                size="sm"
+              >
                 <Pencil className="h-4 w-4" aria-hidden /> Write
               </Button>
-              <Button role="tab" aria-selected={preview} onClick={() => setPreview(true)} variant={preview ? "primary" : "secondary"} size="sm">
+              <Button
+                role="tab"
+                aria-selected={preview}
+                onClick={() => setPreview(true)}
+                variant={preview ? "primary" : "secondary"}
+                size="sm"
+              >
                 <Eye className="h-4 w-4" aria-hidden /> Preview
               </Button>
             </div>
@@ -196,9 +250,20 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Connections</legend>
           {connections.map((c, i) => (
-            <ConnectionFields key={c.key} meta={c} index={i} removable={connections.length >= 2} removeButton={form.remove.getButtonProps({ name: fields.connections.name, index: i })} />
+            <ConnectionFields
+              key={c.key}
+              meta={c}
+              index={i}
+              removable={connections.length >= 2}
+              removeButton={form.remove.getButtonProps({ name: fields.connections.name, index: i })}
+            />
           ))}
-          <Button type="submit" variant="secondary" size="sm" {...form.insert.getButtonProps({ name: fields.connections.name, defaultValue: { type: "ws", url: "", configSchema: "" } })}>
+          <Button
+            type="submit"
+            variant="secondary"
+            size="sm"
+            {...form.insert.getButtonProps({ name: fields.connections.name, defaultValue: { type: "ws", url: "", configSchema: "" } })}
+          >
             <Plus className="h-4 w-4" aria-hidden /> Add Connection
           </Button>
         </fieldset>
@@ -214,7 +279,17 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
 
 type ConnectionMeta = FieldMetadata<{ type: string; url: string; configSchema: string }, ServerFormInput>;
 
-function ConnectionFields({ meta, index, removable, removeButton }: { meta: ConnectionMeta; index: number; removable: boolean; removeButton: React.ComponentProps<"button"> }) {
+function ConnectionFields({
+  meta,
+  index,
+  removable,
+  removeButton,
+}: {
+  meta: ConnectionMeta;
+  index: number;
+  removable: boolean;
+  removeButton: React.ComponentProps<"button">;
+}) {
   const c = meta.getFieldset();
   const [type, setType] = useState(String(c.type.initialValue ?? "ws"));
   return (
@@ -237,11 +312,19 @@ function ConnectionFields({ meta, index, removable, removeButton }: { meta: Conn
         </FormField>
         <div className="sm:col-span-3">
           <FormField meta={c.url} label="URL">
-            <input {...getInputProps(c.url, { type: "text" })} placeholder={type === "ws" ? "wss://" : "https://"} className={`${inputClass} font-mono`} />
+            <input
+              {...getInputProps(c.url, { type: "text" })}
+              placeholder={type === "ws" ? "wss://" : "https://"}
+              className={`${inputClass} font-mono`}
+            />
           </FormField>
         </div>
       </div>
-      <FormField meta={c.configSchema} label="Config Schema (JSON)" hint="A JSON Schema of the settings; its required properties become the keys asked for on deploy.">
+      <FormField
+        meta={c.configSchema}
+        label="Config Schema (JSON)"
+        hint="A JSON Schema of the settings; its required properties become the keys asked for on deploy."
+      >
         <textarea
           {...getTextareaProps(c.configSchema, { ariaDescribedBy: `${c.configSchema.id}-hint` })}
           rows={4}

@@ -16,7 +16,16 @@ import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
-import { BackToServers, RepositoryLink, RequiredKeysList, ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import {
+  BackToServers,
+  RepositoryLink,
+  RequiredKeysList,
+  ServerFacts,
+  ServerNotFound,
+  serverCard,
+  serverMeta,
+  VisitServerButton,
+} from "../components/ServerParts";
 import { ServerCard, TypeBadge } from "../components/ServerCard";
 import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
@@ -48,7 +57,7 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
       ownTools,
       signedIn: Boolean(context.viewer),
       gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
-    hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
+      hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
       site: context.config.SITE_NAME,
     };
   } catch (e) {
@@ -63,7 +72,12 @@ export async function action({ params, context, request }: Route.ActionArgs) {
     if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
     throw e;
   });
-  return deploymentAction(context, request, { id: row.id, requiredKeys: row.requiredKeys ?? [], repositoryUrl: row.repositoryUrl, npxCommand: row.npxCommand });
+  return deploymentAction(context, request, {
+    id: row.id,
+    requiredKeys: row.requiredKeys ?? [],
+    repositoryUrl: row.repositoryUrl,
+    npxCommand: row.npxCommand,
+  });
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -80,7 +94,9 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const { server, url, related, signedIn, hosting } = loaderData;
   const { deployability } = loaderData;
   const remote = deployability.kind === "remote" ? deployability : null;
-  const configs = connectConfigs(server.id, server.npx_command, server.required_keys) ?? (remote && remoteConfigs(server.id, remote.url, remote.transport));
+  const configs =
+    connectConfigs(server.id, server.npx_command, server.required_keys) ??
+    (remote && remoteConfigs(server.id, remote.url, remote.transport));
   const unavailable = deployability.kind === "unsupported" ? deployability.reason : remote ? DEPLOY_TEXT.remoteOnly : undefined;
   const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
   return (
@@ -91,18 +107,32 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-3xl font-bold tracking-tight">{server.name}</h1>
             <TypeBadge type={server.type} />
-            {!loaderData.approved && <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">Pending Approval</span>}
+            {!loaderData.approved && (
+              <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">
+                Pending Approval
+              </span>
+            )}
           </div>
           <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.id}</p>
           <RepositoryLink url={server.repository_url} />
           <div className="mt-1 flex flex-wrap gap-4 text-sm">
             {server.homepage && (
-              <a href={server.homepage} target="_blank" rel="noopener nofollow ugc" className="text-indigo-600 hover:underline dark:text-indigo-400">
+              <a
+                href={server.homepage}
+                target="_blank"
+                rel="noopener nofollow ugc"
+                className="text-indigo-600 hover:underline dark:text-indigo-400"
+              >
                 Homepage
               </a>
             )}
             {server.documentation && (
-              <a href={server.documentation} target="_blank" rel="noopener nofollow ugc" className="text-indigo-600 hover:underline dark:text-indigo-400">
+              <a
+                href={server.documentation}
+                target="_blank"
+                rel="noopener nofollow ugc"
+                className="text-indigo-600 hover:underline dark:text-indigo-400"
+              >
                 Documentation
               </a>
             )}
@@ -125,7 +155,10 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
                 {server.tags.map((t) => (
                   <li key={t}>
-                    <Link to={`/?q=${encodeURIComponent(t)}`} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 hover:underline dark:bg-indigo-950/60 dark:text-indigo-300">
+                    <Link
+                      to={`/?q=${encodeURIComponent(t)}`}
+                      className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 hover:underline dark:bg-indigo-950/60 dark:text-indigo-300"
+                    >
                       {t}
                     </Link>
                   </li>
@@ -147,7 +180,8 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
                   </p>
                 ) : (
                   <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-                    Run it locally through {localCommand(server.npx_command)?.command ?? "npx"} from your client. Replace the placeholders with your own keys.
+                    Run it locally through {localCommand(server.npx_command)?.command ?? "npx"} from your client. Replace the placeholders
+                    with your own keys.
                   </p>
                 )}
                 <Tabs.Root defaultValue="claudeDesktop" className="mt-4">
@@ -195,14 +229,43 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               </p>
             )}
           </section>
-          {deployment.deployment && <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />}
+          {deployment.deployment && (
+            <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />
+          )}
           <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {deployment.deployment && <RequestLog key={`log-${deployment.deployment.id}`} deploymentId={deployment.deployment.id} onStopping={deployment.onStopping} className={card} />}
-          {deployment.deployment && <ToolSelection key={`tools-${deployment.deployment.id}`} deployment={deployment.deployment} tools={loaderData.ownTools?.tools ?? hosting.tools} onSaved={deployment.refresh} className={card} />}
+          {deployment.deployment && (
+            <RequestLog
+              key={`log-${deployment.deployment.id}`}
+              deploymentId={deployment.deployment.id}
+              onStopping={deployment.onStopping}
+              className={card}
+            />
+          )}
+          {deployment.deployment && (
+            <ToolSelection
+              key={`tools-${deployment.deployment.id}`}
+              deployment={deployment.deployment}
+              tools={loaderData.ownTools?.tools ?? hosting.tools}
+              onSaved={deployment.refresh}
+              className={card}
+            />
+          )}
           {loaderData.ownTools && deployment.deployment ? (
-            <ToolsList tools={loaderData.ownTools.tools} listedAt={loaderData.ownTools.listedAt} className={card} stats={loaderData.toolStats} own />
+            <ToolsList
+              tools={loaderData.ownTools.tools}
+              listedAt={loaderData.ownTools.listedAt}
+              className={card}
+              stats={loaderData.toolStats}
+              own
+            />
           ) : (
-            <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} empty="Its tools are listed here once an administrator has checked them." />
+            <ToolsList
+              tools={hosting.tools}
+              listedAt={hosting.toolsListedAt}
+              className={card}
+              stats={loaderData.toolStats}
+              empty="Its tools are listed here once an administrator has checked them."
+            />
           )}
         </div>
 

@@ -40,7 +40,11 @@ export default function Submissions({ loaderData }: Route.ComponentProps) {
       ) : (
         <ul className="mt-6 space-y-3" data-testid="my-submissions">
           {submissions.map((s, i) => (
-            <li key={`${s.status}-${s.id}-${i}`} className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="my-submission">
+            <li
+              key={`${s.status}-${s.id}-${i}`}
+              className="rounded-xl border border-slate-200 p-4 dark:border-slate-800"
+              data-testid="my-submission"
+            >
               <div className="flex flex-wrap items-start justify-between gap-2">
                 <div className="min-w-0">
                   {s.status === "rejected" ? (
@@ -61,11 +65,14 @@ export default function Submissions({ loaderData }: Route.ComponentProps) {
                 {s.decided_at && (
                   <>
                     {" "}
-                    · {s.status === "approved" ? "approved" : "rejected"} <span title={longDate(s.decided_at)}>{shortDate(s.decided_at)}</span>
+                    · {s.status === "approved" ? "approved" : "rejected"}{" "}
+                    <span title={longDate(s.decided_at)}>{shortDate(s.decided_at)}</span>
                   </>
                 )}
               </p>
-              {s.status === "rejected" && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{MY_SUBMISSIONS_TEXT.rejectedHint}</p>}
+              {s.status === "rejected" && (
+                <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{MY_SUBMISSIONS_TEXT.rejectedHint}</p>
+              )}
             </li>
           ))}
         </ul>

@@ -47,16 +47,26 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "cancel") {
     const r = await context.api<{ message?: string }>("POST", "/api/subscriptions/cancel", {});
     if (r.ok) return { kind: "success", text: r.data?.message || BILLING_TEXT.canceled } satisfies SubscriptionAnswer;
-    return { kind: "error", text: r.status === 401 ? BILLING_TEXT.authRequired : r.error || BILLING_TEXT.cancelFailed } satisfies SubscriptionAnswer;
+    return {
+      kind: "error",
+      text: r.status === 401 ? BILLING_TEXT.authRequired : r.error || BILLING_TEXT.cancelFailed,
+    } satisfies SubscriptionAnswer;
   }
   const plan = PLAN_LIST.find((p) => p.id === field(form, "plan"));
   if (!plan) return { kind: "error", text: BILLING_TEXT.processFailed } satisfies SubscriptionAnswer;
   // Choosing Free makes no call; it says so and the page reads the plan again (docs/product.md#subscription-page).
   if (plan.price_monthly === 0) return { kind: "success", text: BILLING_TEXT.switchedToFree } satisfies SubscriptionAnswer;
-  const r = await context.api<{ success?: boolean; url?: string }>("POST", "/api/subscriptions/checkout", { plan: plan.id, period: "monthly" });
+  const r = await context.api<{ success?: boolean; url?: string }>("POST", "/api/subscriptions/checkout", {
+    plan: plan.id,
+    period: "monthly",
+  });
   // The checkout (the built-in test page, or Stripe's) takes it from here.
-  if (r.ok && r.data?.success && typeof r.data.url === "string" && /^(https?:\/\/|\/[^/\\])/.test(r.data.url)) return finish(form, r.data.url);
-  return { kind: "error", text: r.ok ? BILLING_TEXT.checkoutFailed : r.status === 401 ? BILLING_TEXT.authRequired : r.error || BILLING_TEXT.processFailed } satisfies SubscriptionAnswer;
+  if (r.ok && r.data?.success && typeof r.data.url === "string" && /^(https?:\/\/|\/[^/\\])/.test(r.data.url))
+    return finish(form, r.data.url);
+  return {
+    kind: "error",
+    text: r.ok ? BILLING_TEXT.checkoutFailed : r.status === 401 ? BILLING_TEXT.authRequired : r.error || BILLING_TEXT.processFailed,
+  } satisfies SubscriptionAnswer;
 }
 
 export default function Subscription({ loaderData }: Route.ComponentProps) {
@@ -142,7 +152,15 @@ function SubscriptionPlans({ first }: { first: Loaded }) {
   }, [params, setParams, load]);
 
   // Without JavaScript there are no toasts: the same words show on the page.
-  const inline = !hydrated ? (answer && !answer.redirectTo ? answer : params.get("checkout_success") === "true" ? { kind: "success" as const, text: BILLING_TEXT.checkoutSuccess } : params.get("checkout_canceled") === "true" ? { kind: "success" as const, text: BILLING_TEXT.checkoutCanceled } : null) : null;
+  const inline = !hydrated
+    ? answer && !answer.redirectTo
+      ? answer
+      : params.get("checkout_success") === "true"
+        ? { kind: "success" as const, text: BILLING_TEXT.checkoutSuccess }
+        : params.get("checkout_canceled") === "true"
+          ? { kind: "success" as const, text: BILLING_TEXT.checkoutCanceled }
+          : null
+    : null;
 
   return (
     <>
@@ -154,14 +172,28 @@ function SubscriptionPlans({ first }: { first: Loaded }) {
           <Alert kind={inline.kind}>{inline.text}</Alert>
         </div>
       )}
-      <CurrentSubscription current={current} loading={loading} error={loadError} reload={load} fetcher={fetcher} canceling={busy && fetcher.formData?.get("intent") === "cancel"} />
+      <CurrentSubscription
+        current={current}
+        loading={loading}
+        error={loadError}
+        reload={load}
+        fetcher={fetcher}
+        canceling={busy && fetcher.formData?.get("intent") === "cancel"}
+      />
       <section className="mt-10" aria-labelledby="available-plans">
         <h2 id="available-plans" className="text-xl font-semibold">
           {BILLING_TEXT.availablePlans}
         </h2>
         <div className="mt-4 grid gap-6 md:grid-cols-2">
           {PLAN_LIST.map((plan) => (
-            <PlanCard key={plan.id} plan={plan} current={current?.plan === plan.id} busy={busyPlan === plan.id} disabled={busyPlan !== null || current === null} Form={fetcher.Form} />
+            <PlanCard
+              key={plan.id}
+              plan={plan}
+              current={current?.plan === plan.id}
+              busy={busyPlan === plan.id}
+              disabled={busyPlan !== null || current === null}
+              Form={fetcher.Form}
+            />
           ))}
         </div>
       </section>

@@ -38,7 +38,11 @@ export async function action({ context, params, request }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=/subscription/test-checkout/${encodeURIComponent(params.id)}`);
   const form = await request.formData();
   const step = field(form, "intent") === "confirm" ? "confirm" : "cancel";
-  const r = await context.api<{ success?: boolean; url?: string }>("POST", `/api/subscriptions/test-checkout/${encodeURIComponent(params.id)}/${step}`, {});
+  const r = await context.api<{ success?: boolean; url?: string }>(
+    "POST",
+    `/api/subscriptions/test-checkout/${encodeURIComponent(params.id)}/${step}`,
+    {},
+  );
   if (r.ok && typeof r.data?.url === "string" && r.data.url.startsWith("/")) return finish(form, r.data.url);
   // It may have been completed or canceled elsewhere: the page shows what it is now.
   return { error: r.status === 401 ? BILLING_TEXT.authRequired : (!r.ok && r.error) || BILLING_TEXT.processFailed };
@@ -82,7 +86,17 @@ export default function TestCheckoutPage({ loaderData }: Route.ComponentProps) {
   );
 }
 
-function Checkout({ checkout, busy, error, Form }: { checkout: TestCheckout; busy: "confirm" | "cancel" | null; error: string | null; Form: ReturnType<typeof useActionForm>["fetcher"]["Form"] }) {
+function Checkout({
+  checkout,
+  busy,
+  error,
+  Form,
+}: {
+  checkout: TestCheckout;
+  busy: "confirm" | "cancel" | null;
+  error: string | null;
+  Form: ReturnType<typeof useActionForm>["fetcher"]["Form"];
+}) {
   const { plan } = checkout;
   return (
     <div className="space-y-6">

@@ -18,7 +18,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 const TEXT = {
   confirmed: { title: "Email confirmed", body: "Your email address is confirmed. You can log in now." },
   used: { title: "Link already used", body: "This confirmation link has already been used. If your address is confirmed, just log in." },
-  expired: { title: "Link expired", body: "This confirmation link has expired (links work for 24 hours). Log in to get a new one sent to you." },
+  expired: {
+    title: "Link expired",
+    body: "This confirmation link has expired (links work for 24 hours). Log in to get a new one sent to you.",
+  },
   invalid: { title: "Invalid link", body: "This confirmation link is not valid. Check that you copied the whole link from the email." },
 } as const;
 
@@ -28,7 +31,11 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
   return (
     <AuthCard title={t.title}>
       <div className="flex flex-col items-center text-center">
-        {ok ? <CheckCircle2 className="h-12 w-12 text-emerald-500" aria-hidden /> : <XCircle className="h-12 w-12 text-red-500" aria-hidden />}
+        {ok ? (
+          <CheckCircle2 className="h-12 w-12 text-emerald-500" aria-hidden />
+        ) : (
+          <XCircle className="h-12 w-12 text-red-500" aria-hidden />
+        )}
         <p className="mt-4 text-slate-700 dark:text-slate-300" data-outcome={loaderData.outcome}>
           {t.body}
         </p>

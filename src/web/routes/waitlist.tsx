@@ -8,10 +8,7 @@ import type { Route } from "./+types/waitlist";
 
 export function meta({ matches }: Route.MetaArgs) {
   const site = (matches[0]?.data as { site?: { name: string } } | undefined)?.site?.name ?? "Switchboard";
-  return [
-    { title: `Join the waitlist - ${site}` },
-    { name: "description", content: WAITLIST_TEXT.headline },
-  ];
+  return [{ title: `Join the waitlist - ${site}` }, { name: "description", content: WAITLIST_TEXT.headline }];
 }
 
 type Result = { ok: boolean; message: string };
@@ -65,10 +62,15 @@ export default function Waitlist() {
         </span>
         <h1 className="mt-6 text-4xl font-extrabold tracking-tight sm:text-5xl">{WAITLIST_TEXT.headline}</h1>
         <p className="mt-6 text-lg text-slate-600 dark:text-slate-400">
-          Orchestrate work, data and AI in one place, with the MCP servers you already use. Leave your e-mail and we'll let you
-          know when it opens.
+          Orchestrate work, data and AI in one place, with the MCP servers you already use. Leave your e-mail and we'll let you know when it
+          opens.
         </p>
-        <Form method="post" onSubmit={onSubmit} className="mt-10 flex w-full max-w-md flex-col gap-3 sm:flex-row" aria-describedby="waitlist-status">
+        <Form
+          method="post"
+          onSubmit={onSubmit}
+          className="mt-10 flex w-full max-w-md flex-col gap-3 sm:flex-row"
+          aria-describedby="waitlist-status"
+        >
           <label htmlFor="waitlist-email" className="sr-only">
             Email address
           </label>

@@ -46,7 +46,8 @@ async function deploy(env: Record<string, string> = {}): Promise<Tenant> {
   expect(r.status, await r.clone().text()).toBe(202);
   const d = await waitForStatus(c, `${name}/flood`, "running", 60_000);
   const key = await newApiKey(c, "attack");
-  const direct = (tool: string, args: Record<string, unknown> = {}) => t.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args });
+  const direct = (tool: string, args: Record<string, unknown> = {}) =>
+    t.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args });
   return { c, d, key, direct };
 }
 
@@ -125,15 +126,33 @@ describe("a tenant cannot make the platform hold its memory", () => {
     // 80 calls of 128 KB each (10 MB), one every 50 ms. The bodies are made once, so the
     // attacker's own work stays out of the neighbour's figures.
     const url = new URL(a.d.url);
-    const bodies = Array.from({ length: 80 }, (_, i) => Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "echo", arguments: { text: "p".repeat(MB / 8) } } })));
+    const bodies = Array.from({ length: 80 }, (_, i) =>
+      Buffer.from(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 100 + i,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "p".repeat(MB / 8) } },
+        }),
+      ),
+    );
     const post = (body: Buffer) =>
       new Promise<string>((resolve, reject) => {
-        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...session.headers, "content-length": body.length } }, (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (d: string) => (text += d.length > 1000 ? d.slice(0, 1000) : d));
-          res.on("end", () => resolve(text));
-        });
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: { ...session.headers, "content-length": body.length },
+          },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (d: string) => (text += d.length > 1000 ? d.slice(0, 1000) : d));
+            res.on("end", () => resolve(text));
+          },
+        );
         req.on("error", reject);
         req.end(body);
       });
@@ -156,16 +175,23 @@ describe("a tenant cannot make the platform hold its memory", () => {
     // The same calls to the server while it reads none of them for 8 s.
     const answers: Promise<string>[] = [];
     const attack = postAll(answers);
-    const [held, p99] = await Promise.all([peakWhile(() => t.runtime.runner.outputStats(a.d.id)?.inputHeldBytes ?? 0, attack), neighbourP99(4000)]);
+    const [held, p99] = await Promise.all([
+      peakWhile(() => t.runtime.runner.outputStats(a.d.id)?.inputHeldBytes ?? 0, attack),
+      neighbourP99(4000),
+    ]);
     const settled = await Promise.all(answers);
     expect(held).toBeGreaterThan(0);
     expect(held).toBeLessThanOrEqual(FLOW.stdinBytes + 0.15 * MB);
-    const refused = settled.filter((text) => text.includes("The MCP server is not reading its input: the platform holds at most 4 MB of requests for it"));
+    const refused = settled.filter((text) =>
+      text.includes("The MCP server is not reading its input: the platform holds at most 4 MB of requests for it"),
+    );
     expect(refused.length).toBeGreaterThan(30);
     // What was taken is answered once the server reads again; nothing is left held.
     expect(settled.filter((text) => text.includes('\\"echo\\"')).length).toBeGreaterThan(0);
     expect(t.runtime.runner.outputStats(a.d.id)?.inputHeldBytes).toBe(0);
-    console.info(`neighbour p99 ${p99.toFixed(1)} ms under the attack, ${controlP99.toFixed(1)} ms under the same calls to a server that reads them (quiet ${quietP99.toFixed(1)} ms)`);
+    console.info(
+      `neighbour p99 ${p99.toFixed(1)} ms under the attack, ${controlP99.toFixed(1)} ms under the same calls to a server that reads them (quiet ${quietP99.toFixed(1)} ms)`,
+    );
     expect(p99).toBeLessThanOrEqual(Math.max(2 * controlP99, controlP99 + 40));
     const back = await session.call(3, "tools/call", { name: "echo", arguments: { text: "back" } });
     expect(textOf(back.json<{ result: unknown }>().result)).toBe('{"echo":"back"}');
@@ -178,7 +204,16 @@ describe("a tenant cannot make the platform hold its memory", () => {
     // The session's GET stream, never read.
     const url = new URL(a.d.url);
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers: { ...session.headers, accept: "text/event-stream" } }, resolve);
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "GET",
+          headers: { ...session.headers, accept: "text/event-stream" },
+        },
+        resolve,
+      );
       req.on("error", reject);
       req.end();
     });
@@ -231,7 +266,16 @@ describe("a tenant cannot make the platform spend its CPU", () => {
     const session = await rawSession(a.d.url, a.key, "2025-06-18", { sampling: {} });
     const url = new URL(a.d.url);
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers: { ...session.headers, accept: MCP_ACCEPT.split(", ")[1]! } }, resolve);
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "GET",
+          headers: { ...session.headers, accept: MCP_ACCEPT.split(", ")[1]! },
+        },
+        resolve,
+      );
       req.on("error", reject);
       req.end();
     });
@@ -263,12 +307,15 @@ describe("pins by what clients can do", () => {
 });
 
 describe("what a deployment leaves behind", () => {
-  const count = async (q: ReturnType<typeof sql>) => ((await t.db.database.db.execute<{ n: number }>(q)).rows[0]!.n);
+  const count = async (q: ReturnType<typeof sql>) => (await t.db.database.db.execute<{ n: number }>(q)).rows[0]!.n;
 
   it("a thousand large definitions go when the deployment is stopped", async () => {
     const a = await deploy({ FLOOD_TOOLS: "1000", FLOOD_TOOL_KB: "14" });
-    const userId = (await t.db.database.db.execute<{ user_id: string }>(sql`select user_id from deployments where id = ${a.d.id}`)).rows[0]!.user_id;
-    await expect.poll(() => count(sql`select count(*)::int as n from definition_pins where user_id = ${userId}`), { timeout: 20_000 }).toBeGreaterThanOrEqual(1000);
+    const userId = (await t.db.database.db.execute<{ user_id: string }>(sql`select user_id from deployments where id = ${a.d.id}`)).rows[0]!
+      .user_id;
+    await expect
+      .poll(() => count(sql`select count(*)::int as n from definition_pins where user_id = ${userId}`), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(1000);
     expect((await a.c.del(`/api/deployments/${a.d.id}`)).status).toBe(200);
     expect(await count(sql`select count(*)::int as n from definition_pins where user_id = ${userId}`)).toBe(0);
     expect(await count(sql`select count(*)::int as n from definition_reviews where user_id = ${userId}`)).toBe(0);
@@ -281,9 +328,13 @@ describe("what a deployment leaves behind", () => {
     await t.db.database.db.execute(sql`
       insert into definition_pins (user_id, server_kind, server_ref, kind, name, approved_hash, current_hash)
       select ${userId}, 'owned', 'someone/elsewhere', 'tool', 'old_' || i, 'h', 'h' from generate_series(1, ${MAX_PINS_PER_USER - 5}) as i`);
-    const defs = Array.from({ length: 20 }, (_, i) => definitionOf({ name: `new_${i}`, description: "d", inputSchema: { type: "object" } })).filter((d): d is Definition => d !== undefined);
+    const defs = Array.from({ length: 20 }, (_, i) =>
+      definitionOf({ name: `new_${i}`, description: "d", inputSchema: { type: "object" } }),
+    ).filter((d): d is Definition => d !== undefined);
     await recordListing(t.db.database.db, { userId, serverKind: "owned", serverRef: "someone/here" }, "tool", defs, true);
     expect(await count(sql`select count(*)::int as n from definition_pins where user_id = ${userId}`)).toBe(MAX_PINS_PER_USER);
-    expect(await count(sql`select count(*)::int as n from definition_pins where user_id = ${userId} and server_ref = 'someone/here'`)).toBe(5);
+    expect(await count(sql`select count(*)::int as n from definition_pins where user_id = ${userId} and server_ref = 'someone/here'`)).toBe(
+      5,
+    );
   }, 60_000);
 });

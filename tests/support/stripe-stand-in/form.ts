@@ -61,7 +61,8 @@ export function decodeForm(text: string): Obj {
 
 export const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 export const obj = (v: unknown): Obj => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-export const num = (v: unknown): number | null => (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null);
+export const num = (v: unknown): number | null =>
+  typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
 
 /** Stripe's metadata update rules: `metadata=""` clears all, `metadata[k]=""` removes k. */
 export function mergeMetadata(current: unknown, update: unknown): Obj {

@@ -23,7 +23,16 @@ export function expand(store: StandInStore, answer: Obj, params: Obj): Obj {
         const price = priceFor(store, item);
         const quantity = num(item.quantity) ?? 1;
         const total = ((price.unit_amount as number | null) ?? 0) * quantity;
-        return { id: randomId("li_"), object: "item", amount_subtotal: total, amount_total: total, currency: price.currency, description: str(obj(obj(item.price_data).product_data).name), price, quantity };
+        return {
+          id: randomId("li_"),
+          object: "item",
+          amount_subtotal: total,
+          amount_total: total,
+          currency: price.currency,
+          description: str(obj(obj(item.price_data).product_data).name),
+          price,
+          quantity,
+        };
       });
       target.line_items = { object: "list", data: items, has_more: false, url: `/v1/checkout/sessions/${String(target.id)}/line_items` };
       return;
@@ -46,14 +55,21 @@ export function expand(store: StandInStore, answer: Obj, params: Obj): Obj {
 /** Answers one API call with the object Stripe would return, or throws the StripeHttpError it would. */
 export function route(store: StandInStore, method: string, path: string, params: Obj): Obj {
   const { customers, sessions, subscriptions } = store;
-  const seg = path.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+  const seg = path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
   if (seg[0] !== "v1") throw new StripeHttpError(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path}).`);
   const [, resource, a, b, c] = seg;
   if (resource === "customers") {
     if (method === "POST" && a === undefined) return createCustomer(store, params);
     if (method === "GET" && a === undefined) {
       const email = str(params.email);
-      return list([...customers.values()].filter((cu) => !email || cu.email === email), params, "/v1/customers");
+      return list(
+        [...customers.values()].filter((cu) => !email || cu.email === email),
+        params,
+        "/v1/customers",
+      );
     }
     if (a !== undefined && b === undefined) {
       const customer = customers.get(a);
@@ -74,7 +90,11 @@ export function route(store: StandInStore, method: string, path: string, params:
       if (method === "GET" && c === undefined) return session;
       if (method === "POST" && c === "expire" && seg.length === 5) {
         if (session.status !== "open") {
-          throw new StripeHttpError(400, "invalid_request_error", `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(session.status)}".`);
+          throw new StripeHttpError(
+            400,
+            "invalid_request_error",
+            `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(session.status)}".`,
+          );
         }
         Object.assign(session, { status: "expired", url: null });
         return session;
@@ -98,5 +118,9 @@ export function route(store: StandInStore, method: string, path: string, params:
       if (method === "DELETE") return cancelSubscription(sub);
     }
   }
-  throw new StripeHttpError(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`);
+  throw new StripeHttpError(
+    404,
+    "invalid_request_error",
+    `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+  );
 }

@@ -93,7 +93,9 @@ export function createSession(store: StandInStore, params: Obj): Obj {
   const customerId = str(params.customer);
   if (customerId && !store.customers.has(customerId)) throw missing("customer", customerId);
   if (mode !== "setup" && lineItems(params).length === 0) {
-    throw new StripeHttpError(400, "invalid_request_error", `You must provide at least one line item in \`${mode}\` mode.`, { param: "line_items" });
+    throw new StripeHttpError(400, "invalid_request_error", `You must provide at least one line item in \`${mode}\` mode.`, {
+      param: "line_items",
+    });
   }
   let amount = 0;
   let currency: string | null = null;

@@ -8,7 +8,8 @@ export function completeSession(store: StandInStore, sessionId: string): Obj {
   const session = store.sessions.get(sessionId);
   if (!session) throw new Error(`stripe stand-in: no checkout session ${sessionId}`);
   if (session.status !== "open") throw new Error(`stripe stand-in: checkout session ${sessionId} is ${String(session.status)}, not open`);
-  if (session.mode !== "subscription") throw new Error(`stripe stand-in: completeSession only handles mode=subscription (got ${String(session.mode)})`);
+  if (session.mode !== "subscription")
+    throw new Error(`stripe stand-in: completeSession only handles mode=subscription (got ${String(session.mode)})`);
   let customerId = str(session.customer);
   if (!customerId) customerId = createCustomer(store, { email: session.customer_email }).id as string;
   const customer = store.customers.get(customerId);
@@ -21,7 +22,8 @@ export function completeSession(store: StandInStore, sessionId: string): Obj {
   const items = lineItems(session).map((item) => {
     const price = priceFor(store, item);
     const interval = String(obj(price.recurring).interval);
-    const end = trialEnd ?? start + (PERIOD_SECONDS[interval] ?? PERIOD_SECONDS.month!) * ((obj(price.recurring).interval_count as number) || 1);
+    const end =
+      trialEnd ?? start + (PERIOD_SECONDS[interval] ?? PERIOD_SECONDS.month!) * ((obj(price.recurring).interval_count as number) || 1);
     return {
       id: randomId("si_", 14),
       object: "subscription_item",
@@ -70,7 +72,14 @@ export function completeSession(store: StandInStore, sessionId: string): Obj {
     status: "complete",
     payment_status: "paid",
     customer: customerId,
-    customer_details: { address: null, email: customer?.email ?? session.customer_email ?? null, name: customer?.name ?? null, phone: null, tax_exempt: "none", tax_ids: [] },
+    customer_details: {
+      address: null,
+      email: customer?.email ?? session.customer_email ?? null,
+      name: customer?.name ?? null,
+      phone: null,
+      tax_exempt: "none",
+      tax_ids: [],
+    },
     subscription: id,
     invoice: subscription.latest_invoice,
   });
@@ -80,7 +89,11 @@ export function completeSession(store: StandInStore, sessionId: string): Obj {
 export function updateSubscription(sub: Obj, params: Obj): Obj {
   const keys = Object.keys(params).filter((k) => k !== "expand");
   if (sub.status === "canceled" && keys.some((k) => k !== "metadata" && k !== "cancellation_details")) {
-    throw new StripeHttpError(400, "invalid_request_error", "A canceled subscription can only update its cancellation_details and metadata.");
+    throw new StripeHttpError(
+      400,
+      "invalid_request_error",
+      "A canceled subscription can only update its cancellation_details and metadata.",
+    );
   }
   if ("metadata" in params) sub.metadata = mergeMetadata(sub.metadata, params.metadata);
   if ("description" in params) sub.description = str(params.description);

@@ -107,7 +107,10 @@ describe("log in and out", () => {
   });
 
   it("refuses a sign-in posted from a foreign origin", async () => {
-    const r = await client(t.app, "https://evil.example").post("/api/auth/sign-in/email", { email: "ada@example.com", password: "password123" });
+    const r = await client(t.app, "https://evil.example").post("/api/auth/sign-in/email", {
+      email: "ada@example.com",
+      password: "password123",
+    });
     expect(r.status).toBe(403);
   });
 
@@ -130,7 +133,10 @@ describe("password reset", () => {
   it("answers the same for known and unknown addresses and only mails the known one", async () => {
     const before = (await outbox(t.app)).length;
     const known = await client(t.app).post("/api/auth/request-password-reset", { email: "ada@example.com", redirectTo: "/reset-password" });
-    const unknown = await client(t.app).post("/api/auth/request-password-reset", { email: "nobody@example.com", redirectTo: "/reset-password" });
+    const unknown = await client(t.app).post("/api/auth/request-password-reset", {
+      email: "nobody@example.com",
+      redirectTo: "/reset-password",
+    });
     expect(known.status).toBe(200);
     expect(unknown.status).toBe(200);
     expect(await known.json()).toEqual(await unknown.json());

@@ -159,8 +159,15 @@ export function createAuth(deps: AuthDeps) {
                   scopes: ["read:user", "user:email"],
                   pkce: true,
                   getUserInfo: async (tokens) => {
-                    const headers = { Authorization: `Bearer ${tokens.accessToken}`, Accept: "application/vnd.github+json", "User-Agent": site };
-                    const [profileRes, emailsRes] = await Promise.all([fetch(`${ghApi}/user`, { headers }), fetch(`${ghApi}/user/emails`, { headers })]);
+                    const headers = {
+                      Authorization: `Bearer ${tokens.accessToken}`,
+                      Accept: "application/vnd.github+json",
+                      "User-Agent": site,
+                    };
+                    const [profileRes, emailsRes] = await Promise.all([
+                      fetch(`${ghApi}/user`, { headers }),
+                      fetch(`${ghApi}/user/emails`, { headers }),
+                    ]);
                     if (!profileRes.ok) return null;
                     const profile = (await profileRes.json()) as { id: number; login: string; name?: string | null; avatar_url?: string };
                     const emails = emailsRes.ok ? ((await emailsRes.json()) as GitHubEmail[]) : [];

@@ -22,7 +22,12 @@ const q = (sql: string, params: unknown[] = []) => t.db.database.pool.query(sql,
 
 /** Runs the browser's part of the authorization-code flow; returns where the app sent it at the end. */
 async function githubSignIn(c: Client): Promise<string> {
-  const start = await c.post("/api/auth/sign-in/social", { provider: "github", callbackURL: "/", newUserCallbackURL: "/", errorCallbackURL: "/login?error=github" });
+  const start = await c.post("/api/auth/sign-in/social", {
+    provider: "github",
+    callbackURL: "/",
+    newUserCallbackURL: "/",
+    errorCallbackURL: "/login?error=github",
+  });
   expect(start.status).toBe(200);
   const { url } = (await start.json()) as { url: string };
   const approve = await fetch(url, { redirect: "manual" });

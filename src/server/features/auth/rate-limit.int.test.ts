@@ -33,13 +33,17 @@ describe("rate limits on sign-in, sign-up and reset", () => {
     for (let i = 0; i < 10; i++) expect(await (await form(`guess-${i}-xx`)).text()).toContain(AUTH_TEXT.invalidCredentials);
     expect(await (await form("guess-final")).text()).toMatch(/Too many attempts\. Please try again in \d+ seconds\./);
     // The API counted them too.
-    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "page-target@example.com", password: "x-guess-1" })).status).toBe(429);
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "page-target@example.com", password: "x-guess-1" })).status).toBe(
+      429,
+    );
   });
 
   it("limits password-reset requests per client address", async () => {
     const c = client(t.app);
     for (let i = 0; i < 10; i++) {
-      expect((await c.post("/api/auth/request-password-reset", { email: `r${i}@example.com`, redirectTo: "/reset-password" })).status).toBe(200);
+      expect((await c.post("/api/auth/request-password-reset", { email: `r${i}@example.com`, redirectTo: "/reset-password" })).status).toBe(
+        200,
+      );
     }
     const r = await c.post("/api/auth/request-password-reset", { email: "r99@example.com", redirectTo: "/reset-password" });
     expect(r.status).toBe(429);
@@ -76,7 +80,12 @@ describe("behind a load balancer (TRUST_PROXY_HOPS=1)", () => {
 
   it("counts each client by the address the balancer saw, and a forged X-Forwarded-For entry does not escape its bucket", async () => {
     const c = client(lb.app);
-    const reset = (xff: string, i: number) => c.post("/api/auth/request-password-reset", { email: `lb${i}@example.com`, redirectTo: "/reset-password" }, { "x-forwarded-for": xff });
+    const reset = (xff: string, i: number) =>
+      c.post(
+        "/api/auth/request-password-reset",
+        { email: `lb${i}@example.com`, redirectTo: "/reset-password" },
+        { "x-forwarded-for": xff },
+      );
     for (let i = 0; i < 10; i++) expect((await reset("203.0.113.5", i)).status).toBe(200);
     expect((await reset("203.0.113.5", 10)).status).toBe(429);
     // Another client behind the same balancer has its own bucket.

@@ -7,7 +7,11 @@ const hash = (token: string) => createHash("sha256").update(token).digest("hex")
 
 /** Claims a one-time token; false when it was used before. */
 export async function claimToken(db: Db, token: string): Promise<boolean> {
-  const rows = await db.insert(usedTokens).values({ tokenHash: hash(token) }).onConflictDoNothing().returning({ h: usedTokens.tokenHash });
+  const rows = await db
+    .insert(usedTokens)
+    .values({ tokenHash: hash(token) })
+    .onConflictDoNothing()
+    .returning({ h: usedTokens.tokenHash });
   return rows.length > 0;
 }
 

@@ -36,7 +36,10 @@ export function clientIp(c: Context, trustedHops = 0): string {
   const env = c.env as Partial<HttpBindings> | undefined;
   const socket = env?.incoming?.socket?.remoteAddress ?? "local";
   if (trustedHops <= 0) return socket;
-  const chain = (c.req.header("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const chain = (c.req.header("x-forwarded-for") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return chain.length >= trustedHops ? chain[chain.length - trustedHops]!.slice(0, 64) : socket;
 }
 
@@ -59,7 +62,14 @@ function safeTarget(value: unknown, allowed: readonly string[]): boolean {
   }
 }
 
-export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rateLimit: boolean; allowedOrigins: readonly string[]; trustedProxyHops?: number }) {
+export function authRoutes(deps: {
+  auth: Auth;
+  db: Db;
+  limiter: RateLimiter;
+  rateLimit: boolean;
+  allowedOrigins: readonly string[];
+  trustedProxyHops?: number;
+}) {
   const app = new Hono();
   app.all("/api/auth/*", async (c) => {
     const url = new URL(c.req.url);
@@ -68,7 +78,12 @@ export function authRoutes(deps: { auth: Auth; db: Db; limiter: RateLimiter; rat
     if (/^\/(admin\/)?oauth2\//.test(path) && !OAUTH_PUBLIC.has(path)) return c.json({ error: "Not found", code: "not_found" }, 404);
     let email: string | undefined;
     const body =
-      c.req.method === "POST" ? ((await c.req.raw.clone().json().catch(() => null)) as Record<string, unknown> | null) : null;
+      c.req.method === "POST"
+        ? ((await c.req.raw
+            .clone()
+            .json()
+            .catch(() => null)) as Record<string, unknown> | null)
+        : null;
     for (const f of REDIRECT_FIELDS) {
       if (!safeTarget(body?.[f], deps.allowedOrigins) || !safeTarget(url.searchParams.get(f) ?? undefined, deps.allowedOrigins)) {
         return c.json({ error: "Redirects may only lead to this site", code: "forbidden" }, 403);

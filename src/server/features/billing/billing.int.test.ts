@@ -8,7 +8,8 @@ import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js
 // Billing on a real PostgreSQL: the built-in test-mode provider end to end, and the hosting limits
 // that follow the plan. Stripe: stripe.int.test.ts.
 
-const current = async (c: Client) => ((await (await c.get("/api/subscriptions/current")).json()) as { subscription: SubscriptionView }).subscription;
+const current = async (c: Client) =>
+  ((await (await c.get("/api/subscriptions/current")).json()) as { subscription: SubscriptionView }).subscription;
 /** What the server says the subscription means: the plan in force, its standing, whether Cancel is offered. */
 const meaning = async (c: Client) => {
   const { plan, standing, canCancel } = (await (await c.get("/api/subscriptions/current")).json()) as CurrentSubscription;
@@ -36,7 +37,13 @@ describe("test mode (no Stripe keys)", () => {
 
   it("subscribes through the test-mode checkout: the plan changes only when the payment is confirmed", async () => {
     const ana = await signedInUser(t, "ana@example.com");
-    expect(await current(ana)).toEqual({ status: "free", plan: expect.objectContaining({ id: "free", name: "Free", price_monthly: 0 }), period: null, currentPeriodEnd: null, cancelAtPeriodEnd: false });
+    expect(await current(ana)).toEqual({
+      status: "free",
+      plan: expect.objectContaining({ id: "free", name: "Free", price_monthly: 0 }),
+      period: null,
+      currentPeriodEnd: null,
+      cancelAtPeriodEnd: false,
+    });
     expect(await meaning(ana)).toEqual({ plan: "free", standing: "free", canCancel: false });
     expect(((await (await ana.get("/api/subscriptions/stripe-status")).json()) as { success: boolean }).success).toBe(false);
 
@@ -55,17 +62,29 @@ describe("test mode (no Stripe keys)", () => {
     expect((await eve.get(`/api/subscriptions/test-checkout/${id}`)).status).toBe(404);
     expect((await eve.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(404);
 
-    expect(await (await ana.get(`/api/subscriptions/test-checkout/${id}`)).json()).toMatchObject({ id, status: "open", plan: { id: "pro", price_monthly: 20 } });
+    expect(await (await ana.get(`/api/subscriptions/test-checkout/${id}`)).json()).toMatchObject({
+      id,
+      status: "open",
+      plan: { id: "pro", price_monthly: 20 },
+    });
     const done = await ana.post(`/api/subscriptions/test-checkout/${id}/confirm`);
     expect(await done.json()).toEqual({ success: true, url: "/subscription?checkout_success=true" });
     expect((await ana.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(409); // once
     const pro = await current(ana);
-    expect(pro).toMatchObject({ status: "active", plan: { id: "pro", name: "Pro", price_monthly: 20 }, period: "month", cancelAtPeriodEnd: false });
+    expect(pro).toMatchObject({
+      status: "active",
+      plan: { id: "pro", name: "Pro", price_monthly: 20 },
+      period: "month",
+      cancelAtPeriodEnd: false,
+    });
     expect(await meaning(ana)).toEqual({ plan: "pro", standing: "good", canCancel: true });
     const days = (new Date(pro.currentPeriodEnd!).getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(27);
     expect(days).toBeLessThan(32);
-    expect(await (await ana.get("/api/subscriptions/stripe-status")).json()).toMatchObject({ success: true, subscription: { status: "active", productName: "Pro", interval: "month" } });
+    expect(await (await ana.get("/api/subscriptions/stripe-status")).json()).toMatchObject({
+      success: true,
+      subscription: { status: "active", productName: "Pro", interval: "month" },
+    });
     expect((await checkout(ana)).status).toBe(409); // already Pro
 
     // Cancel: Pro until the period end, then Free.
@@ -79,14 +98,21 @@ describe("test mode (no Stripe keys)", () => {
   });
 
   it("an API body over 1 MB is refused with 413 before anything reads it", async () => {
-    const r = await t.app.request("/api/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }, body: "x".repeat(2 * 1024 * 1024) });
+    const r = await t.app.request("/api/webhooks/stripe", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(2 * 1024 * 1024) },
+      body: "x".repeat(2 * 1024 * 1024),
+    });
     expect(r.status).toBe(413);
   });
 
   it("leaving the checkout changes nothing", async () => {
     const bo = await signedInUser(t, "bo@example.com");
     const id = (await urlOf(await checkout(bo))).split("/").pop()!;
-    expect(await (await bo.post(`/api/subscriptions/test-checkout/${id}/cancel`)).json()).toEqual({ success: true, url: "/subscription?checkout_canceled=true" });
+    expect(await (await bo.post(`/api/subscriptions/test-checkout/${id}/cancel`)).json()).toEqual({
+      success: true,
+      url: "/subscription?checkout_canceled=true",
+    });
     expect((await bo.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBe(409);
     expect((await current(bo)).plan.id).toBe("free");
     expect((await bo.post("/api/subscriptions/checkout", { plan: "gold", period: "monthly" })).status).toBe(400);
@@ -111,7 +137,9 @@ describe("test mode (no Stripe keys)", () => {
     const stopped = (await (await cy.get("/api/deployments/server/cyril/two")).json()) as { deployments: DeploymentView[] };
     expect(stopped.deployments[0]).toMatchObject({ id: two.id, status: "stopped", status_detail: BILLING_TEXT.stoppedByPlan("Free", 1) });
     expect(t.runtime.runner.runs(two.id)).toBe(false);
-    expect((await (await cy.get("/api/deployments/server/cyril/one")).json()) as { deployments: DeploymentView[] }).toMatchObject({ deployments: [{ status: "running" }] });
+    expect((await (await cy.get("/api/deployments/server/cyril/one")).json()) as { deployments: DeploymentView[] }).toMatchObject({
+      deployments: [{ status: "running" }],
+    });
     // Deploying the stopped one again needs a free slot.
     expect((await deploy("two")).status).toBe(403);
   });

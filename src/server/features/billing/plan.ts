@@ -38,10 +38,21 @@ export async function planOf(db: Db, userId: string): Promise<Plan> {
 export function currentView(state: SubscriptionState | undefined): Omit<CurrentSubscription, "success"> {
   const plan = effectivePlan(state);
   if (plan.id === "free" || !state) {
-    return { subscription: { status: "free", plan: planView(PLANS.free), period: null, currentPeriodEnd: null, cancelAtPeriodEnd: false }, plan: "free", standing: "free", canCancel: false };
+    return {
+      subscription: { status: "free", plan: planView(PLANS.free), period: null, currentPeriodEnd: null, cancelAtPeriodEnd: false },
+      plan: "free",
+      standing: "free",
+      canCancel: false,
+    };
   }
   return {
-    subscription: { status: state.status, plan: planView(plan), period: "month", currentPeriodEnd: state.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: state.cancelAtPeriodEnd },
+    subscription: {
+      status: state.status,
+      plan: planView(plan),
+      period: "month",
+      currentPeriodEnd: state.currentPeriodEnd?.toISOString() ?? null,
+      cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+    },
     plan: plan.id,
     standing: GOOD_STANDING.has(state.status) ? "good" : "attention",
     canCancel: !state.cancelAtPeriodEnd,

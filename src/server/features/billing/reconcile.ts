@@ -26,7 +26,10 @@ export async function reconcileStripe(d: ReconcileDeps): Promise<{ checked: numb
     try {
       const sub = await d.stripe.subscriptions.retrieve(row.subscriptionId);
       const f = subscriptionFields(sub);
-      const differs = f.status !== row.status || f.cancelAtPeriodEnd !== row.cancelAtPeriodEnd || f.currentPeriodEnd?.getTime() !== row.currentPeriodEnd?.getTime();
+      const differs =
+        f.status !== row.status ||
+        f.cancelAtPeriodEnd !== row.cancelAtPeriodEnd ||
+        f.currentPeriodEnd?.getTime() !== row.currentPeriodEnd?.getTime();
       if (differs) {
         await applySubscription(d, sub, { authoritative: true, userHint: row.userId });
         await d.enforce(row.userId);

@@ -57,7 +57,13 @@ export async function openCheckout(db: DbOrTx, userId: string): Promise<Checkout
   const [r] = await db
     .select()
     .from(checkoutSessions)
-    .where(and(eq(checkoutSessions.userId, userId), eq(checkoutSessions.status, "open"), gt(checkoutSessions.expiresAt, sql`now() + interval '1 hour'`)))
+    .where(
+      and(
+        eq(checkoutSessions.userId, userId),
+        eq(checkoutSessions.status, "open"),
+        gt(checkoutSessions.expiresAt, sql`now() + interval '1 hour'`),
+      ),
+    )
     .orderBy(desc(checkoutSessions.createdAt))
     .limit(1);
   return r;

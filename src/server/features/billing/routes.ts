@@ -6,7 +6,13 @@ import type { Billing } from "./service.js";
 // /api/subscriptions/* and the Stripe webhook (docs/product.md#billing, docs/billing.md).
 
 const auth: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
-const planSchema = z.object({ id: z.enum(["free", "pro"]), name: z.string(), description: z.string(), price_monthly: z.number(), features: z.array(z.string()) });
+const planSchema = z.object({
+  id: z.enum(["free", "pro"]),
+  name: z.string(),
+  description: z.string(),
+  price_monthly: z.number(),
+  features: z.array(z.string()),
+});
 const subscriptionView = z.object({
   status: z.string(),
   plan: planSchema,
@@ -18,10 +24,19 @@ const currentAnswer = z.object({
   success: z.literal(true),
   subscription: subscriptionView,
   plan: z.enum(["free", "pro"]).describe("The plan in force now, as the server decides it from the provider's word"),
-  standing: z.enum(["free", "good", "attention"]).describe("free: no paid plan; good: paid; attention: still Pro while a payment is retried"),
+  standing: z
+    .enum(["free", "good", "attention"])
+    .describe("free: no paid plan; good: paid; attention: still Pro while a payment is retried"),
   canCancel: z.boolean().describe("A paid plan that is not already cancelling"),
 });
-const providerView = z.object({ status: z.string(), productId: z.string(), productName: z.string(), interval: z.string(), currentPeriodEnd: z.string().nullable(), cancelAtPeriodEnd: z.boolean() });
+const providerView = z.object({
+  status: z.string(),
+  productId: z.string(),
+  productName: z.string(),
+  interval: z.string(),
+  currentPeriodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+});
 const ok = (schema: z.ZodTypeAny, description: string) => ({ content: { "application/json": { schema } }, description });
 const urlAnswer = z.object({ success: z.literal(true), url: z.string() });
 const idParams = z.object({ id: z.string().min(1).max(200) });
@@ -42,7 +57,10 @@ const statusRoute = createRoute({
   summary: "The payment provider's view of your subscription (Stripe, or the built-in test mode)",
   security: auth,
   responses: {
-    200: ok(z.object({ success: z.boolean(), subscription: providerView.nullable(), raw: z.unknown(), message: z.string().optional() }), "Provider status; success false without a paid subscription"),
+    200: ok(
+      z.object({ success: z.boolean(), subscription: providerView.nullable(), raw: z.unknown(), message: z.string().optional() }),
+      "Provider status; success false without a paid subscription",
+    ),
     401: jsonError("Not signed in"),
   },
 });
@@ -53,8 +71,18 @@ const checkoutRoute = createRoute({
   tags: ["subscriptions"],
   summary: "Start a checkout for Pro; go to the returned URL (one open checkout per user)",
   security: auth,
-  request: { body: { required: true, content: { "application/json": { schema: z.object({ plan: z.string().max(20), period: z.enum(["monthly"]).default("monthly") }) } } } },
-  responses: { 200: ok(urlAnswer, "Checkout URL"), 400: jsonError("Unknown plan"), 401: jsonError("Not signed in"), 409: jsonError("Already on Pro") },
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ plan: z.string().max(20), period: z.enum(["monthly"]).default("monthly") }) } },
+    },
+  },
+  responses: {
+    200: ok(urlAnswer, "Checkout URL"),
+    400: jsonError("Unknown plan"),
+    401: jsonError("Not signed in"),
+    409: jsonError("Already on Pro"),
+  },
 });
 
 const cancelRoute = createRoute({
@@ -63,7 +91,11 @@ const cancelRoute = createRoute({
   tags: ["subscriptions"],
   summary: "Cancel Pro at the end of the paid period",
   security: auth,
-  responses: { 200: ok(z.object({ success: z.literal(true), message: z.string() }), "Cancelling at period end"), 400: jsonError("No paid subscription"), 401: jsonError("Not signed in") },
+  responses: {
+    200: ok(z.object({ success: z.literal(true), message: z.string() }), "Cancelling at period end"),
+    400: jsonError("No paid subscription"),
+    401: jsonError("Not signed in"),
+  },
 });
 
 const testCheckoutRoute = createRoute({
@@ -73,7 +105,11 @@ const testCheckoutRoute = createRoute({
   summary: "Test mode: a checkout session of the built-in provider",
   security: auth,
   request: { params: idParams },
-  responses: { 200: ok(z.object({ id: z.string(), status: z.string(), plan: planSchema }), "Session"), 401: jsonError("Not signed in"), 404: jsonError("No such session of yours") },
+  responses: {
+    200: ok(z.object({ id: z.string(), status: z.string(), plan: planSchema }), "Session"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such session of yours"),
+  },
 });
 
 const testDecision = (action: "confirm" | "cancel") =>
@@ -84,7 +120,12 @@ const testDecision = (action: "confirm" | "cancel") =>
     summary: action === "confirm" ? "Test mode: confirm the payment (no card is charged); Pro starts now" : "Test mode: leave the checkout",
     security: auth,
     request: { params: idParams },
-    responses: { 200: ok(urlAnswer, "Where to go next"), 401: jsonError("Not signed in"), 404: jsonError("No such session of yours"), 409: jsonError("Not open any more") },
+    responses: {
+      200: ok(urlAnswer, "Where to go next"),
+      401: jsonError("Not signed in"),
+      404: jsonError("No such session of yours"),
+      409: jsonError("Not open any more"),
+    },
   });
 
 const endPeriodRoute = createRoute({
@@ -93,7 +134,12 @@ const endPeriodRoute = createRoute({
   tags: ["subscriptions"],
   summary: "Test mode outside production: end the current period now, like a Stripe test clock",
   security: auth,
-  responses: { 200: ok(z.object({ success: z.literal(true) }), "Period ended"), 400: jsonError("No test-mode subscription"), 401: jsonError("Not signed in"), 404: jsonError("Not available") },
+  responses: {
+    200: ok(z.object({ success: z.literal(true) }), "Period ended"),
+    400: jsonError("No test-mode subscription"),
+    401: jsonError("Not signed in"),
+    404: jsonError("Not available"),
+  },
 });
 
 const webhookRoute = createRoute({
@@ -102,7 +148,11 @@ const webhookRoute = createRoute({
   tags: ["subscriptions"],
   summary: "Stripe events (signed with STRIPE_WEBHOOK_SECRET); each event is applied once",
   request: { headers: z.object({ "stripe-signature": z.string().optional() }) },
-  responses: { 200: ok(z.object({ received: z.literal(true), duplicate: z.boolean() }), "Received"), 400: jsonError("Bad or missing signature"), 404: jsonError("Stripe is not configured") },
+  responses: {
+    200: ok(z.object({ received: z.literal(true), duplicate: z.boolean() }), "Received"),
+    400: jsonError("Bad or missing signature"),
+    404: jsonError("Stripe is not configured"),
+  },
 });
 
 export function billingRoutes(billing: Billing) {
@@ -115,8 +165,12 @@ export function billingRoutes(billing: Billing) {
     })
     .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(requireViewer(c)) }, 200))
     .openapi(testCheckoutRoute, async (c) => c.json(await billing.testCheckout(requireViewer(c), c.req.valid("param").id), 200))
-    .openapi(testDecision("confirm"), async (c) => c.json({ success: true as const, url: await billing.confirmTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200))
-    .openapi(testDecision("cancel"), async (c) => c.json({ success: true as const, url: await billing.cancelTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200))
+    .openapi(testDecision("confirm"), async (c) =>
+      c.json({ success: true as const, url: await billing.confirmTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200),
+    )
+    .openapi(testDecision("cancel"), async (c) =>
+      c.json({ success: true as const, url: await billing.cancelTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200),
+    )
     .openapi(endPeriodRoute, async (c) => {
       await billing.endPeriodNow(requireViewer(c));
       return c.json({ success: true as const }, 200);

@@ -41,7 +41,13 @@ export class Billing {
     this.stripe = stripeClient(d.config);
     this.testMode = new TestModeProvider(d);
     this.stripeProvider = this.stripe && new StripeProvider({ ...d, stripe: this.stripe });
-    this.limits = new PlanLimits({ db: d.db, log: d.log, hosting: d.hosting, settleEndedPeriods: () => this.testMode.settleEndedPeriods(), sweepMs: d.config.BILLING_SWEEP_MS });
+    this.limits = new PlanLimits({
+      db: d.db,
+      log: d.log,
+      hosting: d.hosting,
+      settleEndedPeriods: () => this.testMode.settleEndedPeriods(),
+      sweepMs: d.config.BILLING_SWEEP_MS,
+    });
   }
 
   /** The periodic check (ended test-mode periods, plan limits); the app process starts it. */
@@ -85,14 +91,23 @@ export class Billing {
   }
 
   /** The provider's own view of the subscription (Stripe's, or the built-in test provider's). */
-  async providerStatus(viewer: Viewer): Promise<{ success: boolean; subscription: ProviderStatusView | null; raw: unknown; message?: string }> {
+  async providerStatus(
+    viewer: Viewer,
+  ): Promise<{ success: boolean; subscription: ProviderStatusView | null; raw: unknown; message?: string }> {
     const row = await findSubscription(this.d.db, viewer.id);
     const none = { success: false, subscription: null, raw: null, message: "No paid subscription" };
     const provider = row?.subscriptionId ? this.providerOf(row) : undefined;
     if (!row || !provider) return none;
     const s = await provider.status(row);
     if (!s) return { ...none, message: "The payment provider could not be reached" };
-    const subscription = { status: s.status, productId: PLANS.pro.id, productName: PLANS.pro.name, interval: s.interval, currentPeriodEnd: s.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: s.cancelAtPeriodEnd };
+    const subscription = {
+      status: s.status,
+      productId: PLANS.pro.id,
+      productName: PLANS.pro.name,
+      interval: s.interval,
+      currentPeriodEnd: s.currentPeriodEnd?.toISOString() ?? null,
+      cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    };
     return { success: true, subscription, raw: s.raw };
   }
 
@@ -114,7 +129,14 @@ export class Billing {
       return this.d.db.transaction(async (tx) => {
         const now = await this.openCheckoutOf(tx, viewer.id, provider);
         if (now.url) return now.url;
-        await insertCheckout(tx, { id: session.id, userId: viewer.id, provider: provider.id, plan: "pro", url: session.url, expiresAt: session.expiresAt });
+        await insertCheckout(tx, {
+          id: session.id,
+          userId: viewer.id,
+          provider: provider.id,
+          plan: "pro",
+          url: session.url,
+          expiresAt: session.expiresAt,
+        });
         return session.url;
       });
     });
@@ -185,7 +207,11 @@ export class Billing {
   async webhook(rawBody: string, signature: string | undefined): Promise<{ applied: boolean }> {
     const secret = this.d.config.STRIPE_WEBHOOK_SECRET;
     if (!this.stripe || !secret) throw new AppError("not_found", "Stripe webhooks are not configured");
-    const { applied, userId } = await receiveStripeEvent({ db: this.d.db, log: this.d.log, stripe: this.stripe, secret }, rawBody, signature);
+    const { applied, userId } = await receiveStripeEvent(
+      { db: this.d.db, log: this.d.log, stripe: this.stripe, secret },
+      rawBody,
+      signature,
+    );
     if (userId) await this.limits.enforce(userId);
     return { applied };
   }

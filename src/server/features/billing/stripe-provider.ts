@@ -32,7 +32,15 @@ export class StripeProvider implements BillingProvider {
     const back = `${config.PUBLIC_URL}/subscription`;
     const lineItem = config.STRIPE_PRICE_PRO
       ? { price: config.STRIPE_PRICE_PRO, quantity: 1 }
-      : { price_data: { currency: "usd", unit_amount: PLANS.pro.price_monthly * 100, recurring: { interval: "month" as const }, product_data: { name: `${config.SITE_NAME} ${PLANS.pro.name}` } }, quantity: 1 };
+      : {
+          price_data: {
+            currency: "usd",
+            unit_amount: PLANS.pro.price_monthly * 100,
+            recurring: { interval: "month" as const },
+            product_data: { name: `${config.SITE_NAME} ${PLANS.pro.name}` },
+          },
+          quantity: 1,
+        };
     const session = await viaStripe(
       this.d.stripe.checkout.sessions.create(
         {
@@ -57,18 +65,31 @@ export class StripeProvider implements BillingProvider {
 
   async status(row: SubscriptionRow): Promise<ProviderSubscription | undefined> {
     if (!row.subscriptionId) return undefined;
-    const sub = await this.d.stripe.subscriptions.retrieve(row.subscriptionId, {}, { timeout: 5000, maxNetworkRetries: 0 }).catch((e: unknown) => {
-      this.d.log.warn({ err: e }, "Stripe status could not be read; the page falls back to the stored subscription");
-      return undefined;
-    });
+    const sub = await this.d.stripe.subscriptions
+      .retrieve(row.subscriptionId, {}, { timeout: 5000, maxNetworkRetries: 0 })
+      .catch((e: unknown) => {
+        this.d.log.warn({ err: e }, "Stripe status could not be read; the page falls back to the stored subscription");
+        return undefined;
+      });
     if (!sub) return undefined;
     const f = subscriptionFields(sub);
-    return { plan: "pro", status: f.status, interval: f.interval, currentPeriodEnd: f.currentPeriodEnd, cancelAtPeriodEnd: f.cancelAtPeriodEnd, raw: sub };
+    return {
+      plan: "pro",
+      status: f.status,
+      interval: f.interval,
+      currentPeriodEnd: f.currentPeriodEnd,
+      cancelAtPeriodEnd: f.cancelAtPeriodEnd,
+      raw: sub,
+    };
   }
 
   async cancelAtPeriodEnd(row: SubscriptionRow): Promise<void> {
     if (!row.subscriptionId) throw new AppError("validation_failed", BILLING_TEXT.notSubscribed);
-    const sub = await viaStripe(this.d.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true }, INTERACTIVE), BILLING_TEXT.cancelFailed, this.d.log);
+    const sub = await viaStripe(
+      this.d.stripe.subscriptions.update(row.subscriptionId, { cancel_at_period_end: true }, INTERACTIVE),
+      BILLING_TEXT.cancelFailed,
+      this.d.log,
+    );
     await applySubscription(this.d, sub, { authoritative: true });
   }
 
@@ -79,6 +100,10 @@ export class StripeProvider implements BillingProvider {
     const cancel = this.d.stripe.subscriptions.cancel(row.subscriptionId, {}, INTERACTIVE).catch((e: unknown) => {
       if (!gone(e)) throw e; // already gone at Stripe: nothing left to pay for
     });
-    await viaStripe(cancel, "Your subscription could not be canceled with Stripe, so the account was not deleted; try again in a moment", this.d.log);
+    await viaStripe(
+      cancel,
+      "Your subscription could not be canceled with Stripe, so the account was not deleted; try again in a moment",
+      this.d.log,
+    );
   }
 }

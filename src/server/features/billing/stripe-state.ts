@@ -19,7 +19,13 @@ export function stripeClient(config: Config): Stripe | undefined {
   return new Stripe(config.STRIPE_SECRET_KEY, {
     maxNetworkRetries: 2,
     timeout: 20_000,
-    ...(base ? { host: base.hostname, port: Number(base.port || (base.protocol === "https:" ? 443 : 80)), protocol: base.protocol.replace(":", "") as "http" | "https" } : {}),
+    ...(base
+      ? {
+          host: base.hostname,
+          port: Number(base.port || (base.protocol === "https:" ? 443 : 80)),
+          protocol: base.protocol.replace(":", "") as "http" | "https",
+        }
+      : {}),
   });
 }
 
@@ -63,7 +69,11 @@ export interface ApplyOptions {
  * from Stripe) always wins; an event applies only if it is not older than the last one applied,
  * and never revives a subscription that was canceled.
  */
-export async function applySubscription(d: { db: Db; log: Logger }, sub: Stripe.Subscription, o: ApplyOptions): Promise<string | undefined> {
+export async function applySubscription(
+  d: { db: Db; log: Logger },
+  sub: Stripe.Subscription,
+  o: ApplyOptions,
+): Promise<string | undefined> {
   const run = async (tx: Tx) => {
     const f = subscriptionFields(sub);
     let userId = sub.metadata?.userId || o.userHint;
@@ -86,7 +96,17 @@ export async function applySubscription(d: { db: Db; log: Logger }, sub: Stripe.
     }
     const eventAt = o.eventAt ?? new Date();
     const lastEventAt = existing?.lastEventAt && existing.lastEventAt > eventAt ? existing.lastEventAt : eventAt;
-    await saveSubscription(tx, { userId, provider: "stripe", plan: "pro", status, customerId: f.customerId, subscriptionId: sub.id, currentPeriodEnd: f.currentPeriodEnd, cancelAtPeriodEnd: f.cancelAtPeriodEnd, lastEventAt });
+    await saveSubscription(tx, {
+      userId,
+      provider: "stripe",
+      plan: "pro",
+      status,
+      customerId: f.customerId,
+      subscriptionId: sub.id,
+      currentPeriodEnd: f.currentPeriodEnd,
+      cancelAtPeriodEnd: f.cancelAtPeriodEnd,
+      lastEventAt,
+    });
     return userId;
   };
   return o.tx ? run(o.tx) : d.db.transaction(run);

@@ -11,7 +11,8 @@ import { projectRoot } from "../../paths.js";
 // Billing with Stripe on a real PostgreSQL, through a local stand-in for api.stripe.com, with
 // webhooks signed by the stripe package itself. The test mode: billing.int.test.ts.
 
-const current = async (c: Client) => ((await (await c.get("/api/subscriptions/current")).json()) as { subscription: SubscriptionView }).subscription;
+const current = async (c: Client) =>
+  ((await (await c.get("/api/subscriptions/current")).json()) as { subscription: SubscriptionView }).subscription;
 /** What the server says the subscription means: the plan in force, its standing, whether Cancel is offered. */
 const meaning = async (c: Client) => {
   const { plan, standing, canCancel } = (await (await c.get("/api/subscriptions/current")).json()) as CurrentSubscription;
@@ -47,8 +48,19 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     data: { object },
   });
   const deliver = (payload: string, opts: { secret?: string; timestamp?: number; header?: string | null } = {}) => {
-    const header = opts.header === undefined ? signer.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? secret, ...(opts.timestamp ? { timestamp: opts.timestamp } : {}) }) : opts.header;
-    return t.app.request("/api/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", ...(header === null ? {} : { "stripe-signature": header }) }, body: payload });
+    const header =
+      opts.header === undefined
+        ? signer.webhooks.generateTestHeaderString({
+            payload,
+            secret: opts.secret ?? secret,
+            ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
+          })
+        : opts.header;
+    return t.app.request("/api/webhooks/stripe", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(header === null ? {} : { "stripe-signature": header }) },
+      body: payload,
+    });
   };
   const sub = (id: string) => stripe.subscriptions.get(id) as Record<string, unknown> & { id: string };
 
@@ -91,7 +103,11 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     const subId = await subscribe(fay);
     expect(stripe.requests.some((r) => r.method === "GET" && r.path === `/v1/subscriptions/${subId}`)).toBe(true);
     expect(await current(fay)).toMatchObject({ status: "active", plan: { id: "pro" }, cancelAtPeriodEnd: false });
-    expect(await (await fay.get("/api/subscriptions/stripe-status")).json()).toMatchObject({ success: true, subscription: { status: "active", productName: "Pro", interval: "month" }, raw: { id: subId } });
+    expect(await (await fay.get("/api/subscriptions/stripe-status")).json()).toMatchObject({
+      success: true,
+      subscription: { status: "active", productName: "Pro", interval: "month" },
+      raw: { id: subId },
+    });
 
     const r = await fay.post("/api/subscriptions/cancel");
     expect(r.status).toBe(200);
@@ -143,7 +159,7 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     expect((await deliver(JSON.stringify(olderUpdate))).status).toBe(200);
     expect(await current(ivy)).toMatchObject({ status: "free", plan: { id: "free" } });
     // Even a newer 'updated' cannot bring a canceled subscription back.
-    expect((await deliver(JSON.stringify(event("customer.subscription.updated", activeSnapshot))))).toHaveProperty("status", 200);
+    expect(await deliver(JSON.stringify(event("customer.subscription.updated", activeSnapshot)))).toHaveProperty("status", 200);
     expect((await current(ivy)).plan.id).toBe("free");
 
     // Between two updates, the newer one stands whatever the arrival order.
@@ -184,7 +200,12 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
     expect((await current(lu)).plan.id).toBe("pro");
     // Not spawnSync: the stand-in answers from this very process.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const p = execFile(process.execPath, [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/billing-reconcile.ts"], { cwd: projectRoot, env: { PATH: process.env.PATH, DATABASE_URL: t.db.url, ...env() }, timeout: 60_000 }, (_e, stdout, stderr) => resolve({ status: p.exitCode, stdout, stderr }));
+      const p = execFile(
+        process.execPath,
+        [path.join(projectRoot, "node_modules/tsx/dist/cli.mjs"), "src/server/cli/billing-reconcile.ts"],
+        { cwd: projectRoot, env: { PATH: process.env.PATH, DATABASE_URL: t.db.url, ...env() }, timeout: 60_000 },
+        (_e, stdout, stderr) => resolve({ status: p.exitCode, stdout, stderr }),
+      );
     });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
@@ -195,7 +216,11 @@ describe("Stripe (through a local stand-in for api.stripe.com)", () => {
 
 describe("Stripe unreachable", () => {
   it("a checkout says so clearly (503), it is not a bare server error", async () => {
-    const t = await createTestApp({ STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x", STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}` });
+    const t = await createTestApp({
+      STRIPE_SECRET_KEY: "sk_test_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}`,
+    });
     try {
       const nia = await signedInUser(t, "nia@example.com");
       const r = await checkout(nia);

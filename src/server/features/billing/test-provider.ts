@@ -6,7 +6,16 @@ import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { effectivePlan } from "./plan.js";
 import type { BillingProvider, CheckoutSession, ProviderSubscription } from "./provider.js";
-import { endedTestSubscriptions, findCheckout, findSubscription, lockUser, saveSubscription, setCheckoutStatus, updateSubscription, type SubscriptionRow } from "./repo.js";
+import {
+  endedTestSubscriptions,
+  findCheckout,
+  findSubscription,
+  lockUser,
+  saveSubscription,
+  setCheckoutStatus,
+  updateSubscription,
+  type SubscriptionRow,
+} from "./repo.js";
 
 // The built-in test mode (no Stripe keys): a checkout page of the app, marked 'Test mode: no card
 // is charged', stands in for the provider. Its confirmation is the provider's word: only then does
@@ -32,8 +41,22 @@ export class TestModeProvider implements BillingProvider {
 
   async status(row: SubscriptionRow): Promise<ProviderSubscription> {
     const status = effectivePlan(row).id === "pro" ? row.status : "canceled";
-    const view = { status, productId: PLANS.pro.id, productName: PLANS.pro.name, interval: "month", currentPeriodEnd: row.currentPeriodEnd?.toISOString() ?? null, cancelAtPeriodEnd: row.cancelAtPeriodEnd };
-    return { plan: row.plan, status, interval: "month", currentPeriodEnd: row.currentPeriodEnd, cancelAtPeriodEnd: row.cancelAtPeriodEnd, raw: { provider: "test", id: row.subscriptionId, ...view } };
+    const view = {
+      status,
+      productId: PLANS.pro.id,
+      productName: PLANS.pro.name,
+      interval: "month",
+      currentPeriodEnd: row.currentPeriodEnd?.toISOString() ?? null,
+      cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+    };
+    return {
+      plan: row.plan,
+      status,
+      interval: "month",
+      currentPeriodEnd: row.currentPeriodEnd,
+      cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+      raw: { provider: "test", id: row.subscriptionId, ...view },
+    };
   }
 
   async cancelAtPeriodEnd(row: SubscriptionRow): Promise<void> {
@@ -96,7 +119,8 @@ export class TestModeProvider implements BillingProvider {
   async settleEndedPeriods(): Promise<void> {
     for (const row of await endedTestSubscriptions(this.d.db)) {
       if (row.cancelAtPeriodEnd) await updateSubscription(this.d.db, row.userId, { status: "canceled" });
-      else if (row.status === "active") await updateSubscription(this.d.db, row.userId, { currentPeriodEnd: addMonth(row.currentPeriodEnd ?? new Date()) });
+      else if (row.status === "active")
+        await updateSubscription(this.d.db, row.userId, { currentPeriodEnd: addMonth(row.currentPeriodEnd ?? new Date()) });
     }
   }
 

@@ -22,7 +22,11 @@ export interface WebhookDeps {
  * canceled subscription never comes back to life. Returns whether it was applied (false: a
  * duplicate) and whose subscription changed, so that their limits can follow.
  */
-export async function receiveStripeEvent(d: WebhookDeps, rawBody: string, signature: string | undefined): Promise<{ applied: boolean; userId?: string }> {
+export async function receiveStripeEvent(
+  d: WebhookDeps,
+  rawBody: string,
+  signature: string | undefined,
+): Promise<{ applied: boolean; userId?: string }> {
   let event: Stripe.Event;
   try {
     event = d.stripe.webhooks.constructEvent(rawBody, signature ?? "", d.secret, 300);
@@ -38,7 +42,8 @@ export async function receiveStripeEvent(d: WebhookDeps, rawBody: string, signat
     const subId = typeof session.subscription === "string" ? session.subscription : session.subscription?.id;
     // The session names the subscription; its state comes from the provider itself.
     // Unreachable: a 503, and Stripe delivers the event again later.
-    if (subId) sub = await viaStripe(d.stripe.subscriptions.retrieve(subId), "Could not read the subscription from Stripe; try again later", d.log);
+    if (subId)
+      sub = await viaStripe(d.stripe.subscriptions.retrieve(subId), "Could not read the subscription from Stripe; try again later", d.log);
   } else if (event.type.startsWith("customer.subscription.")) {
     sub = event.data.object as Stripe.Subscription;
   }
@@ -61,7 +66,10 @@ export async function receiveStripeEvent(d: WebhookDeps, rawBody: string, signat
 /** A failed payment: past_due (still Pro while Stripe retries), unless newer news already arrived. */
 async function paymentFailed(tx: Tx, object: Stripe.Invoice, created: Date): Promise<string | undefined> {
   const invoice = object as Stripe.Invoice & { subscription?: string | { id: string } | null };
-  const subId = typeof invoice.subscription === "string" ? invoice.subscription : (invoice.subscription?.id ?? invoice.parent?.subscription_details?.subscription);
+  const subId =
+    typeof invoice.subscription === "string"
+      ? invoice.subscription
+      : (invoice.subscription?.id ?? invoice.parent?.subscription_details?.subscription);
   const row = typeof subId === "string" ? await findSubscriptionById(tx, subId) : undefined;
   if (!row || row.status !== "active" || (row.lastEventAt && created < row.lastEventAt)) return undefined;
   await lockUser(tx, row.userId);

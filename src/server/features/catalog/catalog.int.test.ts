@@ -63,10 +63,28 @@ describe("GET /api/mcp-servers", () => {
   it("answers {data, pagination} in the catalogue shape", async () => {
     const { status, body } = await get("/api/mcp-servers?pageSize=5&page=2");
     expect(status).toBe(200);
-    expect(body.pagination).toEqual({ page: 2, pageSize: 5, total: SEED_SERVERS.length + 1, totalPages: Math.ceil((SEED_SERVERS.length + 1) / 5) });
+    expect(body.pagination).toEqual({
+      page: 2,
+      pageSize: 5,
+      total: SEED_SERVERS.length + 1,
+      totalPages: Math.ceil((SEED_SERVERS.length + 1) / 5),
+    });
     expect(body.data).toHaveLength(5);
     expect(Object.keys(body.data[0]).sort()).toEqual(
-      ["category", "description", "documentation", "homepage", "id", "name", "npx_command", "repository_url", "required_keys", "tags", "type", "useCount"].sort(),
+      [
+        "category",
+        "description",
+        "documentation",
+        "homepage",
+        "id",
+        "name",
+        "npx_command",
+        "repository_url",
+        "required_keys",
+        "tags",
+        "type",
+        "useCount",
+      ].sort(),
     );
   });
 
@@ -83,7 +101,8 @@ describe("GET /api/mcp-servers", () => {
 
   it("finds nothing for nonsense and survives query syntax", async () => {
     expect((await get("/api/mcp-servers?q=zzqxvv")).body.pagination.total).toBe(0);
-    for (const q of ["a & b | !c", "'\"\\", "):*", "%_"]) expect((await get(`/api/mcp-servers?q=${encodeURIComponent(q)}`)).status).toBe(200);
+    for (const q of ["a & b | !c", "'\"\\", "):*", "%_"])
+      expect((await get(`/api/mcp-servers?q=${encodeURIComponent(q)}`)).status).toBe(200);
   });
 
   it("filters by category and type, and sorts A-Z and newest", async () => {
@@ -154,7 +173,17 @@ describe("pages", () => {
     const html = await r.text();
     expect(html).toContain("<title>GitHub MCP server - Switchboard</title>");
     expect(html).toMatch(/<meta name="description" content="Repository management/);
-    for (const s of ["Server Information", "Deployment", "Related Servers", "Connect", "Claude Desktop", "Claude Code", "Cursor", "VS Code"]) expect(html).toContain(s);
+    for (const s of [
+      "Server Information",
+      "Deployment",
+      "Related Servers",
+      "Connect",
+      "Claude Desktop",
+      "Claude Code",
+      "Cursor",
+      "VS Code",
+    ])
+      expect(html).toContain(s);
     expect(html).toContain("claude mcp add github");
     expect(html).toContain("GITHUB_PERSONAL_ACCESS_TOKEN");
   });
@@ -184,7 +213,10 @@ describe("pages", () => {
         "insert into mcp_servers (id, name, description, category, type, source, tags, npx_command, repository_url, url, packages, is_approved) values ($1, $1, 'x', 'Development Tools', 'Community', 'imported', '{}', $2, $3, $4, $5::jsonb, true)",
         [id, cols.npx ?? null, cols.repo ?? null, cols.url ?? null, cols.packages === undefined ? null : JSON.stringify(cols.packages)],
       );
-    await add("boxed", { repo: "https://github.com/acme/boxed", packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }] });
+    await add("boxed", {
+      repo: "https://github.com/acme/boxed",
+      packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }],
+    });
     await add("hosted-remote", { url: "https://mcp.acme.example/sse" });
     await add("odd-command", { npx: "docker run -i acme/x" });
     await add("py-clock", { npx: "uvx acme-clock==1.0" });
@@ -199,7 +231,9 @@ describe("pages", () => {
     expect(remote).toContain(DEPLOY_TEXT.remoteOnly);
     expect(remote).toContain('data-testid="remote-url"');
     expect(remote).toContain("claude mcp add --transport sse hosted-remote https://mcp.acme.example/sse");
-    expect(await page("odd-command")).toContain(`This server&#x27;s command cannot run here: ${COMMAND_TEXT.unknown.replace(/"/g, "&quot;")}`);
+    expect(await page("odd-command")).toContain(
+      `This server&#x27;s command cannot run here: ${COMMAND_TEXT.unknown.replace(/"/g, "&quot;")}`,
+    );
     const py = await page("py-clock");
     expect(py).toContain("Run it locally through <!-- -->uvx<!-- --> from your client");
     expect(py).toContain("claude mcp add py-clock -- uvx acme-clock==1.0");

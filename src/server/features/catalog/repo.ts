@@ -64,7 +64,10 @@ async function countCapped(db: Db, where: SQL | undefined): Promise<number> {
 
 /** Without a text query the filters are index-backed, so the exact total stays cheap. */
 async function countExact(db: Db, where: SQL | undefined): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(mcpServers).where(where);
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(mcpServers)
+    .where(where);
   return r?.n ?? 0;
 }
 
@@ -119,7 +122,13 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
         : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`];
-  const rows = await db.select().from(mcpServers).where(where).orderBy(...order).limit(p.limit).offset(p.offset);
+  const rows = await db
+    .select()
+    .from(mcpServers)
+    .where(where)
+    .orderBy(...order)
+    .limit(p.limit)
+    .offset(p.offset);
   return { rows, total };
 }
 
@@ -185,14 +194,30 @@ export interface AdminRow extends ServerRow {
 /** Admin lists join the submitter's profile, newest first. */
 export async function listForAdmin(db: Db, approved: boolean, limit: number): Promise<AdminRow[]> {
   const rows = await db
-    .select({ s: mcpServers, username: profiles.username, email: profiles.email, approved: catalogListings.approved, candidate: catalogListings.candidate, checkStatus: catalogListings.checkStatus, checkDetail: catalogListings.checkDetail })
+    .select({
+      s: mcpServers,
+      username: profiles.username,
+      email: profiles.email,
+      approved: catalogListings.approved,
+      candidate: catalogListings.candidate,
+      checkStatus: catalogListings.checkStatus,
+      checkDetail: catalogListings.checkDetail,
+    })
     .from(mcpServers)
     .leftJoin(profiles, eq(profiles.id, mcpServers.submittedBy))
     .leftJoin(catalogListings, eq(catalogListings.serverId, mcpServers.id))
     .where(eq(mcpServers.isApproved, approved))
     .orderBy(desc(mcpServers.createdAt), mcpServers.id)
     .limit(limit);
-  return rows.map((r) => ({ ...r.s, submitterUsername: r.username, submitterEmail: r.email, approvedListing: r.approved, candidateListing: r.candidate, checkStatus: r.checkStatus, checkDetail: r.checkDetail }));
+  return rows.map((r) => ({
+    ...r.s,
+    submitterUsername: r.username,
+    submitterEmail: r.email,
+    approvedListing: r.approved,
+    candidateListing: r.candidate,
+    checkStatus: r.checkStatus,
+    checkDetail: r.checkDetail,
+  }));
 }
 
 export async function countByApproval(db: Db): Promise<{ pending: number; approved: number }> {
@@ -224,7 +249,10 @@ export async function deletePending(db: Db, id: string): Promise<boolean> {
       .delete(mcpServers)
       .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
       .returning({ id: mcpServers.id, name: mcpServers.name, submittedBy: mcpServers.submittedBy, createdAt: mcpServers.createdAt });
-    if (row?.submittedBy) await tx.insert(rejectedSubmissions).values({ serverId: row.id, name: row.name, submittedBy: row.submittedBy, submittedAt: row.createdAt });
+    if (row?.submittedBy)
+      await tx
+        .insert(rejectedSubmissions)
+        .values({ serverId: row.id, name: row.name, submittedBy: row.submittedBy, submittedAt: row.createdAt });
     return row !== undefined;
   });
   invalidateCatalog(db);
@@ -244,16 +272,39 @@ export interface SubmissionLine {
 export async function submissionsOf(db: Db, userId: string, limit = 200): Promise<SubmissionLine[]> {
   const [live, rejected] = await Promise.all([
     db
-      .select({ id: mcpServers.id, name: mcpServers.name, approved: mcpServers.isApproved, createdAt: mcpServers.createdAt, updatedAt: mcpServers.updatedAt })
+      .select({
+        id: mcpServers.id,
+        name: mcpServers.name,
+        approved: mcpServers.isApproved,
+        createdAt: mcpServers.createdAt,
+        updatedAt: mcpServers.updatedAt,
+      })
       .from(mcpServers)
       .where(eq(mcpServers.submittedBy, userId))
       .orderBy(desc(mcpServers.createdAt))
       .limit(limit),
-    db.select().from(rejectedSubmissions).where(eq(rejectedSubmissions.submittedBy, userId)).orderBy(desc(rejectedSubmissions.rejectedAt)).limit(limit),
+    db
+      .select()
+      .from(rejectedSubmissions)
+      .where(eq(rejectedSubmissions.submittedBy, userId))
+      .orderBy(desc(rejectedSubmissions.rejectedAt))
+      .limit(limit),
   ]);
   const lines: SubmissionLine[] = [
-    ...live.map((r) => ({ id: r.id, name: r.name, status: r.approved ? ("approved" as const) : ("pending" as const), submittedAt: r.createdAt, decidedAt: r.approved ? r.updatedAt : null })),
-    ...rejected.map((r) => ({ id: r.serverId, name: r.name, status: "rejected" as const, submittedAt: r.submittedAt, decidedAt: r.rejectedAt })),
+    ...live.map((r) => ({
+      id: r.id,
+      name: r.name,
+      status: r.approved ? ("approved" as const) : ("pending" as const),
+      submittedAt: r.createdAt,
+      decidedAt: r.approved ? r.updatedAt : null,
+    })),
+    ...rejected.map((r) => ({
+      id: r.serverId,
+      name: r.name,
+      status: "rejected" as const,
+      submittedAt: r.submittedAt,
+      decidedAt: r.rejectedAt,
+    })),
   ];
   return lines.sort((a, b) => b.submittedAt.getTime() - a.submittedAt.getTime());
 }
@@ -264,7 +315,10 @@ export async function insertImported(db: Db, row: NewServerRow): Promise<void> {
 }
 
 export async function updateImported(db: Db, id: string, changes: Partial<NewServerRow>): Promise<void> {
-  await db.update(mcpServers).set({ ...changes, updatedAt: new Date() }).where(eq(mcpServers.id, id));
+  await db
+    .update(mcpServers)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(mcpServers.id, id));
 }
 
 export interface RegistryListParams {
@@ -285,11 +339,19 @@ export async function listByRegistryName(db: Db, p: RegistryListParams): Promise
   }
   if (p.updatedSince) conds.push(sql`${mcpServers.updatedAt} > ${p.updatedSince.toISOString()}`);
   if (p.version) conds.push(sql`coalesce(${mcpServers.version}, '1.0.0') = ${p.version}`);
-  return db.select().from(mcpServers).where(and(...conds)).orderBy(mcpServers.registryName).limit(p.limit);
+  return db
+    .select()
+    .from(mcpServers)
+    .where(and(...conds))
+    .orderBy(mcpServers.registryName)
+    .limit(p.limit);
 }
 
 export async function findByRegistryName(db: Db, name: string): Promise<ServerRow | undefined> {
-  const [row] = await db.select().from(mcpServers).where(and(eq(mcpServers.registryName, name), eq(mcpServers.isApproved, true)));
+  const [row] = await db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.registryName, name), eq(mcpServers.isApproved, true)));
   return row;
 }
 

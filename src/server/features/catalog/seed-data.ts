@@ -22,7 +22,8 @@ export const SEED_SERVERS: SeedServer[] = [
   {
     id: "everything",
     name: "Everything",
-    description: "Reference test server that exercises every MCP feature: tools, resources, prompts, sampling, logging and progress notifications.",
+    description:
+      "Reference test server that exercises every MCP feature: tools, resources, prompts, sampling, logging and progress notifications.",
     category: "Featured",
     type: "Reference",
     tags: ["testing", "reference", "demo"],
@@ -42,7 +43,8 @@ export const SEED_SERVERS: SeedServer[] = [
   {
     id: "memory",
     name: "Memory",
-    description: "Knowledge-graph based persistent memory: entities, relations and observations the model can store and recall across chats.",
+    description:
+      "Knowledge-graph based persistent memory: entities, relations and observations the model can store and recall across chats.",
     category: "AI & Memory",
     type: "Reference",
     tags: ["memory", "knowledge-graph", "persistence"],
@@ -98,7 +100,13 @@ export const SEED_SERVERS: SeedServer[] = [
     tags: ["github", "git", "issues", "pull-requests"],
     repository_url: `${ARCHIVED}/github`,
     npx_command: "npx -y @modelcontextprotocol/server-github",
-    required_keys: [key("GitHub Personal Access Token", "GITHUB_PERSONAL_ACCESS_TOKEN", "A token with the repo scope (or fine-grained access to the repositories you want to use)")],
+    required_keys: [
+      key(
+        "GitHub Personal Access Token",
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "A token with the repo scope (or fine-grained access to the repositories you want to use)",
+      ),
+    ],
   },
   {
     id: "gitlab",

@@ -40,7 +40,10 @@ const list = createRoute({
   summary: "Pending or approved entries with their submitters (admins)",
   request: { query: z.object({ status: z.enum(["pending", "approved"]).default("pending") }) },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ data: z.array(adminServer), counts }) } }, description: "Up to 50, newest first" },
+    200: {
+      content: { "application/json": { schema: z.object({ data: z.array(adminServer), counts }) } },
+      description: "Up to 50, newest first",
+    },
     401: jsonError("Not signed in"),
     403: jsonError("Not an admin"),
   },
@@ -54,7 +57,10 @@ const action = (path: string, method: "post" | "delete", summary: string) =>
     summary,
     request: { params: idParam },
     responses: {
-      200: { content: { "application/json": { schema: z.object({ success: z.literal(true), server: serverRecord.optional() }) } }, description: "Done" },
+      200: {
+        content: { "application/json": { schema: z.object({ success: z.literal(true), server: serverRecord.optional() }) } },
+        description: "Done",
+      },
       401: jsonError("Not signed in"),
       403: jsonError("Not an admin"),
       404: jsonError("Unknown server"),
@@ -85,11 +91,18 @@ export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
       return c.json({ success: true as const, server: await unapprove(db, c.req.valid("param").id) }, 200);
     })
-    .openapi(action("/admin/mcp-servers/{id}/accept-tools", "post", "Accept an approved entry's tools as listed now (they changed since approval)"), async (c) => {
-      requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-      await acceptTools(db, c.req.valid("param").id);
-      return c.json({ success: true as const }, 200);
-    })
+    .openapi(
+      action(
+        "/admin/mcp-servers/{id}/accept-tools",
+        "post",
+        "Accept an approved entry's tools as listed now (they changed since approval)",
+      ),
+      async (c) => {
+        requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
+        await acceptTools(db, c.req.valid("param").id);
+        return c.json({ success: true as const }, 200);
+      },
+    )
     .openapi(action("/admin/mcp-servers/{id}", "delete", "Reject (delete) a pending entry"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
       await reject(db, c.req.valid("param").id);

@@ -1,13 +1,31 @@
 import { whatRuns } from "../deployments/deployability.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
-import { ADMIN_TEXT, SUBMIT_TEXT, type AdminServer, type RequiredKey, type ServerRecord, type SubmissionLine, type SubmissionRequest } from "../../../shared/catalog.js";
+import {
+  ADMIN_TEXT,
+  SUBMIT_TEXT,
+  type AdminServer,
+  type RequiredKey,
+  type ServerRecord,
+  type SubmissionLine,
+  type SubmissionRequest,
+} from "../../../shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { API_KEY_TEXT } from "../../../shared/publishers.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";
-import { countByApproval, deletePending, findServer, insertSubmission, listForAdmin, setApproval, submissionsOf, type AdminRow, type ServerRow } from "./repo.js";
+import {
+  countByApproval,
+  deletePending,
+  findServer,
+  insertSubmission,
+  listForAdmin,
+  setApproval,
+  submissionsOf,
+  type AdminRow,
+  type ServerRow,
+} from "./repo.js";
 import { toCatalogServer } from "./service.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -139,5 +157,11 @@ export async function reject(db: Db, id: string): Promise<void> {
 
 /** 'My submissions': the viewer's entries, pending, approved or rejected, newest first. */
 export async function mySubmissions(db: Db, viewer: Viewer): Promise<SubmissionLine[]> {
-  return (await submissionsOf(db, viewer.id)).map((l) => ({ id: l.id, name: l.name, status: l.status, submitted_at: l.submittedAt.toISOString(), decided_at: l.decidedAt?.toISOString() ?? null }));
+  return (await submissionsOf(db, viewer.id)).map((l) => ({
+    id: l.id,
+    name: l.name,
+    status: l.status,
+    submitted_at: l.submittedAt.toISOString(),
+    decided_at: l.decidedAt?.toISOString() ?? null,
+  }));
 }

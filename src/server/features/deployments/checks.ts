@@ -34,7 +34,10 @@ export class CatalogChecks {
 
   constructor(private readonly d: CheckDeps) {
     // A check whose process went away before it ended: any process clears it once it overran.
-    this.sweepTimer = setInterval(() => void this.sweep().catch((e: unknown) => d.log.warn({ err: e }, "check sweep failed")), 60_000).unref();
+    this.sweepTimer = setInterval(
+      () => void this.sweep().catch((e: unknown) => d.log.warn({ err: e }, "check sweep failed")),
+      60_000,
+    ).unref();
   }
 
   private get timeoutMs(): number {
@@ -46,11 +49,20 @@ export class CatalogChecks {
     const entry = await findServer(this.d.db, entryId);
     if (!entry) throw new AppError("not_found", "Server not found");
     const can = deployabilityOf(entry, { allowFileGit: this.d.config.GIT_ALLOW_FILE === "on" });
-    if (can.kind !== "deployable") throw new AppError("validation_failed", CHECK_TEXT.cannotRun(can.kind === "remote" ? CHECK_TEXT.remote : can.reason));
+    if (can.kind !== "deployable")
+      throw new AppError("validation_failed", CHECK_TEXT.cannotRun(can.kind === "remote" ? CHECK_TEXT.remote : can.reason));
     const source = sourceFrom(entry.npxCommand, entry.repositoryUrl, { allowFileGit: this.d.config.GIT_ALLOW_FILE === "on" });
     if (!source) throw new AppError("validation_failed", CHECK_TEXT.cannotRun(CHECK_TEXT.noSource));
     const env = Object.fromEntries((entry.requiredKeys ?? []).map((k) => [k.env_var, PLACEHOLDER]));
-    const row = await reserveCheck(this.d.db, { id: randomUUID(), userId: PLATFORM_USER_ID, serverKind: "catalog", serverRef: entry.id, source, secrets: this.d.box.seal(env), proxyId: randomBytes(16).toString("hex") });
+    const row = await reserveCheck(this.d.db, {
+      id: randomUUID(),
+      userId: PLATFORM_USER_ID,
+      serverKind: "catalog",
+      serverRef: entry.id,
+      source,
+      secrets: this.d.box.seal(env),
+      proxyId: randomBytes(16).toString("hex"),
+    });
     if (!row) throw new AppError("conflict", CHECK_TEXT.already);
     await setCheckStatus(this.d.db, entry.id, "checking");
     await this.d.lifecycle.launch(row);
@@ -90,9 +102,12 @@ export class CatalogChecks {
 
   /** Clears checks that overran (their process may have gone) and this process's watchers' leftovers. */
   async sweep(): Promise<void> {
-    const old = (await platformDeployments(this.d.db)).filter((r) => !this.watched.has(r.id) && Date.now() - r.createdAt.getTime() > this.timeoutMs);
+    const old = (await platformDeployments(this.d.db)).filter(
+      (r) => !this.watched.has(r.id) && Date.now() - r.createdAt.getTime() > this.timeoutMs,
+    );
     for (const r of old) {
-      if ((await checkState(this.d.db, r.serverRef)).status === "checking") await setCheckStatus(this.d.db, r.serverRef, "failed", CHECK_TEXT.timedOut);
+      if ((await checkState(this.d.db, r.serverRef)).status === "checking")
+        await setCheckStatus(this.d.db, r.serverRef, "failed", CHECK_TEXT.timedOut);
       await this.d.lifecycle.stop(r.id);
     }
     if (old.length) this.d.log.info({ checks: old.map((r) => r.id) }, "cleared catalogue checks that overran");

@@ -17,8 +17,10 @@ export interface PinOwner {
 
 /** Only the owner's three columns (callers pass whole deployment rows). */
 const own = (o: PinOwner): PinOwner => ({ userId: o.userId, serverKind: o.serverKind, serverRef: o.serverRef });
-const ofOwner = (o: PinOwner) => and(eq(definitionPins.userId, o.userId), eq(definitionPins.serverKind, o.serverKind), eq(definitionPins.serverRef, o.serverRef));
-const reviewOf = (o: PinOwner) => and(eq(definitionReviews.userId, o.userId), eq(definitionReviews.serverKind, o.serverKind), eq(definitionReviews.serverRef, o.serverRef));
+const ofOwner = (o: PinOwner) =>
+  and(eq(definitionPins.userId, o.userId), eq(definitionPins.serverKind, o.serverKind), eq(definitionPins.serverRef, o.serverRef));
+const reviewOf = (o: PinOwner) =>
+  and(eq(definitionReviews.userId, o.userId), eq(definitionReviews.serverKind, o.serverKind), eq(definitionReviews.serverRef, o.serverRef));
 
 /**
  * A deployment went (Stop Server): what was pinned for it goes too, but for what a catalogue
@@ -42,9 +44,18 @@ export const MAX_PINS_PER_USER = 5000;
 /** The gateway's view of one owner's pins. */
 export async function loadReview(db: Db, o: PinOwner): Promise<DefinitionReview> {
   const [[review], rows] = await Promise.all([
-    db.select({ pinnedKinds: definitionReviews.pinnedKinds, warnOnly: definitionReviews.warnOnly }).from(definitionReviews).where(reviewOf(o)),
     db
-      .select({ kind: definitionPins.kind, name: definitionPins.name, approvedHash: definitionPins.approvedHash, currentHash: definitionPins.currentHash, rejectedHash: definitionPins.rejectedHash })
+      .select({ pinnedKinds: definitionReviews.pinnedKinds, warnOnly: definitionReviews.warnOnly })
+      .from(definitionReviews)
+      .where(reviewOf(o)),
+    db
+      .select({
+        kind: definitionPins.kind,
+        name: definitionPins.name,
+        approvedHash: definitionPins.approvedHash,
+        currentHash: definitionPins.currentHash,
+        rejectedHash: definitionPins.rejectedHash,
+      })
       .from(definitionPins)
       .where(ofOwner(o)),
   ]);
@@ -57,18 +68,38 @@ export async function loadReview(db: Db, o: PinOwner): Promise<DefinitionReview>
  * it; later ones record what changed (a new current definition, a new name) and, when `complete`
  * (every page), which names it left out. True when anything was written.
  */
-export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, listed: readonly Definition[], complete: boolean): Promise<boolean> {
+export async function recordListing(
+  db: Db,
+  o: PinOwner,
+  kind: DefinitionKind,
+  listed: readonly Definition[],
+  complete: boolean,
+): Promise<boolean> {
   const defs = [...new Map(listed.map((d) => [d.name, d])).values()].slice(0, MAX_DEFINITIONS);
   return db.transaction(async (tx) => {
     await tx.insert(definitionReviews).values(own(o)).onConflictDoNothing();
     // One listing at a time per owner: two processes listing at once never both pin.
-    const [review] = await tx.select({ pinnedKinds: definitionReviews.pinnedKinds }).from(definitionReviews).where(reviewOf(o)).for("update");
+    const [review] = await tx
+      .select({ pinnedKinds: definitionReviews.pinnedKinds })
+      .from(definitionReviews)
+      .where(reviewOf(o))
+      .for("update");
     const now = new Date();
     // What this user may still pin (MAX_PINS_PER_USER in all); what is left over stays withheld.
-    const [{ n } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(definitionPins).where(eq(definitionPins.userId, o.userId));
+    const [{ n } = { n: 0 }] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(definitionPins)
+      .where(eq(definitionPins.userId, o.userId));
     let room = MAX_PINS_PER_USER - n;
     if (!review!.pinnedKinds.includes(kind)) {
-      const pinnedAlready = new Set((await tx.select({ name: definitionPins.name }).from(definitionPins).where(and(ofOwner(o), eq(definitionPins.kind, kind)))).map((r) => r.name));
+      const pinnedAlready = new Set(
+        (
+          await tx
+            .select({ name: definitionPins.name })
+            .from(definitionPins)
+            .where(and(ofOwner(o), eq(definitionPins.kind, kind)))
+        ).map((r) => r.name),
+      );
       for (const d of defs) {
         if (!pinnedAlready.has(d.name) && room-- <= 0) continue;
         const def = jsonbSafe(d.def);
@@ -86,14 +117,20 @@ export async function recordListing(db: Db, o: PinOwner, kind: DefinitionKind, l
         .where(reviewOf(o));
       return true;
     }
-    const rows = await tx.select({ name: definitionPins.name, currentHash: definitionPins.currentHash }).from(definitionPins).where(and(ofOwner(o), eq(definitionPins.kind, kind)));
+    const rows = await tx
+      .select({ name: definitionPins.name, currentHash: definitionPins.currentHash })
+      .from(definitionPins)
+      .where(and(ofOwner(o), eq(definitionPins.kind, kind)));
     const known = new Map(rows.map((r) => [r.name, r.currentHash]));
     let wrote = false;
     for (const d of defs) {
       if (!known.has(d.name)) {
         if (known.size >= MAX_DEFINITIONS || room-- <= 0) continue;
         known.set(d.name, d.hash);
-        await tx.insert(definitionPins).values({ ...own(o), kind, name: d.name, current: jsonbSafe(d.def), currentHash: d.hash, changedAt: now }).onConflictDoNothing();
+        await tx
+          .insert(definitionPins)
+          .values({ ...own(o), kind, name: d.name, current: jsonbSafe(d.def), currentHash: d.hash, changedAt: now })
+          .onConflictDoNothing();
         wrote = true;
       } else if (known.get(d.name) !== d.hash) {
         await tx
@@ -141,11 +178,20 @@ const MAX_REVIEW = 200;
 /** What the owner sees: every listed definition that differs from the approved one. */
 export async function reviewView(db: Db, o: PinOwner): Promise<DefinitionReviewView> {
   const [[review], rows] = await Promise.all([
-    db.select({ pinnedKinds: definitionReviews.pinnedKinds, warnOnly: definitionReviews.warnOnly }).from(definitionReviews).where(reviewOf(o)),
+    db
+      .select({ pinnedKinds: definitionReviews.pinnedKinds, warnOnly: definitionReviews.warnOnly })
+      .from(definitionReviews)
+      .where(reviewOf(o)),
     db
       .select()
       .from(definitionPins)
-      .where(and(ofOwner(o), isNotNull(definitionPins.currentHash), sql`${definitionPins.currentHash} is distinct from ${definitionPins.approvedHash}`))
+      .where(
+        and(
+          ofOwner(o),
+          isNotNull(definitionPins.currentHash),
+          sql`${definitionPins.currentHash} is distinct from ${definitionPins.approvedHash}`,
+        ),
+      )
       .orderBy(asc(definitionPins.kind), asc(definitionPins.name))
       .limit(MAX_REVIEW),
   ]);
@@ -175,15 +221,28 @@ class Undecided extends Error {
  * withheld, even in 'warn only') each named definition, all or none: each must still be the one
  * the owner saw (its hash).
  */
-export async function decide(db: Db, o: PinOwner, decision: "approve" | "reject", items: readonly { kind: DefinitionKind; name: string; hash: string }[]): Promise<DecisionOutcome> {
+export async function decide(
+  db: Db,
+  o: PinOwner,
+  decision: "approve" | "reject",
+  items: readonly { kind: DefinitionKind; name: string; hash: string }[],
+): Promise<DecisionOutcome> {
   try {
     await db.transaction(async (tx) => {
       for (const it of items) {
         const where = and(ofOwner(o), eq(definitionPins.kind, it.kind), eq(definitionPins.name, it.name));
-        const [row] = await tx.select({ currentHash: definitionPins.currentHash, approvedHash: definitionPins.approvedHash }).from(definitionPins).where(where).for("update");
+        const [row] = await tx
+          .select({ currentHash: definitionPins.currentHash, approvedHash: definitionPins.approvedHash })
+          .from(definitionPins)
+          .where(where)
+          .for("update");
         if (!row || row.currentHash === null || row.currentHash === row.approvedHash) throw new Undecided("notFound");
         if (row.currentHash !== it.hash) throw new Undecided("changedAgain");
-        if (decision === "approve") await tx.update(definitionPins).set({ approved: sql`${definitionPins.current}`, approvedHash: it.hash, rejectedHash: null }).where(where);
+        if (decision === "approve")
+          await tx
+            .update(definitionPins)
+            .set({ approved: sql`${definitionPins.current}`, approvedHash: it.hash, rejectedHash: null })
+            .where(where);
         else await tx.update(definitionPins).set({ rejectedHash: it.hash }).where(where);
       }
     });
@@ -198,5 +257,8 @@ export async function setWarnOnly(db: Db, o: PinOwner, warnOnly: boolean): Promi
   await db
     .insert(definitionReviews)
     .values({ ...own(o), warnOnly })
-    .onConflictDoUpdate({ target: [definitionReviews.userId, definitionReviews.serverKind, definitionReviews.serverRef], set: { warnOnly, updatedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: [definitionReviews.userId, definitionReviews.serverKind, definitionReviews.serverRef],
+      set: { warnOnly, updatedAt: new Date() },
+    });
 }

@@ -17,25 +17,43 @@ describe("definitions", () => {
   });
 
   it("need a storable name", () => {
-    for (const bad of [null, "echo", [], { description: "x" }, { name: "" }, { name: 7 }, { name: "a\u0000b" }, { name: "a\ud800" }, { name: "x".repeat(501) }, { name: "big", description: "x".repeat(65 * 1024) }]) expect(definitionOf(bad)).toBeUndefined();
+    for (const bad of [
+      null,
+      "echo",
+      [],
+      { description: "x" },
+      { name: "" },
+      { name: 7 },
+      { name: "a\u0000b" },
+      { name: "a\ud800" },
+      { name: "x".repeat(501) },
+      { name: "big", description: "x".repeat(65 * 1024) },
+    ])
+      expect(definitionOf(bad)).toBeUndefined();
   });
 
   it("before a kind is pinned everything passes; after, only approved definitions (or, in warn only, unrejected ones)", () => {
     const d = definitionOf({ name: "echo", description: "v2" })!;
     expect(DefinitionReview.NONE.exposes("tool", d)).toBe(true);
     expect(DefinitionReview.NONE.refusal("tool", "anything")).toBeUndefined();
-    const pinned = DefinitionReview.of(["tool"], false, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: null }]);
+    const pinned = DefinitionReview.of(["tool"], false, [
+      { kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: null },
+    ]);
     expect(pinned.exposes("tool", d)).toBe(false);
     expect(pinned.exposes("tool", undefined)).toBe(false);
     expect(pinned.refusal("tool", "echo")).toBe("withheld");
     expect(pinned.refusal("tool", "never-listed")).toBe("unknown");
     expect(pinned.exposes("prompt", definitionOf({ name: "greet" }))).toBe(true); // prompts not pinned yet
-    const warn = DefinitionReview.of(["tool"], true, [{ kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: d.hash }]);
+    const warn = DefinitionReview.of(["tool"], true, [
+      { kind: "tool", name: "echo", approvedHash: "old", currentHash: d.hash, rejectedHash: d.hash },
+    ]);
     expect(warn.exposes("tool", d)).toBe(false);
     expect(warn.refusal("tool", "echo")).toBe("withheld");
     expect(warn.refusal("tool", "never-listed")).toBeUndefined();
     // Listed once as new (never approved), then left out of a listing: still unknown, not callable.
-    const dropped = DefinitionReview.of(["tool"], false, [{ kind: "tool", name: "evil", approvedHash: null, currentHash: null, rejectedHash: null }]);
+    const dropped = DefinitionReview.of(["tool"], false, [
+      { kind: "tool", name: "evil", approvedHash: null, currentHash: null, rejectedHash: null },
+    ]);
     expect(dropped.refusal("tool", "evil")).toBe("unknown");
     expect(warn.exposes("tool", definitionOf({ name: "other" }))).toBe(true);
   });

@@ -36,7 +36,8 @@ export function definitionOf(item: unknown): Definition | undefined {
   const { _meta: _, ...def } = item as Record<string, unknown>;
   const name = def.name;
   // A NUL or a lone surrogate cannot be stored (PostgreSQL text): such a name could never be pinned, so it is no definition.
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME || name.includes("\u0000") || LONE_SURROGATE.test(name)) return undefined;
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME || name.includes("\u0000") || LONE_SURROGATE.test(name))
+    return undefined;
   let text: string;
   try {
     text = canonical(def);
@@ -87,7 +88,12 @@ export class DefinitionReview {
 
   static of(pinnedKinds: Iterable<string>, warnOnly: boolean, rows: Iterable<PinState & { kind: string; name: string }>): DefinitionReview {
     const pins = new Map<string, PinState>();
-    for (const r of rows) pins.set(key(r.kind as DefinitionKind, r.name), { approvedHash: r.approvedHash, currentHash: r.currentHash, rejectedHash: r.rejectedHash });
+    for (const r of rows)
+      pins.set(key(r.kind as DefinitionKind, r.name), {
+        approvedHash: r.approvedHash,
+        currentHash: r.currentHash,
+        rejectedHash: r.rejectedHash,
+      });
     return new DefinitionReview(new Set(pinnedKinds as Iterable<DefinitionKind>), warnOnly, pins);
   }
 

@@ -40,7 +40,13 @@ export function deployabilityOf(e: Entry, opts: { allowFileGit: boolean }): Depl
   const foreign = packages.find((p) => typeof p.registryType === "string" && !RUNNABLE.has(p.registryType));
   if (foreign && !packages.some((p) => RUNNABLE.has(String(p.registryType)))) {
     const name = String(foreign.identifier ?? "").slice(0, 200);
-    return { kind: "unsupported", reason: foreign.registryType === "oci" || foreign.registryType === "docker" ? DEPLOY_TEXT.dockerOnly(name) : DEPLOY_TEXT.otherPackage(String(foreign.registryType), name) };
+    return {
+      kind: "unsupported",
+      reason:
+        foreign.registryType === "oci" || foreign.registryType === "docker"
+          ? DEPLOY_TEXT.dockerOnly(name)
+          : DEPLOY_TEXT.otherPackage(String(foreign.registryType), name),
+    };
   }
   if (e.repositoryUrl) {
     try {

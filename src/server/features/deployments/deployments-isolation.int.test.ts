@@ -55,7 +55,9 @@ describe("secrets and isolation", () => {
       expect(await read(`${t.config.DATA_DIR}/deployments/${od.id}/app/package.json`)).toContain("mcp-fixture");
       expect(await read("/etc/shadow")).toMatch(/^ERROR ENOENT/);
       const pg = new URL(t.db.url);
-      expect(text(await client.callTool({ name: "try_connect", arguments: { host: "127.0.0.1", port: Number(pg.port || 5432) } }))).toMatch(/^refused/);
+      expect(text(await client.callTool({ name: "try_connect", arguments: { host: "127.0.0.1", port: Number(pg.port || 5432) } }))).toMatch(
+        /^refused/,
+      );
     } else {
       console.warn("bwrap is not available here: the sandbox checks did not run");
     }
@@ -113,7 +115,11 @@ describe("secrets and isolation", () => {
     const missing = await intruder.post("/api/deploy/needs-keys", { env: { ORG: "acme" } });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe("Missing required API keys: GitHub Token");
-    const anonymous = await t.app.request("http://localhost:3000/api/deploy/everything", { method: "POST", headers: { "content-type": "application/json", origin: "http://localhost:3000" }, body: "{}" });
+    const anonymous = await t.app.request("http://localhost:3000/api/deploy/everything", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://localhost:3000" },
+      body: "{}",
+    });
     expect(anonymous.status).toBe(401);
   });
 });

@@ -116,7 +116,11 @@ describe("accounts and operators", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-uids-"));
     try {
       const config = loadConfig({ NODE_ENV: "test", DATA_DIR: dir, SANDBOX_UID_BASE: "1000" });
-      const hosting = createHosting(config, { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") }, createLogger({ level: "silent", pretty: false }));
+      const hosting = createHosting(
+        config,
+        { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") },
+        createLogger({ level: "silent", pretty: false }),
+      );
       // nobody (65534) is an account on every Debian system.
       await expect(hosting).rejects.toThrow(/SANDBOX_UID_BASE 1000\.\.66535 includes \w+ \(\d+\) of \/etc\/(passwd|group)/);
     } finally {
@@ -128,7 +132,11 @@ describe("accounts and operators", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-strict-"));
     try {
       const config = loadConfig({ NODE_ENV: "test", DATA_DIR: dir, SANDBOX: "strict", SANDBOX_NETWORK: "host" });
-      const start = createHosting(config, { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") }, createLogger({ level: "silent", pretty: false }));
+      const start = createHosting(
+        config,
+        { data: dir, deployments: path.join(dir, "deployments"), packages: path.join(dir, "packages") },
+        createLogger({ level: "silent", pretty: false }),
+      );
       await expect(start).rejects.toThrow(/SANDBOX=strict[\s\S]*Egress to public addresses only: missing/);
     } finally {
       await removeDataDir(dir);

@@ -86,7 +86,13 @@ describe("deploying from a git repository", () => {
     expect(text(await client.callTool({ name: "add", arguments: { a: 2, b: 40 } }))).toBe("42");
     // Its environment: its own secret, a minimal PATH/HOME, nothing of the platform's.
     const names = text(await client.callTool({ name: "list_env", arguments: {} })).split("\n");
-    const expected = ["FIXTURE_TOKEN", "HOME", "PATH", ...(t.runtime.runner.sandbox.kind === "bwrap" ? ["PWD"] : []), ...(process.env.NODE_EXTRA_CA_CERTS ? ["NODE_EXTRA_CA_CERTS"] : [])];
+    const expected = [
+      "FIXTURE_TOKEN",
+      "HOME",
+      "PATH",
+      ...(t.runtime.runner.sandbox.kind === "bwrap" ? ["PWD"] : []),
+      ...(process.env.NODE_EXTRA_CA_CERTS ? ["NODE_EXTRA_CA_CERTS"] : []),
+    ];
     expect(names.sort()).toEqual(expected.sort());
     expect(text(await client.callTool({ name: "get_env", arguments: { name: "FIXTURE_TOKEN" } }))).toBe("tok-abcdef-123456");
     // Total Deployments on the owned server's page counts real deploys.
@@ -141,7 +147,9 @@ describe("the shared package cache", () => {
       expect((await c.post("/api/deploy/everything", { env: {} })).status).toBe(202);
       const d = await waitForStatus(c, "everything", "failed", 180_000);
       // Refused while it installs (it wrote more than twice the limit) or once installed, whichever comes first.
-      expect(d.status_detail).toMatch(/^The npm package @modelcontextprotocol\/server-everything@\S+ (takes \d+ MB with its dependencies, more than|is larger than) the 16 MB a deployment may use/);
+      expect(d.status_detail).toMatch(
+        /^The npm package @modelcontextprotocol\/server-everything@\S+ (takes \d+ MB with its dependencies, more than|is larger than) the 16 MB a deployment may use/,
+      );
       expect((await fs.readdir(packagesDir)).filter((f) => f.includes("server-everything"))).toEqual([]);
     } finally {
       await small.close();

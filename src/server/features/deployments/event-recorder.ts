@@ -55,7 +55,11 @@ export async function recordEvent(p: RecorderPort, id: string, e: RunnerEvent): 
       return;
     case "crashed":
       p.exited(id);
-      await p.write(id, { status: e.looping ? "crash_looping" : "crashed", statusDetail: e.detail, exitCode: e.exit.code, pid: null, pidStart: null }, { restarts: true });
+      await p.write(
+        id,
+        { status: e.looping ? "crash_looping" : "crashed", statusDetail: e.detail, exitCode: e.exit.code, pid: null, pidStart: null },
+        { restarts: true },
+      );
       return;
   }
 }

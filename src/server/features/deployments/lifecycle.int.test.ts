@@ -16,7 +16,15 @@ import { RunnerAgent } from "./runner-agent.js";
 import { SecretBox } from "./secret-box.js";
 
 class ScriptedRunner implements Runner {
-  sandbox: SandboxInfo = { kind: "bwrap", network: "egress", layer: "a scripted runner", guarantees: [], complete: true, warnings: [], notes: [] };
+  sandbox: SandboxInfo = {
+    kind: "bwrap",
+    network: "egress",
+    layer: "a scripted runner",
+    guarantees: [],
+    complete: true,
+    warnings: [],
+    notes: [],
+  };
   started: DeploymentSpec[] = [];
   stopped: string[] = [];
   reaped: number[] = [];
@@ -65,20 +73,26 @@ let agent: RunnerAgent;
 async function person(admin = false): Promise<string> {
   const id = randomUUID();
   await db.database.db.insert(user).values({ id, name: "P", email: `${id}@example.com`, emailVerified: true });
-  await db.database.db.insert(profiles).values({ id, email: `${id}@example.com`, username: `u${id.slice(0, 8)}`, fullName: "P", isAdmin: admin });
+  await db.database.db
+    .insert(profiles)
+    .values({ id, email: `${id}@example.com`, username: `u${id.slice(0, 8)}`, fullName: "P", isAdmin: admin });
   return id;
 }
 
 async function deployment(userId: string, ref: string, env: Record<string, string> = {}): Promise<DeploymentRow> {
-  const r = await reserveDeployment(db.database.db, { maxRunning: 10, maxDeploysPerMonth: 100 }, {
-    id: randomUUID(),
-    userId,
-    serverKind: "catalog",
-    serverRef: ref,
-    source: { kind: "npm", package: "pkg", version: null, args: [] },
-    secrets: box.seal(env),
-    proxyId: randomBytes(16).toString("hex"),
-  });
+  const r = await reserveDeployment(
+    db.database.db,
+    { maxRunning: 10, maxDeploysPerMonth: 100 },
+    {
+      id: randomUUID(),
+      userId,
+      serverKind: "catalog",
+      serverRef: ref,
+      source: { kind: "npm", package: "pkg", version: null, args: [] },
+      secrets: box.seal(env),
+      proxyId: randomBytes(16).toString("hex"),
+    },
+  );
   if (!r.ok) throw new Error(r.reason);
   return r.row;
 }
@@ -92,9 +106,28 @@ afterAll(async () => {
 beforeEach(async () => {
   runner = new ScriptedRunner();
   const noCalls = { stop: async () => {}, logs: async () => null, wake: () => {} };
-  agent = new RunnerAgent({ db: db.database.db, log, box, runner, id: `runner-${randomUUID()}`, url: "http://127.0.0.1:1", capacityMb: 100_000, memoryMb: 512, leaseMs: 15_000, hostingPolicy: "admins", alone: true, claim: async () => true, wake: () => {}, onWake: () => () => {} });
+  agent = new RunnerAgent({
+    db: db.database.db,
+    log,
+    box,
+    runner,
+    id: `runner-${randomUUID()}`,
+    url: "http://127.0.0.1:1",
+    capacityMb: 100_000,
+    memoryMb: 512,
+    leaseMs: 15_000,
+    hostingPolicy: "admins",
+    alone: true,
+    claim: async () => true,
+    wake: () => {},
+    onWake: () => () => {},
+  });
   lifecycle = new DeploymentLifecycle({ db: db.database.db, log, agent, calls: noCalls, memoryMb: 512, leaseMs: 15_000 });
-  await registerRunner(db.database.db, { id: agent.id, instance: agent.instance, url: agent.url, capacityMb: 100_000, sandbox: runner.sandbox }, { leaseMs: 15_000 });
+  await registerRunner(
+    db.database.db,
+    { id: agent.id, instance: agent.instance, url: agent.url, capacityMb: 100_000, sandbox: runner.sandbox },
+    { leaseMs: 15_000 },
+  );
 });
 afterEach(async () => {
   await lifecycle.shutdown();
@@ -105,13 +138,24 @@ describe("deployment state from a runner's events", () => {
   it("hands the runner the opened keys, then records each step it reports, the listing included", async () => {
     const d = await deployment(await person(), "steps", { API_TOKEN: "t-123" });
     await lifecycle.launch(d);
-    expect(runner.started).toEqual([{ id: d.id, source: { kind: "npm", package: "pkg", version: null, args: [] }, env: { API_TOKEN: "t-123" } }]);
+    expect(runner.started).toEqual([
+      { id: d.id, source: { kind: "npm", package: "pkg", version: null, args: [] }, env: { API_TOKEN: "t-123" } },
+    ]);
     await runner.report(d.id, { type: "installing" });
     expect((await findDeployment(db.database.db, d.id))!.status).toBe("installing");
     await runner.report(d.id, { type: "starting" });
     await runner.report(d.id, { type: "spawned", pid: 4242, pidStart: "99" });
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "starting", pid: 4242, pidStart: "99" });
-    await runner.report(d.id, { type: "running", listing: { tools: [{ name: "echo", inputSchema: { type: "object" } }], prompts: [], resources: [], resourceTemplates: [], complete: { tools: true, prompts: true, resourceTemplates: true } } });
+    await runner.report(d.id, {
+      type: "running",
+      listing: {
+        tools: [{ name: "echo", inputSchema: { type: "object" } }],
+        prompts: [],
+        resources: [],
+        resourceTemplates: [],
+        complete: { tools: true, prompts: true, resourceTemplates: true },
+      },
+    });
     expect((await findDeployment(db.database.db, d.id))!.status).toBe("running");
     const summary = await hostingSummary(db.database.db, { kind: "catalog", ref: "steps" });
     expect(summary).toMatchObject({ running: true });
@@ -123,13 +167,24 @@ describe("deployment state from a runner's events", () => {
   it("counts each crash, says when it loops, and records a failure with its exit code", async () => {
     const d = await deployment(await person(), "crashes");
     await lifecycle.launch(d);
-    const crash = (looping: boolean) => runner.report(d.id, { type: "crashed", exit: { reason: "Exited with code 3", code: 3 }, detail: "Exited with code 3; restarting in 1 s", restartInMs: 1000, looping });
+    const crash = (looping: boolean) =>
+      runner.report(d.id, {
+        type: "crashed",
+        exit: { reason: "Exited with code 3", code: 3 },
+        detail: "Exited with code 3; restarting in 1 s",
+        restartInMs: 1000,
+        looping,
+      });
     await crash(false);
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "crashed", restarts: 1, exitCode: 3, pid: null });
     await crash(true);
     expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "crash_looping", restarts: 2 });
     await runner.report(d.id, { type: "failed", detail: "No answer to initialize within 30 s", code: null });
-    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ status: "failed", statusDetail: "No answer to initialize within 30 s", exitCode: null });
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({
+      status: "failed",
+      statusDetail: "No answer to initialize within 30 s",
+      exitCode: null,
+    });
   });
 
   it("stops a deployment whose row is gone, and what it still reports writes nothing", async () => {
@@ -137,7 +192,13 @@ describe("deployment state from a runner's events", () => {
     await lifecycle.launch(d);
     await lifecycle.stop(d.id);
     expect(runner.stopped).toEqual([d.id]);
-    await runner.report(d.id, { type: "crashed", exit: { reason: "Killed by SIGKILL", code: null }, detail: "Killed", restartInMs: 500, looping: false });
+    await runner.report(d.id, {
+      type: "crashed",
+      exit: { reason: "Killed by SIGKILL", code: null },
+      detail: "Killed",
+      restartInMs: 500,
+      looping: false,
+    });
     expect(await findDeployment(db.database.db, d.id)).toBeUndefined();
   });
 
@@ -148,10 +209,25 @@ describe("deployment state from a runner's events", () => {
     const before = (await findDeployment(db.database.db, d.id))!;
     expect(before).toMatchObject({ runnerId: agent.id, pid: 5151 });
     // Another runner took it over: a new placement with a higher fencing number.
-    await db.database.pool.query("update deployments set runner_id = 'elsewhere', fence = fence + 1, status = 'starting', pid = null where id = $1", [d.id]);
+    await db.database.pool.query(
+      "update deployments set runner_id = 'elsewhere', fence = fence + 1, status = 'starting', pid = null where id = $1",
+      [d.id],
+    );
     await runner.report(d.id, { type: "running", listing: null });
-    await runner.report(d.id, { type: "crashed", exit: { reason: "Exited with code 1", code: 1 }, detail: "x", restartInMs: 100, looping: false });
-    expect(await findDeployment(db.database.db, d.id)).toMatchObject({ runnerId: "elsewhere", fence: before.fence + 1, status: "starting", pid: null, restarts: 0 });
+    await runner.report(d.id, {
+      type: "crashed",
+      exit: { reason: "Exited with code 1", code: 1 },
+      detail: "x",
+      restartInMs: 100,
+      looping: false,
+    });
+    expect(await findDeployment(db.database.db, d.id)).toMatchObject({
+      runnerId: "elsewhere",
+      fence: before.fence + 1,
+      status: "starting",
+      pid: null,
+      restarts: 0,
+    });
     expect(runner.stopped).toContain(d.id);
     expect(agent.holds(d.id)).toBe(false);
   });
@@ -161,7 +237,10 @@ describe("deployment state from a runner's events", () => {
     await db.database.pool.query("update deployments set secrets = 'v1.tampered' where id = $1", [d.id]);
     await lifecycle.launch((await findDeployment(db.database.db, d.id))!);
     expect(runner.started.map((s) => s.id)).not.toContain(d.id);
-    expect((await findDeployment(db.database.db, d.id))!).toMatchObject({ status: "failed", statusDetail: expect.stringContaining("cannot be decrypted") });
+    expect((await findDeployment(db.database.db, d.id))!).toMatchObject({
+      status: "failed",
+      statusDetail: expect.stringContaining("cannot be decrypted"),
+    });
   });
 });
 

@@ -3,7 +3,14 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
 import { assignTo, findRunner, liveRunners, place, stopPlaced } from "./placement.js";
-import { deleteDeployment, findDeployment, listLiveDeployments, listUserDeployments, usersWithLiveDeployments, type DeploymentRow } from "./repo.js";
+import {
+  deleteDeployment,
+  findDeployment,
+  listLiveDeployments,
+  listUserDeployments,
+  usersWithLiveDeployments,
+  type DeploymentRow,
+} from "./repo.js";
 import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
 
 // The one owner of deployment state, as the rest of the platform sees it: the only way to start,
@@ -100,7 +107,12 @@ export class DeploymentLifecycle {
       return;
     }
     // Conditional on the row as recorded, so a sweep placing the same new row at the same moment cannot place it twice.
-    const placed = await place(this.d.db, row.id, { memoryMb: this.d.memoryMb, leaseMs: this.d.leaseMs, waiting: WAITING_FOR_RUNNER, onlyIf: { runnerId: row.runnerId, fence: row.fence } });
+    const placed = await place(this.d.db, row.id, {
+      memoryMb: this.d.memoryMb,
+      leaseMs: this.d.leaseMs,
+      waiting: WAITING_FOR_RUNNER,
+      onlyIf: { runnerId: row.runnerId, fence: row.fence },
+    });
     if (!placed || placed === "gone") {
       if (!placed) this.d.log.warn({ deployment: row.id }, "no runner has room: the deployment waits");
       return;
@@ -133,7 +145,14 @@ export class DeploymentLifecycle {
     if (!runnerId) return;
     const r = await findRunner(this.d.db, runnerId);
     if (!r) return;
-    await this.d.calls.stop(r.url, id).catch((e: unknown) => this.d.log.warn({ err: e, deployment: id, runner: runnerId }, "could not reach the runner to stop a deployment: it stops it at its next reconcile"));
+    await this.d.calls
+      .stop(r.url, id)
+      .catch((e: unknown) =>
+        this.d.log.warn(
+          { err: e, deployment: id, runner: runnerId },
+          "could not reach the runner to stop a deployment: it stops it at its next reconcile",
+        ),
+      );
   }
 
   /** The last lines of its output, from the runner that holds it. */

@@ -24,7 +24,11 @@ export interface Capabilities {
   resources: unknown[];
 }
 
-const safe = (c: Capabilities): Capabilities => ({ tools: jsonbSafe(c.tools) as unknown[], prompts: jsonbSafe(c.prompts) as unknown[], resources: jsonbSafe(c.resources) as unknown[] });
+const safe = (c: Capabilities): Capabilities => ({
+  tools: jsonbSafe(c.tools) as unknown[],
+  prompts: jsonbSafe(c.prompts) as unknown[],
+  resources: jsonbSafe(c.resources) as unknown[],
+});
 
 /** Two listings define the same tools, prompts and templates (their `_meta` aside). */
 export function sameListing(a: Capabilities | null | undefined, b: Capabilities | null | undefined): boolean {
@@ -38,7 +42,11 @@ export function sameListing(a: Capabilities | null | undefined, b: Capabilities 
  * page shows it; a platform check's listing becomes its catalogue entry's candidate (public only
  * once an admin approves it). Any other deployment of a catalogue entry changes nothing public.
  */
-export async function saveListing(db: Db, row: Pick<DeploymentRow, "id" | "userId" | "serverKind" | "serverRef">, caps: Capabilities): Promise<void> {
+export async function saveListing(
+  db: Db,
+  row: Pick<DeploymentRow, "id" | "userId" | "serverKind" | "serverRef">,
+  caps: Capabilities,
+): Promise<void> {
   const c = safe(caps);
   const now = new Date();
   await db.transaction(async (tx) => {
@@ -75,27 +83,43 @@ export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabili
 }
 
 async function saveCandidate(tx: Pick<Db, "select" | "insert">, serverId: string, c: Capabilities, now: Date): Promise<void> {
-  const [current] = await tx.select({ approved: catalogListings.approved }).from(catalogListings).where(eq(catalogListings.serverId, serverId));
+  const [current] = await tx
+    .select({ approved: catalogListings.approved })
+    .from(catalogListings)
+    .where(eq(catalogListings.serverId, serverId));
   const candidate = sameListing(current?.approved as Capabilities | null, c) ? null : c;
   const values = { candidate, candidateAt: candidate ? now : null, checkStatus: null, checkDetail: null, checkedAt: now };
-  await tx.insert(catalogListings).values({ serverId, ...values }).onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+  await tx
+    .insert(catalogListings)
+    .values({ serverId, ...values })
+    .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
 }
 
 /** What a deployment listed at its last start (its owner's view), or undefined before it has. */
 export async function deploymentListing(db: Db, deploymentId: string): Promise<(Capabilities & { listedAt: Date }) | undefined> {
   const [r] = await db.select().from(deploymentListings).where(eq(deploymentListings.deploymentId, deploymentId));
-  return r ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt } : undefined;
+  return r
+    ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt }
+    : undefined;
 }
 
 /** The listing other people see on a server's page: a catalogue entry's approved one, an owned server's own. */
 export async function publicListing(db: Db, server: ServerRef): Promise<(Capabilities & { listedAt: Date }) | undefined> {
   if (server.kind === "catalog") {
-    const [r] = await db.select({ approved: catalogListings.approved, at: catalogListings.approvedAt }).from(catalogListings).where(eq(catalogListings.serverId, server.ref));
+    const [r] = await db
+      .select({ approved: catalogListings.approved, at: catalogListings.approvedAt })
+      .from(catalogListings)
+      .where(eq(catalogListings.serverId, server.ref));
     const a = r?.approved as Capabilities | null | undefined;
     return a && r?.at ? { ...a, listedAt: r.at } : undefined;
   }
-  const [r] = await db.select().from(serverCapabilities).where(and(eq(serverCapabilities.serverKind, "owned"), eq(serverCapabilities.serverRef, server.ref)));
-  return r ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt } : undefined;
+  const [r] = await db
+    .select()
+    .from(serverCapabilities)
+    .where(and(eq(serverCapabilities.serverKind, "owned"), eq(serverCapabilities.serverRef, server.ref)));
+  return r
+    ? { tools: r.tools as unknown[], prompts: r.prompts as unknown[], resources: r.resources as unknown[], listedAt: r.listedAt }
+    : undefined;
 }
 
 /** An admin approves the entry's checked listing: it becomes public. False when there was none to approve. */
@@ -108,9 +132,17 @@ export async function approveCandidate(db: Db, serverId: string): Promise<boolea
 }
 
 /** A check of the entry began (or ended without a listing: 'failed', with why). */
-export async function setCheckStatus(db: Db, serverId: string, status: "checking" | "failed" | null, detail: string | null = null): Promise<void> {
+export async function setCheckStatus(
+  db: Db,
+  serverId: string,
+  status: "checking" | "failed" | null,
+  detail: string | null = null,
+): Promise<void> {
   const values = { checkStatus: status, checkDetail: detail, ...(status === "checking" ? {} : { checkedAt: new Date() }) };
-  await db.insert(catalogListings).values({ serverId, ...values }).onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+  await db
+    .insert(catalogListings)
+    .values({ serverId, ...values })
+    .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
 }
 
 export interface CheckState {
@@ -120,7 +152,10 @@ export interface CheckState {
 }
 
 export async function checkState(db: Db, serverId: string): Promise<CheckState> {
-  const [r] = await db.select({ status: catalogListings.checkStatus, detail: catalogListings.checkDetail, at: catalogListings.checkedAt }).from(catalogListings).where(eq(catalogListings.serverId, serverId));
+  const [r] = await db
+    .select({ status: catalogListings.checkStatus, detail: catalogListings.checkDetail, at: catalogListings.checkedAt })
+    .from(catalogListings)
+    .where(eq(catalogListings.serverId, serverId));
   return { status: (r?.status as CheckState["status"]) ?? null, detail: r?.detail ?? null, checkedAt: r?.at ?? null };
 }
 
@@ -128,4 +163,3 @@ export async function checkState(db: Db, serverId: string): Promise<CheckState> 
 export async function platformDeployments(db: Db): Promise<DeploymentRow[]> {
   return db.select().from(deployments).where(eq(deployments.userId, PLATFORM_USER_ID));
 }
-

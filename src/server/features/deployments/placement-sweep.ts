@@ -1,6 +1,16 @@
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import { deploymentsOn, expiredRunners, orphaned, place, removeExpiredRunner, removeRunner, setDraining, unplaced, type Placed } from "./placement.js";
+import {
+  deploymentsOn,
+  expiredRunners,
+  orphaned,
+  place,
+  removeExpiredRunner,
+  removeRunner,
+  setDraining,
+  unplaced,
+  type Placed,
+} from "./placement.js";
 
 // Moving deployments between runners (docs/operations.md): the cluster-wide sweep one runner runs
 // per interval (runners whose lease ran out lose their deployments to live ones; deployments
@@ -18,7 +28,12 @@ export interface Mover {
   waiting: string;
 }
 
-function placeAgain(m: Mover, id: string, onlyIf: { runnerId: string | null; fence: number }, exclude?: string): Promise<Placed | undefined | "gone"> {
+function placeAgain(
+  m: Mover,
+  id: string,
+  onlyIf: { runnerId: string | null; fence: number },
+  exclude?: string,
+): Promise<Placed | undefined | "gone"> {
   return place(m.db, id, { memoryMb: m.memoryMb, leaseMs: m.leaseMs, exclude, onlyIf, waiting: m.waiting });
 }
 
@@ -35,7 +50,10 @@ export async function sweep(m: Mover): Promise<Set<string>> {
     }
     await removeExpiredRunner(m.db, dead.id, m.leaseMs);
   }
-  const waiting: { id: string; runnerId: string | null; fence: number }[] = [...(await unplaced(m.db)).map((d) => ({ ...d, runnerId: null })), ...(await orphaned(m.db))];
+  const waiting: { id: string; runnerId: string | null; fence: number }[] = [
+    ...(await unplaced(m.db)).map((d) => ({ ...d, runnerId: null })),
+    ...(await orphaned(m.db)),
+  ];
   for (const d of waiting) {
     const p = await placeAgain(m, d.id, { runnerId: d.runnerId, fence: d.fence });
     if (p && p !== "gone") woken.add(p.runnerId);
@@ -48,12 +66,19 @@ export async function sweep(m: Mover): Promise<Set<string>> {
  * deployments come to it; `stopAll` stops every child here at once (a Kubernetes grace period is
  * short), then each is placed on another runner. Resolves with the runners that got one (to wake).
  */
-export async function handOver(m: Mover, instance: string, held: [id: string, fence: number][], stopAll: () => Promise<void>): Promise<Set<string>> {
+export async function handOver(
+  m: Mover,
+  instance: string,
+  held: [id: string, fence: number][],
+  stopAll: () => Promise<void>,
+): Promise<Set<string>> {
   await setDraining(m.db, m.self);
   const moved = new Set<string>();
   await stopAll();
   for (const [id, fence] of held) {
-    const p = await placeAgain(m, id, { runnerId: m.self, fence }, m.self).catch((e: unknown) => void m.log.error({ err: e, deployment: id }, "could not hand a deployment over"));
+    const p = await placeAgain(m, id, { runnerId: m.self, fence }, m.self).catch(
+      (e: unknown) => void m.log.error({ err: e, deployment: id }, "could not hand a deployment over"),
+    );
     if (p && p !== "gone") moved.add(p.runnerId);
   }
   await removeRunner(m.db, m.self, instance);

@@ -17,20 +17,25 @@ let db: TestDatabase;
 async function deployment(): Promise<string> {
   const userId = randomUUID();
   await db.database.db.insert(user).values({ id: userId, name: "P", email: `${userId}@example.com`, emailVerified: true });
-  const r = await reserveDeployment(db.database.db, { maxRunning: 10, maxDeploysPerMonth: 100 }, {
-    id: randomUUID(),
-    userId,
-    serverKind: "catalog",
-    serverRef: `s-${userId}`,
-    source: { kind: "npm", package: "pkg", version: null, args: [] },
-    secrets: "x",
-    proxyId: randomBytes(16).toString("hex"),
-  });
+  const r = await reserveDeployment(
+    db.database.db,
+    { maxRunning: 10, maxDeploysPerMonth: 100 },
+    {
+      id: randomUUID(),
+      userId,
+      serverKind: "catalog",
+      serverRef: `s-${userId}`,
+      source: { kind: "npm", package: "pkg", version: null, args: [] },
+      secrets: "x",
+      proxyId: randomBytes(16).toString("hex"),
+    },
+  );
   if (!r.ok) throw new Error(r.reason);
   return r.row.id;
 }
 
-const put = (id: string, extra: { exclude?: string; onlyIf?: { runnerId: string | null; fence: number } } = {}) => place(db.database.db, id, { memoryMb: 512, leaseMs: LEASE, waiting: WAITING_FOR_RUNNER, ...extra });
+const put = (id: string, extra: { exclude?: string; onlyIf?: { runnerId: string | null; fence: number } } = {}) =>
+  place(db.database.db, id, { memoryMb: 512, leaseMs: LEASE, waiting: WAITING_FOR_RUNNER, ...extra });
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -44,8 +49,16 @@ beforeEach(async () => {
 
 describe("placing deployments on runners", () => {
   it("spreads them: each goes to the runner with the most free reserved memory", async () => {
-    await registerRunner(db.database.db, { id: "big", instance: "one", url: "http://big:3100", capacityMb: 2048, sandbox }, { leaseMs: LEASE });
-    await registerRunner(db.database.db, { id: "small", instance: "one", url: "http://small:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "big", instance: "one", url: "http://big:3100", capacityMb: 2048, sandbox },
+      { leaseMs: LEASE },
+    );
+    await registerRunner(
+      db.database.db,
+      { id: "small", instance: "one", url: "http://small:3100", capacityMb: 1024, sandbox },
+      { leaseMs: LEASE },
+    );
     const where: string[] = [];
     for (let i = 0; i < 6; i++) {
       const p = await put(await deployment());
@@ -58,24 +71,44 @@ describe("placing deployments on runners", () => {
   });
 
   it("never places on a draining runner or one whose heartbeat is older than the lease", async () => {
-    await registerRunner(db.database.db, { id: "draining", instance: "one", url: "http://d:3100", capacityMb: 8192, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "draining", instance: "one", url: "http://d:3100", capacityMb: 8192, sandbox },
+      { leaseMs: LEASE },
+    );
     await setDraining(db.database.db, "draining");
-    await registerRunner(db.database.db, { id: "silent", instance: "one", url: "http://s:3100", capacityMb: 8192, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "silent", instance: "one", url: "http://s:3100", capacityMb: 8192, sandbox },
+      { leaseMs: LEASE },
+    );
     await db.database.pool.query("update runners set heartbeat_at = now() - interval '16 seconds' where id = 'silent'");
-    await registerRunner(db.database.db, { id: "ok", instance: "one", url: "http://ok:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "ok", instance: "one", url: "http://ok:3100", capacityMb: 1024, sandbox },
+      { leaseMs: LEASE },
+    );
     const p = await put(await deployment());
     expect(p).toMatchObject({ runnerId: "ok", url: "http://ok:3100" });
   });
 
   it("without room anywhere the deployment waits unplaced, saying so, and a later placement finds it a runner", async () => {
-    await registerRunner(db.database.db, { id: "tiny", instance: "one", url: "http://t:3100", capacityMb: 512, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "tiny", instance: "one", url: "http://t:3100", capacityMb: 512, sandbox },
+      { leaseMs: LEASE },
+    );
     const first = await deployment();
     const second = await deployment();
     expect(await put(first)).toMatchObject({ runnerId: "tiny" });
     expect(await put(second)).toBeUndefined();
     const waiting = (await findDeployment(db.database.db, second))!;
     expect(waiting).toMatchObject({ runnerId: null, status: "queued", statusDetail: WAITING_FOR_RUNNER });
-    await registerRunner(db.database.db, { id: "new", instance: "one", url: "http://n:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "new", instance: "one", url: "http://n:3100", capacityMb: 4096, sandbox },
+      { leaseMs: LEASE },
+    );
     expect(await put(second, { onlyIf: { runnerId: null, fence: waiting.fence } })).toMatchObject({ runnerId: "new" });
   });
 
@@ -101,11 +134,23 @@ describe("placing deployments on runners", () => {
     if (!placed || placed === "gone") throw new Error("not placed");
     expect((await assignedTo(db.database.db, "r", "old")).map((d) => d.id)).toEqual([id]);
     // A second process with the same name (a misconfiguration, a pod recreated elsewhere) waits while the first heartbeats.
-    expect(await registerRunner(db.database.db, { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE })).toEqual({ ok: false, heldBy: "old" });
+    expect(
+      await registerRunner(
+        db.database.db,
+        { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox },
+        { leaseMs: LEASE },
+      ),
+    ).toEqual({ ok: false, heldBy: "old" });
     expect(await heartbeat(db.database.db, "r", "old")).toBe(true);
     // The first one falls silent past the lease: the name passes on, and every deployment's fence rises.
     await db.database.pool.query("update runners set heartbeat_at = now() - interval '16 seconds' where id = 'r'");
-    expect(await registerRunner(db.database.db, { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox }, { leaseMs: LEASE })).toEqual({ ok: true });
+    expect(
+      await registerRunner(
+        db.database.db,
+        { id: "r", instance: "new", url: "http://r2:3100", capacityMb: 4096, sandbox },
+        { leaseMs: LEASE },
+      ),
+    ).toEqual({ ok: true });
     expect((await findDeployment(db.database.db, id))!.fence).toBe(placed.fence + 1);
     // The old holder, resumed, can neither heartbeat nor see anything to run.
     expect(await heartbeat(db.database.db, "r", "old")).toBe(false);
@@ -114,8 +159,16 @@ describe("placing deployments on runners", () => {
   });
 
   it("prefers a runner whose sandbox holds every guarantee, even with less room", async () => {
-    await registerRunner(db.database.db, { id: "roomy-incomplete", instance: "one", url: "http://i:3100", capacityMb: 8192, sandbox: { ...sandbox, complete: false } }, { leaseMs: LEASE });
-    await registerRunner(db.database.db, { id: "complete", instance: "one", url: "http://c:3100", capacityMb: 1024, sandbox }, { leaseMs: LEASE });
+    await registerRunner(
+      db.database.db,
+      { id: "roomy-incomplete", instance: "one", url: "http://i:3100", capacityMb: 8192, sandbox: { ...sandbox, complete: false } },
+      { leaseMs: LEASE },
+    );
+    await registerRunner(
+      db.database.db,
+      { id: "complete", instance: "one", url: "http://c:3100", capacityMb: 1024, sandbox },
+      { leaseMs: LEASE },
+    );
     expect(await put(await deployment())).toMatchObject({ runnerId: "complete" });
     expect(await put(await deployment())).toMatchObject({ runnerId: "complete" });
     // Full: the incomplete one takes the rest (its runner lets only admins' code run there).

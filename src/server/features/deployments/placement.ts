@@ -48,7 +48,18 @@ export async function registerRunner(
     await tx
       .insert(runners)
       .values({ ...r, draining: false })
-      .onConflictDoUpdate({ target: runners.id, set: { instance: r.instance, url: r.url, capacityMb: r.capacityMb, sandbox: r.sandbox, draining: false, startedAt: now, heartbeatAt: now } });
+      .onConflictDoUpdate({
+        target: runners.id,
+        set: {
+          instance: r.instance,
+          url: r.url,
+          capacityMb: r.capacityMb,
+          sandbox: r.sandbox,
+          draining: false,
+          startedAt: now,
+          heartbeatAt: now,
+        },
+      });
     if (held && held.instance !== r.instance) {
       await tx
         .update(deployments)
@@ -94,10 +105,7 @@ export async function liveRunners(db: Db, leaseMs: number): Promise<RunnerRow[]>
 
 /** The runners that stopped heartbeating: their deployments are to be moved. */
 export async function expiredRunners(db: Db, leaseMs: number): Promise<RunnerRow[]> {
-  return db
-    .select()
-    .from(runners)
-    .where(expired(leaseMs));
+  return db.select().from(runners).where(expired(leaseMs));
 }
 
 /** Alone (ROLES=all): every live deployment is this runner's (rows from before placement existed, or from a renamed machine). */
@@ -113,9 +121,16 @@ export async function claimAll(db: Db, runnerId: string): Promise<void> {
  * whether its owner is an admin; nothing at all unless this process (`instance`) still holds the
  * runner's name.
  */
-export async function assignedTo(db: Db, runnerId: string, instance: string | null): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
+export async function assignedTo(
+  db: Db,
+  runnerId: string,
+  instance: string | null,
+): Promise<(DeploymentRow & { ownerIsAdmin: boolean })[]> {
   // Alone (instance null) there is no second holder of the name to tell apart.
-  const holder = instance === null ? sql`true` : sql`exists (select 1 from ${runners} where ${runners.id} = ${runnerId} and ${runners.instance} = ${instance})`;
+  const holder =
+    instance === null
+      ? sql`true`
+      : sql`exists (select 1 from ${runners} where ${runners.id} = ${runnerId} and ${runners.instance} = ${instance})`;
   return db
     .select({ ...getTableColumns(deployments), ownerIsAdmin: sql<boolean>`coalesce(${profiles.isAdmin}, false)` })
     .from(deployments)
@@ -128,7 +143,15 @@ export async function assignedTo(db: Db, runnerId: string, instance: string | nu
 export async function stopPlaced(db: Db, id: string, reason: string): Promise<void> {
   await db
     .update(deployments)
-    .set({ status: "stopped", statusDetail: reason, pid: null, pidStart: null, runnerId: null, fence: sql`${deployments.fence} + 1`, updatedAt: new Date() })
+    .set({
+      status: "stopped",
+      statusDetail: reason,
+      pid: null,
+      pidStart: null,
+      runnerId: null,
+      fence: sql`${deployments.fence} + 1`,
+      updatedAt: new Date(),
+    })
     .where(eq(deployments.id, id));
 }
 
@@ -165,12 +188,31 @@ export async function place(
        limit 1`);
     const chosen = r.rows[0];
     const cond = o.onlyIf
-      ? and(eq(deployments.id, id), o.onlyIf.runnerId === null ? isNull(deployments.runnerId) : eq(deployments.runnerId, o.onlyIf.runnerId), eq(deployments.fence, o.onlyIf.fence))
+      ? and(
+          eq(deployments.id, id),
+          o.onlyIf.runnerId === null ? isNull(deployments.runnerId) : eq(deployments.runnerId, o.onlyIf.runnerId),
+          eq(deployments.fence, o.onlyIf.fence),
+        )
       : eq(deployments.id, id);
     const fields = chosen
       ? // Moved (or placed at last): it shows as queued until its new runner reports.
-        { runnerId: chosen.id, fence: sql`${deployments.fence} + 1`, pid: null, pidStart: null, ...(o.onlyIf ? { status: "queued" as const, statusDetail: null } : {}), updatedAt: new Date() }
-      : { runnerId: null, fence: sql`${deployments.fence} + 1`, pid: null, pidStart: null, status: "queued" as const, statusDetail: o.waiting, updatedAt: new Date() };
+        {
+          runnerId: chosen.id,
+          fence: sql`${deployments.fence} + 1`,
+          pid: null,
+          pidStart: null,
+          ...(o.onlyIf ? { status: "queued" as const, statusDetail: null } : {}),
+          updatedAt: new Date(),
+        }
+      : {
+          runnerId: null,
+          fence: sql`${deployments.fence} + 1`,
+          pid: null,
+          pidStart: null,
+          status: "queued" as const,
+          statusDetail: o.waiting,
+          updatedAt: new Date(),
+        };
     const [u] = await tx.update(deployments).set(fields).where(cond).returning({ fence: deployments.fence });
     if (!u) return "gone";
     return chosen ? { runnerId: chosen.id, url: chosen.url, fence: u.fence } : undefined;
@@ -213,7 +255,13 @@ export async function orphaned(db: Db): Promise<{ id: string; runnerId: string; 
 }
 
 /** A runner's write to its deployment's row: only while the row names it with this fencing number. False: the lease is lost (or the row gone). */
-export async function fencedUpdate(db: Db, id: string, lease: { runnerId: string; fence: number }, fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>, extra?: { restarts?: true }): Promise<boolean> {
+export async function fencedUpdate(
+  db: Db,
+  id: string,
+  lease: { runnerId: string; fence: number },
+  fields: Partial<Omit<DeploymentRow, "id" | "userId" | "createdAt">>,
+  extra?: { restarts?: true },
+): Promise<boolean> {
   const set: Record<string, unknown> = { ...fields, updatedAt: new Date() };
   if (extra?.restarts) set.restarts = sql`${deployments.restarts} + 1`;
   const r = await db

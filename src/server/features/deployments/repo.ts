@@ -40,7 +40,11 @@ export async function listUserDeployments(db: Db, userId: string, server?: Serve
 
 /** A user's deployments that hold a slot, newest first. */
 export async function listLiveDeployments(db: Db, userId: string): Promise<DeploymentRow[]> {
-  return db.select().from(deployments).where(and(eq(deployments.userId, userId), live())).orderBy(desc(deployments.createdAt));
+  return db
+    .select()
+    .from(deployments)
+    .where(and(eq(deployments.userId, userId), live()))
+    .orderBy(desc(deployments.createdAt));
 }
 
 /** Users running more deployments than `atLeast` - 1: candidates for a plan check. */
@@ -58,7 +62,10 @@ export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     await deleteDeploymentResource(tx, id);
-    const [gone] = await tx.delete(deployments).where(eq(deployments.id, id)).returning({ userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef });
+    const [gone] = await tx
+      .delete(deployments)
+      .where(eq(deployments.id, id))
+      .returning({ userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef });
     if (gone) await prunePins(tx, gone);
     return gone !== undefined;
   });
@@ -77,7 +84,8 @@ export interface PlanLimits {
   maxDeploysPerMonth: number;
 }
 
-export type ReserveResult = { ok: true; row: DeploymentRow; replaced?: string } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
+export type ReserveResult =
+  { ok: true; row: DeploymentRow; replaced?: string } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
@@ -85,11 +93,19 @@ export type ReserveResult = { ok: true; row: DeploymentRow; replaced?: string } 
  * stopped deployment of the same server is replaced; a live one is refused. `resource` (the
  * deployment's URL) is recorded as its OAuth resource in the same transaction.
  */
-export async function reserveDeployment(db: Db, limits: PlanLimits, row: Omit<typeof deployments.$inferInsert, "status">, resource?: string): Promise<ReserveResult> {
+export async function reserveDeployment(
+  db: Db,
+  limits: PlanLimits,
+  row: Omit<typeof deployments.$inferInsert, "status">,
+  resource?: string,
+): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
     const server = { kind: row.serverKind as ServerKind, ref: row.serverRef };
-    const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), refIs(server)));
+    const [existing] = await tx
+      .select()
+      .from(deployments)
+      .where(and(eq(deployments.userId, row.userId), refIs(server)));
     if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
     const [running] = await tx
       .select({ n: count() })
@@ -168,11 +184,21 @@ export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferIn
     return await db.transaction(async (tx) => {
       // The platform's own account, made at its first check: no password, no profile, never signed
       // in. Its e-mail has no "@", so no sign-up can take it first.
-      await tx.execute(sql`insert into "user" (id, name, email, email_verified) values (${row.userId}, 'Switchboard checks', ${row.userId}, true) on conflict (id) do nothing`);
-      const [existing] = await tx.select().from(deployments).where(and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)));
+      await tx.execute(
+        sql`insert into "user" (id, name, email, email_verified) values (${row.userId}, 'Switchboard checks', ${row.userId}, true) on conflict (id) do nothing`,
+      );
+      const [existing] = await tx
+        .select()
+        .from(deployments)
+        .where(
+          and(eq(deployments.userId, row.userId), eq(deployments.serverKind, row.serverKind), eq(deployments.serverRef, row.serverRef)),
+        );
       if (existing && !RESTING.includes(existing.status)) return undefined;
       if (existing) await tx.delete(deployments).where(eq(deployments.id, existing.id));
-      const [inserted] = await tx.insert(deployments).values({ ...row, status: "queued" }).returning();
+      const [inserted] = await tx
+        .insert(deployments)
+        .values({ ...row, status: "queued" })
+        .returning();
       return inserted;
     });
   } catch (e) {

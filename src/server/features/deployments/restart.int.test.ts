@@ -26,15 +26,29 @@ async function registerWithKey(c: Client & { id: string }, qn: string) {
     description: "A server that needs a key",
     repositoryUrl: "https://example.com/fixture/repo",
     keywords: "test",
-    connections: [{ type: "http", url: "https://example.com/mcp", configSchema: { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string", title: "API key" } } } }],
+    connections: [
+      {
+        type: "http",
+        url: "https://example.com/mcp",
+        configSchema: { type: "object", required: ["apiKey"], properties: { apiKey: { type: "string", title: "API key" } } },
+      },
+    ],
   });
   expect(r.status, await r.clone().text()).toBe(201);
 }
 
 const row = async (id: string) =>
-  (await t.db.database.pool.query("select pid, proxy_id, status, fence from deployments where id = $1", [id])).rows[0] as { pid: number | null; proxy_id: string; status: string; fence: string };
-const deploysThisMonth = async (userId: string) => ((await t.db.database.pool.query("select count(*)::int as n from deploy_actions where user_id = $1", [userId])).rows[0] as { n: number }).n;
-const envOf = async (id: string, name: string) => toolText(await t.runtime.runner.client(id)!.callTool({ name: "get_env", arguments: { name } }));
+  (await t.db.database.pool.query("select pid, proxy_id, status, fence from deployments where id = $1", [id])).rows[0] as {
+    pid: number | null;
+    proxy_id: string;
+    status: string;
+    fence: string;
+  };
+const deploysThisMonth = async (userId: string) =>
+  ((await t.db.database.pool.query("select count(*)::int as n from deploy_actions where user_id = $1", [userId])).rows[0] as { n: number })
+    .n;
+const envOf = async (id: string, name: string) =>
+  toolText(await t.runtime.runner.client(id)!.callTool({ name: "get_env", arguments: { name } }));
 
 /** Waits until the deployment runs under a process other than `oldPid`. */
 async function restarted(c: Client, serverId: string, id: string, oldPid: number): Promise<number> {
@@ -63,13 +77,19 @@ describe("Edit keys", () => {
     expect(r.status, await r.clone().text()).toBe(202);
     const body = (await r.json()) as { success: boolean; message: string; deploymentInfo: DeploymentView };
     expect(body).toMatchObject({ success: true, message: DEPLOY_TEXT.keysSaved });
-    expect(body.deploymentInfo).toMatchObject({ id: first.id, url: first.url, proxy_id: first.proxy_id, status: "queued", hidden_tools: ["add"] });
+    expect(body.deploymentInfo).toMatchObject({
+      id: first.id,
+      url: first.url,
+      proxy_id: first.proxy_id,
+      status: "queued",
+      hidden_tools: ["add"],
+    });
 
     const pid = await restarted(c, "keys/keyed", running.id, oldPid);
     expect(alive(oldPid)).toBe(false);
     expect(alive(pid)).toBe(true);
     expect(await envOf(running.id, "API_KEY")).toBe("new-secret");
-    const [after] = (await (await c.get("/api/deployments/server/keys/keyed")).json() as { deployments: DeploymentView[] }).deployments;
+    const [after] = ((await (await c.get("/api/deployments/server/keys/keyed")).json()) as { deployments: DeploymentView[] }).deployments;
     expect(after).toMatchObject({ id: first.id, url: first.url, hidden_tools: ["add"], restarts: 0 });
     expect(await deploysThisMonth(c.id)).toBe(deploys);
 
@@ -78,7 +98,9 @@ describe("Edit keys", () => {
     expect((await c.put(`/api/deployments/${running.id}/env`, { env: { API_KEY: "" } })).status).toBe(202);
     await restarted(c, "keys/keyed", running.id, oldPid2);
     expect(await envOf(running.id, "API_KEY")).toBe("new-secret");
-    const sealed = (await t.db.database.pool.query("select secrets from deployments where id = $1", [running.id])).rows[0] as { secrets: string };
+    const sealed = (await t.db.database.pool.query("select secrets from deployments where id = $1", [running.id])).rows[0] as {
+      secrets: string;
+    };
     expect(sealed.secrets).not.toContain("new-secret");
   }, 180_000);
 
@@ -98,7 +120,10 @@ describe("Edit keys", () => {
     expect((await c.put(`/api/deployments/${d.id}/env`, "not json at all")).status).toBe(400);
 
     const mallory = await signedInUser(t, "mallory@example.com");
-    for (const res of [await mallory.put(`/api/deployments/${d.id}/env`, { env: { API_KEY: "stolen" } }), await mallory.post(`/api/deployments/${d.id}/restart`, {})]) {
+    for (const res of [
+      await mallory.put(`/api/deployments/${d.id}/env`, { env: { API_KEY: "stolen" } }),
+      await mallory.post(`/api/deployments/${d.id}/restart`, {}),
+    ]) {
       expect(res.status).toBe(404);
       expect(((await res.json()) as { error: string }).error).toBe(DEPLOY_TEXT.notFound);
     }

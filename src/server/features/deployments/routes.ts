@@ -7,7 +7,18 @@ import { requireAdmin, requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "../../../shared/definitions.js";
-import { decideDefinitions, definitionReview, deploy, deploymentLogs, listMyDeployments, restartDeployment, setDefinitionMode, setHiddenTools, stopDeployment, type DeploymentDeps } from "./service.js";
+import {
+  decideDefinitions,
+  definitionReview,
+  deploy,
+  deploymentLogs,
+  listMyDeployments,
+  restartDeployment,
+  setDefinitionMode,
+  setHiddenTools,
+  stopDeployment,
+  type DeploymentDeps,
+} from "./service.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 const segment = z.string().min(1).max(200);
@@ -37,7 +48,10 @@ const listRoute = createRoute({
   tags: ["deployments"],
   summary: "Your deployments",
   security: bearer,
-  responses: { 200: { content: { "application/json": { schema: z.array(deploymentView) } }, description: "Your deployments" }, 401: jsonError("Not signed in") },
+  responses: {
+    200: { content: { "application/json": { schema: z.array(deploymentView) } }, description: "Your deployments" },
+    401: jsonError("Not signed in"),
+  },
 });
 
 const byServerRoute = (path: string, params: z.ZodObject<Record<string, z.ZodString>>) =>
@@ -48,7 +62,10 @@ const byServerRoute = (path: string, params: z.ZodObject<Record<string, z.ZodStr
     summary: "Your deployments of one server",
     security: bearer,
     request: { params },
-    responses: { 200: { content: { "application/json": { schema: z.object({ deployments: z.array(deploymentView) }) } }, description: "Deployments" }, 401: jsonError("Not signed in") },
+    responses: {
+      200: { content: { "application/json": { schema: z.object({ deployments: z.array(deploymentView) }) } }, description: "Deployments" },
+      401: jsonError("Not signed in"),
+    },
   });
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -57,11 +74,15 @@ const checkRoute = createRoute({
   method: "post",
   path: "/admin/mcp-servers/{id}/check",
   tags: ["admin"],
-  summary: "Check now: the platform runs the catalogue entry itself (placeholder keys) and keeps what it lists as the entry's candidate listing",
+  summary:
+    "Check now: the platform runs the catalogue entry itself (placeholder keys) and keeps what it lists as the entry's candidate listing",
   security: bearer,
   request: { params: idParams },
   responses: {
-    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Started" },
+    202: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Started",
+    },
     400: jsonError("It cannot run here"),
     401: jsonError("Not signed in"),
     403: jsonError("Not an admin"),
@@ -78,7 +99,10 @@ const stopRoute = createRoute({
   security: bearer,
   request: { params: idParams },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Stopped" },
+    200: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Stopped",
+    },
     401: jsonError("Not signed in"),
     404: jsonError("No such deployment of yours"),
   },
@@ -92,7 +116,12 @@ const restartRoute = createRoute({
   security: bearer,
   request: { params: idParams },
   responses: {
-    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) } }, description: "Restarting (poll its status)" },
+    202: {
+      content: {
+        "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) },
+      },
+      description: "Restarting (poll its status)",
+    },
     401: jsonError("Not signed in"),
     403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
     404: jsonError("No such deployment of yours"),
@@ -103,11 +132,17 @@ const envRoute = createRoute({
   method: "put",
   path: "/deployments/{id}/env",
   tags: ["deployments"],
-  summary: "Edit keys: new values are sealed and the deployment restarts in place with them (a key left empty keeps its value); not counted as a deploy",
+  summary:
+    "Edit keys: new values are sealed and the deployment restarts in place with them (a key left empty keeps its value); not counted as a deploy",
   security: bearer,
   request: { params: idParams, body: { required: true, content: { "application/json": { schema: envInput } } } },
   responses: {
-    202: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) } }, description: "Saved; restarting (poll its status)" },
+    202: {
+      content: {
+        "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), deploymentInfo: deploymentView }) },
+      },
+      description: "Saved; restarting (poll its status)",
+    },
     400: jsonError("A required key would be empty, or a name or value that is refused"),
     401: jsonError("Not signed in"),
     403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
@@ -123,7 +158,12 @@ const logsRoute = createRoute({
   security: bearer,
   request: { params: idParams },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ status: z.string(), status_detail: z.string().nullable(), lines: z.array(z.string()) }) } }, description: "Output" },
+    200: {
+      content: {
+        "application/json": { schema: z.object({ status: z.string(), status_detail: z.string().nullable(), lines: z.array(z.string()) }) },
+      },
+      description: "Output",
+    },
     401: jsonError("Not signed in"),
     404: jsonError("No such deployment of yours"),
   },
@@ -133,11 +173,15 @@ const toolsRoute = createRoute({
   method: "put",
   path: "/deployments/{id}/tools",
   tags: ["deployments"],
-  summary: "Choose the tools a deployment exposes: the ones named are hidden from every client (listings leave them out, calls are refused)",
+  summary:
+    "Choose the tools a deployment exposes: the ones named are hidden from every client (listings leave them out, calls are refused)",
   security: bearer,
   request: { params: idParams, body: { required: true, content: { "application/json": { schema: toolSelectionInput } } } },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ hidden_tools: z.array(z.string()) }) } }, description: "Saved; open sessions are told the tool list changed" },
+    200: {
+      content: { "application/json": { schema: z.object({ hidden_tools: z.array(z.string()) }) } },
+      description: "Saved; open sessions are told the tool list changed",
+    },
     400: jsonError("Not a list of at most 500 tool names"),
     401: jsonError("Not signed in"),
     404: jsonError("No such deployment of yours"),
@@ -148,7 +192,8 @@ const definitionsRoute = createRoute({
   method: "get",
   path: "/deployments/{id}/definitions",
   tags: ["deployments"],
-  summary: "The deployment's tool, prompt and resource-template definitions that differ from the ones pinned at first listing (changed, new, rejected)",
+  summary:
+    "The deployment's tool, prompt and resource-template definitions that differ from the ones pinned at first listing (changed, new, rejected)",
   security: bearer,
   request: { params: idParams },
   responses: {
@@ -166,7 +211,10 @@ const decideRoute = createRoute({
   security: bearer,
   request: { params: idParams, body: { required: true, content: { "application/json": { schema: definitionDecisionInput } } } },
   responses: {
-    200: { content: { "application/json": { schema: definitionReviewView } }, description: "Decided; open sessions are told the lists changed" },
+    200: {
+      content: { "application/json": { schema: definitionReviewView } },
+      description: "Decided; open sessions are told the lists changed",
+    },
     400: jsonError("Not a decision about at most 500 definitions"),
     401: jsonError("Not signed in"),
     404: jsonError("No such deployment of yours, or no change waiting for that definition"),
@@ -208,22 +256,50 @@ export function deploymentRoutes(deps: DeploymentDeps) {
       await deps.checks.start(c.req.valid("param").id);
       return c.json({ success: true as const, message: CHECK_TEXT.started }, 202);
     })
-    .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
-    .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) => c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202))
+    .openapi(deployRoute("/deploy/{id}", one), async (c) =>
+      c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202),
+    )
+    .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) =>
+      c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202),
+    )
     .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, viewerOf(c)), 200))
-    .openapi(byServerRoute("/deployments/server/{id}", one), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
-    .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) => c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200))
+    .openapi(byServerRoute("/deployments/server/{id}", one), async (c) =>
+      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
+    )
+    .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) =>
+      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
+    )
     .openapi(restartRoute, async (c) =>
-      c.json({ success: true as const, message: DEPLOY_TEXT.restarted, deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id) }, 202),
+      c.json(
+        {
+          success: true as const,
+          message: DEPLOY_TEXT.restarted,
+          deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id),
+        },
+        202,
+      ),
     )
     .openapi(envRoute, async (c) =>
-      c.json({ success: true as const, message: DEPLOY_TEXT.keysSaved, deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").env) }, 202),
+      c.json(
+        {
+          success: true as const,
+          message: DEPLOY_TEXT.keysSaved,
+          deploymentInfo: await restartDeployment(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").env),
+        },
+        202,
+      ),
     )
     .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
-    .openapi(toolsRoute, async (c) => c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200))
+    .openapi(toolsRoute, async (c) =>
+      c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200),
+    )
     .openapi(definitionsRoute, async (c) => c.json(await definitionReview(deps, viewerOf(c), c.req.valid("param").id), 200))
-    .openapi(decideRoute, async (c) => c.json(await decideDefinitions(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json")), 200))
-    .openapi(modeRoute, async (c) => c.json(await setDefinitionMode(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").warn_only), 200))
+    .openapi(decideRoute, async (c) =>
+      c.json(await decideDefinitions(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+    )
+    .openapi(modeRoute, async (c) =>
+      c.json(await setDefinitionMode(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").warn_only), 200),
+    )
     .openapi(stopRoute, async (c) => {
       await stopDeployment(deps, viewerOf(c), c.req.valid("param").id);
       return c.json({ success: true as const, message: DEPLOY_TEXT.stopped }, 200);

@@ -126,7 +126,11 @@ export class RunnerAgent {
   async start(): Promise<number> {
     const d = this.d;
     for (let waited = 0; !(await this.register()); waited += this.beatMs) {
-      if (waited === 0) d.log.warn({ runner: d.id }, "another live process holds this runner's name: waiting until its lease runs out (give each runner its own RUNNER_NAME)");
+      if (waited === 0)
+        d.log.warn(
+          { runner: d.id },
+          "another live process holds this runner's name: waiting until its lease runs out (give each runner its own RUNNER_NAME)",
+        );
       await new Promise((r) => setTimeout(r, this.beatMs));
       if (this.closed) return 0;
     }
@@ -142,7 +146,11 @@ export class RunnerAgent {
   /** Takes the runner's name for this process; false while another live process holds it. */
   private async register(): Promise<boolean> {
     const d = this.d;
-    const r = await registerRunner(d.db, { id: d.id, instance: this.instance, url: d.url, capacityMb: d.alone ? UNBOUNDED_MB : d.capacityMb, sandbox: d.runner.sandbox }, { leaseMs: d.leaseMs, force: d.alone });
+    const r = await registerRunner(
+      d.db,
+      { id: d.id, instance: this.instance, url: d.url, capacityMb: d.alone ? UNBOUNDED_MB : d.capacityMb, sandbox: d.runner.sandbox },
+      { leaseMs: d.leaseMs, force: d.alone },
+    );
     return r.ok;
   }
 
@@ -228,7 +236,6 @@ export class RunnerAgent {
     await recordEvent(this.recorder, id, e);
   }
 
-
   private forgetPid(id: string) {
     const pid = this.pids.get(id);
     if (pid === undefined) return;
@@ -241,14 +248,20 @@ export class RunnerAgent {
     const d = this.d;
     if (this.closed) return;
     if (!d.alone && performance.now() - this.lastBeat > d.leaseMs * 0.7 && this.leases.size > 0) {
-      d.log.error({ deployments: this.leases.size, ms: Math.round(performance.now() - this.lastBeat) }, "no heartbeat reached the database within the lease: stopping every deployment here (they will be started elsewhere)");
+      d.log.error(
+        { deployments: this.leases.size, ms: Math.round(performance.now() - this.lastBeat) },
+        "no heartbeat reached the database within the lease: stopping every deployment here (they will be started elsewhere)",
+      );
       await this.fenceSelf();
     }
     try {
       if (!(await heartbeat(d.db, d.id, this.instance))) {
         // Presumed dead and removed meanwhile, or another process took the name: whatever ran here
         // is someone else's now. Stop it all, then take the name back if it is free.
-        d.log.warn({ runner: d.id }, "this runner lost its registration (presumed dead, or its name was taken): stopping its deployments here");
+        d.log.warn(
+          { runner: d.id },
+          "this runner lost its registration (presumed dead, or its name was taken): stopping its deployments here",
+        );
         await this.fenceSelf();
         if (!(await this.register())) return;
       }
@@ -303,7 +316,12 @@ export class RunnerAgent {
   /** A clean stop: no new deployments; each one stops here, then is placed on another runner. */
   private async handOver(): Promise<void> {
     const held = [...this.leases];
-    const moved = await handOver(this.mover, this.instance, held, async () => void (await Promise.all(held.map(([id]) => this.release(id)))));
+    const moved = await handOver(
+      this.mover,
+      this.instance,
+      held,
+      async () => void (await Promise.all(held.map(([id]) => this.release(id)))),
+    );
     for (const r of moved) this.d.wake(r);
   }
 

@@ -24,7 +24,17 @@ import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { deploymentListing, publicListing } from "./listings.js";
-import { findDeployment, hostingSummary, listUserDeployments, planUse, reserveDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
+import {
+  findDeployment,
+  hostingSummary,
+  listUserDeployments,
+  planUse,
+  reserveDeployment,
+  restartInPlace,
+  updateHiddenTools,
+  type DeploymentRow,
+  type ServerRef,
+} from "./repo.js";
 
 export interface DeploymentDeps {
   db: Db;
@@ -85,7 +95,11 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
     // What cannot run here (a container image, a publisher-hosted server) says why, as its page does.
     const can = deployabilityOf(entry, opts);
     if (can.kind !== "deployable") throw new AppError("validation_failed", can.kind === "remote" ? DEPLOY_TEXT.remoteOnly : can.reason);
-    return { server: { kind: "catalog", ref: entry.id }, requiredKeys: entry.requiredKeys ?? [], source: sourceFrom(entry.npxCommand, entry.repositoryUrl, opts) };
+    return {
+      server: { kind: "catalog", ref: entry.id },
+      requiredKeys: entry.requiredKeys ?? [],
+      source: sourceFrom(entry.npxCommand, entry.repositoryUrl, opts),
+    };
   }
   const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
   if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
@@ -93,12 +107,15 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   return {
     server: { kind: "owned", ref: owned.qualifiedName },
     requiredKeys: requiredKeysFromConnections(owned.connections as Connection[]),
-    source: sourceFrom(input.npx_command, input.repositoryUrl ?? owned.repositoryUrl, { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
+    source: sourceFrom(input.npx_command, input.repositoryUrl ?? owned.repositoryUrl, {
+      allowFileGit: deps.config.GIT_ALLOW_FILE === "on",
+    }),
   };
 }
 
 export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
-  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin))))
+    throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   const target = await resolveTarget(deps, v, id, input);
   if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
@@ -110,12 +127,25 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   const result = await reserveDeployment(
     deps.db,
     plan,
-    { id: randomUUID(), userId: v.id, serverKind: target.server.kind, serverRef: target.server.ref, source: target.source, secrets: deps.box.seal(env), proxyId },
+    {
+      id: randomUUID(),
+      userId: v.id,
+      serverKind: target.server.kind,
+      serverRef: target.server.ref,
+      source: target.source,
+      secrets: deps.box.seal(env),
+      proxyId,
+    },
     resourceUrl(deps.config.PUBLIC_URL, proxyId),
   );
   if (!result.ok) {
     if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);
-    throw new AppError("plan_limit", result.reason === "running_limit" ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth));
+    throw new AppError(
+      "plan_limit",
+      result.reason === "running_limit"
+        ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning)
+        : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth),
+    );
   }
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
@@ -130,7 +160,11 @@ export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverI
   // Server ids match ignoring case and hyphens (docs/product.md#statuses).
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
   return rows
-    .filter((r) => (serverId === undefined || norm(r.serverRef) === norm(serverId)) && keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    .filter(
+      (r) =>
+        (serverId === undefined || norm(r.serverRef) === norm(serverId)) &&
+        keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }),
+    )
     .map((r) => deploymentView(deps.config, r, v));
 }
 
@@ -138,7 +172,8 @@ export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverI
 async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
   const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
   // A key limited to other servers sees it no more than another user's.
-  if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef })) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    throw new AppError("not_found", DEPLOY_TEXT.notFound);
   return r;
 }
 
@@ -157,7 +192,13 @@ async function requiredKeysOf(db: Db, r: Pick<DeploymentRow, "serverKind" | "ser
 /** What the viewer's plan allows and what they use of it: deploys this month and deployments running (My deployments). */
 export async function planUsage(db: Db, viewer: Viewer) {
   const [plan, use] = await Promise.all([planOf(db, viewer.id), planUse(db, viewer.id)]);
-  return { plan: plan.name, deploys: use.deploys, maxDeploys: Number.isFinite(plan.maxDeploysPerMonth) ? plan.maxDeploysPerMonth : null, running: use.live, maxRunning: plan.maxRunning };
+  return {
+    plan: plan.name,
+    deploys: use.deploys,
+    maxDeploys: Number.isFinite(plan.maxDeploysPerMonth) ? plan.maxDeploysPerMonth : null,
+    running: use.live,
+    maxRunning: plan.maxRunning,
+  };
 }
 
 /** How many keys each of the viewer's deployments asks for, by deployment id (My deployments offers Edit keys where there are some). */
@@ -173,9 +214,15 @@ export async function keysAsked(db: Db, viewer: Viewer): Promise<Record<string, 
  * request log; not a deploy, so the month's deploys are not counted (a failed or stopped one needs
  * a free running slot, like a deploy).
  */
-export async function restartDeployment(deps: DeploymentDeps, v: Viewer, id: string, env?: Record<string, string>): Promise<DeploymentView> {
+export async function restartDeployment(
+  deps: DeploymentDeps,
+  v: Viewer,
+  id: string,
+  env?: Record<string, string>,
+): Promise<DeploymentView> {
   const r = await ownDeployment(deps, v, id);
-  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))) throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin))))
+    throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   let sealed: string | undefined;
   if (env) {
     let current: Record<string, string> = {};
@@ -198,7 +245,12 @@ export async function restartDeployment(deps: DeploymentDeps, v: Viewer, id: str
 }
 
 /** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */
-export async function setHiddenTools(deps: DeploymentDeps, viewer: Viewer, id: string, hidden: string[]): Promise<{ hidden_tools: string[] }> {
+export async function setHiddenTools(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  hidden: string[],
+): Promise<{ hidden_tools: string[] }> {
   const r = await ownDeployment(deps, viewer, id);
   await updateHiddenTools(deps.db, r.id, hidden);
   await announce(deps, r);
@@ -212,7 +264,12 @@ export async function definitionReview(deps: DeploymentDeps, viewer: Viewer, id:
 }
 
 /** The owner approves or rejects changed definitions (all or none); every process's gateway is told at once. */
-export async function decideDefinitions(deps: DeploymentDeps, viewer: Viewer, id: string, input: z.output<typeof definitionDecisionInput>): Promise<DefinitionReviewView> {
+export async function decideDefinitions(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  input: z.output<typeof definitionDecisionInput>,
+): Promise<DefinitionReviewView> {
   const r = await ownDeployment(deps, viewer, id);
   const outcome = await decide(deps.db, r, input.decision, input.items);
   if (!outcome.ok) throw new AppError(outcome.why === "changedAgain" ? "conflict" : "not_found", DEFINITION_TEXT[outcome.why]);
@@ -221,7 +278,12 @@ export async function decideDefinitions(deps: DeploymentDeps, viewer: Viewer, id
 }
 
 /** 'Warn only': changes reach clients at once (and are still listed for review). */
-export async function setDefinitionMode(deps: DeploymentDeps, viewer: Viewer, id: string, warnOnly: boolean): Promise<DefinitionReviewView> {
+export async function setDefinitionMode(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  warnOnly: boolean,
+): Promise<DefinitionReviewView> {
   const r = await ownDeployment(deps, viewer, id);
   await setWarnOnly(deps.db, r, warnOnly);
   await announce(deps, r);
@@ -245,12 +307,21 @@ export interface ToolInfo {
 }
 
 function toolInfo(t: unknown): ToolInfo {
-  const tool = t as { name?: string; description?: string; inputSchema?: { properties?: Record<string, { type?: string | string[]; description?: string }>; required?: string[] } };
+  const tool = t as {
+    name?: string;
+    description?: string;
+    inputSchema?: { properties?: Record<string, { type?: string | string[]; description?: string }>; required?: string[] };
+  };
   const props = tool.inputSchema?.properties ?? {};
   return {
     name: String(tool.name ?? ""),
     description: String(tool.description ?? ""),
-    params: Object.entries(props).map(([name, p]) => ({ name, type: Array.isArray(p?.type) ? p.type.join(" | ") : String(p?.type ?? "any"), required: tool.inputSchema?.required?.includes(name) ?? false, description: String(p?.description ?? "") })),
+    params: Object.entries(props).map(([name, p]) => ({
+      name,
+      type: Array.isArray(p?.type) ? p.type.join(" | ") : String(p?.type ?? "any"),
+      required: tool.inputSchema?.required?.includes(name) ?? false,
+      description: String(p?.description ?? ""),
+    })),
   };
 }
 
@@ -260,11 +331,20 @@ function toolInfo(t: unknown): ToolInfo {
  */
 export async function serverHosting(db: Db, server: ServerRef) {
   const [h, listing] = await Promise.all([hostingSummary(db, server), publicListing(db, server)]);
-  return { tools: (listing?.tools ?? []).map(toolInfo), toolsListedAt: listing ? listing.listedAt.toISOString() : null, totalDeployments: h.deploys, deployed: h.running };
+  return {
+    tools: (listing?.tools ?? []).map(toolInfo),
+    toolsListedAt: listing ? listing.listedAt.toISOString() : null,
+    totalDeployments: h.deploys,
+    deployed: h.running,
+  };
 }
 
 /** The viewer's own deployment's tools as it listed them at its last start (their view of it), or null. */
-export async function myDeploymentTools(db: Db, viewer: Viewer, deploymentId: string): Promise<{ tools: ToolInfo[]; listedAt: string } | null> {
+export async function myDeploymentTools(
+  db: Db,
+  viewer: Viewer,
+  deploymentId: string,
+): Promise<{ tools: ToolInfo[]; listedAt: string } | null> {
   const r = await findDeployment(db, deploymentId);
   if (!r || r.userId !== viewer.id) return null;
   const listing = await deploymentListing(db, r.id);

@@ -83,7 +83,12 @@ export class GatewayAccess {
   }
 
   /** The deployment and the caller, or undefined once the client has been answered (403, 401 or 404). */
-  async admit(req: IncomingMessage, res: ServerResponse, proxyId: string, query: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+  async admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    proxyId: string,
+    query: string,
+  ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const host = req.headers.host?.toLowerCase();
     if (!host || !this.allowedHosts.has(host)) return void rpcError(res, 403, GATEWAY_TEXT.badHost);
     const origin = req.headers.origin;
@@ -103,7 +108,8 @@ export class GatewayAccess {
     if (!grant) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
     // Expiry is the cached grant's own time: every process refuses it from that moment.
     if (isExpired(grant)) return void rpcError(res, 401, GATEWAY_TEXT.expiredKey, invalid);
-    if (!grant.scopes.includes("mcp")) return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
+    if (!grant.scopes.includes("mcp"))
+      return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
     const { userId } = grant;
     const target = await this.target(proxyId);
     // Another user's key: the deployment's existence is not revealed.
@@ -119,7 +125,12 @@ export class GatewayAccess {
    * An OAuth access token: its grant must be for this deployment's URL exactly (a token for another
    * deployment is refused like an unknown one) and its owner's, and not expired.
    */
-  private async admitToken(res: ServerResponse, proxyId: string, token: string, invalid: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+  private async admitToken(
+    res: ServerResponse,
+    proxyId: string,
+    token: string,
+    invalid: Record<string, string>,
+  ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const refuse = () => void rpcError(res, 401, GATEWAY_TEXT.invalidToken, invalid);
     if (token.length > MAX_TOKEN_LENGTH) return refuse();
     const hash = hashKey(token);
@@ -147,7 +158,12 @@ export class GatewayAccess {
   }
 
   /** The browser's signed-in user, who must own the deployment; checked against the sign-in sessions at least every KEY_TTL_MS. */
-  private async admitBrowser(req: IncomingMessage, res: ServerResponse, proxyId: string, ask: Record<string, string>): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+  private async admitBrowser(
+    req: IncomingMessage,
+    res: ServerResponse,
+    proxyId: string,
+    ask: Record<string, string>,
+  ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const cookie = req.headers.cookie!;
     const hit = await this.cookies.get(hashKey(cookie), async () => {
       let headers: Headers;

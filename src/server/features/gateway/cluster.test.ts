@@ -15,7 +15,16 @@ describe("the cluster secret", () => {
 
   it("refuses everything else without throwing: missing, repeated, shorter, longer, same length in other bytes", () => {
     const sameLengthLatin1 = `\u00e9${secret.slice(1)}`;
-    for (const v of [undefined, "", [secret, secret], secret.slice(1), `${secret}x`, sameLengthLatin1, "\u00ff".repeat(secret.length), secret.toUpperCase()]) {
+    for (const v of [
+      undefined,
+      "",
+      [secret, secret],
+      secret.slice(1),
+      `${secret}x`,
+      sameLengthLatin1,
+      "\u00ff".repeat(secret.length),
+      secret.toUpperCase(),
+    ]) {
       expect(() => clusterAuthorized(req(v), secret)).not.toThrow();
       expect(clusterAuthorized(req(v), secret)).toBe(false);
     }

@@ -42,7 +42,17 @@ function secretDigest(secret: string): Buffer {
 }
 
 /** Client request headers a runner needs; anything else (cookies, the credential itself) stays at the gateway. */
-const PASS = ["accept", "content-type", "content-length", "mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id", "user-agent"];
+const PASS = [
+  "accept",
+  "content-type",
+  "content-length",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "last-event-id",
+  "user-agent",
+];
 /** bodies up to this size are forwarded whole, in one write; larger ones and streams are piped */
 const SMALL_BODY = 64 * 1024;
 /** Hop-by-hop headers that belong to one connection, never forwarded. */
@@ -124,7 +134,11 @@ export class Forwarder {
     let r = this.runners.get(url);
     if (!r) {
       const u = new URL(url);
-      r = { hostname: u.hostname, port: u.port || "80", agent: new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: "lifo" }) };
+      r = {
+        hostname: u.hostname,
+        port: u.port || "80",
+        agent: new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: "lifo" }),
+      };
       this.runners.set(url, r);
     }
     return r;
@@ -137,14 +151,28 @@ export class Forwarder {
 }
 
 function encodeCaller(who: Caller): string {
-  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn, e: who.expiresAt })).toString("base64url");
+  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn, e: who.expiresAt })).toString(
+    "base64url",
+  );
 }
 
 function decodeCaller(v: string | string[] | undefined): Caller | undefined {
   if (typeof v !== "string" || v.length > 4096) return undefined;
   try {
-    const c = JSON.parse(Buffer.from(v, "base64url").toString("utf8")) as { u?: unknown; k?: unknown; t?: unknown; s?: unknown; e?: unknown };
-    if (typeof c.u !== "string" || typeof c.k !== "string" || (c.t !== undefined && typeof c.t !== "string") || (c.s !== undefined && typeof c.s !== "string")) return undefined;
+    const c = JSON.parse(Buffer.from(v, "base64url").toString("utf8")) as {
+      u?: unknown;
+      k?: unknown;
+      t?: unknown;
+      s?: unknown;
+      e?: unknown;
+    };
+    if (
+      typeof c.u !== "string" ||
+      typeof c.k !== "string" ||
+      (c.t !== undefined && typeof c.t !== "string") ||
+      (c.s !== undefined && typeof c.s !== "string")
+    )
+      return undefined;
     const who: Caller = { userId: c.u, keyHash: c.k };
     if (c.t !== undefined) who.token = c.t as string;
     if (c.s !== undefined) who.signIn = c.s as string;

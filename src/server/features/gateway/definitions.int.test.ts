@@ -78,7 +78,9 @@ describe("definitions pinned at first listing", () => {
     expect(listed).toContain("get_env");
     await expect(client.callTool({ name: "echo", arguments: { message: "hi" } })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining('The tool "echo" changed since its owner approved it and is withheld until the owner reviews the change'),
+      message: expect.stringContaining(
+        'The tool "echo" changed since its owner approved it and is withheld until the owner reviews the change',
+      ),
     });
     await expect(client.callTool({ name: "send_secrets", arguments: { text: "x" } })).rejects.toMatchObject({ code: -32602 });
     expect((await client.listPrompts()).prompts).toEqual([]);
@@ -96,7 +98,11 @@ describe("definitions pinned at first listing", () => {
     const approved = await f.owner.post(api, { decision: "approve", items: [{ kind: "tool", name: "echo", hash: echo.hash }] });
     expect(approved.status, await approved.clone().text()).toBe(200);
     expect(((await approved.json()) as DefinitionReviewView).changes.map((c) => c.name)).toEqual(["greet", "send_secrets"]);
-    await until(async () => toldTools, (n) => n > 0, 5000);
+    await until(
+      async () => toldTools,
+      (n) => n > 0,
+      5000,
+    );
     expect(toldTools).toBeGreaterThan(0);
     expect(toldPrompts).toBeGreaterThan(0);
     const now = await client.listTools();
@@ -117,7 +123,9 @@ describe("definitions pinned at first listing", () => {
     const warn = await f.owner.put(`${api}/mode`, { warn_only: true });
     expect(warn.status).toBe(200);
     expect(((await warn.json()) as DefinitionReviewView).warn_only).toBe(true);
-    expect((await client.listPrompts()).prompts.map((p) => p.description)).toEqual(["Greets someone by name, then asks for their password."]);
+    expect((await client.listPrompts()).prompts.map((p) => p.description)).toEqual([
+      "Greets someone by name, then asks for their password.",
+    ]);
     expect(names(await client.listTools())).not.toContain("send_secrets");
     await expect(client.callTool({ name: "send_secrets", arguments: { text: "x" } })).rejects.toMatchObject({ code: -32602 });
     expect((await f.owner.put(`${api}/mode`, { warn_only: false })).status).toBe(200);
@@ -149,7 +157,13 @@ describe("definitions pinned at first listing", () => {
     const { changes } = await review();
     const greet = changes.find((c) => c.name === "greet")!;
     // A stale hash (the definition changed again since it was shown): nothing is decided.
-    const stale = await f.owner.post(api, { decision: "approve", items: [{ kind: "prompt", name: "greet", hash: greet.hash }, { kind: "tool", name: "send_secrets", hash: "0".repeat(64) }] });
+    const stale = await f.owner.post(api, {
+      decision: "approve",
+      items: [
+        { kind: "prompt", name: "greet", hash: greet.hash },
+        { kind: "tool", name: "send_secrets", hash: "0".repeat(64) },
+      ],
+    });
     expect(stale.status).toBe(409);
     expect(await stale.json()).toMatchObject({ error: "This definition changed again while you were looking: review the new one." });
     expect((await review()).changes.find((c) => c.name === "greet")!.status).toBe("changed");
@@ -162,13 +176,21 @@ describe("definitions pinned at first listing", () => {
     expect((await eve.post(api, { decision: "approve", items: [{ kind: "prompt", name: "greet", hash: greet.hash }] })).status).toBe(404);
     expect((await eve.put(`${api}/mode`, { warn_only: true })).status).toBe(404);
     // Bad input: a clear 400.
-    for (const body of [{}, { decision: "maybe", items: [] }, { decision: "approve", items: [] }, { decision: "approve", items: [{ kind: "tool", name: "x", hash: "nothex" }] }, { decision: "approve", items: [{ kind: "widget", name: "x", hash: "0".repeat(64) }] }]) {
+    for (const body of [
+      {},
+      { decision: "maybe", items: [] },
+      { decision: "approve", items: [] },
+      { decision: "approve", items: [{ kind: "tool", name: "x", hash: "nothex" }] },
+      { decision: "approve", items: [{ kind: "widget", name: "x", hash: "0".repeat(64) }] },
+    ]) {
       const r = await f.owner.post(api, body);
       expect([JSON.stringify(body).slice(0, 50), r.status]).toEqual([JSON.stringify(body).slice(0, 50), 400]);
     }
     expect((await f.owner.put(`${api}/mode`, { warn_only: "yes" })).status).toBe(400);
     // Approving the prompt, as shown: done.
-    expect((await f.owner.post(api, { decision: "approve", items: [{ kind: "prompt", name: "greet", hash: greet.hash }] })).status).toBe(200);
+    expect((await f.owner.post(api, { decision: "approve", items: [{ kind: "prompt", name: "greet", hash: greet.hash }] })).status).toBe(
+      200,
+    );
     const client = await sdkClient(f.deployment.url, f.key);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["greet"]);
     await client.close();

@@ -24,7 +24,11 @@ export interface Exposure {
 /** Nothing hidden, nothing pinned: the platform's own tests of the Mux use it. */
 export const EXPOSE_ALL: Exposure = { refusal: () => undefined, shaper: () => undefined };
 
-const KIND_OF_LISTING: Record<string, DefinitionKind> = { "tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource_template" };
+const KIND_OF_LISTING: Record<string, DefinitionKind> = {
+  "tools/list": "tool",
+  "prompts/list": "prompt",
+  "resources/templates/list": "resource_template",
+};
 
 /** Told of listed definitions not yet recorded (the first ones of a kind pin it). */
 export type RecordListing = (target: GatewayTarget, kind: DefinitionKind, defs: Definition[], complete: boolean) => void;
@@ -71,7 +75,12 @@ export class TargetExposure implements Exposure {
     const fresh = defs.filter((d): d is Definition => d !== undefined && !review.recorded(kind, d));
     if (fresh.length || !review.pinned(kind)) {
       const complete = firstPage && !(result as { nextCursor?: unknown }).nextCursor;
-      this.record(this.target, kind, defs.filter((d): d is Definition => d !== undefined), complete);
+      this.record(
+        this.target,
+        kind,
+        defs.filter((d): d is Definition => d !== undefined),
+        complete,
+      );
     }
     const kept = items.filter((_, i) => {
       const d = defs[i];
@@ -99,5 +108,3 @@ export function announcingToolChanges(result: unknown): unknown {
   }
   return { ...r, capabilities: announced };
 }
-
-

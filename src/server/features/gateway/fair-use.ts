@@ -91,7 +91,9 @@ export class FairUse {
     // Requests arriving while a share is being leased wait for that one lease.
     const bucket = b;
     bucket.leasing ??= this.lease(key, bucket, limit).finally(() => (bucket.leasing = undefined));
-    return bucket.leasing.then(() => (attempt < 3 ? this.spend(key, limit, scope, attempt + 1) : { ok: false as const, retryAfterSec: 1, scope, limit }));
+    return bucket.leasing.then(() =>
+      attempt < 3 ? this.spend(key, limit, scope, attempt + 1) : { ok: false as const, retryAfterSec: 1, scope, limit },
+    );
   }
 
   private async lease(key: string, b: Bucket, limit: number): Promise<void> {

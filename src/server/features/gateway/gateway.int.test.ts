@@ -25,13 +25,24 @@ async function deployFixture(c: Client, username: string, name: string): Promise
   return waitForStatus(c, `${username}/${name}`, "running", 60_000);
 }
 
-const usage = async (qn: string) => ((await t.db.database.db.execute<{ use_count: number }>(sql`select use_count from servers where qualified_name = ${qn}`)).rows[0]!.use_count);
+const usage = async (qn: string) =>
+  (await t.db.database.db.execute<{ use_count: number }>(sql`select use_count from servers where qualified_name = ${qn}`)).rows[0]!
+    .use_count;
 
 beforeAll(async () => {
   const port = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, RESTART_BACKOFF_MS: "200", USAGE_FLUSH_MS: "50", GATEWAY_SESSION_IDLE_MS: "1500", GATEWAY_MAX_SESSIONS: "25", GATEWAY_REQUEST_TIMEOUT_MS: "1000",
+  t = await createTestApp({
+    GIT_ALLOW_FILE: "on",
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    RESTART_BACKOFF_MS: "200",
+    USAGE_FLUSH_MS: "50",
+    GATEWAY_SESSION_IDLE_MS: "1500",
+    GATEWAY_MAX_SESSIONS: "25",
+    GATEWAY_REQUEST_TIMEOUT_MS: "1000",
     // One key makes thousands of requests here in a minute: fair use has tests of its own (fair-use.test.ts).
-    GATEWAY_RATE_FREE: "0" });
+    GATEWAY_RATE_FREE: "0",
+  });
   base = await t.listen();
   repo = await createFixtureRepo();
   owner = await signedInUser(t, "owner@example.com");
@@ -108,11 +119,22 @@ describe("Streamable HTTP through the gateway", () => {
 });
 
 describe("who may connect", () => {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
-  const post = (headers: Record<string, string>, target = url, body: unknown = init) => raw(target, { headers: { accept: MCP_ACCEPT, ...headers }, body });
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+  };
+  const post = (headers: Record<string, string>, target = url, body: unknown = init) =>
+    raw(target, { headers: { accept: MCP_ACCEPT, ...headers }, body });
 
   it("401 with a WWW-Authenticate challenge without a key, with a malformed key, or a key in the URL", async () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, { authorization: `Bearer sb_${"x".repeat(43)}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer nope" },
+      { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` },
+      { authorization: `Bearer sb_${"x".repeat(43)}` },
+    ] as Record<string, string>[]) {
       const r = await post(headers);
       expect(r.status).toBe(401);
       expect(r.headers["www-authenticate"]).toMatch(/^Bearer realm="mcp"/);
@@ -141,7 +163,10 @@ describe("who may connect", () => {
     expect(unknown.status).toBe(404);
     expect(r.body).toBe(unknown.body);
     const s = await rawSession(url, key);
-    const stolen = await raw(url, { headers: { ...s.headers, authorization: `Bearer ${theirs}` }, body: { jsonrpc: "2.0", id: 2, method: "tools/list" } });
+    const stolen = await raw(url, {
+      headers: { ...s.headers, authorization: `Bearer ${theirs}` },
+      body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    });
     expect(stolen.status).toBe(404);
   });
 
@@ -180,16 +205,28 @@ describe("who may connect", () => {
     const ok = await post({ cookie, origin: base, "sec-fetch-site": "same-origin" });
     expect(ok.status, ok.body).toBe(200);
     const sessionId = ok.headers["mcp-session-id"] as string;
-    const h = { cookie, accept: MCP_ACCEPT, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", "sec-fetch-site": "same-origin" };
+    const h = {
+      cookie,
+      accept: MCP_ACCEPT,
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+      "sec-fetch-site": "same-origin",
+    };
     await new Promise((r) => setTimeout(r, 300)); // earlier counts written (USAGE_FLUSH_MS is 50 here)
     const before = await usage("owner/fixture");
-    const call = await raw(url, { headers: { ...h, origin: base }, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "from the playground" } } } });
+    const call = await raw(url, {
+      headers: { ...h, origin: base },
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "from the playground" } } },
+    });
     expect(call.json()).toMatchObject({ result: { content: [{ text: "from the playground" }] } });
     // The owner trying their own server is not use: Total Usage stays, and the request log marks
     // the playground's requests and leaves them out unless asked for.
     await new Promise((r) => setTimeout(r, 300));
     expect(await usage("owner/fixture")).toBe(before);
-    const logged = async (query = "") => (await (await owner.get(`/api/deployments/${deployment.id}/requests?name=echo${query}`)).json()) as { requests: { name: string; playground: boolean; client_name: string | null }[] };
+    const logged = async (query = "") =>
+      (await (await owner.get(`/api/deployments/${deployment.id}/requests?name=echo${query}`)).json()) as {
+        requests: { name: string; playground: boolean; client_name: string | null }[];
+      };
     expect((await logged()).requests.filter((r) => r.playground)).toEqual([]);
     const shown = (await logged("&playground=1")).requests.filter((r) => r.playground);
     expect(shown.length).toBeGreaterThanOrEqual(1);
@@ -202,12 +239,16 @@ describe("who may connect", () => {
     expect((await logged()).requests.some((r) => !r.playground)).toBe(true);
     // The session belongs to the cookie's user: another user's browser cannot use its id.
     const eve = await signedInUser(t, "eve@example.com");
-    const stolen = await raw(url, { headers: { ...h, cookie: eve.jar.header(), origin: base }, body: { jsonrpc: "2.0", id: 3, method: "tools/list" } });
+    const stolen = await raw(url, {
+      headers: { ...h, cookie: eve.jar.header(), origin: base },
+      body: { jsonrpc: "2.0", id: 3, method: "tools/list" },
+    });
     expect(stolen.status).toBe(404);
 
     // Another site's page, a request that says it is cross-site or same-site, and a bare cookie (curl, a server) are refused.
     expect((await post({ cookie, origin: "https://evil.example" })).status).toBe(403);
-    for (const site of ["cross-site", "same-site", "none"]) expect((await post({ cookie, origin: base, "sec-fetch-site": site })).status).toBe(401);
+    for (const site of ["cross-site", "same-site", "none"])
+      expect((await post({ cookie, origin: base, "sec-fetch-site": site })).status).toBe(401);
     const bare = await post({ cookie });
     expect(bare.status).toBe(401);
     expect(bare.json()).toMatchObject({ error: { message: GATEWAY_TEXT.missingKey } });
@@ -226,7 +267,13 @@ describe("who may connect", () => {
     const cookie = browser.jar.header();
     const opened = await post({ cookie, origin: base });
     expect(opened.status).toBe(200);
-    const h = { cookie, accept: "text/event-stream", "mcp-session-id": opened.headers["mcp-session-id"] as string, "mcp-protocol-version": "2025-06-18", "sec-fetch-site": "same-origin" };
+    const h = {
+      cookie,
+      accept: "text/event-stream",
+      "mcp-session-id": opened.headers["mcp-session-id"] as string,
+      "mcp-protocol-version": "2025-06-18",
+      "sec-fetch-site": "same-origin",
+    };
     const stream = sseRequest(url, { method: "GET", headers: h });
     expect((await stream.response).statusCode).toBe(200);
     expect((await browser.post("/api/auth/sign-out", {})).status).toBe(200);
@@ -246,7 +293,8 @@ describe("who may connect", () => {
 });
 
 describe("limits that keep one client from hurting the others", () => {
-  const call = (s: Awaited<ReturnType<typeof rawSession>>, id: number, name: string, args: unknown) => s.call(id, "tools/call", { name, arguments: args });
+  const call = (s: Awaited<ReturnType<typeof rawSession>>, id: number, name: string, args: unknown) =>
+    s.call(id, "tools/call", { name, arguments: args });
 
   it("a call the server never answers in time gets a JSON-RPC error (GATEWAY_REQUEST_TIMEOUT_MS)", async () => {
     const s = await rawSession(url, key);
@@ -258,7 +306,10 @@ describe("limits that keep one client from hurting the others", () => {
     const s = await rawSession(url, key);
     const first = call(s, 4, "sleep", { ms: 800 });
     await new Promise((r) => setTimeout(r, 100));
-    expect((await call(s, 4, "echo", { message: "again" })).json()).toMatchObject({ id: 4, error: { message: "A request with this id is already in flight in this session" } });
+    expect((await call(s, 4, "echo", { message: "again" })).json()).toMatchObject({
+      id: 4,
+      error: { message: "A request with this id is already in flight in this session" },
+    });
     expect((await raw(url, { method: "DELETE", headers: s.headers })).status).toBe(200);
     expect((await first).json()).toMatchObject({ id: 4, error: { message: "The session ended before the server answered" } });
   });
@@ -272,9 +323,25 @@ describe("limits that keep one client from hurting the others", () => {
   });
 
   it("a client's capabilities of the wrong type are ignored, not trusted", async () => {
-    const r = await raw(url, { headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: 1, clientInfo: { name: "odd", version: "1" } } } });
+    const r = await raw(url, {
+      headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: 1, clientInfo: { name: "odd", version: "1" } },
+      },
+    });
     expect(r.status).toBe(200);
-    const odd = await raw(url, { headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "9999-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } } } });
+    const odd = await raw(url, {
+      headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "9999-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } },
+      },
+    });
     expect(odd.json()).toMatchObject({ result: { protocolVersion: "2025-11-25" } }); // an unknown revision is offered the latest
   });
 
@@ -282,7 +349,15 @@ describe("limits that keep one client from hurting the others", () => {
     const busy = await Promise.all(Array.from({ length: 25 }, () => rawSession(url, key)));
     const streams = busy.map((s) => sseRequest(url, { method: "GET", headers: { ...s.headers, accept: "text/event-stream" } }));
     await Promise.all(streams.map((x) => x.response));
-    const refused = await raw(url, { headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "late", version: "1" } } } });
+    const refused = await raw(url, {
+      headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "late", version: "1" } },
+      },
+    });
     expect(refused.status).toBe(429);
     streams[0]!.close();
     await new Promise((r) => setTimeout(r, 100));
@@ -305,7 +380,9 @@ describe("Total Usage (requests)", () => {
     await new Promise((r) => setTimeout(r, 200)); // earlier tests' counts are written
     const before = await usage("owner/fixture");
     const sessions = await Promise.all(Array.from({ length: 5 }, () => rawSession(url, key))); // 5 initialize
-    await Promise.all(sessions.flatMap((s) => Array.from({ length: 8 }, (_, j) => s.call(j, "tools/call", { name: "echo", arguments: { message: "x" } })))); // 40 calls
+    await Promise.all(
+      sessions.flatMap((s) => Array.from({ length: 8 }, (_, j) => s.call(j, "tools/call", { name: "echo", arguments: { message: "x" } }))),
+    ); // 40 calls
     await raw(url, { headers: { accept: MCP_ACCEPT }, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }); // 401: not counted
     await raw(url, { headers: sessions[0]!.headers, body: { jsonrpc: "2.0", method: "notifications/roots/list_changed" } }); // a notification: not a request
     await new Promise((r) => setTimeout(r, 300));
@@ -332,6 +409,8 @@ describe("a server that crashes", () => {
         return undefined;
       });
     }
-    expect((await again!.call(1, "tools/call", { name: "echo", arguments: { message: "back" } })).json()).toMatchObject({ result: { content: [{ text: "back" }] } });
+    expect((await again!.call(1, "tools/call", { name: "echo", arguments: { message: "back" } })).json()).toMatchObject({
+      result: { content: [{ text: "back" }] },
+    });
   });
 });

@@ -98,7 +98,12 @@ export class Gateway {
       this.access = access;
       if (!d.runner) {
         if (!d.clusterSecret) throw new Error("a front gateway needs CLUSTER_SECRET");
-        this.forwarder = new Forwarder({ secret: d.clusterSecret, log: d.log, forget: (p) => access.forget(p), count: (t) => this.usage.add(t.serverKind, t.serverRef, t.userId) });
+        this.forwarder = new Forwarder({
+          secret: d.clusterSecret,
+          log: d.log,
+          forget: (p) => access.forget(p),
+          count: (t) => this.usage.add(t.serverKind, t.serverRef, t.userId),
+        });
       }
     }
     this.metadata = new ResourceMetadata(d);
@@ -117,15 +122,16 @@ export class Gateway {
     // An owner hid or showed tools, or approved a changed definition (or a listing pinned or
     // recorded one): the next request sees the new rules, open sessions are told to list again.
     this.stopWatchingTools =
-      (d.bus && subscribe(d.bus, TOPICS.exposure, (changed) => {
-        // A gap in the bus (RESYNC): whatever changed meanwhile is looked up again.
-        if (!changed) return this.access.forget();
-        this.access.forget(changed.proxyId);
-        // A listing recorded (quiet) changes nothing a session was shown: only the lookups go.
-        if (changed.quiet) return;
-        this.sessions.listsChanged(changed.id);
-        this.stateless.listsChanged(changed.id);
-      })) ||
+      (d.bus &&
+        subscribe(d.bus, TOPICS.exposure, (changed) => {
+          // A gap in the bus (RESYNC): whatever changed meanwhile is looked up again.
+          if (!changed) return this.access.forget();
+          this.access.forget(changed.proxyId);
+          // A listing recorded (quiet) changes nothing a session was shown: only the lookups go.
+          if (changed.quiet) return;
+          this.sessions.listsChanged(changed.id);
+          this.stateless.listsChanged(changed.id);
+        })) ||
       (() => {});
   }
 
@@ -182,7 +188,16 @@ export class Gateway {
    * JSON-RPC error (on the legacy transport over the session's stream too, where its answers go)
    * and a request log row saying so.
    */
-  private async limited(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, kind: string, query: string, v: Extract<Verdict, { ok: false }>, started: number) {
+  private async limited(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: GatewayTarget,
+    who: Caller,
+    kind: string,
+    query: string,
+    v: Extract<Verdict, { ok: false }>,
+    started: number,
+  ) {
     const message = GATEWAY_TEXT.rateLimited(v.limit, v.scope, v.retryAfterSec);
     const headers = { "retry-after": String(v.retryAfterSec) };
     if (req.method !== "POST") return rpcError(res, 429, message, headers);
@@ -193,7 +208,8 @@ export class Gateway {
     if (msg.method !== undefined && msg.id !== undefined) {
       const answer: Msg = { jsonrpc: "2.0", id: msg.id, error: { code: RPC.serverError, message } };
       this.onDone(req, target, msg, started, bytes, undefined, kind === "messages" ? "sse" : "streamable")(answer, 0, "rate_limited");
-      if (kind === "messages") this.sessions.find(new URLSearchParams(query).get("sessionId") ?? "", who.userId, target.id, true)?.notify(answer);
+      if (kind === "messages")
+        this.sessions.find(new URLSearchParams(query).get("sessionId") ?? "", who.userId, target.id, true)?.notify(answer);
     }
     rpcError(res, 429, message, headers, RPC.serverError, id);
   }
@@ -202,8 +218,13 @@ export class Gateway {
   private unavailable(target: GatewayTarget): { status: number; message: string; headers: Record<string, string> } {
     const starting = this.runner.runs(target.id);
     // A runner's gateway asked for a deployment it does not hold: the front gateway looks it up again.
-    if (this.d.forwarded && !starting) return { status: 503, message: GATEWAY_TEXT.starting, headers: { "retry-after": "2", [MOVED_HEADER]: "1" } };
-    return { status: 503, message: starting ? GATEWAY_TEXT.starting : GATEWAY_TEXT.notRunning, headers: starting ? { "retry-after": "5" } : {} };
+    if (this.d.forwarded && !starting)
+      return { status: 503, message: GATEWAY_TEXT.starting, headers: { "retry-after": "2", [MOVED_HEADER]: "1" } };
+    return {
+      status: 503,
+      message: starting ? GATEWAY_TEXT.starting : GATEWAY_TEXT.notRunning,
+      headers: starting ? { "retry-after": "5" } : {},
+    };
   }
 
   /** The session a request names (400 without one, 404 when it is not one of the caller's open sessions here). */
@@ -255,18 +276,28 @@ export class Gateway {
   }
 
   /** What happens once a request is answered (observe.ts). */
-  private onDone(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Session["client"] | undefined, transport: "streamable" | "sse") {
+  private onDone(
+    req: IncomingMessage,
+    target: GatewayTarget,
+    msg: Msg,
+    started: number,
+    bytesIn: number,
+    client: Session["client"] | undefined,
+    transport: "streamable" | "sse",
+  ) {
     return whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport });
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, started: number) {
-    if (!(accepts(req.headers.accept, MEDIA.json) && accepts(req.headers.accept, MEDIA.sse))) return rpcError(res, 406, GATEWAY_TEXT.notAcceptable);
+    if (!(accepts(req.headers.accept, MEDIA.json) && accepts(req.headers.accept, MEDIA.sse)))
+      return rpcError(res, 406, GATEWAY_TEXT.notAcceptable);
     if (!req.headers["content-type"]?.toLowerCase().startsWith(MEDIA.json)) return rpcError(res, 415, GATEWAY_TEXT.unsupportedMedia);
     const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
     if (!read) return;
     const { msg, bytes } = read;
     // 2026-07-28: the request says so in its _meta (or its header does); no session.
-    if (modernClaim(msg) !== undefined || isModernVersion(header(req, HEADER.protocolVersion))) return this.stateless.post(req, res, target, who, msg, bytes, started);
+    if (modernClaim(msg) !== undefined || isModernVersion(header(req, HEADER.protocolVersion)))
+      return this.stateless.post(req, res, target, who, msg, bytes, started);
     if (msg.method === "initialize" && msg.id !== undefined) return this.initialize(req, res, target, who, msg, started, bytes);
     if (!this.versionOk(req, res)) return;
     const session = this.session(res, header(req, HEADER.sessionId), target, who);
@@ -305,9 +336,20 @@ export class Gateway {
   }
 
   /** initialize: a new session (or the legacy stream's), answered from the server's cached result for that protocol version. */
-  private async initialize(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, msg: Msg, started: number, bytesIn: number, existing?: Session) {
+  private async initialize(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: GatewayTarget,
+    who: Caller,
+    msg: Msg,
+    started: number,
+    bytesIn: number,
+    existing?: Session,
+  ) {
     const fail = (status: number, message: string, headers: Record<string, string> = {}) =>
-      existing ? existing.notify({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message } }) : rpcError(res, status, message, headers, RPC.serverError, msg.id);
+      existing
+        ? existing.notify({ jsonrpc: "2.0", id: msg.id!, error: { code: RPC.serverError, message } })
+        : rpcError(res, status, message, headers, RPC.serverError, msg.id);
     const mux = existing?.mux ?? this.sessions.mux(target.id);
     if (!mux || mux.dead) {
       const u = this.unavailable(target);
@@ -345,7 +387,8 @@ export class Gateway {
     const last = header(req, HEADER.lastEventId);
     const found = last ? session.findStream(last) : undefined;
     // One GET stream at a time, resumed or not.
-    if (found ? found.stream === session.standalone && found.stream.attached : session.standalone?.attached) return rpcError(res, 409, GATEWAY_TEXT.conflict);
+    if (found ? found.stream === session.standalone && found.stream.attached : session.standalone?.attached)
+      return rpcError(res, 409, GATEWAY_TEXT.conflict);
     // A finished stream with nothing left to replay (a cancelled call's): 204, so the client neither
     // waits on an empty stream nor, as SDK clients do when one closes, asks again for a new one.
     if (found?.stream.exhausted(found.after)) return void res.writeHead(204).end();
@@ -379,7 +422,14 @@ export class Gateway {
     stream.writeRaw(`event: endpoint\ndata: /${proxyId}/messages?sessionId=${session.id}\n\n`);
   }
 
-  private async legacyPost(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, sessionId: string, started: number) {
+  private async legacyPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: GatewayTarget,
+    who: Caller,
+    sessionId: string,
+    started: number,
+  ) {
     if (!this.session(res, sessionId, target, who, true)) return;
     const read = await readMessage(req, res, this.d.config.GATEWAY_MAX_BODY_BYTES);
     if (!read) return;

@@ -10,7 +10,14 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(bodyless ? undefined : body);
 }
 
-export function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = RPC.serverError, id: Msg["id"] = null) {
+export function rpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code: number = RPC.serverError,
+  id: Msg["id"] = null,
+) {
   sendJson(res, status, JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), headers);
 }
 
@@ -55,7 +62,11 @@ async function readJson(req: IncomingMessage, limit: number): Promise<{ raw: unk
 }
 
 /** The request's one JSON-RPC message and its size in bytes, or undefined once the client has been answered with why not. */
-export async function readMessage(req: IncomingMessage, res: ServerResponse, limit: number): Promise<{ msg: Msg; bytes: number } | undefined> {
+export async function readMessage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<{ msg: Msg; bytes: number } | undefined> {
   let raw: unknown;
   let bytes: number;
   try {

@@ -61,11 +61,21 @@ function fakeSession(caps: Partial<typeof NO_CAPABILITIES> = {}, standalone = fa
 
 function outlet() {
   const pushed: { msg: Msg; final: boolean }[] = [];
-  const o: Outlet & { pushed: typeof pushed; abandoned: boolean } = { pushed, abandoned: false, push: (msg, final) => void pushed.push({ msg, final }), abandon: () => void (o.abandoned = true) };
+  const o: Outlet & { pushed: typeof pushed; abandoned: boolean } = {
+    pushed,
+    abandoned: false,
+    push: (msg, final) => void pushed.push({ msg, final }),
+    abandon: () => void (o.abandoned = true),
+  };
   return o;
 }
 
-const call = (id: number | string, method = "tools/call", params?: Msg["params"]): Msg => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+const call = (id: number | string, method = "tools/call", params?: Msg["params"]): Msg => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
 
 describe("Mux", () => {
   it("forwards each session's request under an id of its own and answers under the client's id", () => {
@@ -97,7 +107,10 @@ describe("Mux", () => {
     mux.forward(s, call(7), outlet());
     const o = outlet();
     expect(mux.forward(s, call(7), o)).toBe(false);
-    expect(o.pushed[0]!.msg.error).toEqual({ code: RPC.invalidRequest, message: "A request with this id is already in flight in this session" });
+    expect(o.pushed[0]!.msg.error).toEqual({
+      code: RPC.invalidRequest,
+      message: "A request with this id is already in flight in this session",
+    });
   });
 
   it("rewrites a progress token and gives progress back under the client's own", () => {
@@ -110,7 +123,10 @@ describe("Mux", () => {
     const token = f.sent[0]!.params!._meta!.progressToken;
     expect(token).not.toBe("mine");
     f.reply({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } });
-    expect(o.pushed[0]).toEqual({ msg: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "mine", progress: 1 } }, final: false });
+    expect(o.pushed[0]).toEqual({
+      msg: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "mine", progress: 1 } },
+      final: false,
+    });
   });
 
   it("sends a server request to a session that can answer it, and refuses it when none can", () => {
@@ -119,7 +135,11 @@ describe("Mux", () => {
     const plain = fakeSession({}, true);
     mux.attach(plain);
     f.reply({ jsonrpc: "2.0", id: 5, method: "sampling/createMessage", params: {} });
-    expect(f.sent.at(-1)).toEqual({ jsonrpc: "2.0", id: 5, error: { code: RPC.methodNotFound, message: "No connected client supports sampling" } });
+    expect(f.sent.at(-1)).toEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      error: { code: RPC.methodNotFound, message: "No connected client supports sampling" },
+    });
     const sampler = fakeSession({ sampling: true }, true);
     mux.attach(sampler);
     f.reply({ jsonrpc: "2.0", id: 6, method: "sampling/createMessage", params: {} });
@@ -154,7 +174,11 @@ describe("Mux", () => {
     const gwId = f.sent[0]!.id;
     mux.detach(s);
     expect(o.pushed[0]!.msg.error).toEqual({ code: RPC.sessionNotFound, message: "The session ended before the server answered" });
-    expect(f.sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "The client session ended" } });
+    expect(f.sent.at(-1)).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: gwId, reason: "The client session ended" },
+    });
     expect(mux.sessions.size).toBe(0);
   });
 
@@ -168,7 +192,14 @@ describe("Mux", () => {
     const init = mux.initialize({ protocolVersion: "2025-11-25" });
     await f.exit("exited with code 1");
     expect(mux.dead).toBe(true);
-    expect(o.pushed[0]!.msg).toEqual({ jsonrpc: "2.0", id: 3, error: { code: RPC.serverError, message: "The MCP server stopped while handling this request (exited with code 1). Start a new session once it is running again." } });
+    expect(o.pushed[0]!.msg).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: {
+        code: RPC.serverError,
+        message: "The MCP server stopped while handling this request (exited with code 1). Start a new session once it is running again.",
+      },
+    });
     expect((await init).error).toEqual({ code: RPC.serverError, message: "The MCP server stopped (exited with code 1)" });
     expect(s.closed).toBe(true);
     expect(f.listeners.size).toBe(0);
@@ -179,7 +210,11 @@ describe("Mux", () => {
 });
 
 /** The exposure rules of a deployment with these hidden tools and pins; `recorded` collects what it would write. */
-function exposure(hiddenTools: string[], review = DefinitionReview.NONE, recorded: { kind: string; names: string[]; complete: boolean }[] = []) {
+function exposure(
+  hiddenTools: string[],
+  review = DefinitionReview.NONE,
+  recorded: { kind: string; names: string[]; complete: boolean }[] = [],
+) {
   const target = { hiddenTools: new Set(hiddenTools), review } as unknown as GatewayTarget;
   return new TargetExposure(target, (_t, kind, defs, complete) => recorded.push({ kind, names: defs.map((d) => d.name), complete }));
 }
@@ -213,12 +248,16 @@ describe("tools the owner hid", () => {
     const s = fakeSession();
     mux.attach(s);
     const o = outlet();
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "secret_tool", arguments: {} } }, o, hidden)).toBe(false);
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "secret_tool", arguments: {} } }, o, hidden)).toBe(
+      false,
+    );
     expect(o.pushed[0]!.msg).toEqual({ jsonrpc: "2.0", id: 7, error: { code: RPC.invalidParams, message: "Unknown tool: secret_tool" } });
     mux.notifyServer(s, { jsonrpc: "2.0", method: "tools/call", params: { name: "secret_tool", arguments: {} } });
     expect(f.sent).toEqual([]);
     expect(lost).toEqual(["a client notification that is not one"]);
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: {} } }, outlet(), hidden)).toBe(true);
+    expect(mux.forward(s, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: {} } }, outlet(), hidden)).toBe(
+      true,
+    );
     expect(f.sent).toHaveLength(1);
   });
 });
@@ -229,7 +268,9 @@ describe("definitions that changed since the owner approved them", () => {
   const added = { name: "exfiltrate", inputSchema: { type: "object" } };
   const hashOf = (item: object) => definitionOf(item)!.hash;
   const pinnedEcho = (warnOnly = false, rejectedHash: string | null = null, currentHash = hashOf(poisoned)) =>
-    DefinitionReview.of(["tool", "prompt"], warnOnly, [{ kind: "tool", name: "echo", approvedHash: hashOf(echo), currentHash, rejectedHash }]);
+    DefinitionReview.of(["tool", "prompt"], warnOnly, [
+      { kind: "tool", name: "echo", approvedHash: hashOf(echo), currentHash, rejectedHash },
+    ]);
 
   function listTools(ex: TargetExposure, tools: object[]) {
     const f = fakeChannel();
@@ -264,14 +305,38 @@ describe("definitions that changed since the owner approved them", () => {
     const s = fakeSession();
     mux.attach(s);
     const o = outlet();
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }, o, exposure([], pinnedEcho()))).toBe(false);
-    expect(o.pushed[0]!.msg.error).toEqual({ code: RPC.invalidParams, message: 'The tool "echo" changed since its owner approved it and is withheld until the owner reviews the change' });
+    expect(
+      mux.forward(
+        s,
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } },
+        o,
+        exposure([], pinnedEcho()),
+      ),
+    ).toBe(false);
+    expect(o.pushed[0]!.msg.error).toEqual({
+      code: RPC.invalidParams,
+      message: 'The tool "echo" changed since its owner approved it and is withheld until the owner reviews the change',
+    });
     // Never listed since its kind was pinned: nothing approved it, no client was shown it.
     const unknown = outlet();
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exfiltrate", arguments: {} } }, unknown, exposure([], pinnedEcho()))).toBe(false);
+    expect(
+      mux.forward(
+        s,
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exfiltrate", arguments: {} } },
+        unknown,
+        exposure([], pinnedEcho()),
+      ),
+    ).toBe(false);
     expect(unknown.pushed[0]!.msg.error).toEqual({ code: RPC.invalidParams, message: "Unknown tool: exfiltrate" });
     // Back to its approved definition: callable.
-    expect(mux.forward(s, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: {} } }, outlet(), exposure([], pinnedEcho(false, null, hashOf(echo))))).toBe(true);
+    expect(
+      mux.forward(
+        s,
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: {} } },
+        outlet(),
+        exposure([], pinnedEcho(false, null, hashOf(echo))),
+      ),
+    ).toBe(true);
     expect(f.sent).toHaveLength(1);
   });
 

@@ -92,7 +92,10 @@ export class Mux<S extends MuxSession = MuxSession> {
       const p = this.pending.get(gwId);
       if (!p) continue;
       this.finish(p);
-      p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.sessionNotFound, message: "The session ended before the server answered" } }, true);
+      p.outlet.push(
+        { jsonrpc: "2.0", id: p.clientId, error: { code: RPC.sessionNotFound, message: "The session ended before the server answered" } },
+        true,
+      );
       this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "The client session ended" } });
     }
     for (const [k, s] of this.serverRequests) if (s === session) this.serverRequests.delete(k);
@@ -126,14 +129,16 @@ export class Mux<S extends MuxSession = MuxSession> {
     };
     const key = idKey(msg.id);
     if (session.inflight.has(key)) return refuse("A request with this id is already in flight in this session");
-    if (session.inflight.size >= MAX_INFLIGHT_PER_SESSION) return refuse(`Too many requests in flight in this session (at most ${MAX_INFLIGHT_PER_SESSION})`, RPC.serverError);
+    if (session.inflight.size >= MAX_INFLIGHT_PER_SESSION)
+      return refuse(`Too many requests in flight in this session (at most ${MAX_INFLIGHT_PER_SESSION})`, RPC.serverError);
     let params = msg.params;
     const refused = exposure.refusal(msg.method, params);
     if (refused) return refuse(refused.message, refused.code);
     const uri = params?.uri;
     if (msg.method === "resources/subscribe" && typeof uri === "string") {
       if (uri.length > MAX_URI_LENGTH) return refuse("Resource URI too long");
-      if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) return refuse(`Too many subscriptions in this session (at most ${MAX_SUBSCRIPTIONS_PER_SESSION})`);
+      if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION)
+        return refuse(`Too many subscriptions in this session (at most ${MAX_SUBSCRIPTIONS_PER_SESSION})`);
       session.subscriptions.add(uri);
     }
     if (msg.method === "resources/unsubscribe" && typeof uri === "string") {
@@ -180,7 +185,14 @@ export class Mux<S extends MuxSession = MuxSession> {
     const p = this.pending.get(gwId);
     if (!p) return;
     this.finish(p);
-    p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.serverError, message: `The MCP server did not answer within ${Math.round(this.requestTimeoutMs / 1000)} s` } }, true);
+    p.outlet.push(
+      {
+        jsonrpc: "2.0",
+        id: p.clientId,
+        error: { code: RPC.serverError, message: `The MCP server did not answer within ${Math.round(this.requestTimeoutMs / 1000)} s` },
+      },
+      true,
+    );
     this.trySend({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: gwId, reason: "Timed out at the gateway" } });
   }
 
@@ -189,7 +201,8 @@ export class Mux<S extends MuxSession = MuxSession> {
     if (msg.method === "notifications/initialized") return; // the gateway initialized the server itself
     // A request sent without an id (a tools/call, say) is no notification: it would reach the
     // server past every check a request gets (hidden tools among them), so it goes nowhere.
-    if (typeof msg.method !== "string" || !msg.method.startsWith("notifications/")) return this.onMessageLost("a client notification that is not one");
+    if (typeof msg.method !== "string" || !msg.method.startsWith("notifications/"))
+      return this.onMessageLost("a client notification that is not one");
     if (msg.method === "notifications/cancelled") {
       const gwId = session.inflight.get(idKey(msg.params?.requestId));
       const p = gwId ? this.pending.get(gwId) : undefined;
@@ -248,7 +261,8 @@ export class Mux<S extends MuxSession = MuxSession> {
     let session = p?.session;
     if (!session) {
       let best: S | undefined;
-      for (const s of this.sessions) if (s.standalone && (!needs || s.capabilities[needs]) && (!best || s.lastActive > best.lastActive)) best = s;
+      for (const s of this.sessions)
+        if (s.standalone && (!needs || s.capabilities[needs]) && (!best || s.lastActive > best.lastActive)) best = s;
       session = best;
     }
     if (!session) {
@@ -257,7 +271,11 @@ export class Mux<S extends MuxSession = MuxSession> {
     }
     if (this.serverRequests.size >= MAX_SERVER_REQUESTS && !this.serverRequests.has(idKey(m.id))) {
       this.onMessageLost("a server request beyond the ones waiting for an answer");
-      return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.serverError, message: `Too many requests to clients waiting for an answer (at most ${MAX_SERVER_REQUESTS})` } });
+      return void this.trySend({
+        jsonrpc: "2.0",
+        id: m.id!,
+        error: { code: RPC.serverError, message: `Too many requests to clients waiting for an answer (at most ${MAX_SERVER_REQUESTS})` },
+      });
     }
     this.serverRequests.set(idKey(m.id), session);
     if (p) p.outlet.push(m, false);
@@ -300,7 +318,17 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.unsubscribe();
     for (const p of [...this.pending.values()]) {
       this.finish(p);
-      p.outlet.push({ jsonrpc: "2.0", id: p.clientId, error: { code: RPC.serverError, message: `The MCP server stopped while handling this request (${reason}). Start a new session once it is running again.` } }, true);
+      p.outlet.push(
+        {
+          jsonrpc: "2.0",
+          id: p.clientId,
+          error: {
+            code: RPC.serverError,
+            message: `The MCP server stopped while handling this request (${reason}). Start a new session once it is running again.`,
+          },
+        },
+        true,
+      );
     }
     this.init.stopped(reason);
     for (const s of [...this.sessions]) s.close();

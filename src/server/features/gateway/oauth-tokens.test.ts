@@ -9,7 +9,14 @@ import { challenge } from "./resource-metadata.js";
 // 'last used' recorded at most once a minute per grant.
 
 const log = { warn() {}, error() {} } as unknown as Logger;
-const grant = (over: Partial<AccessGrant> = {}): AccessGrant => ({ userId: "u1", clientId: "c1", resource: "https://sb.example/p/mcp", scopes: ["mcp"], expiresAt: new Date(Date.now() + 3_600_000), ...over });
+const grant = (over: Partial<AccessGrant> = {}): AccessGrant => ({
+  userId: "u1",
+  clientId: "c1",
+  resource: "https://sb.example/p/mcp",
+  scopes: ["mcp"],
+  expiresAt: new Date(Date.now() + 3_600_000),
+  ...over,
+});
 
 function setup(answer: () => AccessGrant | null) {
   const revocations = new KeyRevocations();
@@ -75,7 +82,11 @@ describe("TokenCheck", () => {
 describe("the deployment as a protected resource", () => {
   it("names its metadata in every 401 challenge, with invalid_token when a token was refused", () => {
     const id = "0123456789abcdef0123456789abcdef";
-    expect(challenge("https://sb.example", id, false)).toBe(`Bearer realm="mcp", resource_metadata="https://sb.example/.well-known/oauth-protected-resource/${id}/mcp"`);
-    expect(challenge("https://sb.example", id, true)).toBe(`Bearer realm="mcp", resource_metadata="https://sb.example/.well-known/oauth-protected-resource/${id}/mcp", error="invalid_token"`);
+    expect(challenge("https://sb.example", id, false)).toBe(
+      `Bearer realm="mcp", resource_metadata="https://sb.example/.well-known/oauth-protected-resource/${id}/mcp"`,
+    );
+    expect(challenge("https://sb.example", id, true)).toBe(
+      `Bearer realm="mcp", resource_metadata="https://sb.example/.well-known/oauth-protected-resource/${id}/mcp", error="invalid_token"`,
+    );
   });
 });

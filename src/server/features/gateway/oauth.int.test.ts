@@ -19,7 +19,12 @@ let owner: Client & { id: string };
 let a: DeploymentView;
 let b: DeploymentView;
 
-const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+const init = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+};
 const post = (url: string, headers: Record<string, string> = {}) => raw(url, { headers: { accept: MCP_ACCEPT, ...headers }, body: init });
 const prm = (d: DeploymentView) => `${base}/.well-known/oauth-protected-resource/${d.proxy_id}/mcp`;
 const tokenFor = (d: DeploymentView, clientId?: string) => oauthTokens(base, owner.jar.header(), d.url, { clientId });
@@ -122,7 +127,9 @@ describe("OAuth access tokens at the gateway", () => {
 
   it("an expired token is refused", async () => {
     const { accessToken, clientId } = await tokenFor(a);
-    await t.db.database.db.execute(sql`update oauth_access_token set expires_at = now() - interval '1 second' where client_id = ${clientId}`);
+    await t.db.database.db.execute(
+      sql`update oauth_access_token set expires_at = now() - interval '1 second' where client_id = ${clientId}`,
+    );
     const r = await post(a.url, { authorization: `Bearer ${accessToken}` });
     expect(r.status).toBe(401);
     expect(r.headers["www-authenticate"]).toContain('error="invalid_token"');
@@ -133,7 +140,11 @@ describe("OAuth access tokens at the gateway", () => {
     const s = await rawSession(a.url, accessToken);
     expect((await s.call(2, "tools/list")).status).toBe(200);
     // RFC 7009: revoking the refresh token takes the access tokens it minted with it.
-    const rev = await fetch(`${base}/api/auth/oauth2/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: refreshToken!, token_type_hint: "refresh_token", client_id: clientId }) });
+    const rev = await fetch(`${base}/api/auth/oauth2/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: refreshToken!, token_type_hint: "refresh_token", client_id: clientId }),
+    });
     expect(rev.status).toBe(200);
     const r = await s.call(3, "tools/list");
     expect(r.status).toBe(401);
@@ -143,15 +154,29 @@ describe("OAuth access tokens at the gateway", () => {
   it("a session follows the client's refreshed token; revoking the app on 'Connected apps' ends it, open stream included", async () => {
     const first = await tokenFor(a, await registerClient(base, "Session-following client"));
     const s = await rawSession(a.url, first.accessToken);
-    const refreshed = await fetch(`${base}/api/auth/oauth2/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: first.refreshToken!, client_id: first.clientId, resource: a.url }) });
+    const refreshed = await fetch(`${base}/api/auth/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: first.refreshToken!,
+        client_id: first.clientId,
+        resource: a.url,
+      }),
+    });
     expect(refreshed.status).toBe(200);
     const next = ((await refreshed.json()) as { access_token: string }).access_token;
     const headers = { ...s.headers, authorization: `Bearer ${next}` };
-    const call = await raw(a.url, { headers, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "refreshed" } } } });
+    const call = await raw(a.url, {
+      headers,
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "refreshed" } } },
+    });
     expect(call.json()).toMatchObject({ result: { content: [{ text: "refreshed" }] } });
     const stream = sseRequest(a.url, { method: "GET", headers: { ...headers, accept: "text/event-stream" } });
     expect((await stream.response).statusCode).toBe(200);
-    const apps = (await (await owner.get("/api/auth/connected-apps")).json()) as { data: { id: string; clientName: string; deployment: { proxyId: string } | null }[] };
+    const apps = (await (await owner.get("/api/auth/connected-apps")).json()) as {
+      data: { id: string; clientName: string; deployment: { proxyId: string } | null }[];
+    };
     const app = apps.data.find((x) => x.clientName === "Session-following client" && x.deployment?.proxyId === a.proxy_id);
     expect(app).toBeDefined();
     expect((await owner.del(`/api/auth/connected-apps/${app!.id}`)).status).toBe(200);

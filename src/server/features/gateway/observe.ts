@@ -94,7 +94,10 @@ export function outcomeOf(answer: { result?: unknown; error?: unknown } | undefi
 }
 
 /** W3C trace context from the request's _meta (MCP's place for it), else its HTTP header. */
-export function traceContext(params: Record<string, unknown> | undefined, headers: Record<string, string | string[] | undefined>): { traceparent?: string; tracestate?: string } {
+export function traceContext(
+  params: Record<string, unknown> | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): { traceparent?: string; tracestate?: string } {
   const meta = params?._meta as Record<string, unknown> | undefined;
   const fromMeta = clip(meta?.traceparent, 100);
   if (fromMeta) return { traceparent: fromMeta, tracestate: clip(meta?.tracestate, 512) };

@@ -24,7 +24,8 @@ export function asMessage(v: unknown): Msg | undefined {
   if (m.jsonrpc !== "2.0") return undefined;
   const idOk = m.id === undefined || typeof m.id === "string" || typeof m.id === "number";
   if (!idOk) return undefined;
-  if (m.method !== undefined) return typeof m.method === "string" && (m.params === undefined || (typeof m.params === "object" && m.params !== null)) ? m : undefined;
+  if (m.method !== undefined)
+    return typeof m.method === "string" && (m.params === undefined || (typeof m.params === "object" && m.params !== null)) ? m : undefined;
   return m.id !== undefined && ("result" in m || "error" in m) ? m : undefined;
 }
 

@@ -39,7 +39,15 @@ export interface PinOwner {
 
 export async function findDeploymentByProxy(db: Db, pins: Pick<PinsPort, "review">, proxyId: string): Promise<GatewayTarget | undefined> {
   const [r] = await db
-    .select({ id: deployments.id, proxyId: deployments.proxyId, userId: deployments.userId, serverKind: deployments.serverKind, serverRef: deployments.serverRef, runnerUrl: runners.url, hiddenTools: deployments.hiddenTools })
+    .select({
+      id: deployments.id,
+      proxyId: deployments.proxyId,
+      userId: deployments.userId,
+      serverKind: deployments.serverKind,
+      serverRef: deployments.serverRef,
+      runnerUrl: runners.url,
+      hiddenTools: deployments.hiddenTools,
+    })
     .from(deployments)
     .leftJoin(runners, eq(runners.id, deployments.runnerId))
     .where(eq(deployments.proxyId, proxyId));
@@ -62,7 +70,9 @@ export async function findResourceName(db: Db, proxyId: string): Promise<string 
 /** Of these sign-in session ids, the ones still signed in (not signed out, not expired). */
 export async function liveSignIns(db: Db, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.execute<{ id: string }>(sql`select id from "session" where id = any(${sql.param([...ids])}::text[]) and expires_at > now()`);
+  const rows = await db.execute<{ id: string }>(
+    sql`select id from "session" where id = any(${sql.param([...ids])}::text[]) and expires_at > now()`,
+  );
   return new Set(rows.rows.map((r) => r.id));
 }
 
@@ -95,11 +105,21 @@ export async function addUsage(db: Db, counts: ReadonlyMap<string, UsageCount>):
     else totals.set(key, { kind: c.kind, ref: c.ref, n: c.n });
   }
   const sorted = [...totals.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.ref.localeCompare(b.ref));
-  const people = [...counts.values()].filter((c) => c.kind === "catalog" && c.userId).sort((a, b) => a.ref.localeCompare(b.ref) || a.userId!.localeCompare(b.userId!));
+  const people = [...counts.values()]
+    .filter((c) => c.kind === "catalog" && c.userId)
+    .sort((a, b) => a.ref.localeCompare(b.ref) || a.userId!.localeCompare(b.userId!));
   return db.transaction(async (tx) => {
     for (const { kind, ref, n } of sorted) {
-      if (kind === "catalog") await tx.update(mcpServers).set({ useCount: sql`${mcpServers.useCount} + ${n}` }).where(eq(mcpServers.id, ref));
-      else await tx.update(ownedServers).set({ useCount: sql`${ownedServers.useCount} + ${n}` }).where(eq(ownedServers.qualifiedName, ref));
+      if (kind === "catalog")
+        await tx
+          .update(mcpServers)
+          .set({ useCount: sql`${mcpServers.useCount} + ${n}` })
+          .where(eq(mcpServers.id, ref));
+      else
+        await tx
+          .update(ownedServers)
+          .set({ useCount: sql`${ownedServers.useCount} + ${n}` })
+          .where(eq(ownedServers.qualifiedName, ref));
     }
     if (people.length === 0) return false;
     const r = await tx.execute<{ server_ref: string; fresh: boolean }>(sql`

@@ -39,12 +39,23 @@ export class ResourceMetadata {
     if (!m) return void next(req, res);
     const method = req.method ?? "GET";
     if (method === "OPTIONS") {
-      res.writeHead(204, { ...CORS, "access-control-allow-methods": "GET, HEAD, OPTIONS", "access-control-allow-headers": "*", "access-control-max-age": "86400" }).end();
+      res
+        .writeHead(204, {
+          ...CORS,
+          "access-control-allow-methods": "GET, HEAD, OPTIONS",
+          "access-control-allow-headers": "*",
+          "access-control-max-age": "86400",
+        })
+        .end();
       return;
     }
-    if (method !== "GET" && method !== "HEAD") return this.reply(res, 405, JSON.stringify({ error: GATEWAY_TEXT.methodNotAllowed }), method, { allow: "GET, HEAD, OPTIONS" });
+    if (method !== "GET" && method !== "HEAD")
+      return this.reply(res, 405, JSON.stringify({ error: GATEWAY_TEXT.methodNotAllowed }), method, { allow: "GET, HEAD, OPTIONS" });
     this.document(m[1]!).then(
-      (body) => (body ? this.reply(res, 200, body, method, { "cache-control": "public, max-age=60" }) : this.reply(res, 404, JSON.stringify({ error: GATEWAY_TEXT.notFound }), method)),
+      (body) =>
+        body
+          ? this.reply(res, 200, body, method, { "cache-control": "public, max-age=60" })
+          : this.reply(res, 404, JSON.stringify({ error: GATEWAY_TEXT.notFound }), method),
       () => this.reply(res, 500, JSON.stringify({ error: GATEWAY_TEXT.internal }), method),
     );
   }

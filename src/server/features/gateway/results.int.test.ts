@@ -31,7 +31,10 @@ describe("huge results", () => {
     const client = await sdkClient(url, key);
     const other = await sdkClient(url, key);
     const started = performance.now();
-    const [big, small] = await Promise.all([client.callTool({ name: "big_output", arguments: { megabytes: 10 } }), other.callTool({ name: "echo", arguments: { message: "meanwhile" } })]);
+    const [big, small] = await Promise.all([
+      client.callTool({ name: "big_output", arguments: { megabytes: 10 } }),
+      other.callTool({ name: "echo", arguments: { message: "meanwhile" } }),
+    ]);
     expect(performance.now() - started).toBeLessThan(15_000);
     expect(textOf(big).length).toBe(10 * 1024 * 1024);
     expect(textOf(small)).toBe("meanwhile");
@@ -59,11 +62,17 @@ describe("huge results", () => {
 
   it("a cancelled call's stream, resumed, answers 204: nothing left to replay, and SDK clients do not open a second GET stream (409)", async () => {
     const s = await rawSession(url, key, "2025-11-25");
-    const call = sseRequest(url, { headers: s.headers, body: { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "sleep", arguments: { ms: 30_000, note: "working" } } } });
+    const call = sseRequest(url, {
+      headers: s.headers,
+      body: { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "sleep", arguments: { ms: 30_000, note: "working" } } },
+    });
     expect((await call.next())!.data).toBe(""); // priming
     const note = (await call.next())!;
     expect(JSON.parse(note.data)).toMatchObject({ method: "notifications/message", params: { data: "working" } });
-    expect((await raw(url, { headers: s.headers, body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } } })).status).toBe(202);
+    expect(
+      (await raw(url, { headers: s.headers, body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } } }))
+        .status,
+    ).toBe(202);
     expect(await call.next()).toBeNull(); // ended, with no answer
     const resumed = await raw(url, { method: "GET", headers: { ...s.headers, accept: "text/event-stream", "last-event-id": note.id! } });
     expect(resumed.status).toBe(204);
@@ -85,7 +94,10 @@ describe("huge results", () => {
 
   it("a line too long to pass on whose id is not valid JSON (01) is dropped, and the platform carries on", async () => {
     const client = await sdkClient(url, key);
-    const printed = await client.callTool({ name: "print_raw", arguments: { text: '{"jsonrpc":"2.0","result":{"x":"' + "x".repeat(1000), times: 17_000, suffix: '"},"id":01}' } });
+    const printed = await client.callTool({
+      name: "print_raw",
+      arguments: { text: '{"jsonrpc":"2.0","result":{"x":"' + "x".repeat(1000), times: 17_000, suffix: '"},"id":01}' },
+    });
     expect(textOf(printed)).toBe("printed");
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
     await client.close();
@@ -94,9 +106,13 @@ describe("huge results", () => {
   it("64 MB of stderr without a newline is read in linear time: other calls are answered meanwhile", async () => {
     const flooder = await sdkClient(url, key);
     const other = await sdkClient(url, key);
-    const flood = flooder.callTool({ name: "print_raw", arguments: { text: "e".repeat(1024), times: 64 * 1024, to: "stderr", newline: false } });
+    const flood = flooder.callTool({
+      name: "print_raw",
+      arguments: { text: "e".repeat(1024), times: 64 * 1024, to: "stderr", newline: false },
+    });
     const started = performance.now();
-    for (let i = 0; i < 5; i++) expect(textOf(await other.callTool({ name: "echo", arguments: { message: `meanwhile ${i}` } }))).toBe(`meanwhile ${i}`);
+    for (let i = 0; i < 5; i++)
+      expect(textOf(await other.callTool({ name: "echo", arguments: { message: `meanwhile ${i}` } }))).toBe(`meanwhile ${i}`);
     expect(performance.now() - started).toBeLessThan(5000);
     expect(textOf(await flood)).toBe("printed");
     expect(performance.now() - started).toBeLessThan(20_000);
@@ -118,7 +134,17 @@ describe("huge results", () => {
     const client = await sdkClient(url, key);
     const started = performance.now();
     // The fixture prints a valid answer to a made-up id: its own call is answered normally right after.
-    const r = await client.callTool({ name: "print_raw", arguments: { prefix: '{"jsonrpc":"2.0","id":"not-pending","result":', text: "[", times: 7_000_000, text2: "]", times2: 7_000_000, suffix: "}" } });
+    const r = await client.callTool({
+      name: "print_raw",
+      arguments: {
+        prefix: '{"jsonrpc":"2.0","id":"not-pending","result":',
+        text: "[",
+        times: 7_000_000,
+        text2: "]",
+        times2: 7_000_000,
+        suffix: "}",
+      },
+    });
     expect(textOf(r)).toBe("printed");
     expect(performance.now() - started).toBeLessThan(5000);
     const logs = ((await (await owner.get(`/api/deployments/${deploymentId}/logs`)).json()) as { lines: string[] }).lines;

@@ -26,12 +26,21 @@ export class ServerInit {
       result = this.request("initialize", { protocolVersion: version, ...GATEWAY_CLIENT }).then((r) => {
         const agreed = (r.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
         if (!r.error && !(typeof agreed === "string" && isSupportedVersion(agreed))) {
-          return { jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server answered with a protocol version the gateway does not speak (${String(agreed).slice(0, 40)})` } } as Msg;
+          return {
+            jsonrpc: "2.0",
+            error: {
+              code: RPC.serverError,
+              message: `The MCP server answered with a protocol version the gateway does not speak (${String(agreed).slice(0, 40)})`,
+            },
+          } as Msg;
         }
         if (!r.error) this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
         return r;
       });
-      result.then((r) => r.error && this.results.delete(version), () => this.results.delete(version));
+      result.then(
+        (r) => r.error && this.results.delete(version),
+        () => this.results.delete(version),
+      );
       this.results.set(version, result);
     }
     return result;
@@ -67,7 +76,8 @@ export class ServerInit {
 
   /** The server exited: every request still waiting gets an error answer. */
   stopped(reason: string): void {
-    for (const cb of this.waiting.values()) cb({ jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server stopped (${reason})` } });
+    for (const cb of this.waiting.values())
+      cb({ jsonrpc: "2.0", error: { code: RPC.serverError, message: `The MCP server stopped (${reason})` } });
     this.waiting.clear();
   }
 }

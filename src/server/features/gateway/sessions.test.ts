@@ -18,7 +18,14 @@ let table: Sessions | undefined;
 afterEach(() => table?.close());
 
 function setup(channels: Record<string, McpChannel>) {
-  table = new Sessions({ config, db: {} as Db, log, runner: { channel: (id) => channels[id] }, revocations: new KeyRevocations(), oauth: { verify: () => Promise.resolve(null) } });
+  table = new Sessions({
+    config,
+    db: {} as Db,
+    log,
+    runner: { channel: (id) => channels[id] },
+    revocations: new KeyRevocations(),
+    oauth: { verify: () => Promise.resolve(null) },
+  });
   return table;
 }
 

@@ -113,9 +113,12 @@ export class Sessions {
     if (h.expiresAt === undefined) return;
     const wait = h.expiresAt - Date.now();
     if (wait > 86_400_000) return;
-    setTimeout(() => {
-      if (h instanceof Session ? this.has(h) : this.held.has(h)) this.endHolder(h);
-    }, Math.max(0, wait)).unref();
+    setTimeout(
+      () => {
+        if (h instanceof Session ? this.has(h) : this.held.has(h)) this.endHolder(h);
+      },
+      Math.max(0, wait),
+    ).unref();
   }
 
   has(session: Session): boolean {
@@ -127,7 +130,8 @@ export class Sessions {
     if (mux.sessions.size < this.d.config.GATEWAY_MAX_SESSIONS) return true;
     let idlest: Session | undefined;
     // Only a session can make way (a 2026-07-28 request or listen stream holds a stream while it lives).
-    for (const s of mux.sessions) if (s instanceof Session && s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
+    for (const s of mux.sessions)
+      if (s instanceof Session && s.inflight.size === 0 && !s.hasOpenStream && (!idlest || s.lastActive < idlest.lastActive)) idlest = s;
     if (!idlest) return false;
     this.end(idlest);
     return true;

@@ -34,10 +34,12 @@ export class OutboundBudget {
 }
 
 /** One SSE event carrying a JSON-RPC message (`data`, serialized), with its id when the stream is resumable. */
-export const sseEvent = (data: string, id?: string) => (id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`);
+export const sseEvent = (data: string, id?: string) =>
+  id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
 
 /** A comment every 15 s on an open stream, so proxies and clients do not take a quiet one for a dead one; clear it when the stream ends. */
-export const keepAlive = (res: ServerResponse, budget: OutboundBudget): NodeJS.Timeout => setInterval(() => writeBounded(res, ": keepalive\n\n", budget), KEEPALIVE_MS).unref();
+export const keepAlive = (res: ServerResponse, budget: OutboundBudget): NodeJS.Timeout =>
+  setInterval(() => writeBounded(res, ": keepalive\n\n", budget), KEEPALIVE_MS).unref();
 
 /** For tests and tools that build a Mux by hand: the defaults of GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DEPLOYMENT_BUFFER_BYTES. */
 export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
@@ -116,7 +118,8 @@ export class EventStream {
     this.res = res;
     if (opts.priming && this.resumable) writeBounded(res, `id: ${this.id}_${this.seq}\nretry: 1000\ndata: \n\n`, this.budget);
     else res.flushHeaders();
-    if (opts.after !== undefined) for (const e of this.kept) if (e.n > opts.after && !writeBounded(res, this.frame(e.n, e.data), this.budget)) break;
+    if (opts.after !== undefined)
+      for (const e of this.kept) if (e.n > opts.after && !writeBounded(res, this.frame(e.n, e.data), this.budget)) break;
     if (this.done) {
       this.close();
       return true;

@@ -20,13 +20,15 @@ export const GATEWAY_TEXT = {
   batch: "Invalid Request: batches are not supported; send one JSON-RPC message per request",
   sessionRequired: "Bad Request: Mcp-Session-Id header is required",
   sessionNotFound: "Session not found: it ended or expired; initialize a new session",
-  badVersion: (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v.slice(0, 40)} (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
+  badVersion: (v: string) =>
+    `Bad Request: unsupported MCP-Protocol-Version ${v.slice(0, 40)} (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
   expiredKey: API_KEY_TEXT.expired,
   keyScope: API_KEY_TEXT.missingScope,
   keyNotForThis: API_KEY_TEXT.notForThisServer,
   rateLimited: (limit: number, scope: "deployment" | "credential", seconds: number) =>
     `Too Many Requests: its plan allows ${limit.toLocaleString("en-US")} requests a minute ${scope === "deployment" ? "to one deployment" : "with one key"}; try again in ${seconds} s`,
-  tooManySessions: (n: number) => `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,
+  tooManySessions: (n: number) =>
+    `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,
   conflict: "Conflict: this session already has an open SSE stream",
   starting: "The MCP server is starting or restarting; try again in a few seconds",
   notRunning: "The MCP server is not running; deploy it again from its page",

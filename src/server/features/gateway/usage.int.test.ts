@@ -11,7 +11,10 @@ const SERVERS = ["u-a", "u-b", "u-c", "u-d"];
 beforeAll(async () => {
   db = await createTestDatabase();
   for (const id of SERVERS) {
-    await db.database.pool.query(`insert into mcp_servers (id, name, description, category, type, source, tags, is_approved) values ($1, $1, 'd', 'Featured', 'Reference', 'official', '{}', true)`, [id]);
+    await db.database.pool.query(
+      `insert into mcp_servers (id, name, description, category, type, source, tags, is_approved) values ($1, $1, 'd', 'Featured', 'Reference', 'official', '{}', true)`,
+      [id],
+    );
   }
 });
 afterAll(async () => {
@@ -23,15 +26,24 @@ describe("usage batches from several gateways", () => {
     const batch = (order: string[]) => new Map(order.map((id) => [`catalog\u0000${id}`, { kind: "catalog" as const, ref: id, n: 1 }]));
     const forward = batch(SERVERS);
     const backward = batch([...SERVERS].reverse());
-    for (let round = 0; round < 40; round++) await Promise.all([addUsage(db.database.db, forward), addUsage(db.database.db, backward), addUsage(db.database.db, forward)]);
-    const { rows } = await db.database.pool.query<{ use_count: number }>("select use_count from mcp_servers where id = any($1) order by id", [SERVERS]);
+    for (let round = 0; round < 40; round++)
+      await Promise.all([addUsage(db.database.db, forward), addUsage(db.database.db, backward), addUsage(db.database.db, forward)]);
+    const { rows } = await db.database.pool.query<{ use_count: number }>(
+      "select use_count from mcp_servers where id = any($1) order by id",
+      [SERVERS],
+    );
     expect(rows.map((r) => Number(r.use_count))).toEqual(SERVERS.map(() => 120));
   });
 });
 
 describe("popularity (recent users)", () => {
-  const users = async (id: string) => Number((await db.database.pool.query<{ recent_users: number }>("select recent_users from mcp_servers where id = $1", [id])).rows[0]!.recent_users);
-  const one = (ref: string, userId: string, n: number) => new Map([[`catalog\u0000${ref}\u0000${userId}`, { kind: "catalog" as const, ref, userId, n }]]);
+  const users = async (id: string) =>
+    Number(
+      (await db.database.pool.query<{ recent_users: number }>("select recent_users from mcp_servers where id = $1", [id])).rows[0]!
+        .recent_users,
+    );
+  const one = (ref: string, userId: string, n: number) =>
+    new Map([[`catalog\u0000${ref}\u0000${userId}`, { kind: "catalog" as const, ref, userId, n }]]);
 
   it("counts people, not requests: one user calling in a loop counts once; a second user makes two", async () => {
     for (let i = 0; i < 50; i++) await addUsage(db.database.db, one("u-a", "looping-user", 100));

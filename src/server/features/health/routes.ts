@@ -7,10 +7,7 @@ export function healthRoutes(deps: { pool: pg.Pool }) {
     .get("/healthz", (c) => c.json({ status: "ok" }))
     .get("/readyz", async (c) => {
       try {
-        await Promise.race([
-          deps.pool.query("select 1"),
-          new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000)),
-        ]);
+        await Promise.race([deps.pool.query("select 1"), new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000))]);
         return c.json({ status: "ready", database: "ok" });
       } catch {
         return c.json({ status: "unavailable", database: "unreachable" }, 503);

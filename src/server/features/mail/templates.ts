@@ -27,7 +27,8 @@ export function confirmEmailMail(site: string, to: string, url: string): Mail {
 
 export function resetPasswordMail(site: string, to: string, url: string): Mail {
   const body = `Someone asked to reset the password of your ${site} account. Choose a new password with the link below.`;
-  const footer = "The link works once and expires in 1 hour. If you did not ask for this, ignore this e-mail; your password stays the same.";
+  const footer =
+    "The link works once and expires in 1 hour. If you did not ask for this, ignore this e-mail; your password stays the same.";
   return {
     to,
     subject: `Reset your ${site} password`,

@@ -34,7 +34,10 @@ export function cimdTransport(opts: { allowTestLoopback: boolean }): ClientMetad
     } catch (e) {
       // An oversized document is reported by its declared size, so the plugin names the limit.
       if ((e as Error).message === "response too large") {
-        return new Response(null, { status: 200, headers: { "content-type": "application/json", "content-length": String(READ_LIMIT + 1) } });
+        return new Response(null, {
+          status: 200,
+          headers: { "content-type": "application/json", "content-length": String(READ_LIMIT + 1) },
+        });
       }
       throw e;
     }

@@ -38,7 +38,12 @@ export function redirectRegistered(registered: readonly string[], requested: str
  * The facts of an authorization request for the person asked to approve it. Shown, not trusted:
  * the approval itself is checked again by the authorization server (signature, owner).
  */
-export async function consentContext(db: Db, config: Config, viewer: Viewer, query: URLSearchParams): Promise<ConsentContext | { error: string }> {
+export async function consentContext(
+  db: Db,
+  config: Config,
+  viewer: Viewer,
+  query: URLSearchParams,
+): Promise<ConsentContext | { error: string }> {
   const client = await findClient(db, query.get("client_id") ?? "");
   if (!client || client.disabled) return { error: OAUTH_SERVER_TEXT.unknownClient };
   const redirect = query.get("redirect_uri") ?? "";

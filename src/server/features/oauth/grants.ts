@@ -38,7 +38,8 @@ const appId = (clientId: string, resource: string) => Buffer.from(JSON.stringify
 function parseAppId(id: string): { clientId: string; resource: string } | null {
   try {
     const v = JSON.parse(Buffer.from(id, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && v[0] && v[1]) return { clientId: v[0], resource: v[1] };
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string" && v[0] && v[1])
+      return { clientId: v[0], resource: v[1] };
   } catch {
     // not one of ours
   }

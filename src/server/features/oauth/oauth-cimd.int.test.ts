@@ -20,11 +20,21 @@ beforeAll(async () => {
   docs = http.createServer((req, res) => {
     fetched.push(req.url ?? "");
     const id = `${base}${req.url}`;
-    const doc = { client_id: id, client_name: "Doc Client", client_uri: base, redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] };
+    const doc = {
+      client_id: id,
+      client_name: "Doc Client",
+      client_uri: base,
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    };
     if (req.url === "/client.json") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
-    if (req.url === "/big.json") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...doc, padding: "x".repeat(200_000) }));
+    if (req.url === "/big.json")
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...doc, padding: "x".repeat(200_000) }));
     if (req.url === "/moved.json") return res.writeHead(302, { location: `${base}/client.json` }).end();
-    if (req.url === "/wrong-id.json") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...doc, client_id: `${base}/other.json` }));
+    if (req.url === "/wrong-id.json")
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...doc, client_id: `${base}/other.json` }));
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => docs.listen(0, "127.0.0.1", resolve));
@@ -44,7 +54,14 @@ describe("client metadata documents", () => {
   it("registers a client from its document and runs the whole flow", async () => {
     const clientId = `${base}/client.json`;
     const { code, verifier } = await codeFor(owner, clientId, dep.url);
-    const r = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: dep.url });
+    const r = await token(t, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: dep.url,
+    });
     expect(r.status).toBe(200);
     expect(await verifyAccessToken(t.db.database.db, r.body.access_token!)).toMatchObject({ clientId, resource: dep.url });
     const row = await t.db.database.pool.query(`select name, client_discovery_id from oauth_client where client_id = $1`, [clientId]);
@@ -60,7 +77,9 @@ describe("client metadata documents", () => {
   });
 
   it("keeps redirect URIs to what the document lists", async () => {
-    const r = await owner.get(authorizeUrl(`${base}/client.json`, [dep.url], { ...S256(), redirect_uri: "http://127.0.0.1:33418/elsewhere" }));
+    const r = await owner.get(
+      authorizeUrl(`${base}/client.json`, [dep.url], { ...S256(), redirect_uri: "http://127.0.0.1:33418/elsewhere" }),
+    );
     expect(r.headers.get("location")).toMatch(/\/oauth\/error\?error=invalid_redirect/);
   });
 

@@ -25,18 +25,35 @@ export async function addDeployment(t: TestApp, userId: string, ref: string): Pr
 }
 
 export async function register(t: TestApp, body: Record<string, unknown>) {
-  const r = await t.app.request("/api/auth/oauth2/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await t.app.request("/api/auth/oauth2/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
 export async function publicClient(t: TestApp, redirect = REDIRECT): Promise<string> {
-  const r = await register(t, { client_name: "Test MCP client", redirect_uris: [redirect], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
+  const r = await register(t, {
+    client_name: "Test MCP client",
+    redirect_uris: [redirect],
+    token_endpoint_auth_method: "none",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+  });
   if (r.status !== 201) throw new Error(`register: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.client_id as string;
 }
 
 export function authorizeUrl(clientId: string, resources: string[], extra: Record<string, string> = {}) {
-  const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, scope: "mcp offline_access", state: "st-" + randomBytes(4).toString("hex"), ...extra });
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope: "mcp offline_access",
+    state: "st-" + randomBytes(4).toString("hex"),
+    ...extra,
+  });
   for (const r of resources) q.append("resource", r);
   return `/api/auth/oauth2/authorize?${q}`;
 }
@@ -48,7 +65,11 @@ export async function authorize(c: Client, clientId: string, resources: string[]
 }
 
 export async function consent(c: Client, consentLocation: string, accept = true, headers?: Record<string, string>) {
-  const r = await c.post("/api/auth/oauth2/consent", { accept, oauth_query: new URL(consentLocation, "http://x").search.slice(1) }, headers);
+  const r = await c.post(
+    "/api/auth/oauth2/consent",
+    { accept, oauth_query: new URL(consentLocation, "http://x").search.slice(1) },
+    headers,
+  );
   const body = (await r.json().catch(() => ({}))) as { url?: string; error?: string };
   return { status: r.status, url: body.url ?? r.headers.get("location") ?? "", body };
 }
@@ -65,13 +86,24 @@ export async function codeFor(c: Client, clientId: string, resource: string) {
 }
 
 export async function token(t: TestApp, form: Record<string, string>) {
-  const r = await t.app.request("/api/auth/oauth2/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() });
+  const r = await t.app.request("/api/auth/oauth2/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form).toString(),
+  });
   return { status: r.status, body: (await r.json()) as Record<string, string> };
 }
 
 export async function tokensFor(t: TestApp, c: Client, clientId: string, resource: string) {
   const { code, verifier } = await codeFor(c, clientId, resource);
-  const r = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource });
+  const r = await token(t, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource,
+  });
   if (r.status !== 200) throw new Error(`token: ${r.status} ${JSON.stringify(r.body)}`);
   return { access: r.body.access_token!, refresh: r.body.refresh_token!, code, verifier };
 }

@@ -4,7 +4,19 @@ import { createTestApp, signedInUser, type Client, type TestApp } from "../../..
 import { deleteDeployment, reserveDeployment } from "../deployments/repo.js";
 import { consentContext, listConnectedApps, resourceUrl, verifyAccessToken } from "./index.js";
 import { pruneExpired } from "./repo.js";
-import { addDeployment, authorize, authorizeUrl, codeFor, consent, pkce, publicClient, REDIRECT, register, token, tokensFor } from "./oauth-test-support.js";
+import {
+  addDeployment,
+  authorize,
+  authorizeUrl,
+  codeFor,
+  consent,
+  pkce,
+  publicClient,
+  REDIRECT,
+  register,
+  token,
+  tokensFor,
+} from "./oauth-test-support.js";
 import { OAUTH_TEXT } from "../../../shared/oauth.js";
 import { OAUTH_SERVER_TEXT } from "./text.js";
 
@@ -51,7 +63,11 @@ describe("discovery and registration", () => {
     // Only what is reachable is advertised: introspection is not offered.
     expect(md.introspection_endpoint).toBeUndefined();
     for (const key of ["token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
-      const res = await t.app.request(String(md[key]).replace(t.config.PUBLIC_URL, ""), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const res = await t.app.request(String(md[key]).replace(t.config.PUBLIC_URL, ""), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       expect(res.status, key).not.toBe(404);
     }
   });
@@ -68,7 +84,10 @@ describe("discovery and registration", () => {
   });
 
   it("lets browser-based clients register and fetch tokens from their own origin (CORS, no credentials)", async () => {
-    const pre = await t.app.request("/api/auth/oauth2/register", { method: "OPTIONS", headers: { origin: "https://inspector.example", "access-control-request-method": "POST" } });
+    const pre = await t.app.request("/api/auth/oauth2/register", {
+      method: "OPTIONS",
+      headers: { origin: "https://inspector.example", "access-control-request-method": "POST" },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
     const r = await t.app.request("/api/auth/oauth2/register", {
@@ -78,7 +97,9 @@ describe("discovery and registration", () => {
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
-    const md = await t.app.request("/.well-known/oauth-authorization-server/api/auth", { headers: { origin: "https://inspector.example" } });
+    const md = await t.app.request("/.well-known/oauth-authorization-server/api/auth", {
+      headers: { origin: "https://inspector.example" },
+    });
     expect(md.headers.get("access-control-allow-origin")).toBe("*");
   });
 
@@ -102,7 +123,13 @@ describe("authorization code with PKCE", () => {
     expect(consentUrl.pathname).toBe("/oauth/consent");
     expect(consentUrl.searchParams.getAll("resource")).toEqual([depA.url]);
     const ctx = await consentContext(db(), t.config, { ...viewer(alice.id) }, consentUrl.searchParams);
-    expect(ctx).toEqual({ clientName: "Test MCP client", redirectHost: "127.0.0.1:33418", clientUri: null, deployment: { serverName: "server-a", serverId: "server-a", url: depA.url }, scopes: ["mcp", "offline_access"] });
+    expect(ctx).toEqual({
+      clientName: "Test MCP client",
+      redirectHost: "127.0.0.1:33418",
+      clientUri: null,
+      deployment: { serverName: "server-a", serverId: "server-a", url: depA.url },
+      scopes: ["mcp", "offline_access"],
+    });
     expect(await consentContext(db(), t.config, viewer(bob.id), consentUrl.searchParams)).toEqual({ error: OAUTH_SERVER_TEXT.notOwner });
   });
 
@@ -113,7 +140,14 @@ describe("authorization code with PKCE", () => {
     expect(cb.searchParams.get("state")).toMatch(/^st-/);
     expect(cb.searchParams.get("iss")).toBe(`${t.config.PUBLIC_URL}/api/auth`);
     expect((await q(`select count(*)::int n from verification where identifier = $1`, [sha(code)])).rows[0].n).toBe(1);
-    const r = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: depA.url });
+    const r = await token(t, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: depA.url,
+    });
     expect(r.status).toBe(200);
     expect((await q(`select count(*)::int n from oauth_access_token where token = $1`, [r.body.access_token])).rows[0].n).toBe(0);
     expect((await q(`select count(*)::int n from oauth_refresh_token where token = $1`, [r.body.refresh_token])).rows[0].n).toBe(0);
@@ -129,10 +163,24 @@ describe("authorization code with PKCE", () => {
     expect(new URL(plain.location).searchParams.get("state")).toMatch(/^st-/);
     expect((await authorize(alice, clientId, [depA.url])).location).toMatch(/error=invalid_request/);
     const { code, verifier } = await codeFor(alice, clientId, depA.url);
-    const wrong = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce().verifier, resource: depA.url });
+    const wrong = await token(t, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: pkce().verifier,
+      resource: depA.url,
+    });
     // The plugin answers 401 invalid_request ("code verification failed") and burns the code.
     expect(wrong).toMatchObject({ status: 401, body: { error: "invalid_request" } });
-    const right = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: depA.url });
+    const right = await token(t, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: depA.url,
+    });
     expect(right.status).toBe(400);
   });
 
@@ -140,7 +188,14 @@ describe("authorization code with PKCE", () => {
     const gen = t.services.revocations.generation;
     const { access, code, verifier } = await tokensFor(t, alice, clientId, depA.url);
     expect(await verifyAccessToken(db(), access)).not.toBeNull();
-    const again = await token(t, { grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: depA.url });
+    const again = await token(t, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: depA.url,
+    });
     expect(again).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(await verifyAccessToken(db(), access)).toBeNull();
     expect(t.services.revocations.generation).toBeGreaterThan(gen);
@@ -173,7 +228,10 @@ describe("what may be asked, and who may grant it", () => {
 
   it("gives a deployment recorded before OAuth existed its resource on first use", async () => {
     const proxyId = randomBytes(16).toString("hex");
-    await q(`insert into deployments (id, user_id, server_kind, server_ref, source, secrets, proxy_id) values ($1, $2, 'catalog', 'old', '{}'::jsonb, 'x', $3)`, [randomUUID(), alice.id, proxyId]);
+    await q(
+      `insert into deployments (id, user_id, server_kind, server_ref, source, secrets, proxy_id) values ($1, $2, 'catalog', 'old', '{}'::jsonb, 'x', $3)`,
+      [randomUUID(), alice.id, proxyId],
+    );
     const url = resourceUrl(t.config.PUBLIC_URL, proxyId);
     const { access } = await tokensFor(t, alice, clientId, url);
     expect(await verifyAccessToken(db(), access)).toMatchObject({ resource: url });
@@ -189,7 +247,9 @@ describe("what may be asked, and who may grant it", () => {
       const r = await alice.get(authorizeUrl(id, [depA.url], { ...S256(), redirect_uri: uri }));
       expect(r.headers.get("location"), uri).toMatch(/\/oauth\/error\?error=invalid_redirect/);
     }
-    let otherPort = (await alice.get(authorizeUrl(clientId, [depA.url], { ...S256(), redirect_uri: "http://127.0.0.1:9999/callback" }))).headers.get("location")!;
+    let otherPort = (
+      await alice.get(authorizeUrl(clientId, [depA.url], { ...S256(), redirect_uri: "http://127.0.0.1:9999/callback" }))
+    ).headers.get("location")!;
     if (otherPort.startsWith("/oauth/consent")) otherPort = (await consent(alice, otherPort)).url;
     expect(otherPort).toMatch(/^http:\/\/127\.0\.0\.1:9999\/callback\?code=/);
   });
@@ -228,7 +288,14 @@ describe("tokens at the REST API, Connected apps, deployments going away", () =>
     const { access, refresh } = await tokensFor(t, carol, clientId, dep.url);
     const list = (await (await carol.get("/api/auth/connected-apps")).json()) as { data: { id: string }[] };
     expect(list.data).toEqual([
-      { id: expect.any(String), clientName: "Test MCP client", redirectHost: "127.0.0.1:33418", deployment: { id: dep.id, serverId: "server-c", proxyId: dep.proxyId }, grantedAt: expect.any(String), lastUsedAt: null },
+      {
+        id: expect.any(String),
+        clientName: "Test MCP client",
+        redirectHost: "127.0.0.1:33418",
+        deployment: { id: dep.id, serverId: "server-c", proxyId: dep.proxyId },
+        grantedAt: expect.any(String),
+        lastUsedAt: null,
+      },
     ]);
     const id = list.data[0]!.id;
     expect((await alice.del(`/api/auth/connected-apps/${id}`)).status).toBe(404);
@@ -247,7 +314,12 @@ describe("tokens at the REST API, Connected apps, deployments going away", () =>
   it("creates the resource with the deployment and deletes it, with its tokens, with the deployment", async () => {
     const proxyId = randomBytes(16).toString("hex");
     const url = resourceUrl(t.config.PUBLIC_URL, proxyId);
-    const res = await reserveDeployment(db(), { maxRunning: 100, maxDeploysPerMonth: 100 }, { id: randomUUID(), userId: alice.id, serverKind: "catalog", serverRef: "server-d", source: {}, secrets: "x", proxyId }, url);
+    const res = await reserveDeployment(
+      db(),
+      { maxRunning: 100, maxDeploysPerMonth: 100 },
+      { id: randomUUID(), userId: alice.id, serverKind: "catalog", serverRef: "server-d", source: {}, secrets: "x", proxyId },
+      url,
+    );
     expect(res.ok).toBe(true);
     const row = res.ok ? res.row : undefined;
     expect((await q(`select deployment_id from oauth_resource where identifier = $1`, [url])).rows).toEqual([{ deployment_id: row!.id }]);
@@ -255,7 +327,9 @@ describe("tokens at the REST API, Connected apps, deployments going away", () =>
     expect(await verifyAccessToken(db(), access)).not.toBeNull();
     await deleteDeployment(db(), row!.id);
     expect((await q(`select count(*)::int n from oauth_resource where identifier = $1`, [url])).rows[0].n).toBe(0);
-    expect((await q(`select count(*)::int n from oauth_access_token where resources @> $1::jsonb`, [JSON.stringify([url])])).rows[0].n).toBe(0);
+    expect(
+      (await q(`select count(*)::int n from oauth_access_token where resources @> $1::jsonb`, [JSON.stringify([url])])).rows[0].n,
+    ).toBe(0);
     expect(await verifyAccessToken(db(), access)).toBeNull();
   });
 });
@@ -267,7 +341,9 @@ describe("housekeeping", () => {
     await q(`update oauth_client set created_at = now() - interval '2 days' where client_id in ($1, $2)`, [idle, clientId]);
     await q(`update oauth_access_token set expires_at = now() - interval '2 days' where token = $1`, [sha(access)]);
     await pruneExpired(db());
-    expect((await q(`select client_id from oauth_client where client_id in ($1, $2)`, [idle, clientId])).rows).toEqual([{ client_id: clientId }]);
+    expect((await q(`select client_id from oauth_client where client_id in ($1, $2)`, [idle, clientId])).rows).toEqual([
+      { client_id: clientId },
+    ]);
     expect((await q(`select count(*)::int n from oauth_access_token where token = $1`, [sha(access)])).rows[0].n).toBe(0);
   });
 });

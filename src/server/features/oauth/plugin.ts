@@ -54,7 +54,8 @@ export function oauthPlugins(deps: OAuthDeps) {
 type HookCtx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : []);
+const list = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : [];
 
 /** The authorization server's error page: a bad request there never redirects to the client. */
 function errorPage(ctx: HookCtx, error: string, description: string): never {
@@ -68,7 +69,8 @@ function errorPage(ctx: HookCtx, error: string, description: string): never {
 async function deploymentOf(deps: OAuthDeps, resource: string) {
   const proxyId = proxyIdOf(deps.config.PUBLIC_URL, resource);
   const dep = proxyId ? await findDeploymentByProxyId(deps.db, proxyId) : undefined;
-  if (dep && dep.identifier !== resource) await insertDeploymentResource(deps.db, dep.deploymentId, resourceUrl(deps.config.PUBLIC_URL, dep.proxyId));
+  if (dep && dep.identifier !== resource)
+    await insertDeploymentResource(deps.db, dep.deploymentId, resourceUrl(deps.config.PUBLIC_URL, dep.proxyId));
   return dep;
 }
 
@@ -76,14 +78,18 @@ async function deploymentOf(deps: OAuthDeps, resource: string) {
 function beforeRegister(ctx: HookCtx) {
   const body = (ctx.body ?? {}) as Record<string, unknown>;
   const uris = list(body.redirect_uris);
-  if (uris.some((u) => !allowedRedirectUri(u))) throw new APIError("BAD_REQUEST", { error: "invalid_redirect_uri", error_description: OAUTH_SERVER_TEXT.onlyHttps });
+  if (uris.some((u) => !allowedRedirectUri(u)))
+    throw new APIError("BAD_REQUEST", { error: "invalid_redirect_uri", error_description: OAUTH_SERVER_TEXT.onlyHttps });
   const loopback = uris.some((u) => new URL(u).protocol === "http:" && isLoopbackHost(new URL(u).hostname));
   if (body.application_type === undefined && loopback) return { context: { body: { ...body, application_type: "native" } } };
   return undefined;
 }
 
 async function beforeAuthorize(deps: OAuthDeps, ctx: HookCtx) {
-  const params = { ...((ctx.body as Record<string, unknown> | undefined) ?? {}), ...((ctx.query as Record<string, unknown> | undefined) ?? {}) };
+  const params = {
+    ...((ctx.body as Record<string, unknown> | undefined) ?? {}),
+    ...((ctx.query as Record<string, unknown> | undefined) ?? {}),
+  };
   // A pushed or signed request object is not offered; the plugin refuses those itself.
   const redirect = str(params.redirect_uri);
   if (redirect !== undefined && !allowedRedirectUri(redirect)) errorPage(ctx, "invalid_redirect", OAUTH_SERVER_TEXT.onlyHttps);
@@ -96,10 +102,12 @@ async function beforeAuthorize(deps: OAuthDeps, ctx: HookCtx) {
 async function beforeConsent(deps: OAuthDeps, ctx: HookCtx) {
   const body = (ctx.body ?? {}) as Record<string, unknown>;
   const resources = new URLSearchParams(str(body.oauth_query) ?? "").getAll("resource");
-  if (resources.length !== 1) throw new APIError("BAD_REQUEST", { error: "invalid_target", error_description: OAUTH_SERVER_TEXT.needsOneDeployment });
+  if (resources.length !== 1)
+    throw new APIError("BAD_REQUEST", { error: "invalid_target", error_description: OAUTH_SERVER_TEXT.needsOneDeployment });
   const session = await getSessionFromCtx(ctx);
   const dep = await deploymentOf(deps, resources[0]!);
-  if (!session || !dep || dep.ownerId !== session.user.id) throw new APIError("FORBIDDEN", { error: "access_denied", error_description: OAUTH_SERVER_TEXT.notOwner });
+  if (!session || !dep || dep.ownerId !== session.user.id)
+    throw new APIError("FORBIDDEN", { error: "access_denied", error_description: OAUTH_SERVER_TEXT.notOwner });
 }
 
 /** Switchboard's rules around the plugin's endpoints (better-auth `hooks`). */
@@ -117,7 +125,12 @@ export function oauthHooks(deps: OAuthDeps) {
       // caches of verified tokens must not keep honouring them.
       const returned = ctx.context.returned;
       if (ctx.path === "/oauth2/revoke") deps.revocations?.revoked();
-      else if (ctx.path === "/oauth2/token" && returned instanceof APIError && (returned.body as { error?: string } | undefined)?.error === "invalid_grant") deps.revocations?.revoked();
+      else if (
+        ctx.path === "/oauth2/token" &&
+        returned instanceof APIError &&
+        (returned.body as { error?: string } | undefined)?.error === "invalid_grant"
+      )
+        deps.revocations?.revoked();
       // Registration creates rows anyone can ask for: now and then, expired tokens and clients never granted anything go.
       if (ctx.path === "/oauth2/register" && Date.now() - prunedAt > PRUNE_EVERY_MS) {
         prunedAt = Date.now();

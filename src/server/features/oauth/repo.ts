@@ -22,7 +22,10 @@ export async function insertDeploymentResource(tx: DbOrTx, deploymentId: string,
 
 /** Every token, consent entry and use record bound to the deployment's resource, and the resource row itself. */
 export async function deleteDeploymentResource(tx: DbOrTx, deploymentId: string): Promise<number> {
-  const rows = await tx.select({ identifier: oauthResource.identifier }).from(oauthResource).where(eq(oauthResource.deploymentId, deploymentId));
+  const rows = await tx
+    .select({ identifier: oauthResource.identifier })
+    .from(oauthResource)
+    .where(eq(oauthResource.deploymentId, deploymentId));
   let tokens = 0;
   for (const { identifier } of rows) tokens += await deleteGrantsFor(tx, { resource: identifier });
   await tx.delete(oauthResource).where(eq(oauthResource.deploymentId, deploymentId));
@@ -96,14 +99,23 @@ export async function findLiveAccessToken(db: Db, tokenHash: string): Promise<Ac
      where t.token = ${tokenHash} and t.revoked is null and t.expires_at > now() and jsonb_array_length(t.resources) = 1`);
   const row = r.rows[0];
   if (!row) return undefined;
-  return { userId: row.user_id, clientId: row.client_id, resource: row.resource, scopes: row.scopes ?? [], expiresAt: new Date(row.expires_at) };
+  return {
+    userId: row.user_id,
+    clientId: row.client_id,
+    resource: row.resource,
+    scopes: row.scopes ?? [],
+    expiresAt: new Date(row.expires_at),
+  };
 }
 
 export async function recordGrantUse(db: Db, g: { userId: string; clientId: string; resource: string }): Promise<void> {
   await db
     .insert(oauthGrantUse)
     .values({ ...g, lastUsedAt: new Date() })
-    .onConflictDoUpdate({ target: [oauthGrantUse.userId, oauthGrantUse.clientId, oauthGrantUse.resource], set: { lastUsedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: [oauthGrantUse.userId, oauthGrantUse.clientId, oauthGrantUse.resource],
+      set: { lastUsedAt: new Date() },
+    });
 }
 
 export interface GrantRow {

@@ -34,7 +34,10 @@ const revoke = createRoute({
   security: bearer,
   request: { params: z.object({ id: z.string().min(1).max(2000) }) },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Revoked" },
+    200: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Revoked",
+    },
     401: jsonError("Not signed in"),
     404: jsonError("Not one of your connected apps"),
   },
@@ -66,15 +69,26 @@ export function authServerMetadataRoutes(auth: Auth) {
   const app = new Hono();
   const serve = async (req: Request) => {
     const url = new URL(req.url);
-    const res = await auth.handler(new Request(`${url.origin}/api/auth/.well-known/oauth-authorization-server`, { method: "GET", headers: req.headers }));
+    const res = await auth.handler(
+      new Request(`${url.origin}/api/auth/.well-known/oauth-authorization-server`, { method: "GET", headers: req.headers }),
+    );
     if (!res.ok) return res;
     // Introspection is not offered (tokens are checked inside the platform), so it is not advertised.
     const { introspection_endpoint: _introspection, ...metadata } = (await res.json()) as Record<string, unknown>;
-    return Response.json(metadata, { headers: { "Access-Control-Allow-Origin": "*", "Cache-Control": res.headers.get("cache-control") ?? "public, max-age=300" } });
+    return Response.json(metadata, {
+      headers: { "Access-Control-Allow-Origin": "*", "Cache-Control": res.headers.get("cache-control") ?? "public, max-age=300" },
+    });
   };
   for (const path of ["/.well-known/oauth-authorization-server/api/auth", "/.well-known/oauth-authorization-server"]) {
     app.get(path, (c) => serve(c.req.raw));
-    app.options(path, () => new Response(null, { status: 204, headers: { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET", "Access-Control-Allow-Headers": "*" } }));
+    app.options(
+      path,
+      () =>
+        new Response(null, {
+          status: 204,
+          headers: { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET", "Access-Control-Allow-Headers": "*" },
+        }),
+    );
   }
   return app;
 }
@@ -89,7 +103,12 @@ export function oauthClientCors(): MiddlewareHandler {
     if (c.req.method === "OPTIONS") {
       return new Response(null, {
         status: 204,
-        headers: { "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "POST", "Access-Control-Allow-Headers": "authorization, content-type, dpop", "Access-Control-Max-Age": "600" },
+        headers: {
+          "Access-Control-Allow-Origin": "*",
+          "Access-Control-Allow-Methods": "POST",
+          "Access-Control-Allow-Headers": "authorization, content-type, dpop",
+          "Access-Control-Max-Age": "600",
+        },
       });
     }
     await next();

@@ -59,10 +59,32 @@ export class Metrics {
   constructor(private readonly d: MetricsDeps) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({ name: "switchboard_http_requests_total", help: "HTTP requests to pages and the API, by matched route pattern, method and status code", labelNames: ["method", "route", "status"], registers });
-    this.httpDuration = new Histogram({ name: "switchboard_http_request_duration_seconds", help: "Time to answer HTTP requests to pages and the API, by matched route pattern and method", labelNames: ["method", "route"], buckets: LATENCY_BUCKETS, registers });
-    this.gatewayRequests = new Counter({ name: "switchboard_gateway_requests_total", help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error, cancelled, rate_limited: refused by fair use)", labelNames: ["method", "outcome"], registers });
-    this.gatewayDuration = new Histogram({ name: "switchboard_gateway_request_duration_seconds", help: "Time from an MCP request reaching the gateway to its answer, by JSON-RPC method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
+    this.httpRequests = new Counter({
+      name: "switchboard_http_requests_total",
+      help: "HTTP requests to pages and the API, by matched route pattern, method and status code",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: "switchboard_http_request_duration_seconds",
+      help: "Time to answer HTTP requests to pages and the API, by matched route pattern and method",
+      labelNames: ["method", "route"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.gatewayRequests = new Counter({
+      name: "switchboard_gateway_requests_total",
+      help: "MCP requests answered through the gateway, by JSON-RPC method and outcome (ok, error, tool_error, cancelled, rate_limited: refused by fair use)",
+      labelNames: ["method", "outcome"],
+      registers,
+    });
+    this.gatewayDuration = new Histogram({
+      name: "switchboard_gateway_request_duration_seconds",
+      help: "Time from an MCP request reaching the gateway to its answer, by JSON-RPC method",
+      labelNames: ["method"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     new Gauge({
       name: "switchboard_gateway_sessions_open",
       help: "MCP sessions open in this process's gateways",
@@ -122,8 +144,18 @@ export class Metrics {
       },
     });
     if (d.runner) {
-      this.restarts = new Counter({ name: "switchboard_deployment_restarts_total", help: "Deployments' processes that ended and are started again (crashes), on this runner", registers });
-      this.installs = new Histogram({ name: "switchboard_deployment_install_duration_seconds", help: "Time to install (and build) a deployment before its process starts, on this runner, by outcome (ok, failed)", labelNames: ["outcome"], buckets: INSTALL_BUCKETS, registers });
+      this.restarts = new Counter({
+        name: "switchboard_deployment_restarts_total",
+        help: "Deployments' processes that ended and are started again (crashes), on this runner",
+        registers,
+      });
+      this.installs = new Histogram({
+        name: "switchboard_deployment_install_duration_seconds",
+        help: "Time to install (and build) a deployment before its process starts, on this runner, by outcome (ok, failed)",
+        labelNames: ["outcome"],
+        buckets: INSTALL_BUCKETS,
+        registers,
+      });
       this.runnerGauges(d.runner);
     }
   }
@@ -170,9 +202,21 @@ export class Metrics {
           this.set({ stat: "max" }, max);
         },
       });
-    output("switchboard_runner_output_cpu_seconds", "Seconds of this process's event loop spent reading, parsing and routing deployments' output, over their current processes (stat: sum, or max of one deployment)", (s) => s.cpuSeconds);
-    output("switchboard_runner_output_throttled_seconds", "Seconds the platform held back reading deployments' output because their budget (DEPLOY_MESSAGES_PER_SECOND, DEPLOY_OUTPUT_BYTES_PER_SECOND) was spent (stat: sum, or max of one deployment)", (s) => s.throttledMs / 1000);
-    output("switchboard_runner_input_held_bytes", "Bytes of requests held for deployments' servers that have not read them yet (at most DEPLOY_STDIN_BUFFER_BYTES each; stat: sum, or max of one deployment)", (s) => s.inputHeldBytes);
+    output(
+      "switchboard_runner_output_cpu_seconds",
+      "Seconds of this process's event loop spent reading, parsing and routing deployments' output, over their current processes (stat: sum, or max of one deployment)",
+      (s) => s.cpuSeconds,
+    );
+    output(
+      "switchboard_runner_output_throttled_seconds",
+      "Seconds the platform held back reading deployments' output because their budget (DEPLOY_MESSAGES_PER_SECOND, DEPLOY_OUTPUT_BYTES_PER_SECOND) was spent (stat: sum, or max of one deployment)",
+      (s) => s.throttledMs / 1000,
+    );
+    output(
+      "switchboard_runner_input_held_bytes",
+      "Bytes of requests held for deployments' servers that have not read them yet (at most DEPLOY_STDIN_BUFFER_BYTES each; stat: sum, or max of one deployment)",
+      (s) => s.inputHeldBytes,
+    );
     new Gauge({
       name: "switchboard_runner_deployments",
       help: "Deployments this runner runs, starts or restarts",

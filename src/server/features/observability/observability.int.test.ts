@@ -31,7 +31,12 @@ const scrape = async () => {
 
 beforeAll(async () => {
   const metricsPort = await freePort();
-  f = await startRunningFixture({ RESTART_BACKOFF_MS: "200", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" });
+  f = await startRunningFixture({
+    RESTART_BACKOFF_MS: "200",
+    METRICS_TOKEN: TOKEN,
+    METRICS_PORT: String(metricsPort),
+    METRICS_HOST: "127.0.0.1",
+  });
   ({ t, base, owner, key, deployment } = f);
   internal = `http://127.0.0.1:${metricsPort}`;
 }, 120_000);
@@ -39,7 +44,12 @@ afterAll(() => f?.close());
 
 describe("who may scrape", () => {
   it("refuses the public /metrics without the token or with a wrong one, and answers with it", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token-wrong" }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer wrong-token-wrong-token-wrong" },
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: `Basic ${TOKEN}` },
+    ] as Record<string, string>[]) {
       const r = await raw(`${base}/metrics`, { headers });
       expect(r.status).toBe(401);
       expect(r.json()).toMatchObject({ code: "unauthorized", error: expect.any(String) });
@@ -56,7 +66,8 @@ describe("who may scrape", () => {
     const r = await raw(`${internal}/metrics`);
     expect(r.status).toBe(200);
     expect(r.body).toContain("switchboard_deployments{");
-    for (const path of ["/", "/healthz", "/api/health", "/metrics/x", "/metricsx"]) expect((await raw(`${internal}${path}`)).status, path).toBe(404);
+    for (const path of ["/", "/healthz", "/api/health", "/metrics/x", "/metricsx"])
+      expect((await raw(`${internal}${path}`)).status, path).toBe(404);
     expect((await raw(`${internal}/metrics`, { method: "POST", body: "{}" })).status).toBe(404);
   });
 });
@@ -85,7 +96,8 @@ describe("what the figures say", () => {
     const before = await scrape();
     expect(sample(before, "switchboard_gateway_sessions_open")).toBeGreaterThanOrEqual(1);
     const n = 7;
-    for (let i = 0; i < n; i++) expect(textOf(await client.callTool({ name: "echo", arguments: { message: `call ${i}` } }))).toBe(`call ${i}`);
+    for (let i = 0; i < n; i++)
+      expect(textOf(await client.callTool({ name: "echo", arguments: { message: `call ${i}` } }))).toBe(`call ${i}`);
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
     const after = await scrape();
     const moved = (series: string) => sample(after, series) - sample(before, series);
@@ -110,7 +122,9 @@ describe("what the figures say", () => {
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
     // What its server costs the platform: it has answered calls, so some of its output was handled.
     expect(sample(text, 'switchboard_runner_output_cpu_seconds{stat="sum"}')).toBeGreaterThan(0);
-    expect(sample(text, 'switchboard_runner_output_cpu_seconds{stat="max"}')).toBe(sample(text, 'switchboard_runner_output_cpu_seconds{stat="sum"}'));
+    expect(sample(text, 'switchboard_runner_output_cpu_seconds{stat="max"}')).toBe(
+      sample(text, 'switchboard_runner_output_cpu_seconds{stat="sum"}'),
+    );
     expect(sample(text, 'switchboard_runner_output_throttled_seconds{stat="sum"}')).toBe(0);
     expect(sample(text, 'switchboard_runner_input_held_bytes{stat="max"}')).toBe(0);
     expect(sample(text, "switchboard_gateway_stream_bytes_held")).toBeGreaterThanOrEqual(0);
@@ -123,7 +137,9 @@ describe("what the figures say", () => {
     for (let i = 0; i < 3; i++) expect((await owner.get(`/api/deployments/${deployment.id}/logs`)).status).toBe(200);
     const after = await scrape();
     expect(sample(after, series) - before).toBe(3);
-    expect(sample(after, 'switchboard_http_request_duration_seconds_count{method="GET",route="/api/deployments/:id/logs"}')).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(after, 'switchboard_http_request_duration_seconds_count{method="GET",route="/api/deployments/:id/logs"}'),
+    ).toBeGreaterThanOrEqual(3);
     expect(after).not.toContain(deployment.id);
     // Scrapes themselves are not counted.
     expect(after).not.toContain('route="/metrics"');

@@ -27,7 +27,9 @@ export function tokenMatches(header: string | undefined, token: string): boolean
 export function metricsRoutes(source: MetricsSource, token: string, log: Logger) {
   return new Hono().get("/metrics", async (c) => {
     if (!tokenMatches(c.req.header("authorization"), token)) {
-      return c.json({ error: "A valid metrics token is required (Authorization: Bearer METRICS_TOKEN)", code: "unauthorized" }, 401, { "WWW-Authenticate": 'Bearer realm="metrics"' });
+      return c.json({ error: "A valid metrics token is required (Authorization: Bearer METRICS_TOKEN)", code: "unauthorized" }, 401, {
+        "WWW-Authenticate": 'Bearer realm="metrics"',
+      });
     }
     try {
       return c.body(await source.text(), 200, { "content-type": source.contentType, "cache-control": "no-store" });
@@ -47,10 +49,15 @@ export async function listenMetrics(source: MetricsSource, port: number, host: s
       return;
     }
     source.text().then(
-      (body) => res.writeHead(200, { "content-type": source.contentType, "cache-control": "no-store" }).end(req.method === "HEAD" ? undefined : body),
+      (body) =>
+        res
+          .writeHead(200, { "content-type": source.contentType, "cache-control": "no-store" })
+          .end(req.method === "HEAD" ? undefined : body),
       (e: unknown) => {
         log.error({ err: e }, "metrics: scrape failed");
-        res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "Metrics are unavailable", code: "internal" }));
+        res
+          .writeHead(500, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "Metrics are unavailable", code: "internal" }));
       },
     );
   });

@@ -30,7 +30,10 @@ export function parseTraceparent(value: string | undefined): ParentContext | und
  */
 export function cleanTracestate(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const members = value.split(",").map((m) => m.trim()).filter(Boolean);
+  const members = value
+    .split(",")
+    .map((m) => m.trim())
+    .filter(Boolean);
   if (members.length === 0 || members.length > 32) return undefined;
   const member = /^[a-z0-9][_0-9a-z\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
   return members.every((m) => member.test(m)) ? members.join(",") : undefined;

@@ -52,14 +52,24 @@ beforeAll(async () => {
     req.on("end", () => {
       let buf = Buffer.concat(chunks);
       if (req.headers["content-encoding"] === "gzip") buf = zlib.gunzipSync(buf);
-      received.push({ path: `${req.method} ${req.url}`, contentType: String(req.headers["content-type"]), body: JSON.parse(buf.toString("utf8")) as OtlpBody });
+      received.push({
+        path: `${req.method} ${req.url}`,
+        contentType: String(req.headers["content-type"]),
+        body: JSON.parse(buf.toString("utf8")) as OtlpBody,
+      });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
   await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
   const collectorPort = (collector.address() as net.AddressInfo).port;
   const port = await freePort();
-  t = await createTestApp({ GIT_ALLOW_FILE: "on", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`, OTEL_SERVICE_NAME: "switchboard-under-test" });
+  t = await createTestApp({
+    GIT_ALLOW_FILE: "on",
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+    OTEL_SERVICE_NAME: "switchboard-under-test",
+  });
   base = await t.listen();
   repo = await createFixtureRepo();
 }, 120_000);
@@ -82,11 +92,23 @@ describe("traces of gateway calls", () => {
     expect((await owner.post("/api/deploy/owner/fixture", { repositoryUrl: repo.url, env: {} })).status).toBe(202);
     const deployment = await waitForStatus(owner, "owner/fixture", "running", 60_000);
     const client = await sdkClient(deployment.url, key);
-    const traced = await client.callTool({ name: "echo", arguments: { message: "traced" }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: "vendor=abc" } });
+    const traced = await client.callTool({
+      name: "echo",
+      arguments: { message: "traced" },
+      _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: "vendor=abc" },
+    });
     expect(textOf(traced)).toBe("traced");
     expect(textOf(await client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
     // A broken traceparent is no error: the call answers and gets a trace of its own.
-    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "broken" }, _meta: { traceparent: `00-${TRACE_ID}-${"0".repeat(16)}-01` } }))).toBe("broken");
+    expect(
+      textOf(
+        await client.callTool({
+          name: "echo",
+          arguments: { message: "broken" },
+          _meta: { traceparent: `00-${TRACE_ID}-${"0".repeat(16)}-01` },
+        }),
+      ),
+    ).toBe("broken");
     await client.close();
     const startedAt = Date.now();
     // close() sends the batch that is still waiting.
@@ -97,7 +119,10 @@ describe("traces of gateway calls", () => {
     for (const r of received) {
       expect(r.path).toBe("POST /v1/traces");
       expect(r.contentType).toMatch(/^application\/json/);
-      expect(r.body.resourceSpans[0]!.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "switchboard-under-test" } });
+      expect(r.body.resourceSpans[0]!.resource.attributes).toContainEqual({
+        key: "service.name",
+        value: { stringValue: "switchboard-under-test" },
+      });
     }
     const all = spans();
     const calls = all.filter((s) => s.name === "mcp tools/call");

@@ -1,4 +1,13 @@
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Tracer } from "@opentelemetry/api";
+import {
+  createTraceState,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Tracer,
+} from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -38,7 +47,9 @@ export class Tracing {
     const exporter = new OTLPTraceExporter({ url: `${o.endpoint.replace(/\/+$/, "")}/v1/traces` });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ "service.name": o.serviceName }),
-      spanProcessors: [new BatchSpanProcessor(exporter, o.scheduledDelayMs === undefined ? {} : { scheduledDelayMillis: o.scheduledDelayMs })],
+      spanProcessors: [
+        new BatchSpanProcessor(exporter, o.scheduledDelayMs === undefined ? {} : { scheduledDelayMillis: o.scheduledDelayMs }),
+      ],
     });
     this.tracer = this.provider.getTracer("switchboard-gateway");
   }
@@ -77,10 +88,22 @@ export class Tracing {
   private record(r: CallRecord) {
     const method = mcpMethodLabel(r.method);
     const end = r.startedAt + r.durationMs;
-    const span = this.tracer.startSpan(`mcp ${method}`, { kind: SpanKind.SERVER, startTime: r.startedAt, attributes: attributesOf(r) }, parentOf(r));
+    const span = this.tracer.startSpan(
+      `mcp ${method}`,
+      { kind: SpanKind.SERVER, startTime: r.startedAt, attributes: attributesOf(r) },
+      parentOf(r),
+    );
     if (r.outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR, message: `JSON-RPC error ${r.errorCode ?? ""}`.trim() });
     if (r.forwardedAt !== undefined && span.isRecording()) {
-      const server = this.tracer.startSpan(`server ${method}`, { kind: SpanKind.CLIENT, startTime: Math.min(r.forwardedAt, end), attributes: { "mcp.method": r.method, "switchboard.deployment.id": r.deploymentId } }, trace.setSpan(ROOT_CONTEXT, span));
+      const server = this.tracer.startSpan(
+        `server ${method}`,
+        {
+          kind: SpanKind.CLIENT,
+          startTime: Math.min(r.forwardedAt, end),
+          attributes: { "mcp.method": r.method, "switchboard.deployment.id": r.deploymentId },
+        },
+        trace.setSpan(ROOT_CONTEXT, span),
+      );
       server.end(end);
     }
     span.end(end);
@@ -98,7 +121,13 @@ function parentOf(r: CallRecord): Context {
   const p = parseTraceparent(r.traceparent);
   if (!p) return ROOT_CONTEXT;
   const state = cleanTracestate(r.tracestate);
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId: p.traceId, spanId: p.spanId, traceFlags: p.traceFlags, isRemote: true, traceState: state ? createTraceState(state) : undefined });
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: p.traceId,
+    spanId: p.spanId,
+    traceFlags: p.traceFlags,
+    isRemote: true,
+    traceState: state ? createTraceState(state) : undefined,
+  });
 }
 
 function attributesOf(r: CallRecord): Attributes {

@@ -20,7 +20,13 @@ let repo: FixtureRepo;
 let dataDir: string;
 let app: AppProcess | undefined;
 
-const sample = (text: string, series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+const sample = (text: string, series: string) =>
+  Number(
+    text
+      .split("\n")
+      .find((l) => l.startsWith(`${series} `))
+      ?.slice(series.length + 1) ?? 0,
+  );
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -37,17 +43,43 @@ afterAll(async () => {
 describe("metrics with worker processes", () => {
   it("adds up every process's figures, whichever worker is scraped", async () => {
     const metricsPort = await freePort();
-    app = await startAppProcess({ WORKERS: "2", DATABASE_URL: db.url, DATA_DIR: dataDir, PACKAGES_DIR: TEST_PACKAGES_DIR, GIT_ALLOW_FILE: "on", AUTH_RATE_LIMIT: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort) }, 90_000);
+    app = await startAppProcess(
+      {
+        WORKERS: "2",
+        DATABASE_URL: db.url,
+        DATA_DIR: dataDir,
+        PACKAGES_DIR: TEST_PACKAGES_DIR,
+        GIT_ALLOW_FILE: "on",
+        AUTH_RATE_LIMIT: "off",
+        METRICS_TOKEN: TOKEN,
+        METRICS_PORT: String(metricsPort),
+      },
+      90_000,
+    );
     const a = app;
     const key = await accountWithKey(a, "mia@example.com");
     // A new connection each time, so the two workers take turns.
     const call = (p: string, body?: unknown) =>
-      fetch(`${a.url}${p}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", connection: "close" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const reg = await call("/api/servers", { qualifiedName: "mia/fixture", displayName: "Fixture", description: "d", keywords: [], connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }] });
+      fetch(`${a.url}${p}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", connection: "close" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const reg = await call("/api/servers", {
+      qualifiedName: "mia/fixture",
+      displayName: "Fixture",
+      description: "d",
+      keywords: [],
+      connections: [{ type: "http", url: "https://example.com/mcp", configSchema: {} }],
+    });
     expect(reg.status, await reg.clone().text()).toBe(201);
     expect((await call("/api/deploy/mia/fixture", { repositoryUrl: repo.url, env: {} })).status).toBe(202);
     let d: DeploymentView | undefined;
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && d?.status !== "running"; await new Promise((r) => setTimeout(r, 200))) {
+    for (
+      const deadline = Date.now() + 60_000;
+      Date.now() < deadline && d?.status !== "running";
+      await new Promise((r) => setTimeout(r, 200))
+    ) {
       [d] = (await (await call("/api/deployments")).json()) as DeploymentView[];
     }
     expect(d?.status, a.output()).toBe("running");
@@ -63,7 +95,8 @@ describe("metrics with worker processes", () => {
     const url = d!.url.replace("localhost", "127.0.0.1");
     for (let c = 0; c < 4; c++) {
       const client = await sdkClient(url, key);
-      for (let i = 0; i < 3; i++) expect(textOf(await client.callTool({ name: "echo", arguments: { message: `${c}.${i}` } }))).toBe(`${c}.${i}`);
+      for (let i = 0; i < 3; i++)
+        expect(textOf(await client.callTool({ name: "echo", arguments: { message: `${c}.${i}` } }))).toBe(`${c}.${i}`);
       await client.close();
     }
     for (let i = 0; i < 6; i++) expect((await call("/api/deployments")).status).toBe(200);

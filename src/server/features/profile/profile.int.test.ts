@@ -48,7 +48,9 @@ describe("PUT /api/users/{id}", () => {
     expect(r.status).toBe(200);
     expect(await (await alice.get("/api/auth/get-session")).json()).not.toBeNull();
     expect(await (await other.get("/api/auth/get-session")).json()).toBeNull();
-    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "alice@example.com", password: "new-password-1" })).status).toBe(200);
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "alice@example.com", password: "new-password-1" })).status).toBe(
+      200,
+    );
   });
 
   it("refuses a username another user has", async () => {
@@ -68,23 +70,35 @@ describe("PUT /api/users/{id}", () => {
     expect(await (await client(t.app).get(link.pathname + link.search)).text()).toContain('data-outcome="confirmed"');
     const p = await q("select email from profiles where id = $1", [alice.id]);
     expect(p.rows[0].email).toBe("alice@new.example");
-    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "alice@new.example", password: "new-password-1" })).status).toBe(200);
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "alice@new.example", password: "new-password-1" })).status).toBe(
+      200,
+    );
   });
 
   it("a wrong current password changes nothing: no confirmation mail goes to a new address asked for with it", async () => {
     const carol = await signedInUser(t, "carol@example.com");
-    const wrong = await carol.put(`/api/users/${carol.id}`, { email: "carol@elsewhere.example", currentPassword: "nope-nope", password: "new-password-2" });
+    const wrong = await carol.put(`/api/users/${carol.id}`, {
+      email: "carol@elsewhere.example",
+      currentPassword: "nope-nope",
+      password: "new-password-2",
+    });
     expect(wrong.status).toBe(400);
     expect((await wrong.json()).error).toBe(PROFILE_TEXT.wrongCurrent);
     expect((await outbox(t.app)).filter((m) => m.to === "carol@elsewhere.example")).toEqual([]);
     // With the right one both change: the new password at once, the e-mail once confirmed (its
     // request made with the session the password change renewed).
-    const both = await carol.put(`/api/users/${carol.id}`, { email: "carol@elsewhere.example", currentPassword: "password123", password: "new-password-2" });
+    const both = await carol.put(`/api/users/${carol.id}`, {
+      email: "carol@elsewhere.example",
+      currentPassword: "password123",
+      password: "new-password-2",
+    });
     expect(both.status, await both.clone().text()).toBe(200);
     expect((await both.json()).emailChangePending).toBe("carol@elsewhere.example");
     expect((await outbox(t.app)).filter((m) => m.to === "carol@elsewhere.example")).toHaveLength(1);
     expect(await (await carol.get("/api/auth/get-session")).json()).not.toBeNull();
-    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "carol@example.com", password: "new-password-2" })).status).toBe(200);
+    expect((await client(t.app).post("/api/auth/sign-in/email", { email: "carol@example.com", password: "new-password-2" })).status).toBe(
+      200,
+    );
   });
 
   it("never lets anyone set is_admin", async () => {

@@ -18,7 +18,11 @@ export function usernameBase(email: string): string {
 }
 
 /** Creates the profile on first sign-in; full_name from provider metadata or the username. */
-export async function ensureProfile(db: Db, u: { id: string; email: string; name?: string | null }, adminEmails: readonly string[]): Promise<void> {
+export async function ensureProfile(
+  db: Db,
+  u: { id: string; email: string; name?: string | null },
+  adminEmails: readonly string[],
+): Promise<void> {
   if (await findProfile(db, u.id)) return;
   const base = usernameBase(u.email);
   const isAdmin = adminEmails.includes(u.email.toLowerCase());

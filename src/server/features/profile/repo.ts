@@ -10,12 +10,19 @@ export async function findProfile(db: Db, id: string): Promise<Profile | undefin
 }
 
 /** Inserts the profile unless one exists; false when the username was taken (caller retries). */
-export async function insertProfile(db: Db, p: { id: string; email: string; username: string; fullName: string; isAdmin: boolean }): Promise<"created" | "exists" | "username_taken"> {
+export async function insertProfile(
+  db: Db,
+  p: { id: string; email: string; username: string; fullName: string; isAdmin: boolean },
+): Promise<"created" | "exists" | "username_taken"> {
   try {
     const rows = await db.insert(profiles).values(p).onConflictDoNothing({ target: profiles.id }).returning({ id: profiles.id });
     return rows.length ? "created" : "exists";
   } catch (e) {
-    if ((e as { code?: string; cause?: { code?: string } }).code === "23505" || (e as { cause?: { code?: string } }).cause?.code === "23505") return "username_taken";
+    if (
+      (e as { code?: string; cause?: { code?: string } }).code === "23505" ||
+      (e as { cause?: { code?: string } }).cause?.code === "23505"
+    )
+      return "username_taken";
     throw e;
   }
 }
@@ -53,7 +60,10 @@ export async function findUserById(db: Db, id: string) {
 }
 
 export async function findUserByEmail(db: Db, email: string) {
-  const [u] = await db.select().from(user).where(sql`lower(${user.email}) = lower(${email})`);
+  const [u] = await db
+    .select()
+    .from(user)
+    .where(sql`lower(${user.email}) = lower(${email})`);
   return u;
 }
 

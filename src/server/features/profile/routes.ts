@@ -17,7 +17,9 @@ const update = createRoute({
   request: { params, body: { required: true, content: { "application/json": { schema: profileUpdate } } } },
   responses: {
     200: {
-      content: { "application/json": { schema: z.object({ profile: profileView, message: z.string(), emailChangePending: z.string().nullable() }) } },
+      content: {
+        "application/json": { schema: z.object({ profile: profileView, message: z.string(), emailChangePending: z.string().nullable() }) },
+      },
       description: "Saved",
     },
     400: jsonError("Invalid input, nothing to change, or wrong current password"),
@@ -34,14 +36,22 @@ const remove = createRoute({
   summary: "Delete your account (type your e-mail address to confirm)",
   request: { params, body: { required: true, content: { "application/json": { schema: deleteAccountRequest } } } },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Deleted" },
+    200: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Deleted",
+    },
     400: jsonError("Confirmation does not match"),
     401: jsonError("Not signed in"),
     403: jsonError("Another user's account"),
   },
 });
 
-const SESSION_COOKIES = ["better-auth.session_token", "better-auth.session_data", "__Secure-better-auth.session_token", "__Secure-better-auth.session_data"];
+const SESSION_COOKIES = [
+  "better-auth.session_token",
+  "better-auth.session_data",
+  "__Secure-better-auth.session_token",
+  "__Secure-better-auth.session_data",
+];
 
 export function profileRoutes(deps: { auth: Auth; db: Db } & DeleteAccountDeps) {
   return apiRouter()
@@ -55,7 +65,9 @@ export function profileRoutes(deps: { auth: Auth; db: Db } & DeleteAccountDeps) 
       const viewer = requireViewer(c, PROFILE_TEXT.notAuthenticated);
       await deleteAccount(deps, viewer, c.req.valid("param").id, c.req.valid("json").confirmEmail);
       for (const name of SESSION_COOKIES) {
-        c.header("Set-Cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${name.startsWith("__Secure") ? "; Secure" : ""}`, { append: true });
+        c.header("Set-Cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${name.startsWith("__Secure") ? "; Secure" : ""}`, {
+          append: true,
+        });
       }
       return c.json({ success: true as const, message: "Your account has been deleted" }, 200);
     });

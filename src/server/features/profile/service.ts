@@ -49,7 +49,8 @@ export async function updateProfile(
     } catch (e) {
       const code = authMessage(e);
       if (code === "INVALID_PASSWORD") throw new AppError("validation_failed", PROFILE_TEXT.wrongCurrent);
-      if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") throw new AppError("validation_failed", "This account signs in with GitHub and has no password to change");
+      if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND")
+        throw new AppError("validation_failed", "This account signs in with GitHub and has no password to change");
       throw e;
     }
   }
@@ -60,7 +61,8 @@ export async function updateProfile(
       await deps.auth.api.changeEmail({ headers: renewed, body: { newEmail: email, callbackURL: "/profile" } });
     } catch (e) {
       const code = authMessage(e);
-      if (code === "COULDNT_UPDATE_YOUR_EMAIL" || code === "USER_ALREADY_EXISTS" || code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") throw new AppError("conflict", PROFILE_TEXT.emailTaken);
+      if (code === "COULDNT_UPDATE_YOUR_EMAIL" || code === "USER_ALREADY_EXISTS" || code === "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")
+        throw new AppError("conflict", PROFILE_TEXT.emailTaken);
       throw e;
     }
   }
@@ -91,7 +93,8 @@ export interface DeleteAccountDeps {
 
 export async function deleteAccount(deps: DeleteAccountDeps, viewer: Viewer, id: string, confirmEmail: string): Promise<void> {
   if (viewer.id !== id) throw new AppError("forbidden", "You can only delete your own account");
-  if (confirmEmail.trim().toLowerCase() !== viewer.email.toLowerCase()) throw new AppError("validation_failed", PROFILE_TEXT.deleteConfirmMismatch);
+  if (confirmEmail.trim().toLowerCase() !== viewer.email.toLowerCase())
+    throw new AppError("validation_failed", PROFILE_TEXT.deleteConfirmMismatch);
   // Running deployments are stopped first; API keys, owned servers and deployment rows go with the user.
   await deps.beforeDelete?.(id);
   await deleteUserCascade(deps.db, id);

@@ -62,11 +62,20 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
     resources = [];
     for (const r of input.resources.map(normalResource)) {
       const known = await deployable(db, viewer, r);
-      if (!known) throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), { field: "resources" });
+      if (!known)
+        throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), { field: "resources" });
       if (!resources.includes(known)) resources.push(known);
     }
   }
-  const row = await insertKey(db, { userId: viewer.id, name: input.name, prefix: apiKey.slice(0, DISPLAY_CHARS), keyHash: hashKey(apiKey), scopes: input.scopes, resources, expiresAt: input.expiresAt });
+  const row = await insertKey(db, {
+    userId: viewer.id,
+    name: input.name,
+    prefix: apiKey.slice(0, DISPLAY_CHARS),
+    keyHash: hashKey(apiKey),
+    scopes: input.scopes,
+    resources,
+    expiresAt: input.expiresAt,
+  });
   if (!row) throw new AppError("conflict", API_KEY_TEXT.duplicate);
   return { apiKey, key: keyView(row) };
 }

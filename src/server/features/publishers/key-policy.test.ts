@@ -52,15 +52,23 @@ describe("apiKeyCreate", () => {
   });
 
   it("reads a form's single values and repeated ones alike, without duplicates", () => {
-    expect(apiKeyCreate.parse({ name: "ci", scopes: "deploy", resources: "alice/one" })).toMatchObject({ scopes: ["deploy"], resources: ["alice/one"] });
-    expect(apiKeyCreate.parse({ name: "ci", scopes: ["deploy", "deploy", "mcp"], resources: [] })).toMatchObject({ scopes: ["deploy", "mcp"], resources: null });
+    expect(apiKeyCreate.parse({ name: "ci", scopes: "deploy", resources: "alice/one" })).toMatchObject({
+      scopes: ["deploy"],
+      resources: ["alice/one"],
+    });
+    expect(apiKeyCreate.parse({ name: "ci", scopes: ["deploy", "deploy", "mcp"], resources: [] })).toMatchObject({
+      scopes: ["deploy", "mcp"],
+      resources: null,
+    });
   });
 
   it("turns 30/90 days and a date into an expiry; a past, unreadable or more than 10 years away date is refused", () => {
     const in30 = apiKeyCreate.parse({ name: "a", expiry: "30" }).expiresAt!.getTime() - Date.now();
     expect(Math.round(in30 / 86_400_000)).toBe(30);
     const nextYear = new Date().getUTCFullYear() + 1;
-    expect(apiKeyCreate.parse({ name: "a", expiry: "custom", expiresAt: `${nextYear}-01-02` }).expiresAt!.toISOString()).toBe(`${nextYear}-01-02T23:59:59.000Z`);
+    expect(apiKeyCreate.parse({ name: "a", expiry: "custom", expiresAt: `${nextYear}-01-02` }).expiresAt!.toISOString()).toBe(
+      `${nextYear}-01-02T23:59:59.000Z`,
+    );
     expect(apiKeyCreate.parse({ name: "a", expiry: "never", expiresAt: "2999-01-02" }).expiresAt).toBeNull();
     for (const expiresAt of ["2001-01-01", "soon", undefined, "2999-01-02", "10000-01-01"]) {
       const r = apiKeyCreate.safeParse({ name: "a", expiry: "custom", expiresAt });

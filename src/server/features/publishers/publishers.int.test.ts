@@ -34,7 +34,11 @@ const weather = {
     {
       type: "http",
       url: "https://weather.example.com/mcp",
-      configSchema: { type: "object", required: ["apiKey", "units"], properties: { apiKey: { title: "Weather API key", description: "From weather.example.com" }, units: { type: "string" } } },
+      configSchema: {
+        type: "object",
+        required: ["apiKey", "units"],
+        properties: { apiKey: { title: "Weather API key", description: "From weather.example.com" }, units: { type: "string" } },
+      },
     },
   ],
 };
@@ -52,7 +56,18 @@ describe("API keys", () => {
 
     const me = await (await alice.get("/api/auth/me")).json();
     expect(me.user).toMatchObject({ id: alice.id, username: "alice", email: "alice@example.com" });
-    expect(me.user.apiKeys).toEqual([{ name: "laptop", prefix: key.slice(0, 11), createdAt: expect.any(String), lastUsedAt: null, scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null, legacy: false }]);
+    expect(me.user.apiKeys).toEqual([
+      {
+        name: "laptop",
+        prefix: key.slice(0, 11),
+        createdAt: expect.any(String),
+        lastUsedAt: null,
+        scopes: ["mcp", "deploy", "servers"],
+        resources: null,
+        expiresAt: null,
+        legacy: false,
+      },
+    ]);
     expect(JSON.stringify(me)).not.toContain(key);
   });
 
@@ -81,7 +96,10 @@ describe("API keys", () => {
     // Its own list is the account's: a sign-in only.
     expect((await withKey(key, "/api/auth/me")).status).toBe(403);
     expect((await (await alice.get("/api/auth/me")).json()).user.apiKeys[0].lastUsedAt).not.toBeNull();
-    const submit = await withKey(key, "/api/mcp-servers", { method: "POST", body: { name: "Via Key", description: "d", tags: ["x"], category: "Featured", type: "Community", source: "user_submitted" } });
+    const submit = await withKey(key, "/api/mcp-servers", {
+      method: "POST",
+      body: { name: "Via Key", description: "d", tags: ["x"], category: "Featured", type: "Community", source: "user_submitted" },
+    });
     expect(submit.status).toBe(201);
     expect((await submit.json()).submitted_by).toBe(alice.id);
   });
@@ -125,7 +143,15 @@ describe("API keys", () => {
 
   it("needs a signed-in user", async () => {
     expect((await t.app.request(`${ORIGIN}/api/auth/me`)).status).toBe(401);
-    expect((await t.app.request(`${ORIGIN}/api/auth/apikeys`, { method: "POST", headers: { "content-type": "application/json", origin: ORIGIN }, body: '{"name":"x"}' })).status).toBe(401);
+    expect(
+      (
+        await t.app.request(`${ORIGIN}/api/auth/apikeys`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: ORIGIN },
+          body: '{"name":"x"}',
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -162,11 +188,17 @@ describe("owned servers", () => {
     [{ ...weather, connections: [{ type: "ws", url: "" }] }, SERVER_FORM_TEXT.connectionRequired],
     [{ ...weather, connections: [{ type: "", url: "wss://x.example.com" }] }, SERVER_FORM_TEXT.connectionRequired],
     [{ ...weather, connections: [{ type: "ws", url: "javascript:alert(1)" }] }, SERVER_FORM_TEXT.connectionUrl],
-    [{ ...weather, connections: [{ type: "ws", url: "wss://x.example.com", configSchema: "{not json" }] }, SERVER_FORM_TEXT.configSchemaJson],
+    [
+      { ...weather, connections: [{ type: "ws", url: "wss://x.example.com", configSchema: "{not json" }] },
+      SERVER_FORM_TEXT.configSchemaJson,
+    ],
     [{ ...weather, homepage: "javascript:alert(1)" }, "Homepage must be a valid http(s) URL"],
     [{ ...weather, version: "one" }, SERVER_FORM_TEXT.version],
   ])("refuses %j with a clear 400 and stores nothing", async (body, message) => {
-    const r = await alice.post("/api/servers", { ...body, qualifiedName: body.qualifiedName === weather.qualifiedName ? "alice/other" : body.qualifiedName });
+    const r = await alice.post("/api/servers", {
+      ...body,
+      qualifiedName: body.qualifiedName === weather.qualifiedName ? "alice/other" : body.qualifiedName,
+    });
     expect(r.status).toBe(400);
     expect((await r.json()).error).toBe(message);
     expect((await t.db.database.pool.query("select count(*)::int as n from servers")).rows[0].n).toBe(1);
@@ -182,9 +214,19 @@ describe("owned servers", () => {
 
   it("lets the owner read and save, keeping the qualified name", async () => {
     expect((await alice.get("/api/servers/alice/weather")).status).toBe(200);
-    const r = await alice.put("/api/servers/alice/weather", { ...weather, displayName: "Weather Pro", version: "1.1.0", connections: [{ type: "ws", url: "wss://weather.example.com/ws" }] });
+    const r = await alice.put("/api/servers/alice/weather", {
+      ...weather,
+      displayName: "Weather Pro",
+      version: "1.1.0",
+      connections: [{ type: "ws", url: "wss://weather.example.com/ws" }],
+    });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ displayName: "Weather Pro", version: "1.1.0", required_keys: [], connections: [{ type: "ws", url: "wss://weather.example.com/ws", configSchema: {} }] });
+    expect(await r.json()).toMatchObject({
+      displayName: "Weather Pro",
+      version: "1.1.0",
+      required_keys: [],
+      connections: [{ type: "ws", url: "wss://weather.example.com/ws", configSchema: {} }],
+    });
     const rename = await alice.put("/api/servers/alice/weather", { ...weather, qualifiedName: "alice/renamed" });
     expect(rename.status).toBe(400);
   });

@@ -18,7 +18,15 @@ export async function listKeys(db: Db, userId: string): Promise<ApiKeyRow[]> {
 /** False when the user already has a key with this name. */
 export async function insertKey(
   db: Db,
-  row: { userId: string; name: string; prefix: string; keyHash: string; scopes: string[]; resources: string[] | null; expiresAt: Date | null },
+  row: {
+    userId: string;
+    name: string;
+    prefix: string;
+    keyHash: string;
+    scopes: string[];
+    resources: string[] | null;
+    expiresAt: Date | null;
+  },
 ): Promise<ApiKeyRow | null> {
   try {
     const [r] = await db.insert(apiKeys).values(row).returning();
@@ -30,7 +38,10 @@ export async function insertKey(
 }
 
 export async function deleteKey(db: Db, userId: string, name: string): Promise<boolean> {
-  const rows = await db.delete(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.name, name))).returning({ id: apiKeys.id });
+  const rows = await db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.name, name)))
+    .returning({ id: apiKeys.id });
   return rows.length > 0;
 }
 

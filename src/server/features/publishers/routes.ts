@@ -51,7 +51,10 @@ const revokeKey = createRoute({
   security: bearer,
   request: { params: z.object({ name: z.string().min(1).max(100) }) },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } }, description: "Revoked" },
+    200: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Revoked",
+    },
     401: jsonError("Not signed in"),
     404: jsonError("No such key"),
   },

@@ -1,4 +1,11 @@
-import { API_KEY_TEXT, SERVER_FORM_TEXT, requiredKeysFromConnections, serverInput, type Connection, type OwnedServerView } from "../../../shared/publishers.js";
+import {
+  API_KEY_TEXT,
+  SERVER_FORM_TEXT,
+  requiredKeysFromConnections,
+  serverInput,
+  type Connection,
+  type OwnedServerView,
+} from "../../../shared/publishers.js";
 import type { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
@@ -36,7 +43,9 @@ export async function getPublicOwnedServer(db: Db, qualifiedName: string): Promi
 
 /** The viewer's servers; a key limited to some servers sees those only. */
 export async function listMyServers(db: Db, viewer: Viewer): Promise<OwnedServerView[]> {
-  return (await listOwnedServers(db, viewer.id)).filter((r) => keyReaches(viewer, { kind: "owned", ref: r.qualifiedName })).map(ownedServerView);
+  return (await listOwnedServers(db, viewer.id))
+    .filter((r) => keyReaches(viewer, { kind: "owned", ref: r.qualifiedName }))
+    .map(ownedServerView);
 }
 
 /** For editing: the owner only (others 403, unknown 404), and with a key, one of the servers it names. */

@@ -16,7 +16,9 @@ const envVar = z.object({
   isSecret: z.boolean().optional(),
   default: z.string().optional(),
 });
-const argument = z.object({ type: z.string().optional(), name: z.string().optional(), value: z.string().optional(), valueHint: z.string().optional() }).passthrough();
+const argument = z
+  .object({ type: z.string().optional(), name: z.string().optional(), value: z.string().optional(), valueHint: z.string().optional() })
+  .passthrough();
 export const packageSchema = z
   .object({
     registryType: z.string().min(1),
@@ -41,7 +43,9 @@ export const serverJson = z
     description: z.string().trim().max(5000).optional(),
     version: z.string().min(1, "version is required").max(255),
     websiteUrl: z.string().optional(),
-    repository: z.object({ url: z.string(), source: z.string().optional(), id: z.string().optional(), subfolder: z.string().optional() }).optional(),
+    repository: z
+      .object({ url: z.string(), source: z.string().optional(), id: z.string().optional(), subfolder: z.string().optional() })
+      .optional(),
     packages: z.array(packageSchema).optional(),
     remotes: z.array(z.object({ type: z.string(), url: z.string() }).passthrough()).optional(),
   })
@@ -81,18 +85,29 @@ export function normalise(entry: unknown): unknown {
     name: e.name,
     description: e.description,
     version: e.version_detail.version,
-    repository: e.repository?.url ? { url: e.repository.url, source: e.repository.source, ...(e.repository.id ? { id: e.repository.id } : {}) } : undefined,
+    repository: e.repository?.url
+      ? { url: e.repository.url, source: e.repository.source, ...(e.repository.id ? { id: e.repository.id } : {}) }
+      : undefined,
     packages: e.packages?.map((p) => ({
       registryType: p.registry_name === "docker" ? "oci" : p.registry_name,
       identifier: p.name,
       ...(p.version ? { version: p.version } : {}),
       transport: { type: "stdio" },
       ...(p.environment_variables?.length
-        ? { environmentVariables: p.environment_variables.map((v) => ({ name: v.name, ...(v.description ? { description: v.description } : {}) })) }
+        ? {
+            environmentVariables: p.environment_variables.map((v) => ({
+              name: v.name,
+              ...(v.description ? { description: v.description } : {}),
+            })),
+          }
         : {}),
       // The snapshot's PyPI arguments are uv's own command lines (--directory <checkout>, --with, the
       // script), not the server's: they are kept as the runtime's arguments, which no command here uses.
-      ...(p.package_arguments?.length ? (p.registry_name === "pypi" ? { runtimeArguments: p.package_arguments } : { packageArguments: p.package_arguments }) : {}),
+      ...(p.package_arguments?.length
+        ? p.registry_name === "pypi"
+          ? { runtimeArguments: p.package_arguments }
+          : { packageArguments: p.package_arguments }
+        : {}),
     })),
     remotes: e.remotes?.map((r) => ({ type: r.transport_type, url: r.url })),
   };
@@ -116,13 +131,22 @@ export function slugFor(name: string): string {
   const [ns = "", leaf = ""] = name.split("/");
   const owner = ns.split(".").pop() ?? "";
   const base = leaf.toLowerCase() === owner.toLowerCase() || !owner ? leaf : `${owner}-${leaf}`;
-  return base.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 90) || "server";
+  return (
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 90) || "server"
+  );
 }
 
 function titleFor(s: ServerJson): string {
   if (s.title) return s.title;
   const leaf = s.name.split("/")[1] ?? s.name;
-  return leaf.replace(/[-_.]+/g, " ").replace(/\b\w/g, (c) => c.toUpperCase()).trim();
+  return leaf
+    .replace(/[-_.]+/g, " ")
+    .replace(/\b\w/g, (c) => c.toUpperCase())
+    .trim();
 }
 
 function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
@@ -141,7 +165,8 @@ function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
 // A fixed argument the command may carry: a plain token, not a placeholder ("<path>", "${VAR}",
 // "YOUR_KEY") that the publisher meant a user to fill in.
 const LITERAL = /^[A-Za-z0-9@%+=:,./_~-]{1,200}$/;
-const literal = (v: unknown): v is string => typeof v === "string" && LITERAL.test(v) && !/^(your|path|absolute|\/path)|your[_-]|_here$/i.test(v);
+const literal = (v: unknown): v is string =>
+  typeof v === "string" && LITERAL.test(v) && !/^(your|path|absolute|\/path)|your[_-]|_here$/i.test(v);
 
 /** A package's fixed arguments (positional values, named options with literal values); null when one cannot be given. */
 function fixedArguments(p: RegistryPackage): string[] | null {
@@ -198,7 +223,9 @@ export function toRow(s: ServerJson, id: string): NewServerRow {
     type: leafNs === "io.modelcontextprotocol" ? "Reference" : "Community",
     source: "imported",
     url: httpUrl(s.remotes?.[0]?.url),
-    tags: [...new Set([leafNs.split(".").pop() ?? "", ...(s.packages ?? []).map((p) => p.registryType)].filter((t) => t && t !== "unknown"))].slice(0, 5),
+    tags: [
+      ...new Set([leafNs.split(".").pop() ?? "", ...(s.packages ?? []).map((p) => p.registryType)].filter((t) => t && t !== "unknown")),
+    ].slice(0, 5),
     repositoryUrl: httpUrl(s.repository?.url),
     homepage: httpUrl(s.websiteUrl),
     documentation: null,
@@ -241,7 +268,9 @@ function derivedPackages(r: ServerRow): RegistryPackage[] | undefined {
       ...(version && version !== "latest" ? { version } : {}),
       transport: { type: "stdio" },
       ...(rest.length ? { packageArguments: rest.map((value) => ({ type: "positional", value })) } : {}),
-      ...(keys.length ? { environmentVariables: keys.map((k) => ({ name: k.env_var, description: k.description, isRequired: true, isSecret: true })) } : {}),
+      ...(keys.length
+        ? { environmentVariables: keys.map((k) => ({ name: k.env_var, description: k.description, isRequired: true, isSecret: true })) }
+        : {}),
     },
   ];
 }

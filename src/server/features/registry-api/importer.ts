@@ -22,11 +22,30 @@ export function entriesOf(doc: unknown): unknown[] {
   return [];
 }
 
-const COMPARED = ["name", "description", "category", "type", "url", "tags", "repositoryUrl", "homepage", "npxCommand", "requiredKeys", "version", "packages"] as const;
+const COMPARED = [
+  "name",
+  "description",
+  "category",
+  "type",
+  "url",
+  "tags",
+  "repositoryUrl",
+  "homepage",
+  "npxCommand",
+  "requiredKeys",
+  "version",
+  "packages",
+] as const;
 // PostgreSQL's jsonb reorders object keys, so compare with keys sorted.
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === "object" && !(v instanceof Date)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)]));
+  if (v && typeof v === "object" && !(v instanceof Date))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
   return v ?? null;
 }
 const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));

@@ -67,7 +67,9 @@ describe("GET /v0.1/servers (official registry API)", () => {
   });
 
   it("filters by search, updated_since and version", async () => {
-    expect((await get("/v0.1/servers?search=postgres")).body.servers.map((s: { server: { name: string } }) => s.server.name)).toContain("com.example.mcp/postgres");
+    expect((await get("/v0.1/servers?search=postgres")).body.servers.map((s: { server: { name: string } }) => s.server.name)).toContain(
+      "com.example.mcp/postgres",
+    );
     expect((await get(`/v0.1/servers?updated_since=${new Date(Date.now() + 60_000).toISOString()}`)).body.servers).toEqual([]);
     expect((await get("/v0.1/servers?version=latest&limit=100")).body.servers.length).toBe(47);
     expect((await get("/v0.1/servers?version=9.9.9")).body.servers).toEqual([]);
@@ -113,7 +115,12 @@ describe("catalog import", () => {
     expect(first.created).toEqual(["io.github.acme/weather"]);
     const { body } = await get(`/v0.1/servers/${encodeURIComponent("io.github.acme/weather")}/versions/latest`);
     expect(body.server).toMatchObject({ name: "io.github.acme/weather", version: "2.1.0", packages: current.packages });
-    const row = (await t.db.database.pool.query("select id, npx_command, required_keys, source, is_approved from mcp_servers where registry_name = $1", ["io.github.acme/weather"])).rows[0];
+    const row = (
+      await t.db.database.pool.query(
+        "select id, npx_command, required_keys, source, is_approved from mcp_servers where registry_name = $1",
+        ["io.github.acme/weather"],
+      )
+    ).rows[0];
     expect(row).toMatchObject({ id: "acme-weather", npx_command: "npx -y @acme/weather-mcp@2.1.0", source: "imported", is_approved: true });
     expect(row.required_keys).toEqual([{ key: "WEATHER_KEY", env_var: "WEATHER_KEY", description: "API key" }]);
 
@@ -136,41 +143,66 @@ describe("catalog import", () => {
     expect((await t.db.database.pool.query("select count(*)::int as n from mcp_servers")).rows[0].n).toBe(before);
   });
 
-  it.skipIf(!hasSnapshot)("imports the 471 entries of the 2025-05 registry snapshot and serves them through /v0.1 (needs ../shared/data)", async () => {
-    const doc = JSON.parse(readFileSync(SNAPSHOT, "utf8")) as Array<{ name: string }>;
-    expect(doc.length).toBe(471);
-    // The snapshot holds a few blank records (no name, no version): those are reported and skipped.
-    const blank = doc.filter((e) => !e.name).length;
-    const named = new Set(doc.filter((e) => e.name).map((e) => e.name)).size;
-    const r = await importEntries(t.db.database.db, entriesOf(doc));
-    expect(r.invalid.length).toBe(blank);
-    expect(r.invalid.every((i) => i.name === "(unnamed)")).toBe(true);
-    expect(r.created.length).toBe(named);
-    const again = await importEntries(t.db.database.db, entriesOf(doc));
-    expect(again.created.length + again.updated.length).toBe(0);
-    const names = await all(100);
-    expect(names.length).toBe(47 + 1 + named);
-    for (const n of names) expect(n).toMatch(NAME_RE);
-    const magic = await get(`/v0.1/servers/${encodeURIComponent("io.github.21st-dev/magic-mcp")}/versions/latest`);
-    expect(magic.body.server.packages[0]).toMatchObject({ registryType: "npm", identifier: "@21st-dev/magic", version: "0.0.46" });
+  it.skipIf(!hasSnapshot)(
+    "imports the 471 entries of the 2025-05 registry snapshot and serves them through /v0.1 (needs ../shared/data)",
+    async () => {
+      const doc = JSON.parse(readFileSync(SNAPSHOT, "utf8")) as Array<{ name: string }>;
+      expect(doc.length).toBe(471);
+      // The snapshot holds a few blank records (no name, no version): those are reported and skipped.
+      const blank = doc.filter((e) => !e.name).length;
+      const named = new Set(doc.filter((e) => e.name).map((e) => e.name)).size;
+      const r = await importEntries(t.db.database.db, entriesOf(doc));
+      expect(r.invalid.length).toBe(blank);
+      expect(r.invalid.every((i) => i.name === "(unnamed)")).toBe(true);
+      expect(r.created.length).toBe(named);
+      const again = await importEntries(t.db.database.db, entriesOf(doc));
+      expect(again.created.length + again.updated.length).toBe(0);
+      const names = await all(100);
+      expect(names.length).toBe(47 + 1 + named);
+      for (const n of names) expect(n).toMatch(NAME_RE);
+      const magic = await get(`/v0.1/servers/${encodeURIComponent("io.github.21st-dev/magic-mcp")}/versions/latest`);
+      expect(magic.body.server.packages[0]).toMatchObject({ registryType: "npm", identifier: "@21st-dev/magic", version: "0.0.46" });
 
-    // PyPI packages become deployable uvx commands; container images say why they cannot be deployed.
-    type Row = { registry_name: string; npx_command: string | null; repository_url: string | null; url: string | null; packages: Array<{ registryType: string; identifier: string }> | null };
-    const rows = (await t.db.database.pool.query("select registry_name, npx_command, repository_url, url, packages from mcp_servers where source = 'imported'")).rows as Row[];
-    const pypiOnly = rows.filter((r) => r.packages?.some((p) => p.registryType === "pypi" && /^[A-Za-z0-9][\w.-]*$/.test(p.identifier)) && !r.packages.some((p) => p.registryType === "npm"));
-    expect(pypiOnly.length).toBeGreaterThan(40);
-    for (const r of pypiOnly) {
-      expect(r.npx_command, r.registry_name).toMatch(/^uvx /);
-      expect(sourceFrom(r.npx_command, r.repository_url, { allowFileGit: false })).toMatchObject({ kind: "pypi" });
-      expect(deployabilityOf({ npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages }, { allowFileGit: false }).kind).toBe("deployable");
-    }
-    const dockerOnly = rows.filter((r) => r.packages?.length && r.packages.every((p) => p.registryType === "oci") && !r.url);
-    expect(dockerOnly.length).toBeGreaterThan(10);
-    for (const r of dockerOnly) {
-      const d = deployabilityOf({ npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages }, { allowFileGit: false });
-      expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
-    }
-  });
+      // PyPI packages become deployable uvx commands; container images say why they cannot be deployed.
+      type Row = {
+        registry_name: string;
+        npx_command: string | null;
+        repository_url: string | null;
+        url: string | null;
+        packages: Array<{ registryType: string; identifier: string }> | null;
+      };
+      const rows = (
+        await t.db.database.pool.query(
+          "select registry_name, npx_command, repository_url, url, packages from mcp_servers where source = 'imported'",
+        )
+      ).rows as Row[];
+      const pypiOnly = rows.filter(
+        (r) =>
+          r.packages?.some((p) => p.registryType === "pypi" && /^[A-Za-z0-9][\w.-]*$/.test(p.identifier)) &&
+          !r.packages.some((p) => p.registryType === "npm"),
+      );
+      expect(pypiOnly.length).toBeGreaterThan(40);
+      for (const r of pypiOnly) {
+        expect(r.npx_command, r.registry_name).toMatch(/^uvx /);
+        expect(sourceFrom(r.npx_command, r.repository_url, { allowFileGit: false })).toMatchObject({ kind: "pypi" });
+        expect(
+          deployabilityOf(
+            { npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages },
+            { allowFileGit: false },
+          ).kind,
+        ).toBe("deployable");
+      }
+      const dockerOnly = rows.filter((r) => r.packages?.length && r.packages.every((p) => p.registryType === "oci") && !r.url);
+      expect(dockerOnly.length).toBeGreaterThan(10);
+      for (const r of dockerOnly) {
+        const d = deployabilityOf(
+          { npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages },
+          { allowFileGit: false },
+        );
+        expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
+      }
+    },
+  );
 
   it("imports a PyPI package as a uvx command with its required keys and its literal arguments (placeholders are left to the user)", async () => {
     const py = {
@@ -195,11 +227,27 @@ describe("catalog import", () => {
         },
       ],
     };
-    const placeholder = { ...py, name: "io.github.acme/clock-two", packages: [{ ...py.packages[0]!, identifier: "acme-clock-two", packageArguments: [{ type: "named", name: "--db", value: "<path to your db>" }] }] };
-    const docker = { ...py, name: "io.github.acme/boxed", packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }] };
+    const placeholder = {
+      ...py,
+      name: "io.github.acme/clock-two",
+      packages: [
+        {
+          ...py.packages[0]!,
+          identifier: "acme-clock-two",
+          packageArguments: [{ type: "named", name: "--db", value: "<path to your db>" }],
+        },
+      ],
+    };
+    const docker = {
+      ...py,
+      name: "io.github.acme/boxed",
+      packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }],
+    };
     const r = await importEntries(t.db.database.db, [py, placeholder, docker]);
     expect(r.created).toEqual(["io.github.acme/clock", "io.github.acme/clock-two", "io.github.acme/boxed"]);
-    const row = async (name: string) => (await t.db.database.pool.query("select npx_command, required_keys, packages from mcp_servers where registry_name = $1", [name])).rows[0];
+    const row = async (name: string) =>
+      (await t.db.database.pool.query("select npx_command, required_keys, packages from mcp_servers where registry_name = $1", [name]))
+        .rows[0];
     const clock = await row("io.github.acme/clock");
     expect(clock.npx_command).toBe("uvx acme-clock-mcp==1.4.0 --timezone UTC stdio");
     expect(clock.required_keys).toEqual([{ key: "CLOCK_KEY", env_var: "CLOCK_KEY", description: "API key" }]);

@@ -4,8 +4,14 @@ import { apiRouter, jsonError } from "../../http/openapi.js";
 import { getVersion, listRegistry, listVersions } from "./service.js";
 
 // The official MCP Registry's read API (v0.1), so registry clients can use this instance.
-const serverResponse = z.object({ server: z.object({ name: z.string(), description: z.string(), version: z.string() }).passthrough(), _meta: z.record(z.string(), z.unknown()) });
-const serverList = z.object({ servers: z.array(serverResponse), metadata: z.object({ count: z.number(), nextCursor: z.string().optional() }) });
+const serverResponse = z.object({
+  server: z.object({ name: z.string(), description: z.string(), version: z.string() }).passthrough(),
+  _meta: z.record(z.string(), z.unknown()),
+});
+const serverList = z.object({
+  servers: z.array(serverResponse),
+  metadata: z.object({ count: z.number(), nextCursor: z.string().optional() }),
+});
 const nameParam = z.object({ serverName: z.string().min(3).max(200) });
 
 const list = createRoute({
@@ -23,7 +29,10 @@ const list = createRoute({
       include_deleted: z.string().optional(),
     }),
   },
-  responses: { 200: { content: { "application/json": { schema: serverList } }, description: "One page" }, 400: jsonError("Bad parameters") },
+  responses: {
+    200: { content: { "application/json": { schema: serverList } }, description: "One page" },
+    400: jsonError("Bad parameters"),
+  },
 });
 
 const versions = createRoute({
@@ -32,7 +41,10 @@ const versions = createRoute({
   tags: ["registry v0.1"],
   summary: "All versions of a server",
   request: { params: nameParam },
-  responses: { 200: { content: { "application/json": { schema: serverList } }, description: "Versions" }, 404: jsonError("Server not found") },
+  responses: {
+    200: { content: { "application/json": { schema: serverList } }, description: "Versions" },
+    404: jsonError("Server not found"),
+  },
 });
 
 const version = createRoute({
@@ -41,7 +53,10 @@ const version = createRoute({
   tags: ["registry v0.1"],
   summary: "One version of a server ('latest' for the latest)",
   request: { params: nameParam.extend({ version: z.string().min(1).max(255) }) },
-  responses: { 200: { content: { "application/json": { schema: serverResponse } }, description: "The server" }, 404: jsonError("Server or version not found") },
+  responses: {
+    200: { content: { "application/json": { schema: serverResponse } }, description: "The server" },
+    404: jsonError("Server or version not found"),
+  },
 });
 
 export function registryRoutes(deps: { db: Db }) {

@@ -20,7 +20,8 @@ export interface RegistryQuery {
 
 export async function listRegistry(db: Db, q: RegistryQuery) {
   const updatedSince = q.updated_since ? new Date(q.updated_since) : undefined;
-  if (updatedSince && Number.isNaN(updatedSince.getTime())) throw new AppError("validation_failed", "updated_since must be an RFC 3339 date-time");
+  if (updatedSince && Number.isNaN(updatedSince.getTime()))
+    throw new AppError("validation_failed", "updated_since must be an RFC 3339 date-time");
   // Every entry here has a single version, which is its latest.
   const version = q.version && q.version !== "latest" ? q.version : undefined;
   const rows = await listByRegistryName(db, {

@@ -49,8 +49,12 @@ describe("latency histogram", () => {
 
 describe("the tool figures line", () => {
   it("reads as the server page shows it", () => {
-    expect(toolStatLine({ name: "echo", calls: 1234, error_rate: 0.005, p50_ms: 12, p95_ms: 40 })).toBe("1,234 calls · 0.5% errors · p50 12 ms · p95 40 ms, last 24 h");
-    expect(toolStatLine({ name: "add", calls: 1, error_rate: 0, p50_ms: 0.5, p95_ms: 0.95 })).toBe("1 call · 0% errors · p50 0.5 ms · p95 1 ms, last 24 h");
+    expect(toolStatLine({ name: "echo", calls: 1234, error_rate: 0.005, p50_ms: 12, p95_ms: 40 })).toBe(
+      "1,234 calls · 0.5% errors · p50 12 ms · p95 40 ms, last 24 h",
+    );
+    expect(toolStatLine({ name: "add", calls: 1, error_rate: 0, p50_ms: 0.5, p95_ms: 0.95 })).toBe(
+      "1 call · 0% errors · p50 0.5 ms · p95 1 ms, last 24 h",
+    );
   });
 
   it("says nothing for a tool without calls", () => {

@@ -47,14 +47,27 @@ export async function writeBatch(db: Db, rows: readonly RequestLogRow[], stats: 
   await db.transaction(async (tx) => {
     // A deployment stopped since its requests were answered has gone, and its log with it.
     const ids = [...new Set(rows.map((r) => r.deploymentId))];
-    const live = ids.length ? new Set((await tx.select({ id: deployments.id }).from(deployments).where(inArray(deployments.id, ids))).map((d) => d.id)) : new Set<string>();
+    const live = ids.length
+      ? new Set((await tx.select({ id: deployments.id }).from(deployments).where(inArray(deployments.id, ids))).map((d) => d.id))
+      : new Set<string>();
     const kept = live.size === ids.length ? rows : rows.filter((r) => live.has(r.deploymentId));
     if (kept.length) await tx.execute(insertRows(kept));
     if (stats.length === 0) return;
     const sorted = [...stats].sort(byKey);
     await tx
       .insert(toolStats)
-      .values(sorted.map((s) => ({ serverKind: s.kind, serverRef: s.ref, tool: s.tool, hour: s.hour, userId: s.userId, calls: s.calls, errors: s.errors, buckets: s.buckets })))
+      .values(
+        sorted.map((s) => ({
+          serverKind: s.kind,
+          serverRef: s.ref,
+          tool: s.tool,
+          hour: s.hour,
+          userId: s.userId,
+          calls: s.calls,
+          errors: s.errors,
+          buckets: s.buckets,
+        })),
+      )
       .onConflictDoUpdate({
         target: [toolStats.serverKind, toolStats.serverRef, toolStats.tool, toolStats.hour, toolStats.userId],
         set: {
@@ -68,7 +81,10 @@ export async function writeBatch(db: Db, rows: readonly RequestLogRow[], stats: 
 
 /** Who owns a deployment, and of which server (undefined: no such deployment). */
 export async function deploymentOwner(db: Db, id: string): Promise<{ userId: string; kind: ServerKind; ref: string } | undefined> {
-  const [r] = await db.select({ userId: deployments.userId, kind: deployments.serverKind, ref: deployments.serverRef }).from(deployments).where(eq(deployments.id, id));
+  const [r] = await db
+    .select({ userId: deployments.userId, kind: deployments.serverKind, ref: deployments.serverRef })
+    .from(deployments)
+    .where(eq(deployments.id, id));
   return r ? { userId: r.userId, kind: r.kind as ServerKind, ref: r.ref } : undefined;
 }
 
@@ -148,7 +164,9 @@ export async function trimBeyond(db: Db, max: number, activeMinutes: number): Pr
     order by a.deployment_id`);
   let total = 0;
   for (const c of cuts.rows) {
-    const r = await db.execute(sql`delete from request_log where deployment_id = ${c.deployment_id} and (at, id) <= (${c.at}::timestamptz, ${c.id}::bigint)`);
+    const r = await db.execute(
+      sql`delete from request_log where deployment_id = ${c.deployment_id} and (at, id) <= (${c.at}::timestamptz, ${c.id}::bigint)`,
+    );
     total += r.rowCount ?? 0;
   }
   return total;

@@ -47,7 +47,10 @@ beforeAll(async () => {
   const raw = await rawSession(deployment.url, key);
   expect((await raw.call(5, "no/such-method")).json()).toMatchObject({ error: { code: -32601 } });
   await raw.call(6, "tools/call", { name: "made-up-tool", arguments: { token: SECRET } });
-  await until(() => page(), (p) => p.requests.filter((x) => x.method === "tools/call").length >= 4);
+  await until(
+    () => page(),
+    (p) => p.requests.filter((x) => x.method === "tools/call").length >= 4,
+  );
 }, 120_000);
 afterAll(() => f?.close());
 
@@ -97,7 +100,17 @@ describe("the owner's request log", () => {
   });
 
   it("answers 400, not 500, to a bad limit or filter", async () => {
-    for (const q of ["?limit=0", "?limit=501", "?limit=abc", "?limit=1.5", "?outcome=bogus", `?method=${"m".repeat(101)}`, `?name=${"n".repeat(201)}`, "?name=a%00b", "?method=%00"]) {
+    for (const q of [
+      "?limit=0",
+      "?limit=501",
+      "?limit=abc",
+      "?limit=1.5",
+      "?outcome=bogus",
+      `?method=${"m".repeat(101)}`,
+      `?name=${"n".repeat(201)}`,
+      "?name=a%00b",
+      "?method=%00",
+    ]) {
       const r = await requests(owner, q);
       expect(r.status, q).toBe(400);
       expect(((await r.json()) as { code: string }).code).toBe("validation_failed");
@@ -125,11 +138,18 @@ describe("the owner's request log", () => {
 describe("public tool figures", () => {
   const stats = async (path: string, as: { get: (p: string) => Promise<Response> } = client(t.app)) => {
     const r = await as.get(path);
-    return { status: r.status, text: await r.clone().text(), tools: r.status === 200 ? ((await r.json()) as { tools: ToolStat[] }).tools : [] };
+    return {
+      status: r.status,
+      text: await r.clone().text(),
+      tools: r.status === 200 ? ((await r.json()) as { tools: ToolStat[] }).tools : [],
+    };
   };
 
   it("show calls, error rate and latency per listed tool, and nothing about who called; an owned server's only to its owner", async () => {
-    const s = await until(() => stats("/api/servers/owner/fixture/tool-stats", owner), (x) => x.tools.length >= 2);
+    const s = await until(
+      () => stats("/api/servers/owner/fixture/tool-stats", owner),
+      (x) => x.tools.length >= 2,
+    );
     expect(s.status).toBe(200);
     const echo = s.tools.find((x) => x.name === "echo")!;
     expect(echo).toMatchObject({ calls: 2, error_rate: 0 });
@@ -138,11 +158,15 @@ describe("public tool figures", () => {
     expect(s.tools.find((x) => x.name === "add")).toMatchObject({ calls: 1, error_rate: 1 });
     // Made-up names a client sent are not the server's tools, and are not shown.
     expect(s.tools.map((x) => x.name)).not.toContain("made-up-tool");
-    for (const x of [owner.id, deployment.id, deployment.proxy_id, "owner@example.com", "switchboard-test", "9f8e7d6c5b4a"]) expect(s.text).not.toContain(x);
+    for (const x of [owner.id, deployment.id, deployment.proxy_id, "owner@example.com", "switchboard-test", "9f8e7d6c5b4a"])
+      expect(s.text).not.toContain(x);
     for (const tool of s.tools) expect(Object.keys(tool).sort()).toEqual(["calls", "error_rate", "name", "p50_ms", "p95_ms"]);
     // Only its owner can deploy an owned server: its figures would be one person's usage, so nobody else sees them.
     expect(await stats("/api/servers/owner/fixture/tool-stats")).toMatchObject({ status: 200, tools: [] });
-    expect(await stats("/api/servers/owner/fixture/tool-stats", await signedInUser(t, "curious@example.com"))).toMatchObject({ status: 200, tools: [] });
+    expect(await stats("/api/servers/owner/fixture/tool-stats", await signedInUser(t, "curious@example.com"))).toMatchObject({
+      status: 200,
+      tools: [],
+    });
   });
 
   it("answer an empty list for a catalogue entry without calls and 404 for unknown servers", async () => {

@@ -17,14 +17,20 @@ const requestsRoute = createRoute({
   security: bearer,
   request: { params: z.object({ id: z.string().min(1).max(100) }), query: requestLogQuery },
   responses: {
-    200: { content: { "application/json": { schema: requestLogPage } }, description: "Requests, and every method seen lately (for a filter menu)" },
+    200: {
+      content: { "application/json": { schema: requestLogPage } },
+      description: "Requests, and every method seen lately (for a filter menu)",
+    },
     400: jsonError("Invalid filter or limit"),
     401: jsonError("Not signed in"),
     404: jsonError("No such deployment of yours"),
   },
 });
 
-const statsAnswer = { content: { "application/json": { schema: z.object({ tools: z.array(toolStat) }) } }, description: "Per tool over the last 24 hours, over every deployment" };
+const statsAnswer = {
+  content: { "application/json": { schema: z.object({ tools: z.array(toolStat) }) } },
+  description: "Per tool over the last 24 hours, over every deployment",
+};
 
 // Catalogue entries beside /mcp-servers/{id}/related; owned servers beside /servers/{owner}/{name}
 // (a /servers/{id}/tool-stats would be read as the owned server "{id}/tool-stats").
@@ -53,7 +59,9 @@ export function requestLogRoutes(deps: { db: Db }) {
       const viewer = requireViewer(c, DEPLOY_TEXT.mustLogin);
       return c.json(await listRequests(db, viewer, c.req.valid("param").id, c.req.valid("query")), 200);
     })
-    .openapi(catalogStatsRoute, async (c) => c.json({ tools: await publicToolStats(db, c.get("viewer"), { catalog: c.req.valid("param").id }) }, 200))
+    .openapi(catalogStatsRoute, async (c) =>
+      c.json({ tools: await publicToolStats(db, c.get("viewer"), { catalog: c.req.valid("param").id }) }, 200),
+    )
     .openapi(ownedStatsRoute, async (c) => {
       const p = c.req.valid("param");
       return c.json({ tools: await publicToolStats(db, c.get("viewer"), { owned: `${p.owner}/${p.name}` }) }, 200);

@@ -14,9 +14,16 @@ import { deploymentOwner, findRequests, lastRequestAt, recentMethods, recentTool
 export async function listRequests(db: Db, viewer: Viewer, deploymentId: string, q: RequestLogQuery): Promise<RequestLogPage> {
   const owner = /^[0-9a-f-]{36}$/.test(deploymentId) ? await deploymentOwner(db, deploymentId) : undefined;
   // A key limited to other servers sees it no more than another user's.
-  if (owner === undefined || owner.userId !== viewer.id || !keyReaches(viewer, owner)) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  if (owner === undefined || owner.userId !== viewer.id || !keyReaches(viewer, owner))
+    throw new AppError("not_found", DEPLOY_TEXT.notFound);
   const [rows, methods] = await Promise.all([
-    findRequests(db, deploymentId, { method: q.method || undefined, name: q.name || undefined, outcome: q.outcome || undefined, playground: q.playground === "1", limit: q.limit }),
+    findRequests(db, deploymentId, {
+      method: q.method || undefined,
+      name: q.name || undefined,
+      outcome: q.outcome || undefined,
+      playground: q.playground === "1",
+      limit: q.limit,
+    }),
     recentMethods(db, deploymentId),
   ]);
   return {

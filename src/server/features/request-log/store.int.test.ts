@@ -42,7 +42,8 @@ const record = (deploymentId: string, o: Partial<CallRecord> = {}): CallRecord =
   ...o,
 });
 
-const count = async (where = sql`true`) => (await db.execute<{ n: number }>(sql`select count(*)::int as n from request_log where ${where}`)).rows[0]!.n;
+const count = async (where = sql`true`) =>
+  (await db.execute<{ n: number }>(sql`select count(*)::int as n from request_log where ${where}`)).rows[0]!.n;
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -57,18 +58,41 @@ describe("the request log writer", () => {
   it("writes nothing while requests are answered, then every record in one transaction", async () => {
     const d = await newDeployment("owner/batch");
     const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
-    for (let i = 0; i < 3000; i++) w.callDone(record(d, { startedAt: Date.now() - i, name: i % 3 === 0 ? "add" : "echo", outcome: i % 10 === 0 ? "tool_error" : "ok", serverRef: "owner/batch" }));
+    for (let i = 0; i < 3000; i++)
+      w.callDone(
+        record(d, {
+          startedAt: Date.now() - i,
+          name: i % 3 === 0 ? "add" : "echo",
+          outcome: i % 10 === 0 ? "tool_error" : "ok",
+          serverRef: "owner/batch",
+        }),
+      );
     await new Promise((r) => setTimeout(r, 100));
     expect(await count(sql`deployment_id = ${d}`)).toBe(0);
     expect(w.pending).toBe(3000);
     await w.flush();
     expect(await count(sql`deployment_id = ${d}`)).toBe(3000);
     // One transaction: every row carries the same inserting transaction id.
-    const xids = await db.execute<{ n: number }>(sql`select count(distinct xmin::text)::int as n from request_log where deployment_id = ${d}`);
+    const xids = await db.execute<{ n: number }>(
+      sql`select count(distinct xmin::text)::int as n from request_log where deployment_id = ${d}`,
+    );
     expect(xids.rows[0]!.n).toBe(1);
-    const row = (await db.execute(sql`select client_name, client_version, method, name, outcome, bytes_in, bytes_out, transport from request_log where deployment_id = ${d} limit 1`)).rows[0];
-    expect(row).toMatchObject({ client_name: "test-client", client_version: "2.0", method: "tools/call", bytes_in: 100, bytes_out: 200, transport: "streamable" });
-    const stats = await db.execute<{ tool: string; calls: number; errors: number }>(sql`select tool, sum(calls)::int as calls, sum(errors)::int as errors from tool_stats where server_ref = 'owner/batch' group by tool order by tool`);
+    const row = (
+      await db.execute(
+        sql`select client_name, client_version, method, name, outcome, bytes_in, bytes_out, transport from request_log where deployment_id = ${d} limit 1`,
+      )
+    ).rows[0];
+    expect(row).toMatchObject({
+      client_name: "test-client",
+      client_version: "2.0",
+      method: "tools/call",
+      bytes_in: 100,
+      bytes_out: 200,
+      transport: "streamable",
+    });
+    const stats = await db.execute<{ tool: string; calls: number; errors: number }>(
+      sql`select tool, sum(calls)::int as calls, sum(errors)::int as errors from tool_stats where server_ref = 'owner/batch' group by tool order by tool`,
+    );
     expect(stats.rows).toEqual([
       { tool: "add", calls: 1000, errors: 100 },
       { tool: "echo", calls: 2000, errors: 200 },
@@ -82,12 +106,16 @@ describe("the request log writer", () => {
     for (let i = 0; i < 5; i++) w.callDone(record(d, { serverRef: "owner/tried", playground: true }));
     w.callDone(record(d, { serverRef: "owner/tried" }));
     await w.flush();
-    const rows = await db.execute<{ playground: boolean; n: number }>(sql`select playground, count(*)::int as n from request_log where deployment_id = ${d} group by playground order by playground`);
+    const rows = await db.execute<{ playground: boolean; n: number }>(
+      sql`select playground, count(*)::int as n from request_log where deployment_id = ${d} group by playground order by playground`,
+    );
     expect(rows.rows).toEqual([
       { playground: false, n: 1 },
       { playground: true, n: 5 },
     ]);
-    const stats = await db.execute<{ calls: number }>(sql`select sum(calls)::int as calls from tool_stats where server_ref = 'owner/tried'`);
+    const stats = await db.execute<{ calls: number }>(
+      sql`select sum(calls)::int as calls from tool_stats where server_ref = 'owner/tried'`,
+    );
     expect(stats.rows[0]!.calls).toBe(1);
     await w.close();
   });
@@ -131,11 +159,20 @@ describe("a hostile client or server cannot cost other tenants their log", () =>
     const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
     // Through the gateway's own helpers: NUL in names and client info, an error code that is no integer.
     const client = clientOf({ clientInfo: { name: "evil\u0000client", version: "1\u0000" } });
-    w.callDone(record(mine, { client, name: requestName("tools/call", { name: "to\u0000ol" }), ...outcomeOf({ error: { code: 3.5, message: "x" } }) }));
+    w.callDone(
+      record(mine, {
+        client,
+        name: requestName("tools/call", { name: "to\u0000ol" }),
+        ...outcomeOf({ error: { code: 3.5, message: "x" } }),
+      }),
+    );
     w.callDone(record(theirs, { method: clip("tools/\u0000list", 100) }));
     await w.flush();
     expect(await count(sql`deployment_id = ${theirs} and method = 'tools/list'`)).toBe(1);
-    expect((await db.execute(sql`select client_name, client_version, name, outcome, error_code from request_log where deployment_id = ${mine}`)).rows).toEqual([{ client_name: "evilclient", client_version: "1", name: "tool", outcome: "error", error_code: null }]);
+    expect(
+      (await db.execute(sql`select client_name, client_version, name, outcome, error_code from request_log where deployment_id = ${mine}`))
+        .rows,
+    ).toEqual([{ client_name: "evilclient", client_version: "1", name: "tool", outcome: "error", error_code: null }]);
     // A row that would still fail the batch (here an error code out of range, set by hand): the
     // whole batch fails twice, then every other deployment's rows are written on their own.
     w.callDone(record(mine, { outcome: "error", errorCode: 2 ** 40 }));
@@ -151,11 +188,27 @@ describe("a hostile client or server cannot cost other tenants their log", () =>
     const d = await newDeployment("owner/rate");
     const w = new RequestLogWriter({ db, log, flushMs: 60_000, retentionDays: 7 });
     const spoiled = [-32600, -32601, -32602, -32001].map((errorCode) => ({ outcome: "error" as const, errorCode, durationMs: 0.1 }));
-    const calls: Partial<CallRecord>[] = [{ outcome: "ok" }, { outcome: "tool_error" }, { outcome: "error", errorCode: -32000 }, ...spoiled, { outcome: "cancelled", durationMs: 0.1 }];
+    const calls: Partial<CallRecord>[] = [
+      { outcome: "ok" },
+      { outcome: "tool_error" },
+      { outcome: "error", errorCode: -32000 },
+      ...spoiled,
+      { outcome: "cancelled", durationMs: 0.1 },
+    ];
     for (const c of calls) w.callDone(record(d, { serverRef: "owner/rate", ...c }));
     await w.close();
     // Neither in the calls, the errors nor the latencies: callers cannot push the figures either way.
-    expect((await db.execute(sql`select calls, errors, buckets from tool_stats where server_ref = 'owner/rate'`)).rows).toEqual([{ calls: 3, errors: 2, buckets: (() => { const b = emptyBuckets(); b[bucketOf(3)] = 3; return b; })() }]);
+    expect((await db.execute(sql`select calls, errors, buckets from tool_stats where server_ref = 'owner/rate'`)).rows).toEqual([
+      {
+        calls: 3,
+        errors: 2,
+        buckets: (() => {
+          const b = emptyBuckets();
+          b[bucketOf(3)] = 3;
+          return b;
+        })(),
+      },
+    ]);
     expect(await count(sql`deployment_id = ${d} and outcome = 'cancelled'`)).toBe(1);
   });
 });
@@ -173,7 +226,9 @@ describe("retention", () => {
     await db.execute(sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport)
       select ${quiet}, now() - make_interval(secs => g), 'q', 1, 'ok', 1, 1, 'streamable' from generate_series(1, 3) g`);
     const hourAgo = (h: number) => sql`date_trunc('hour', now()) - make_interval(hours => ${h})`;
-    await db.execute(sql`insert into tool_stats values ('owned', 'owner/busy', 'echo', ${hourAgo(50)}, 1, 0, '{1}'), ('owned', 'owner/busy', 'echo', ${hourAgo(40)}, 1, 0, '{1}')`);
+    await db.execute(
+      sql`insert into tool_stats values ('owned', 'owner/busy', 'echo', ${hourAgo(50)}, 1, 0, '{1}'), ('owned', 'owner/busy', 'echo', ${hourAgo(40)}, 1, 0, '{1}')`,
+    );
 
     const sweep = await new RequestLogRetention({ db, log, retentionDays: 7, maxRows: 10 }).sweep();
     expect(sweep).toMatchObject({ old: 10, beyondMax: 15 });
@@ -186,7 +241,9 @@ describe("retention", () => {
 
   it("clears the whole log when it is turned off", async () => {
     const d = await newDeployment("owner/was-on");
-    await db.execute(sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport) values (${d}, now(), 'x', 1, 'ok', 1, 1, 'sse')`);
+    await db.execute(
+      sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport) values (${d}, now(), 'x', 1, 'ok', 1, 1, 'sse')`,
+    );
     await new RequestLogRetention({ db, log, retentionDays: 0, maxRows: 10 }).sweep();
     expect(await count()).toBe(0);
   });
@@ -217,17 +274,24 @@ describe("tool figures", () => {
   it("weighs each user once: one user failing every call, or calling slowly, does not move what the others see", async () => {
     await db.execute(sql`insert into mcp_servers (id, name, description, category, type, source, tags, is_approved)
       values ('weighed', 'weighed', 'd', 'Featured', 'Reference', 'official', '{}', true)`);
-    await db.execute(sql`insert into catalog_listings (server_id, approved, approved_at) values ('weighed', ${JSON.stringify({ tools: [{ name: "t" }], prompts: [], resources: [] })}::jsonb, now())`);
+    await db.execute(
+      sql`insert into catalog_listings (server_id, approved, approved_at) values ('weighed', ${JSON.stringify({ tools: [{ name: "t" }], prompts: [], resources: [] })}::jsonb, now())`,
+    );
     const at = (ms: number, n: number) => {
       const b = emptyBuckets();
       b[bucketOf(ms)] = n;
       return `{${b.join(",")}}`;
     };
-    const row = (user: string, calls: number, errors: number, ms: number) => sql`('catalog', 'weighed', 't', date_trunc('hour', now()), ${user}, ${calls}, ${errors}, ${at(ms, calls)}::int[])`;
-    await db.execute(sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${sql.join([row("alice", 10, 0, 15), row("bob", 10, 0, 15)], sql`, `)}`);
+    const row = (user: string, calls: number, errors: number, ms: number) =>
+      sql`('catalog', 'weighed', 't', date_trunc('hour', now()), ${user}, ${calls}, ${errors}, ${at(ms, calls)}::int[])`;
+    await db.execute(
+      sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${sql.join([row("alice", 10, 0, 15), row("bob", 10, 0, 15)], sql`, `)}`,
+    );
     const before = (await toolStats(db, { kind: "catalog", ref: "weighed" }))[0]!;
     // Mallory: a wrong key (every call fails), 1,000 slow calls.
-    await db.execute(sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${row("mallory", 1000, 1000, 20_000)}`);
+    await db.execute(
+      sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${row("mallory", 1000, 1000, 20_000)}`,
+    );
     const after = (await toolStats(db, { kind: "catalog", ref: "weighed" }))[0]!;
     expect(after.calls).toBe(1020);
     expect(after.error_rate).toBe(before.error_rate);

@@ -15,7 +15,11 @@ const INT32 = 2 ** 31 - 1;
  */
 const CALLER_SPOILED = new Set([-32600, -32601, -32602, -32001]);
 export function countsInFigures(r: Pick<CallRecord, "outcome" | "errorCode">): boolean {
-  return r.outcome !== "cancelled" && r.outcome !== "rate_limited" && !(r.outcome === "error" && r.errorCode !== undefined && CALLER_SPOILED.has(r.errorCode));
+  return (
+    r.outcome !== "cancelled" &&
+    r.outcome !== "rate_limited" &&
+    !(r.outcome === "error" && r.errorCode !== undefined && CALLER_SPOILED.has(r.errorCode))
+  );
 }
 
 /** Of the calls that count, the failures: the tool said isError, or the server (or the gateway on its behalf) answered an error. */
@@ -90,7 +94,16 @@ export class RequestLogWriter implements GatewayObserver {
     if (!s) {
       // Keys are bounded too: a client inventing tool names cannot grow this map without limit.
       if (this.stats.size >= this.maxPending) return void this.dropped++;
-      s = { kind: r.serverKind, ref: r.serverRef, tool, hour: new Date(hour), userId: r.userId, calls: 0, errors: 0, buckets: emptyBuckets() };
+      s = {
+        kind: r.serverKind,
+        ref: r.serverRef,
+        tool,
+        hour: new Date(hour),
+        userId: r.userId,
+        calls: 0,
+        errors: 0,
+        buckets: emptyBuckets(),
+      };
       this.stats.set(key, s);
     }
     s.calls++;
@@ -121,7 +134,12 @@ export class RequestLogWriter implements GatewayObserver {
       await writeBatch(this.o.db, rows, stats);
     } catch (e) {
       if (mayRetry) this.retry = { rows, stats };
-      this.o.log.error({ err: e, rows: rows.length, tools: stats.length, retry: mayRetry }, mayRetry ? "could not write the request log; trying once more" : "could not write the request log; writing it deployment by deployment");
+      this.o.log.error(
+        { err: e, rows: rows.length, tools: stats.length, retry: mayRetry },
+        mayRetry
+          ? "could not write the request log; trying once more"
+          : "could not write the request log; writing it deployment by deployment",
+      );
       if (!mayRetry) await this.piecewise(rows, stats);
     }
   }

@@ -30,11 +30,32 @@ describe("unfinished output lines of every server share one memory budget", () =
   // Real processes behind a stand-in sandbox: each writes 15 M characters without a newline and
   // then sleeps, as a server that pins platform memory would. Eight fit in the 128 M budget.
   const launch = (chars: number) => {
-    const proc = spawn(process.execPath, ["-e", `process.stdout.write("x".repeat(${chars}), () => setTimeout(() => {}, 60_000))`], { stdio: ["pipe", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, ["-e", `process.stdout.write("x".repeat(${chars}), () => setTimeout(() => {}, 60_000))`], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const exited = new Promise<ExitInfo>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
-    const launched = { proc, pid: proc.pid!, exited, onNotice: () => {}, rssBytes: () => 0, signal: (sig: NodeJS.Signals) => proc.kill(sig), kill: () => proc.kill("SIGKILL") } as unknown as Launched;
+    const launched = {
+      proc,
+      pid: proc.pid!,
+      exited,
+      onNotice: () => {},
+      rssBytes: () => 0,
+      signal: (sig: NodeJS.Signals) => proc.kill(sig),
+      kill: () => proc.kill("SIGKILL"),
+    } as unknown as Launched;
     const sandbox = { launch: async () => launched } as unknown as Sandbox;
-    return Child.launch(sandbox, { argv: [], env: {}, cwd: "/", writable: [], readOnly: [], network: false, identity: null, limits: {} as LaunchSpec["limits"], label: "t", secrets: [] });
+    return Child.launch(sandbox, {
+      argv: [],
+      env: {},
+      cwd: "/",
+      writable: [],
+      readOnly: [],
+      network: false,
+      identity: null,
+      limits: {} as LaunchSpec["limits"],
+      label: "t",
+      secrets: [],
+    });
   };
 
   it("drops the line that goes beyond it, says so at once, and gives the memory back when a server ends", async () => {
@@ -63,16 +84,41 @@ describe("what a server's pipes may cost the platform", () => {
   const launch = (script: string, flow: FlowLimits) => {
     const proc = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "pipe"] });
     const exited = new Promise<ExitInfo>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
-    const launched = { proc, pid: proc.pid!, exited, onNotice: () => {}, rssBytes: () => 0, signal: (sig: NodeJS.Signals) => proc.kill(sig), kill: () => proc.kill("SIGKILL") } as unknown as Launched;
+    const launched = {
+      proc,
+      pid: proc.pid!,
+      exited,
+      onNotice: () => {},
+      rssBytes: () => 0,
+      signal: (sig: NodeJS.Signals) => proc.kill(sig),
+      kill: () => proc.kill("SIGKILL"),
+    } as unknown as Launched;
     const sandbox = { launch: async () => launched } as unknown as Sandbox;
-    return Child.launch(sandbox, { argv: [], env: {}, cwd: "/", writable: [], readOnly: [], network: false, identity: null, limits: {} as LaunchSpec["limits"], label: "t", secrets: [], flow });
+    return Child.launch(sandbox, {
+      argv: [],
+      env: {},
+      cwd: "/",
+      writable: [],
+      readOnly: [],
+      network: false,
+      identity: null,
+      limits: {} as LaunchSpec["limits"],
+      label: "t",
+      secrets: [],
+      flow,
+    });
   };
   const flow: FlowLimits = { stdinBytes: 256 * 1024, messagesPerSecond: 1000, bytesPerSecond: 1024 * 1024, floodStopMs: 1500 };
 
   it("holds at most its stdin budget for a server that stops reading, then refuses with a clear error", async () => {
     const child = await launch("process.stdin.pause(); setTimeout(() => {}, 60_000)", flow);
     try {
-      const big = { jsonrpc: "2.0" as const, id: 1, method: "tools/call", params: { name: "x", arguments: { pad: "p".repeat(100 * 1024) } } };
+      const big = {
+        jsonrpc: "2.0" as const,
+        id: 1,
+        method: "tools/call",
+        params: { name: "x", arguments: { pad: "p".repeat(100 * 1024) } },
+      };
       let refused: unknown;
       let sent = 0;
       for (let i = 0; i < 50 && !refused; i++) {
@@ -95,7 +141,10 @@ describe("what a server's pipes may cost the platform", () => {
 
   it("reads a flood of output lines no faster than its budget, and reports a flood that does not stop", async () => {
     // 2 million log lines as fast as the pipe takes them.
-    const child = await launch("for (let i = 0; i < 2e6; i++) require('fs').writeSync(2, 'line ' + i + '\\n'); setTimeout(() => {}, 60_000)", flow);
+    const child = await launch(
+      "for (let i = 0; i < 2e6; i++) require('fs').writeSync(2, 'line ' + i + '\\n'); setTimeout(() => {}, 60_000)",
+      flow,
+    );
     try {
       const flooded = new Promise<string>((resolve) => child.onFlood(resolve));
       const started = performance.now();
@@ -114,7 +163,10 @@ describe("what a server's pipes may cost the platform", () => {
   });
 
   it("a burst within the budget is read at once and reports no flood", async () => {
-    const child = await launch("for (let i = 0; i < 500; i++) require('fs').writeSync(2, 'line ' + i + '\\n'); setTimeout(() => {}, 60_000)", flow);
+    const child = await launch(
+      "for (let i = 0; i < 500; i++) require('fs').writeSync(2, 'line ' + i + '\\n'); setTimeout(() => {}, 60_000)",
+      flow,
+    );
     try {
       let flooded = false;
       child.onFlood(() => (flooded = true));

@@ -88,8 +88,14 @@ export class Child {
       this.log(notice);
       for (const f of this.floodListeners) f(notice);
     });
-    proc.stdout!.setEncoding("utf8").on("data", guarded((chunk) => this.feed(chunk)));
-    proc.stderr!.setEncoding("utf8").on("data", guarded((chunk) => this.account(chunk.length, this.onStderr(chunk))));
+    proc.stdout!.setEncoding("utf8").on(
+      "data",
+      guarded((chunk) => this.feed(chunk)),
+    );
+    proc.stderr!.setEncoding("utf8").on(
+      "data",
+      guarded((chunk) => this.account(chunk.length, this.onStderr(chunk))),
+    );
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
     l.onNotice((line) => this.log(line));
     proc.once("exit", () => {
@@ -168,7 +174,9 @@ export class Child {
     pendingAll += rest.length;
     if (this.pendingChars > MAX_LINE || pendingAll > PENDING_BUDGET) {
       // Said at once: a line that never ends would otherwise never be reported.
-      this.log(this.pendingChars > MAX_LINE ? `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB` : OVER_BUDGET_NOTE);
+      this.log(
+        this.pendingChars > MAX_LINE ? `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB` : OVER_BUDGET_NOTE,
+      );
       const whole = this.pending.join("");
       this.oversized = { head: whole.slice(0, OVERSIZED_ENDS), tail: whole.slice(-OVERSIZED_ENDS) };
       this.release();
@@ -194,7 +202,13 @@ export class Child {
 
   /** What the platform read from this server and what handling it cost (metrics). */
   outputStats(): OutputStats {
-    return { lines: this.stats.lines, bytes: this.stats.bytes, throttledMs: this.gate.budget.throttledMs, cpuSeconds: Number(this.stats.ns) / 1e9, inputHeldBytes: this.inputHeld };
+    return {
+      lines: this.stats.lines,
+      bytes: this.stats.bytes,
+      throttledMs: this.gate.budget.throttledMs,
+      cpuSeconds: Number(this.stats.ns) / 1e9,
+      inputHeldBytes: this.inputHeld,
+    };
   }
 
   /** The unfinished line is done with: its memory leaves the shared budget. */
@@ -230,8 +244,11 @@ export class Child {
   /** A message that is not passed on: the request it answers (its id at one end of the line) gets `message` as its error. */
   private refuse(head: string, end: string, message: string, note?: string) {
     // Servers write the id last (the SDK does) or first: the end of the line is searched first.
-    // eslint-disable-next-line no-control-regex -- JSON strings cannot hold raw control characters
-    const ids = (text: string) => [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map((m) => m[1]!);
+    const ids = (text: string) =>
+      // eslint-disable-next-line no-control-regex -- JSON strings cannot hold raw control characters
+      [...text.matchAll(/"id"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){1,64}"|-?(?:0|[1-9]\d{0,14}))\s*[,}]/g)].map(
+        (m) => m[1]!,
+      );
     const found = ids(end.slice(-OVERSIZED_ENDS)).at(-1) ?? ids(head.slice(0, OVERSIZED_ENDS))[0];
     if (note) this.log(note);
     let id: unknown;
@@ -246,7 +263,8 @@ export class Child {
 
   private onLine(line: string) {
     if (!line.trim()) return;
-    if (line.length > 1024 && nestsDeeper(line, MAX_DEPTH)) return this.refuse(line, line, ANSWER_TOO_DEEP, `[switchboard] dropped an output line nested deeper than ${MAX_DEPTH} levels`);
+    if (line.length > 1024 && nestsDeeper(line, MAX_DEPTH))
+      return this.refuse(line, line, ANSWER_TOO_DEEP, `[switchboard] dropped an output line nested deeper than ${MAX_DEPTH} levels`);
     let msg: unknown;
     try {
       msg = JSON.parse(line);

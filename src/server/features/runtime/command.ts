@@ -34,7 +34,11 @@ export function commandKind(command: string | null | undefined): "npx" | "uvx" |
 }
 
 /** The source a command and/or repository URL describe; null when neither is given. Throws a validation error in the user's words. */
-export function sourceFrom(command: string | null | undefined, repositoryUrl: string | null | undefined, opts: { allowFileGit: boolean }): Source | null {
+export function sourceFrom(
+  command: string | null | undefined,
+  repositoryUrl: string | null | undefined,
+  opts: { allowFileGit: boolean },
+): Source | null {
   const repo = () => parseGitUrl(repositoryUrl!, { allowFile: opts.allowFileGit }).url;
   if (command && command.trim()) {
     const kind = commandKind(command);

@@ -28,7 +28,10 @@ describe("parseGitUrl accepts", () => {
   ])("%s", (input, url) => expect(parseGitUrl(input)).toEqual({ url, kind: "https" }));
 
   it("accepts an absolute file:// path only with the test allowance", () => {
-    expect(parseGitUrl("file:///tmp/fixtures/repo.git", { allowFile: true })).toEqual({ url: "file:///tmp/fixtures/repo.git", kind: "file" });
+    expect(parseGitUrl("file:///tmp/fixtures/repo.git", { allowFile: true })).toEqual({
+      url: "file:///tmp/fixtures/repo.git",
+      kind: "file",
+    });
     expect(refusal("file:///tmp/fixtures/repo.git").message).toBe(GIT_TEXT.file);
   });
 });
@@ -97,15 +100,24 @@ describe("assertPublicGitHost", () => {
   beforeEach(() => lookup.mockReset());
 
   it("passes a host that resolves only to public addresses", async () => {
-    lookup.mockResolvedValue([{ address: "140.82.121.4", family: 4 }, { address: "2606:50c0:8000::153", family: 6 }]);
+    lookup.mockResolvedValue([
+      { address: "140.82.121.4", family: 4 },
+      { address: "2606:50c0:8000::153", family: 6 },
+    ]);
     await expect(assertPublicGitHost("https://github.com/a/b")).resolves.toBeUndefined();
     expect(lookup).toHaveBeenCalledWith("github.com", { all: true });
   });
 
-  it.each(["127.0.0.1", "10.0.0.5", "169.254.169.254", "192.168.1.1", "::1", "fe80::1", "fd00::1"])("refuses a host resolving to %s", async (address) => {
-    lookup.mockResolvedValue([{ address: "140.82.121.4", family: 4 }, { address, family: address.includes(":") ? 6 : 4 }]);
-    await expect(assertPublicGitHost("https://rebind.example.com/a/b")).rejects.toThrow(GIT_TEXT.notPublic);
-  });
+  it.each(["127.0.0.1", "10.0.0.5", "169.254.169.254", "192.168.1.1", "::1", "fe80::1", "fd00::1"])(
+    "refuses a host resolving to %s",
+    async (address) => {
+      lookup.mockResolvedValue([
+        { address: "140.82.121.4", family: 4 },
+        { address, family: address.includes(":") ? 6 : 4 },
+      ]);
+      await expect(assertPublicGitHost("https://rebind.example.com/a/b")).rejects.toThrow(GIT_TEXT.notPublic);
+    },
+  );
 
   it("refuses IP literals without a lookup, and a host that does not resolve", async () => {
     await expect(assertPublicGitHost("https://127.0.0.1/a/b")).rejects.toThrow(GIT_TEXT.notPublic);

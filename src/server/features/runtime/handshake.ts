@@ -71,7 +71,9 @@ export async function initialize(child: Child, timeoutMs: number): Promise<Clien
 const MAX_PAGES = 20;
 
 /** Every page of one listing (undefined when the server refused it): `complete` when the last page said so. */
-async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<{ items: T[]; complete: boolean } | undefined> {
+async function allPages<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+): Promise<{ items: T[]; complete: boolean } | undefined> {
   const items: T[] = [];
   let cursor: string | undefined;
   try {
@@ -97,10 +99,20 @@ export async function listing(client: Client): Promise<Listing> {
   const opts = { timeout: 15_000 };
   const none = { items: [], complete: true };
   const [tools, prompts, resources, templates] = await Promise.all([
-    caps.tools ? allPages((cursor) => client.listTools({ cursor }, opts).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : none,
-    caps.prompts ? allPages((cursor) => client.listPrompts({ cursor }, opts).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : none,
-    caps.resources ? allPages((cursor) => client.listResources({ cursor }, opts).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))) : none,
-    caps.resources ? allPages((cursor) => client.listResourceTemplates({ cursor }, opts).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))) : none,
+    caps.tools
+      ? allPages((cursor) => client.listTools({ cursor }, opts).then((r) => ({ items: r.tools, nextCursor: r.nextCursor })))
+      : none,
+    caps.prompts
+      ? allPages((cursor) => client.listPrompts({ cursor }, opts).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor })))
+      : none,
+    caps.resources
+      ? allPages((cursor) => client.listResources({ cursor }, opts).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })))
+      : none,
+    caps.resources
+      ? allPages((cursor) =>
+          client.listResourceTemplates({ cursor }, opts).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor })),
+        )
+      : none,
   ]);
   if (!tools) throw new Error("The server did not answer tools/list");
   return {

@@ -22,7 +22,11 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   const packagesDir = path.resolve(projectRoot, config.PACKAGES_DIR ?? path.join(config.DATA_DIR, "packages"));
   const deploymentsDir = path.resolve(projectRoot, config.DEPLOYMENTS_DIR ?? path.join(config.DATA_DIR, "deployments"));
   await fs.mkdir(dataDir, { recursive: true });
-  const { sandbox, uids, volumes } = await createHosting(config, { data: dataDir, deployments: deploymentsDir, packages: packagesDir }, log);
+  const { sandbox, uids, volumes } = await createHosting(
+    config,
+    { data: dataDir, deployments: deploymentsDir, packages: packagesDir },
+    log,
+  );
   const limits = { memoryMb: config.DEPLOY_MEMORY_MB, maxProcesses: config.DEPLOY_MAX_PROCESSES, cpus: config.DEPLOY_CPUS };
   const common = { packagesDir, sandbox, uids, timeoutMs: config.DEPLOY_INSTALL_TIMEOUT_MS, limits, diskMb: config.DEPLOY_DISK_MB, log };
   const python = new PythonRuntime({ ...common, indexUrl: config.PYPI_INDEX_URL, python: config.PYTHON });
@@ -34,7 +38,12 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     volumes,
     limits,
     diskMb: config.DEPLOY_DISK_MB,
-    flow: { stdinBytes: config.DEPLOY_STDIN_BUFFER_BYTES, messagesPerSecond: config.DEPLOY_MESSAGES_PER_SECOND, bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND, floodStopMs: config.DEPLOY_FLOOD_STOP_MS },
+    flow: {
+      stdinBytes: config.DEPLOY_STDIN_BUFFER_BYTES,
+      messagesPerSecond: config.DEPLOY_MESSAGES_PER_SECOND,
+      bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
+      floodStopMs: config.DEPLOY_FLOOD_STOP_MS,
+    },
     startTimeoutMs: config.DEPLOY_START_TIMEOUT_MS,
     backoffMs: config.RESTART_BACKOFF_MS,
     backoffMaxMs: config.RESTART_BACKOFF_MAX_MS,

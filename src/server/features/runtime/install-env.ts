@@ -6,7 +6,8 @@ import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 
 // The operator's network settings (proxy, extra CA roots, npm registry) reach npm on the host
 // (`npm view`) and in the platform's install sandbox, which run no package code.
-const NETWORK_ENV = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|https?_proxy|no_proxy|npm_config_(registry|strict_ssl|cafile|proxy|https_proxy|noproxy))$/i;
+const NETWORK_ENV =
+  /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|https?_proxy|no_proxy|npm_config_(registry|strict_ssl|cafile|proxy|https_proxy|noproxy))$/i;
 
 export function networkEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK_ENV.test(e[0]) && e[1] !== undefined));
@@ -44,5 +45,7 @@ export function tenantEnv(home: string): Record<string, string> {
 
 /** Extra CA files the operator configured, bound read-only so TLS inside works as outside. */
 export function caFiles(): string[] {
-  return [process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, process.env.npm_config_cafile].filter((f): f is string => Boolean(f && path.isAbsolute(f) && existsSync(f)));
+  return [process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, process.env.npm_config_cafile].filter((f): f is string =>
+    Boolean(f && path.isAbsolute(f) && existsSync(f)),
+  );
 }

@@ -7,7 +7,17 @@ import { pathToFileURL } from "node:url";
 import type { Logger } from "../../log.js";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { caFiles, installEnv, networkEnv, tenantEnv } from "./install-env.js";
-import { cacheName, diskWatch, entryPoint, InstallError, newest, openForReading, serverJsonArgs, treeBytes, type WatchStop } from "./package-files.js";
+import {
+  cacheName,
+  diskWatch,
+  entryPoint,
+  InstallError,
+  newest,
+  openForReading,
+  serverJsonArgs,
+  treeBytes,
+  type WatchStop,
+} from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Identity, UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
@@ -25,7 +35,6 @@ export type { Source };
 // cache). A git repository is cloned, installed and built in the deployment's own sandbox, as the
 // deployment's uid: whatever its .npmrc, lockfile or build script makes npm or git run, runs
 // there. The platform reads a repository's files only without following links (tenant-files.ts).
-
 
 export interface Prepared {
   /** node and its arguments: the server's entry point and args */
@@ -60,11 +69,24 @@ export { InstallError };
 
 function exec(file: string, args: string[], opts: { env: Record<string, string>; timeoutMs: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { env: opts.env, timeout: opts.timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const tail = String(stderr || stdout).trim().split("\n").slice(-6).join("\n");
-      reject(new InstallError(`${path.basename(file)} ${args[0]} failed${(err as { killed?: boolean }).killed ? " (timed out)" : ""}: ${tail}`));
-    });
+    execFile(
+      file,
+      args,
+      { env: opts.env, timeout: opts.timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: "SIGKILL" },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const tail = String(stderr || stdout)
+          .trim()
+          .split("\n")
+          .slice(-6)
+          .join("\n");
+        reject(
+          new InstallError(
+            `${path.basename(file)} ${args[0]} failed${(err as { killed?: boolean }).killed ? " (timed out)" : ""}: ${tail}`,
+          ),
+        );
+      },
+    );
   });
 }
 
@@ -76,7 +98,12 @@ export class Installer {
 
   /** For `npm view` on the host: registry metadata only, in a cache of its own (the install sandbox's is not the platform's to write). */
   private viewEnv(): Record<string, string> {
-    return { ...networkEnv(), PATH: SANDBOX_PATH, npm_config_cache: path.join(this.o.packagesDir, ".cache", "npm-view"), npm_config_update_notifier: "false" };
+    return {
+      ...networkEnv(),
+      PATH: SANDBOX_PATH,
+      npm_config_cache: path.join(this.o.packagesDir, ".cache", "npm-view"),
+      npm_config_update_notifier: "false",
+    };
   }
 
   async remove(id: string): Promise<void> {
@@ -126,7 +153,9 @@ export class Installer {
       return v;
     } catch (e) {
       // Offline: the newest installed version of the package still runs.
-      const installed = (await fs.readdir(this.o.packagesDir).catch(() => [] as string[])).filter((d) => d.startsWith(`${cacheName(name)}@`) && !d.includes(".tmp-"));
+      const installed = (await fs.readdir(this.o.packagesDir).catch(() => [] as string[])).filter(
+        (d) => d.startsWith(`${cacheName(name)}@`) && !d.includes(".tmp-"),
+      );
       const version = newest(installed.map((d) => d.slice(cacheName(name).length + 1)));
       if (version) return version;
       throw new InstallError(`Could not find the npm package ${key}: ${(e as Error).message.split("\n").at(-1)}`);
@@ -168,8 +197,31 @@ export class Installer {
       // code runs, and nothing of the host is visible anyway.
       await this.o.sandbox.run(
         {
-          argv: ["npm", "install", "--ignore-scripts", "--omit=dev", "--no-package-lock", "--no-audit", "--no-fund", "--allow-git=none", "--allow-remote=none", "--allow-file=none", "--allow-directory=none", "--prefix", prefix, `${name}@${version}`],
-          env: { ...installEnv(), HOME: cache, npm_config_cache: cache, npm_config_git: "/bin/false", npm_config_userconfig: "/dev/null", npm_config_update_notifier: "false", npm_config_logs_max: "0" },
+          argv: [
+            "npm",
+            "install",
+            "--ignore-scripts",
+            "--omit=dev",
+            "--no-package-lock",
+            "--no-audit",
+            "--no-fund",
+            "--allow-git=none",
+            "--allow-remote=none",
+            "--allow-file=none",
+            "--allow-directory=none",
+            "--prefix",
+            prefix,
+            `${name}@${version}`,
+          ],
+          env: {
+            ...installEnv(),
+            HOME: cache,
+            npm_config_cache: cache,
+            npm_config_git: "/bin/false",
+            npm_config_userconfig: "/dev/null",
+            npm_config_update_notifier: "false",
+            npm_config_logs_max: "0",
+          },
           cwd: prefix,
           writable: [prefix, cache],
           readOnly: caFiles(),
@@ -182,7 +234,10 @@ export class Installer {
         watch.signal,
       );
       const mb = (await treeBytes(prefix)) / 1024 / 1024;
-      if (mb > this.o.diskMb) throw new InstallError(`The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
+      if (mb > this.o.diskMb)
+        throw new InstallError(
+          `The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
+        );
       if (process.umask() & 0o005) await openForReading(prefix); // every deployment's uid reads the cache
       // wx: created here or not at all, never through a link the install might have left.
       await fs.writeFile(path.join(prefix, ".complete"), new Date().toISOString(), { flag: "wx" });
@@ -192,7 +247,8 @@ export class Installer {
       this.o.log.info({ package: `${name}@${version}`, ms: Math.round(performance.now() - t) }, "npm package installed");
       return dir;
     } catch (e) {
-      if (watch.signal.aborted) throw new InstallError((watch.signal.reason as WatchStop).explain(`The npm package ${name}@${version}`, this.o.diskMb));
+      if (watch.signal.aborted)
+        throw new InstallError((watch.signal.reason as WatchStop).explain(`The npm package ${name}@${version}`, this.o.diskMb));
       if (e instanceof StepError) throw new InstallError(`npm install of ${name}@${version} failed: ${e.message}`);
       throw e;
     } finally {
@@ -223,7 +279,13 @@ export class Installer {
     return copy;
   }
 
-  private async fromGit(id: string, workDir: string, identity: Identity | null, source: Extract<Source, { kind: "git" }>, signal?: AbortSignal): Promise<Prepared> {
+  private async fromGit(
+    id: string,
+    workDir: string,
+    identity: Identity | null,
+    source: Extract<Source, { kind: "git" }>,
+    signal?: AbortSignal,
+  ): Promise<Prepared> {
     const { url, kind } = parseGitUrl(source.url, { allowFile: this.o.allowFileGit });
     if (kind === "https") await assertPublicGitHost(url);
     const app = path.join(workDir, "app");
@@ -237,30 +299,81 @@ export class Installer {
     const env = { ...tenantEnv(workDir), ...(fileConfig ? { GIT_CONFIG_GLOBAL: fileConfig } : {}) };
     const step = async (what: string, argv: string[], cwd: string, readOnly: string[] = [], extraEnv: Record<string, string> = {}) => {
       try {
-        await this.o.sandbox.run({ argv, env: { ...env, ...extraEnv }, cwd, writable: [workDir], readOnly: [...readOnly, ...caFiles()], network: true, identity, limits: this.o.limits, label: id }, this.o.timeoutMs, signal);
+        await this.o.sandbox.run(
+          {
+            argv,
+            env: { ...env, ...extraEnv },
+            cwd,
+            writable: [workDir],
+            readOnly: [...readOnly, ...caFiles()],
+            network: true,
+            identity,
+            limits: this.o.limits,
+            label: id,
+          },
+          this.o.timeoutMs,
+          signal,
+        );
       } catch (e) {
         if (e instanceof StepError) throw new InstallError(`${what} failed: ${e.message}`);
         throw e;
       }
     };
-    const protocols = ["-c", "protocol.allow=never", "-c", "protocol.https.allow=always", ...(kind === "file" ? ["-c", "protocol.file.allow=always"] : [])];
+    const protocols = [
+      "-c",
+      "protocol.allow=never",
+      "-c",
+      "protocol.https.allow=always",
+      ...(kind === "file" ? ["-c", "protocol.file.allow=always"] : []),
+    ];
     // No submodules, no hooks, no redirects to somewhere unchecked; and it runs sandboxed anyway.
     try {
       const from = staged ? pathToFileURL(staged).href : url;
-      await step("git clone", ["git", ...protocols, "-c", "core.hooksPath=/dev/null", "-c", "http.followRedirects=false", "clone", "--depth", "1", "--no-recurse-submodules", "--single-branch", "--", from, app], workDir, staged && fileConfig ? [staged, fileConfig] : []);
+      await step(
+        "git clone",
+        [
+          "git",
+          ...protocols,
+          "-c",
+          "core.hooksPath=/dev/null",
+          "-c",
+          "http.followRedirects=false",
+          "clone",
+          "--depth",
+          "1",
+          "--no-recurse-submodules",
+          "--single-branch",
+          "--",
+          from,
+          app,
+        ],
+        workDir,
+        staged && fileConfig ? [staged, fileConfig] : [],
+      );
     } finally {
       if (staged) await fs.rm(staged, { recursive: true, force: true });
     }
-    const pkg = await readTenantJson<{ dependencies?: object; devDependencies?: object; scripts?: Record<string, string> }>(app, "package.json");
+    const pkg = await readTenantJson<{ dependencies?: object; devDependencies?: object; scripts?: Record<string, string> }>(
+      app,
+      "package.json",
+    );
     if (source.module || (!pkg && (await isPythonProject(app)))) {
       const pyStep: Step = (what, argv, o) => step(what, argv, o.cwd, o.readOnly, o.env);
-      const argv = await buildPythonRepo(this.o.python, pyStep, app, path.join(workDir, ".venv"), source.module, [...(await serverJsonArgs(app)), ...source.args]);
+      const argv = await buildPythonRepo(this.o.python, pyStep, app, path.join(workDir, ".venv"), source.module, [
+        ...(await serverJsonArgs(app)),
+        ...source.args,
+      ]);
       return { argv, workDir, cwd: app, readOnly: caFiles(), identity };
     }
-    if (!pkg) throw new InstallError("The repository has no package.json, pyproject.toml, setup.py or requirements.txt: only Node.js and Python servers can be built from a repository");
-    const locked = (await tenantPathKind(app, "package-lock.json")) !== "missing" || (await tenantPathKind(app, "npm-shrinkwrap.json")) !== "missing";
+    if (!pkg)
+      throw new InstallError(
+        "The repository has no package.json, pyproject.toml, setup.py or requirements.txt: only Node.js and Python servers can be built from a repository",
+      );
+    const locked =
+      (await tenantPathKind(app, "package-lock.json")) !== "missing" || (await tenantPathKind(app, "npm-shrinkwrap.json")) !== "missing";
     if (locked) await step("npm ci", ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], app);
-    else if (Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0) await step("npm install", ["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund"], app);
+    else if (Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0)
+      await step("npm install", ["npm", "install", "--ignore-scripts", "--no-package-lock", "--no-audit", "--no-fund"], app);
     if (typeof pkg.scripts?.build === "string") await step("npm run build", ["npm", "run", "build"], app);
     const args = [...(await serverJsonArgs(app)), ...source.args];
     return { argv: this.nodeArgv(await entryPoint(app, null), args), workDir, readOnly: caFiles(), identity };

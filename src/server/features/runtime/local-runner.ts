@@ -76,13 +76,17 @@ export class LocalRunner implements Runner {
   /** Background work never rejects unobserved: an error here is logged, not a crash of the platform. */
   private runSafely(slot: Slot) {
     slot.abort = new AbortController();
-    slot.starting = this.run(slot, slot.abort.signal).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.spec.id }, "deployment start failed"));
+    slot.starting = this.run(slot, slot.abort.signal).catch((e: unknown) =>
+      this.o.log.error({ err: e, deployment: slot.spec.id }, "deployment start failed"),
+    );
   }
 
   /** Reports an event unless the deployment is being stopped; a failing receiver is logged, never fatal. */
   private async emit(slot: Slot, event: RunnerEvent) {
     if (slot.stopping) return;
-    await this.events(slot.spec.id, event).catch((e: unknown) => this.o.log.error({ err: e, deployment: slot.spec.id }, "could not record deployment status"));
+    await this.events(slot.spec.id, event).catch((e: unknown) =>
+      this.o.log.error({ err: e, deployment: slot.spec.id }, "could not record deployment status"),
+    );
   }
 
   private async run(slot: Slot, signal: AbortSignal): Promise<void> {
@@ -125,9 +129,7 @@ export class LocalRunner implements Runner {
       slot.runningSince = Date.now();
       await this.emit(slot, { type: "running", listing: listed ?? null });
       log.info({ pid: c.pid }, "deployment running");
-      void c.exited
-        .then((e) => this.onExit(slot, c, e))
-        .catch((e: unknown) => log.error({ err: e }, "could not schedule a restart"));
+      void c.exited.then((e) => this.onExit(slot, c, e)).catch((e: unknown) => log.error({ err: e }, "could not schedule a restart"));
     } catch (e) {
       // A process that died while starting: its exit code says more than the client's "connection closed".
       const exit = child && !child.running ? await child.exited : undefined;
@@ -169,7 +171,13 @@ export class LocalRunner implements Runner {
     const looping = slot.failures >= this.o.crashLoopAfter;
     const detail = `${describeExit(exit)}${looping ? `; crashed ${slot.failures} times in a row` : ""}; restarting in ${delay >= 1000 ? `${Math.round(delay / 1000)} s` : `${delay} ms`}${logs ? `\n${logs}` : ""}`;
     this.o.log.warn({ deployment: slot.spec.id, exit: describeExit(exit), failures: slot.failures, delayMs: delay }, "deployment crashed");
-    await this.emit(slot, { type: "crashed", exit: { reason: describeExit(exit), code: exit.code }, detail: detail.slice(0, 4000), restartInMs: delay, looping });
+    await this.emit(slot, {
+      type: "crashed",
+      exit: { reason: describeExit(exit), code: exit.code },
+      detail: detail.slice(0, 4000),
+      restartInMs: delay,
+      looping,
+    });
     if (slot.stopping || this.closed) return;
     slot.timer = setTimeout(() => {
       slot.timer = undefined;

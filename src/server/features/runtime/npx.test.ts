@@ -19,7 +19,10 @@ describe("parseNpxCommand accepts", () => {
     ["npx @scope/pkg@1.2.3 --port 3000 /data", { package: "@scope/pkg", version: "1.2.3", args: ["--port", "3000", "/data"] }],
     ["npx pkg@latest", { package: "pkg", version: "latest", args: [] }],
     ["  npx\t--yes   pkg@1.0.0-beta.1+build.5  a=b  ", { package: "pkg", version: "1.0.0-beta.1+build.5", args: ["a=b"] }],
-    ["npx mcp-server.fs /home/me/data ~/x user@example.com 50% key:value,other", { package: "mcp-server.fs", version: null, args: ["/home/me/data", "~/x", "user@example.com", "50%", "key:value,other"] }],
+    [
+      "npx mcp-server.fs /home/me/data ~/x user@example.com 50% key:value,other",
+      { package: "mcp-server.fs", version: null, args: ["/home/me/data", "~/x", "user@example.com", "50%", "key:value,other"] },
+    ],
     ["npx @a/b@next --config=x --cachedir /tmp", { package: "@a/b", version: "next", args: ["--config=x", "--cachedir", "/tmp"] }],
   ])("%s", (input, expected) => expect(parseNpxCommand(input)).toEqual(expected));
 

@@ -24,7 +24,19 @@ export const NPX_TEXT = {
 // Options that would let the command run something other than the named package, fetch it from
 // elsewhere or change where npm writes/reads config. Refused anywhere, not only before the package,
 // so a future change in how npx splits its own options from the package's cannot reopen them.
-const FORBIDDEN_LONG = ["--call", "--registry", "--prefix", "--package", "--userconfig", "--globalconfig", "--node-options", "--script-shell", "--cache", "--global", "--ignore-scripts"];
+const FORBIDDEN_LONG = [
+  "--call",
+  "--registry",
+  "--prefix",
+  "--package",
+  "--userconfig",
+  "--globalconfig",
+  "--node-options",
+  "--script-shell",
+  "--cache",
+  "--global",
+  "--ignore-scripts",
+];
 const FORBIDDEN_SHORT = ["-c", "-p", "-g"];
 
 const NAME_PART = "[a-z0-9][a-z0-9._-]*";

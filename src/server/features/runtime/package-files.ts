@@ -66,7 +66,9 @@ export class WatchStop {
 
   /** The owner's words for it: `what` ("The npm package x@1.0.0") and the deployment's limit. */
   explain(what: string, diskMb: number): string {
-    return this.tooLarge ? `${what} is larger than the ${diskMb} MB a deployment may use (${this.message} while installing)` : `${what} was stopped while installing: ${this.message}`;
+    return this.tooLarge
+      ? `${what} is larger than the ${diskMb} MB a deployment may use (${this.message} while installing)`
+      : `${what} was stopped while installing: ${this.message}`;
   }
 }
 
@@ -118,7 +120,8 @@ export async function entryPoint(dir: string, packageName: string | null): Promi
   }
   const start = /^node\s+([\w./-]+)\s*$/.exec(typeof pkg.scripts?.start === "string" ? pkg.scripts.start : "");
   rel ??= start?.[1] ?? pkg.main;
-  if (typeof rel !== "string" || !rel) throw new InstallError("Nothing to run: package.json has no bin, no `node <file>` start script and no main");
+  if (typeof rel !== "string" || !rel)
+    throw new InstallError("Nothing to run: package.json has no bin, no `node <file>` start script and no main");
   const entry = path.resolve(dir, rel);
   if (!entry.startsWith(dir + path.sep)) throw new InstallError(`The entry point ${shown(rel)} lies outside the package`);
   // Looked at without following links: a link is resolved by the sandbox, where it can only reach the sandbox's files.

@@ -20,8 +20,12 @@ export const normalisedName = (name: string) => name.toLowerCase().replace(/[-_.
 export async function findPython(setting: string): Promise<string> {
   const candidates = path.isAbsolute(setting) ? [setting] : SANDBOX_PATH.split(":").map((d) => path.join(d, setting));
   const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new InstallError(`Python servers need Python ${PYTHON_MIN.join(".")} or newer on this host, and ${setting} was not found (set PYTHON, or install python3 and python3-venv)`);
-  if (!systemRoots().some((r) => found === r || found.startsWith(`${r}/`))) throw new InstallError(`PYTHON (${found}) must live under ${systemRoots().join(", ")}, which the sandbox can see`);
+  if (!found)
+    throw new InstallError(
+      `Python servers need Python ${PYTHON_MIN.join(".")} or newer on this host, and ${setting} was not found (set PYTHON, or install python3 and python3-venv)`,
+    );
+  if (!systemRoots().some((r) => found === r || found.startsWith(`${r}/`)))
+    throw new InstallError(`PYTHON (${found}) must live under ${systemRoots().join(", ")}, which the sandbox can see`);
   const probe = "import sys, venv, ensurepip; print('%d.%d' % sys.version_info[:2])";
   const out = await run(found, ["-I", "-c", probe], { timeout: 10_000 }).then(
     (r) => r.stdout.trim(),
@@ -29,7 +33,8 @@ export async function findPython(setting: string): Promise<string> {
   );
   if (out === null) throw new InstallError(`${found} cannot create virtual environments (install python3-venv)`);
   const [major = 0, minor = 0] = out.split(".").map(Number);
-  if (major < PYTHON_MIN[0] || (major === PYTHON_MIN[0] && minor < PYTHON_MIN[1])) throw new InstallError(`Python servers need Python ${PYTHON_MIN.join(".")} or newer; ${found} is ${out}`);
+  if (major < PYTHON_MIN[0] || (major === PYTHON_MIN[0] && minor < PYTHON_MIN[1]))
+    throw new InstallError(`Python servers need Python ${PYTHON_MIN.join(".")} or newer; ${found} is ${out}`);
   return found;
 }
 

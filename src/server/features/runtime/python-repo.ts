@@ -12,7 +12,14 @@ import { removeTree, tenantPathKind } from "./sandbox/tenant-files.js";
  * A repository's Python project, installed into `venv` with the deployment's own steps; returns
  * the argv that runs it: `python -m module`, else the project's console script.
  */
-export async function buildPythonRepo(py: PythonRuntime, step: Step, app: string, venv: string, module: string | undefined, args: string[]): Promise<string[]> {
+export async function buildPythonRepo(
+  py: PythonRuntime,
+  step: Step,
+  app: string,
+  venv: string,
+  module: string | undefined,
+  args: string[],
+): Promise<string[]> {
   const python = await py.interpreter();
   await removeTree(venv);
   const env = py.pipEnv(path.dirname(venv));
@@ -20,7 +27,8 @@ export async function buildPythonRepo(py: PythonRuntime, step: Step, app: string
   const vpython = path.join(venv, "bin", "python");
   const project = (await tenantPathKind(app, "pyproject.toml")) === "file" || (await tenantPathKind(app, "setup.py")) === "file";
   if (project) await step("pip install", [...py.pipInstall(vpython), app], { cwd: app, env });
-  else if ((await tenantPathKind(app, "requirements.txt")) === "file") await step("pip install", [...py.pipInstall(vpython), "-r", "requirements.txt"], { cwd: app, env });
+  else if ((await tenantPathKind(app, "requirements.txt")) === "file")
+    await step("pip install", [...py.pipInstall(vpython), "-r", "requirements.txt"], { cwd: app, env });
   if (module) return [vpython, "-m", module, ...args];
   if (!project) throw new InstallError('The repository has no pyproject.toml or setup.py: give the command "python -m <module>" to run it');
   const site = await sitePackages(venv);

@@ -63,7 +63,9 @@ type Whoami = { uid: number; python: string; executable: string; prefix: string;
 
 describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
   it("deploys a uvx command pinned to a release (a wheel): its tools through the gateway, the owner's keys, a restart after a crash, stop", async () => {
-    await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`, [{ key: "Greeting", env_var: "GREETING", description: "What to say" }]);
+    await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`, [
+      { key: "Greeting", env_var: "GREETING", description: "What to say" },
+    ]);
     const { c, key } = await user();
     const missing = await c.post("/api/deploy/pyfixture", { env: {} });
     expect(missing.status).toBe(400);
@@ -137,7 +139,13 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     const installedAt = statSync(complete("2.0.0")).mtimeMs;
     const deployOnFreshPlatform = async (indexUrl: string, before?: () => Promise<void>) => {
       const port = await freePort();
-      const again = await createTestApp({ PYPI_INDEX_URL: indexUrl, PACKAGES_DIR: packagesDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DEPLOY_START_TIMEOUT_MS: "20000" });
+      const again = await createTestApp({
+        PYPI_INDEX_URL: indexUrl,
+        PACKAGES_DIR: packagesDir,
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DEPLOY_START_TIMEOUT_MS: "20000",
+      });
       try {
         await again.listen();
         await before?.();
@@ -167,9 +175,14 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     const offline = await deployOnFreshPlatform(index.url.replace(":7781/", ":7799/"));
     expect(offline.version).toBe("3.0.0");
     // A newest release that cannot be built: the newest installed one runs rather than nothing.
-    const pyproject = (await fs.readFile(new URL("../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")).replace('build-backend = "backend"', 'build-backend = "broken"');
-    const broken = "from backend import build_sdist, get_requires_for_build_sdist, get_requires_for_build_wheel  # noqa: F401\n\n\ndef build_wheel(*args, **kwargs):\n    raise RuntimeError('this release cannot be built')\n";
-    const unbuildable = await deployOnFreshPlatform(index.url, () => index.publish({ releases: { "4.0.0": ["sdist"] }, files: { "_build/broken.py": broken, "pyproject.toml": pyproject } }));
+    const pyproject = (
+      await fs.readFile(new URL("../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")
+    ).replace('build-backend = "backend"', 'build-backend = "broken"');
+    const broken =
+      "from backend import build_sdist, get_requires_for_build_sdist, get_requires_for_build_wheel  # noqa: F401\n\n\ndef build_wheel(*args, **kwargs):\n    raise RuntimeError('this release cannot be built')\n";
+    const unbuildable = await deployOnFreshPlatform(index.url, () =>
+      index.publish({ releases: { "4.0.0": ["sdist"] }, files: { "_build/broken.py": broken, "pyproject.toml": pyproject } }),
+    );
     expect(unbuildable.version).toBe("3.0.0");
   }, 240_000);
 
@@ -179,7 +192,9 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     await deploy(c, "pyfixture-nope", {});
     const failed = await waitForStatus(c, "pyfixture-nope", ["failed", "running"], 120_000);
     expect(failed.status).toBe("failed");
-    expect(failed.status_detail).toContain(`The PyPI package ${PY_FIXTURE} has no command named nope. It provides: ${PY_FIXTURE}, pyfixture-alt.`);
+    expect(failed.status_detail).toContain(
+      `The PyPI package ${PY_FIXTURE} has no command named nope. It provides: ${PY_FIXTURE}, pyfixture-alt.`,
+    );
   }, 180_000);
 
   it("only a declared console script runs: pip, which sits in the same folder, is not one", async () => {
@@ -246,7 +261,11 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     // No project at all: its requirements installed, the module run from the checkout (a new
     // user: a Free plan deploys 3 times a month).
     const other = await user();
-    const plain = await createFixtureRepo({ fixture: "python-server", remove: ["pyproject.toml", "_build"], files: { "requirements.txt": "# the standard library is enough\n" } });
+    const plain = await createFixtureRepo({
+      fixture: "python-server",
+      remove: ["pyproject.toml", "_build"],
+      files: { "requirements.txt": "# the standard library is enough\n" },
+    });
     try {
       const qn = `${other.name}/pyplain`;
       await registerOwnedServer(other.c, qn, "Python checkout");

@@ -41,7 +41,11 @@ export interface PythonOptions {
 }
 
 /** A sandboxed step: argv, where it may write, as whom, and which host folders it reads. */
-export type Step = (what: string, argv: string[], opts: { cwd: string; readOnly?: string[]; env?: Record<string, string> }) => Promise<void>;
+export type Step = (
+  what: string,
+  argv: string[],
+  opts: { cwd: string; readOnly?: string[]; env?: Record<string, string> },
+) => Promise<void>;
 
 /** A sandboxed step that ran and failed (pip could not install, say), as opposed to a limit or a refusal. */
 class StepFailed extends InstallError {}
@@ -68,14 +72,35 @@ export class PythonRuntime {
 
   /** pip's environment: no user or site configuration, no prompts, a HOME and cache of the step's own. */
   pipEnv(home: string): Record<string, string> {
-    return { PATH: SANDBOX_PATH, HOME: home, PIP_CONFIG_FILE: "/dev/null", PIP_NO_INPUT: "1", PIP_CACHE_DIR: path.join(home, ".cache", "pip"), PYTHONNOUSERSITE: "1" };
+    return {
+      PATH: SANDBOX_PATH,
+      HOME: home,
+      PIP_CONFIG_FILE: "/dev/null",
+      PIP_NO_INPUT: "1",
+      PIP_CACHE_DIR: path.join(home, ".cache", "pip"),
+      PYTHONNOUSERSITE: "1",
+    };
   }
 
   pipInstall(python: string): string[] {
     const index = new URL(this.o.indexUrl);
     // pip ignores a plain-HTTP index unless told to trust it; the operator's setting says so (never in production, see config.ts).
     const trusted = index.protocol === "http:" ? ["--trusted-host", index.host] : [];
-    return [python, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location", "--progress-bar", "off", "--index-url", this.o.indexUrl, ...trusted];
+    return [
+      python,
+      "-I",
+      "-m",
+      "pip",
+      "install",
+      "--no-input",
+      "--disable-pip-version-check",
+      "--no-warn-script-location",
+      "--progress-bar",
+      "off",
+      "--index-url",
+      this.o.indexUrl,
+      ...trusted,
+    ];
   }
 
   /** A PyPI package's command from the shared cache (installed first when missing), and the folder it reads. */
@@ -93,7 +118,9 @@ export class PythonRuntime {
   private async installed(name: string): Promise<string[]> {
     const prefix = `${normalisedName(name)}@`;
     const names = await fs.readdir(this.cacheDir).catch(() => [] as string[]);
-    return names.filter((d) => d.startsWith(prefix) && !d.includes(".tmp-") && existsSync(path.join(this.cacheDir, d, ".complete"))).map((d) => d.slice(prefix.length));
+    return names
+      .filter((d) => d.startsWith(prefix) && !d.includes(".tmp-") && existsSync(path.join(this.cacheDir, d, ".complete")))
+      .map((d) => d.slice(prefix.length));
   }
 
   /**
@@ -119,7 +146,10 @@ export class PythonRuntime {
       return got.dir;
     } catch (e) {
       if (!have || !(e instanceof StepFailed)) throw e;
-      this.o.log.warn({ package: name, version: have, err: (e as Error).message }, "could not install the newest release: running the newest installed one");
+      this.o.log.warn(
+        { package: name, version: have, err: (e as Error).message },
+        "could not install the newest release: running the newest installed one",
+      );
       remember(have, RETRY_MS);
       return path.join(this.cacheDir, `${key}@${have}`);
     }
@@ -154,7 +184,20 @@ export class PythonRuntime {
       const resolver = await this.resolver();
       const out = await this.o.sandbox.run(
         {
-          argv: [...this.pipInstall(path.join(resolver, "bin", "python")), "--dry-run", "--no-deps", "--ignore-installed", "--quiet", "--retries", "0", "--timeout", "15", "--report", "-", name],
+          argv: [
+            ...this.pipInstall(path.join(resolver, "bin", "python")),
+            "--dry-run",
+            "--no-deps",
+            "--ignore-installed",
+            "--quiet",
+            "--retries",
+            "0",
+            "--timeout",
+            "15",
+            "--report",
+            "-",
+            name,
+          ],
           env: this.pipEnv("/tmp"),
           cwd: "/tmp",
           writable: [],
@@ -166,7 +209,9 @@ export class PythonRuntime {
         },
         60_000,
       );
-      const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as { install?: Array<{ metadata?: { name?: string; version?: string } }> };
+      const report = JSON.parse(out.slice(out.indexOf("{"), out.lastIndexOf("}") + 1)) as {
+        install?: Array<{ metadata?: { name?: string; version?: string } }>;
+      };
       const found = report.install?.find((i) => normalisedName(i.metadata?.name ?? "") === key)?.metadata?.version;
       if (typeof found !== "string" || !SAFE_VERSION.test(found)) throw new Error("pip's report names no usable version");
       return found;
@@ -211,7 +256,10 @@ export class PythonRuntime {
       (step, venv) => step("pip install", [...this.pipInstall(path.join(venv, "bin", "python")), spec]),
       async (venv) => {
         const found = (await dists(await sitePackages(venv))).filter((d) => normalisedName(d.name) === key);
-        if (found.length !== 1) throw new InstallError(`pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`);
+        if (found.length !== 1)
+          throw new InstallError(
+            `pip installed ${spec} but its metadata (${key}-*.dist-info) is ${found.length ? "there more than once" : "missing"}`,
+          );
         // Pinned: the entry is named by what was asked for (==1.0 may install 1.0.0), so a later
         // request for the same pin finds it; unpinned: by the installed release's version.
         exact ??= found[0]!.version;
@@ -229,7 +277,11 @@ export class PythonRuntime {
    * answer. Everything run in it may be package code (an sdist's build), so nothing after it
    * follows a link it may have left, and the disk it writes is watched while it runs.
    */
-  private async inNewEnvironment(what: string, fill: (step: (label: string, argv: string[]) => Promise<string>, venv: string) => Promise<unknown>, target: (venv: string) => Promise<string>): Promise<string> {
+  private async inNewEnvironment(
+    what: string,
+    fill: (step: (label: string, argv: string[]) => Promise<string>, venv: string) => Promise<unknown>,
+    target: (venv: string) => Promise<string>,
+  ): Promise<string> {
     const python = await this.interpreter();
     await fs.mkdir(this.cacheDir, { recursive: true });
     const tmp = path.join(this.cacheDir, `.tmp-${randomBytes(6).toString("hex")}`);
@@ -243,7 +295,17 @@ export class PythonRuntime {
     const step = async (label: string, argv: string[]) => {
       try {
         return await this.o.sandbox.run(
-          { argv, env: this.pipEnv(path.join(work, "home")), cwd: work, writable: [work], readOnly: [], network: true, identity: installer, limits: this.o.limits, label: "install" },
+          {
+            argv,
+            env: this.pipEnv(path.join(work, "home")),
+            cwd: work,
+            writable: [work],
+            readOnly: [],
+            network: true,
+            identity: installer,
+            limits: this.o.limits,
+            label: "install",
+          },
           this.o.timeoutMs,
           watch.signal,
         );
@@ -257,10 +319,14 @@ export class PythonRuntime {
       await step("Creating the virtual environment", [python, "-I", "-m", "venv", venv]);
       await fill(step, venv);
       if ((await tenantPathKind(work, "venv")) !== "dir") throw new InstallError(`The install of ${what} replaced its environment folder`);
-      if ((await tenantPathKind(venv, ".complete")) !== "missing") throw new InstallError(`The install of ${what} left a .complete file of its own`);
+      if ((await tenantPathKind(venv, ".complete")) !== "missing")
+        throw new InstallError(`The install of ${what} left a .complete file of its own`);
       const dir = await target(venv);
       const mb = (await treeBytes(venv)) / 1024 / 1024;
-      if (mb > this.o.diskMb) throw new InstallError(`${capitalised(what)} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`);
+      if (mb > this.o.diskMb)
+        throw new InstallError(
+          `${capitalised(what)} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
+        );
       if (process.umask() & 0o005) await openForReading(venv);
       await fs.writeFile(path.join(venv, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(venv, dir).catch((e: NodeJS.ErrnoException) => {
@@ -288,6 +354,8 @@ export class PythonRuntime {
     const pick = wanted.find((w) => allowed.includes(w)) ?? (!command && own.length === 1 ? own[0] : undefined);
     if (pick && (await tenantPathKind(venv, `bin/${pick}`)) === "file") return path.join(venv, "bin", pick);
     const available = own.length ? ` It provides: ${own.slice(0, 10).join(", ")}.` : " It provides no console script.";
-    throw new InstallError(`The PyPI package ${name} has no command named ${command ?? name}.${available}${command ? "" : ' Name one with "uvx --from <package> <command>".'}`);
+    throw new InstallError(
+      `The PyPI package ${name} has no command named ${command ?? name}.${available}${command ? "" : ' Name one with "uvx --from <package> <command>".'}`,
+    );
   }
 }

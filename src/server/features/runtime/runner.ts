@@ -77,7 +77,9 @@ export type RunnerEvents = (id: string, event: RunnerEvent) => Promise<void>;
  */
 export class InputFull extends Error {
   constructor(limitBytes: number) {
-    super(`The MCP server is not reading its input: the platform holds at most ${Math.round(limitBytes / 1024 / 1024)} MB of requests for it. Try again once it has caught up.`);
+    super(
+      `The MCP server is not reading its input: the platform holds at most ${Math.round(limitBytes / 1024 / 1024)} MB of requests for it. Try again once it has caught up.`,
+    );
     this.name = "InputFull";
   }
 }
@@ -95,7 +97,12 @@ export interface FlowLimits {
 }
 
 /** Reading, parsing and passing on a server's output costs the platform about 5 to 25 ms a MB (by machine): 8 MB a second keeps one server's share well below a core. */
-export const DEFAULT_FLOW: FlowLimits = { stdinBytes: 4 * 1024 * 1024, messagesPerSecond: 5000, bytesPerSecond: 8 * 1024 * 1024, floodStopMs: 60_000 };
+export const DEFAULT_FLOW: FlowLimits = {
+  stdinBytes: 4 * 1024 * 1024,
+  messagesPerSecond: 5000,
+  bytesPerSecond: 8 * 1024 * 1024,
+  floodStopMs: 60_000,
+};
 
 /** What the platform did for one server: what it read and what that cost it (metrics). */
 export interface OutputStats {

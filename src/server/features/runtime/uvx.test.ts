@@ -21,16 +21,34 @@ describe("parseUvxCommand accepts", () => {
   it.each([
     ["uvx mcp-server-time", { package: "mcp-server-time", version: null, command: null, args: [] }],
     ["uvx mcp-server-fetch==2025.4.7", { package: "mcp-server-fetch", version: "2025.4.7", command: null, args: [] }],
-    ["uvx mcp-server-git@1.2.0 --repository /data/repo", { package: "mcp-server-git", version: "1.2.0", command: null, args: ["--repository", "/data/repo"] }],
-    ["uvx mcp-server-time@latest --local-timezone=Europe/Paris", { package: "mcp-server-time", version: null, command: null, args: ["--local-timezone=Europe/Paris"] }],
-    ["uvx --from mcp-server-sqlite==0.6.2 mcp-server-sqlite --db-path /data/x.db", { package: "mcp-server-sqlite", version: "0.6.2", command: "mcp-server-sqlite", args: ["--db-path", "/data/x.db"] }],
-    ["uvx --from=awslabs.core-mcp-server awslabs.core-mcp-server", { package: "awslabs.core-mcp-server", version: null, command: "awslabs.core-mcp-server", args: [] }],
+    [
+      "uvx mcp-server-git@1.2.0 --repository /data/repo",
+      { package: "mcp-server-git", version: "1.2.0", command: null, args: ["--repository", "/data/repo"] },
+    ],
+    [
+      "uvx mcp-server-time@latest --local-timezone=Europe/Paris",
+      { package: "mcp-server-time", version: null, command: null, args: ["--local-timezone=Europe/Paris"] },
+    ],
+    [
+      "uvx --from mcp-server-sqlite==0.6.2 mcp-server-sqlite --db-path /data/x.db",
+      { package: "mcp-server-sqlite", version: "0.6.2", command: "mcp-server-sqlite", args: ["--db-path", "/data/x.db"] },
+    ],
+    [
+      "uvx --from=awslabs.core-mcp-server awslabs.core-mcp-server",
+      { package: "awslabs.core-mcp-server", version: null, command: "awslabs.core-mcp-server", args: [] },
+    ],
     ["  uvx\tMy_Package.Name==1.0rc1  a  ", { package: "My_Package.Name", version: "1.0rc1", command: null, args: ["a"] }],
-    ["uvx pkg==1.0.post2.dev3 x:y,z 50% user@example.com ~/x", { package: "pkg", version: "1.0.post2.dev3", command: null, args: ["x:y,z", "50%", "user@example.com", "~/x"] }],
+    [
+      "uvx pkg==1.0.post2.dev3 x:y,z 50% user@example.com ~/x",
+      { package: "pkg", version: "1.0.post2.dev3", command: null, args: ["x:y,z", "50%", "user@example.com", "~/x"] },
+    ],
     ["uvx pkg==v2.1", { package: "pkg", version: "2.1", command: null, args: [] }],
     // After the package, options are the server's own (uvx stops parsing there), save the refused ones.
     ["uvx pkg -v --port 8080 -d", { package: "pkg", version: null, command: null, args: ["-v", "--port", "8080", "-d"] }],
-    ["uvx pkg -c config.json -p 8080 -i x -f y -w z", { package: "pkg", version: null, command: null, args: ["-c", "config.json", "-p", "8080", "-i", "x", "-f", "y", "-w", "z"] }],
+    [
+      "uvx pkg -c config.json -p 8080 -i x -f y -w z",
+      { package: "pkg", version: null, command: null, args: ["-c", "config.json", "-p", "8080", "-i", "x", "-f", "y", "-w", "z"] },
+    ],
   ])("%s", (input, expected) => expect(parseUvxCommand(input)).toEqual(expected));
 
   it("allows exactly 50 args", () => {
@@ -149,8 +167,19 @@ describe("the deploy command", () => {
 
   it("becomes a source: npm, PyPI, or a repository (with python -m's module)", () => {
     expect(sourceFrom("npx -y pkg@1.0.0 a", null, opts)).toEqual({ kind: "npm", package: "pkg", version: "1.0.0", args: ["a"] });
-    expect(sourceFrom("uvx --from pkg==1.0 cmd a", "https://github.com/a/b", opts)).toEqual({ kind: "pypi", package: "pkg", version: "1.0", command: "cmd", args: ["a"] });
-    expect(sourceFrom("python -m my_server.main --stdio", "https://github.com/a/b", opts)).toEqual({ kind: "git", url: "https://github.com/a/b", args: ["--stdio"], module: "my_server.main" });
+    expect(sourceFrom("uvx --from pkg==1.0 cmd a", "https://github.com/a/b", opts)).toEqual({
+      kind: "pypi",
+      package: "pkg",
+      version: "1.0",
+      command: "cmd",
+      args: ["a"],
+    });
+    expect(sourceFrom("python -m my_server.main --stdio", "https://github.com/a/b", opts)).toEqual({
+      kind: "git",
+      url: "https://github.com/a/b",
+      args: ["--stdio"],
+      module: "my_server.main",
+    });
     expect(sourceFrom("", "https://github.com/a/b", opts)).toEqual({ kind: "git", url: "https://github.com/a/b", args: [] });
     expect(sourceFrom(null, null, opts)).toBe(null);
   });
@@ -178,7 +207,8 @@ describe("the deploy command", () => {
 
 describe("Python package metadata", () => {
   it("reads console scripts from entry_points.txt, nothing else", () => {
-    const text = "[console_scripts]\nmcp-server-time = mcp_server_time:main\n# comment\nother=x:y [extra]\n\n[gui_scripts]\ngui = x:y\n[console_scripts]\n../evil = x:y\n";
+    const text =
+      "[console_scripts]\nmcp-server-time = mcp_server_time:main\n# comment\nother=x:y [extra]\n\n[gui_scripts]\ngui = x:y\n[console_scripts]\n../evil = x:y\n";
     expect(parseConsoleScripts(text)).toEqual(["mcp-server-time", "other"]);
     expect(parseConsoleScripts("")).toEqual([]);
   });

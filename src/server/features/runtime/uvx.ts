@@ -21,7 +21,8 @@ export const UVX_TEXT = {
   onlyFrom: 'Only "--from <package>" may come before the package in the uvx command',
   missingPackage: "The uvx command must name a package",
   missingCommand: 'The uvx command must name the command to run after "--from <package>"',
-  notFromIndex: (token: string) => `The uvx command may only name a package from the package index, not "${token}" (no URLs, local paths, files or version-control sources)`,
+  notFromIndex: (token: string) =>
+    `The uvx command may only name a package from the package index, not "${token}" (no URLs, local paths, files or version-control sources)`,
   invalidPackage: (name: string) => `Invalid PyPI package name "${name}"`,
   invalidVersion: (version: string) => `Invalid package version "${version}" (use an exact version such as ==1.2.3, or @latest)`,
   invalidCommand: (name: string) => `Invalid command name "${name}"`,
@@ -58,7 +59,8 @@ const forbiddenInArgs = (token: string) => optionIn(token, FORBIDDEN_LONG, []);
 
 // PEP 508 names; PEP 440 versions without epochs or local labels, as an index serves them.
 const NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
-const VERSION = /^v?\d{1,9}(?:\.\d{1,9}){0,5}(?:[._-]?(?:a|b|c|rc|alpha|beta|pre|preview)\d{0,9})?(?:[._-]?(?:post|rev|r)\d{0,9})?(?:[._-]?dev\d{0,9})?$/i;
+const VERSION =
+  /^v?\d{1,9}(?:\.\d{1,9}){0,5}(?:[._-]?(?:a|b|c|rc|alpha|beta|pre|preview)\d{0,9})?(?:[._-]?(?:post|rev|r)\d{0,9})?(?:[._-]?dev\d{0,9})?$/i;
 const COMMAND = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 // Every archive name pip would take for a local file (sdists, wheels, eggs), and scripts.
 const FILE_LIKE = /\.(?:whl|zip|egg|py|tgz|tbz2?|txz|tlz|tar(?:\.(?:gz|bz2|xz|lz|lzma))?)$/i;

@@ -49,7 +49,10 @@ export class Watchdog {
   /** Starts the switch (again, after it fired): it watches every group it was told of. */
   arm(): void {
     if (this.closed || (this.proc && this.proc.exitCode === null && !this.proc.killed)) return;
-    const proc = spawn("bash", ["-c", SCRIPT, "watchdog", String(Math.round(this.timeoutMs * 1000))], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    const proc = spawn("bash", ["-c", SCRIPT, "watchdog", String(Math.round(this.timeoutMs * 1000))], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
     proc.stdin!.on("error", () => {});
     proc.on("error", (e) => this.log.error({ err: e }, "the runner's watchdog could not start"));
     proc.once("exit", () => {

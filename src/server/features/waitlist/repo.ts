@@ -4,11 +4,7 @@ import { waitlist } from "../../db/schema.js";
 
 /** Inserts the address unless it is already listed (case-insensitively). Returns true when a row was added. */
 export async function addToWaitlist(db: Db, email: string): Promise<boolean> {
-  const rows = await db
-    .insert(waitlist)
-    .values({ email })
-    .onConflictDoNothing()
-    .returning({ id: waitlist.id });
+  const rows = await db.insert(waitlist).values({ email }).onConflictDoNothing().returning({ id: waitlist.id });
   return rows.length > 0;
 }
 

@@ -22,7 +22,10 @@ function ProgressView({ p }: { p: Progress | null }) {
         aria-valuenow={p && total ? p.progress : undefined}
         className="h-2 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800"
       >
-        <div className={`h-full rounded-full bg-indigo-500 transition-[width] duration-300 ${pct === undefined ? "w-1/3 animate-pulse" : ""}`} style={pct === undefined ? undefined : { width: `${pct}%` }} />
+        <div
+          className={`h-full rounded-full bg-indigo-500 transition-[width] duration-300 ${pct === undefined ? "w-1/3 animate-pulse" : ""}`}
+          style={pct === undefined ? undefined : { width: `${pct}%` }}
+        />
       </div>
       <p className="text-xs text-slate-600 dark:text-slate-400">
         {p ? (total ? T.progressOf(p.progress, total) : T.progressDone(p.progress)) : T.waiting}
@@ -48,10 +51,15 @@ export function LogView({ logs }: { logs: LogEntry[] }) {
   return (
     <div>
       <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.serverLog}</p>
-      <ol data-testid="playground-log" aria-label={T.serverLog} className="max-h-48 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-xs text-slate-100">
+      <ol
+        data-testid="playground-log"
+        aria-label={T.serverLog}
+        className="max-h-48 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-xs text-slate-100"
+      >
         {logs.map((l, i) => (
           <li key={i} className="whitespace-pre-wrap break-words">
-            <span className={own(LEVEL_COLOUR, l.level) ?? "text-slate-400"}>{l.level.padEnd(7)}</span> {l.logger && <span className="text-slate-400">[{l.logger}] </span>}
+            <span className={own(LEVEL_COLOUR, l.level) ?? "text-slate-400"}>{l.level.padEnd(7)}</span>{" "}
+            {l.logger && <span className="text-slate-400">[{l.logger}] </span>}
             {l.data}
           </li>
         ))}
@@ -95,7 +103,10 @@ export function CallView<T>({ state, logs, children }: { state: CallState<T>; lo
       <div data-testid="playground-result">
         {outcome?.kind === "ok" && children(outcome.value)}
         {outcome?.kind === "error" && (
-          <div role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300">
+          <div
+            role="alert"
+            className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300"
+          >
             {outcome.code !== undefined && <p className="font-mono text-xs">{T.rpcError(outcome.code)}</p>}
             <p className="whitespace-pre-wrap break-words">{outcome.message}</p>
           </div>

@@ -34,14 +34,27 @@ export function Playground({ state, signedIn, gatewayTimeoutMs, className }: Pro
       </h2>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{T.intro}</p>
       {/* A new deployment (or URL) is a new MCP session. */}
-      <Connection key={`${deployment.id} ${deployment.url}`} url={deployment.url} gatewayTimeoutMs={gatewayTimeoutMs} onStopping={state.onStopping} />
+      <Connection
+        key={`${deployment.id} ${deployment.url}`}
+        url={deployment.url}
+        gatewayTimeoutMs={gatewayTimeoutMs}
+        onStopping={state.onStopping}
+      />
     </section>
   );
 }
 
 type Conn = { phase: "connecting" } | { phase: "ready"; session: Session } | { phase: "failed"; title: string; message: string };
 
-function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewayTimeoutMs: number; onStopping: DeploymentState["onStopping"] }) {
+function Connection({
+  url,
+  gatewayTimeoutMs,
+  onStopping,
+}: {
+  url: string;
+  gatewayTimeoutMs: number;
+  onStopping: DeploymentState["onStopping"];
+}) {
   const [conn, setConn] = useState<Conn>({ phase: "connecting" });
   const [attempt, setAttempt] = useState(0);
   const [logs, setLogs] = useState<LogEntry[]>([]);
@@ -66,7 +79,8 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
       setConn({ phase: "failed", title: T.sessionEnded, message: T.sessionLost });
       void session?.close();
     };
-    const onToolsChanged = (tools: Session["tools"]) => setConn((c) => (c.phase === "ready" ? { phase: "ready", session: { ...c.session, tools } } : c));
+    const onToolsChanged = (tools: Session["tools"]) =>
+      setConn((c) => (c.phase === "ready" ? { phase: "ready", session: { ...c.session, tools } } : c));
     connect(url, { onLog: (l) => lines.push(l), onGone, gatewayTimeoutMs, onToolsChanged }).then(
       (s) => {
         if (gone) return void s.close();
@@ -102,13 +116,20 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
     );
   if (conn.phase === "failed")
     return (
-      <div role="alert" className="mt-4 space-y-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300">
+      <div
+        role="alert"
+        className="mt-4 space-y-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/50 dark:text-red-300"
+      >
         <p className="font-medium">{conn.title}</p>
         <p className="whitespace-pre-wrap break-words text-xs">{conn.message}</p>
-        <Button size="sm" variant="secondary" onClick={() => {
+        <Button
+          size="sm"
+          variant="secondary"
+          onClick={() => {
             setConn({ phase: "connecting" });
             setAttempt((n) => n + 1);
-          }}>
+          }}
+        >
           <RotateCw className="h-4 w-4" aria-hidden /> {T.retry}
         </Button>
       </div>
@@ -116,7 +137,9 @@ function Connection({ url, gatewayTimeoutMs, onStopping }: { url: string; gatewa
   const s = conn.session;
   const tab =
     "-mb-px flex items-center gap-1.5 border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300";
-  const count = (n: number) => <span className="rounded-full bg-slate-100 px-1.5 text-xs font-normal text-slate-600 dark:bg-slate-800 dark:text-slate-300">{n}</span>;
+  const count = (n: number) => (
+    <span className="rounded-full bg-slate-100 px-1.5 text-xs font-normal text-slate-600 dark:bg-slate-800 dark:text-slate-300">{n}</span>
+  );
   return (
     <div className="mt-4">
       <p className="text-xs text-slate-600 dark:text-slate-400" role="status">

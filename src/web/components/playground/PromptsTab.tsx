@@ -18,7 +18,12 @@ export function PromptsTab({ session }: { session: Session }) {
   return (
     <Picker
       what="prompts"
-      items={session.prompts.map((p) => ({ id: p.name, title: label(p.title) || label(p.name), subtitle: label(p.name), description: label(p.description) }))}
+      items={session.prompts.map((p) => ({
+        id: p.name,
+        title: label(p.title) || label(p.name),
+        subtitle: label(p.name),
+        description: label(p.description),
+      }))}
       selected={name}
       onSelect={setName}
     >
@@ -38,18 +43,30 @@ function PromptRunner({ prompt, session }: { prompt: Prompt; session: Session })
     const r = collect(form, value);
     setErrors(r.errors);
     if (Object.keys(r.errors).length) return;
-    void call.run((o) => session.request(o, (client, options) => client.getPrompt({ name: prompt.name, arguments: r.args as Record<string, string> }, options)).then(promptView));
+    void call.run((o) =>
+      session
+        .request(o, (client, options) => client.getPrompt({ name: prompt.name, arguments: r.args as Record<string, string> }, options))
+        .then(promptView),
+    );
   };
 
   return (
     <Runner onRun={onGet}>
       <div>
         <h3 className="font-mono text-base font-semibold">{label(prompt.name)}</h3>
-        {prompt.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(prompt.description)}</p>}
+        {prompt.description && (
+          <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(prompt.description)}</p>
+        )}
       </div>
       <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.arguments}</p>
       <SchemaForm root={form} value={value} onChange={setValue} errors={errors} prefix={`pg-prompt-${prompt.name}`} />
-      <RunButtons label={T.getPrompt} running={call.state.running} onRun={onGet} onCancel={call.cancel} problem={Object.keys(errors).length ? T.fillRequired : null} />
+      <RunButtons
+        label={T.getPrompt}
+        running={call.state.running}
+        onRun={onGet}
+        onCancel={call.cancel}
+        problem={Object.keys(errors).length ? T.fillRequired : null}
+      />
       <CallView state={call.state}>{(v) => <PromptResultView v={v} />}</CallView>
     </Runner>
   );

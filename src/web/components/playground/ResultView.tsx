@@ -8,22 +8,21 @@ import { PLAYGROUND_TEXT as T } from "./text";
 // How results look to a person. Every server string goes into the page as a React text node,
 // never as HTML; links only for http(s); media only as data: URLs limits.ts vetted.
 
-const pre = "max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-sm text-slate-900 dark:bg-slate-950 dark:text-slate-100";
+const pre =
+  "max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-sm text-slate-900 dark:bg-slate-950 dark:text-slate-100";
 const note = "text-xs text-slate-600 dark:text-slate-400";
 
 function ClipNote({ c, what = T.characters }: { c: Clipped; what?: string }) {
   if (!c.clipped) return null;
-  return (
-    <p className={`mt-1 ${note}`}>
-      {c.total > c.text.length ? T.showingFirst(c.text.length, c.total, what) : T.shortenedText}
-    </p>
-  );
+  return <p className={`mt-1 ${note}`}>{c.total > c.text.length ? T.showingFirst(c.text.length, c.total, what) : T.shortenedText}</p>;
 }
 
 function TextBlock({ c }: { c: Clipped }) {
   return (
     <div>
-      <pre tabIndex={0} className={pre}>{c.text}</pre>
+      <pre tabIndex={0} className={pre}>
+        {c.text}
+      </pre>
       <ClipNote c={c} />
     </div>
   );
@@ -33,7 +32,9 @@ export function JsonBlock({ title, c }: { title: string; c: Clipped }) {
   return (
     <div>
       <p className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{title}</p>
-      <pre tabIndex={0} className={pre}>{c.text}</pre>
+      <pre tabIndex={0} className={pre}>
+        {c.text}
+      </pre>
       {c.clipped && <p className={`mt-1 ${note}`}>{T.shortenedJson}</p>}
     </div>
   );
@@ -61,7 +62,11 @@ export function BlockView({ b }: { b: Block }) {
     case "image":
       return b.media.ok ? (
         <figure>
-          <img src={b.media.src} alt={T.imageAlt(b.mimeType)} className="max-h-96 max-w-full rounded-md border border-slate-200 bg-white dark:border-slate-700" />
+          <img
+            src={b.media.src}
+            alt={T.imageAlt(b.mimeType)}
+            className="max-h-96 max-w-full rounded-md border border-slate-200 bg-white dark:border-slate-700"
+          />
           <figcaption className={`mt-1 ${note}`}>
             {b.mimeType}, {formatBytes(b.media.bytes)}
           </figcaption>
@@ -102,7 +107,12 @@ export function BlockView({ b }: { b: Block }) {
         <Card icon={<Link2 className="h-4 w-4" aria-hidden />}>
           <p className="font-medium">{b.name || T.resourceLink}</p>
           {b.href ? (
-            <a href={b.href} target="_blank" rel="noopener nofollow ugc" className="inline-flex items-center gap-1 break-all font-mono text-xs text-indigo-600 hover:underline dark:text-indigo-400">
+            <a
+              href={b.href}
+              target="_blank"
+              rel="noopener nofollow ugc"
+              className="inline-flex items-center gap-1 break-all font-mono text-xs text-indigo-600 hover:underline dark:text-indigo-400"
+            >
               {b.uri} <ExternalLink className="h-3 w-3 shrink-0" aria-hidden />
             </a>
           ) : (
@@ -134,7 +144,11 @@ export function BlocksView({ v }: { v: Blocks }) {
 
 export function ToolResultView({ v }: { v: ToolView }) {
   return (
-    <div className={v.isError ? "space-y-3 rounded-md border border-red-300 bg-red-50/60 p-3 dark:border-red-900 dark:bg-red-950/30" : "space-y-3"}>
+    <div
+      className={
+        v.isError ? "space-y-3 rounded-md border border-red-300 bg-red-50/60 p-3 dark:border-red-900 dark:bg-red-950/30" : "space-y-3"
+      }
+    >
       {v.isError && (
         <p className="flex items-center gap-1.5 text-sm font-semibold text-red-700 dark:text-red-300">
           <AlertCircle className="h-4 w-4" aria-hidden /> {T.toolError}

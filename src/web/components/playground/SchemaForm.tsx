@@ -59,7 +59,12 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
   const id = idOf(prefix, path);
   const error = own(errors, path);
   const describedBy = [f.description ? `${id}-help` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
-  const common = { id, "aria-describedby": describedBy, "aria-invalid": error ? true : undefined, "aria-required": f.required || undefined };
+  const common = {
+    id,
+    "aria-describedby": describedBy,
+    "aria-invalid": error ? true : undefined,
+    "aria-required": f.required || undefined,
+  };
   const text = typeof value === "string" ? value : "";
 
   if (f.kind === "object") {
@@ -81,20 +86,39 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
       <fieldset className="space-y-3 rounded-lg border border-dashed border-slate-300 p-4 dark:border-slate-700">
         <legend className="px-1 font-mono text-sm font-medium">
           {itemLabel ?? f.label}
-          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>} <span className="text-xs font-normal text-slate-600 dark:text-slate-400">{T.listOf(f.item.kind)}</span>
+          {f.required && <span className="text-red-600 dark:text-red-400"> *</span>}{" "}
+          <span className="text-xs font-normal text-slate-600 dark:text-slate-400">{T.listOf(f.item.kind)}</span>
         </legend>
         <Help f={f} id={id} error={error} />
         {items.map((x, i) => (
           <div key={i} className="flex items-start gap-2">
             <div className="min-w-0 flex-1">
-              <FieldView f={f.item} value={x} onChange={(v) => set(i, v)} path={`${path}[${i}]`} prefix={prefix} errors={errors} itemLabel={`${itemLabel ?? f.label} ${i + 1}`} />
+              <FieldView
+                f={f.item}
+                value={x}
+                onChange={(v) => set(i, v)}
+                path={`${path}[${i}]`}
+                prefix={prefix}
+                errors={errors}
+                itemLabel={`${itemLabel ?? f.label} ${i + 1}`}
+              />
             </div>
-            <Button variant="ghost" size="icon" aria-label={T.removeItem(i + 1, f.label)} onClick={() => onChange(items.filter((_, j) => j !== i))}>
+            <Button
+              variant="ghost"
+              size="icon"
+              aria-label={T.removeItem(i + 1, f.label)}
+              onClick={() => onChange(items.filter((_, j) => j !== i))}
+            >
               <Trash2 className="h-4 w-4" aria-hidden />
             </Button>
           </div>
         ))}
-        <Button variant="secondary" size="xs" onClick={() => onChange([...items, toValue(f.item, f.item.default)])} disabled={f.maxItems !== undefined && items.length >= f.maxItems}>
+        <Button
+          variant="secondary"
+          size="xs"
+          onClick={() => onChange([...items, toValue(f.item, f.item.default)])}
+          disabled={f.maxItems !== undefined && items.length >= f.maxItems}
+        >
           <Plus className="h-3.5 w-3.5" aria-hidden /> {T.addItem}
         </Button>
       </fieldset>
@@ -104,7 +128,13 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
     return (
       <div>
         <label className="flex items-center gap-2 text-sm font-medium">
-          <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange(e.target.checked)} className="h-4 w-4 rounded border-slate-300 accent-indigo-600" />
+          <input
+            type="checkbox"
+            {...common}
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked)}
+            className="h-4 w-4 rounded border-slate-300 accent-indigo-600"
+          />
           <span className="font-mono">{itemLabel ?? f.label}</span>
           {f.required && <span className="sr-only">{T.requiredSr}</span>}
         </label>
@@ -137,9 +167,28 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
       />
     );
   } else if (f.kind === "json" || (f.kind === "string" && f.long)) {
-    input = <textarea {...common} rows={f.kind === "json" ? 4 : 3} spellCheck={f.kind !== "json"} className={`${inputClass} ${f.kind === "json" ? "font-mono text-sm" : ""}`} value={text} onChange={(e) => onChange(e.target.value)} />;
+    input = (
+      <textarea
+        {...common}
+        rows={f.kind === "json" ? 4 : 3}
+        spellCheck={f.kind !== "json"}
+        className={`${inputClass} ${f.kind === "json" ? "font-mono text-sm" : ""}`}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   } else if (f.kind === "string") {
-    input = <input {...common} type={f.inputType} className={inputClass} value={text} placeholder={f.placeholder} autoComplete="off" onChange={(e) => onChange(e.target.value)} />;
+    input = (
+      <input
+        {...common}
+        type={f.inputType}
+        className={inputClass}
+        value={text}
+        placeholder={f.placeholder}
+        autoComplete="off"
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   }
   return (
     <div>
@@ -150,18 +199,52 @@ function FieldView({ f, value, onChange, path, prefix, errors, itemLabel }: Fiel
   );
 }
 
-function Fields({ fields, value, onChange, path, prefix, errors }: { fields: Field[]; value: Value; onChange: (v: Value) => void; path: string; prefix: string; errors: Errors }) {
+function Fields({
+  fields,
+  value,
+  onChange,
+  path,
+  prefix,
+  errors,
+}: {
+  fields: Field[];
+  value: Value;
+  onChange: (v: Value) => void;
+  path: string;
+  prefix: string;
+  errors: Errors;
+}) {
   const obj = asObj(value);
   return (
     <>
       {fields.map((c) => (
-        <FieldView key={c.key} f={c} value={own(obj, c.key)} onChange={(v) => onChange({ ...obj, [c.key]: v })} path={path ? `${path}.${c.key}` : c.key} prefix={prefix} errors={errors} />
+        <FieldView
+          key={c.key}
+          f={c}
+          value={own(obj, c.key)}
+          onChange={(v) => onChange({ ...obj, [c.key]: v })}
+          path={path ? `${path}.${c.key}` : c.key}
+          prefix={prefix}
+          errors={errors}
+        />
       ))}
     </>
   );
 }
 
-export function SchemaForm({ root, value, onChange, errors, prefix }: { root: ObjectField; value: Value; onChange: (v: Value) => void; errors: Errors; prefix: string }) {
+export function SchemaForm({
+  root,
+  value,
+  onChange,
+  errors,
+  prefix,
+}: {
+  root: ObjectField;
+  value: Value;
+  onChange: (v: Value) => void;
+  errors: Errors;
+  prefix: string;
+}) {
   if (root.fields.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{T.noArguments}</p>;
   return (
     <div className="space-y-4">

@@ -26,7 +26,12 @@ export function ToolsTab({ session, logs, clearLogs }: Props) {
   return (
     <Picker
       what="tools"
-      items={session.tools.map((t) => ({ id: t.name, title: label(t.title) || label(t.name), subtitle: label(t.name), description: label(t.description) }))}
+      items={session.tools.map((t) => ({
+        id: t.name,
+        title: label(t.title) || label(t.name),
+        subtitle: label(t.name),
+        description: label(t.description),
+      }))}
       selected={name}
       onSelect={setName}
     >
@@ -68,7 +73,9 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
     const a = args();
     if (!a) return;
     clearLogs();
-    void call.run((o) => session.request(o, (client, options) => client.callTool({ name: tool.name, arguments: a }, undefined, options)).then(toolView));
+    void call.run((o) =>
+      session.request(o, (client, options) => client.callTool({ name: tool.name, arguments: a }, undefined, options)).then(toolView),
+    );
   };
 
   const toggleRaw = () => {
@@ -91,10 +98,20 @@ function ToolRunner({ tool, session, logs, clearLogs }: { tool: Tool } & Props) 
       <div>
         <h3 className="flex flex-wrap items-center gap-2 font-mono text-base font-semibold">
           {label(tool.name)}
-          {tool.annotations?.readOnlyHint === true && <span className="rounded bg-emerald-50 px-1.5 py-0.5 font-sans text-xs font-medium text-emerald-700 dark:bg-emerald-950/50 dark:text-emerald-300">{T.readOnly}</span>}
-          {destructive && <span className="rounded bg-red-50 px-1.5 py-0.5 font-sans text-xs font-medium text-red-700 dark:bg-red-950/50 dark:text-red-300">{T.destructive}</span>}
+          {tool.annotations?.readOnlyHint === true && (
+            <span className="rounded bg-emerald-50 px-1.5 py-0.5 font-sans text-xs font-medium text-emerald-700 dark:bg-emerald-950/50 dark:text-emerald-300">
+              {T.readOnly}
+            </span>
+          )}
+          {destructive && (
+            <span className="rounded bg-red-50 px-1.5 py-0.5 font-sans text-xs font-medium text-red-700 dark:bg-red-950/50 dark:text-red-300">
+              {T.destructive}
+            </span>
+          )}
         </h3>
-        {tool.description && <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(tool.description)}</p>}
+        {tool.description && (
+          <p className="mt-1 whitespace-pre-line text-sm text-slate-600 dark:text-slate-400">{label(tool.description)}</p>
+        )}
       </div>
       <div className="flex items-center justify-between gap-2">
         <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{T.arguments}</p>

@@ -88,7 +88,12 @@ async function quietResume(input: string | URL | Request, init?: RequestInit): P
 }
 
 export async function connect(url: string, { onLog, onGone, gatewayTimeoutMs, onToolsChanged }: ConnectOptions): Promise<Session> {
-  const [{ Client }, { StreamableHTTPClientTransport }, { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema }, { UriTemplate }] = await Promise.all([
+  const [
+    { Client },
+    { StreamableHTTPClientTransport },
+    { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema },
+    { UriTemplate },
+  ] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
@@ -103,7 +108,7 @@ export async function connect(url: string, { onLog, onGone, gatewayTimeoutMs, on
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptAll });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     const p = n.params;
-    const data = typeof p.data === "string" ? p.data : JSON.stringify(p.data) ?? "";
+    const data = typeof p.data === "string" ? p.data : (JSON.stringify(p.data) ?? "");
     onLog({ level: label(p.level, 20), logger: label(p.logger, 200), data: label(data, LIMITS.label) });
   });
   let closing = false;

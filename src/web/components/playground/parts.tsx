@@ -16,7 +16,19 @@ export interface PickItem {
 
 const FILTER_FROM = 8;
 
-export function Picker({ what, items, selected, onSelect, children }: { what: string; items: PickItem[]; selected: string; onSelect: (id: string) => void; children: ReactNode }) {
+export function Picker({
+  what,
+  items,
+  selected,
+  onSelect,
+  children,
+}: {
+  what: string;
+  items: PickItem[];
+  selected: string;
+  onSelect: (id: string) => void;
+  children: ReactNode;
+}) {
   const [q, setQ] = useState("");
   const filterId = useId();
   const needle = q.trim().toLowerCase();
@@ -26,8 +38,17 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
       <div className="space-y-2">
         {items.length >= FILTER_FROM && (
           <>
-            <label htmlFor={filterId} className="sr-only">{T.filter(what)}</label>
-            <input id={filterId} type="search" placeholder={T.filterPlaceholder(what)} className={`${inputClass} py-1.5 text-sm`} value={q} onChange={(e) => setQ(e.target.value)} />
+            <label htmlFor={filterId} className="sr-only">
+              {T.filter(what)}
+            </label>
+            <input
+              id={filterId}
+              type="search"
+              placeholder={T.filterPlaceholder(what)}
+              className={`${inputClass} py-1.5 text-sm`}
+              value={q}
+              onChange={(e) => setQ(e.target.value)}
+            />
           </>
         )}
         <ul aria-label={`${what[0]!.toUpperCase()}${what.slice(1)}`} className="max-h-[28rem] space-y-1 overflow-auto pr-1">
@@ -45,7 +66,9 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
                       : "border-transparent hover:bg-slate-50 dark:hover:bg-slate-800/60"
                   }`}
                 >
-                  <span className={`block truncate font-mono text-sm font-medium ${active ? "text-indigo-700 dark:text-indigo-300" : ""}`}>{i.subtitle ?? i.title}</span>
+                  <span className={`block truncate font-mono text-sm font-medium ${active ? "text-indigo-700 dark:text-indigo-300" : ""}`}>
+                    {i.subtitle ?? i.title}
+                  </span>
                   {i.description && <span className="mt-0.5 line-clamp-2 text-xs text-slate-600 dark:text-slate-400">{i.description}</span>}
                 </button>
               </li>
@@ -59,7 +82,19 @@ export function Picker({ what, items, selected, onSelect, children }: { what: st
   );
 }
 
-export function RunButtons({ label, running, onRun, onCancel, problem }: { label: string; running: boolean; onRun: () => void; onCancel: () => void; problem?: string | null }) {
+export function RunButtons({
+  label,
+  running,
+  onRun,
+  onCancel,
+  problem,
+}: {
+  label: string;
+  running: boolean;
+  onRun: () => void;
+  onCancel: () => void;
+  problem?: string | null;
+}) {
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">

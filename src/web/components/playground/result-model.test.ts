@@ -62,7 +62,9 @@ describe("a tool result as a person sees it", () => {
     const many = toolView({ content: Array.from({ length: 10_000 }, (_, i) => ({ type: "text", text: `item ${i}` })) });
     expect(many.blocks).toHaveLength(LIMITS.items);
     expect(many.hidden).toBe(10_000 - LIMITS.items);
-    expect(renderToStaticMarkup(createElement(ToolResultView, { v: many }))).toContain("Showing the first 100 items; 9,900 more not shown.");
+    expect(renderToStaticMarkup(createElement(ToolResultView, { v: many }))).toContain(
+      "Showing the first 100 items; 9,900 more not shown.",
+    );
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
@@ -74,28 +76,44 @@ describe("a tool result as a person sees it", () => {
 
 describe("prompts, resources and errors", () => {
   it("shows each prompt message with its role", () => {
-    const v = promptView({ description: "Weather", messages: [{ role: "user", content: { type: "text", text: "What's weather in Paris?" } }] });
+    const v = promptView({
+      description: "Weather",
+      messages: [{ role: "user", content: { type: "text", text: "What's weather in Paris?" } }],
+    });
     const out = renderToStaticMarkup(createElement(PromptResultView, { v }));
     expect(out).toContain(">user<");
     expect(out).toContain("What&#x27;s weather in Paris?");
   });
 
   it("shows a read resource's text, and a raster blob as an image", () => {
-    expect(resourceView({ contents: [{ uri: "a", text: "hello" }] }).blocks[0]).toMatchObject({ kind: "resource", text: { text: "hello" } });
-    expect(resourceView({ contents: [{ uri: "b", mimeType: "image/png", blob: "iVBORw0KGgo=" }] }).blocks[0]).toMatchObject({ image: { ok: true } });
+    expect(resourceView({ contents: [{ uri: "a", text: "hello" }] }).blocks[0]).toMatchObject({
+      kind: "resource",
+      text: { text: "hello" },
+    });
+    expect(resourceView({ contents: [{ uri: "b", mimeType: "image/png", blob: "iVBORw0KGgo=" }] }).blocks[0]).toMatchObject({
+      image: { ok: true },
+    });
   });
 
   it("gives a JSON-RPC error's code and message", () => {
-    expect(errorText(Object.assign(new Error("MCP error -32602: Invalid params"), { code: -32602 }))).toEqual({ code: -32602, message: "MCP error -32602: Invalid params" });
+    expect(errorText(Object.assign(new Error("MCP error -32602: Invalid params"), { code: -32602 }))).toEqual({
+      code: -32602,
+      message: "MCP error -32602: Invalid params",
+    });
     expect(errorText(new Error("fetch failed"))).toEqual({ message: "fetch failed" });
   });
 
   it("knows when the gateway has forgotten the session, and not for other failures", () => {
-    const http = (status: number, body: string) => Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: ${body}`), { code: status });
+    const http = (status: number, body: string) =>
+      Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: ${body}`), { code: status });
     expect(sessionGone(http(404, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}'))).toBe(true);
-    expect(sessionGone(Object.assign(new Error("MCP error -32001: The session ended before the server answered"), { code: -32001 }))).toBe(true);
+    expect(sessionGone(Object.assign(new Error("MCP error -32001: The session ended before the server answered"), { code: -32001 }))).toBe(
+      true,
+    );
     // The SDK's own time-out shares the code; a server's 404 inside a result, other statuses and errors do not count.
-    expect(sessionGone(Object.assign(new Error("MCP error -32001: Request timed out"), { code: -32001, data: { timeout: 60_000 } }))).toBe(false);
+    expect(sessionGone(Object.assign(new Error("MCP error -32001: Request timed out"), { code: -32001, data: { timeout: 60_000 } }))).toBe(
+      false,
+    );
     expect(sessionGone(Object.assign(new Error("Not found"), { code: 404 }))).toBe(false);
     expect(sessionGone(http(502, "Bad gateway"))).toBe(false);
     expect(sessionGone(Object.assign(new Error("MCP error -32602: Invalid params"), { code: -32602 }))).toBe(false);

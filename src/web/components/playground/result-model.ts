@@ -47,7 +47,14 @@ export function contentBlock(c: unknown): Block {
     case "resource":
       return resourceBlock(c.resource);
     case "resource_link":
-      return { kind: "link", name: label(c.title) || label(c.name), uri: label(c.uri, 4096), href: safeHref(c.uri), description: label(c.description), mimeType };
+      return {
+        kind: "link",
+        name: label(c.title) || label(c.name),
+        uri: label(c.uri, 4096),
+        href: safeHref(c.uri),
+        description: label(c.description),
+        mimeType,
+      };
     default:
       return { kind: "json", title: T.contentOfType(label(c.type, 80)), json: boundedJson(c) };
   }
@@ -73,7 +80,8 @@ export function toolView(result: unknown): ToolView {
   const view: ToolView = { ...blocksOf(r.content, contentBlock), isError: r.isError === true };
   if (r.structuredContent !== undefined) view.structured = boundedJson(r.structuredContent);
   // An old-style result ({ toolResult }) or anything else: show it as it came.
-  if (!Array.isArray(r.content) && r.structuredContent === undefined) view.blocks.push({ kind: "json", title: T.result, json: boundedJson(result) });
+  if (!Array.isArray(r.content) && r.structuredContent === undefined)
+    view.blocks.push({ kind: "json", title: T.result, json: boundedJson(result) });
   return view;
 }
 
@@ -82,7 +90,9 @@ export function promptView(result: unknown): PromptView {
   const list = Array.isArray(r.messages) ? r.messages : [];
   return {
     description: label(r.description),
-    messages: list.slice(0, LIMITS.items).map((m) => ({ role: label(isObj(m) ? m.role : "", 40) || T.unknownRole, blocks: [contentBlock(isObj(m) ? m.content : m)] })),
+    messages: list
+      .slice(0, LIMITS.items)
+      .map((m) => ({ role: label(isObj(m) ? m.role : "", 40) || T.unknownRole, blocks: [contentBlock(isObj(m) ? m.content : m)] })),
     hidden: Math.max(0, list.length - LIMITS.items),
   };
 }

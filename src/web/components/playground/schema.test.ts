@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { PLAYGROUND_TEXT } from "./text";
-import { buildForm, collect, initialValue, MAX_DEPTH, MAX_FIELDS, parseRaw, promptForm, toValue, type Field, type ObjectField } from "./schema";
+import {
+  buildForm,
+  collect,
+  initialValue,
+  MAX_DEPTH,
+  MAX_FIELDS,
+  parseRaw,
+  promptForm,
+  toValue,
+  type Field,
+  type ObjectField,
+} from "./schema";
 
 function form(schema: unknown): ObjectField {
   const f = buildForm(schema);
@@ -49,12 +60,23 @@ describe("a tool's input schema as a form", () => {
   });
 
   it("prefills defaults", () => {
-    expect(initialValue(root)).toMatchObject({ message: "", count: "3", loud: true, quiet: undefined, colour: "1", tags: [], point: { x: "", y: "" } });
+    expect(initialValue(root)).toMatchObject({
+      message: "",
+      count: "3",
+      loud: true,
+      quiet: undefined,
+      colour: "1",
+      tags: [],
+      point: { x: "", y: "" },
+    });
   });
 
   it("turns the values into arguments, coercing numbers and leaving out what is empty", () => {
     const v = { ...(initialValue(root) as object), message: "hi", ratio: " 0.5 ", tags: ["a", "b"], choice: '"x"', maybe: "7" };
-    expect(collect(root, v)).toEqual({ args: { message: "hi", count: 3, ratio: 0.5, loud: true, colour: "green", tags: ["a", "b"], choice: "x", maybe: 7 }, errors: {} });
+    expect(collect(root, v)).toEqual({
+      args: { message: "hi", count: 3, ratio: 0.5, loud: true, colour: "green", tags: ["a", "b"], choice: "x", maybe: 7 },
+      errors: {},
+    });
   });
 
   it("names each wrong or missing field", () => {
@@ -75,7 +97,13 @@ describe("a tool's input schema as a form", () => {
   });
 
   it("nests arrays of objects and checks their items", () => {
-    const r = form({ type: "object", properties: { rows: { type: "array", minItems: 1, items: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } } }, required: ["rows"] });
+    const r = form({
+      type: "object",
+      properties: {
+        rows: { type: "array", minItems: 1, items: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+      },
+      required: ["rows"],
+    });
     const rows = field(r, "rows");
     expect(rows).toMatchObject({ kind: "array", item: { kind: "object" } });
     expect(collect(r, { rows: [] }).errors).toEqual({ rows: "At least 1 item" });
@@ -93,7 +121,9 @@ describe("a tool's input schema as a form", () => {
     expect(buildForm(undefined)).toMatchObject({ ok: false });
     expect(buildForm({ type: "string" })).toEqual({ ok: false, why: "The input is not an object." });
     expect(buildForm({ $ref: "#/defs/x" })).toEqual({ ok: false, why: "uses $ref" });
-    expect(field(form({ type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }), "m")).toMatchObject({ kind: "json" });
+    expect(
+      field(form({ type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } }), "m"),
+    ).toMatchObject({ kind: "json" });
     expect(field(form({ type: "object", properties: { a: {} } }), "a")).toMatchObject({ kind: "json", why: "takes any value" });
   });
 
@@ -109,7 +139,10 @@ describe("a tool's input schema as a form", () => {
     }
     expect(f.kind).toBe("json");
     expect(depth).toBe(MAX_DEPTH);
-    const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`p${i}`, { type: "string" }])) };
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`p${i}`, { type: "string" }])),
+    };
     expect(buildForm(wide)).toEqual({ ok: false, why: `The input has more than ${MAX_FIELDS} fields.` });
     expect(performance.now() - started).toBeLessThan(1000);
   });

@@ -77,15 +77,29 @@ function field(raw: S, key: string, fallbackLabel: string, required: boolean, de
   if (unsupported) return { ...base, kind: "json", why: W.uses(unsupported) };
   if (Array.isArray(s.enum)) {
     if (s.enum.length === 0 || s.enum.length > MAX_OPTIONS) return { ...base, kind: "json", why: W.tooManyChoices };
-    return { ...base, kind: "enum", options: s.enum.map((v) => ({ value: v, label: typeof v === "string" ? label(v, 200) : JSON.stringify(v).slice(0, 200) })) };
+    return {
+      ...base,
+      kind: "enum",
+      options: s.enum.map((v) => ({ value: v, label: typeof v === "string" ? label(v, 200) : JSON.stringify(v).slice(0, 200) })),
+    };
   }
   const type = s.type ?? (isObj(s.properties) ? "object" : undefined);
   switch (type) {
     case "string": {
       const format = typeof s.format === "string" ? s.format : "";
-      const inputType = format === "email" ? "email" : format === "uri" || format === "url" ? "url" : format === "date" ? "date" : format === "password" ? "password" : "text";
+      const inputType =
+        format === "email"
+          ? "email"
+          : format === "uri" || format === "url"
+            ? "url"
+            : format === "date"
+              ? "date"
+              : format === "password"
+                ? "password"
+                : "text";
       const maxLength = typeof s.maxLength === "number" ? s.maxLength : undefined;
-      const long = inputType === "text" && (maxLength === undefined ? LONG_NAME.test(key) || s.contentMediaType !== undefined : maxLength > 200);
+      const long =
+        inputType === "text" && (maxLength === undefined ? LONG_NAME.test(key) || s.contentMediaType !== undefined : maxLength > 200);
       const placeholder = own(PLAYGROUND_TEXT.placeholders, format);
       return { ...base, kind: "string", long, inputType, placeholder };
     }
@@ -104,13 +118,18 @@ function field(raw: S, key: string, fallbackLabel: string, required: boolean, de
       const names = Object.keys(props);
       if (depth >= MAX_DEPTH) return { ...base, kind: "json", why: W.tooDeep };
       // Free-form maps (additionalProperties without properties) have no fixed fields to show.
-      if (names.length === 0 && s.additionalProperties !== undefined && s.additionalProperties !== false) return { ...base, kind: "json", why: W.anyKeys };
+      if (names.length === 0 && s.additionalProperties !== undefined && s.additionalProperties !== false)
+        return { ...base, kind: "json", why: W.anyKeys };
       const req = new Set(Array.isArray(s.required) ? s.required.filter((r) => typeof r === "string") : []);
       const fields: Field[] = [];
       for (const n of names) {
         if (budget.left < 0) break;
         const sub = own(props, n);
-        fields.push(isObj(sub) ? field(sub, n, n, req.has(n), depth + 1, budget) : { key: n, label: n, description: "", required: req.has(n), kind: "json", why: W.fieldNoSchema });
+        fields.push(
+          isObj(sub)
+            ? field(sub, n, n, req.has(n), depth + 1, budget)
+            : { key: n, label: n, description: "", required: req.has(n), kind: "json", why: W.fieldNoSchema },
+        );
       }
       return { ...base, kind: "object", fields };
     }
@@ -249,7 +268,15 @@ export function promptForm(args: unknown): ObjectField {
     kind: "object",
     fields: list.map((a) => {
       const key = label(a.name, 200);
-      return { key, label: label(a.title, 200) || key, description: label(a.description), required: a.required === true, kind: "string", long: false, inputType: "text" };
+      return {
+        key,
+        label: label(a.title, 200) || key,
+        description: label(a.description),
+        required: a.required === true,
+        kind: "string",
+        long: false,
+        inputType: "text",
+      };
     }),
   };
 }

@@ -14,7 +14,8 @@ export const PLAYGROUND_TEXT = {
   connectFailed: "Could not connect to the deployment.",
   sessionEnded: "The session ended.",
   deploymentStopping: "The deployment is stopping.",
-  sessionLost: "The gateway no longer knows this session: it expired after a while without use, or the platform restarted. Retry to start a new one; nothing is run again on its own.",
+  sessionLost:
+    "The gateway no longer knows this session: it expired after a while without use, or the platform restarted. Retry to start a new one; nothing is run again on its own.",
   retry: "Retry",
   tabs: { tools: "Tools", prompts: "Prompts", resources: "Resources" },
 
@@ -84,7 +85,11 @@ export const PLAYGROUND_TEXT = {
   atMostItems: (n: number) => `At most ${n} items`,
   notJson: (why: string) => `Not valid JSON: ${why}`,
   notAnObject: "The arguments must be a JSON object.",
-  placeholders: { "date-time": "e.g. 2025-01-31T12:00:00Z", time: "e.g. 12:00:00", uuid: "e.g. 123e4567-e89b-12d3-a456-426614174000" } as Record<string, string>,
+  placeholders: {
+    "date-time": "e.g. 2025-01-31T12:00:00Z",
+    time: "e.g. 12:00:00",
+    uuid: "e.g. 123e4567-e89b-12d3-a456-426614174000",
+  } as Record<string, string>,
   // Why the form cannot show something (completes "the form cannot show a field that …")
   why: {
     noSchema: "The tool gives no input schema.",

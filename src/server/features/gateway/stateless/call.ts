@@ -38,7 +38,13 @@ class OneRequest implements MuxSession {
 export class Call implements Outlet {
   readonly peer: OneRequest;
   /** the HTTP request answering now (undefined while the client has the server's questions) */
-  private http?: { response: LaneResponse; clientId: Id; progressToken?: unknown; logLevel?: Envelope["logLevel"]; done: (answer: Msg | undefined, bytes: number) => void };
+  private http?: {
+    response: LaneResponse;
+    clientId: Id;
+    progressToken?: unknown;
+    logLevel?: Envelope["logLevel"];
+    done: (answer: Msg | undefined, bytes: number) => void;
+  };
   /** the server's questions not yet answered: key -> the server's request id, and the question */
   readonly asked = new Map<string, Id>();
   private readonly questions = new Map<string, { method: string; params: unknown }>();
@@ -69,7 +75,13 @@ export class Call implements Outlet {
   }
 
   /** The HTTP request that answers now: the first one, or a retry with answers. */
-  attach(response: LaneResponse, clientId: Id, envelope: Envelope, progressToken: unknown, done: (answer: Msg | undefined, bytes: number) => void): void {
+  attach(
+    response: LaneResponse,
+    clientId: Id,
+    envelope: Envelope,
+    progressToken: unknown,
+    done: (answer: Msg | undefined, bytes: number) => void,
+  ): void {
     this.http = { response, clientId, progressToken, logLevel: envelope.logLevel, done };
     this.peer.parked = false;
     // The client left before the answer: the server's call is cancelled (unless the client now holds questions).
@@ -127,9 +139,20 @@ export class Call implements Outlet {
   /** The server asks the client something: gathered briefly, then sent as the request's 'input_required' answer. */
   private ask(m: Msg): void {
     if (!MAY_ASK.has(this.method) || !QUESTIONS.has(m.method!)) {
-      return this.mux.answerServer(this.peer, errorAnswer(m.id, RPC.methodNotFound, `A ${this.method} request cannot be asked ${String(m.method).slice(0, 100)} in protocol revision 2026-07-28`));
+      return this.mux.answerServer(
+        this.peer,
+        errorAnswer(
+          m.id,
+          RPC.methodNotFound,
+          `A ${this.method} request cannot be asked ${String(m.method).slice(0, 100)} in protocol revision 2026-07-28`,
+        ),
+      );
     }
-    if (this.asked.size >= MAX_QUESTIONS) return this.mux.answerServer(this.peer, errorAnswer(m.id, RPC.serverError, `Too many questions open for one request (at most ${MAX_QUESTIONS})`));
+    if (this.asked.size >= MAX_QUESTIONS)
+      return this.mux.answerServer(
+        this.peer,
+        errorAnswer(m.id, RPC.serverError, `Too many questions open for one request (at most ${MAX_QUESTIONS})`),
+      );
     const key = `${String(m.method).split("/")[0]}-${++this.seq}`;
     this.asked.set(key, m.id!);
     const { _meta: _, elicitationId: _e, task: _t, ...params } = isObject(m.params) ? m.params : {};
@@ -157,7 +180,12 @@ export class Call implements Outlet {
       const q = this.questions.get(key);
       this.asked.delete(key);
       this.questions.delete(key);
-      this.mux.answerServer(this.peer, q?.method === "elicitation/create" ? { jsonrpc: "2.0", id: serverId, result: { action: "cancel" } } : errorAnswer(serverId, RPC.serverError, why));
+      this.mux.answerServer(
+        this.peer,
+        q?.method === "elicitation/create"
+          ? { jsonrpc: "2.0", id: serverId, result: { action: "cancel" } }
+          : errorAnswer(serverId, RPC.serverError, why),
+      );
     }
   }
 
@@ -174,7 +202,11 @@ export class Call implements Outlet {
     this.http = undefined;
     this.peer.parked = true;
     this.round++;
-    const answer: Msg = { jsonrpc: "2.0", id: http.clientId, result: { resultType: "input_required", inputRequests, requestState: this.lane.seal(this) } };
+    const answer: Msg = {
+      jsonrpc: "2.0",
+      id: http.clientId,
+      result: { resultType: "input_required", inputRequests, requestState: this.lane.seal(this) },
+    };
     const sent = http.response.finish(answer);
     http.done(sent, http.response.bytes);
     this.mux.rearm(this.peer, this.firstId, ASK_WAIT_MS + this.lane.requestTimeoutMs);

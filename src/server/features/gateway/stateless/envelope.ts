@@ -50,7 +50,14 @@ export const METHOD_CAPABILITY: Record<string, string> = {
 };
 
 /** Results that carry caching hints (ttlMs, cacheScope). */
-export const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+export const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
 
 /** Requests that may be answered 'input_required' (the server asks the client something first). */
 export const MAY_ASK = new Set(["tools/call", "prompts/get", "resources/read"]);
@@ -76,7 +83,6 @@ export interface ModernRefusal {
   data?: unknown;
 }
 
-
 /** The request's claim to this revision: the protocol version in its _meta, when there is one. */
 export function modernClaim(msg: Msg): unknown {
   const meta = msg.params?._meta;
@@ -86,7 +92,12 @@ export function modernClaim(msg: Msg): unknown {
 /** Whether a protocol version names this revision or a later one (the header of a modern request). */
 export const isModernVersion = (v: string | undefined): boolean => v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && v >= MODERN_VERSION;
 
-const mismatch = (what: string, data?: unknown): ModernRefusal => ({ status: 400, code: MODERN_RPC.headerMismatch, message: `Bad Request: the request headers and body disagree: ${what}`, data });
+const mismatch = (what: string, data?: unknown): ModernRefusal => ({
+  status: 400,
+  code: MODERN_RPC.headerMismatch,
+  message: `Bad Request: the request headers and body disagree: ${what}`,
+  data,
+});
 
 /** Mcp-Name values outside plain visible ASCII come as =?base64?...?= */
 export function decodeMcpName(v: string): string | undefined {
@@ -107,14 +118,23 @@ const headerOf = (req: IncomingMessage, name: string) => {
  * order the revision's reference server does: envelope, header against claim, Mcp-Method, the
  * version itself, Mcp-Name, the method. Returns the envelope, or the refusal.
  */
-export function checkModern(req: IncomingMessage, msg: Msg, serverCapabilities: Record<string, unknown> | undefined): { envelope: Envelope } | { refusal: ModernRefusal } {
+export function checkModern(
+  req: IncomingMessage,
+  msg: Msg,
+  serverCapabilities: Record<string, unknown> | undefined,
+): { envelope: Envelope } | { refusal: ModernRefusal } {
   const meta = msg.params?._meta;
   const headerVersion = headerOf(req, "mcp-protocol-version");
   const claim = modernClaim(msg);
   if (claim === undefined) {
     // A modern header without the envelope: never served as an older revision.
     const missing = isObject(meta) ? [META.protocolVersion, META.clientCapabilities].filter((k) => !(k in meta)) : ["_meta"];
-    if (msg.method === "initialize") return { refusal: mismatch(`an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header`, { mismatch: { header: headerVersion, body: "initialize" } }) };
+    if (msg.method === "initialize")
+      return {
+        refusal: mismatch(`an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header`, {
+          mismatch: { header: headerVersion, body: "initialize" },
+        }),
+      };
     return {
       refusal: {
         status: 400,
@@ -125,7 +145,12 @@ export function checkModern(req: IncomingMessage, msg: Msg, serverCapabilities: 
     };
   }
   const bad = (key: string, problem: string): { refusal: ModernRefusal } => ({
-    refusal: { status: 400, code: RPC.invalidParams, message: `Invalid _meta envelope for protocol revision ${MODERN_VERSION}: ${key}: ${problem}`, data: { envelope: { key, problem } } },
+    refusal: {
+      status: 400,
+      code: RPC.invalidParams,
+      message: `Invalid _meta envelope for protocol revision ${MODERN_VERSION}: ${key}: ${problem}`,
+      data: { envelope: { key, problem } },
+    },
   });
   const m = meta as Record<string, unknown>;
   if (typeof claim !== "string" || claim.length === 0 || claim.length > 40) return bad(META.protocolVersion, "not a protocol version");
@@ -134,7 +159,8 @@ export function checkModern(req: IncomingMessage, msg: Msg, serverCapabilities: 
   let client: Envelope["client"];
   if (META.clientInfo in m) {
     const info = m[META.clientInfo];
-    if (!isObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return bad(META.clientInfo, "not an Implementation (name and version)");
+    if (!isObject(info) || typeof info.name !== "string" || typeof info.version !== "string")
+      return bad(META.clientInfo, "not an Implementation (name and version)");
     client = { name: info.name.slice(0, 100), version: info.version.slice(0, 100) };
   }
   let logLevel: Envelope["logLevel"];
@@ -144,21 +170,41 @@ export function checkModern(req: IncomingMessage, msg: Msg, serverCapabilities: 
     logLevel = level as Envelope["logLevel"];
   }
   if (headerVersion === undefined) return { refusal: mismatch("the required MCP-Protocol-Version header is absent") };
-  if (headerVersion !== claim) return { refusal: mismatch(`the body envelope names protocol version ${claim} but the MCP-Protocol-Version header names ${headerVersion.slice(0, 40)}`, { mismatch: { header: headerVersion.slice(0, 40), body: claim } }) };
+  if (headerVersion !== claim)
+    return {
+      refusal: mismatch(
+        `the body envelope names protocol version ${claim} but the MCP-Protocol-Version header names ${headerVersion.slice(0, 40)}`,
+        { mismatch: { header: headerVersion.slice(0, 40), body: claim } },
+      ),
+    };
   const method = msg.method!;
   const mcpMethod = headerOf(req, "mcp-method");
-  if (mcpMethod !== undefined && mcpMethod !== method) return { refusal: mismatch(`the body names method ${method.slice(0, 100)} but the Mcp-Method header names ${mcpMethod.slice(0, 100)}`) };
+  if (mcpMethod !== undefined && mcpMethod !== method)
+    return {
+      refusal: mismatch(`the body names method ${method.slice(0, 100)} but the Mcp-Method header names ${mcpMethod.slice(0, 100)}`),
+    };
   if (claim !== MODERN_VERSION) {
-    return { refusal: { status: 400, code: MODERN_RPC.unsupportedVersion, message: `Unsupported protocol version: ${claim}`, data: { supported: ALL_VERSIONS, requested: claim } } };
+    return {
+      refusal: {
+        status: 400,
+        code: MODERN_RPC.unsupportedVersion,
+        message: `Unsupported protocol version: ${claim}`,
+        data: { supported: ALL_VERSIONS, requested: claim },
+      },
+    };
   }
   if (mcpMethod === undefined) return { refusal: mismatch("the required Mcp-Method header is absent") };
-  const named = method === "resources/read" ? msg.params?.uri : method === "tools/call" || method === "prompts/get" ? msg.params?.name : undefined;
+  const named =
+    method === "resources/read" ? msg.params?.uri : method === "tools/call" || method === "prompts/get" ? msg.params?.name : undefined;
   if (named !== undefined) {
     const raw = headerOf(req, "mcp-name");
     if (raw === undefined) return { refusal: mismatch("the required Mcp-Name header is absent") };
     const decoded = decodeMcpName(raw);
     if (decoded === undefined) return { refusal: mismatch("the Mcp-Name header is an invalid Base64 sentinel value") };
-    if (decoded !== named) return { refusal: mismatch(`the body names ${String(named).slice(0, 200)} but the Mcp-Name header names "${decoded.slice(0, 200)}"`) };
+    if (decoded !== named)
+      return {
+        refusal: mismatch(`the body names ${String(named).slice(0, 200)} but the Mcp-Name header names "${decoded.slice(0, 200)}"`),
+      };
   }
   const needs = METHOD_CAPABILITY[method];
   if (!MODERN_METHODS.has(method) || (needs && serverCapabilities && serverCapabilities[needs] === undefined)) {

@@ -30,7 +30,14 @@ export interface LaneHost {
   unavailable(target: GatewayTarget): { status: number; message: string; headers: Record<string, string> };
   exposure(target: GatewayTarget): Exposure;
   /** what happens once a request is answered (log line, request log, metrics) */
-  done(req: IncomingMessage, target: GatewayTarget, msg: Msg, started: number, bytesIn: number, client: Envelope["client"]): (answer: Msg | undefined, bytesOut: number) => void;
+  done(
+    req: IncomingMessage,
+    target: GatewayTarget,
+    msg: Msg,
+    started: number,
+    bytesIn: number,
+    client: Envelope["client"],
+  ): (answer: Msg | undefined, bytesOut: number) => void;
   /** one more for 'Total Usage' */
   count(res: ServerResponse, target: GatewayTarget): void;
   /** a long-lived stream to end when its key, grant or sign-in is revoked (and to forget when it ends) */
@@ -57,7 +64,15 @@ export class StatelessLane {
   }
 
   /** A POST that claims this revision (or whose header does). */
-  async post(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, msg: Msg, bytes: number, started: number): Promise<void> {
+  async post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: GatewayTarget,
+    who: Caller,
+    msg: Msg,
+    bytes: number,
+    started: number,
+  ): Promise<void> {
     if (msg.method === undefined) return void res.writeHead(202).end(); // an answer: this revision's clients send none
     if (msg.id === undefined || msg.id === null) return void res.writeHead(202).end(); // notifications: a closed stream already cancelled its request
     const mux = this.host.mux(target);
@@ -66,7 +81,9 @@ export class StatelessLane {
       // The server's initialize result, asked once per server process (the hot path does not wait for it again).
       init = this.facts.get(mux);
       if (!init) {
-        const answer = await mux.initialize({ protocolVersion: LATEST_VERSION }).catch((e: unknown) => errorAnswer(null, RPC.serverError, (e as Error).message));
+        const answer = await mux
+          .initialize({ protocolVersion: LATEST_VERSION })
+          .catch((e: unknown) => errorAnswer(null, RPC.serverError, (e as Error).message));
         if (!answer.error) {
           init = answer.result as ServerFacts;
           this.facts.set(mux, init);
@@ -99,22 +116,52 @@ export class StatelessLane {
     if (state !== undefined) return this.resume(response, target, who, msg, envelope, done);
     const open = this.openCalls.get(target.id) ?? 0;
     if (open >= MAX_CALLS) {
-      const answer = errorAnswer(msg.id, RPC.serverError, `Too many requests in flight for this deployment (at most ${MAX_CALLS}); try again when some have finished`);
+      const answer = errorAnswer(
+        msg.id,
+        RPC.serverError,
+        `Too many requests in flight for this deployment (at most ${MAX_CALLS}); try again when some have finished`,
+      );
       return void done(response.finish(answer, 429), response.bytes);
     }
-    const call = new Call(this, `c${++this.seq}`, mux, target, who.userId, method, requestName(method, msg.params), msg.id, capabilityFlags(envelope.capabilities), init.serverInfo);
+    const call = new Call(
+      this,
+      `c${++this.seq}`,
+      mux,
+      target,
+      who.userId,
+      method,
+      requestName(method, msg.params),
+      msg.id,
+      capabilityFlags(envelope.capabilities),
+      init.serverInfo,
+    );
     this.calls.set(call.id, call);
     this.openCalls.set(target.id, open + 1);
     call.attach(response, msg.id, envelope, msg.params?._meta?.progressToken, done);
     const params = legacyParams(msg.params);
-    if (mux.forward(call.peer, { jsonrpc: "2.0", id: msg.id, method, ...(params ? { params } : {}) }, call, this.host.exposure(target))) this.host.count(res, target);
+    if (mux.forward(call.peer, { jsonrpc: "2.0", id: msg.id, method, ...(params ? { params } : {}) }, call, this.host.exposure(target)))
+      this.host.count(res, target);
   }
 
   /** A retry with the answers to the server's questions: they go to the server, and this request answers for its call. */
-  private resume(response: LaneResponse, target: GatewayTarget, who: Caller, msg: Msg, envelope: Envelope, done: (answer: Msg | undefined, bytes: number) => void): void {
+  private resume(
+    response: LaneResponse,
+    target: GatewayTarget,
+    who: Caller,
+    msg: Msg,
+    envelope: Envelope,
+    done: (answer: Msg | undefined, bytes: number) => void,
+  ): void {
     const call = this.open(msg.params?.requestState);
     const name = requestName(msg.method, msg.params);
-    if (!call || !call.waiting || call.userId !== who.userId || call.target.id !== target.id || call.method !== msg.method || call.name !== name) {
+    if (
+      !call ||
+      !call.waiting ||
+      call.userId !== who.userId ||
+      call.target.id !== target.id ||
+      call.method !== msg.method ||
+      call.name !== name
+    ) {
       const answer = errorAnswer(msg.id, RPC.invalidParams, "Invalid or expired requestState", { reason: "invalid_request_state" });
       return void done(response.finish(answer), response.bytes);
     }
@@ -161,11 +208,27 @@ export class StatelessLane {
     else this.openCalls.delete(call.target.id);
   }
 
-  private listen(res: ServerResponse, target: GatewayTarget, who: Caller, mux: Mux, msg: Msg, init: { capabilities?: Record<string, unknown>; serverInfo?: unknown }, done: (answer: Msg | undefined, bytes: number) => void): void {
+  private listen(
+    res: ServerResponse,
+    target: GatewayTarget,
+    who: Caller,
+    mux: Mux,
+    msg: Msg,
+    init: { capabilities?: Record<string, unknown>; serverInfo?: unknown },
+    done: (answer: Msg | undefined, bytes: number) => void,
+  ): void {
     const filter = msg.params?.notifications;
     const uris = isObject(filter) ? filter.resourceSubscriptions : undefined;
-    if (!isObject(filter) || (uris !== undefined && !(Array.isArray(uris) && uris.length <= MAX_LISTEN_URIS && uris.every((u) => typeof u === "string" && u.length <= 2048)))) {
-      const answer = errorAnswer(msg.id, RPC.invalidParams, "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter");
+    if (
+      !isObject(filter) ||
+      (uris !== undefined &&
+        !(Array.isArray(uris) && uris.length <= MAX_LISTEN_URIS && uris.every((u) => typeof u === "string" && u.length <= 2048)))
+    ) {
+      const answer = errorAnswer(
+        msg.id,
+        RPC.invalidParams,
+        "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter",
+      );
       const body = JSON.stringify(answer);
       sendJson(res, 200, body);
       return done(answer, Buffer.byteLength(body));
@@ -183,7 +246,11 @@ export class StatelessLane {
     const has = (k: string) => caps[k] !== undefined;
     const subscribable = isObject(caps.resources) && caps.resources.subscribe === true;
     // The gateway itself announces list changes (tool selection, approved definitions) for every list the server has.
-    const wants = { tools: filter.toolsListChanged === true && has("tools"), prompts: filter.promptsListChanged === true && has("prompts"), resources: filter.resourcesListChanged === true && has("resources") };
+    const wants = {
+      tools: filter.toolsListChanged === true && has("tools"),
+      prompts: filter.promptsListChanged === true && has("prompts"),
+      resources: filter.resourcesListChanged === true && has("resources"),
+    };
     const honored: Record<string, unknown> = {};
     if (wants.tools) honored.toolsListChanged = true;
     if (wants.prompts) honored.promptsListChanged = true;
@@ -208,7 +275,8 @@ export class StatelessLane {
 
   /** What the deployment exposes changed (tool selection, approved definitions): its listeners hear it. */
   listsChanged(deploymentId: string): void {
-    for (const l of this.listeners.get(deploymentId) ?? []) for (const list of ["tools", "prompts", "resources"]) l.notify({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
+    for (const l of this.listeners.get(deploymentId) ?? [])
+      for (const list of ["tools", "prompts", "resources"]) l.notify({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
   }
 
   close(): void {

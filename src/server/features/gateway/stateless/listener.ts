@@ -53,15 +53,18 @@ export class Listener implements MuxSession {
 
   /** The server's resources/subscribe for each URI (the Mux keeps one per URI across all clients). */
   subscribe(uris: string[]): void {
-    for (const uri of uris) this.mux.forward(this, { jsonrpc: "2.0", id: `listen-sub-${++this.seq}`, method: "resources/subscribe", params: { uri } }, DISCARD);
+    for (const uri of uris)
+      this.mux.forward(this, { jsonrpc: "2.0", id: `listen-sub-${++this.seq}`, method: "resources/subscribe", params: { uri } }, DISCARD);
   }
 
   /** A change notification from the server (or the gateway): sent when the client asked for its kind. */
   notify(m: Msg): boolean {
     const method = m.method ?? "";
-    const list = /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method)?.[1] as "tools" | "prompts" | "resources" | undefined;
+    const list = /^notifications\/(tools|prompts|resources)\/list_changed$/.exec(method)?.[1] as
+      "tools" | "prompts" | "resources" | undefined;
     if (list && this.wants[list]) this.write(this.tagged(method, isObject(m.params) ? m.params : {}));
-    else if (method === "notifications/resources/updated" && this.subscriptions.has(String(m.params?.uri))) this.write(this.tagged(method, m.params ?? {}));
+    else if (method === "notifications/resources/updated" && this.subscriptions.has(String(m.params?.uri)))
+      this.write(this.tagged(method, m.params ?? {}));
     return true;
   }
 
@@ -91,12 +94,23 @@ export class Listener implements MuxSession {
   end(graceful: boolean): void {
     if (this.closed) return;
     this.unwatch?.();
-    if (graceful) this.write({ jsonrpc: "2.0", id: this.listenId, result: { resultType: "complete", _meta: { [META.subscriptionId]: this.listenId, [META.serverInfo]: this.serverInfo } } });
+    if (graceful)
+      this.write({
+        jsonrpc: "2.0",
+        id: this.listenId,
+        result: { resultType: "complete", _meta: { [META.subscriptionId]: this.listenId, [META.serverInfo]: this.serverInfo } },
+      });
     this.closed = true;
     clearInterval(this.keepalive);
     // The server's subscriptions go when no other client holds them (Mux.forward decides).
     this.mux.detach(this);
-    if (!this.mux.dead) for (const uri of [...this.subscriptions]) this.mux.forward(this, { jsonrpc: "2.0", id: `listen-unsub-${++this.seq}`, method: "resources/unsubscribe", params: { uri } }, DISCARD);
+    if (!this.mux.dead)
+      for (const uri of [...this.subscriptions])
+        this.mux.forward(
+          this,
+          { jsonrpc: "2.0", id: `listen-unsub-${++this.seq}`, method: "resources/unsubscribe", params: { uri } },
+          DISCARD,
+        );
     this.lane.dropListener(this);
     if (!this.res.writableEnded) this.res.end();
   }

@@ -14,7 +14,16 @@ describe("requestState (sealed)", () => {
     const sealed = states.seal({ call: "c1", round: 1 });
     const [v, payload, mac] = sealed.split(".");
     const other = Buffer.from(JSON.stringify({ c: "c2", r: 1, x: Date.now() + 60_000 })).toString("base64url");
-    for (const bad of [`${v}.${other}.${mac}`, `${v}.${payload}.${mac!.slice(0, -1)}${mac!.endsWith("A") ? "B" : "A"}`, `v2.${payload}.${mac}`, `${sealed}.x`, "x".repeat(5000), 42, null]) expect(states.open(bad)).toBeUndefined();
+    for (const bad of [
+      `${v}.${other}.${mac}`,
+      `${v}.${payload}.${mac!.slice(0, -1)}${mac!.endsWith("A") ? "B" : "A"}`,
+      `v2.${payload}.${mac}`,
+      `${sealed}.x`,
+      "x".repeat(5000),
+      42,
+      null,
+    ])
+      expect(states.open(bad)).toBeUndefined();
     vi.useFakeTimers({ now: Date.now() + 2_000 });
     try {
       expect(states.open(sealed)).toBeUndefined();

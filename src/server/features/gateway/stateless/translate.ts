@@ -8,7 +8,11 @@ export function modernAnswer(method: string, answer: Msg, serverInfo: unknown): 
   if (answer.error !== undefined) {
     const e = answer.error as { code?: unknown; message?: unknown; data?: unknown };
     // "Resource not found" is -32602 with the URI in this revision.
-    if (e && e.code === -32002) return { ...answer, error: { code: RPC.invalidParams, message: String(e.message ?? "Resource not found"), data: isObject(e.data) ? e.data : {} } };
+    if (e && e.code === -32002)
+      return {
+        ...answer,
+        error: { code: RPC.invalidParams, message: String(e.message ?? "Resource not found"), data: isObject(e.data) ? e.data : {} },
+      };
     return answer;
   }
   const r: Record<string, unknown> = isObject(answer.result) ? { ...answer.result } : {};
@@ -18,7 +22,8 @@ export function modernAnswer(method: string, answer: Msg, serverInfo: unknown): 
     r.ttlMs = typeof r.ttlMs === "number" && Number.isInteger(r.ttlMs) && r.ttlMs >= 0 ? Math.min(r.ttlMs, 60_000) : 0;
     r.cacheScope = "private";
   }
-  if (method === "tools/list" && Array.isArray(r.tools)) r.tools = r.tools.map((t) => (isObject(t) && "execution" in t ? (({ execution: _, ...rest }) => rest)(t) : t));
+  if (method === "tools/list" && Array.isArray(r.tools))
+    r.tools = r.tools.map((t) => (isObject(t) && "execution" in t ? (({ execution: _, ...rest }) => rest)(t) : t));
   const meta = isObject(r._meta) ? { ...r._meta } : {};
   if (serverInfo !== undefined) meta[META.serverInfo] = serverInfo;
   r._meta = meta;

@@ -15,7 +15,16 @@ export interface BwrapFeatures {
 }
 
 export async function bwrapFeatures(bin: string): Promise<BwrapFeatures> {
-  const [help, version] = await Promise.all([run(bin, ["--help"]).then((r) => r.stdout, () => ""), run(bin, ["--version"]).then((r) => r.stdout.trim(), () => "bubblewrap")]);
+  const [help, version] = await Promise.all([
+    run(bin, ["--help"]).then(
+      (r) => r.stdout,
+      () => "",
+    ),
+    run(bin, ["--version"]).then(
+      (r) => r.stdout.trim(),
+      () => "bubblewrap",
+    ),
+  ]);
   return { version, tmpfsSize: help.includes("--size") };
 }
 
@@ -43,7 +52,15 @@ export interface MountPlan {
 
 // What programs need from the system: binaries and libraries, TLS roots, name-service
 // configuration. Nothing from /home, /root, /var, /run or the platform's own directories.
-const ETC = ["/etc/hosts", "/etc/ssl", "/etc/ca-certificates", "/etc/nsswitch.conf", "/etc/localtime", "/etc/alternatives", "/etc/ld.so.cache"];
+const ETC = [
+  "/etc/hosts",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/nsswitch.conf",
+  "/etc/localtime",
+  "/etc/alternatives",
+  "/etc/ld.so.cache",
+];
 
 let binds: string[] | undefined;
 
@@ -88,7 +105,12 @@ export const SANDBOX_PATH = [...new Set([path.dirname(process.execPath), "/usr/l
  * the one user namespace, which owns the network namespace, is the only one). It dies with the
  * platform.
  */
-export function bwrapArgs(f: BwrapFeatures, plan: MountPlan, fds: { info: number; block: number; userns?: number; seccomp?: number }, argv: string[]): string[] {
+export function bwrapArgs(
+  f: BwrapFeatures,
+  plan: MountPlan,
+  fds: { info: number; block: number; userns?: number; seccomp?: number },
+  argv: string[],
+): string[] {
   const a: string[] = [];
   if (plan.user) a.push("--unshare-user", "--uid", String(plan.user.uid), "--gid", String(plan.user.gid));
   a.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
@@ -96,7 +118,17 @@ export function bwrapArgs(f: BwrapFeatures, plan: MountPlan, fds: { info: number
   a.push("--die-with-parent", "--cap-drop", "ALL", "--hostname", "mcp");
   a.push(...systemBinds());
   for (const d of plan.hide) a.push("--tmpfs", d);
-  a.push("--ro-bind", plan.etc.passwd, "/etc/passwd", "--ro-bind", plan.etc.group, "/etc/group", "--ro-bind", plan.etc.resolv, "/etc/resolv.conf");
+  a.push(
+    "--ro-bind",
+    plan.etc.passwd,
+    "/etc/passwd",
+    "--ro-bind",
+    plan.etc.group,
+    "/etc/group",
+    "--ro-bind",
+    plan.etc.resolv,
+    "/etc/resolv.conf",
+  );
   a.push("--proc", "/proc", "--dev", "/dev");
   for (const m of plan.masks) a.push("--ro-bind", m.source, m.dest);
   for (const dir of ["/tmp", "/dev/shm"]) {
@@ -132,7 +164,10 @@ export async function sandboxEtc(etcDir: string, identity: Identity | null, egre
   const passwd = path.join(dir, "passwd");
   const group = path.join(dir, "group");
   const resolv = path.join(etcDir, egress ? "resolv-egress.conf" : "resolv-none.conf");
-  await ensureFile(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nmcp:x:${uid}:${gid}:MCP server:/tmp:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+  await ensureFile(
+    passwd,
+    `root:x:0:0:root:/root:/usr/sbin/nologin\nmcp:x:${uid}:${gid}:MCP server:/tmp:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  );
   await ensureFile(group, `root:x:0:\nmcp:x:${gid}:\nnogroup:x:65534:\n`);
   await ensureFile(resolv, egress ? "nameserver 10.0.2.3\noptions edns0\n" : "");
   return { passwd, group, resolv };

@@ -156,7 +156,9 @@ export class Cgroup {
 
   /** Processes the kernel killed for going over the memory limit. */
   oomKills(): number {
-    return this.support.version === 1 ? readNumber(path.join(this.memoryDir, "memory.oom_control"), "oom_kill") : readNumber(path.join(this.memoryDir, "memory.events"), "oom_kill");
+    return this.support.version === 1
+      ? readNumber(path.join(this.memoryDir, "memory.oom_control"), "oom_kill")
+      : readNumber(path.join(this.memoryDir, "memory.events"), "oom_kill");
   }
 
   /** Times a fork was refused by the process limit. */
@@ -199,7 +201,14 @@ export class Cgroup {
   async remove(): Promise<void> {
     for (let i = 0; i < 50; i++) {
       this.killAll();
-      const left = await Promise.all(this.dirs.map((d) => fs.rmdir(d).then(() => false, (e: NodeJS.ErrnoException) => e.code !== "ENOENT")));
+      const left = await Promise.all(
+        this.dirs.map((d) =>
+          fs.rmdir(d).then(
+            () => false,
+            (e: NodeJS.ErrnoException) => e.code !== "ENOENT",
+          ),
+        ),
+      );
       if (!left.some(Boolean)) return;
       await new Promise((r) => setTimeout(r, 20));
     }

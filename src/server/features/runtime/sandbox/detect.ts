@@ -21,7 +21,14 @@ import { probe, which, type ProbeResult } from "./probe.js";
 
 export type SandboxConfig = Pick<
   Config,
-  "SANDBOX" | "SANDBOX_NETWORK" | "SANDBOX_EGRESS_ALLOW" | "SANDBOX_UID_BASE" | "DEPLOY_MEMORY_MB" | "DEPLOY_MAX_PROCESSES" | "DEPLOY_DISK_MB" | "DEPLOY_CPUS"
+  | "SANDBOX"
+  | "SANDBOX_NETWORK"
+  | "SANDBOX_EGRESS_ALLOW"
+  | "SANDBOX_UID_BASE"
+  | "DEPLOY_MEMORY_MB"
+  | "DEPLOY_MAX_PROCESSES"
+  | "DEPLOY_DISK_MB"
+  | "DEPLOY_CPUS"
 >;
 
 export interface Hosting {
@@ -34,7 +41,11 @@ function guarantee(key: Guarantee["key"], label: string, ok: boolean, how: strin
   return { key, label, ok, how };
 }
 
-export async function createHosting(config: SandboxConfig, dirs: { data: string; deployments: string; packages: string }, log: Logger): Promise<Hosting> {
+export async function createHosting(
+  config: SandboxConfig,
+  dirs: { data: string; deployments: string; packages: string },
+  log: Logger,
+): Promise<Hosting> {
   const closed = closeInheritedFds();
   if (closed.length) log.warn({ fds: closed }, "closed descriptors inherited without close-on-exec, so no hosted server receives them");
   for (const d of [dirs.deployments, dirs.packages]) {
@@ -56,31 +67,65 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
   const loopProblem = config.SANDBOX === "off" ? "SANDBOX=off" : await loopVolumes(dirs.deployments);
   const volumes = new Volumes({ dir: dirs.deployments, diskMb: config.DEPLOY_DISK_MB, loop: loopProblem === null });
   const prlimit = which("prlimit");
-  const parts: Omit<SandboxParts, "info"> = { cgroups, prlimit, nprocFallback: uids.dedicated, egressAllow, etcDir, setupUid: uids.setupUid(), hide: hiddenFolders([projectRoot, dirs.data]) };
+  const parts: Omit<SandboxParts, "info"> = {
+    cgroups,
+    prlimit,
+    nprocFallback: uids.dedicated,
+    egressAllow,
+    etcDir,
+    setupUid: uids.setupUid(),
+    hide: hiddenFolders([projectRoot, dirs.data]),
+  };
   // Sandbox uids that belong to someone else would hand that account a tenant's files: a configuration error.
   const overlap = uids.dedicated && config.SANDBOX !== "off" ? uidRangeOverlap(config.SANDBOX_UID_BASE) : null;
   if (overlap) throw new Error(`${overlap}: choose a SANDBOX_UID_BASE whose 65,536 ids nobody else uses`);
 
   const memory = cgroups
     ? guarantee("memory", "Memory limit", true, `${limits}, by the kernel (cgroup v${cgroups.version}); the private /tmp counts against it`)
-    : guarantee("memory", "Memory limit", true, `${limits}, by a watchdog counting every process of the sandbox and its private /tmp (no writable cgroup here)`);
+    : guarantee(
+        "memory",
+        "Memory limit",
+        true,
+        `${limits}, by a watchdog counting every process of the sandbox and its private /tmp (no writable cgroup here)`,
+      );
   const cpu = cgroups
-    ? guarantee("cpu", "CPU share", true, `${config.DEPLOY_CPUS > 0 ? `at most ${config.DEPLOY_CPUS} core(s) each` : "no quota"}; all deployments together weigh like one platform thread (cgroup v${cgroups.version})`)
+    ? guarantee(
+        "cpu",
+        "CPU share",
+        true,
+        `${config.DEPLOY_CPUS > 0 ? `at most ${config.DEPLOY_CPUS} core(s) each` : "no quota"}; all deployments together weigh like one platform thread (cgroup v${cgroups.version})`,
+      )
     : guarantee("cpu", "CPU share", false, "no writable cpu cgroup here");
   const processes = cgroups
     ? guarantee("processes", "Process limit", true, `${config.DEPLOY_MAX_PROCESSES} processes and threads (pids cgroup)`)
     : uids.dedicated && prlimit
-      ? guarantee("processes", "Process limit", true, `${config.DEPLOY_MAX_PROCESSES} processes and threads (RLIMIT_NPROC of the deployment's own uid)`)
+      ? guarantee(
+          "processes",
+          "Process limit",
+          true,
+          `${config.DEPLOY_MAX_PROCESSES} processes and threads (RLIMIT_NPROC of the deployment's own uid)`,
+        )
       : guarantee("processes", "Process limit", false, "no pids cgroup, and no uid of its own per deployment for RLIMIT_NPROC");
-  const disk = loopProblem === null ? guarantee("disk", "Disk limit", true, `${config.DEPLOY_DISK_MB} MB, a volume of its own (ext4, nosuid, nodev)`) : guarantee("disk", "Disk limit", false, loopProblem);
+  const disk =
+    loopProblem === null
+      ? guarantee("disk", "Disk limit", true, `${config.DEPLOY_DISK_MB} MB, a volume of its own (ext4, nosuid, nodev)`)
+      : guarantee("disk", "Disk limit", false, loopProblem);
 
   /** `launcher`: the bubblewrap parts the probe ran with (absent: plain processes). */
-  const finish = (info: Omit<SandboxInfo, "complete" | "warnings" | "notes" | "guarantees">, list: Guarantee[], launcher: Pick<SandboxParts, "bwrap" | "seccomp"> = {}): Hosting => {
+  const finish = (
+    info: Omit<SandboxInfo, "complete" | "warnings" | "notes" | "guarantees">,
+    list: Guarantee[],
+    launcher: Pick<SandboxParts, "bwrap" | "seccomp"> = {},
+  ): Hosting => {
     const warnings = [...notes, ...list.filter((g) => !g.ok).map((g) => `${g.label}: missing (${g.how})`)];
     const complete = list.every((g) => g.ok);
-    if (config.SANDBOX === "strict" && !complete) throw new Error(`SANDBOX=strict, but hosted code cannot be fully isolated here:\n${warnings.map((w) => `  - ${w}`).join("\n")}`);
+    if (config.SANDBOX === "strict" && !complete)
+      throw new Error(`SANDBOX=strict, but hosted code cannot be fully isolated here:\n${warnings.map((w) => `  - ${w}`).join("\n")}`);
     for (const w of warnings) log.warn(`SANDBOX WARNING: ${w}`);
-    log.info({ layer: info.layer }, complete ? "hosting sandbox: every guarantee holds" : "hosting sandbox is incomplete: only admins may deploy (SANDBOX_INCOMPLETE)");
+    log.info(
+      { layer: info.layer },
+      complete ? "hosting sandbox: every guarantee holds" : "hosting sandbox is incomplete: only admins may deploy (SANDBOX_INCOMPLETE)",
+    );
     const full: SandboxInfo = { ...info, guarantees: list, complete, warnings, notes };
     return { sandbox: new Sandbox({ ...parts, ...launcher, info: full }), uids, volumes };
   };
@@ -91,7 +136,12 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
       guarantee("uid", "Unprivileged uid", !root, root ? "hosted code runs as root" : "hosted code runs as the platform's own uid"),
       guarantee("namespaces", "Namespaces", false, "no bubblewrap: hosted code sees this machine's files and processes"),
       guarantee("seccomp", "Seccomp filter", false, "needs bubblewrap"),
-      guarantee("kernel", "Kernel interfaces read-only", !root, root ? "/proc/sys is writable by root" : "only what the platform's uid may write"),
+      guarantee(
+        "kernel",
+        "Kernel interfaces read-only",
+        !root,
+        root ? "/proc/sys is writable by root" : "only what the platform's uid may write",
+      ),
       guarantee("egress", "Egress to public addresses only", false, "hosted code uses this machine's network"),
       memory,
       // Plain processes run as the platform's uid: only a pids cgroup can count them.
@@ -102,11 +152,14 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
     ]);
   };
 
-  if (config.SANDBOX === "off") return none("SANDBOX=off: hosted MCP servers run as plain processes with access to this machine. Use only for development.");
+  if (config.SANDBOX === "off")
+    return none("SANDBOX=off: hosted MCP servers run as plain processes with access to this machine. Use only for development.");
   const bin = which("bwrap");
   if (!bin) {
     if (config.SANDBOX !== "auto") throw new Error(`SANDBOX=${config.SANDBOX} but bwrap is not installed (apt-get install bubblewrap)`);
-    return none("bubblewrap (bwrap) is not installed: hosted MCP servers run WITHOUT a sandbox and can read this machine's files. Install it: apt-get install bubblewrap");
+    return none(
+      "bubblewrap (bwrap) is not installed: hosted MCP servers run WITHOUT a sandbox and can read this machine's files. Install it: apt-get install bubblewrap",
+    );
   }
   const features = await bwrapFeatures(bin);
   const arch = seccompArch();
@@ -115,10 +168,14 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
   const missingNet = ["slirp4netns", "nsenter", "ip"].filter((b) => !which(b));
   if (network === "egress" && missingNet.length) {
     network = "none";
-    notes.push(`${missingNet.join(", ")} missing: hosted MCP servers get no network at all (SANDBOX_NETWORK=egress needs them: apt-get install slirp4netns util-linux iproute2)`);
+    notes.push(
+      `${missingNet.join(", ")} missing: hosted MCP servers get no network at all (SANDBOX_NETWORK=egress needs them: apt-get install slirp4netns util-linux iproute2)`,
+    );
   }
   if (network === "egress" && uids.dedicated) await openTunDevice(log);
-  const traverse = uids.dedicated ? await makeTraversable([dirs.deployments, dirs.packages], [dirs.data, dirs.deployments, dirs.packages]) : null;
+  const traverse = uids.dedicated
+    ? await makeTraversable([dirs.deployments, dirs.packages], [dirs.data, dirs.deployments, dirs.packages])
+    : null;
   const target = hostAddresses().find((a) => !a.internal && a.address.includes("."))?.address;
   const attempt = async (userns: boolean) => {
     const info: SandboxInfo = { kind: "bwrap", network, layer: "", guarantees: [], complete: false, warnings: [], notes: [] };
@@ -137,8 +194,11 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
     try {
       tried = await attempt(false);
     } catch (e2) {
-      if (config.SANDBOX !== "auto") throw new Error(`SANDBOX=${config.SANDBOX} but bubblewrap cannot create a sandbox here: ${(e2 as Error).message}`, { cause: e2 });
-      return none(`bubblewrap is installed but cannot create a sandbox here (${(e2 as Error).message}): hosted MCP servers run WITHOUT a sandbox.`);
+      if (config.SANDBOX !== "auto")
+        throw new Error(`SANDBOX=${config.SANDBOX} but bubblewrap cannot create a sandbox here: ${(e2 as Error).message}`, { cause: e2 });
+      return none(
+        `bubblewrap is installed but cannot create a sandbox here (${(e2 as Error).message}): hosted MCP servers run WITHOUT a sandbox.`,
+      );
     }
   }
   const r = tried.result;
@@ -154,39 +214,70 @@ export async function createHosting(config: SandboxConfig, dirs: { data: string;
     .join(", ");
   const unprivileged = userns && r.hostUid !== 0 && /^0+$/.test(r.capEff ?? "") && r.nnp === "1";
   const policies = egressPolicyProblem();
-  const egressOk = network === "none" || (network === "egress" && (target === undefined || r.egress === "EACCES") && r.multicast === "EPERM");
-  return finish({ kind: "bwrap", network, layer }, [
-    guarantee(
-      "uid",
-      "Unprivileged uid",
-      unprivileged,
-      unprivileged
-        ? uids.dedicated
-          ? `a host uid of its own per deployment (from ${config.SANDBOX_UID_BASE + 1}), no capabilities, no new privileges`
-          : `the platform's own uid ${r.hostUid}, shared by all deployments (the platform is not root), no capabilities`
-        : usernsProblem || `the sandbox runs as uid ${r.hostUid} of the host`,
-    ),
-    guarantee("namespaces", "Namespaces", true, `own mount, pid, ipc, uts, cgroup${network !== "host" ? ", network" : ""}${userns ? " and user namespaces" : " namespaces"}`),
-    guarantee("seccomp", "Seccomp filter", r.seccomp === "2", r.seccomp === "2" ? `${Object.keys(deniedSyscalls(arch!)).length} system calls refused (mount, bpf, keyctl, perf_event_open, userfaultfd, io_uring, ptrace, ...), no new namespaces` : arch ? "bubblewrap did not apply the filter" : `no system call table for ${process.arch}`),
-    guarantee("kernel", "Kernel interfaces read-only", r.sys !== "writable", r.sys !== "writable" ? "/proc/sys and the rest of /proc are not writable, /sys is absent" : "the sandbox can write /proc/sys (it runs as uid 0 of the host)"),
-    guarantee(
-      "egress",
-      "Egress to public addresses only",
-      egressOk,
-      network === "none"
-        ? "no network at all (SANDBOX_NETWORK=none)"
-        : network === "host"
-          ? "SANDBOX_NETWORK=host: hosted code uses this machine's network and reaches its local services"
-          : egressOk
-            ? `loopback, this machine's addresses, private, CGNAT, link-local ranges, broadcast and multicast are refused, whatever socket options are used${egressAllow.length ? `; opened by SANDBOX_EGRESS_ALLOW: ${egressAllow.join(", ")}` : ""}${target ? "" : " (not verified: this machine has no address of its own)"}`
-            : target !== undefined && r.egress !== "EACCES"
-              ? `a connection to this machine's own address ${target} was not refused (${r.egress})`
-              : `a multicast datagram from the sandbox's own address was not refused (${r.multicast ?? "not tried"})${policies ? `: ${policies}` : ""}`,
-    ),
-    memory,
-    processes,
-    disk,
-    cpu,
-    guarantee("fds", "Only stdin, stdout and stderr open", r.fds === 0, r.fds === 0 ? "inherited descriptors are closed; bubblewrap's own are consumed" : `${r.fds} extra descriptor(s) reached the probe`),
-  ], { bwrap: { bin, features, userns }, seccomp });
+  const egressOk =
+    network === "none" || (network === "egress" && (target === undefined || r.egress === "EACCES") && r.multicast === "EPERM");
+  return finish(
+    { kind: "bwrap", network, layer },
+    [
+      guarantee(
+        "uid",
+        "Unprivileged uid",
+        unprivileged,
+        unprivileged
+          ? uids.dedicated
+            ? `a host uid of its own per deployment (from ${config.SANDBOX_UID_BASE + 1}), no capabilities, no new privileges`
+            : `the platform's own uid ${r.hostUid}, shared by all deployments (the platform is not root), no capabilities`
+          : usernsProblem || `the sandbox runs as uid ${r.hostUid} of the host`,
+      ),
+      guarantee(
+        "namespaces",
+        "Namespaces",
+        true,
+        `own mount, pid, ipc, uts, cgroup${network !== "host" ? ", network" : ""}${userns ? " and user namespaces" : " namespaces"}`,
+      ),
+      guarantee(
+        "seccomp",
+        "Seccomp filter",
+        r.seccomp === "2",
+        r.seccomp === "2"
+          ? `${Object.keys(deniedSyscalls(arch!)).length} system calls refused (mount, bpf, keyctl, perf_event_open, userfaultfd, io_uring, ptrace, ...), no new namespaces`
+          : arch
+            ? "bubblewrap did not apply the filter"
+            : `no system call table for ${process.arch}`,
+      ),
+      guarantee(
+        "kernel",
+        "Kernel interfaces read-only",
+        r.sys !== "writable",
+        r.sys !== "writable"
+          ? "/proc/sys and the rest of /proc are not writable, /sys is absent"
+          : "the sandbox can write /proc/sys (it runs as uid 0 of the host)",
+      ),
+      guarantee(
+        "egress",
+        "Egress to public addresses only",
+        egressOk,
+        network === "none"
+          ? "no network at all (SANDBOX_NETWORK=none)"
+          : network === "host"
+            ? "SANDBOX_NETWORK=host: hosted code uses this machine's network and reaches its local services"
+            : egressOk
+              ? `loopback, this machine's addresses, private, CGNAT, link-local ranges, broadcast and multicast are refused, whatever socket options are used${egressAllow.length ? `; opened by SANDBOX_EGRESS_ALLOW: ${egressAllow.join(", ")}` : ""}${target ? "" : " (not verified: this machine has no address of its own)"}`
+              : target !== undefined && r.egress !== "EACCES"
+                ? `a connection to this machine's own address ${target} was not refused (${r.egress})`
+                : `a multicast datagram from the sandbox's own address was not refused (${r.multicast ?? "not tried"})${policies ? `: ${policies}` : ""}`,
+      ),
+      memory,
+      processes,
+      disk,
+      cpu,
+      guarantee(
+        "fds",
+        "Only stdin, stdout and stderr open",
+        r.fds === 0,
+        r.fds === 0 ? "inherited descriptors are closed; bubblewrap's own are consumed" : `${r.fds} extra descriptor(s) reached the probe`,
+      ),
+    ],
+    { bwrap: { bin, features, userns }, seccomp },
+  );
 }

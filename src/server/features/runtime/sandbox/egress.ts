@@ -57,7 +57,9 @@ export interface HostAddress {
 }
 
 export function hostAddresses(): HostAddress[] {
-  return Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).map((a) => ({ address: a.address, cidr: a.cidr, internal: a.internal })));
+  return Object.values(os.networkInterfaces()).flatMap((l) =>
+    (l ?? []).map((a) => ({ address: a.address, cidr: a.cidr, internal: a.internal })),
+  );
 }
 
 /**
@@ -150,7 +152,8 @@ export function egressRoutes(opts: EgressPlan): string[] {
 
 // Loopback never leaves through tap0 (the kernel refuses 127/8 on other devices), and IPv4's
 // loopback device skips xfrm anyway; IPv6's does not, so ::1 must not get a policy.
-const isLoopback = (r: string) => r === "0:0:0:0:0:0:0:1/128" || (net.isIPv4(r.split("/")[0]!) && r.startsWith("127.") && Number(r.split("/")[1]) >= 8);
+const isLoopback = (r: string) =>
+  r === "0:0:0:0:0:0:0:1/128" || (net.isIPv4(r.split("/")[0]!) && r.startsWith("127.") && Number(r.split("/")[1]) >= 8);
 
 /**
  * The xfrm policies (`ip -batch` lines) that refuse the same destinations as the routes, checked
@@ -167,8 +170,12 @@ export function egressPolicies(opts: EgressPlan): string[] {
   // exception such as 10.0.0.0/8 would open them to a socket bound to tap0.
   const never = [...NEVER_V4, `${SLIRP_GATEWAY}/32`, `${SLIRP_DNS}/32`, ...(opts.ipv6 ? NEVER_V6 : [])].map(normal);
   for (const r of never) verdict.delete(r);
-  const policy = (sel: string, action: "allow" | "block", priority: number) => `xfrm policy add ${sel} dir out action ${action} priority ${priority}`;
-  const lines = [policy(`dst ${SLIRP_DNS}/32 proto udp dport 53`, "allow", 0), policy(`dst ${SLIRP_DNS}/32 proto tcp dport 53`, "allow", 0)];
+  const policy = (sel: string, action: "allow" | "block", priority: number) =>
+    `xfrm policy add ${sel} dir out action ${action} priority ${priority}`;
+  const lines = [
+    policy(`dst ${SLIRP_DNS}/32 proto udp dport 53`, "allow", 0),
+    policy(`dst ${SLIRP_DNS}/32 proto tcp dport 53`, "allow", 0),
+  ];
   for (const r of never) lines.push(policy(`dst ${r}`, "block", 1));
   for (const [r, action] of verdict) {
     const len = Number(r.split("/")[1]);
@@ -191,11 +198,17 @@ export function egressPolicyProblem(): string | null | undefined {
 
 function run(file: string, args: string[], input: string | null, opts: { uid?: number; gid?: number } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(file, args, { stdio: [input === null ? "ignore" : "pipe", "ignore", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, ...opts });
+    const p = spawn(file, args, {
+      stdio: [input === null ? "ignore" : "pipe", "ignore", "pipe"],
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+      ...opts,
+    });
     let err = "";
     p.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
     p.once("error", reject);
-    p.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${file} failed (${code}): ${err.trim().split("\n").slice(-3).join(" ")}`))));
+    p.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} failed (${code}): ${err.trim().split("\n").slice(-3).join(" ")}`)),
+    );
     p.stdin?.on("error", () => {}); // it may exit before reading everything: its exit code says why
     if (input !== null) p.stdin!.end(input);
   });
@@ -246,7 +259,18 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
   const ids = o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {};
   const slirp = spawn(
     "slirp4netns",
-    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp", "--enable-sandbox", ...(o.userns ? [`--userns-path=/proc/${o.pid}/ns/user`] : []), "--ready-fd=3", "--exit-fd=4", String(o.pid), "tap0"],
+    [
+      "--configure",
+      "--mtu=65520",
+      "--disable-host-loopback",
+      "--enable-seccomp",
+      "--enable-sandbox",
+      ...(o.userns ? [`--userns-path=/proc/${o.pid}/ns/user`] : []),
+      "--ready-fd=3",
+      "--exit-fd=4",
+      String(o.pid),
+      "tap0",
+    ],
     // fd 4 closes when the platform dies (even by kill -9), which ends slirp4netns too.
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/bin:/bin" }, ...ids },
   );
@@ -258,7 +282,9 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("slirp4netns did not become ready")), 10_000);
       slirp.once("error", reject);
-      slirp.once("exit", (code) => reject(new Error(`slirp4netns exited with code ${code}: ${err.trim().split("\n").slice(-2).join(" ")}`)));
+      slirp.once("exit", (code) =>
+        reject(new Error(`slirp4netns exited with code ${code}: ${err.trim().split("\n").slice(-2).join(" ")}`)),
+      );
       (slirp.stdio[3] as NodeJS.ReadableStream).once("data", () => {
         clearTimeout(timer);
         resolve();

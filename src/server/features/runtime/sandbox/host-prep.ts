@@ -37,7 +37,8 @@ export async function makeTraversable(dirs: string[], own: string[]): Promise<st
       if (st && !(st.mode & 0o001)) {
         // The platform's own folders may be opened for passing through (never for listing).
         if (own.some((o) => p === o || p.startsWith(o + path.sep))) await fs.chmod(p, (st.mode & 0o7777) | 0o001);
-        else return `${p} cannot be passed through by other users, so sandboxed processes cannot reach ${dir}: put DATA_DIR (or DEPLOYMENTS_DIR and PACKAGES_DIR) on a path every user may traverse, such as /var/lib/switchboard`;
+        else
+          return `${p} cannot be passed through by other users, so sandboxed processes cannot reach ${dir}: put DATA_DIR (or DEPLOYMENTS_DIR and PACKAGES_DIR) on a path every user may traverse, such as /var/lib/switchboard`;
       }
       if (p === path.dirname(p)) break;
     }
@@ -55,7 +56,10 @@ export async function openTunDevice(log: Logger): Promise<void> {
   const st = statSync("/dev/net/tun", { throwIfNoEntry: false });
   if (!st || (st.mode & 0o006) === 0o006) return;
   await fs.chmod("/dev/net/tun", 0o666).then(
-    () => log.info("made /dev/net/tun usable by unprivileged users (mode 0666, as udev does), so each deployment's slirp4netns runs as its own uid"),
+    () =>
+      log.info(
+        "made /dev/net/tun usable by unprivileged users (mode 0666, as udev does), so each deployment's slirp4netns runs as its own uid",
+      ),
     () => {},
   );
 }
@@ -69,7 +73,12 @@ export function hiddenFolders(own: string[]): string[] {
   const roots = systemRoots();
   const under = (p: string) => roots.some((r) => p === r || p.startsWith(r + path.sep));
   const npmrcDir = path.join(path.dirname(path.dirname(process.execPath)), "etc");
-  return [...new Set([...own.filter((p) => under(p) && p !== "/usr"), ...(existsSync(npmrcDir) && statSync(npmrcDir).isDirectory() ? [npmrcDir] : [])])];
+  return [
+    ...new Set([
+      ...own.filter((p) => under(p) && p !== "/usr"),
+      ...(existsSync(npmrcDir) && statSync(npmrcDir).isDirectory() ? [npmrcDir] : []),
+    ]),
+  ];
 }
 
 /** The sandbox uids must belong to nobody else: not an account, a group, or a range handed out for other user namespaces. */
@@ -85,8 +94,13 @@ export function uidRangeOverlap(base: number): string | null {
       return [];
     }
   };
-  for (const [file, field] of [["/etc/passwd", 2], ["/etc/group", 2]] as const) {
-    for (const f of ids(file, field)) if (Number(f[field]) >= base && Number(f[field]) <= top) return `SANDBOX_UID_BASE ${base}..${top} includes ${f[0]} (${f[field]}) of ${file}`;
+  for (const [file, field] of [
+    ["/etc/passwd", 2],
+    ["/etc/group", 2],
+  ] as const) {
+    for (const f of ids(file, field))
+      if (Number(f[field]) >= base && Number(f[field]) <= top)
+        return `SANDBOX_UID_BASE ${base}..${top} includes ${f[0]} (${f[field]}) of ${file}`;
   }
   for (const file of ["/etc/subuid", "/etc/subgid"]) {
     for (const f of ids(file, 2)) {

@@ -60,7 +60,12 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
     const hostMarker = path.join(t.config.DATA_DIR, "pwned");
     const { c, d, dir } = await deployRepo({
       files: {
-        "package.json": JSON.stringify({ name: "evil", version: "1.0.0", bin: "server.js", dependencies: { x: "git+https://git.example.org/example/x.git" } }),
+        "package.json": JSON.stringify({
+          name: "evil",
+          version: "1.0.0",
+          bin: "server.js",
+          dependencies: { x: "git+https://git.example.org/example/x.git" },
+        }),
         "package-lock.json": JSON.stringify({
           name: "evil",
           version: "1.0.0",
@@ -68,7 +73,10 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
           requires: true,
           packages: {
             "": { name: "evil", version: "1.0.0", dependencies: { x: "git+https://git.example.org/example/x.git" } },
-            "node_modules/x": { version: "1.0.0", resolved: "git+ssh://git@git.example.org/example/x.git#0123456789abcdef0123456789abcdef01234567" },
+            "node_modules/x": {
+              version: "1.0.0",
+              resolved: "git+ssh://git@git.example.org/example/x.git#0123456789abcdef0123456789abcdef01234567",
+            },
           },
         }),
         ".npmrc": "git=./evil.sh\n",
@@ -100,7 +108,14 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
       // Readable by anyone on the host: only the sandbox's own view can keep it out.
       await fs.chmod(hostRepo, 0o755);
       const { c, d, dir } = await deployRepo({
-        files: { "package.json": JSON.stringify({ name: "evil", version: "1.0.0", bin: "server.js", dependencies: { leak: `git+file://${hostRepo}` } }) },
+        files: {
+          "package.json": JSON.stringify({
+            name: "evil",
+            version: "1.0.0",
+            bin: "server.js",
+            dependencies: { leak: `git+file://${hostRepo}` },
+          }),
+        },
       });
       const { detail, output } = await failedWith(c, d);
       expect(detail).toMatch(/^npm install failed/);
@@ -114,20 +129,27 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
   it.each([
     ["package.json", /package\.json is a symbolic link/],
     ["server.json", /server\.json is a symbolic link/],
-  ])("a %s that is a link to the platform's secret key is never read by the platform, and nothing of the secret reaches the owner", async (file, message) => {
-    const { c, d } = await deployRepo({ symlinks: { [file]: path.join(t.config.DATA_DIR, "secrets-key") } });
-    const { detail, output } = await failedWith(c, d);
-    expect(detail).toMatch(message);
-    expect(leaks(detail)).toBe(false);
-    expect(leaks(output)).toBe(false);
-  }, 180_000);
+  ])(
+    "a %s that is a link to the platform's secret key is never read by the platform, and nothing of the secret reaches the owner",
+    async (file, message) => {
+      const { c, d } = await deployRepo({ symlinks: { [file]: path.join(t.config.DATA_DIR, "secrets-key") } });
+      const { detail, output } = await failedWith(c, d);
+      expect(detail).toMatch(message);
+      expect(leaks(detail)).toBe(false);
+      expect(leaks(output)).toBe(false);
+    },
+    180_000,
+  );
 
   it("a build that swaps its own folder for a link to a host folder gets nothing of that folder read by the platform", async () => {
     const hostDir = await fs.mkdtemp(path.join(os.tmpdir(), "host-app-"));
     try {
       const marker = `HOST-APP-${Date.now()}`;
       await fs.writeFile(path.join(hostDir, "package.json"), JSON.stringify({ name: marker, bin: `${marker}.js` }));
-      await fs.writeFile(path.join(hostDir, "server.json"), JSON.stringify({ packages: [{ packageArguments: [{ type: "positional", value: marker }] }] }));
+      await fs.writeFile(
+        path.join(hostDir, "server.json"),
+        JSON.stringify({ packages: [{ packageArguments: [{ type: "positional", value: marker }] }] }),
+      );
       const { c, d } = await deployRepo({
         files: {
           "package.json": JSON.stringify({ name: "evil", version: "1.0.0", bin: "server.js", scripts: { build: "node swap.cjs" } }),
@@ -147,7 +169,12 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
     const marker = `build-${Date.now()}`;
     const { c, d, dir } = await deployRepo({
       files: {
-        "package.json": JSON.stringify({ name: "evil", version: "1.0.0", bin: "server.js", scripts: { build: `node -e "setTimeout(() => {}, 120000)" ${marker}` } }),
+        "package.json": JSON.stringify({
+          name: "evil",
+          version: "1.0.0",
+          bin: "server.js",
+          scripts: { build: `node -e "setTimeout(() => {}, 120000)" ${marker}` },
+        }),
       },
     });
     const builds = () =>
@@ -176,11 +203,23 @@ describe.skipIf(!ROOT)("a hostile repository (needs a root platform: own uids an
     const [host, port] = ["198.51.100.8", 7780];
     await fs.mkdir(path.join(root, "build", "package"), { recursive: true });
     await fs.mkdir(path.join(root, "tarballs"));
-    const manifest = { name: "hostile-pkg", version: "1.0.0", bin: "server.js", dependencies: { helper: "git+https://git.example.org/evil/helper.git" } };
+    const manifest = {
+      name: "hostile-pkg",
+      version: "1.0.0",
+      bin: "server.js",
+      dependencies: { helper: "git+https://git.example.org/evil/helper.git" },
+    };
     await fs.writeFile(path.join(root, "build", "package", "package.json"), JSON.stringify(manifest));
     await fs.writeFile(path.join(root, "build", "package", "server.js"), "#!/usr/bin/env node\n");
     await run("tar", ["-czf", path.join(root, "tarballs", "hostile-pkg-1.0.0.tgz"), "-C", path.join(root, "build"), "package"]);
-    await fs.writeFile(path.join(root, "hostile-pkg"), JSON.stringify({ name: "hostile-pkg", "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": { ...manifest, dist: { tarball: `http://${host}:${port}/tarballs/hostile-pkg-1.0.0.tgz` } } } }));
+    await fs.writeFile(
+      path.join(root, "hostile-pkg"),
+      JSON.stringify({
+        name: "hostile-pkg",
+        "dist-tags": { latest: "1.0.0" },
+        versions: { "1.0.0": { ...manifest, dist: { tarball: `http://${host}:${port}/tarballs/hostile-pkg-1.0.0.tgz` } } },
+      }),
+    );
     const registry = await createTestHosts([host], port, { serveDir: root });
     const before = process.env.npm_config_registry;
     process.env.npm_config_registry = `http://${host}:${port}/`;

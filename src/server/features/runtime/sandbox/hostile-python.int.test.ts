@@ -44,9 +44,14 @@ let dataDir: string;
 let users = 0;
 
 /** This machine's own IPv4 addresses (not loopback). */
-const hostV4 = () => Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === "IPv4" && !x.internal).map((x) => x.address));
+const hostV4 = () =>
+  Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === "IPv4" && !x.internal).map((x) => x.address));
 
-const hostileBackend = (secret: string, marker: string, targets: Array<[string, number]>) => `"""A build backend that attacks the install: it runs inside pip's build of this sdist."""
+const hostileBackend = (
+  secret: string,
+  marker: string,
+  targets: Array<[string, number]>,
+) => `"""A build backend that attacks the install: it runs inside pip's build of this sdist."""
 import json, os, socket
 import backend as _real
 from backend import get_requires_for_build_sdist, get_requires_for_build_wheel, build_sdist  # noqa: F401
@@ -108,15 +113,35 @@ beforeAll(async () => {
   const pgPort = Number(new URL(t.db.url).port || 5432);
   // The platform database from inside the build: on loopback (the build's own), through slirp's
   // gateway (the host's loopback), and on each of the host's own addresses.
-  const targets: Array<[string, number]> = [["127.0.0.1", pgPort], ["10.0.2.2", pgPort], ...hostV4().map((a): [string, number] => [a, pgPort])];
-  const pyproject = (await fs.readFile(new URL("../../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")).replace('build-backend = "backend"', 'build-backend = "hostile"');
+  const targets: Array<[string, number]> = [
+    ["127.0.0.1", pgPort],
+    ["10.0.2.2", pgPort],
+    ...hostV4().map((a): [string, number] => [a, pgPort]),
+  ];
+  const pyproject = (
+    await fs.readFile(new URL("../../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")
+  ).replace('build-backend = "backend"', 'build-backend = "hostile"');
   index = await startPythonIndex({
     address,
     port: indexPort,
     projects: [
       { releases: { "1.0.0": ["wheel"] } },
-      { name: DEEP, releases: { "1.0.0": ["sdist"] }, files: { "_build/deep.py": deepBackend, "pyproject.toml": pyproject.replace('build-backend = "hostile"', 'build-backend = "deep"') } },
-      { name: HOSTILE, releases: { "6.6.6": ["sdist"] }, files: { "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), targets), "pyproject.toml": pyproject } },
+      {
+        name: DEEP,
+        releases: { "1.0.0": ["sdist"] },
+        files: {
+          "_build/deep.py": deepBackend,
+          "pyproject.toml": pyproject.replace('build-backend = "hostile"', 'build-backend = "deep"'),
+        },
+      },
+      {
+        name: HOSTILE,
+        releases: { "6.6.6": ["sdist"] },
+        files: {
+          "_build/hostile.py": hostileBackend(path.join(dataDir, "secrets-key"), path.join(dataDir, "pwned"), targets),
+          "pyproject.toml": pyproject,
+        },
+      },
     ],
   });
   await addCatalogEntry(t, "pyfixture", `uvx ${PY_FIXTURE}==1.0.0`);
@@ -130,13 +155,20 @@ afterAll(async () => {
   for (const d of [packagesDir, dataDir]) if (d) await fs.rm(d, { recursive: true, force: true });
 });
 
-async function deployed(id: string): Promise<{ c: Client; d: DeploymentView; call: <T>(tool: string, args?: Record<string, unknown>) => Promise<T> }> {
+async function deployed(
+  id: string,
+): Promise<{ c: Client; d: DeploymentView; call: <T>(tool: string, args?: Record<string, unknown>) => Promise<T> }> {
   const c = await signedInUser(t, `pyeve${++users}@example.com`);
   const key = await newApiKey(c, "hostile");
   expect((await c.post(`/api/deploy/${id}`, { env: {} })).status).toBe(202);
   const d = await waitForStatus(c, id, "running", 180_000);
   const client = await sdkClient(d.url, key);
-  return { c, d, call: async <T,>(tool: string, args: Record<string, unknown> = {}) => JSON.parse(textOf(await client.callTool({ name: tool, arguments: args }))) as T };
+  return {
+    c,
+    d,
+    call: async <T>(tool: string, args: Record<string, unknown> = {}) =>
+      JSON.parse(textOf(await client.callTool({ name: tool, arguments: args }))) as T,
+  };
 }
 
 describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${why})` : ""}`, () => {
@@ -152,7 +184,8 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     expect(existsSync(path.join(dataDir, "pwned"))).toBe(false);
     const connect = report.connect as Record<string, string>;
     expect(Object.keys(connect).length).toBeGreaterThanOrEqual(3);
-    for (const [host, result] of Object.entries(connect)) expect([host, result]).toEqual([host, host === "127.0.0.1" ? "ERR Connection refused" : "ERR Permission denied"]);
+    for (const [host, result] of Object.entries(connect))
+      expect([host, result]).toEqual([host, host === "127.0.0.1" ? "ERR Connection refused" : "ERR Permission denied"]);
     expect(report.rootHome).toMatch(/^ERR /);
     expect(report.shadow).toMatch(/^ERR /);
     expect(text).not.toContain(t.secret.slice(0, 12));
@@ -170,7 +203,14 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     expect(me).toMatchObject({ capEff: "0000000000000000", noNewPrivs: "1", seccomp: "2" });
     // Both run the same environment: a tenant that could change it would run code in the other.
     expect(other.prefix).toBe(me.prefix);
-    const server = path.join(me.prefix, "lib", (await fs.readdir(path.join(me.prefix, "lib")))[0]!, "site-packages", "pyfixture", "server.py");
+    const server = path.join(
+      me.prefix,
+      "lib",
+      (await fs.readdir(path.join(me.prefix, "lib")))[0]!,
+      "site-packages",
+      "pyfixture",
+      "server.py",
+    );
     const before = readFileSync(server, "utf8");
     expect(await a.call("write_file", { path: server })).toEqual({ error: "Read-only file system" });
     expect(await a.call("write_file", { path: path.join(me.prefix, "bin", "evil") })).toEqual({ error: "Read-only file system" });
@@ -193,7 +233,8 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     // 127.0.0.1 is its own namespace's loopback, where nothing listens; the host's is not reachable.
     expect((await a.call<{ result: string }>("connect", { host: "127.0.0.1", port: pgPort })).result).toBe("Connection refused");
     const targets: Array<[string, number]> = [["10.0.2.2", pgPort], ...hostV4().map((a): [string, number] => [a, pgPort])];
-    for (const [host, port] of targets) expect([host, (await a.call<{ result: string }>("connect", { host, port })).result]).toEqual([host, "Permission denied"]);
+    for (const [host, port] of targets)
+      expect([host, (await a.call<{ result: string }>("connect", { host, port })).result]).toEqual([host, "Permission denied"]);
   }, 240_000);
 
   it("is held to its memory and disk limits, and the owner is told", async () => {
@@ -203,7 +244,11 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     expect(filled.writtenMb).toBeLessThan(64);
     // The platform notices the full volume on its own round and tells the owner in the output.
     let output = "";
-    for (const deadline = Date.now() + 20_000; !output.includes(diskLimitNotice(64)) && Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    for (
+      const deadline = Date.now() + 20_000;
+      !output.includes(diskLimitNotice(64)) && Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 250))
+    ) {
       output = ((await (await disk.c.get(`/api/deployments/${disk.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
     }
     expect(output).toContain(diskLimitNotice(64));
@@ -221,7 +266,9 @@ describe.skipIf(why)(`a hostile Python package and server${why ? ` (skipped: ${w
     expect((await c.post("/api/deploy/pydeep", { env: {} })).status).toBe(202);
     const failed = await waitForStatus(c, "pydeep", ["failed", "running"], 120_000);
     expect(failed.status).toBe("failed");
-    expect(failed.status_detail).toContain(`The PyPI package ${DEEP}==1.0.0 was stopped while installing: it made folders nested more than 256 deep`);
+    expect(failed.status_detail).toContain(
+      `The PyPI package ${DEEP}==1.0.0 was stopped while installing: it made folders nested more than 256 deep`,
+    );
     // Stopped by the watch, not by the build's own 30 s sleep ending.
     expect(Date.now() - started).toBeLessThan(25_000);
     expect((await fs.readdir(path.join(packagesDir, "pypi"))).filter((f) => f.startsWith(".tmp-") || f.startsWith(`${DEEP}@`))).toEqual([]);

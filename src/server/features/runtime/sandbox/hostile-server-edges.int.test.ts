@@ -3,7 +3,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../../../../../tests/support/app.js";
 import { waitForStatus } from "../../../../../tests/support/deployments.js";
-import { ROOT, eventually, hostProcesses, logs, startHostileApp, type Hostile, type HostileApp } from "../../../../../tests/support/hostile-server.js";
+import {
+  ROOT,
+  eventually,
+  hostProcesses,
+  logs,
+  startHostileApp,
+  type Hostile,
+  type HostileApp,
+} from "../../../../../tests/support/hostile-server.js";
 import { createTestHosts, hostConnect, type TestHosts } from "../../../../../tests/support/netns.js";
 import { diskLimitNotice } from "./index.js";
 import { which } from "./probe.js";
@@ -79,7 +87,9 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
       await hosts?.close();
     });
 
-    const serverPid = async (h: Hostile) => hostProcesses(await deploymentPid(h.d.id)).find((p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes("server.js"))!.pid;
+    const serverPid = async (h: Hostile) =>
+      hostProcesses(await deploymentPid(h.d.id)).find((p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes("server.js"))!
+        .pid;
 
     it("refuses every broadcast and multicast datagram, whatever interface, address or option it is sent with, and none leaves", async () => {
       const h = await deployHostile(t);
@@ -97,9 +107,11 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
         h,
         DESTINATIONS.flatMap((host) => OPTIONS.map((options) => ({ host, port: 9, options }))),
       );
-      for (const r of probe.results) expect([r.host, r.options, r.result]).toEqual([r.host, r.options, expect.stringMatching(/^(EPERM|EACCES|ENETUNREACH)$/)]);
+      for (const r of probe.results)
+        expect([r.host, r.options, r.result]).toEqual([r.host, r.options, expect.stringMatching(/^(EPERM|EACCES|ENETUNREACH)$/)]);
       // The sends that went around the routes (they are looked up in no table) meet the kernel's policies.
-      const result = (host: string, ...options: string[]) => probe.results.find((r) => r.host === host && r.options!.join() === options.join())!.result;
+      const result = (host: string, ...options: string[]) =>
+        probe.results.find((r) => r.host === host && r.options!.join() === options.join())!.result;
       expect(result("10.0.2.255", "broadcast")).toBe("EPERM");
       expect(result("10.0.2.255", "broadcast", "bind_source")).toBe("EPERM");
       expect(result("255.255.255.255", "broadcast", "bindtodevice")).toBe("EPERM");
@@ -125,7 +137,8 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
         { host: "10.0.2.2", port: 9, options: ["dontroute"] },
         { host: "10.0.2.2", port: 9, options: ["pktinfo"] },
       ]);
-      for (const r of probe.results) expect([r.host, r.options, r.tcp ?? false, r.result]).toEqual([r.host, r.options, r.tcp ?? false, "EPERM"]);
+      for (const r of probe.results)
+        expect([r.host, r.options, r.tcp ?? false, r.result]).toEqual([r.host, r.options, r.tcp ?? false, "EPERM"]);
     }, 120_000);
   });
 
@@ -133,10 +146,15 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
     const h = await deployHostile(t);
     const pressure = ["cpu", "io", "memory", "irq"].map((p) => `/proc/pressure/${p}`).filter((p) => existsSync(p));
     const files = ["/proc/loadavg", "/proc/stat", "/proc/meminfo", "/proc/diskstats", "/proc/sys/fs/file-nr", ...pressure];
-    const v = await h.call<{ texts: Record<string, string>; node: { loadavg: number[]; totalmem: number; freemem: number; cpus: number }; python: Record<string, unknown> | null }>("proc_view", { files });
+    const v = await h.call<{
+      texts: Record<string, string>;
+      node: { loadavg: number[]; totalmem: number; freemem: number; cpus: number };
+      python: Record<string, unknown> | null;
+    }>("proc_view", { files });
     // The host's own view shows real activity (its processes, this test's volumes, its open files);
     // pressure may well be nil on a quiet machine, so it is only checked for its neutral content.
-    for (const f of files.filter((f) => !f.startsWith("/proc/pressure/"))) expect([f, v.texts[f]]).not.toEqual([f, readFileSync(f, "utf8")]);
+    for (const f of files.filter((f) => !f.startsWith("/proc/pressure/")))
+      expect([f, v.texts[f]]).not.toEqual([f, readFileSync(f, "utf8")]);
     expect(v.texts["/proc/loadavg"]).toBe("0.00 0.00 0.00 1/1 1\n");
     expect(v.texts["/proc/diskstats"]).toBe("");
     expect(v.texts["/proc/sys/fs/file-nr"]).toMatch(/^0\t0\t\d+\n$/);
@@ -146,7 +164,8 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
     expect(v.texts["/proc/stat"]).toMatch(/^cpu {2}0 0 0 0 0 0 0 0 0 0$/m);
     for (const p of pressure) expect(v.texts[p]).toMatch(/^((some|full) avg10=0\.00 avg60=0\.00 avg300=0\.00 total=0\n)+$/);
     expect(v.node).toEqual({ loadavg: [0, 0, 0], totalmem: 160 * 1024 * 1024, freemem: 160 * 1024 * 1024, cpus: 1 });
-    if (existsSync("/usr/bin/python3")) expect(v.python).toEqual({ loadavg: [0, 0, 0], getloadavg: 3, cpu_count: 1, mem_total_kb: 160 * 1024 });
+    if (existsSync("/usr/bin/python3"))
+      expect(v.python).toEqual({ loadavg: [0, 0, 0], getloadavg: 3, cpu_count: 1, mem_total_kb: 160 * 1024 });
     // Covered read-only: the tenant cannot put its own figures there for another program of its own either.
     const w = await h.call<Record<string, string>>("open_for_writing", { paths: files });
     for (const f of files) expect([f, w[f]]).not.toEqual([f, "writable"]);
@@ -160,7 +179,12 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
       const h = await deployHostile(t);
       await h.call("fill_and_exit", { dir: ".", mb: 200 }).catch(() => null);
       await waitForStatus(h.c, h.d.server_id, ["crashed", "crash_looping"], 30_000);
-      expect(await eventually(() => logs(h), (l) => l.includes(notice))).toContain(notice);
+      expect(
+        await eventually(
+          () => logs(h),
+          (l) => l.includes(notice),
+        ),
+      ).toContain(notice);
     }, 120_000);
 
     it("is told when its files run out rather than its space, and again each time it fills after it had room", async () => {
@@ -171,13 +195,27 @@ describe.skipIf(SKIP !== null)(`a hostile hosted server at the sandbox's edges${
       const s = statfsSync(path.join(t.config.DATA_DIR, "deployments", h.d.id));
       expect(s.bavail * s.bsize).toBeGreaterThan(16 * 1024 * 1024);
       expect(s.ffree).toBe(0);
-      expect(count(await eventually(() => logs(h), (l) => count(l) >= 1))).toBe(1);
+      expect(
+        count(
+          await eventually(
+            () => logs(h),
+            (l) => count(l) >= 1,
+          ),
+        ),
+      ).toBe(1);
       await h.call("remove", { path: made.folder });
       // The watchdog looks once a second: it sees the room again before the next fill.
       await new Promise((r) => setTimeout(r, 2500));
       const filled = await h.call<{ error: string }>("fill", { dir: ".", mb: 200 });
       expect(filled.error).toBe("ENOSPC");
-      expect(count(await eventually(() => logs(h), (l) => count(l) >= 2))).toBe(2);
+      expect(
+        count(
+          await eventually(
+            () => logs(h),
+            (l) => count(l) >= 2,
+          ),
+        ),
+      ).toBe(2);
     }, 120_000);
   });
 });

@@ -86,7 +86,11 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
         .filter((p) => {
           try {
             // Only this test's: another Switchboard on the machine may run sandboxes under the same uids.
-            return readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("slirp4netns") && Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, "utf8"))![1]) === who.uid && descendsFrom(Number(p), process.pid);
+            return (
+              readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("slirp4netns") &&
+              Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, "utf8"))![1]) === who.uid &&
+              descendsFrom(Number(p), process.pid)
+            );
           } catch {
             return false;
           }
@@ -96,11 +100,18 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
       // slirp forwards every port of its resolver address to the host's resolver (libslirp < 4.8):
       // only DNS may go there. Asked of the sandbox's routing from outside first (no packet is sent),
       // then tried from inside, where a refusal stays on this machine.
-      const inner = hostProcesses(await deploymentPid(h.d.id)).find((p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes("server.js"))!.pid;
-      const route = (q: string) => execFileP("nsenter", [`--target=${inner}`, "--net", "ip", "route", "get", "10.0.2.3", ...q.split(" ")]).then((r) => r.stdout, (e: { stderr: string }) => e.stderr);
+      const inner = hostProcesses(await deploymentPid(h.d.id)).find(
+        (p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes("server.js"),
+      )!.pid;
+      const route = (q: string) =>
+        execFileP("nsenter", [`--target=${inner}`, "--net", "ip", "route", "get", "10.0.2.3", ...q.split(" ")]).then(
+          (r) => r.stdout,
+          (e: { stderr: string }) => e.stderr,
+        );
       expect(await route("ipproto udp dport 53")).toContain("dev tap0");
       expect(await route("ipproto tcp dport 53")).toContain("dev tap0");
-      for (const q of ["ipproto tcp dport 80", "ipproto tcp dport 5432", "ipproto udp dport 5353", "ipproto icmp"]) expect([q, await route(q)]).toEqual([q, expect.stringContaining("Permission denied")]);
+      for (const q of ["ipproto tcp dport 80", "ipproto tcp dport 5432", "ipproto udp dport 5353", "ipproto icmp"])
+        expect([q, await route(q)]).toEqual([q, expect.stringContaining("Permission denied")]);
       expect(await h.call("connect", { host: "10.0.2.3", port: 80 })).toBe("EACCES");
       expect(await h.call("udp_send", { host: "10.0.2.3", port: 5353 })).toBe("EACCES");
       // The same name lookup every sandboxed npm install makes: through slirp's resolver, to the host's.
@@ -115,7 +126,9 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
         expect(await h.call("connect", { host: PRIVATE[0], port: hosts!.port })).toBe("connected");
         expect(await h.call("connect", { host: "192.168.213.2", port: hosts!.port })).toBe("connected");
         expect(await h.call("connect", { host: "172.29.7.2", port: hosts!.port })).toBe("EACCES");
-        const v4 = Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === "IPv4")!.address;
+        const v4 = Object.values(os.networkInterfaces())
+          .flat()
+          .find((a) => a && !a.internal && a.family === "IPv4")!.address;
         expect(await h.call("connect", { host: v4, port })).toBe("EACCES");
       } finally {
         await opened.close();

@@ -30,7 +30,12 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
       expect(r.started).toBeLessThan(64);
       expect(r.failed).toBeGreaterThan(0);
       expect(r.firstError).toBe("EAGAIN");
-      expect(await eventually(() => logs(h), (l) => l.includes(processLimitNotice(64)))).toContain(processLimitNotice(64));
+      expect(
+        await eventually(
+          () => logs(h),
+          (l) => l.includes(processLimitNotice(64)),
+        ),
+      ).toContain(processLimitNotice(64));
       await h.call("release");
     }, 120_000);
 
@@ -57,7 +62,12 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
       const r = await h.call<{ writtenMb: number; error: string }>("fill", { dir: ".", mb: 200 });
       expect(r.error).toBe("ENOSPC");
       expect(r.writtenMb).toBeLessThan(64);
-      expect(await eventually(() => logs(h), (l) => l.includes(diskLimitNotice(64)))).toContain(diskLimitNotice(64));
+      expect(
+        await eventually(
+          () => logs(h),
+          (l) => l.includes(diskLimitNotice(64)),
+        ),
+      ).toContain(diskLimitNotice(64));
       // On the host the volume's image holds no more than the limit.
       const img = statSync(path.join(t.config.DATA_DIR, "deployments", ".volumes", `${h.d.id}.img`));
       expect(img.blocks * 512).toBeLessThanOrEqual(64 * 1024 * 1024);

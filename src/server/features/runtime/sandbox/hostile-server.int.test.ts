@@ -37,14 +37,30 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
   it("runs as an unprivileged uid of its own (inside and on the host), with no capabilities, no new privileges, seccomp, no core dumps and nothing inherited", async () => {
     const a = await deployHostile(t);
     const b = await deployHostile(t);
-    const me = await a.call<{ uid: number; uidMap: string; capEff: string; capBnd: string; noNewPrivs: string; seccomp: string; coreLimit: string[]; inheritedAtStart: unknown[] }>("whoami");
+    const me = await a.call<{
+      uid: number;
+      uidMap: string;
+      capEff: string;
+      capBnd: string;
+      noNewPrivs: string;
+      seccomp: string;
+      coreLimit: string[];
+      inheritedAtStart: unknown[];
+    }>("whoami");
     const other = await b.call<{ uid: number }>("whoami");
     expect(me.uid).toBeGreaterThan(Number(t.config.SANDBOX_UID_BASE));
     expect(other.uid).toBeGreaterThan(Number(t.config.SANDBOX_UID_BASE));
     expect(other.uid).not.toBe(me.uid);
     expect(me.uidMap).toMatch(new RegExp(`^\\s*0\\s+\\d+\\s+1\\s*\\n\\s*${me.uid}\\s+${me.uid}\\s+1$`));
     expect(me.uidMap).not.toMatch(/^\s*0\s+0\s/m);
-    expect(me).toMatchObject({ capEff: "0000000000000000", capBnd: "0000000000000000", noNewPrivs: "1", seccomp: "2", coreLimit: ["0", "0"], inheritedAtStart: [] });
+    expect(me).toMatchObject({
+      capEff: "0000000000000000",
+      capBnd: "0000000000000000",
+      noNewPrivs: "1",
+      seccomp: "2",
+      coreLimit: ["0", "0"],
+      inheritedAtStart: [],
+    });
     // The host sees the same: no process of the deployment is root.
     const procs = hostProcesses(await deploymentPid(a.d.id));
     expect(procs.some((p) => p.cmdline.includes("server.js"))).toBe(true);
@@ -82,7 +98,29 @@ describe.skipIf(!ROOT)("a hostile hosted server (needs a root platform: own uids
     const h = await deployHostile(t);
     const r = await h.call<Record<string, string>>("syscalls");
     if ("unavailable" in r) throw new Error("python3 is needed to make raw system calls from the fixture");
-    const denied = ["modify_ldt", "mount", "umount2", "unshare_user", "unshare_net", "setns", "keyctl", "add_key", "bpf", "perf_event_open", "userfaultfd", "kexec_load", "init_module", "finit_module", "ptrace_attach_1", "process_vm_readv", "io_uring_setup", "open_by_handle_at", "swapon", "reboot", "clone_newuser"];
+    const denied = [
+      "modify_ldt",
+      "mount",
+      "umount2",
+      "unshare_user",
+      "unshare_net",
+      "setns",
+      "keyctl",
+      "add_key",
+      "bpf",
+      "perf_event_open",
+      "userfaultfd",
+      "kexec_load",
+      "init_module",
+      "finit_module",
+      "ptrace_attach_1",
+      "process_vm_readv",
+      "io_uring_setup",
+      "open_by_handle_at",
+      "swapon",
+      "reboot",
+      "clone_newuser",
+    ];
     for (const name of denied) expect([name, r[name]]).toEqual([name, "Operation not permitted"]);
     expect(r.clone3).toBe("Function not implemented");
     expect(r.vsock).toBe("Address family not supported by protocol");

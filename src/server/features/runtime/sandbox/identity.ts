@@ -85,7 +85,9 @@ export class UidPool {
     } catch {
       throw new Error(`${this.file} is not valid JSON: fix or remove it (it maps deployments to their sandbox uids)`);
     }
-    this.slots = new Map(Object.entries(parsed as Record<string, number>).filter((e) => Number.isInteger(e[1]) && e[1] > 0 && e[1] < SETUP_SLOT));
+    this.slots = new Map(
+      Object.entries(parsed as Record<string, number>).filter((e) => Number.isInteger(e[1]) && e[1] > 0 && e[1] < SETUP_SLOT),
+    );
     return this.slots;
   }
 

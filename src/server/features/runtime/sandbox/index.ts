@@ -14,7 +14,15 @@ import type { SandboxInfo } from "../../../../shared/deployments.js";
 // under the seccomp filter, with only stdin, stdout and stderr open.
 
 export type { Limits } from "./cgroup.js";
-export { diskLimitNotice, Launched, memoryLimitReason, processLimitNotice, treeRssBytes, type ExitInfo, type LaunchSpec } from "./launched.js";
+export {
+  diskLimitNotice,
+  Launched,
+  memoryLimitReason,
+  processLimitNotice,
+  treeRssBytes,
+  type ExitInfo,
+  type LaunchSpec,
+} from "./launched.js";
 export type { Identity } from "./identity.js";
 
 export type { Guarantee, GuaranteeKey, SandboxInfo } from "../../../../shared/deployments.js";
@@ -61,7 +69,12 @@ export class Sandbox {
   }
 
   private async launchPlain(spec: LaunchSpec, cg: Cgroup | null): Promise<Launched> {
-    const proc = spawn(spec.argv[0]!, spec.argv.slice(1), { cwd: spec.cwd, env: spec.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const proc = spawn(spec.argv[0]!, spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     for (const s of proc.stdio) (s as NodeJS.EventEmitter | null)?.on("error", () => {});
     await spawned(proc);
     await cg?.join(proc.pid!);
@@ -115,7 +128,12 @@ export class Sandbox {
       await cg?.join(proc.pid!);
       await cg?.join(inner);
       if (egress) {
-        slirp = await attachEgress({ pid: inner, userns: inside !== null, identity: inside ? spec.identity : null, allow: this.p.egressAllow });
+        slirp = await attachEgress({
+          pid: inner,
+          userns: inside !== null,
+          identity: inside ? spec.identity : null,
+          allow: this.p.egressAllow,
+        });
         // The network stack works for this deployment: its memory counts against it.
         await cg?.join(slirp.pid!).catch(() => {});
       }
@@ -156,7 +174,15 @@ export class Sandbox {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
     if (exit.code === 0 && !exit.reason && !signal?.aborted) return out;
-    const why = exit.reason ?? (signal?.aborted ? `stopped: ${String(signal.reason)}` : timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
+    const why =
+      exit.reason ??
+      (signal?.aborted
+        ? `stopped: ${String(signal.reason)}`
+        : timedOut
+          ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+          : exit.signal
+            ? `killed by ${exit.signal}`
+            : `exit code ${exit.code}`);
     const tail = out.trim().split("\n").slice(-6).join("\n");
     throw new StepError(`${why}${tail ? `: ${tail}` : ""}`);
   }

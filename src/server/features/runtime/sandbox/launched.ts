@@ -34,7 +34,8 @@ export interface ExitInfo {
 
 export const memoryLimitReason = (mb: number) => `Stopped: memory limit of ${mb} MB exceeded`;
 export const processLimitNotice = (n: number) => `[switchboard] process limit of ${n} reached: starting another process or thread failed`;
-export const diskLimitNotice = (mb: number) => `[switchboard] disk limit of ${mb} MB reached: writing more fails with "No space left on device"`;
+export const diskLimitNotice = (mb: number) =>
+  `[switchboard] disk limit of ${mb} MB reached: writing more fails with "No space left on device"`;
 
 /**
  * How full a volume is, from statfs: 'full' when writing more fails or is about to (ext4 refuses a
@@ -42,7 +43,13 @@ export const diskLimitNotice = (mb: number) => `[switchboard] disk limit of ${mb
  * once the inodes are gone, however much space is left), 'room' once there is clearly room again,
  * 'between' otherwise (so a deployment hovering at the limit is not told twice a second).
  */
-export function volumeState(s: { bavail: number; blocks: number; bsize: number; ffree: number; files: number }): "full" | "room" | "between" {
+export function volumeState(s: {
+  bavail: number;
+  blocks: number;
+  bsize: number;
+  ffree: number;
+  files: number;
+}): "full" | "room" | "between" {
   const free = s.bavail * s.bsize;
   const reserve = Math.max(1024 * 1024, (s.blocks * s.bsize) / 100);
   const inodes = Math.max(16, s.files / 100);
@@ -108,7 +115,10 @@ export class Launched {
     this.watchdog = setInterval(() => void this.check(), 1000).unref();
     this.exited = new Promise((resolve) => {
       proc.once("exit", (rawCode, rawSignal) => {
-        const bySignal = signalCodes && rawCode !== null && rawCode > 128 ? Object.entries(os.constants.signals).find(([, n]) => n === rawCode - 128)?.[0] : undefined;
+        const bySignal =
+          signalCodes && rawCode !== null && rawCode > 128
+            ? Object.entries(os.constants.signals).find(([, n]) => n === rawCode - 128)?.[0]
+            : undefined;
         const code = bySignal ? null : rawCode;
         const signal = bySignal ?? rawSignal;
         clearInterval(this.watchdog);

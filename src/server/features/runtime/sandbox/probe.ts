@@ -74,7 +74,12 @@ export interface ProbeResult {
 }
 
 /** `target`: an address of the host a connection to which must be refused; `multicast`: check that multicast is refused too. */
-export async function probe(sandbox: Sandbox, uids: UidPool, cwd: string, checks: { target?: string; multicast?: boolean }): Promise<ProbeResult> {
+export async function probe(
+  sandbox: Sandbox,
+  uids: UidPool,
+  cwd: string,
+  checks: { target?: string; multicast?: boolean },
+): Promise<ProbeResult> {
   const out = await sandbox.run(
     {
       argv: [process.execPath, "-e", PROBE, JSON.stringify(checks)],

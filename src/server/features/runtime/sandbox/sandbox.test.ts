@@ -23,7 +23,19 @@ describe("egress routes", () => {
 
   it("prohibits loopback, private, CGNAT, link-local, multicast and reserved ranges, slirp's gateway, the host's addresses and its networks", () => {
     const lines = egressRoutes({ host, allow: [], ipv6: true });
-    for (const r of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16", "127.0.0.0/8", "224.0.0.0/4", "240.0.0.0/4", "0.0.0.0/8", "10.0.2.2/32", "168.63.129.16/32"]) {
+    for (const r of [
+      "10.0.0.0/8",
+      "172.16.0.0/12",
+      "192.168.0.0/16",
+      "100.64.0.0/10",
+      "169.254.0.0/16",
+      "127.0.0.0/8",
+      "224.0.0.0/4",
+      "240.0.0.0/4",
+      "0.0.0.0/8",
+      "10.0.2.2/32",
+      "168.63.129.16/32",
+    ]) {
       expect(lines).toContain(`route replace prohibit ${r}`);
     }
     // A public host address and the public network it sits on are refused too.
@@ -34,7 +46,10 @@ describe("egress routes", () => {
     expect(lines).toContain("route replace prohibit fd00:0:0:0:0:0:0:2/128");
     expect(lines).toContain("route replace prohibit fc00:0:0:0:0:0:0:0/7");
     // Every line is an `ip route` or `ip rule` command over an address or network: nothing else can reach the batch.
-    for (const l of lines) expect(l).toMatch(/^(route replace (prohibit )?[0-9a-f.:]+\/\d+( via 10\.0\.2\.2 dev tap0)?|rule add priority 10[0-2] to 10\.0\.2\.3\/32 (ipproto (udp|tcp) dport 53 lookup main|prohibit))$/);
+    for (const l of lines)
+      expect(l).toMatch(
+        /^(route replace (prohibit )?[0-9a-f.:]+\/\d+( via 10\.0\.2\.2 dev tap0)?|rule add priority 10[0-2] to 10\.0\.2\.3\/32 (ipproto (udp|tcp) dport 53 lookup main|prohibit))$/,
+      );
     expect(new Set(lines).size).toBe(lines.length);
   });
 
@@ -48,7 +63,12 @@ describe("egress routes", () => {
   });
 
   it("prohibits the networks the host routes to besides its default route, but never slirp's own network", () => {
-    const lines = egressRoutes({ host: [{ address: "10.0.2.15", cidr: "10.0.2.15/24", internal: false }], routes: ["203.0.113.0/24", "10.0.2.0/24", "2001:db8:5::/48"], allow: [], ipv6: true });
+    const lines = egressRoutes({
+      host: [{ address: "10.0.2.15", cidr: "10.0.2.15/24", internal: false }],
+      routes: ["203.0.113.0/24", "10.0.2.0/24", "2001:db8:5::/48"],
+      allow: [],
+      ipv6: true,
+    });
     expect(lines).toContain("route replace prohibit 203.0.113.0/24");
     expect(lines).toContain("route replace prohibit 2001:db8:5:0:0:0:0:0/48");
     expect(lines).toContain("route replace prohibit 10.0.2.2/32");
@@ -65,19 +85,30 @@ describe("egress routes", () => {
 
   it("refuses the same destinations with xfrm policies, which hold whatever route a socket option picks; broadcast and multicast whatever the operator opens", () => {
     const lines = egressPolicies({ host, allow: ["10.1.2.0/24", "203.0.113.9/32", "224.0.0.0/4", "10.0.0.0/8"], ipv6: true });
-    const priority = (sel: string) => Number(new RegExp(`^xfrm policy add dst ${sel.replace(/\./g, "\\.")} dir out action \\w+ priority (\\d+)$`, "m").exec(lines.join("\n"))?.[1]);
-    const action = (sel: string) => lines.find((l) => l.startsWith(`xfrm policy add dst ${sel} dir`))?.split(" action ")[1]?.split(" ")[0];
+    const priority = (sel: string) =>
+      Number(
+        new RegExp(`^xfrm policy add dst ${sel.replace(/\./g, "\\.")} dir out action \\w+ priority (\\d+)$`, "m").exec(
+          lines.join("\n"),
+        )?.[1],
+      );
+    const action = (sel: string) =>
+      lines
+        .find((l) => l.startsWith(`xfrm policy add dst ${sel} dir`))
+        ?.split(" action ")[1]
+        ?.split(" ")[0];
     expect(lines.slice(0, 2)).toEqual([
       "xfrm policy add dst 10.0.2.3/32 proto udp dport 53 dir out action allow priority 0",
       "xfrm policy add dst 10.0.2.3/32 proto tcp dport 53 dir out action allow priority 0",
     ]);
-    for (const r of [...NEVER_V4, "10.0.2.2/32", "10.0.2.3/32"]) expect(lines).toContain(`xfrm policy add dst ${r} dir out action block priority 1`);
+    for (const r of [...NEVER_V4, "10.0.2.2/32", "10.0.2.3/32"])
+      expect(lines).toContain(`xfrm policy add dst ${r} dir out action block priority 1`);
     expect(lines).toContain("xfrm policy add dst ff00:0:0:0:0:0:0:0/8 dir out action block priority 1");
     // The operator's multicast exception does not open multicast.
     expect(lines.filter((l) => l.includes(" 224.0.0.0/4 "))).toEqual(["xfrm policy add dst 224.0.0.0/4 dir out action block priority 1"]);
     // An exception as wide as 10.0.0.0/8 opens that network, never slirp's gateway or resolver (but for DNS).
     expect(action("10.0.0.0/8")).toBe("allow");
-    for (const r of ["172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "10.0.2.2/32", "192.0.2.2/32", "fc00:0:0:0:0:0:0:0/7"]) expect([r, action(r)]).toEqual([r, "block"]);
+    for (const r of ["172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "10.0.2.2/32", "192.0.2.2/32", "fc00:0:0:0:0:0:0:0/7"])
+      expect([r, action(r)]).toEqual([r, "block"]);
     // The most specific wins; at the same prefix the operator's exception does (as `route replace`).
     expect(action("10.1.2.0/24")).toBe("allow");
     expect(priority("10.1.2.0/24")).toBeLessThan(priority("10.0.0.0/8"));
@@ -85,7 +116,8 @@ describe("egress routes", () => {
     expect(priority("203.0.113.0/28")).toBeGreaterThan(priority("203.0.113.9/32"));
     // Loopback is the sandbox's own (IPv6's loopback would be refused by a policy).
     expect(lines.some((l) => / dst (127\.|0:0:0:0:0:0:0:1\/)/.test(l))).toBe(false);
-    for (const l of lines) expect(l).toMatch(/^xfrm policy add dst [0-9a-f.:]+\/\d+( proto (udp|tcp) dport 53)? dir out action (allow|block) priority \d+$/);
+    for (const l of lines)
+      expect(l).toMatch(/^xfrm policy add dst [0-9a-f.:]+\/\d+( proto (udp|tcp) dport 53)? dir out action (allow|block) priority \d+$/);
     expect(new Set(lines.map((l) => l.split(" dir ")[0])).size).toBe(lines.length);
     expect(egressPolicies({ host, allow: [], ipv6: false }).some((l) => l.includes(":"))).toBe(false);
   });
@@ -96,7 +128,8 @@ describe("egress routes", () => {
     expect(networkOf("fd12:3456::99", 64)).toBe("fd12:3456:0:0:0:0:0:0/64");
     expect(parseAllowList(" 10.1.2.3 , 192.168.5.7/24")).toEqual(["10.1.2.3/32", "192.168.5.0/24"]);
     expect(parseAllowList("")).toEqual([]);
-    for (const bad of ["10.1.2.3/33", "10.1.2.300", "fd00::1", "10.0.0.0/8; ip link del tap0", "10.0.0.0/+8", "example.com"]) expect(() => parseAllowList(bad)).toThrow();
+    for (const bad of ["10.1.2.3/33", "10.1.2.300", "fd00::1", "10.0.0.0/8; ip link del tap0", "10.0.0.0/+8", "example.com"])
+      expect(() => parseAllowList(bad)).toThrow();
     expect(() => loadConfig({ SANDBOX_EGRESS_ALLOW: "10.0.0.0/8 dev lo" })).toThrow(/SANDBOX_EGRESS_ALLOW/);
   });
 });
@@ -171,7 +204,13 @@ describe("sandbox uids", () => {
 
 describe("a volume's fullness", () => {
   const mb = 1024 * 1024;
-  const vol = (freeMb: number, ffree = 5000) => ({ bavail: (freeMb * mb) / 4096, blocks: (1024 * mb) / 4096, bsize: 4096, ffree, files: 131072 });
+  const vol = (freeMb: number, ffree = 5000) => ({
+    bavail: (freeMb * mb) / 4096,
+    blocks: (1024 * mb) / 4096,
+    bsize: 4096,
+    ffree,
+    files: 131072,
+  });
 
   it("is full when space or inodes run out, and has room again only well below the limit", () => {
     expect(volumeState(vol(0.4))).toBe("full");
@@ -183,17 +222,26 @@ describe("a volume's fullness", () => {
 });
 
 describe("the masked /proc files", () => {
-  const texts = procMaskTexts({ memoryMb: 512, maxProcesses: 64, cpus: 1.5 }, { btime: 1700000000, fileMax: "9223372036854775807", cpus: 8 });
+  const texts = procMaskTexts(
+    { memoryMb: 512, maxProcesses: 64, cpus: 1.5 },
+    { btime: 1700000000, fileMax: "9223372036854775807", cpus: 8 },
+  );
 
   it("keep the kernel's format with neutral figures: nothing running or used, the memory limit, a CPU per core of the quota", () => {
     expect(texts["/proc/loadavg"]).toBe("0.00 0.00 0.00 1/1 1\n");
-    expect(texts["/proc/stat"]!.split("\n").filter((l) => l.startsWith("cpu"))).toEqual(["cpu  0 0 0 0 0 0 0 0 0 0", "cpu0 0 0 0 0 0 0 0 0 0 0", "cpu1 0 0 0 0 0 0 0 0 0 0"]);
+    expect(texts["/proc/stat"]!.split("\n").filter((l) => l.startsWith("cpu"))).toEqual([
+      "cpu  0 0 0 0 0 0 0 0 0 0",
+      "cpu0 0 0 0 0 0 0 0 0 0 0",
+      "cpu1 0 0 0 0 0 0 0 0 0 0",
+    ]);
     expect(texts["/proc/stat"]).toContain("\nbtime 1700000000\n");
     expect(texts["/proc/meminfo"]).toMatch(/^MemTotal:\s+524288 kB\nMemFree:\s+524288 kB\nMemAvailable:\s+524288 kB\n/);
     expect(texts["/proc/diskstats"]).toBe("");
     expect(texts["/proc/sys/fs/file-nr"]).toBe("0\t0\t9223372036854775807\n");
     expect(texts["/proc/pressure/irq"]).toBe("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-    expect(procMaskTexts({ memoryMb: 512, maxProcesses: 64, cpus: 0 }, { btime: 1, fileMax: "1", cpus: 3 })["/proc/stat"]).toContain("cpu2 ");
+    expect(procMaskTexts({ memoryMb: 512, maxProcesses: 64, cpus: 0 }, { btime: 1, fileMax: "1", cpus: 3 })["/proc/stat"]).toContain(
+      "cpu2 ",
+    );
   });
 });
 
@@ -211,9 +259,21 @@ describe("the bubblewrap command", () => {
   };
 
   it("creates every namespace, drops every capability, waits for the platform and hands over the filter", () => {
-    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, plan, { info: 3, block: 4, userns: 5, seccomp: 6 }, ["node", "server.js"]);
+    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, plan, { info: 3, block: 4, userns: 5, seccomp: 6 }, [
+      "node",
+      "server.js",
+    ]);
     const flags = a.slice(0, a.indexOf("--"));
-    for (const f of ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--die-with-parent"]) expect(flags).toContain(f);
+    for (const f of [
+      "--unshare-user",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-net",
+      "--unshare-cgroup-try",
+      "--die-with-parent",
+    ])
+      expect(flags).toContain(f);
     expect(a.join(" ")).toContain("--uid 1879048193 --gid 1879048193");
     expect(a.join(" ")).toContain("--cap-drop ALL");
     expect(a.join(" ")).toContain("--userns-block-fd 5");

@@ -165,7 +165,12 @@ function socketRule(nr: number): Insn[] {
 
 /** Allows the call when its first argument's low 32 bits equal one of `values`; refuses it with `errno` otherwise. */
 function argIn(nr: number, values: number[], errno: number): Insn[] {
-  const body = [ins(LD_W_ABS, OFF_ARG0_LOW), ...values.map((v, i) => ins(JEQ_K, v, values.length - i, 0)), ins(RET_K, retErrno(errno)), ins(RET_K, RET_ALLOW)];
+  const body = [
+    ins(LD_W_ABS, OFF_ARG0_LOW),
+    ...values.map((v, i) => ins(JEQ_K, v, values.length - i, 0)),
+    ins(RET_K, retErrno(errno)),
+    ins(RET_K, RET_ALLOW),
+  ];
   return [ins(JEQ_K, nr, 0, body.length), ...body];
 }
 
@@ -183,7 +188,13 @@ export function compileSeccomp(arch: SeccompArch): Buffer {
   for (const nr of Object.values(deniedSyscalls(arch))) p.push(ins(JEQ_K, nr, 0, 1), ins(RET_K, retErrno(EPERM)));
   // clone3 passes its flags in memory a filter cannot read: ENOSYS makes libc fall back to clone.
   p.push(ins(JEQ_K, CLONE3[arch], 0, 1), ins(RET_K, retErrno(ENOSYS)));
-  p.push(ins(JEQ_K, CLONE[arch], 0, 4), ins(LD_W_ABS, OFF_ARG0_LOW), ins(JSET_K, CLONE_NAMESPACE_FLAGS, 0, 1), ins(RET_K, retErrno(EPERM)), ins(RET_K, RET_ALLOW));
+  p.push(
+    ins(JEQ_K, CLONE[arch], 0, 4),
+    ins(LD_W_ABS, OFF_ARG0_LOW),
+    ins(JSET_K, CLONE_NAMESPACE_FLAGS, 0, 1),
+    ins(RET_K, retErrno(EPERM)),
+    ins(RET_K, RET_ALLOW),
+  );
   p.push(...socketRule(SOCKET[arch]));
   p.push(...argIn(PERSONALITY[arch], PERSONALITIES, EPERM));
   p.push(ins(RET_K, RET_ALLOW));
@@ -199,10 +210,13 @@ export function compileSeccomp(arch: SeccompArch): Buffer {
 }
 
 /** What the filter answers for a call (a small classic-BPF interpreter, so tests can check the program itself). */
-export function evaluateSeccomp(program: Buffer, data: { arch: SeccompArch | number; nr: number; args?: number[] }): { action: "allow" | "kill" | "errno"; errno?: number } {
+export function evaluateSeccomp(
+  program: Buffer,
+  data: { arch: SeccompArch | number; nr: number; args?: number[] },
+): { action: "allow" | "kill" | "errno"; errno?: number } {
   const arch = typeof data.arch === "number" ? data.arch : AUDIT_ARCH[data.arch];
   let a = 0;
-  for (let pc = 0; pc < program.length / 8; ) {
+  for (let pc = 0; pc < program.length / 8;) {
     const code = program.readUInt16LE(pc * 8);
     const jt = program.readUInt8(pc * 8 + 2);
     const jf = program.readUInt8(pc * 8 + 3);

@@ -55,7 +55,10 @@ export async function tenantPathKind(root: string, rel: string): Promise<"file" 
 export async function readTenantFile(root: string, rel: string, maxBytes = 1024 * 1024): Promise<string | null> {
   const kind = await tenantPathKind(root, rel);
   if (kind === "missing") return null;
-  if (kind === "link") throw new TenantFileError(`${rel} is a symbolic link (or lies behind one, or its folder is one); the platform does not follow links in a repository`);
+  if (kind === "link")
+    throw new TenantFileError(
+      `${rel} is a symbolic link (or lies behind one, or its folder is one); the platform does not follow links in a repository`,
+    );
   if (kind !== "file") throw new TenantFileError(`${rel} is not a regular file`);
   const fh = await fs.open(path.join(root, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => {
     throw new TenantFileError(`${rel} could not be opened`);

@@ -101,7 +101,9 @@ async function createImage(img: string, mb: number, identity: Identity | null): 
   await fh.close();
   const owner = identity ? `${identity.uid}:${identity.gid}` : `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
   // One inode per 8 KB (node_modules is many small files), a 4 MB journal, no blocks reserved for root.
-  await run("mkfs.ext4", ["-q", "-F", "-m", "0", "-i", "8192", "-J", "size=4", "-E", `root_owner=${owner}`, tmp], { env: { PATH: SYS_PATH } });
+  await run("mkfs.ext4", ["-q", "-F", "-m", "0", "-i", "8192", "-J", "size=4", "-E", `root_owner=${owner}`, tmp], {
+    env: { PATH: SYS_PATH },
+  });
   await fs.rename(tmp, img);
 }
 
