@@ -187,7 +187,33 @@ async function startPrimary(config: Config, log: Logger, workers: number): Promi
 }
 
 export async function main(opts: Parameters<typeof start>[0] = {}): Promise<void> {
-  let running: Running;
+  let running: Running | undefined;
+  let stopAsked = false;
+  let signals = 0;
+  const shutdown = (r: Running) =>
+    r.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error("Shutdown failed:", e);
+        process.exit(1);
+      },
+    );
+  // Listening for signals from the first moment: one that comes while the app is still starting
+  // (it may already answer /readyz while recovery finishes) stops it cleanly once it is up,
+  // rather than killing it with its database and children half-way.
+  const onSignal = (sig: NodeJS.Signals) => {
+    // A worker hears Ctrl-C with its whole process group, then the primary's SIGTERM: it is
+    // stopping already, and finishes (writing its last usage counts) rather than exiting at once.
+    if (signals > 0 && cluster.isWorker) return;
+    if (++signals > 1) {
+      console.error(`${sig} again: exiting now`);
+      process.exit(130);
+    }
+    if (running) void shutdown(running);
+    else stopAsked = true;
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     running = await start(opts);
   } catch (e) {
@@ -198,23 +224,5 @@ export async function main(opts: Parameters<typeof start>[0] = {}): Promise<void
     }
     process.exit(1);
   }
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    // A worker hears Ctrl-C with its whole process group, then the primary's SIGTERM: it is
-    // stopping already, and finishes (writing its last usage counts) rather than exiting at once.
-    if (signals > 0 && cluster.isWorker) return;
-    if (++signals > 1) {
-      console.error(`${sig} again: exiting now`);
-      process.exit(130);
-    }
-    running.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        console.error("Shutdown failed:", e);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  if (stopAsked) void shutdown(running);
 }

@@ -33,7 +33,7 @@ describe("start-up on the embedded PostgreSQL", () => {
     });
     expect(res.status).toBe(201);
     expect(postgresRunningOn(dataDir)).toBe(true);
-    expect(await first.stop("SIGINT")).toBe(0);
+    expect(await first.stop("SIGINT"), first.output()).toBe(0);
     expect(postgresRunningOn(dataDir)).toBe(false);
 
     const t0 = Date.now();
@@ -46,7 +46,7 @@ describe("start-up on the embedded PostgreSQL", () => {
       body: JSON.stringify({ email: "KEPT@example.com" }),
     });
     expect(again.status).toBe(200); // the first run's row survived the restart
-    expect(await second.stop("SIGTERM")).toBe(0);
+    expect(await second.stop("SIGTERM"), second.output()).toBe(0);
     expect(postgresRunningOn(dataDir)).toBe(false);
   });
 
@@ -57,7 +57,7 @@ describe("start-up on the embedded PostgreSQL", () => {
     expect(postgresRunningOn(dataDir)).toBe(true);
     const second = await startAppProcess(env);
     expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
-    expect(await second.stop("SIGINT")).toBe(0);
+    expect(await second.stop("SIGINT"), second.output()).toBe(0);
     expect(postgresRunningOn(dataDir)).toBe(false);
   });
 

@@ -48,7 +48,13 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 6
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code, signal) => {
+      // Killed by a signal rather than exiting: the output says which, for the test that asks.
+      if (signal) out += `\n[exited on ${signal}]`;
+      resolve(code);
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
