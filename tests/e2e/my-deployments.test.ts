@@ -68,6 +68,13 @@ describe("My deployments in Chromium", () => {
     it(`edits a key and restarts in place, on ${label}: same URL, the new key in use, no deploy spent`, async () => {
       const { page } = await newPage(env.browser, { viewport });
       const problems = problemsOf(page);
+      // A restart ends the server's sessions: a request of the playground's old session (its event
+      // stream reconnecting, say) gets the specification's 404 from the deployment's URL, and the
+      // playground starts a new one. That 404 is the protocol working; any other is a bug.
+      const sessionEnded: string[] = [];
+      page.on("response", (r) => {
+        if (r.status() === 404 && new URL(r.url()).pathname.endsWith("/mcp")) sessionEnded.push(r.url());
+      });
       await registerConfirmAndLogIn(page, `keys-${viewport.width}@example.com`, "keys-password-1");
       const qn = await deployKeyed(page, "keyed", "first-value");
       expect(await planUsage(page)).toMatch(/^Free plan: 1 of 3 deploys this month, 1 of 1 running\./);
@@ -87,6 +94,23 @@ describe("My deployments in Chromium", () => {
       await field.fill("second-value");
       await panel.getByRole("button", { name: DEPLOY_TEXT.saveKeys }).click();
       await panel.getByText(DEPLOY_TEXT.keysSaved).waitFor();
+      // The answer came once the row was queued again: running from now on is the new process.
+      // (The panel may still show the old status for a moment, until its state catches up.)
+      await expect
+        .poll(
+          () =>
+            page.evaluate(
+              async (qn) =>
+                ((await (await fetch(`/api/deployments/server/${qn}`)).json()) as { deployments: { status: string }[] }).deployments[0]
+                  ?.status,
+              qn,
+            ),
+          {
+            timeout: 60_000,
+            interval: 500,
+          },
+        )
+        .toBe("running");
       await panel.getByText("Running", { exact: true }).waitFor({ timeout: 60_000 });
       expect(await panel.locator("code").first().textContent()).toBe(url);
       await page.screenshot({ path: `test-results/edit-keys-${viewport.width}.png`, fullPage: false });
@@ -108,7 +132,9 @@ describe("My deployments in Chromium", () => {
       expect(await planUsage(page)).toMatch(/^Free plan: 1 of 3 deploys this month, 1 of 1 running\./);
       await row.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
       await page.getByText("You have no deployments yet.").waitFor();
-      expect(problems).toEqual([]);
+      const notFound = "console: Failed to load resource: the server responded with a status of 404 (Not Found)";
+      expect(problems.filter((p) => p !== notFound)).toEqual([]);
+      expect(problems.filter((p) => p === notFound).length).toBeLessThanOrEqual(sessionEnded.length);
     }, 180_000);
   }
 

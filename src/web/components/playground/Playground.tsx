@@ -88,6 +88,8 @@ function Connection({
         setConn({ phase: "ready", session: s });
         // Stopping the deployment ends this session first, while the gateway still knows it.
         unsubscribe = onStopping(async () => {
+          // Ended once: leaving the page afterwards does not end it again (a second DELETE the gateway answers 404).
+          session = undefined;
           await s.close();
           setConn({ phase: "failed", title: T.sessionEnded, message: T.deploymentStopping });
         });
