@@ -1,7 +1,13 @@
-// The database schema: the platform's tables (schema-core.ts, schema-hosting.ts) and the OAuth provider's
-// (schema-oauth.ts). Import tables from here; drizzle-kit reads this file.
-export * from "./schema-core.js";
-export * from "./schema-hosting.js";
-export * from "./schema-oauth.js";
-export * from "./schema-cluster.js";
-export * from "./schema-observability.js";
+// The database schema: every table, each defined next to the feature that owns it (its schema.ts),
+// gathered here. Import tables from here; drizzle-kit reads this file (drizzle.config.ts).
+export * from "../features/auth/schema.js";
+export * from "../features/waitlist/schema.js";
+export * from "../features/profile/schema.js";
+export * from "../features/catalog/schema.js";
+export * from "../features/publishers/schema.js";
+export * from "../features/billing/schema.js";
+export * from "../features/deployments/schema.js";
+export * from "../features/gateway/schema.js";
+export * from "../features/oauth/schema.js";
+export * from "../features/request-log/schema.js";
+export * from "../cluster/schema.js";

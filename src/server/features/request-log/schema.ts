@@ -1,9 +1,8 @@
-import { sql } from "drizzle-orm";
-import { bigserial, boolean, check, index, integer, pgTable, primaryKey, real, text, timestamp } from "drizzle-orm/pg-core";
-import { deployments } from "./schema-hosting.js";
-
 // What deployments do (docs/observability.md): the owners' request log and the public per-tool
 // figures. Both are written in batches by features/request-log/writer.ts, never on the request path.
+import { sql } from "drizzle-orm";
+import { bigserial, boolean, check, index, integer, pgTable, primaryKey, real, text, timestamp } from "drizzle-orm/pg-core";
+import { deployments } from "../deployments/schema.js";
 
 /**
  * One row per answered MCP request, for the deployment's owner. Arguments and results are never

@@ -1,9 +1,8 @@
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import type { SandboxInfo } from "../../shared/deployments.js";
-
 // Several processes on one database (docs/operations.md): the runner machines and their
 // heartbeats, rate-limit windows shared by every web process, and periodic jobs that must run
 // once per cluster rather than once per process.
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { SandboxInfo } from "../../shared/deployments.js";
 
 /** A process with the runner role: where gateways reach it, how much memory it offers deployments, and when it last said it was alive. */
 export const runners = pgTable("runners", {

@@ -1,11 +1,10 @@
+// Hosting's tables (docs/hosting.md): deployments and their history, what they list (each deployment's
+// own listing, a catalogue entry's approved one) and the definitions pinned per user and server.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { DeploymentStatus } from "../../shared/deployments.js";
-import { mcpServers, user } from "./schema-core.js";
-
-// Hosting (docs/hosting.md): deployments and their history, what they list (each deployment's
-// own listing, a catalogue entry's approved one), the definitions pinned per user and server, and
-// who used which catalogue entry on which day.
+import type { DeploymentStatus } from "../../../shared/deployments.js";
+import { user } from "../auth/schema.js";
+import { mcpServers } from "../catalog/schema.js";
 
 // Deployment. One running instance of a server for one user with that user's
 // keys (docs/product.md#hosting). Stop Server deletes the row; `deploy_actions` keeps the history
@@ -161,16 +160,3 @@ export const catalogListings = pgTable("catalog_listings", {
   checkDetail: text("check_detail"),
   checkedAt: timestamp("checked_at", { withTimezone: true }),
 });
-
-/** Who called which server on which day (the gateway's usage batches): popularity counts people, not requests. */
-export const usageDaily = pgTable(
-  "usage_daily",
-  {
-    serverKind: text("server_kind").notNull(),
-    serverRef: text("server_ref").notNull(),
-    userId: text("user_id").notNull(),
-    day: timestamp("day", { withTimezone: true, mode: "string" }).notNull(),
-    requests: bigint("requests", { mode: "number" }).notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.serverKind, t.serverRef, t.userId, t.day] }), index("usage_daily_day_idx").on(t.day)],
-);

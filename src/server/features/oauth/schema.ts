@@ -1,6 +1,8 @@
+// The OAuth provider's tables (docs/decisions/010-oauth.md), read and written by better-auth's plugin
+// and features/oauth/repo.ts.
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { session, user } from "./schema-core.js";
-import { deployments } from "./schema-hosting.js";
+import { session, user } from "../auth/schema.js";
+import { deployments } from "../deployments/schema.js";
 
 // OAuth authorization server (docs/decisions/010-oauth.md): the tables of better-auth's
 // oauth-provider plugin, exported under the plugin's model names (the adapter finds them by

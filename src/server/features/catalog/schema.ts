@@ -1,0 +1,68 @@
+// The catalogue's tables: its entries and what submitters still see of the rejected ones
+// (features/catalog/repo.ts).
+import { sql } from "drizzle-orm";
+import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { user } from "../auth/schema.js";
+
+// MCP server record (catalogue entries, docs/product.md#catalogue). The search columns (search_doc,
+// search_text) and their indexes are added by a hand-written migration (0003_catalog_search).
+export const mcpServers = pgTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    category: text("category").notNull(),
+    type: text("type").notNull(),
+    source: text("source").notNull(),
+    url: text("url"),
+    tags: text("tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    repositoryUrl: text("repository_url"),
+    homepage: text("homepage"),
+    documentation: text("documentation"),
+    npxCommand: text("npx_command"),
+    logo: text("logo"),
+    requiredKeys: jsonb("required_keys").$type<{ key: string; env_var: string; description: string }[] | null>(),
+    isApproved: boolean("is_approved").notNull().default(false),
+    submittedBy: text("submitted_by").references(() => user.id, { onDelete: "set null" }),
+    registryName: text("registry_name").unique(),
+    version: text("version"),
+    packages: jsonb("packages"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** MCP requests the gateway forwarded for it, all deployments together (exact; not public: one user can add any number) */
+    useCount: integer("use_count").notNull().default(0),
+    /** distinct users who called it in the last 30 days: its public popularity ('Most used', useCount in the API) */
+    recentUsers: integer("recent_users").notNull().default(0),
+  },
+  (t) => [
+    index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),
+    index("mcp_servers_approved_use_idx").on(t.isApproved, t.recentUsers),
+    index("mcp_servers_approved_created_idx").on(t.isApproved, t.createdAt),
+    index("mcp_servers_approved_name_idx").on(t.isApproved, t.name),
+    index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.recentUsers),
+    index("mcp_servers_tags_idx").using("gin", t.tags),
+  ],
+);
+
+/**
+ * Submissions an admin rejected: the entry itself is deleted (its id is free again), and this is
+ * what its submitter still sees of it on 'My submissions'. Goes with the submitter's account.
+ */
+export const rejectedSubmissions = pgTable(
+  "rejected_submissions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    serverId: text("server_id").notNull(),
+    name: text("name").notNull(),
+    submittedBy: text("submitted_by")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    submittedAt: timestamp("submitted_at", { withTimezone: true }).notNull(),
+    rejectedAt: timestamp("rejected_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("rejected_submissions_user_idx").on(t.submittedBy, t.rejectedAt)],
+);
