@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
 import { DEFAULT_FLOW } from "./features/runtime/runner.js";
-import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES } from "./features/gateway/sse.js";
+import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES } from "./features/gateway/wire/sse.js";
 
 // The one schema over process.env. Read once at start-up; every bad variable is reported together.
 const port = z.coerce.number().int().min(1).max(65535);

@@ -14,7 +14,7 @@ import type { DeploymentView } from "../../../src/shared/deployments.js";
 import { floodNotice } from "../../../src/server/features/runtime/flow.js";
 import { recordListing, MAX_PINS_PER_USER } from "../../../src/server/features/deployments/definitions-repo.js";
 import { definitionOf, type Definition } from "../../../src/server/features/deployments/definitions.js";
-import { streamTotals } from "../../../src/server/features/gateway/sse.js";
+import { streamTotals } from "../../../src/server/features/gateway/wire/sse.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../support/git-fixture.js";

@@ -6,7 +6,7 @@ import { resourceUrl } from "../oauth/resource.js";
 import { apiKeyInQuery, hashKey, isExpired, KEY_PATTERN, KEY_PREFIX, keyOwner, resourceOf, type KeyGrant } from "../publishers/api-keys.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
-import { rpcError } from "./http.js";
+import { rpcError } from "./wire/http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { Verified } from "./verified.js";
 import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";

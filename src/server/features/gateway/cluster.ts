@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
 import type { Caller } from "./access.js";
-import { rpcError } from "./http.js";
+import { rpcError } from "./wire/http.js";
 import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
 

@@ -11,11 +11,11 @@ import { BROWSER_CALLER, GatewayAccess, type BrowserSessions, type Caller } from
 import { announcingToolChanges, TargetExposure } from "./exposure.js";
 import { publish, subscribe, TOPICS } from "../../cluster/topics.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
-import { accepts, header, readMessage, rpcError, sendJson } from "./http.js";
+import { accepts, header, readMessage, rpcError, sendJson } from "./wire/http.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { capabilityFlags, HEADER, isSupportedVersion, LEGACY_VERSION, MEDIA, RPC, type Msg } from "./protocol.js";
 import { clientOf, isPlayground, markPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
-import { HttpReply, LegacyReply } from "./replies.js";
+import { HttpReply, LegacyReply } from "./wire/replies.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
 import { Session } from "./session.js";

@@ -3,7 +3,7 @@ import { InputFull, type McpChannel } from "../runtime/runner.js";
 import { CAPABILITY_NEEDED, RPC, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
 import { EXPOSE_ALL, type Exposure } from "./exposure.js";
 import { ServerInit } from "./server-init.js";
-import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES, OutboundBudget } from "./sse.js";
+import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES, OutboundBudget } from "./wire/sse.js";
 
 // One hosted server's MCP channel, many client sessions. Every client request gets an id of the
 // gateway's own on the server side (string ids; the platform's own client uses numbers), so ids
@@ -70,7 +70,7 @@ export class Mux<S extends MuxSession = MuxSession> {
     private readonly channel: McpChannel,
     private readonly requestTimeoutMs: number,
     private readonly onMessageLost: (why: string) => void = () => {},
-    /** what this deployment's clients' streams may hold (sse.ts) */
+    /** what this deployment's clients' streams may hold (wire/sse.ts) */
     readonly outbound = new OutboundBudget(DEFAULT_STREAM_BYTES, DEFAULT_DEPLOYMENT_STREAM_BYTES),
   ) {
     this.unsubscribe = channel.onMessage((m) => this.fromServer(m as Msg));

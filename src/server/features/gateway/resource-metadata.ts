@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { OAUTH_SCOPES, protectedResourceMetadataUrl, resourceUrl } from "../oauth/resource.js";
-import { sendJson } from "./http.js";
+import { sendJson } from "./wire/http.js";
 import { findResourceName } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Mux, MuxSession } from "./mux.js";
 import { DEFAULT_VERSION, HEADER, NO_CAPABILITIES, PRIMING_FROM, type ClientCapabilities, type Msg } from "./protocol.js";
-import { EventStream } from "./sse.js";
+import { EventStream } from "./wire/sse.js";
 
 // A gateway session: one MCP client connected to one deployment, with its SSE streams.
 

@@ -7,7 +7,7 @@ import { liveSignIns } from "./repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER } from "./access.js";
 import { Mux } from "./mux.js";
-import { OutboundBudget } from "./sse.js";
+import { OutboundBudget } from "./wire/sse.js";
 import type { OAuthPort } from "./oauth-tokens.js";
 import { Session } from "./session.js";
 

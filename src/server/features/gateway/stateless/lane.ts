@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../access.js";
 import type { Held } from "../sessions.js";
 import type { Exposure } from "../exposure.js";
-import { rpcError, sendJson } from "../http.js";
+import { rpcError, sendJson } from "../wire/http.js";
 import type { Mux } from "../mux.js";
 import { requestName } from "../observe.js";
 import { capabilityFlags, isObject, LATEST_VERSION, RPC, type Msg } from "../protocol.js";

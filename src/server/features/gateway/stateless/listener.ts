@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Caller } from "../access.js";
 import type { Mux, MuxSession, Outlet } from "../mux.js";
 import { isObject, NO_CAPABILITIES, serialize, type Id, type Msg } from "../protocol.js";
-import { keepAlive, sseEvent, SSE_HEADERS, writeBounded } from "../sse.js";
+import { keepAlive, sseEvent, SSE_HEADERS, writeBounded } from "../wire/sse.js";
 import { META } from "./envelope.js";
 
 // subscriptions/listen (2026-07-28): a stream of the change notifications its client asked for.

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { sendJson } from "../http.js";
+import { sendJson } from "../wire/http.js";
 import { serialize, type Msg } from "../protocol.js";
-import { keepAlive, sseEvent, SSE_HEADERS, writeBounded, type OutboundBudget } from "../sse.js";
+import { keepAlive, sseEvent, SSE_HEADERS, writeBounded, type OutboundBudget } from "../wire/sse.js";
 
 /** The HTTP answer of one request: JSON, or SSE frames (no event ids: this revision does not resume) once something comes before the answer. */
 export class LaneResponse {

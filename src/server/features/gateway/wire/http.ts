@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { asMessage, MEDIA, RPC, type Msg } from "./protocol.js";
-import { GATEWAY_TEXT } from "./text.js";
+import { asMessage, MEDIA, RPC, type Msg } from "../protocol.js";
+import { GATEWAY_TEXT } from "../text.js";
 
 // The HTTP side of both transports: JSON-RPC error answers, Accept checks and request bodies.
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { MEDIA, serialize, type Msg } from "./protocol.js";
+import { MEDIA, serialize, type Msg } from "../protocol.js";
 
 // Server-sent event streams. A session's streams outlive their HTTP responses for a while, so a
 // client that lost a connection can resume with Last-Event-ID and get what it missed.
