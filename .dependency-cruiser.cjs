@@ -1,5 +1,44 @@
 // The boundaries of the code base (README, "Project layout"), checked by `npm run check:boundaries`
 // as part of `npm test`.
+// A feature's repo modules (repo.ts, *-repo.ts, repo/) are its SQL: one writer per table, so only the
+// feature itself imports them (rule "feature-repos-are-private"). Tests are not cruised (options.exclude).
+const REPO_MODULES = "^src/server/features/[^/]+/(repo\\.ts$|[a-z-]+-repo\\.ts$|repo/)";
+// Imports of another feature's repo that code makes today, each allowed for its importer only (a rule
+// per importer below forbids it every other feature's repo). Shrink this list; do not grow it.
+const REPO_EXCEPTIONS = [
+  {
+    from: "^src/server/features/auth/",
+    to: "^src/server/features/profile/repo\\.ts$",
+    why: "better-auth's hooks, its sign-up route and the session read and update profiles (findProfile, findUserById, findUserByEmail, updateProfileEmail); profile has no service for them",
+  },
+  {
+    from: "^src/server/cli/admin\\.ts$",
+    to: "^src/server/features/profile/repo\\.ts$",
+    why: "the operators' CLI finds users and grants or lists admins straight from the database",
+  },
+  {
+    from: "^src/server/features/registry-api/",
+    to: "^src/server/features/catalog/(repo|registry-repo)\\.ts$",
+    why: "the registry API answers with catalogue rows, and its importer writes the entries it imports",
+  },
+  {
+    from: "^src/server/features/publishers/",
+    to: "^src/server/features/catalog/repo\\.ts$",
+    why: "a key limited to a catalogue entry is checked against that entry (findServer)",
+  },
+  {
+    from: "^src/server/features/deployments/",
+    to: "^src/server/features/(catalog|publishers|oauth)/repo\\.ts$",
+    why: "deploying reads the server it runs (findServer, findOwnedServer), and a deployment's OAuth resource row is written in the deployment's own transaction (deployments/repo.ts)",
+  },
+  {
+    from: "^src/server/features/gateway/",
+    to: "^src/server/features/publishers/repo\\.ts$",
+    why: "a session's API key is looked up on every request that brings one (findKeyOwner)",
+  },
+];
+const ownFeature = (from) => (/^\^src\/server\/features\/[^/]+\//.exec(from) ?? [])[0];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -53,6 +92,29 @@ module.exports = {
       from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|http/deps\\.ts$)" },
       to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder)\\.ts$" },
     },
+    {
+      name: "feature-repos-are-private",
+      comment:
+        "A feature's repo modules are imported only from within that feature (one writer per table) and by the platform assembly (src/server/platform.ts), which wires repos into other features' ports. Exceptions, each for its importer only: " +
+        REPO_EXCEPTIONS.map((e) => `${e.from} -> ${e.to}: ${e.why}`).join("; "),
+      severity: "error",
+      from: { path: "^src/server/features/([^/]+)/", pathNot: REPO_EXCEPTIONS.map((e) => e.from) },
+      to: { path: REPO_MODULES, pathNot: "^src/server/features/$1/" },
+    },
+    {
+      name: "feature-repos-are-private",
+      comment: "Outside the features, only the platform assembly imports repo modules (and the exceptions above).",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/server/(features/|platform\\.ts$)", ...REPO_EXCEPTIONS.map((e) => e.from)] },
+      to: { path: REPO_MODULES },
+    },
+    ...REPO_EXCEPTIONS.map((e) => ({
+      name: "feature-repos-are-private",
+      comment: `Exception: ${e.from} may import ${e.to} (${e.why}), no other feature's repo.`,
+      severity: "error",
+      from: { path: e.from },
+      to: { path: REPO_MODULES, pathNot: [ownFeature(e.from), e.to].filter(Boolean) },
+    })),
     {
       name: "gateway-sees-only-the-runner-interface",
       severity: "error",
