@@ -75,7 +75,7 @@ module.exports = {
       comment: "A route's loader calls a feature's service; SQL, the database, HTTP plumbing and the runtime stay on the server's side.",
       severity: "error",
       from: { path: "^src/web/routes/" },
-      to: { path: "^src/server/(db/|http/|platform\\.ts|main\\.ts|features/runtime/|features/[^/]+/repo\\.ts)" },
+      to: { path: "^src/server/(db/|http/|platform\\.ts|main\\.ts|features/runtime/|features/[^/]+/(repo|[a-z-]+-repo)\\.ts)" },
     },
     {
       name: "runtime-imports-no-feature",

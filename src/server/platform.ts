@@ -17,7 +17,7 @@ import type { Config } from "./config.js";
 import { connect, runMigrations, type Database } from "./db/client.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
 import { connectCatalogCache, invalidateCatalog } from "./features/catalog/cache.js";
-import { assignRegistryNames } from "./features/catalog/repo.js";
+import { assignRegistryNames } from "./features/catalog/registry-repo.js";
 import { seedCatalogIfEmpty } from "./features/catalog/service.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
 import { planOf } from "./features/billing/plan.js";

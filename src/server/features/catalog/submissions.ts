@@ -15,17 +15,8 @@ import { API_KEY_TEXT } from "../../../shared/publishers.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";
-import {
-  countByApproval,
-  deletePending,
-  findServer,
-  insertSubmission,
-  listForAdmin,
-  setApproval,
-  submissionsOf,
-  type AdminRow,
-  type ServerRow,
-} from "./repo.js";
+import { findServer, insertSubmission, type ServerRow } from "./repo.js";
+import { countByApproval, deletePending, listForAdmin, setApproval, submissionsOf, type AdminRow } from "./review-repo.js";
 import { toCatalogServer } from "./service.js";
 import { invalidateCatalog } from "./cache.js";
 

@@ -1,7 +1,9 @@
 import type { Db } from "../../db/client.js";
 import { invalidateCatalog } from "../catalog/cache.js";
-import { findByRegistryNameAny, findServer, insertImported, updateImported, type NewServerRow } from "../catalog/repo.js";
-import { normalise, serverJson, slugFor, toRow } from "./format.js";
+import { findServer, type NewServerRow } from "../catalog/repo.js";
+import { findByRegistryNameAny, insertImported, updateImported } from "../catalog/registry-repo.js";
+import { normalise, serverJson } from "./format.js";
+import { slugFor, toRow } from "./import-row.js";
 
 export interface ImportReport {
   created: string[];

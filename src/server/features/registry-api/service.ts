@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
-import { findByRegistryName, listByRegistryName } from "../catalog/repo.js";
-import { toServerResponse } from "./format.js";
+import { findByRegistryName, listByRegistryName } from "../catalog/registry-repo.js";
+import { toServerResponse } from "./server-response.js";
 
 const encodeCursor = (name: string) => Buffer.from(name, "utf8").toString("base64url");
 function decodeCursor(c: string): string {

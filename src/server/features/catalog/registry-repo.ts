@@ -1,0 +1,69 @@
+// Entries by their registry name: the registry API's reads, the importer's writes, and names for
+// entries created before registry names existed.
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { mcpServers } from "../../db/schema.js";
+import { invalidateCatalog } from "./cache.js";
+import type { NewServerRow, ServerRow } from "./repo.js";
+
+/** Import writes run inside the importer's per-entry transaction; it clears the cache once at the end. */
+export async function insertImported(db: Db, row: NewServerRow): Promise<void> {
+  await db.insert(mcpServers).values(row);
+}
+
+export async function updateImported(db: Db, id: string, changes: Partial<NewServerRow>): Promise<void> {
+  await db
+    .update(mcpServers)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(mcpServers.id, id));
+}
+
+export interface RegistryListParams {
+  after?: string;
+  limit: number;
+  search?: string;
+  updatedSince?: Date;
+  version?: string;
+}
+
+/** Approved entries in registry-name order, for cursor pagination. */
+export async function listByRegistryName(db: Db, p: RegistryListParams): Promise<ServerRow[]> {
+  const conds: SQL[] = [eq(mcpServers.isApproved, true), sql`${mcpServers.registryName} is not null`];
+  if (p.after) conds.push(sql`${mcpServers.registryName} > ${p.after}`);
+  if (p.search) {
+    const like = `%${p.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(sql`(lower(${mcpServers.registryName}) like ${like} or lower(${mcpServers.name}) like ${like})`);
+  }
+  if (p.updatedSince) conds.push(sql`${mcpServers.updatedAt} > ${p.updatedSince.toISOString()}`);
+  if (p.version) conds.push(sql`coalesce(${mcpServers.version}, '1.0.0') = ${p.version}`);
+  return db
+    .select()
+    .from(mcpServers)
+    .where(and(...conds))
+    .orderBy(mcpServers.registryName)
+    .limit(p.limit);
+}
+
+export async function findByRegistryName(db: Db, name: string): Promise<ServerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.registryName, name), eq(mcpServers.isApproved, true)));
+  return row;
+}
+
+/** Entries created before registry names existed get `<namespace>/<id>`. */
+export async function assignRegistryNames(db: Db, namespace: string): Promise<number> {
+  const rows = await db
+    .update(mcpServers)
+    .set({ registryName: sql`${namespace} || '/' || ${mcpServers.id}` })
+    .where(sql`${mcpServers.registryName} is null`)
+    .returning({ id: mcpServers.id });
+  invalidateCatalog(db);
+  return rows.length;
+}
+
+export async function findByRegistryNameAny(db: Db, name: string): Promise<ServerRow | undefined> {
+  const [row] = await db.select().from(mcpServers).where(eq(mcpServers.registryName, name));
+  return row;
+}

@@ -1,0 +1,131 @@
+// A validated server.json as a catalogue row: its title, category, tags, required keys and the
+// command that runs its npm or PyPI package here.
+import { CATEGORIES, type RequiredKey } from "../../../shared/catalog.js";
+import { settableEnv } from "../../../shared/deployments.js";
+import type { NewServerRow } from "../catalog/repo.js";
+import type { RegistryPackage, ServerJson } from "./format.js";
+
+const CATEGORY_HINTS: Array<[RegExp, (typeof CATEGORIES)[number]]> = [
+  [/\b(postgres|mysql|sqlite|database|sql|mongo|redis|supabase|snowflake|bigquery|duckdb|storage|s3)\b/i, "Data & Storage"],
+  [/\b(search|scrap|crawl|web|browser|news|wiki|docs?|content|youtube|notion)\b/i, "Content & Search"],
+  [/\b(memory|llm|ai|rag|vector|embedding|agent|reasoning|image generation)\b/i, "AI & Memory"],
+  [/\b(aws|azure|gcp|google cloud|cloud|kubernetes|k8s|docker|terraform|vercel|cloudflare)\b/i, "Cloud Services"],
+  [/\b(slack|email|e-mail|discord|chat|telegram|sms|whatsapp|teams|message)\b/i, "Communication"],
+  [/\b(file|filesystem|shell|terminal|system|time|os|desktop)\b/i, "System & Utilities"],
+];
+
+export function guessCategory(text: string): (typeof CATEGORIES)[number] {
+  for (const [re, c] of CATEGORY_HINTS) if (re.test(text)) return c;
+  return "Development Tools";
+}
+
+export function slugFor(name: string): string {
+  const [ns = "", leaf = ""] = name.split("/");
+  const owner = ns.split(".").pop() ?? "";
+  const base = leaf.toLowerCase() === owner.toLowerCase() || !owner ? leaf : `${owner}-${leaf}`;
+  return (
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 90) || "server"
+  );
+}
+
+function titleFor(s: ServerJson): string {
+  if (s.title) return s.title;
+  const leaf = s.name.split("/")[1] ?? s.name;
+  return leaf
+    .replace(/[-_.]+/g, " ")
+    .replace(/\b\w/g, (c) => c.toUpperCase())
+    .trim();
+}
+
+function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
+  const seen = new Map<string, RequiredKey>();
+  for (const p of pkgs ?? []) {
+    for (const v of p.environmentVariables ?? []) {
+      // A variable a deployment may not set (PATH, HOME, ...) is the platform's, not a key to ask for.
+      if (v.isRequired === false || seen.has(v.name) || !settableEnv(v.name)) continue;
+      const d = v.description && !v.description.startsWith("${") ? v.description : v.name;
+      seen.set(v.name, { key: v.name, env_var: v.name, description: d.slice(0, 500) });
+    }
+  }
+  return seen.size ? [...seen.values()] : null;
+}
+
+// A fixed argument the command may carry: a plain token, not a placeholder ("<path>", "${VAR}",
+// "YOUR_KEY") that the publisher meant a user to fill in.
+const LITERAL = /^[A-Za-z0-9@%+=:,./_~-]{1,200}$/;
+const literal = (v: unknown): v is string =>
+  typeof v === "string" && LITERAL.test(v) && !/^(your|path|absolute|\/path)|your[_-]|_here$/i.test(v);
+
+/** A package's fixed arguments (positional values, named options with literal values); null when one cannot be given. */
+function fixedArguments(p: RegistryPackage): string[] | null {
+  const out: string[] = [];
+  for (const a of p.packageArguments ?? []) {
+    if (a.type === "positional") {
+      if (!literal(a.value)) return null;
+      out.push(a.value);
+    } else if (a.type === "named" && typeof a.name === "string" && /^--?[A-Za-z0-9][A-Za-z0-9-]*$/.test(a.name)) {
+      if (a.value === undefined) out.push(a.name);
+      else if (literal(a.value)) out.push(a.name, a.value);
+      else return null;
+    } else return null;
+  }
+  return out;
+}
+
+/**
+ * The command that runs an entry's package here: `npx -y pkg@version` for npm, `uvx pkg==version`
+ * for PyPI, with the package's fixed arguments when they are all literal. Other registries (oci,
+ * nuget, ...) have none: the entry's page says why it cannot be deployed.
+ */
+function commandFrom(pkgs: RegistryPackage[] | undefined): string | null {
+  const npm = pkgs?.find((p) => p.registryType === "npm" && /^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/i.test(p.identifier));
+  if (npm) {
+    const v = npm.version && /^[\w.+-]+$/.test(npm.version) && npm.version !== "latest" ? `@${npm.version}` : "";
+    return `npx -y ${npm.identifier}${v}`;
+  }
+  const pypi = pkgs?.find((p) => p.registryType === "pypi" && /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(p.identifier));
+  if (pypi) {
+    const v = pypi.version && /^\d[\w.]*$/.test(pypi.version) ? `==${pypi.version}` : "";
+    const args = fixedArguments(pypi) ?? [];
+    // Whole arguments only: a command cut short would pass a different value.
+    let command = `uvx ${pypi.identifier}${v}`;
+    for (const a of args) {
+      if (command.length + 1 + a.length > 500) break;
+      command += ` ${a}`;
+    }
+    return command;
+  }
+  return null;
+}
+
+const httpUrl = (u: string | undefined) => (u && /^https?:\/\/\S+$/i.test(u) ? u : null);
+
+/** A validated server.json as a catalogue row (imported entries are approved). */
+export function toRow(s: ServerJson, id: string): NewServerRow {
+  const leafNs = s.name.split("/")[0] ?? "";
+  return {
+    id,
+    name: titleFor(s).slice(0, 200),
+    description: s.description || `${titleFor(s)} MCP server`,
+    category: guessCategory(`${s.name} ${s.description ?? ""}`),
+    type: leafNs === "io.modelcontextprotocol" ? "Reference" : "Community",
+    source: "imported",
+    url: httpUrl(s.remotes?.[0]?.url),
+    tags: [
+      ...new Set([leafNs.split(".").pop() ?? "", ...(s.packages ?? []).map((p) => p.registryType)].filter((t) => t && t !== "unknown")),
+    ].slice(0, 5),
+    repositoryUrl: httpUrl(s.repository?.url),
+    homepage: httpUrl(s.websiteUrl),
+    documentation: null,
+    npxCommand: commandFrom(s.packages),
+    requiredKeys: keysFrom(s.packages),
+    isApproved: true,
+    registryName: s.name,
+    version: s.version,
+    packages: s.packages ?? null,
+  };
+}
