@@ -87,10 +87,10 @@ module.exports = {
     {
       name: "deployment-state-has-one-owner",
       comment:
-        "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle or event recorder (the platform assembly wires the lifecycle).",
+        "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle, reconciler or event recorder (the platform assembly wires the lifecycle).",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|http/deps\\.ts$)" },
-      to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder)\\.ts$" },
+      to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder|reconciler)\\.ts$" },
     },
     {
       name: "feature-repos-are-private",

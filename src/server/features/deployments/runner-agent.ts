@@ -1,19 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
+import type { Runner, RunnerEvent } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/watchdog.js";
-import { assignedTo, claimAll, fencedUpdate, heartbeat, registerRunner } from "./placement.js";
+import { claimAll, heartbeat, registerRunner } from "./placement.js";
 import { handOver, sweep, type Mover } from "./placement-sweep.js";
-import { recordEvent, type RecorderPort } from "./event-recorder.js";
-import type { DeploymentRow } from "./repo.js";
+import { Reconciler } from "./reconciler.js";
 import type { SecretBox } from "./secret-box.js";
 
-// A process with the runner role: it registers its runner in PostgreSQL, heartbeats, runs exactly
-// the deployments placed on it (each under the fencing number of its placement), and turns the
-// Runner's events into their rows, fenced: a write lands only while the row still names this
-// runner and that number. It never runs a deployment it does not hold a lease for:
+// A process with the runner role: it registers its runner in PostgreSQL and heartbeats; its
+// Reconciler (reconciler.ts) runs exactly the deployments placed on it, each under the fencing
+// number of its placement, and turns the Runner's events into their rows, fenced: a write lands
+// only while the row still names this runner and that number. It never runs a deployment it does
+// not hold a lease for:
 // - no heartbeat reached the database for 70% of the lease: it stops every child itself (and its
 //   watchdog, a separate process, does so even while this one is paused); the rest of the cluster
 //   moves deployments only after the whole lease, by which time they are gone here;
@@ -28,7 +27,6 @@ import type { SecretBox } from "./secret-box.js";
 
 /** Alone, the runner has no capacity of its own to check: the plans' limits bound what it runs. */
 const UNBOUNDED_MB = 2_147_483_647;
-const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
 export const WAITING_FOR_RUNNER = "Waiting for a runner with room: it starts as soon as one has space";
 
 export interface AgentDeps {
@@ -59,41 +57,36 @@ export interface AgentDeps {
 }
 
 export class RunnerAgent {
-  /** deployment id -> the fencing number it runs under here */
-  private readonly leases = new Map<string, number>();
-  private readonly pids = new Map<string, number>();
   private lastBeat = performance.now();
   private timer?: NodeJS.Timeout;
-  private reconciling: Promise<unknown> = Promise.resolve();
-  private closed = false;
   /** registered and running what is placed here: ready for traffic */
   started = false;
   private readonly watchdog?: Watchdog;
-  /** how runner events become row writes (event-recorder.ts) */
-  private readonly recorder: RecorderPort;
+  /** what runs here, under which lease (reconciler.ts) */
+  private readonly reconciler: Reconciler;
   private readonly unsubscribe: () => void;
   readonly beatMs: number;
   /** this process, as the holder of the runner's name (random per start) */
   readonly instance = randomBytes(12).toString("hex");
 
   constructor(private readonly d: AgentDeps) {
-    this.recorder = {
+    if (!d.alone) this.watchdog = new Watchdog(Math.floor(d.leaseMs * 0.7), d.log);
+    this.reconciler = new Reconciler({
       db: d.db,
+      log: d.log,
+      box: d.box,
+      runner: d.runner,
       runnerId: d.id,
-      fenceOf: (id) => this.leases.get(id),
-      write: (id, fields, extra) => this.write(id, fields, extra),
-      spawned: (id, pid) => {
-        this.pids.set(id, pid);
-        this.watchdog?.add(pid);
-      },
-      exited: (id) => this.forgetPid(id),
+      instance: this.instance,
+      hostingPolicy: d.hostingPolicy,
+      alone: d.alone,
+      watchdog: this.watchdog,
       announce: d.announce,
-    };
-    d.runner.onEvents((id, e) => this.record(id, e));
+      onEvent: d.onEvent,
+    });
     // Another process placed something here: reconcile now rather than at the next heartbeat.
     this.unsubscribe = d.onWake(d.id, () => void this.reconcile());
     this.beatMs = Math.max(250, Math.floor(d.leaseMs / 5));
-    if (!d.alone) this.watchdog = new Watchdog(Math.floor(d.leaseMs * 0.7), d.log);
   }
 
   get id(): string {
@@ -119,7 +112,7 @@ export class RunnerAgent {
   }
 
   holds(id: string): boolean {
-    return this.leases.has(id);
+    return this.reconciler.holds(id);
   }
 
   /** Registers, brings back what this runner held before a restart (killing what a previous process left), and starts heartbeating. */
@@ -132,7 +125,7 @@ export class RunnerAgent {
           "another live process holds this runner's name: waiting until its lease runs out (give each runner its own RUNNER_NAME)",
         );
       await new Promise((r) => setTimeout(r, this.beatMs));
-      if (this.closed) return 0;
+      if (this.reconciler.closed) return 0;
     }
     if (d.alone) await claimAll(d.db, d.id);
     this.lastBeat = performance.now();
@@ -154,105 +147,26 @@ export class RunnerAgent {
     return r.ok;
   }
 
-  /** Runs `fn` after everything queued before it (reconciles, releases), one at a time. */
-  private serially<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.reconciling.then(fn);
-    this.reconciling = next.catch((e: unknown) => this.d.log.error({ err: e }, "runner could not reconcile its deployments"));
-    return next;
-  }
-
   /** Reconciles now: starts what is placed here, stops what is not (any more). Serialised; resolves with how many it started. */
   reconcile(): Promise<number> {
-    return this.serially(() => this.reconcileOnce());
-  }
-
-  private async reconcileOnce(): Promise<number> {
-    if (this.closed) return 0;
-    // Alone, the one runner needs no registration to run what it is given (a test's platform that never listens, say).
-    const rows = await assignedTo(this.d.db, this.d.id, this.d.alone ? null : this.instance);
-    const want = new Map(rows.map((r) => [r.id, r]));
-    for (const [id, fence] of [...this.leases]) {
-      if (want.get(id)?.fence === fence) continue;
-      this.d.log.info({ deployment: id }, "deployment no longer placed here: stopping it");
-      await this.release(id);
-    }
-    let started = 0;
-    for (const row of rows) {
-      if (this.leases.get(row.id) === row.fence || this.closed) continue;
-      if (this.leases.has(row.id)) await this.release(row.id);
-      this.leases.set(row.id, row.fence);
-      if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
-      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
-      if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, row.ownerIsAdmin)) {
-        await this.write(row.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
-        continue;
-      }
-      await this.launch(row);
-      started++;
-    }
-    return started;
-  }
-
-  private async launch(row: DeploymentRow) {
-    let env: Record<string, string>;
-    try {
-      env = this.d.box.open(row.secrets);
-    } catch {
-      await this.write(row.id, { status: "failed", statusDetail: UNREADABLE_KEYS, exitCode: null, pid: null, pidStart: null });
-      return;
-    }
-    if (!(await this.write(row.id, { pid: null, pidStart: null }))) return;
-    this.d.runner.start({ id: row.id, source: row.source as Source, env });
+    return this.reconciler.reconcile();
   }
 
   /** Stops the deployment here without writing its row (whoever changed the row decided). */
-  async release(id: string): Promise<void> {
-    this.leases.delete(id);
-    const pid = this.pids.get(id);
-    await this.d.runner.stop(id);
-    if (pid !== undefined) {
-      this.pids.delete(id);
-      this.watchdog?.remove(pid);
-    }
-  }
-
-  /** A fenced write of the deployment's row; a lost lease stops the deployment here. */
-  private async write(id: string, fields: Parameters<typeof fencedUpdate>[3], extra?: { restarts?: true }): Promise<boolean> {
-    const fence = this.leases.get(id);
-    if (fence === undefined) return false;
-    const ok = await fencedUpdate(this.d.db, id, { runnerId: this.d.id, fence }, fields, extra);
-    if (!ok && this.leases.get(id) === fence) {
-      this.d.log.warn({ deployment: id, fence }, "lease lost (the deployment moved or is gone): stopping it here");
-      // In line with reconciles, so a placement back onto this runner cannot start before the old one is gone.
-      this.leases.delete(id);
-      void this.serially(() => this.release(id));
-    }
-    return ok;
-  }
-
-  /** The runner's events, as statuses (only under a lease this runner still holds): event-recorder.ts. */
-  private async record(id: string, e: RunnerEvent): Promise<void> {
-    this.d.onEvent?.(id, e);
-    await recordEvent(this.recorder, id, e);
-  }
-
-  private forgetPid(id: string) {
-    const pid = this.pids.get(id);
-    if (pid === undefined) return;
-    this.pids.delete(id);
-    this.watchdog?.remove(pid);
+  release(id: string): Promise<void> {
+    return this.reconciler.release(id);
   }
 
   /** Every heartbeat: fence itself if the database has been out of reach too long, heartbeat, reconcile, and sweep if it is this runner's turn. */
   private async tick(): Promise<void> {
     const d = this.d;
-    if (this.closed) return;
-    if (!d.alone && performance.now() - this.lastBeat > d.leaseMs * 0.7 && this.leases.size > 0) {
+    if (this.reconciler.closed) return;
+    if (!d.alone && performance.now() - this.lastBeat > d.leaseMs * 0.7 && this.reconciler.size > 0) {
       d.log.error(
-        { deployments: this.leases.size, ms: Math.round(performance.now() - this.lastBeat) },
+        { deployments: this.reconciler.size, ms: Math.round(performance.now() - this.lastBeat) },
         "no heartbeat reached the database within the lease: stopping every deployment here (they will be started elsewhere)",
       );
-      await this.fenceSelf();
+      await this.reconciler.fenceSelf();
     }
     try {
       if (!(await heartbeat(d.db, d.id, this.instance))) {
@@ -262,7 +176,7 @@ export class RunnerAgent {
           { runner: d.id },
           "this runner lost its registration (presumed dead, or its name was taken): stopping its deployments here",
         );
-        await this.fenceSelf();
+        await this.reconciler.fenceSelf();
         if (!(await this.register())) return;
       }
     } catch (e) {
@@ -286,20 +200,6 @@ export class RunnerAgent {
     }
   }
 
-  /** Every child dies at once (SIGKILL to each process group, no grace), then the slots are released. */
-  private async fenceSelf(): Promise<void> {
-    for (const pid of this.pids.values()) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    const ids = [...this.leases.keys()];
-    this.leases.clear();
-    await Promise.all(ids.map((id) => this.release(id)));
-  }
-
   private get mover(): Mover {
     const d = this.d;
     return { db: d.db, log: d.log, self: d.id, memoryMb: d.memoryMb, leaseMs: d.leaseMs, waiting: WAITING_FOR_RUNNER };
@@ -315,7 +215,7 @@ export class RunnerAgent {
 
   /** A clean stop: no new deployments; each one stops here, then is placed on another runner. */
   private async handOver(): Promise<void> {
-    const held = [...this.leases];
+    const held = this.reconciler.held();
     const moved = await handOver(
       this.mover,
       this.instance,
@@ -327,11 +227,11 @@ export class RunnerAgent {
 
   /** SIGTERM. Alone: every deployment stops and its row stays for the next start. In a cluster: hands them over first. */
   async shutdown(): Promise<void> {
-    if (this.closed) return;
+    if (this.reconciler.closed) return;
     clearInterval(this.timer);
     this.unsubscribe();
-    await this.reconciling;
-    this.closed = true;
+    await this.reconciler.settled();
+    this.reconciler.closed = true;
     if (!this.d.alone) await this.handOver().catch((e: unknown) => this.d.log.error({ err: e }, "hand-over failed"));
     await this.d.runner.shutdown();
     this.watchdog?.close();

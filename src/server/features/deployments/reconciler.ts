@@ -1,0 +1,184 @@
+import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
+import type { Watchdog } from "../runtime/watchdog.js";
+import { recordEvent, type RecorderPort } from "./event-recorder.js";
+import { assignedTo, fencedUpdate } from "./placement.js";
+import type { DeploymentRow } from "./repo.js";
+import type { SecretBox } from "./secret-box.js";
+
+// What a runner runs: exactly the deployments placed on it, each under the fencing number of its
+// placement. A reconcile starts what is placed here and stops what is not (any more); every write
+// of a row is fenced, so it lands only while the row still names this runner and that number, and
+// a lost lease stops the deployment here. The runner's events become those writes (event-recorder.ts).
+
+const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
+
+export interface ReconcilerDeps {
+  db: Db;
+  log: Logger;
+  box: SecretBox;
+  runner: Runner;
+  /** RUNNER_NAME */
+  runnerId: string;
+  /** this process, as the holder of the runner's name */
+  instance: string;
+  hostingPolicy: "admins" | "everyone";
+  alone: boolean;
+  /** the runner's dead-man's switch (in a cluster): it follows every child's process group */
+  watchdog?: Watchdog;
+  /** the deployment's pinned definitions changed: every gateway looks them up again (TOPICS.exposure) */
+  announce?: (id: string, proxyId: string) => void;
+  /** told of each runner event before it is recorded (the metrics: restarts, install times) */
+  onEvent?: (id: string, e: RunnerEvent) => void;
+}
+
+export class Reconciler {
+  /** deployment id -> the fencing number it runs under here */
+  private readonly leases = new Map<string, number>();
+  private readonly pids = new Map<string, number>();
+  private reconciling: Promise<unknown> = Promise.resolve();
+  /** set once the runner shuts down: nothing more starts */
+  closed = false;
+  /** how runner events become row writes (event-recorder.ts) */
+  private readonly recorder: RecorderPort;
+
+  constructor(private readonly d: ReconcilerDeps) {
+    this.recorder = {
+      db: d.db,
+      runnerId: d.runnerId,
+      fenceOf: (id) => this.leases.get(id),
+      write: (id, fields, extra) => this.write(id, fields, extra),
+      spawned: (id, pid) => {
+        this.pids.set(id, pid);
+        this.d.watchdog?.add(pid);
+      },
+      exited: (id) => this.forgetPid(id),
+      announce: d.announce,
+    };
+    d.runner.onEvents((id, e) => this.record(id, e));
+  }
+
+  holds(id: string): boolean {
+    return this.leases.has(id);
+  }
+
+  /** how many deployments run here */
+  get size(): number {
+    return this.leases.size;
+  }
+
+  /** The deployments held here, with their fencing numbers. */
+  held(): [string, number][] {
+    return [...this.leases];
+  }
+
+  /** Resolves once the reconciles and releases queued so far are done. */
+  settled(): Promise<unknown> {
+    return this.reconciling;
+  }
+
+  /** Runs `fn` after everything queued before it (reconciles, releases), one at a time. */
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.reconciling.then(fn);
+    this.reconciling = next.catch((e: unknown) => this.d.log.error({ err: e }, "runner could not reconcile its deployments"));
+    return next;
+  }
+
+  /** Reconciles now: starts what is placed here, stops what is not (any more). Serialised; resolves with how many it started. */
+  reconcile(): Promise<number> {
+    return this.serially(() => this.reconcileOnce());
+  }
+
+  private async reconcileOnce(): Promise<number> {
+    if (this.closed) return 0;
+    // Alone, the one runner needs no registration to run what it is given (a test's platform that never listens, say).
+    const rows = await assignedTo(this.d.db, this.d.runnerId, this.d.alone ? null : this.d.instance);
+    const want = new Map(rows.map((r) => [r.id, r]));
+    for (const [id, fence] of [...this.leases]) {
+      if (want.get(id)?.fence === fence) continue;
+      this.d.log.info({ deployment: id }, "deployment no longer placed here: stopping it");
+      await this.release(id);
+    }
+    let started = 0;
+    for (const row of rows) {
+      if (this.leases.get(row.id) === row.fence || this.closed) continue;
+      if (this.leases.has(row.id)) await this.release(row.id);
+      this.leases.set(row.id, row.fence);
+      if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
+      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
+      if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, row.ownerIsAdmin)) {
+        await this.write(row.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
+        continue;
+      }
+      await this.launch(row);
+      started++;
+    }
+    return started;
+  }
+
+  private async launch(row: DeploymentRow) {
+    let env: Record<string, string>;
+    try {
+      env = this.d.box.open(row.secrets);
+    } catch {
+      await this.write(row.id, { status: "failed", statusDetail: UNREADABLE_KEYS, exitCode: null, pid: null, pidStart: null });
+      return;
+    }
+    if (!(await this.write(row.id, { pid: null, pidStart: null }))) return;
+    this.d.runner.start({ id: row.id, source: row.source as Source, env });
+  }
+
+  /** Stops the deployment here without writing its row (whoever changed the row decided). */
+  async release(id: string): Promise<void> {
+    this.leases.delete(id);
+    const pid = this.pids.get(id);
+    await this.d.runner.stop(id);
+    if (pid !== undefined) {
+      this.pids.delete(id);
+      this.d.watchdog?.remove(pid);
+    }
+  }
+
+  /** A fenced write of the deployment's row; a lost lease stops the deployment here. */
+  private async write(id: string, fields: Parameters<typeof fencedUpdate>[3], extra?: { restarts?: true }): Promise<boolean> {
+    const fence = this.leases.get(id);
+    if (fence === undefined) return false;
+    const ok = await fencedUpdate(this.d.db, id, { runnerId: this.d.runnerId, fence }, fields, extra);
+    if (!ok && this.leases.get(id) === fence) {
+      this.d.log.warn({ deployment: id, fence }, "lease lost (the deployment moved or is gone): stopping it here");
+      // In line with reconciles, so a placement back onto this runner cannot start before the old one is gone.
+      this.leases.delete(id);
+      void this.serially(() => this.release(id));
+    }
+    return ok;
+  }
+
+  /** The runner's events, as statuses (only under a lease this runner still holds): event-recorder.ts. */
+  private async record(id: string, e: RunnerEvent): Promise<void> {
+    this.d.onEvent?.(id, e);
+    await recordEvent(this.recorder, id, e);
+  }
+
+  private forgetPid(id: string) {
+    const pid = this.pids.get(id);
+    if (pid === undefined) return;
+    this.pids.delete(id);
+    this.d.watchdog?.remove(pid);
+  }
+
+  /** Every child dies at once (SIGKILL to each process group, no grace), then the slots are released. */
+  async fenceSelf(): Promise<void> {
+    for (const pid of this.pids.values()) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    const ids = [...this.leases.keys()];
+    this.leases.clear();
+    await Promise.all(ids.map((id) => this.release(id)));
+  }
+}
