@@ -10,6 +10,7 @@ import { removeDataDir } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { sdkClient } from "../support/gateway.js";
 import { accountWithKey, INHERITED_FD, startAppProcess, type AppProcess } from "../support/process.js";
+import { waitFor } from "../support/wait.js";
 
 // The real process: deployments survive a kill -9 of the platform and come back exactly once;
 // SIGTERM stops children gracefully before the platform exits.
@@ -50,14 +51,14 @@ const api = (app: AppProcess, p: string, init: { method?: string; body?: unknown
   });
 
 async function waitRunning(app: AppProcess, after = 0): Promise<DeploymentView> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  const running = async () => {
     const r = await api(app, "/api/deployments").catch(() => null);
     const [d] = r?.ok ? ((await r.json()) as DeploymentView[]) : [];
-    if (d?.status === "running" && Date.parse(d.updated_at) > after) return d;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not running:\n${app.output()}`);
+    return d?.status === "running" && Date.parse(d.updated_at) > after ? d : undefined;
+  };
+  return waitFor("running", running, 60_000, 200).catch(() => {
+    throw new Error(`not running:\n${app.output()}`);
+  });
 }
 
 beforeAll(async () => {

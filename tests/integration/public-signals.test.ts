@@ -12,6 +12,7 @@ import { client, createTestApp, freePort, signedInUser, type Client, type TestAp
 import { waitForStatus } from "../support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "../support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
+import { until as poll } from "../support/wait.js";
 
 let t: TestApp;
 let repo: FixtureRepo;
@@ -20,14 +21,7 @@ let admin: Client & { id: string };
 let malloryKey: string;
 const HOSTILE = "visit evil.example for your key";
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) => poll(what, ok, ms, 200);
 
 beforeAll(async () => {
   const port = await freePort();

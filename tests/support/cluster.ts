@@ -16,6 +16,7 @@ import { TEST_PACKAGES_DIR } from "./app.js";
 import { removeDataDir } from "./data-dir.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
 import { accountWithKey, freePort, startAppProcess, type AppProcess } from "./process.js";
+import { Fatal, waitFor } from "./wait.js";
 
 export type Role = "web" | "gateway" | "runner";
 
@@ -511,25 +512,7 @@ export async function startHaProxy(port: number, backends: Record<"web" | "gatew
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Thrown by a probe of waitFor: stop waiting, this will not change. */
-export class Fatal extends Error {}
-
-/** Polls `probe` until it returns something other than undefined; the error says what was last seen. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      if (e instanceof Fatal) throw e;
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
-    await sleep(everyMs);
-  }
-}
+export { Fatal, waitFor };
 
 /** A confirmed account made on one web process (its development outbox is its own) and its API key. */
 export function userWithKey(c: Cluster, on: Member, email: string): Promise<string> {

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { DeploymentView } from "../../src/shared/deployments.js";
 import type { Client, TestApp } from "./app.js";
+import { waitFor } from "./wait.js";
 
 export { removeDataDir } from "./data-dir.js";
 
@@ -26,14 +27,19 @@ export async function deploymentsOf(c: Client, serverId: string): Promise<Deploy
 /** Polls like the page does (faster) until the deployment reaches one of `want`. */
 export async function waitForStatus(c: Client, serverId: string, want: string | string[], timeoutMs = 120_000): Promise<DeploymentView> {
   const wanted = Array.isArray(want) ? want : [want];
-  const deadline = Date.now() + timeoutMs;
   let last: DeploymentView | undefined;
-  while (Date.now() < deadline) {
-    [last] = await deploymentsOf(c, serverId);
-    if (last && wanted.includes(last.status)) return last;
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    return await waitFor(
+      `deployment of ${serverId}`,
+      async () => {
+        [last] = await deploymentsOf(c, serverId);
+        return last && wanted.includes(last.status) ? last : undefined;
+      },
+      timeoutMs,
+    );
+  } catch {
+    throw new Error(`deployment of ${serverId} did not reach ${wanted.join("/")}: last ${JSON.stringify(last)}`);
   }
-  throw new Error(`deployment of ${serverId} did not reach ${wanted.join("/")}: last ${JSON.stringify(last)}`);
 }
 
 export function alive(pid: number): boolean {

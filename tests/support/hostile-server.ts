@@ -70,14 +70,8 @@ export async function startHostileApp(): Promise<HostileApp> {
 export const logs = async (h: Hostile) =>
   ((await (await h.c.get(`/api/deployments/${h.d.id}/logs`)).json()) as { lines: string[] }).lines.join("\n");
 
-export async function eventually<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Polls until `ok` holds; at the timeout, the last value (tests/support/wait.ts). */
+export { until as eventually } from "./wait.js";
 
 /** The host's view of the processes running a deployment (below bwrap, through every thread's children). */
 export function hostProcesses(pid: number): { pid: number; uid: number; cmdline: string }[] {

@@ -4,6 +4,7 @@ import type { DeploymentView } from "../../src/shared/deployments.js";
 import { createTestApp, freePort, type TestApp } from "./app.js";
 import { createFixtureRepo, type FixtureRepo } from "./git-fixture.js";
 import { signUpOverHttp, type HttpUser } from "./oauth.js";
+import { waitFor } from "./wait.js";
 
 export interface OAuthApp {
   t: TestApp;
@@ -34,13 +35,14 @@ export async function deployFixture(owner: HttpUser, name: string, repositoryUrl
   if (reg.status !== 201) throw new Error(`register ${qn}: ${reg.status} ${reg.text}`);
   const d = await owner.post(`/api/deploy/${qn}`, { repositoryUrl, env: {} });
   if (d.status !== 202) throw new Error(`deploy ${qn}: ${d.status} ${d.text}`);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const [last] = (await owner.get(`/api/deployments/server/${qn}`)).json<{ deployments: DeploymentView[] }>().deployments;
-    if (last?.status === "running") return last;
-    if (Date.now() > deadline) throw new Error(`${qn} did not start: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  let last: DeploymentView | undefined;
+  const running = async () => {
+    [last] = (await owner.get(`/api/deployments/server/${qn}`)).json<{ deployments: DeploymentView[] }>().deployments;
+    return last?.status === "running" ? last : undefined;
+  };
+  return waitFor(`${qn} running`, running, 60_000, 150).catch(() => {
+    throw new Error(`${qn} did not start: ${JSON.stringify(last)}`);
+  });
 }
 
 export async function startOAuthApp(env: Record<string, string> = {}): Promise<OAuthApp> {

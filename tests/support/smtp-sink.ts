@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
+import { waitFor } from "./wait.js";
 
 export interface SmtpSink {
   url: string;
@@ -38,8 +39,7 @@ export async function waitForMail(
   opts: { after?: number; timeoutMs?: number } = {},
 ): Promise<{ subject: string; text: string }> {
   const { simpleParser } = await import("mailparser");
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  for (;;) {
+  const mail = async () => {
     const files = (await fs.readdir(dir))
       .filter((f) => f.endsWith(".eml"))
       .sort()
@@ -50,7 +50,9 @@ export async function waitForMail(
       const rcpt = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(",") : (mail.to?.text ?? "");
       if (rcpt.toLowerCase().includes(to.toLowerCase())) return { subject: mail.subject ?? "", text: mail.text ?? "" };
     }
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} within the timeout`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return undefined;
+  };
+  return waitFor(`mail to ${to}`, mail, opts.timeoutMs ?? 15_000).catch(() => {
+    throw new Error(`no mail to ${to} within the timeout`);
+  });
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
 import { startDeploymentsApp, toolText, type DeploymentsApp } from "../../../../tests/support/deployments-app.js";
 import { alive, waitForStatus } from "../../../../tests/support/deployments.js";
+import { waitFor } from "../../../../tests/support/wait.js";
 import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
 
 let t: TestApp;
@@ -52,14 +53,12 @@ const envOf = async (id: string, name: string) =>
 
 /** Waits until the deployment runs under a process other than `oldPid`. */
 async function restarted(c: Client, serverId: string, id: string, oldPid: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  const again = async () => {
     const d = await waitForStatus(c, serverId, "running", 60_000);
     const r = await row(id);
-    if (d.id === id && r.pid && r.pid !== oldPid) return r.pid;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error("the deployment did not start again");
+    return d.id === id && r.pid && r.pid !== oldPid ? r.pid : undefined;
+  };
+  return waitFor("the deployment to start again", again, 60_000);
 }
 
 describe("Edit keys", () => {

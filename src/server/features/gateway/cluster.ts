@@ -3,9 +3,10 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
-import type { Caller } from "./access.js";
+import type { Caller } from "./admission/access.js";
 import { rpcError } from "./wire/http.js";
-import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";
+import { TargetCache } from "./admission/targets.js";
+import type { GatewayTarget, PinsPort } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
 
 // Several machines (docs/operations.md): a client's MCP session lives with the runner that holds
@@ -183,42 +184,28 @@ function decodeCaller(v: string | string[] | undefined): Caller | undefined {
   }
 }
 
-const TARGET_TTL_MS = 5000;
-
 /**
  * The runner's half: the caller a gateway admitted, trusted because the request carries the
  * cluster secret (the runner's server checks it before anything else). The deployment must be
  * the caller's and held here; otherwise the answer says it moved, and the gateway looks again.
  */
 export class ForwardedAccess {
-  private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
+  private readonly targets: TargetCache;
 
-  constructor(private readonly d: { db: Db; pins: Pick<PinsPort, "review">; runner: Pick<Runner, "runs"> }) {}
-
-  /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */
-  private forgotten = 0;
+  constructor(d: { db: Db; pins: Pick<PinsPort, "review">; runner: Pick<Runner, "runs"> }) {
+    this.targets = new TargetCache({ db: d.db, pins: d.pins });
+  }
 
   forget(proxyId?: string): void {
-    this.forgotten++;
-    if (proxyId === undefined) this.targets.clear();
-    else this.targets.delete(proxyId);
+    this.targets.forget(proxyId);
   }
 
   async admit(req: IncomingMessage, res: ServerResponse, proxyId: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const who = decodeCaller(req.headers[CALLER_HEADER]);
     if (!who) return void rpcError(res, 400, GATEWAY_TEXT.invalid);
-    let hit = this.targets.get(proxyId);
-    if (!hit || Date.now() - hit.at > TARGET_TTL_MS) {
-      const generation = this.forgotten;
-      const target = await findDeploymentByProxy(this.d.db, this.d.pins, proxyId);
-      if (!target) {
-        this.targets.delete(proxyId);
-        return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
-      }
-      hit = { target, at: Date.now() };
-      if (generation === this.forgotten) this.targets.set(proxyId, hit);
-    }
-    if (hit.target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
-    return { target: hit.target, who };
+    const target = this.targets.cached(proxyId) ?? (await this.targets.fetch(proxyId));
+    if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
+    if (target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    return { target, who };
   }
 }

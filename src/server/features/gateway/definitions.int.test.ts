@@ -8,6 +8,7 @@ import type { DefinitionReviewView } from "../../../shared/definitions.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { loadReview, recordListing } from "../deployments/definitions-repo.js";
 import { saveCapabilities } from "../deployments/repo.js";
+import { until as poll } from "../../../../tests/support/wait.js";
 
 // Pinned definitions against a rug pull: the fixture server, deployed with FIXTURE_RUG_PULL=1,
 // rewrites echo's description into an instruction to leak a key, adds a tool, changes a prompt
@@ -32,14 +33,7 @@ const review = async () => {
   expect(r.status).toBe(200);
   return (await r.json()) as DefinitionReviewView;
 };
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000) => poll(what, ok, ms, 100);
 
 describe("definitions pinned at first listing", () => {
   it("a changed description, a new tool and a changed prompt are withheld until approved; a removed tool disappears at once", async () => {

@@ -5,10 +5,10 @@ import type { KeyRevocations } from "../publishers/revocations.js";
 import { findKeyOwner } from "../publishers/repo.js";
 import { liveSignIns } from "./repo.js";
 import type { McpChannel, Runner } from "../runtime/runner.js";
-import { BROWSER_CALLER } from "./access.js";
+import { BROWSER_CALLER } from "./admission/access.js";
 import { Mux } from "./mux.js";
 import { OutboundBudget } from "./wire/sse.js";
-import type { OAuthPort } from "./oauth-tokens.js";
+import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { Session } from "./session.js";
 
 // The gateway's open sessions and the one Mux of each running server's MCP channel: how sessions

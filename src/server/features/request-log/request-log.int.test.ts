@@ -6,6 +6,7 @@ import { startRunningFixture, type RunningFixture } from "../../../../tests/supp
 import { rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
 import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
 import type { RequestLogPage, ToolStat } from "../../../shared/request-log.js";
+import { until as poll } from "../../../../tests/support/wait.js";
 
 // The request log and the tool figures end to end: real calls through the gateway to the
 // fixture server (deployed from a git repository), the writer on its timer, and the API.
@@ -21,14 +22,7 @@ let deployment: DeploymentView;
 const requests = async (c: Client, query = "") => c.get(`/api/deployments/${deployment.id}/requests${query}`);
 const page = async (query = "") => (await (await requests(owner, query)).json()) as RequestLogPage;
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000) => poll(what, ok, ms, 50);
 
 beforeAll(async () => {
   f = await startRunningFixture({ USAGE_FLUSH_MS: "50" });

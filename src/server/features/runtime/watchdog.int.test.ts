@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../log.js";
 import { Watchdog } from "./watchdog.js";
+import { until as poll } from "../../../../tests/support/wait.js";
 
 const log = createLogger({ level: "silent", pretty: false });
 const groups: ChildProcess[] = [];
@@ -26,14 +27,13 @@ const alive = (p: ChildProcess) => {
   }
 };
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
-}
+const until = (cond: () => boolean, ms: number): Promise<boolean> =>
+  poll(
+    async () => cond(),
+    (v) => v,
+    ms,
+    25,
+  );
 
 afterEach(() => {
   for (const d of dogs.splice(0)) d.close();

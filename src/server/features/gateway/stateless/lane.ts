@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Caller } from "../access.js";
+import type { Caller } from "../admission/access.js";
 import type { Held } from "../sessions.js";
 import type { Exposure } from "../exposure.js";
 import { rpcError, sendJson } from "../wire/http.js";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { Caller } from "../access.js";
+import type { Caller } from "../admission/access.js";
 import type { Mux, MuxSession, Outlet } from "../mux.js";
 import { isObject, NO_CAPABILITIES, serialize, type Id, type Msg } from "../protocol.js";
 import { keepAlive, sseEvent, SSE_HEADERS, writeBounded } from "../wire/sse.js";

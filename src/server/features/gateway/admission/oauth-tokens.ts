@@ -1,6 +1,8 @@
-import type { Logger } from "../../log.js";
-import type { AccessGrant } from "../oauth/index.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { LRUCache } from "lru-cache";
+import type { Logger } from "../../../log.js";
+import type { AccessGrant } from "../../oauth/index.js";
+import type { KeyRevocations } from "../../publishers/revocations.js";
+import { ttlCache } from "./ttl-cache.js";
 import { Verified } from "./verified.js";
 
 // OAuth access tokens at the gateway (docs/gateway.md, "Who may connect"): any Bearer value not
@@ -28,16 +30,18 @@ export interface TokenCheckDeps {
 
 export class TokenCheck {
   private readonly verified: Verified<AccessGrant>;
-  private readonly touched = new Map<string, number>();
+  /** grants whose use was recorded within the last TOUCH_EVERY_MS */
+  private readonly touched: LRUCache<string, true>;
 
   constructor(
     private readonly d: TokenCheckDeps,
     /** how long a verified token is trusted without asking again */
     ttlMs: number,
     /** at most this many tokens (and grants) remembered */
-    private readonly max: number,
+    max: number,
   ) {
     this.verified = new Verified(d.revocations, ttlMs, max);
+    this.touched = ttlCache(max, TOUCH_EVERY_MS);
   }
 
   /** The grant behind the token (`hash` is its SHA-256), while it is valid: asked again at least every ttlMs and after any revocation. */
@@ -54,11 +58,8 @@ export class TokenCheck {
   /** The grant was used: recorded at most once a minute per grant, without holding up the request. */
   used(grant: AccessGrant): void {
     const id = `${grant.userId}\n${grant.clientId}\n${grant.resource}`;
-    const now = Date.now();
-    const last = this.touched.get(id);
-    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
-    if (this.touched.size >= this.max) this.touched.clear();
-    this.touched.set(id, now);
+    if (this.touched.has(id)) return;
+    this.touched.set(id, true);
     this.d.oauth.touch(grant).catch((e: unknown) => this.d.log.warn({ err: e }, "could not record the use of an OAuth grant"));
   }
 }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Logger } from "../../log.js";
-import { KeyRevocations } from "../publishers/revocations.js";
+import type { Logger } from "../../../log.js";
+import { KeyRevocations } from "../../publishers/revocations.js";
 import { TokenCheck, type AccessGrant } from "./oauth-tokens.js";
-import { challenge } from "./resource-metadata.js";
+import { challenge } from "../resource-metadata.js";
 
 // The gateway's memory of verified OAuth access tokens, against a fake authorization server:
 // remembered for the TTL, asked again after any revocation, never past the token's expiry; and

@@ -1,17 +1,27 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
-import type { Logger } from "../../log.js";
-import { resourceUrl } from "../oauth/resource.js";
-import { apiKeyInQuery, hashKey, isExpired, KEY_PATTERN, KEY_PREFIX, keyOwner, resourceOf, type KeyGrant } from "../publishers/api-keys.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
-import type { Runner } from "../runtime/runner.js";
-import { rpcError } from "./wire/http.js";
+import type { Config } from "../../../config.js";
+import type { Db } from "../../../db/client.js";
+import type { Logger } from "../../../log.js";
+import { resourceUrl } from "../../oauth/resource.js";
+import {
+  apiKeyInQuery,
+  hashKey,
+  isExpired,
+  KEY_PATTERN,
+  KEY_PREFIX,
+  keyOwner,
+  resourceOf,
+  type KeyGrant,
+} from "../../publishers/api-keys.js";
+import type { KeyRevocations } from "../../publishers/revocations.js";
+import type { Runner } from "../../runtime/runner.js";
+import { rpcError } from "../wire/http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
+import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
-import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "./repo.js";
-import { challenge, scopeChallenge } from "./resource-metadata.js";
-import { GATEWAY_TEXT } from "./text.js";
+import type { GatewayTarget, PinsPort } from "../repo.js";
+import { challenge, scopeChallenge } from "../resource-metadata.js";
+import { GATEWAY_TEXT } from "../text.js";
 
 // Who may reach a deployment through the gateway (docs/gateway.md, "Who may connect"): the Host
 // and Origin headers, then the caller's credential (Authorization: Bearer): an API key, or an
@@ -20,7 +30,6 @@ import { GATEWAY_TEXT } from "./text.js";
 // before the web app's routes and their session cookies are involved. Every 401 names the
 // deployment's protected resource metadata, where OAuth clients learn how to get a token.
 
-const TARGET_TTL_MS = 5000;
 /** A verified key is trusted this long without a database round trip; a revocation in this process ends that at once. */
 const KEY_TTL_MS = 10_000;
 const KEY_CACHE_MAX = 10_000;
@@ -59,7 +68,7 @@ export interface AccessDeps {
 }
 
 export class GatewayAccess {
-  private readonly targets = new Map<string, { target: GatewayTarget; at: number }>();
+  private readonly targets: TargetCache;
   private readonly keys: Verified<KeyGrant & { userId: string }>;
   private readonly cookies: Verified<{ userId: string; sessionId: string }>;
   private readonly allowedOrigins: Set<string>;
@@ -67,6 +76,7 @@ export class GatewayAccess {
   private readonly tokens: TokenCheck;
 
   constructor(private readonly d: AccessDeps) {
+    this.targets = new TargetCache(d);
     this.tokens = new TokenCheck(d, KEY_TTL_MS, KEY_CACHE_MAX);
     this.keys = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     // Signing out is a revocation: a remembered sign-in is checked again at once.
@@ -111,7 +121,7 @@ export class GatewayAccess {
     if (!grant.scopes.includes("mcp"))
       return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
     const { userId } = grant;
-    const target = await this.target(proxyId);
+    const target = await this.targets.lookup(proxyId);
     // Another user's key: the deployment's existence is not revealed.
     if (!target || target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // A key limited to other servers: refused here as a token bound elsewhere is.
@@ -136,7 +146,7 @@ export class GatewayAccess {
     const hash = hashKey(token);
     const grant = await this.tokens.grant(token, hash);
     if (!grant || grant.resource !== resourceUrl(this.d.config.PUBLIC_URL, proxyId)) return refuse();
-    const target = await this.target(proxyId);
+    const target = await this.targets.lookup(proxyId);
     if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // Only the owner can grant access to a deployment; this holds even if a grant says otherwise.
     if (target.userId !== grant.userId) return refuse();
@@ -175,7 +185,7 @@ export class GatewayAccess {
       return this.d.browserSessions!(headers);
     });
     if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
-    const target = await this.target(proxyId);
+    const target = await this.targets.lookup(proxyId);
     if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
   }
@@ -188,24 +198,8 @@ export class GatewayAccess {
     });
   }
 
-  /** bumped by every forget: a lookup that started before one is not cached (it may predate the change) */
-  private forgotten = 0;
-
   /** Forget a cached target (its runner could not be reached, it said it does not hold it, its settings changed), or all of them. */
   forget(proxyId?: string): void {
-    this.forgotten++;
-    if (proxyId === undefined) this.targets.clear();
-    else this.targets.delete(proxyId);
-  }
-
-  /** proxy id -> deployment, cached briefly; a deployment this process no longer runs is looked up again. */
-  private async target(proxyId: string): Promise<GatewayTarget | undefined> {
-    const hit = this.targets.get(proxyId);
-    if (hit && Date.now() - hit.at < TARGET_TTL_MS && (this.d.runner?.runs(hit.target.id) ?? true)) return hit.target;
-    const generation = this.forgotten;
-    const target = await findDeploymentByProxy(this.d.db, this.d.pins, proxyId);
-    if (target && generation === this.forgotten) this.targets.set(proxyId, { target, at: Date.now() });
-    else this.targets.delete(proxyId);
-    return target;
+    this.targets.forget(proxyId);
   }
 }
