@@ -1,11 +1,14 @@
-import { randomBytes, randomUUID } from "node:crypto";
+// The app's own middleware and the variables they set (AppEnv): the request's id and log line, the
+// Origin check and the refusal of NUL characters. The security headers are security-headers.ts.
+import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import type { SecureHeadersVariables } from "hono/secure-headers";
 import type { Config } from "../config.js";
 import type { Viewer } from "../features/auth/viewer.js";
 import type { Logger } from "../log.js";
 
 export type AppEnv = {
-  Variables: {
+  Variables: SecureHeadersVariables & {
     requestId: string;
     cspNonce: string;
     viewer: Viewer | null;
@@ -14,75 +17,20 @@ export type AppEnv = {
   };
 };
 
+// Not Hono's requestId: it would take an incoming id of any length up to its limit, '=' included
+// (here: 8 to 64 of [\w-]), and sets its header before the handler runs, so an answer the handler
+// builds itself (a page, better-auth's) would go without it. Set after the handler, it is on every answer.
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = c.req.header("x-request-id");
     const id = incoming && /^[\w-]{8,64}$/.test(incoming) ? incoming : randomUUID();
     c.set("requestId", id);
-    c.set("cspNonce", randomBytes(16).toString("base64"));
     const started = performance.now();
     await next();
     c.header("X-Request-Id", id);
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const path = new URL(c.req.url).pathname;
     if (!path.startsWith("/assets/")) log.info({ requestId: id, method: c.req.method, path, status: c.res.status, ms }, "request");
-  };
-}
-
-/**
- * Where forms may lead the browser besides this site: a form without JavaScript is answered with a
- * redirect, and browsers hold that redirect to the page's form-action too. GitHub's sign-in and
- * Stripe's checkout, when configured, are the only fixed ones.
- */
-function fixedFormActions(config: Config): string[] {
-  const out: string[] = [];
-  if (config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET) out.push(new URL(config.GITHUB_OAUTH_URL).origin);
-  if (config.STRIPE_SECRET_KEY) out.push("https://checkout.stripe.com");
-  return out;
-}
-
-/** A CSP source for a redirect target: its origin, or its scheme alone for an app's own scheme (cursor:). Null for anything else. */
-export function formActionSource(url: string): string | null {
-  try {
-    const u = new URL(url);
-    if (u.protocol === "http:" || u.protocol === "https:") return u.origin;
-    return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && !/^(javascript|data|vbscript|blob|file):$/.test(u.protocol) ? u.protocol : null;
-  } catch {
-    return null;
-  }
-}
-
-export function securityHeaders(config: Config, opts: { dev: boolean }): MiddlewareHandler<AppEnv> {
-  const fixed = fixedFormActions(config);
-  return async (c, next) => {
-    await next();
-    const formAction = ["'self'", ...fixed, ...(c.get("formAction") ?? [])].join(" ");
-    const nonce = c.get("cspNonce");
-    // Scripts only from our origin or carrying this response's nonce: no 'unsafe-inline' scripts.
-    // Vite's dev server injects its own inline scripts, so dev mode relaxes this.
-    const scriptSrc = opts.dev ? "'self' 'unsafe-inline'" : `'self' 'nonce-${nonce}'`;
-    const connectSrc = opts.dev ? "'self' ws: wss:" : "'self'";
-    c.header(
-      "Content-Security-Policy",
-      [
-        "default-src 'self'",
-        `script-src ${scriptSrc}`,
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data: https:",
-        // The playground plays audio a server returned (base64, as a data: URL; never a script).
-        "media-src 'self' data:",
-        "font-src 'self' data:",
-        `connect-src ${connectSrc}`,
-        "object-src 'none'",
-        "base-uri 'self'",
-        "frame-ancestors 'none'",
-        `form-action ${formAction}`,
-      ].join("; "),
-    );
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
-    c.header("X-Frame-Options", "DENY");
-    if (config.PUBLIC_URL.startsWith("https://")) c.header("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   };
 }
 

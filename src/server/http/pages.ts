@@ -4,7 +4,8 @@ import { resultOf, type ApiAnswer, type ApiCall } from "../../shared/api-answer.
 import { githubConfigured } from "../features/auth/auth.js";
 import { getViewer, withSetCookies } from "../features/auth/session.js";
 import type { AppDeps, Services } from "./deps.js";
-import { formActionSource, type AppEnv } from "./middleware.js";
+import type { AppEnv } from "./middleware.js";
+import { formActionSource } from "./security-headers.js";
 
 /** What a page's form may take with it to the API: the visitor's cookies and who they are, nothing else. */
 const FORWARDED = ["cookie", "user-agent", "accept-language", "x-forwarded-for", "x-request-id"];
