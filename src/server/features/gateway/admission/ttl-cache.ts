@@ -11,6 +11,6 @@ const CLOCK = { now: () => Date.now() };
  * A cache whose entries are fresh while younger than `ttlMs` (lru-cache keeps an entry while its
  * age is at most `ttl`; on a whole-millisecond clock, `ttl: ttlMs - 1` is exactly that).
  */
-export function ttlCache<V extends {}>(max: number, ttlMs: number): LRUCache<string, V> {
+export function ttlCache<V extends NonNullable<unknown>>(max: number, ttlMs: number): LRUCache<string, V> {
   return new LRUCache<string, V>({ max, ttl: ttlMs - 1, ttlResolution: 0, perf: CLOCK });
 }
