@@ -1,0 +1,121 @@
+import type { z } from "zod";
+import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys } from "../../../shared/deployments.js";
+import { publish, TOPICS } from "../../cluster/topics.js";
+import { planOf } from "../billing/plan.js";
+import { AppError } from "../../errors.js";
+import type { Viewer } from "../auth/viewer.js";
+import { keyReaches } from "../publishers/api-keys.js";
+import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
+import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "../../../shared/definitions.js";
+import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
+import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
+
+// What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
+// choose its tools, review its changed definitions, read its output. Another user's deployment is
+// never found.
+
+/** Another user's deployment is reported as not found: its existence is not revealed. */
+async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
+  const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
+  // A key limited to other servers sees it no more than another user's.
+  if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  return r;
+}
+
+export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<void> {
+  const r = await ownDeployment(deps, viewer, id);
+  await deps.lifecycle.stop(r.id);
+}
+
+/**
+ * Restart in place, with new keys when `env` is given (Edit keys): a key left empty keeps its
+ * value; the result must still hold every required key. Same URL, grants, pins, tool selection and
+ * request log; not a deploy, so the month's deploys are not counted (a failed or stopped one needs
+ * a free running slot, like a deploy).
+ */
+export async function restartDeployment(
+  deps: DeploymentDeps,
+  v: Viewer,
+  id: string,
+  env?: Record<string, string>,
+): Promise<DeploymentView> {
+  const r = await ownDeployment(deps, v, id);
+  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin))))
+    throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  let sealed: string | undefined;
+  if (env) {
+    let current: Record<string, string> = {};
+    try {
+      current = deps.box.open(r.secrets);
+    } catch {
+      // Keys sealed under another SECRETS_KEY are lost: the new ones must then be complete.
+    }
+    const merged = { ...current, ...Object.fromEntries(Object.entries(env).filter(([, val]) => val !== "")) };
+    const missing = missingKeys(await requiredKeysOf(deps.db, r), merged);
+    if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
+    sealed = deps.box.seal(merged);
+  }
+  const plan = await planOf(deps.db, v.id);
+  const result = await restartInPlace(deps.db, r.id, plan.maxRunning, sealed);
+  if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  if (!result.ok) throw new AppError("plan_limit", DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning));
+  await deps.lifecycle.restart(result.row, result.runnerId);
+  return deploymentView(deps.config, result.row, v);
+}
+
+/** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */
+export async function setHiddenTools(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  hidden: string[],
+): Promise<{ hidden_tools: string[] }> {
+  const r = await ownDeployment(deps, viewer, id);
+  await updateHiddenTools(deps.db, r.id, hidden);
+  await announce(deps, r);
+  return { hidden_tools: hidden };
+}
+
+/** The owner's view of the deployment's definitions that differ from the approved ones. */
+export async function definitionReview(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  return reviewView(deps.db, r);
+}
+
+/** The owner approves or rejects changed definitions (all or none); every process's gateway is told at once. */
+export async function decideDefinitions(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  input: z.output<typeof definitionDecisionInput>,
+): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  const outcome = await decide(deps.db, r, input.decision, input.items);
+  if (!outcome.ok) throw new AppError(outcome.why === "changedAgain" ? "conflict" : "not_found", DEFINITION_TEXT[outcome.why]);
+  await announce(deps, r);
+  return reviewView(deps.db, r);
+}
+
+/** 'Warn only': changes reach clients at once (and are still listed for review). */
+export async function setDefinitionMode(
+  deps: DeploymentDeps,
+  viewer: Viewer,
+  id: string,
+  warnOnly: boolean,
+): Promise<DefinitionReviewView> {
+  const r = await ownDeployment(deps, viewer, id);
+  await setWarnOnly(deps.db, r, warnOnly);
+  await announce(deps, r);
+  return reviewView(deps.db, r);
+}
+
+/** What the deployment exposes changed: every process's gateway looks it up again and tells its sessions. */
+async function announce(deps: DeploymentDeps, r: DeploymentRow) {
+  if (deps.bus) await publish(deps.bus, TOPICS.exposure, { id: r.id, proxyId: r.proxyId });
+}
+
+export async function deploymentLogs(deps: DeploymentDeps, viewer: Viewer, id: string) {
+  const r = await ownDeployment(deps, viewer, id);
+  return { status: r.status, status_detail: r.statusDetail, lines: (await deps.lifecycle.logs(r)) ?? [] };
+}
