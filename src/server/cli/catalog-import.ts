@@ -1,6 +1,6 @@
 // npm run catalog:import -- <file-or-url> [more files]
 import { readFile } from "node:fs/promises";
-import { PgBus } from "../cluster/bus.js";
+import { PgBus } from "../cluster/pg-bus.js";
 import { connectCatalogCache } from "../features/catalog/cache.js";
 import { importEntries, entriesOf } from "../features/registry-api/importer.js";
 import { safeFetch } from "../net/safe-fetch.js";

@@ -2,7 +2,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/db.js";
 import { connect, type Database } from "../db/client.js";
-import { PgBus, RESYNC } from "./bus.js";
+import { RESYNC } from "./bus.js";
+import { PgBus } from "./pg-bus.js";
 
 // Two processes' buses, each with its own pool, on one real PostgreSQL database.
 
