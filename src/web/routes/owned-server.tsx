@@ -1,9 +1,6 @@
 import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
-import { serverHosting } from "../../server/features/deployments/service";
-import { toolStats } from "../../server/features/request-log/service";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
-import { hostingOpen } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
@@ -23,33 +20,18 @@ import {
   serverMeta,
   VisitServerButton,
 } from "../components/ServerParts";
-import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
+import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
+import { serverPageData } from "./server-page.server";
 
 export async function loader({ params, context, request }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
-  const ref = { kind: "owned", ref: server.qualifiedName } as const;
   const isOwner = context.viewer?.id === server.owner.id;
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
-  const [hosting, stats, deployment] = await Promise.all([
-    serverHosting(context.db, ref),
-    isOwner ? toolStats(context.db, ref) : [],
-    isOwner ? viewerDeployment(context, server.qualifiedName) : null,
-  ]);
-  return {
-    editKeys: new URL(request.url).searchParams.get("edit") === "keys",
-    server,
-    hosting,
-    toolStats: stats,
-    deployment,
-    gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
-    isOwner,
-    signedIn: Boolean(context.viewer),
-    hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
-    site: context.config.SITE_NAME,
-  };
+  const page = await serverPageData(context, request, { kind: "owned", ref: server.qualifiedName }, isOwner);
+  return { ...page, server, isOwner };
 }
 
 // Deploy, Stop Server and the exposed tools post here (they work without JavaScript); the API checks ownership.

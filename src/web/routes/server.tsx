@@ -1,20 +1,17 @@
-import * as Tabs from "@radix-ui/react-tabs";
 import { Rocket } from "lucide-react";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
-import { myDeploymentTools, serverHosting } from "../../server/features/deployments/service";
-import { toolStats } from "../../server/features/request-log/service";
-import { connectConfigs, localCommand, remoteConfigs } from "../../shared/connect";
-import { DEPLOY_TEXT, hostingOpen } from "../../shared/deployments";
+import { myDeploymentTools } from "../../server/features/deployments/service";
+import { connectConfigs, remoteConfigs } from "../../shared/connect";
+import { DEPLOY_TEXT } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Playground } from "../components/playground/Playground";
 import { RequestLog } from "../components/RequestLog";
 import { DefinitionReview } from "../components/DefinitionReview";
 import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
-import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import {
   BackToServers,
@@ -26,24 +23,23 @@ import {
   serverMeta,
   VisitServerButton,
 } from "../components/ServerParts";
-import { ServerCard, TypeBadge } from "../components/ServerCard";
-import { deploymentAction, viewerDeployment } from "../lib/deploy.server";
+import { TypeBadge } from "../components/ServerCard";
+import { ConnectSection } from "../components/server/ConnectSection";
+import { RelatedServers } from "../components/server/RelatedServers";
+import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
+import { serverPageData } from "./server-page.server";
 
 export async function loader({ params, context, request }: Route.LoaderArgs) {
   try {
     const row = await getServer(context.db, params.id, context.viewer);
     const related = await getRelated(context.db, params.id, context.viewer);
-    const [hosting, stats, deployment] = await Promise.all([
-      serverHosting(context.db, { kind: "catalog", ref: row.id }),
-      toolStats(context.db, { kind: "catalog", ref: row.id }),
-      viewerDeployment(context, row.id),
-    ]);
+    const page = await serverPageData(context, request, { kind: "catalog", ref: row.id }, true);
     // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
-    const ownTools = deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, deployment.id) : null;
+    const ownTools = page.deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, page.deployment.id) : null;
     return {
-      editKeys: new URL(request.url).searchParams.get("edit") === "keys",
+      ...page,
       server: toCatalogServer(row),
       url: row.url,
       deployability: deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }),
@@ -51,14 +47,7 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
       updatedAt: row.updatedAt.toISOString(),
       approved: row.isApproved,
       related,
-      hosting,
-      toolStats: stats,
-      deployment,
       ownTools,
-      signedIn: Boolean(context.viewer),
-      gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
-      hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
-      site: context.config.SITE_NAME,
     };
   } catch (e) {
     if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
@@ -167,68 +156,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             )}
           </section>
 
-          <section className={card} aria-labelledby="connect">
-            <h2 id="connect" className="text-lg font-semibold">
-              Connect
-            </h2>
-            {configs ? (
-              <>
-                {remote ? (
-                  <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="remote-url">
-                    Hosted by its publisher at <code className="break-all font-mono">{remote.url}</code>
-                    {remote.transport === "sse" ? " (the older SSE transport)" : ""}. Point your client at it.
-                  </p>
-                ) : (
-                  <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-                    Run it locally through {localCommand(server.npx_command)?.command ?? "npx"} from your client. Replace the placeholders
-                    with your own keys.
-                  </p>
-                )}
-                <Tabs.Root defaultValue="claudeDesktop" className="mt-4">
-                  <Tabs.List aria-label="Client" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
-                    {(
-                      [
-                        ["claudeDesktop", "Claude Desktop"],
-                        ["claudeCode", "Claude Code"],
-                        ["cursor", "Cursor"],
-                        ["vscode", "VS Code"],
-                      ] as const
-                    ).map(([v, label]) => (
-                      <Tabs.Trigger
-                        key={v}
-                        value={v}
-                        className="-mb-px border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300"
-                      >
-                        {label}
-                      </Tabs.Trigger>
-                    ))}
-                  </Tabs.List>
-                  {(
-                    [
-                      ["claudeDesktop", "claude_desktop_config.json"],
-                      ["claudeCode", "Terminal"],
-                      ["cursor", "~/.cursor/mcp.json"],
-                      ["vscode", ".vscode/mcp.json"],
-                    ] as const
-                  ).map(([v, where]) => (
-                    <Tabs.Content key={v} value={v} className="mt-3 data-[state=inactive]:hidden" forceMount>
-                      <div className="flex items-center justify-between text-xs text-slate-600 dark:text-slate-400">
-                        <span>{where}</span>
-                        <CopyButton text={configs[v]} />
-                      </div>
-                      <pre tabIndex={0} className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
-                        <code className="font-mono">{configs[v]}</code>
-                      </pre>
-                    </Tabs.Content>
-                  ))}
-                </Tabs.Root>
-              </>
-            ) : (
-              <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-                This server is not distributed as an npm or PyPI package. See its repository for how to install and run it.
-              </p>
-            )}
-          </section>
+          <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} />
           {deployment.deployment && (
             <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />
           )}
@@ -290,22 +218,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
         </aside>
       </div>
 
-      <section className="mt-10" aria-labelledby="related">
-        <h2 id="related" className="text-xl font-semibold">
-          Related Servers
-        </h2>
-        {related.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">No related servers yet.</p>
-        ) : (
-          <ul className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            {related.map((s) => (
-              <li key={s.id}>
-                <ServerCard server={s} maxTags={2} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <RelatedServers related={related} />
     </div>
   );
 }

@@ -1,0 +1,34 @@
+import type { AppLoadContext } from "react-router";
+import { serverHosting } from "../../server/features/deployments/service";
+import { toolStats } from "../../server/features/request-log/service";
+import { hostingOpen } from "../../shared/deployments";
+import { viewerDeployment } from "../lib/deploy.server";
+
+// What a server's page loads whichever kind it is (server.tsx, a catalogue entry; owned-server.tsx,
+// a registered server): its hosting figures, tool figures, the viewer's deployment and the page's
+// settings. Server only; it lives among the route modules because it calls features' services.
+
+/** Which server: a catalogue entry by id, a registered server by qualified name. */
+type ServerRef = Parameters<typeof serverHosting>[1];
+
+/**
+ * `usage` says whether the viewer may see the server's tool figures and have a deployment of it
+ * (anyone for a catalogue entry; only its owner for a registered server).
+ */
+export async function serverPageData(context: AppLoadContext, request: Request, server: ServerRef, usage: boolean) {
+  const [hosting, stats, deployment] = await Promise.all([
+    serverHosting(context.db, server),
+    usage ? toolStats(context.db, server) : [],
+    usage ? viewerDeployment(context, server.ref) : null,
+  ]);
+  return {
+    editKeys: new URL(request.url).searchParams.get("edit") === "keys",
+    hosting,
+    toolStats: stats,
+    deployment,
+    signedIn: Boolean(context.viewer),
+    gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
+    site: context.config.SITE_NAME,
+  };
+}
