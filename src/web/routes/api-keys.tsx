@@ -1,17 +1,17 @@
 import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Check, Copy, KeyRound, Loader2, Trash2, TriangleAlert, X } from "lucide-react";
+import { KeyRound, Loader2 } from "lucide-react";
 import { useState } from "react";
 import { redirect } from "react-router";
 import { Toaster } from "sonner";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
 import type { DeploymentView } from "../../shared/deployments";
 import { API_KEY_TEXT, apiKeyCreate, EXPIRY_TEXT, KEY_EXPIRIES, KEY_SCOPES, SCOPE_TEXT, type ApiKeyView } from "../../shared/publishers";
-import { ConfirmDialog } from "../components/ConfirmDialog";
+import { KeyRow } from "../components/api-keys/KeyRow";
+import { NewKeyPanel } from "../components/api-keys/NewKeyPanel";
 import { ConnectedApps } from "../components/ConnectedApps";
-import { Alert, Button, buttonClass, inputClass } from "../components/ui";
+import { Alert, Button, inputClass } from "../components/ui";
 import { field } from "../lib/actions.server";
-import { longDate, shortDate, timeAgo } from "../lib/dates";
 import { Enhanced, FieldError, useActionForm } from "../lib/forms";
 import { useTheme } from "../lib/theme";
 import type { Route } from "./+types/api-keys";
@@ -136,38 +136,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           </div>
         )}
         {msg && <Alert kind={msg.kind}>{msg.text}</Alert>}
-        {fresh && (
-          <div
-            className="rounded-xl border border-amber-300 bg-amber-50 p-4 dark:border-amber-800 dark:bg-amber-950/40"
-            data-testid="new-key"
-          >
-            <div className="flex items-start justify-between gap-4">
-              <p className="flex items-center gap-2 font-semibold text-amber-900 dark:text-amber-200">
-                <TriangleAlert className="h-4 w-4" aria-hidden /> {API_KEY_TEXT.onceWarning}
-              </p>
-              <button
-                type="button"
-                onClick={() => setDismissed(fresh)}
-                aria-label="Dismiss"
-                className="rounded p-1 text-amber-900 hover:bg-amber-100 dark:text-amber-200 dark:hover:bg-amber-900/50"
-              >
-                <X className="h-4 w-4" aria-hidden />
-              </button>
-            </div>
-            <div className="mt-3 flex items-center gap-2">
-              <code
-                className="block flex-1 overflow-x-auto rounded bg-white px-3 py-2 font-mono text-sm dark:bg-slate-900"
-                data-testid="new-key-value"
-                tabIndex={0}
-              >
-                {fresh}
-              </code>
-              <Button onClick={() => void copy()} aria-label="Copy API key">
-                {copied ? <Check className="h-4 w-4" aria-hidden /> : <Copy className="h-4 w-4" aria-hidden />} Copy
-              </Button>
-            </div>
-          </div>
-        )}
+        {fresh && <NewKeyPanel apiKey={fresh} copied={copied} onCopy={() => void copy()} onDismiss={() => setDismissed(fresh)} />}
       </div>
 
       <fetcher.Form
@@ -297,88 +266,4 @@ function uniqueName(name: string, keys: ApiKeyView[]): string {
   let n = 1;
   while (taken.has(n === 1 ? name : `${name} ${n}`)) n++;
   return n === 1 ? name : `${name} ${n}`;
-}
-
-function expiryOf(k: ApiKeyView, now: number): string {
-  if (!k.expiresAt) return "Never expires";
-  return new Date(k.expiresAt).getTime() <= now ? `Expired ${shortDate(k.expiresAt)}` : `Expires ${shortDate(k.expiresAt)}`;
-}
-
-function KeyRow({
-  k,
-  now,
-  revoking,
-  onRevoke,
-  Form,
-}: {
-  k: ApiKeyView;
-  now: number;
-  revoking: boolean;
-  onRevoke: () => void;
-  Form: ReturnType<typeof useActionForm>["fetcher"]["Form"];
-}) {
-  const [confirming, setConfirming] = useState(false);
-  return (
-    <li className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
-      <div>
-        <p className="font-medium">{k.name}</p>
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} ·{" "}
-          {k.lastUsedAt ? <span title={longDate(k.lastUsedAt)}>Last used {timeAgo(k.lastUsedAt, now)}</span> : "Never used"} ·{" "}
-          {expiryOf(k, now)}
-        </p>
-        <p className="mt-1 flex flex-wrap items-center gap-1.5 text-xs" data-testid="key-scopes">
-          {k.scopes.map((scope) => (
-            <span
-              key={scope}
-              data-testid="key-scope"
-              className="rounded bg-indigo-50 px-1.5 py-0.5 font-mono text-indigo-800 dark:bg-indigo-950/60 dark:text-indigo-200"
-            >
-              {scope}
-            </span>
-          ))}
-          <span className="text-slate-600 dark:text-slate-400">
-            {k.resources
-              ? `only ${k.resources.map((r) => r.replace(/^(catalog|owned):/, "")).join(", ")}`
-              : API_KEY_TEXT.resourcesAll.toLowerCase()}
-          </span>
-        </p>
-        {k.legacy && <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">{API_KEY_TEXT.legacy}</p>}
-      </div>
-      <Form method="post">
-        <input type="hidden" name="name" value={k.name} />
-        <ConfirmDialog
-          open={confirming}
-          onOpenChange={setConfirming}
-          trigger={
-            <Button variant="dangerOutline" size="sm" disabled={revoking}>
-              {revoking ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />} Revoke
-              <span className="sr-only"> {k.name}</span>
-            </Button>
-          }
-          title={`Revoke the API key "${k.name}"?`}
-          description="Anything using it stops working at once."
-          confirmLabel="Revoke"
-          cancelLabel="Cancel"
-          onConfirm={() => {
-            setConfirming(false);
-            onRevoke();
-          }}
-          noScript={{
-            label: (
-              <span className="inline-flex items-center gap-1.5">
-                <Trash2 className="h-4 w-4" aria-hidden /> Revoke<span className="sr-only"> {k.name}</span>
-              </span>
-            ),
-            className: buttonClass("dangerOutline", "sm"),
-            submit: (
-              <Button type="submit" name="intent" value="revoke" variant="danger" size="sm">
-                Revoke
-              </Button>
-            ),
-          }}
-        />
-      </Form>
-    </li>
-  );
 }
