@@ -1,25 +1,17 @@
-import {
-  getFormProps,
-  getInputProps,
-  getSelectProps,
-  getTextareaProps,
-  useForm,
-  type FieldMetadata,
-  type Submission,
-  type SubmissionResult,
-} from "@conform-to/react";
-import { ArrowLeft, Eye, Loader2, Pencil, Plus, X } from "lucide-react";
-import { useState } from "react";
+import { getFormProps, getInputProps, getTextareaProps, useForm, type Submission, type SubmissionResult } from "@conform-to/react";
+import { ArrowLeft, Loader2, Plus } from "lucide-react";
 import { data, Link, redirect } from "react-router";
 import { z } from "zod";
 import { AppError } from "../../server/errors";
 import { getMyServer } from "../../server/features/publishers/service";
-import { CONNECTION_TYPES, DEFAULT_VERSION, SERVER_FORM_TEXT, serverInput, type OwnedServerView } from "../../shared/publishers";
+import { SERVER_FORM_TEXT, serverInput, type OwnedServerView } from "../../shared/publishers";
+import { ConnectionFields } from "../components/server-form/ConnectionFields";
+import { DocumentationEditor } from "../components/server-form/DocumentationEditor";
+import { initialValues, type ServerFormInput } from "../components/server-form/form-values";
 import { Alert, Button, formLegend, formSection, inputClass } from "../components/ui";
-import { Markdown } from "../components/Markdown";
 import { finish, isEnhanced } from "../lib/actions.server";
 import { parseForm } from "../lib/form-parse";
-import { Enhanced, FormError, FormField, useActionForm, useHydrated } from "../lib/forms";
+import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
 import type { Route } from "./+types/server-form";
 
 export function meta({ params }: Route.MetaArgs) {
@@ -86,64 +78,18 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   return finish(form, to);
 }
 
-/** The form's fields as typed (Conform's view of them). */
-type ServerFormInput = {
-  qualifiedName: string;
-  displayName: string;
-  description: string;
-  version: string;
-  homepage: string;
-  repositoryUrl: string;
-  keywords: string;
-  documentation: string;
-  connections: { type: string; url: string; configSchema: string }[];
-};
-
-function initial(server: OwnedServerView | null, username: string): ServerFormInput {
-  if (!server)
-    return {
-      qualifiedName: `${username}/`,
-      displayName: "",
-      description: "",
-      version: DEFAULT_VERSION,
-      homepage: "",
-      repositoryUrl: "",
-      keywords: "",
-      documentation: "",
-      connections: [{ type: "ws", url: "", configSchema: "" }],
-    };
-  return {
-    qualifiedName: server.qualifiedName,
-    displayName: server.displayName,
-    description: server.description,
-    version: server.version,
-    homepage: server.homepage ?? "",
-    repositoryUrl: server.repositoryUrl ?? "",
-    keywords: server.keywords.join(", "),
-    documentation: server.documentation ?? "",
-    connections: server.connections.map((c) => ({
-      type: c.type,
-      url: c.url,
-      configSchema: Object.keys(c.configSchema).length ? JSON.stringify(c.configSchema, null, 2) : "",
-    })),
-  };
-}
-
 export default function ServerForm({ loaderData }: Route.ComponentProps) {
   const editing = loaderData.mode === "edit";
-  const hydrated = useHydrated();
   const { fetcher, answer, busy } = useActionForm<Answer>("server", { delayMs: SUCCESS_DELAY_MS });
   const [form, fields] = useForm<ServerFormInput>({
     id: "server",
     lastResult: answer?.result,
-    defaultValue: initial(loaderData.server, loaderData.username),
+    defaultValue: initialValues(loaderData.server, loaderData.username),
     // The same parse as the action's; typed by the fields as typed (text), not as parsed.
     onValidate: ({ formData }) => parseForm(formData, serverForm, FORM_LEVEL) as unknown as Submission<ServerFormInput>,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
-  const [preview, setPreview] = useState(false);
-  const [doc, setDoc] = useState(String(fields.documentation.initialValue ?? ""));
   const connections = fields.connections.getFieldList();
 
   return (
@@ -206,46 +152,7 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           </div>
         </fieldset>
 
-        <fieldset className={formSection} disabled={busy}>
-          <legend className={formLegend}>Documentation</legend>
-          {/* The preview renders in the browser: offered once scripts run. */}
-          {hydrated && (
-            <div className="flex gap-2" role="tablist" aria-label="Documentation editor">
-              <Button
-                role="tab"
-                aria-selected={!preview}
-                onClick={() => setPreview(false)}
-                variant={preview ? "secondary" : "primary"}
-                size="sm"
-              >
-                <Pencil className="h-4 w-4" aria-hidden /> Write
-              </Button>
-              <Button
-                role="tab"
-                aria-selected={preview}
-                onClick={() => setPreview(true)}
-                variant={preview ? "primary" : "secondary"}
-                size="sm"
-              >
-                <Eye className="h-4 w-4" aria-hidden /> Preview
-              </Button>
-            </div>
-          )}
-          {preview && (
-            <div className="min-h-40 rounded-md border border-slate-200 p-4 dark:border-slate-800" data-testid="doc-preview">
-              {doc.trim() ? <Markdown>{doc}</Markdown> : <p className="text-slate-600 dark:text-slate-400">Nothing to preview yet.</p>}
-            </div>
-          )}
-          <textarea
-            {...getTextareaProps(fields.documentation)}
-            hidden={preview}
-            aria-label="Documentation (Markdown)"
-            onChange={(e) => setDoc(e.target.value)}
-            rows={8}
-            placeholder="# My server&#10;&#10;What it does, its tools, how to configure it."
-            className={`${inputClass} font-mono text-sm`}
-          />
-        </fieldset>
+        <DocumentationEditor meta={fields.documentation} disabled={busy} />
 
         <fieldset className={formSection} disabled={busy}>
           <legend className={formLegend}>Connections</legend>
@@ -273,65 +180,6 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           {busy ? "Saving..." : editing ? "Save Changes" : "Register Server"}
         </Button>
       </fetcher.Form>
-    </div>
-  );
-}
-
-type ConnectionMeta = FieldMetadata<{ type: string; url: string; configSchema: string }, ServerFormInput>;
-
-function ConnectionFields({
-  meta,
-  index,
-  removable,
-  removeButton,
-}: {
-  meta: ConnectionMeta;
-  index: number;
-  removable: boolean;
-  removeButton: React.ComponentProps<"button">;
-}) {
-  const c = meta.getFieldset();
-  const [type, setType] = useState(String(c.type.initialValue ?? "ws"));
-  return (
-    <div className="space-y-3 rounded-lg border border-slate-200 p-4 dark:border-slate-700" data-testid="connection">
-      <div className="flex items-center justify-between">
-        <p className="text-sm font-semibold">Connection {index + 1}</p>
-        {removable && (
-          <Button type="submit" variant="dangerText" size="inline" {...removeButton}>
-            <X className="h-4 w-4" aria-hidden /> Remove
-          </Button>
-        )}
-      </div>
-      <div className="grid gap-3 sm:grid-cols-4">
-        <FormField meta={c.type} label="Type">
-          <select {...getSelectProps(c.type)} onChange={(e) => setType(e.target.value)} className={inputClass}>
-            {CONNECTION_TYPES.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </FormField>
-        <div className="sm:col-span-3">
-          <FormField meta={c.url} label="URL">
-            <input
-              {...getInputProps(c.url, { type: "text" })}
-              placeholder={type === "ws" ? "wss://" : "https://"}
-              className={`${inputClass} font-mono`}
-            />
-          </FormField>
-        </div>
-      </div>
-      <FormField
-        meta={c.configSchema}
-        label="Config Schema (JSON)"
-        hint="A JSON Schema of the settings; its required properties become the keys asked for on deploy."
-      >
-        <textarea
-          {...getTextareaProps(c.configSchema, { ariaDescribedBy: `${c.configSchema.id}-hint` })}
-          rows={4}
-          placeholder='{"type": "object", "required": ["apiKey"], "properties": {"apiKey": {"type": "string"}}}'
-          className={`${inputClass} font-mono text-sm`}
-        />
-      </FormField>
     </div>
   );
 }
