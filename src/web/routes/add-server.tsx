@@ -1,10 +1,13 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { ArrowLeft, Info, Loader2, Lock, Plus, X } from "lucide-react";
+import { ArrowLeft, Loader2 } from "lucide-react";
 import { useState } from "react";
 import { data, Link } from "react-router";
 import type { z } from "zod";
 import { CATEGORIES, SOURCES, SUBMIT_TEXT, TYPES, idFromName, submissionRequest, type RequiredKey } from "../../shared/catalog";
-import { Button, buttonClass, formLegend, formSection, inputClass } from "../components/ui";
+import { draftKey, RequiredKeysFieldset, type KeyDraft } from "../components/add-server/RequiredKeysFieldset";
+import { SignInRequired } from "../components/add-server/SignInRequired";
+import { SubmissionGuidelines } from "../components/add-server/SubmissionGuidelines";
+import { Button, formLegend, formSection, inputClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { parseForm } from "../lib/form-parse";
 import { Enhanced, FormError, FormField, useActionForm, useHydrated } from "../lib/forms";
@@ -37,12 +40,6 @@ function listedKeys(form: FormData): RequiredKey[] {
     });
   }
   return keys;
-}
-
-/** A required key is added only when its three parts are filled in (docs/product.md#submit-a-catalogue-entry). */
-function draftKey(d: { key: string; env_var: string; description: string }): RequiredKey | null {
-  const k = { key: d.key.trim(), env_var: d.env_var.trim(), description: d.description.trim() };
-  return k.key && k.env_var && k.description ? k : null;
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -94,21 +91,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function AddServer({ loaderData }: Route.ComponentProps) {
   if (!loaderData.signedIn) {
-    return (
-      <section className="mx-auto max-w-xl px-4 py-24 text-center">
-        <Lock className="mx-auto h-10 w-10 text-indigo-500" aria-hidden />
-        <h1 className="mt-4 text-2xl font-bold">{SUBMIT_TEXT.authRequired}</h1>
-        <p className="mt-2 text-slate-600 dark:text-slate-400">{SUBMIT_TEXT.authRequiredText}</p>
-        <div className="mt-8 flex justify-center gap-3">
-          <Link to="/login?redirect=/servers/add" className={buttonClass("primary", "lg")}>
-            Login
-          </Link>
-          <Link to="/" className={buttonClass("secondary", "lg")}>
-            {SUBMIT_TEXT.backToDirectory}
-          </Link>
-        </div>
-      </section>
-    );
+    return <SignInRequired />;
   }
   return <SubmitForm />;
 }
@@ -125,24 +108,9 @@ function SubmitForm() {
     shouldRevalidate: "onInput",
   });
   const [keys, setKeys] = useState<RequiredKey[]>(answer?.keys ?? []);
-  const [draft, setDraft] = useState({ key: "", env_var: "", description: "" });
+  const [draft, setDraft] = useState<KeyDraft>({ key: "", env_var: "", description: "" });
   const [name, setName] = useState(String(fields.name.initialValue ?? ""));
   const submitting = busy && !answer?.success;
-
-  // With JavaScript the list changes here; without it, the same buttons post the form (action above).
-  function addKey(e: React.MouseEvent) {
-    e.preventDefault();
-    const k = draftKey(draft);
-    if (!k) return;
-    setKeys((all) => [...all, k]);
-    setDraft({ key: "", env_var: "", description: "" });
-  }
-  const keyInput = (part: keyof typeof draft) => ({
-    id: `submit-draft-${part}`,
-    name: `draft.${part}`,
-    value: draft[part],
-    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setDraft({ ...draft, [part]: e.target.value }),
-  });
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6">
@@ -251,79 +219,22 @@ function SubmitForm() {
             </div>
           </fieldset>
 
-          <fieldset className={formSection} disabled={busy}>
-            <legend className={formLegend}>Required API Keys</legend>
-            {keys.length > 0 && !answer?.success && (
-              <ul className="space-y-2">
-                {(answer?.success ? [] : keys).map((k, i) => (
-                  <li
-                    key={`${k.env_var}-${i}`}
-                    className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-700"
-                  >
-                    <span>
-                      {k.key} ({k.env_var})
-                    </span>
-                    <input type="hidden" name={`required_keys[${i}].key`} value={k.key} />
-                    <input type="hidden" name={`required_keys[${i}].env_var`} value={k.env_var} />
-                    <input type="hidden" name={`required_keys[${i}].description`} value={k.description} />
-                    <Button
-                      type={hydrated ? "button" : "submit"}
-                      name="intent"
-                      value={`remove-key:${i}`}
-                      variant="dangerText"
-                      size="inline"
-                      onClick={(e) => {
-                        e.preventDefault();
-                        setKeys((all) => all.filter((_, j) => j !== i));
-                      }}
-                    >
-                      <X className="h-4 w-4" aria-hidden /> Remove
-                    </Button>
-                  </li>
-                ))}
-              </ul>
-            )}
-            <div className="grid gap-3 sm:grid-cols-3">
-              <div>
-                <label htmlFor="submit-draft-key" className="mb-1 block text-sm font-medium">
-                  Key Name
-                </label>
-                <input {...keyInput("key")} placeholder="GitHub Token" className={inputClass} />
-              </div>
-              <div>
-                <label htmlFor="submit-draft-env_var" className="mb-1 block text-sm font-medium">
-                  Environment Variable
-                </label>
-                <input {...keyInput("env_var")} placeholder="GITHUB_TOKEN" className={`${inputClass} font-mono`} />
-              </div>
-              <div>
-                <label htmlFor="submit-draft-description" className="mb-1 block text-sm font-medium">
-                  Description
-                </label>
-                <input {...keyInput("description")} className={inputClass} />
-              </div>
-            </div>
-            <Button type={hydrated ? "button" : "submit"} name="intent" value="add-key" variant="secondary" size="sm" onClick={addKey}>
-              <Plus className="h-4 w-4" aria-hidden /> Add Key
-            </Button>
-          </fieldset>
+          <RequiredKeysFieldset
+            keys={keys}
+            setKeys={setKeys}
+            draft={draft}
+            setDraft={setDraft}
+            sent={Boolean(answer?.success)}
+            hydrated={hydrated}
+            disabled={busy}
+          />
 
           <Button type="submit" name="intent" value="submit" size="lg" disabled={busy}>
             {submitting && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
             {submitting ? SUBMIT_TEXT.submitting : SUBMIT_TEXT.submit}
           </Button>
         </fetcher.Form>
-        <aside className="h-fit rounded-xl border border-indigo-200 bg-indigo-50 p-6 text-sm dark:border-indigo-900 dark:bg-indigo-950/40">
-          <h2 className="flex items-center gap-2 font-semibold">
-            <Info className="h-4 w-4" aria-hidden /> Submission guidelines
-          </h2>
-          <ul className="mt-3 list-disc space-y-2 pl-5 text-slate-700 dark:text-slate-300">
-            <li>Submissions are reviewed for quality, security and usefulness before they appear in the directory.</li>
-            <li>Describe what the server does and which keys it needs.</li>
-            <li>Link the source repository so reviewers and users can check the code.</li>
-            <li>Our team may contact you about your submission.</li>
-          </ul>
-        </aside>
+        <SubmissionGuidelines />
       </div>
     </div>
   );
