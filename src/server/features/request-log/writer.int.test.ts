@@ -1,58 +1,15 @@
-import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
-import type { Db } from "../../db/client.js";
-import { createLogger } from "../../log.js";
+import { describe, expect, it } from "vitest";
 import { clientOf, clip, outcomeOf, requestName, type CallRecord } from "../gateway/observe.js";
 import { bucketOf, emptyBuckets } from "./histogram.js";
-import { RequestLogRetention } from "./retention.js";
-import { toolStats } from "./service.js";
+import { count, db, log, newDeployment, record, useStoreFixture } from "./store-fixture.js";
 import { RequestLogWriter } from "./writer.js";
 
-// The writer, the retention sweep and the tool figures on a real PostgreSQL, with deployments
-// inserted as rows (no processes run here; request-log.int.test.ts goes through the gateway).
+// The writer on a real PostgreSQL, with deployments inserted as rows (no processes run here;
+// request-log.int.test.ts goes through the gateway): its batches, its bounds, and what a hostile
+// client or server can and cannot do to them.
 
-let t: TestDatabase;
-let db: Db;
-const log = createLogger({ level: "silent", pretty: false });
-const userId = randomUUID();
-
-async function newDeployment(ref: string): Promise<string> {
-  const id = randomUUID();
-  await db.execute(sql`insert into deployments (id, user_id, server_kind, server_ref, source, secrets, proxy_id, status)
-    values (${id}, ${userId}, 'owned', ${ref}, '{}'::jsonb, '', ${randomBytes(16).toString("hex")}, 'stopped')`);
-  return id;
-}
-
-const record = (deploymentId: string, o: Partial<CallRecord> = {}): CallRecord => ({
-  startedAt: Date.now(),
-  durationMs: 3,
-  deploymentId,
-  serverKind: "owned",
-  serverRef: "owner/server",
-  userId,
-  client: { name: "test-client", version: "2.0" },
-  method: "tools/call",
-  name: "echo",
-  outcome: "ok",
-  bytesIn: 100,
-  bytesOut: 200,
-  transport: "streamable",
-  ...o,
-});
-
-const count = async (where = sql`true`) =>
-  (await db.execute<{ n: number }>(sql`select count(*)::int as n from request_log where ${where}`)).rows[0]!.n;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-  await db.execute(sql`insert into "user" (id, name, email) values (${userId}, 'owner', 'owner@example.com')`);
-});
-afterAll(async () => {
-  await t?.drop();
-});
+useStoreFixture();
 
 describe("the request log writer", () => {
   it("writes nothing while requests are answered, then every record in one transaction", async () => {
@@ -210,92 +167,5 @@ describe("a hostile client or server cannot cost other tenants their log", () =>
       },
     ]);
     expect(await count(sql`deployment_id = ${d} and outcome = 'cancelled'`)).toBe(1);
-  });
-});
-
-describe("retention", () => {
-  it("deletes rows older than the retention and, per deployment, all but the newest REQUEST_LOG_MAX_ROWS", async () => {
-    await db.execute(sql`delete from request_log`);
-    const busy = await newDeployment("owner/busy");
-    const quiet = await newDeployment("owner/quiet");
-    // 25 recent rows a second apart (newest first by 'at'), and 5 from 8 days ago.
-    await db.execute(sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport)
-      select ${busy}, now() - make_interval(secs => g), 'm' || g, 1, 'ok', 1, 1, 'streamable' from generate_series(1, 25) g`);
-    await db.execute(sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport)
-      select d, now() - interval '8 days' - make_interval(secs => g), 'old', 1, 'ok', 1, 1, 'sse' from generate_series(1, 5) g, unnest(array[${busy}, ${quiet}]) d`);
-    await db.execute(sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport)
-      select ${quiet}, now() - make_interval(secs => g), 'q', 1, 'ok', 1, 1, 'streamable' from generate_series(1, 3) g`);
-    const hourAgo = (h: number) => sql`date_trunc('hour', now()) - make_interval(hours => ${h})`;
-    await db.execute(
-      sql`insert into tool_stats values ('owned', 'owner/busy', 'echo', ${hourAgo(50)}, 1, 0, '{1}'), ('owned', 'owner/busy', 'echo', ${hourAgo(40)}, 1, 0, '{1}')`,
-    );
-
-    const sweep = await new RequestLogRetention({ db, log, retentionDays: 7, maxRows: 10 }).sweep();
-    expect(sweep).toMatchObject({ old: 10, beyondMax: 15 });
-    const left = await db.execute<{ method: string }>(sql`select method from request_log where deployment_id = ${busy} order by at desc`);
-    expect(left.rows.map((r) => r.method)).toEqual(Array.from({ length: 10 }, (_, i) => `m${i + 1}`));
-    expect(await count(sql`deployment_id = ${quiet}`)).toBe(3);
-    const stats = await db.execute(sql`select hour from tool_stats where server_ref = 'owner/busy'`);
-    expect(stats.rows).toHaveLength(1);
-  });
-
-  it("clears the whole log when it is turned off", async () => {
-    const d = await newDeployment("owner/was-on");
-    await db.execute(
-      sql`insert into request_log (deployment_id, at, method, duration_ms, outcome, bytes_in, bytes_out, transport) values (${d}, now(), 'x', 1, 'ok', 1, 1, 'sse')`,
-    );
-    await new RequestLogRetention({ db, log, retentionDays: 0, maxRows: 10 }).sweep();
-    expect(await count()).toBe(0);
-  });
-});
-
-describe("tool figures", () => {
-  it("adds hours and deployments up, leaves out older than 24 h and tools the server never listed", async () => {
-    await db.execute(sql`insert into mcp_servers (id, name, description, category, type, source, tags, is_approved)
-      values ('figures', 'figures', 'd', 'Featured', 'Reference', 'official', '{}', true) on conflict do nothing`);
-    await db.execute(sql`insert into catalog_listings (server_id, approved, approved_at)
-      values ('figures', ${JSON.stringify({ tools: [{ name: "search" }, { name: "idle" }], prompts: [], resources: [] })}::jsonb, now())`);
-    const fast = emptyBuckets();
-    fast[bucketOf(15)] = 10;
-    const slow = emptyBuckets();
-    slow[bucketOf(40)] = 10;
-    const hourAgo = (h: number) => sql`date_trunc('hour', now()) - make_interval(hours => ${h})`;
-    const arr = (b: number[]) => `{${b.join(",")}}`;
-    await db.execute(sql`insert into tool_stats (server_kind, server_ref, tool, hour, calls, errors, buckets) values
-      ('catalog', 'figures', 'search', ${hourAgo(0)}, 10, 1, ${arr(fast)}::int[]),
-      ('catalog', 'figures', 'search', ${hourAgo(1)}, 10, 0, ${arr(slow)}::int[]),
-      ('catalog', 'figures', 'search', ${hourAgo(30)}, 100, 100, ${arr(slow)}::int[]),
-      ('catalog', 'figures', '<b>made-up</b>', ${hourAgo(0)}, 7, 7, ${arr(fast)}::int[])`);
-    const s = await toolStats(db, { kind: "catalog", ref: "figures" });
-    // Ranks 10 and 19 of 20: the top of (10, 20] ms, then 9/10 of the way through (20, 50] ms.
-    expect(s).toEqual([{ name: "search", calls: 20, error_rate: 0.05, p50_ms: 20, p95_ms: 47 }]);
-  });
-
-  it("weighs each user once: one user failing every call, or calling slowly, does not move what the others see", async () => {
-    await db.execute(sql`insert into mcp_servers (id, name, description, category, type, source, tags, is_approved)
-      values ('weighed', 'weighed', 'd', 'Featured', 'Reference', 'official', '{}', true)`);
-    await db.execute(
-      sql`insert into catalog_listings (server_id, approved, approved_at) values ('weighed', ${JSON.stringify({ tools: [{ name: "t" }], prompts: [], resources: [] })}::jsonb, now())`,
-    );
-    const at = (ms: number, n: number) => {
-      const b = emptyBuckets();
-      b[bucketOf(ms)] = n;
-      return `{${b.join(",")}}`;
-    };
-    const row = (user: string, calls: number, errors: number, ms: number) =>
-      sql`('catalog', 'weighed', 't', date_trunc('hour', now()), ${user}, ${calls}, ${errors}, ${at(ms, calls)}::int[])`;
-    await db.execute(
-      sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${sql.join([row("alice", 10, 0, 15), row("bob", 10, 0, 15)], sql`, `)}`,
-    );
-    const before = (await toolStats(db, { kind: "catalog", ref: "weighed" }))[0]!;
-    // Mallory: a wrong key (every call fails), 1,000 slow calls.
-    await db.execute(
-      sql`insert into tool_stats (server_kind, server_ref, tool, hour, user_id, calls, errors, buckets) values ${row("mallory", 1000, 1000, 20_000)}`,
-    );
-    const after = (await toolStats(db, { kind: "catalog", ref: "weighed" }))[0]!;
-    expect(after.calls).toBe(1020);
-    expect(after.error_rate).toBe(before.error_rate);
-    expect(after.p50_ms).toBe(before.p50_ms);
-    expect(after.p95_ms).toBe(before.p95_ms);
   });
 });
