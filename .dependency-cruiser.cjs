@@ -89,7 +89,7 @@ module.exports = {
       comment:
         "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle, reconciler or event recorder (the platform assembly wires the lifecycle).",
       severity: "error",
-      from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|http/deps\\.ts$)" },
+      from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|platform-[a-z-]+\\.ts$|http/deps\\.ts$)" },
       to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder|reconciler)\\.ts$" },
     },
     {
@@ -143,7 +143,7 @@ module.exports = {
       name: "features-do-not-import-the-assembly",
       severity: "error",
       from: { path: "^src/server/features/" },
-      to: { path: "^src/server/(platform|main|entry|dev)\\.ts$|^src/server/http/app\\.ts$" },
+      to: { path: "^src/server/(platform|platform-[a-z-]+|main|entry|dev)\\.ts$|^src/server/http/app\\.ts$" },
     },
   ],
   options: {

@@ -1,53 +1,43 @@
-import { getRequestListener } from "@hono/node-server";
-import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { ServerBuild } from "react-router";
 import type { Bus } from "./cluster/bus.js";
 import { PgBus } from "./cluster/pg-bus.js";
-import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions-repo.js";
-import type { Definition } from "./features/deployments/definitions.js";
-import type { DefinitionKind } from "../shared/definitions.js";
 import { publish, signal, subscribe, TOPICS } from "./cluster/topics.js";
 import { claimRun } from "./cluster/jobs.js";
 import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
-import { connect, runMigrations, type Database } from "./db/client.js";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "./db/embedded.js";
-import { connectCatalogCache, invalidateCatalog } from "./features/catalog/cache.js";
-import { assignRegistryNames } from "./features/catalog/registry-repo.js";
-import { seedCatalogIfEmpty } from "./features/catalog/service.js";
+import type { Database } from "./db/client.js";
+import { connectCatalogCache } from "./features/catalog/cache.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
-import { planOf } from "./features/billing/plan.js";
-import { FairUse } from "./features/gateway/fair-use.js";
-import { PgRateLimiter } from "./http/rate-limit.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
-import { Gateway } from "./features/gateway/index.js";
-import { observers, type GatewayObserver } from "./features/gateway/observe.js";
+import type { Gateway } from "./features/gateway/index.js";
 import { createObservability } from "./features/observability/index.js";
-import { RequestLogRetention } from "./features/request-log/retention.js";
-import { RequestLogWriter } from "./features/request-log/writer.js";
 import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
-import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
-import { namespaceFor } from "./features/registry-api/format.js";
 import { createRuntime, type Runtime } from "./features/runtime/index.js";
 import { createApp, createServices } from "./http/app.js";
 import type { Services } from "./http/deps.js";
 import type { Logger } from "./log.js";
 import { projectRoot } from "./paths.js";
+import { openDatabase } from "./platform-database.js";
+import { createGateways } from "./platform-gateway.js";
+import { closeServers, listenOn, publicListener, serveAssets } from "./platform-http.js";
+import { backgroundJobs } from "./platform-jobs.js";
 import { loadOrCreateSecret } from "./secrets.js";
 import { runnerCalls } from "./cluster/runner-calls.js";
 
 // The one assembly of the platform, used by `npm start`, dev mode, the tests and the benchmarks:
 // config -> database -> runtime (sandbox, runner) -> services (deployments, billing, auth) ->
 // HTTP app -> gateway. `listen` starts what runs in the background; `close` ends everything in
-// the reverse order.
+// the reverse order. Its parts: the database (platform-database.ts), the gateways
+// (platform-gateway.ts), the background jobs (platform-jobs.ts) and the HTTP servers (platform-http.ts).
+
+export { openDatabase };
 
 export interface PlatformOptions {
   config: Config;
@@ -104,47 +94,6 @@ export interface Platform {
   /** Stops taking requests, then the gateway, billing, deployments (their rows stay) and the database it opened. */
   close(): Promise<void>;
 }
-
-/** Opens DATABASE_URL (or starts the embedded PostgreSQL), migrates it and fills an empty directory with the demo catalogue. */
-export async function openDatabase(config: Config, log: Logger): Promise<{ database: Database; embedded?: EmbeddedPostgres }> {
-  let url = config.DATABASE_URL;
-  let embedded: EmbeddedPostgres | undefined;
-  if (!url) {
-    const t = performance.now();
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.resolve(projectRoot, config.DATA_DIR),
-      port: config.EMBEDDED_PG_PORT,
-      log: (m) => log.info(m),
-    });
-    url = embedded.url;
-    log.info({ port: embedded.port, ms: Math.round(performance.now() - t) }, "embedded PostgreSQL ready");
-  }
-  const database = connect(url);
-  // Several processes may start at once on one database (a cluster, worker processes): one at a
-  // time migrates and seeds; the others then find nothing left to do.
-  const lock = await database.pool.connect().catch(async (e: unknown) => {
-    await database.close();
-    await embedded?.stop();
-    throw e;
-  });
-  try {
-    await lock.query("select pg_advisory_lock(hashtextextended('switchboard:migrate', 0))");
-    await runMigrations(database.db);
-    const namespace = namespaceFor(config.PUBLIC_URL);
-    const seeded = await seedCatalogIfEmpty(database.db, namespace);
-    if (seeded) log.info({ servers: seeded }, "demo catalogue added to the empty directory");
-    await assignRegistryNames(database.db, namespace);
-  } catch (e) {
-    lock.release(true);
-    await database.close();
-    await embedded?.stop();
-    throw e;
-  }
-  await lock.query("select pg_advisory_unlock(hashtextextended('switchboard:migrate', 0))").catch(() => {});
-  lock.release();
-  return { database, embedded };
-}
-
 export async function createPlatform(o: PlatformOptions): Promise<Platform> {
   const { config, log } = o;
   const roles: Roles = o.roles ?? {
@@ -252,70 +201,27 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       // A gateway-only process answers the operators' probes and nothing else of the web app.
       app.route("/", healthRoutes({ pool: database.pool }));
     }
-    const oauth = {
-      verify: (token: string) => verifyAccessToken(database.db, token),
-      touch: (grant: AccessGrant) => touchGrant(database.db, grant),
-    };
-    // The playground calls its owner's deployment with the page's sign-in cookie (gateway/access.ts).
-    const browserSessions = async (headers: Headers) => {
-      const s = await services.auth.api.getSession({ headers }).catch(() => null);
-      return s ? { userId: s.user.id, sessionId: s.session.id } : undefined;
-    };
-    // Told of every request a gateway of this process answered in one of its sessions (gateway/observe.ts).
-    const gatewayObservers: (GatewayObserver | undefined)[] = [];
-    // The owners' request log and the per-tool figures, written in batches off the request path.
-    const requestLog = new RequestLogWriter({
-      db: database.db,
-      log,
-      flushMs: config.USAGE_FLUSH_MS,
-      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
-    });
-    gatewayObservers.push(requestLog);
-    const requestLogRetention = new RequestLogRetention({
-      db: database.db,
-      log,
-      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
-      maxRows: config.REQUEST_LOG_MAX_ROWS,
-    });
-    gatewayObservers.push(...observability.observers);
-    // Fair use: requests a minute per deployment and per credential by plan, counted cluster-wide (gateway/fair-use.ts).
-    const fairUseCounts = new PgRateLimiter(database.db);
-    const fairUse = new FairUse({
-      rates: { free: config.GATEWAY_RATE_FREE, pro: config.GATEWAY_RATE_PRO },
-      planOf: async (userId) => ((await planOf(database.db, userId)).id === "pro" ? "pro" : "free"),
-      take: (key, n, windowMs) => fairUseCounts.take(key, n, windowMs),
-    });
-    // The gateway reads pins and reports listings; features/deployments writes them.
-    const pins = {
-      review: (o: PinOwner) => loadReview(database.db, o),
-      record: (o: PinOwner, kind: DefinitionKind, defs: readonly Definition[], complete: boolean) =>
-        recordListing(database.db, o, kind, defs, complete),
-    };
-    const gatewayDeps = {
+    const { gateway, runnerGateway, requestLog, requestLogRetention } = createGateways({
       config,
-      db: database.db,
+      database,
       log,
-      pins,
-      revocations: services.revocations,
-      oauth,
-      observer: observers(gatewayObservers),
-      browserSessions,
       bus,
-      fairUse,
-      popularityChanged: () => void invalidateCatalog(database.db),
-    };
-    // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
-    // the deployment, where the sessions live (features/gateway/cluster.ts).
-    const gateway =
-      runtime && (roles.alone || !roles.gateway)
-        ? new Gateway({ ...gatewayDeps, runner: runtime.runner })
-        : new Gateway({ ...gatewayDeps, clusterSecret });
-    // Its internal port, for gateways in other processes: a runner in a cluster, the primary of
-    // several workers, or (given runnerListen) an all-in-one process that extra gateways forward to.
-    const runnerGateway =
-      runtime && (o.runnerListen || !(roles.alone && roles.gateway))
-        ? new Gateway({ ...gatewayDeps, runner: runtime.runner, forwarded: true })
-        : undefined;
+      services,
+      observers: observability.observers,
+      runner: runtime?.runner,
+      roles,
+      clusterSecret,
+      runnerListen: Boolean(o.runnerListen),
+    });
+    const jobs = backgroundJobs({
+      observability,
+      deployments,
+      billing: services.billing,
+      requestLog,
+      requestLogRetention,
+      checks,
+      web: roles.web,
+    });
     let server: http.Server | undefined;
     let runnerServer: http.Server | undefined;
     let closing: Promise<void> | undefined;
@@ -342,11 +248,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
             runnerRequestListener({ secret: clusterSecret, agent, gateway: runnerGateway, pool: database.pool, log }),
           );
           runnerServer.keepAliveTimeout = 65_000;
-          await new Promise<void>((resolve, reject) => {
-            runnerServer!.once("error", reject);
-            runnerServer!.listen(at.port, at.host, () => resolve());
-          });
-          const bound = (runnerServer.address() as net.AddressInfo).port;
+          const bound = await listenOn(runnerServer, at.port, at.host);
           // Given a port here (the primary of several workers, a benchmark), that is where it is reached.
           if (o.runnerListen && !config.RUNNER_URL) agent.url = `http://${at.host}:${bound}`;
           runnerUrl = agent.url;
@@ -354,47 +256,19 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
         }
         if (srv) {
           server = srv;
-          const listener = getRequestListener(app.fetch);
-          const dev = o.devMiddleware;
-          const web: http.RequestListener = dev ? (req, res) => dev(req, res, () => void listener(req, res)) : listener;
           // A web-only process leaves MCP traffic to the gateways.
-          srv.on("request", roles.gateway ? gateway.handler(web) : web);
-          await new Promise<void>((resolve, reject) => {
-            srv.once("error", reject);
-            srv.listen(port, host, () => resolve());
-          });
+          srv.on("request", publicListener(app, roles.gateway ? gateway : undefined, o.devMiddleware));
+          await listenOn(srv, port, host);
         }
-        await observability.listen();
-        const recovered = await deployments.recover();
-        if (roles.web) services.billing.start();
-        requestLogRetention.start();
+        const recovered = await jobs.start();
         return { recovered, runnerUrl };
       },
       close: () =>
         (closing ??= (async () => {
-          for (const s of [server, runnerServer]) {
-            if (!s?.listening) continue;
-            await new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              // Keep-alive connections would hold close() open; end the idle ones now, the rest after 5 s.
-              s.closeIdleConnections();
-              setTimeout(() => {
-                s.closeAllConnections();
-                resolve();
-              }, 5000).unref();
-            });
-          }
+          await closeServers([server, runnerServer]);
           await gateway.close();
           await runnerGateway?.close();
-          // The last spans go out once no gateway answers any more.
-          await observability.close();
-          requestLogRetention.close();
-          await requestLog.close();
-          services.billing.close();
-          checks.close();
-          // Alone: children stop gracefully and their rows stay so the next start brings them back.
-          // In a cluster: each deployment is handed over to another runner first.
-          await deployments.shutdown();
+          await jobs.stop();
           disconnectCatalog();
           await closeDatabase();
         })()),
@@ -403,16 +277,4 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     await closeDatabase();
     throw e;
   }
-}
-
-/** Fingerprinted assets never change: cached for a year. */
-function serveAssets(app: Hono) {
-  const clientDir = path.relative(process.cwd(), path.join(projectRoot, "build/client"));
-  app.use("/assets/*", async (c, next) => {
-    await next();
-    if (c.res.status === 200) c.header("Cache-Control", "public, max-age=31536000, immutable");
-  });
-  app.use("/assets/*", serveStatic({ root: clientDir }));
-  app.use("/favicon.svg", serveStatic({ root: clientDir }));
-  app.get("/favicon.ico", (c) => c.redirect("/favicon.svg", 301));
 }

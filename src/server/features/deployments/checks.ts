@@ -30,12 +30,14 @@ export interface CheckDeps {
 
 export class CatalogChecks {
   private readonly watched = new Map<string, NodeJS.Timeout>();
-  private readonly sweepTimer: NodeJS.Timeout;
+  private sweepTimer?: NodeJS.Timeout;
 
-  constructor(private readonly d: CheckDeps) {
-    // A check whose process went away before it ended: any process clears it once it overran.
-    this.sweepTimer = setInterval(
-      () => void this.sweep().catch((e: unknown) => d.log.warn({ err: e }, "check sweep failed")),
+  constructor(private readonly d: CheckDeps) {}
+
+  /** A check whose process went away before it ended: any process clears it once it overran (every minute, from when the platform listens). */
+  startSweeping(): void {
+    this.sweepTimer ??= setInterval(
+      () => void this.sweep().catch((e: unknown) => this.d.log.warn({ err: e }, "check sweep failed")),
       60_000,
     ).unref();
   }

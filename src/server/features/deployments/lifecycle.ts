@@ -17,7 +17,7 @@ import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
 // stop or limit a deployment, in any process. Starting places the deployment on a runner (the
 // one in this process, or another machine's, which is woken); stopping writes the row first and
 // then has the runner holding it stop it (here, or over the cluster's internal connection). Each
-// runner's RunnerAgent turns what its processes do into the rows (runner-agent.ts).
+// runner's RunnerAgent turns what its processes do into the rows (runner-agent.ts, reconciler.ts).
 
 /** How this process reaches the runners of other processes (stop a deployment, read its output). */
 export interface RunnerCalls {
@@ -51,11 +51,13 @@ export class DeploymentLifecycle {
   private clusterSandbox: SandboxInfo = NO_RUNNER;
   private sandboxTimer?: NodeJS.Timeout;
 
-  constructor(private readonly d: LifecycleDeps) {
-    if (!d.agent) {
-      void this.refreshSandbox();
-      this.sandboxTimer = setInterval(() => void this.refreshSandbox(), 5000).unref();
-    }
+  constructor(private readonly d: LifecycleDeps) {}
+
+  /** Without a runner of its own, follows the live runners' sandbox (every 5 s); the platform calls it when it listens. */
+  start(): void {
+    if (this.d.agent || this.sandboxTimer) return;
+    void this.refreshSandbox();
+    this.sandboxTimer = setInterval(() => void this.refreshSandbox(), 5000).unref();
   }
 
   get agent(): RunnerAgent | undefined {

@@ -48,7 +48,7 @@ export class RequestLogWriter implements GatewayObserver {
   private rows: RequestLogRow[] = [];
   private stats = new Map<string, ToolStatDelta>();
   private retry: { rows: RequestLogRow[]; stats: ToolStatDelta[] } | undefined;
-  private timer: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly maxPending: number;
   /** rows dropped because too many were waiting, since start */
@@ -56,7 +56,11 @@ export class RequestLogWriter implements GatewayObserver {
 
   constructor(private readonly o: RequestLogWriterOptions) {
     this.maxPending = o.maxPending ?? MAX_PENDING;
-    this.timer = setInterval(() => void this.flush(), o.flushMs).unref();
+  }
+
+  /** Writes what gathered every flushMs from now on (the platform calls it when it listens). */
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.o.flushMs).unref();
   }
 
   get pending(): number {

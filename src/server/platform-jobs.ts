@@ -1,0 +1,54 @@
+import type { CatalogChecks } from "./features/deployments/checks.js";
+import type { Billing } from "./features/billing/service.js";
+import type { Observability } from "./features/observability/index.js";
+import type { RequestLogRetention } from "./features/request-log/retention.js";
+import type { RequestLogWriter } from "./features/request-log/writer.js";
+
+// What runs in the background (platform.ts): nothing starts before the platform listens (no
+// constructor starts a timer), and close stops it all once no gateway answers any more.
+
+export interface JobsWiring {
+  observability: Pick<Observability, "listen" | "close">;
+  /** the deployment lifecycle (features/deployments/lifecycle.ts) */
+  deployments: { start(): void; recover(): Promise<number>; shutdown(): Promise<void> };
+  billing: Pick<Billing, "start" | "close">;
+  requestLog: Pick<RequestLogWriter, "start" | "close">;
+  requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
+  checks: Pick<CatalogChecks, "startSweeping" | "close">;
+  /** the process has the web role: it runs the billing sweep */
+  web: boolean;
+}
+
+export interface Jobs {
+  /** Starts it all; resolves with how many deployments this process's runner started again. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function backgroundJobs(j: JobsWiring): Jobs {
+  return {
+    async start() {
+      await j.observability.listen();
+      // Before the runner's recovery, which may wait a lease out: requests are served meanwhile.
+      j.requestLog.start();
+      j.checks.startSweeping();
+      // Without a runner of its own, the process follows the live runners' sandbox.
+      j.deployments.start();
+      const recovered = await j.deployments.recover();
+      if (j.web) j.billing.start();
+      j.requestLogRetention.start();
+      return recovered;
+    },
+    async stop() {
+      // The last spans go out once no gateway answers any more.
+      await j.observability.close();
+      j.requestLogRetention.close();
+      await j.requestLog.close();
+      j.billing.close();
+      j.checks.close();
+      // Alone: children stop gracefully and their rows stay so the next start brings them back.
+      // In a cluster: each deployment is handed over to another runner first.
+      await j.deployments.shutdown();
+    },
+  };
+}
