@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { Child, OVER_BUDGET_NOTE, type ExitInfo } from "./child.js";
+import { Child, type ExitInfo } from "./child.js";
+import { OVER_BUDGET_NOTE } from "./stdout-lines.js";
 import { floodNotice } from "./flow.js";
 import { nestsDeeper } from "./lines.js";
 import { InputFull, type FlowLimits } from "./runner.js";

@@ -4,32 +4,20 @@ import { floodNotice, ReadGate } from "./flow.js";
 import { escapeControl, maskSecrets, nestsDeeper } from "./lines.js";
 import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
+import { OVERSIZED_ENDS, StdoutLines } from "./stdout-lines.js";
 
 // One hosted MCP server process: newline-delimited JSON-RPC on stdin/stdout, stderr as its log.
 // Output is drained continuously into bounded buffers so a chatty or stuck reader never blocks
 // the child, and secrets are masked before a line is kept.
+// Splitting stdout into lines is stdout-lines.ts.
 
-/** The longest message a server may send (a 10 MB tool result passes; beyond, the request gets OVERSIZED_ANSWER). */
-const MAX_LINE = 16 * 1024 * 1024;
-const OVERSIZED_ENDS = 256;
 const LOG_LINE_CHARS = 2000;
 /** of an unfinished stderr line, what a log line keeps plus room to mask a secret (deploy keys are at most 4096 characters) */
 const ERR_KEEP = LOG_LINE_CHARS + 4096;
-export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE / 1024 / 1024} MB, more than the platform passes on`;
-/**
- * Unfinished lines of every server of this process together: a server that writes almost
- * MAX_LINE and then sleeps pins that memory in the platform, outside its own memory limit.
- * Beyond this, the line that tips it is dropped as too long.
- */
-const PENDING_BUDGET = 8 * MAX_LINE;
-export const OVER_BUDGET_NOTE = `[switchboard] dropped an unfinished output line: the platform holds at most ${PENDING_BUDGET / 1024 / 1024} MB of them for all servers`;
-let pendingAll = 0;
 /** Deeper JSON is refused before parsing: parsing millions of nested brackets takes seconds, and the result could not be serialized again. */
 const MAX_DEPTH = 2000;
 
 const LOG_LINES = 200;
-/** stdout lines handled in one turn of the event loop (feed) */
-const LINES_PER_TURN = 256;
 
 export type { ExitInfo } from "./sandbox/index.js";
 
@@ -56,11 +44,9 @@ export class Child {
   readonly exited: Promise<ExitInfo>;
   private readonly logBuf: string[] = [];
   private listeners = new Set<(m: JSONRPCMessage) => void>();
+  private readonly out: StdoutLines;
   /** the start of an unfinished stderr line: only what a log line keeps (and room to mask a secret) */
   private errHead = "";
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private oversized?: { head: string; tail: string };
   private done = false;
   private readonly flow: FlowLimits;
   private readonly gate: ReadGate;
@@ -73,6 +59,11 @@ export class Child {
   ) {
     const proc = l.proc;
     this.pid = l.pid;
+    this.out = new StdoutLines({
+      line: (line) => this.onLine(line),
+      refuse: (head, end, message) => this.refuse(head, end, message),
+      log: (note) => this.log(note),
+    });
     this.pidStart = processStartTime(this.pid);
     // Whatever a server prints must never throw out of a stream handler: that would end the platform.
     const guarded = (f: (chunk: string) => void) => (chunk: string) => {
@@ -104,7 +95,7 @@ export class Child {
     });
     this.exited = l.exited.then((e) => {
       this.done = true;
-      this.release();
+      this.out.release();
       if (this.errHead) this.log(this.errHead);
       return e;
     });
@@ -116,17 +107,14 @@ export class Child {
   }
 
   /**
-   * Splits stdout into lines in linear time (a 10 MB answer arrives in many chunks, and only each
-   * new chunk is searched). A line longer than MAX_LINE is dropped as it streams, keeping its two
-   * ends: the request it answers (its id is at one end) gets an error instead of no answer at all.
-   */
-  /**
    * A chunk of stdout, at most LINES_PER_TURN lines at a time: a 64 KB read can hold thousands of
    * small messages, and handling them all at once would hold the event loop (every other
    * deployment's requests) for tens of milliseconds. The rest waits for the next turn, reading paused.
    */
   private feed(chunk: string) {
-    const { lines, used } = this.onStdout(chunk);
+    const started = process.hrtime.bigint();
+    const { lines, used } = this.out.take(chunk);
+    this.stats.ns += process.hrtime.bigint() - started;
     this.account(used, lines);
     if (used === chunk.length) return;
     this.gate.carry(() => {
@@ -136,51 +124,6 @@ export class Child {
         this.log(`[switchboard] could not read the server's output: ${(e as Error).message}`);
       }
     });
-  }
-
-  private onStdout(chunk: string): { lines: number; used: number } {
-    const started = process.hrtime.bigint();
-    let lines = 0;
-    let from = 0;
-    for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", from)) {
-      if (lines === LINES_PER_TURN) {
-        this.stats.ns += process.hrtime.bigint() - started;
-        return { lines, used: from };
-      }
-      lines++;
-      const part = chunk.slice(from, nl);
-      from = nl + 1;
-      if (this.oversized) {
-        this.dropOversized(part);
-        continue;
-      }
-      const line = this.pending.length ? this.pending.join("") + part : part;
-      this.release();
-      this.onLine(line);
-    }
-    this.keepRest(chunk.slice(from));
-    this.stats.ns += process.hrtime.bigint() - started;
-    return { lines, used: chunk.length };
-  }
-
-  private keepRest(rest: string) {
-    if (!rest) return;
-    if (this.oversized) {
-      this.oversized.tail = (this.oversized.tail + rest).slice(-OVERSIZED_ENDS);
-      return;
-    }
-    this.pending.push(rest);
-    this.pendingChars += rest.length;
-    pendingAll += rest.length;
-    if (this.pendingChars > MAX_LINE || pendingAll > PENDING_BUDGET) {
-      // Said at once: a line that never ends would otherwise never be reported.
-      this.log(
-        this.pendingChars > MAX_LINE ? `[switchboard] dropped an output line longer than ${MAX_LINE / 1024 / 1024} MB` : OVER_BUDGET_NOTE,
-      );
-      const whole = this.pending.join("");
-      this.oversized = { head: whole.slice(0, OVERSIZED_ENDS), tail: whole.slice(-OVERSIZED_ENDS) };
-      this.release();
-    }
   }
 
   /**
@@ -211,13 +154,6 @@ export class Child {
     };
   }
 
-  /** The unfinished line is done with: its memory leaves the shared budget. */
-  private release() {
-    pendingAll -= this.pendingChars;
-    this.pending = [];
-    this.pendingChars = 0;
-  }
-
   /** stderr lines, in linear time: of a line only its start is kept, as a log line keeps no more. */
   private onStderr(chunk: string): number {
     const started = process.hrtime.bigint();
@@ -233,12 +169,6 @@ export class Child {
     if (from < chunk.length && this.errHead.length < ERR_KEEP) this.errHead += chunk.slice(from, from + ERR_KEEP - this.errHead.length);
     this.stats.ns += process.hrtime.bigint() - started;
     return lines;
-  }
-
-  private dropOversized(last: string) {
-    const { head, tail } = this.oversized!;
-    this.oversized = undefined;
-    this.refuse(head, tail + last, OVERSIZED_ANSWER);
   }
 
   /** A message that is not passed on: the request it answers (its id at one end of the line) gets `message` as its error. */

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../config.js";
 import { bwrapArgs, type MountPlan } from "./bwrap.js";
 import { networkOf, parseAllowList } from "./cidr.js";
-import { DENIED_V4, egressPolicies, egressRoutes, hostRoutes, NEVER_V4 } from "./egress.js";
+import { DENIED_V4, egressPolicies, egressRoutes, hostRoutes, NEVER_V4 } from "./egress-rules.js";
 import { volumeState } from "./launched.js";
 import { procMaskTexts } from "./proc-masks.js";
 import { UidPool } from "./identity.js";
