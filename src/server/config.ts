@@ -105,7 +105,7 @@ const schema = z.object({
     .int()
     .min(1024)
     .default(8 * 1024 * 1024),
-  /** what one client stream, and one deployment's streams together, may hold for clients that do not keep up (gateway/sse.ts) */
+  /** what one client stream, and one deployment's streams together, may hold for clients that do not keep up (gateway/wire/sse.ts) */
   GATEWAY_STREAM_BUFFER_BYTES: z.coerce
     .number()
     .int()

@@ -45,3 +45,49 @@ describe("the README's folder map", () => {
     expect(absent).toEqual([]);
   });
 });
+
+/** Every file of the project (not dependencies or build output), relative to the root. */
+function projectFiles(dir = "."): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    if (["node_modules", ".git", "build", ".react-router", "coverage"].includes(e.name)) return [];
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? projectFiles(p) : [p];
+  });
+}
+
+describe("comments in src", () => {
+  it("cite only files that exist", () => {
+    const files = projectFiles();
+    const names = new Set(files.map((f) => path.basename(f)));
+    const exists = (ref: string) => (ref.includes("/") ? files.some((f) => f.endsWith(ref.replace(/^(\.\.?\/)+/, ""))) : names.has(ref));
+    const dangling = files
+      .filter((f) => /^src\/.*\.tsx?$/.test(f))
+      .flatMap((f) =>
+        readFileSync(path.join(root, f), "utf8")
+          .split("\n")
+          .map((line, i) => ({ line: line.trim(), at: `${f}:${i + 1}` }))
+          .filter(({ line }) => line.startsWith("//") || line.startsWith("*") || line.startsWith("/*"))
+          .flatMap(({ line, at }) =>
+            [...line.matchAll(/(?<![\w.@/-])[\w][\w.\/-]*\.(?:tsx?|mjs|cjs|md)\b/g)]
+              .map((m) => m[0])
+              .filter((ref) => !exists(ref))
+              .map((ref) => `${at}: ${ref}`),
+          ),
+      );
+    expect(dangling).toEqual([]);
+  });
+});
+
+describe("the README and docs/", () => {
+  it("name only source files that exist", () => {
+    const files = projectFiles();
+    const docs = files.filter((f) => f === "README.md" || /^docs\/.*\.md$/.test(f));
+    const missing = docs.flatMap((d) =>
+      [...readFileSync(path.join(root, d), "utf8").matchAll(/`((?:src|tests|scripts)\/[\w./-]+\.(?:tsx?|mjs|cjs))`/g)]
+        .map((m) => m[1]!)
+        .filter((ref) => !existsSync(path.join(root, ref)))
+        .map((ref) => `${d}: ${ref}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});

@@ -52,7 +52,7 @@ export function createGateways(w: GatewayWiring): Gateways {
     verify: (token: string) => verifyAccessToken(database.db, token),
     touch: (grant: AccessGrant) => touchGrant(database.db, grant),
   };
-  // The playground calls its owner's deployment with the page's sign-in cookie (gateway/access.ts).
+  // The playground calls its owner's deployment with the page's sign-in cookie (gateway/admission/access.ts).
   const browserSessions = async (headers: Headers) => {
     const s = await services.auth.api.getSession({ headers }).catch(() => null);
     return s ? { userId: s.user.id, sessionId: s.session.id } : undefined;

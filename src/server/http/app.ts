@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   );
   app.use("*", refuseNul());
   // A write is answered once every process has learnt what it changed (a revoked key, a catalogue
-  // entry), so the very next request, to whichever process, sees it (cluster/bus.ts).
+  // entry), so the very next request, to whichever process, sees it (cluster/bus.ts, pg-bus.ts).
   app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : deps.bus.settle(next)));
   app.onError((err, c) => toErrorResponse(err, c, deps.log));
 

@@ -1,5 +1,5 @@
 // The catalogue's tables: its entries and what submitters still see of the rejected ones
-// (features/catalog/repo.ts).
+// (features/catalog/repo.ts, review-repo.ts).
 import { sql } from "drizzle-orm";
 import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { user } from "../auth/schema.js";

@@ -32,7 +32,7 @@ export interface ObservabilityDeps {
 export interface Observability {
   metrics: Metrics;
   tracing: Tracing | undefined;
-  /** for the gateways (platform.ts gatewayObservers) */
+  /** for the gateways (platform-gateway.ts gatewayObservers) */
   observers: GatewayObserver[];
   /** for the RunnerAgent: restarts and install times */
   runnerEvent(id: string, e: RunnerEvent): void;

@@ -52,7 +52,7 @@ export const toolStats = pgTable(
     serverKind: text("server_kind").notNull(),
     serverRef: text("server_ref").notNull(),
     tool: text("tool").notNull(),
-    /** the deployment's owner: public figures weigh each user once (features/request-log/figures.ts) */
+    /** the deployment's owner: public figures weigh each user once (features/request-log/service.ts) */
     userId: text("user_id").notNull().default(""),
     hour: timestamp("hour", { withTimezone: true }).notNull(),
     calls: integer("calls").notNull(),
