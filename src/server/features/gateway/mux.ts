@@ -1,78 +1,37 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { InputFull, type McpChannel } from "../runtime/runner.js";
-import { CAPABILITY_NEEDED, RPC, type ClientCapabilities, type Id, type Msg } from "./protocol.js";
+import { RPC, type Id, type Msg } from "./protocol.js";
 import { EXPOSE_ALL, type Exposure } from "./exposure.js";
 import { ServerInit } from "./server-init.js";
 import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES, OutboundBudget } from "./wire/sse.js";
+import { idKey, MuxRequests, type Pending } from "./mux-requests.js";
+import type { MuxSession, Outlet } from "./mux-session.js";
 
 // One hosted server's MCP channel, many client sessions. Every client request gets an id of the
 // gateway's own on the server side (string ids; the platform's own client uses numbers), so ids
 // that collide between sessions never cross. Answers, progress (by a rewritten progress token) and
-// server-to-client requests find their way back to the one session they belong to.
-
-/** What the mux needs of a client session (the gateway's Session). */
-export interface MuxSession {
-  /** client request id (see idKey) -> the id the gateway gave it on the server side */
-  readonly inflight: Map<string, string>;
-  readonly subscriptions: Set<string>;
-  readonly capabilities: ClientCapabilities;
-  readonly lastActive: number;
-  /** the GET stream (Streamable HTTP) or the /sse stream (legacy), when it has one */
-  readonly standalone?: unknown;
-  /** a stream of it is open (a session's GET or /sse stream, a listen stream, a 2026-07-28 request): it is never evicted as idle */
-  readonly hasOpenStream: boolean;
-  /** A notification or server request with no request of this session to ride on. */
-  notify(msg: Msg): boolean;
-  close(): void;
-  /** not to be given the server's unlabelled messages (a 2026-07-28 call waiting for its client, a listen stream) */
-  readonly parked?: boolean;
-}
-
-/** Where the messages of one client request go: its own POST response or the legacy stream. */
-export interface Outlet {
-  push(msg: Msg, final: boolean): void;
-  /** the client cancelled the request: end its response without an answer */
-  abandon(): void;
-}
-
-interface Pending<S> {
-  gwId: string;
-  session: S;
-  clientId: Id;
-  outlet: Outlet;
-  progressToken?: string;
-  timer: NodeJS.Timeout;
-  /** a listing whose answer the deployment's exposure rules shape (hidden tools, withheld definitions) */
-  shape?: (result: unknown) => unknown;
-}
-
-const idKey = (id: unknown) => (typeof id === "number" ? `n${id}` : `s${String(id)}`);
+// server-to-client requests find their way back to the one session they belong to (the
+// bookkeeping of both ways is mux-requests.ts; what the mux needs of its sessions mux-session.ts).
 
 const MAX_INFLIGHT_PER_SESSION = 100;
-/** server-to-client requests waiting for a client's answer, per server: beyond, the server is answered with an error at once */
-export const MAX_SERVER_REQUESTS = 100;
 const MAX_SUBSCRIPTIONS_PER_SESSION = 100;
 const MAX_URI_LENGTH = 2048;
 
-export class Mux<S extends MuxSession = MuxSession> {
+export class Mux<S extends MuxSession = MuxSession> extends MuxRequests<S> {
   private seq = 0;
-  private readonly pending = new Map<string, Pending<S>>();
-  private readonly progress = new Map<string, { pending: Pending<S>; token: unknown }>();
-  /** server-to-client requests in flight -> the session that must answer */
-  private readonly serverRequests = new Map<string, S>();
   /** the gateway's own requests to the server (initialize) */
   private readonly init = new ServerInit((m) => this.trySend(m) === true);
   private readonly unsubscribe: () => void;
-  readonly sessions = new Set<S>();
   dead = false;
 
   constructor(
     private readonly channel: McpChannel,
     private readonly requestTimeoutMs: number,
-    private readonly onMessageLost: (why: string) => void = () => {},
+    onMessageLost: (why: string) => void = () => {},
     /** what this deployment's clients' streams may hold (wire/sse.ts) */
     readonly outbound = new OutboundBudget(DEFAULT_STREAM_BYTES, DEFAULT_DEPLOYMENT_STREAM_BYTES),
   ) {
+    super(onMessageLost);
     this.unsubscribe = channel.onMessage((m) => this.fromServer(m as Msg));
     void channel.exited.then((reason) => this.onExit(reason));
   }
@@ -102,7 +61,7 @@ export class Mux<S extends MuxSession = MuxSession> {
   }
 
   /** True once sent; else why not (the server is not running, or not reading its input). */
-  private trySend(msg: Msg): true | string {
+  protected trySend(msg: Msg): true | string {
     try {
       this.send(msg);
       return true;
@@ -223,20 +182,6 @@ export class Mux<S extends MuxSession = MuxSession> {
     this.trySend(msg);
   }
 
-  private finish(p: Pending<S>) {
-    clearTimeout(p.timer);
-    this.pending.delete(p.gwId);
-    p.session.inflight.delete(idKey(p.clientId));
-    if (p.progressToken) this.progress.delete(p.progressToken);
-  }
-
-  /** The request in flight most recently sent (of a session that can take `needs`): the best owner for unlabelled server messages. */
-  private latestPending(needs?: keyof ClientCapabilities): Pending<S> | undefined {
-    let last: Pending<S> | undefined;
-    for (const p of this.pending.values()) if (!p.session.parked && (!needs || p.session.capabilities[needs])) last = p;
-    return last;
-  }
-
   private fromServer(m: Msg) {
     if (m.method !== undefined) {
       if (typeof m.method !== "string") return this.onMessageLost("a server message whose method is not a string");
@@ -253,64 +198,6 @@ export class Mux<S extends MuxSession = MuxSession> {
     if ("error" in m) reply.error = m.error;
     else reply.result = p.shape ? p.shape(m.result) : m.result;
     p.outlet.push(reply, true);
-  }
-
-  private serverRequest(m: Msg) {
-    const needs = CAPABILITY_NEEDED[m.method!];
-    const p = this.latestPending(needs);
-    let session = p?.session;
-    if (!session) {
-      let best: S | undefined;
-      for (const s of this.sessions)
-        if (s.standalone && (!needs || s.capabilities[needs]) && (!best || s.lastActive > best.lastActive)) best = s;
-      session = best;
-    }
-    if (!session) {
-      const why = needs ? `No connected client supports ${needs}` : "No client session is connected to answer this request";
-      return void this.trySend({ jsonrpc: "2.0", id: m.id!, error: { code: RPC.methodNotFound, message: why } });
-    }
-    if (this.serverRequests.size >= MAX_SERVER_REQUESTS && !this.serverRequests.has(idKey(m.id))) {
-      this.onMessageLost("a server request beyond the ones waiting for an answer");
-      return void this.trySend({
-        jsonrpc: "2.0",
-        id: m.id!,
-        error: { code: RPC.serverError, message: `Too many requests to clients waiting for an answer (at most ${MAX_SERVER_REQUESTS})` },
-      });
-    }
-    this.serverRequests.set(idKey(m.id), session);
-    if (p) p.outlet.push(m, false);
-    else session.notify(m);
-  }
-
-  private serverNotification(m: Msg) {
-    const method = m.method!;
-    if (method === "notifications/progress") {
-      const e = this.progress.get(String(m.params?.progressToken));
-      if (e) e.pending.outlet.push({ ...m, params: { ...m.params, progressToken: e.token } }, false);
-      return;
-    }
-    if (method === "notifications/cancelled") {
-      const key = idKey(m.params?.requestId);
-      const s = this.serverRequests.get(key);
-      if (s) {
-        this.serverRequests.delete(key);
-        s.notify(m);
-      }
-      return;
-    }
-    if (method.endsWith("/list_changed")) {
-      for (const s of this.sessions) s.notify(m);
-      return;
-    }
-    if (method === "notifications/resources/updated") {
-      for (const s of this.sessions) if (s.subscriptions.has(String(m.params?.uri))) s.notify(m);
-      return;
-    }
-    // Logs and other notifications carry no request id on stdio: they belong to the call in
-    // flight (exact with one), and with none in flight to every session's GET stream.
-    const p = this.latestPending();
-    if (p) p.outlet.push(m, false);
-    else for (const s of this.sessions) s.notify(m);
   }
 
   private onExit(reason: string) {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { Mux, MuxSession } from "./mux.js";
+import type { Mux } from "./mux.js";
+import type { MuxSession } from "./mux-session.js";
 import { DEFAULT_VERSION, HEADER, NO_CAPABILITIES, PRIMING_FROM, type ClientCapabilities, type Msg } from "./protocol.js";
 import { EventStream } from "./wire/sse.js";
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { Outlet } from "../mux.js";
+import type { Outlet } from "../mux-session.js";
 import { serialize, type Msg } from "../protocol.js";
 import { sendJson } from "./http.js";
 import type { EventStream } from "./sse.js";
