@@ -241,6 +241,8 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       gateway,
       async listen(srv, port, host) {
         let runnerUrl: string | undefined;
+        gateway.start();
+        runnerGateway?.start();
         if (runnerGateway && agent) {
           if (!clusterSecret) throw new Error("CLUSTER_SECRET is needed for a runner that other processes forward to");
           const at = o.runnerListen ?? { host: config.RUNNER_HOST, port: config.RUNNER_PORT };

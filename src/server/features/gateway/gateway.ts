@@ -231,6 +231,12 @@ export class Gateway implements TransportHost {
     return this.sessions.size;
   }
 
+  /** Starts the background work: the sweep of idle sessions and the usage counts' flush (the platform's listen()). */
+  start(): void {
+    this.sessions.start();
+    this.usage.start();
+  }
+
   /** Shutdown: sessions end, the last usage counts are written. */
   async close(): Promise<void> {
     this.stopWatchingTools();

@@ -50,13 +50,17 @@ export class Sessions {
   private readonly held = new Set<Held>();
   /** one per server process: a restarted server has a new channel, and so a new Mux */
   private readonly muxes = new WeakMap<McpChannel, Mux>();
-  private readonly sweeper: NodeJS.Timeout;
+  private sweeper: NodeJS.Timeout | undefined;
   private readonly stopWatchingKeys: () => void;
 
   constructor(private readonly d: SessionsDeps) {
-    const idle = d.config.GATEWAY_SESSION_IDLE_MS;
-    this.sweeper = setInterval(() => this.expire(), Math.min(60_000, Math.max(250, idle / 4))).unref();
     this.stopWatchingKeys = d.revocations.subscribe(() => void this.recheckKeys());
+  }
+
+  /** Starts the sweep that ends idle sessions (the platform's listen()). */
+  start(): void {
+    const idle = this.d.config.GATEWAY_SESSION_IDLE_MS;
+    this.sweeper ??= setInterval(() => this.expire(), Math.min(60_000, Math.max(250, idle / 4))).unref();
   }
 
   /** The Mux of the deployment's server, or undefined while it is not running (or not yet initialized). */

@@ -15,19 +15,22 @@ const SLIDE_EVERY_MS = 3_600_000;
  */
 export class UsageCounter {
   private counts = new Map<string, UsageCount>();
-  private timer: NodeJS.Timeout;
-  private slideTimer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
+  private slideTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-    flushMs: number,
+    private readonly flushMs: number,
     /** an entry's popularity changed (someone new used it, or someone fell out of the window): the directory reads it again */
     private readonly popularityChanged: () => void = () => {},
-  ) {
-    this.timer = setInterval(() => void this.flush(), flushMs).unref();
-    this.slideTimer = setInterval(() => void this.slide(), SLIDE_EVERY_MS).unref();
+  ) {}
+
+  /** Starts the flush and the popularity window's slide (the platform's listen()). */
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.flushMs).unref();
+    this.slideTimer ??= setInterval(() => void this.slide(), SLIDE_EVERY_MS).unref();
   }
 
   /** One more request to a server's deployment owned by `userId`. */
