@@ -1,9 +1,14 @@
 import { defineConfig } from "vitest/config";
+import { aliases } from "./vite.config.js";
+
+// The path aliases of tsconfig.json (~/ is src/, ~support/ is tests/support/), for every project.
+const resolve = { alias: aliases };
 
 export default defineConfig({
   test: {
     projects: [
       {
+        resolve,
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "scripts/**/*.test.ts"],
@@ -12,6 +17,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: "integration",
           include: ["src/**/*.int.test.ts", "tests/integration/**/*.test.ts"],
@@ -25,6 +31,7 @@ export default defineConfig({
       {
         // Tests that measure a neighbour's latency: run after the others, one file at a time, so
         // what they measure is the attack they make and not the rest of the suite.
+        resolve,
         test: {
           name: "integration-alone",
           include: ["tests/integration/alone/**/*.test.ts"],
@@ -36,6 +43,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: "e2e",
           include: ["tests/e2e/**/*.test.ts"],

@@ -11,7 +11,7 @@ import { loadConfig } from "../src/server/config.js";
 import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
-import { startAppProcess } from "../tests/support/process.js";
+import { startAppProcess } from "~support/process.js";
 import { withBenchDatabase } from "./bench-database.js";
 
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 100_000);

@@ -10,7 +10,7 @@ import path from "node:path";
 import { loadConfig } from "../src/server/config.js";
 import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
-import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "../tests/support/python-index.js";
+import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";

@@ -14,8 +14,8 @@ import pino from "pino";
 import { loadConfig } from "../src/server/config.js";
 import { createPlatform, type Platform } from "../src/server/platform.js";
 import { projectRoot } from "../src/server/paths.js";
-import { oauthTokens } from "../tests/support/gateway-oauth.js";
-import { startAppProcess } from "../tests/support/process.js";
+import { oauthTokens } from "~support/gateway-oauth.js";
+import { startAppProcess } from "~support/process.js";
 import { runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = "@modelcontextprotocol/server-everything";

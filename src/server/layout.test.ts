@@ -68,7 +68,7 @@ describe("comments in src", () => {
           .map((line, i) => ({ line: line.trim(), at: `${f}:${i + 1}` }))
           .filter(({ line }) => line.startsWith("//") || line.startsWith("*") || line.startsWith("/*"))
           .flatMap(({ line, at }) =>
-            [...line.matchAll(/(?<![\w.@/-])[\w][\w.\/-]*\.(?:tsx?|mjs|cjs|md)\b/g)]
+            [...line.matchAll(/(?<![\w.@/-])[\w][\w./-]*\.(?:tsx?|mjs|cjs|md)\b/g)]
               .map((m) => m[0])
               .filter((ref) => !exists(ref))
               .map((ref) => `${at}: ${ref}`),

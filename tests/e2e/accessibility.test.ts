@@ -3,7 +3,7 @@
 // deployment running on the server page (its playground, request log and tool cards showing).
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { axeViolations, settled } from "./axe.js";
 import { appUrl, launchBrowser, newPage } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AUTH_TEXT, PROFILE_TEXT } from "../../src/shared/auth.js";
+import { AUTH_TEXT, PROFILE_TEXT } from "~/shared/auth.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { logIn, registerConfirmAndLogIn } from "./helpers.js";

@@ -4,7 +4,7 @@
 import fs from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AUTH_TEXT, PROFILE_TEXT, RESET_TEXT } from "../../src/shared/auth.js";
+import { AUTH_TEXT, PROFILE_TEXT, RESET_TEXT } from "~/shared/auth.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { appUrl, launchBrowser, newPage } from "./browser.js";
 

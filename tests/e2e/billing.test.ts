@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
-import { BILLING_TEXT } from "../../src/shared/billing.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { BILLING_TEXT } from "~/shared/billing.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 

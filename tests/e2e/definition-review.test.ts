@@ -1,6 +1,6 @@
 import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { DEFINITION_TEXT } from "../../src/shared/definitions.js";
+import { DEFINITION_TEXT } from "~/shared/definitions.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 

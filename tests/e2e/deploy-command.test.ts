@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMAND_TEXT } from "../../src/server/features/runtime/command.js";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { COMMAND_TEXT } from "~/server/features/runtime/command.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WAITLIST_TEXT } from "../../src/shared/waitlist.js";
+import { WAITLIST_TEXT } from "~/shared/waitlist.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 
 let browser: Browser;

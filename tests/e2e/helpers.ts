@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { inject } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
-import { API_KEY_TEXT } from "../../src/shared/publishers.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { waitForMail } from "../support/smtp-sink.js";
 
 export async function logIn(page: Page, email: string, password: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
-import { API_KEY_TEXT } from "../../src/shared/publishers.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";

@@ -4,8 +4,8 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";

@@ -3,12 +3,12 @@
 // the server (a field's error at the field, the form's at its top) or the spec's redirect.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AUTH_TEXT, FORGOT_TEXT, PROFILE_TEXT, RESET_TEXT } from "../../src/shared/auth.js";
-import { BILLING_TEXT } from "../../src/shared/billing.js";
-import { ADMIN_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
-import { OAUTH_TEXT } from "../../src/shared/oauth.js";
-import { API_KEY_TEXT, SERVER_FORM_TEXT } from "../../src/shared/publishers.js";
+import { AUTH_TEXT, FORGOT_TEXT, PROFILE_TEXT, RESET_TEXT } from "~/shared/auth.js";
+import { BILLING_TEXT } from "~/shared/billing.js";
+import { ADMIN_TEXT, SUBMIT_TEXT } from "~/shared/catalog.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
+import { OAUTH_TEXT } from "~/shared/oauth.js";
+import { API_KEY_TEXT, SERVER_FORM_TEXT } from "~/shared/publishers.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { authorizeUrl, pkce, registerClient } from "../support/oauth.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";

@@ -3,8 +3,8 @@
 // grant. The client's side (registration, token endpoint) is driven over HTTP as a connector would.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
-import { OAUTH_TEXT } from "../../src/shared/oauth.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { OAUTH_TEXT } from "~/shared/oauth.js";
 import { authorizeUrl, pkce, registerClient, token } from "../support/oauth.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";

@@ -1,10 +1,10 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
-import { REQUEST_LOG_TEXT } from "../../src/shared/request-log.js";
-import { DEFINITION_TEXT } from "../../src/shared/definitions.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
+import { REQUEST_LOG_TEXT } from "~/shared/request-log.js";
+import { DEFINITION_TEXT } from "~/shared/definitions.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
-import { PLAYGROUND_TEXT } from "../../src/web/components/playground/text.js";
+import { PLAYGROUND_TEXT } from "~/web/components/playground/text.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // The playground (issue 18): in Chromium, the owner of a running server-everything tries its

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY_TEXT, SERVER_FORM_TEXT } from "../../src/shared/publishers.js";
+import { API_KEY_TEXT, SERVER_FORM_TEXT } from "~/shared/publishers.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
 import { generateKey, registerConfirmAndLogIn } from "./helpers.js";
 

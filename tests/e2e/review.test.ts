@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TEXT, CHECK_TEXT, MY_SUBMISSIONS_TEXT, SUBMIT_TEXT } from "../../src/shared/catalog.js";
-import { SANDBOX_TEXT } from "../../src/shared/deployments.js";
+import { ADMIN_TEXT, CHECK_TEXT, MY_SUBMISSIONS_TEXT, SUBMIT_TEXT } from "~/shared/catalog.js";
+import { SANDBOX_TEXT } from "~/shared/deployments.js";
 import { launchBrowser, newPage } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEPLOY_TEXT } from "../../src/shared/deployments.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
 import { client, createTestApp, outbox, signedInUser, type TestApp } from "../support/app.js";
 
 let t: TestApp;

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../src/server/paths.js";
+import { projectRoot } from "~/server/paths.js";
 import { createTestApp, signedInUser, type TestApp } from "../support/app.js";
 
 let t: TestApp;

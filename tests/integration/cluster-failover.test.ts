@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import {
   alive,
   deployFixture,

@@ -1,6 +1,6 @@
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import {
   api,
   deployFixture,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../support/app.js";
-import { GATEWAY_TEXT } from "../../src/server/features/gateway/gateway.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/gateway.js";
 import { addCatalogEntry, EVERYTHING, waitForStatus } from "../support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "../support/gateway.js";
 import { ensureInspector, INSPECTOR_VERSION, runInspector, type InspectorTools } from "../support/inspector.js";

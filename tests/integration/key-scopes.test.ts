@@ -2,11 +2,11 @@
 // opens its scopes' routes and the deployments it names, nothing about the account; it stops at
 // its expiry on every process at once; keys made before scopes keep working.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
-import { API_KEY_TEXT, type ApiKeyView } from "../../src/shared/publishers.js";
-import { GATEWAY_TEXT } from "../../src/server/features/gateway/text.js";
-import { protectedResourceMetadataUrl } from "../../src/server/features/oauth/resource.js";
-import { keyRule, type KeyRule } from "../../src/server/features/publishers/key-policy.js";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { API_KEY_TEXT, type ApiKeyView } from "~/shared/publishers.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
+import { protectedResourceMetadataUrl } from "~/server/features/oauth/resource.js";
+import { keyRule, type KeyRule } from "~/server/features/publishers/key-policy.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, parseAllDocuments } from "yaml";
-import { ConfigError, loadConfig } from "../../src/server/config.js";
-import { projectRoot } from "../../src/server/paths.js";
+import { ConfigError, loadConfig } from "~/server/config.js";
+import { projectRoot } from "~/server/paths.js";
 
 // The Kubernetes manifests (deploy/kubernetes, docs/operations.md "Kubernetes") rendered the way
 // an operator applies them, `kubectl kustomize <dir>`, and checked for what the design relies on:

@@ -1,7 +1,7 @@
 // PostgreSQL cannot store a NUL character in text: one sent in a path, a query or a body used to
 // fail deep inside a query as a 500. Every way in now gets a clear 400 and nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NUL_TEXT } from "../../src/server/http/middleware.js";
+import { NUL_TEXT } from "~/server/http/middleware.js";
 import { createTestApp, ORIGIN, signedInUser, type Client, type TestApp } from "../support/app.js";
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 import { lookup } from "node:dns/promises";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/server/config.js";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import { ConfigError, loadConfig } from "~/server/config.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import { startMetadataServer, startTrap, type MetadataServer } from "../support/oauth-client.js";
 import { authorizeUrl, codeFlow, exchange, mcpInitialize, NATIVE_REDIRECT, pkce, type Answer, type HttpUser } from "../support/oauth.js";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import {
   authorizeUrl,

@@ -2,8 +2,8 @@
 // which deployment), its refusals and headers, the error page, and the login page resuming an
 // authorization request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OAUTH_SERVER_TEXT } from "../../src/server/features/oauth/index.js";
-import { OAUTH_TEXT } from "../../src/shared/oauth.js";
+import { OAUTH_SERVER_TEXT } from "~/server/features/oauth/index.js";
+import { OAUTH_TEXT } from "~/shared/oauth.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import { authorizeUrl, NATIVE_REDIRECT, pkce, registerClient, send, type HttpUser } from "../support/oauth.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import { MemoryProvider, startMetadataServer, type MetadataServer } from "../support/oauth-client.js";
 import { sdkJourney } from "../support/oauth-journey.js";

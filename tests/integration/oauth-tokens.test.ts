@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
-import { API_KEY_TEXT } from "../../src/shared/publishers.js";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";
 import {
   codeFlow,

@@ -2,8 +2,8 @@
 // must never do: act for another site (CSRF), lead off-site after signing in, echo a password,
 // buffer an endless body, or let a form do what the API would refuse.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEXT } from "../../src/shared/auth.js";
-import { API_KEY_TEXT } from "../../src/shared/publishers.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { ORIGIN, createTestApp, linkIn, outbox, signedInUser, type TestApp } from "../support/app.js";
 
 let t: TestApp;

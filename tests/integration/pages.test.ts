@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { WAITLIST_TEXT } from "../../src/shared/waitlist.js";
+import { WAITLIST_TEXT } from "~/shared/waitlist.js";
 
 let t: TestApp;
 beforeAll(async () => {

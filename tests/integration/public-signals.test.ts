@@ -5,9 +5,9 @@
 // in a loop, and a second user's calls all fail: none of it reaches the public surfaces.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdminServer } from "../../src/shared/catalog.js";
-import type { ToolStat } from "../../src/shared/request-log.js";
-import { addUsage } from "../../src/server/features/gateway/repo.js";
+import type { AdminServer } from "~/shared/catalog.js";
+import type { ToolStat } from "~/shared/request-log.js";
+import { addUsage } from "~/server/features/gateway/repo.js";
 import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../support/app.js";
 import { waitForStatus } from "../support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "../support/gateway.js";

@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../src/server/paths.js";
+import { projectRoot } from "~/server/paths.js";
 import { startAppProcess } from "../support/process.js";
 
 // The real start-up path: `node dist/server.js` with the embedded PostgreSQL in a scratch DATA_DIR.

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { TEST_PACKAGES_DIR } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/db.js";
 import { removeDataDir } from "../support/deployments.js";

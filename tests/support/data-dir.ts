@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { mountPoints } from "../../src/server/features/runtime/sandbox/volumes.js";
+import { mountPoints } from "~/server/features/runtime/sandbox/volumes.js";
 
 /**
  * Removes a test's data directory, first detaching deployment volumes a killed platform left

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { connect, runMigrations } from "../../src/server/db/client.js";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/server/db/embedded.js";
+import { connect, runMigrations } from "~/server/db/client.js";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "~/server/db/embedded.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
-import { connect, type Database } from "../../src/server/db/client.js";
+import { connect, type Database } from "~/server/db/client.js";
 
 export interface TestDatabase {
   url: string;

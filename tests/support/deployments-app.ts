@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "./app.js";
 import { EVERYTHING, addCatalogEntry, registerOwnedServer, waitForStatus } from "./deployments.js";
 import { newApiKey } from "./gateway.js";

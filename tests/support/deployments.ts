@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import type { Client, TestApp } from "./app.js";
 import { waitFor } from "./wait.js";
 

@@ -4,7 +4,7 @@
 // root platform, as on CI.
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "vitest";
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { createTestApp, signedInUser, type Client, type TestApp } from "./app.js";
 import { registerOwnedServer, waitForStatus } from "./deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "./git-fixture.js";

@@ -1,6 +1,6 @@
 // An app listening on a real port with deployments of the fixture MCP server, owned by people
 // signed in over HTTP: what the OAuth tests authorize clients for.
-import type { DeploymentView } from "../../src/shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { createTestApp, freePort, type TestApp } from "./app.js";
 import { createFixtureRepo, type FixtureRepo } from "./git-fixture.js";
 import { signUpOverHttp, type HttpUser } from "./oauth.js";

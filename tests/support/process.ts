@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { networkEnv } from "../../src/server/features/runtime/install-env.js";
-import { projectRoot } from "../../src/server/paths.js";
+import { networkEnv } from "~/server/features/runtime/install-env.js";
+import { projectRoot } from "~/server/paths.js";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

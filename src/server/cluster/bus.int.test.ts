@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../tests/support/db.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import { connect, type Database } from "../db/client.js";
 import { RESYNC } from "./bus.js";
 import { PgBus } from "./pg-bus.js";

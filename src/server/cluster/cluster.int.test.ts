@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../tests/support/deployments.js";
-import { newApiKey, rawSession, sseRequest } from "../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../tests/support/git-fixture.js";
+import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { newApiKey, rawSession, sseRequest } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
 import { publicClient, tokensFor } from "../features/oauth/oauth-test-support.js";
 import { projectRoot } from "../paths.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestApp, type TestApp } from "../../../tests/support/app.js";
-import { createTestDatabase, type TestDatabase } from "../../../tests/support/db.js";
+import { createTestApp, type TestApp } from "~support/app.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import { connect, type Database } from "../db/client.js";
 import { SWEEP_JOB, type PlanLimits } from "../features/billing/limits.js";
 import { claimRun, jobStatus } from "./jobs.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../tests/support/db.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import { connect, type Database } from "../db/client.js";
 import { PgRateLimiter } from "./rate-limit.js";
 

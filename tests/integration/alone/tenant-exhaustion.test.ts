@@ -5,16 +5,16 @@
 // tests/fixtures/flood-server deployed from git, while a benign neighbour on the same runner is
 // called every 50 ms: what the platform holds stays within its caps, and the neighbour's latency
 // within twice its quiet value (see withinTwiceQuiet).
-import { droppedMessages } from "../../../src/server/features/gateway/sessions.js";
+import { droppedMessages } from "~/server/features/gateway/sessions.js";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import http from "node:http";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../../src/shared/deployments.js";
-import { floodNotice } from "../../../src/server/features/runtime/flow.js";
-import { recordListing, MAX_PINS_PER_USER } from "../../../src/server/features/deployments/definitions-repo.js";
-import { definitionOf, type Definition } from "../../../src/server/features/deployments/definitions.js";
-import { streamTotals } from "../../../src/server/features/gateway/wire/sse.js";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { floodNotice } from "~/server/features/runtime/flow.js";
+import { recordListing, MAX_PINS_PER_USER } from "~/server/features/deployments/definitions-repo.js";
+import { definitionOf, type Definition } from "~/server/features/deployments/definitions.js";
+import { streamTotals } from "~/server/features/gateway/wire/sse.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../support/git-fixture.js";

@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createTestApp, linkIn, outbox, signedInUser, type TestApp } from "../../../../tests/support/app.js";
-import { AUTH_TEXT } from "../../../shared/auth.js";
+import { client, createTestApp, linkIn, outbox, signedInUser, type TestApp } from "~support/app.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
 
 let t: TestApp;
 beforeAll(async () => {

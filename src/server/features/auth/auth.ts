@@ -13,7 +13,7 @@ import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
 import { findUserById, updateProfileEmail } from "../profile/repo.js";
 import { hashPassword, verifyPassword } from "./password.js";
-import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "../../../shared/auth.js";
+import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "~/shared/auth.js";
 
 export const CLIENT_IP_HEADER = "x-switchboard-client-ip";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { startFakeGitHub, type FakeGitHub } from "../../../../tests/support/github-oauth.js";
+import { client, createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { startFakeGitHub, type FakeGitHub } from "~support/github-oauth.js";
 
 let gh: FakeGitHub;
 let t: TestApp;

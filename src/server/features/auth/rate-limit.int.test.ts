@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_TEXT } from "../../../shared/auth.js";
-import { client, createTestApp, type TestApp } from "../../../../tests/support/app.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
+import { client, createTestApp, type TestApp } from "~support/app.js";
 
 let t: TestApp;
 beforeAll(async () => {

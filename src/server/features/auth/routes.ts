@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
-import { AUTH_TEXT } from "../../../shared/auth.js";
+import { AUTH_TEXT } from "~/shared/auth.js";
 import type { Db } from "../../db/client.js";
 import type { RateLimiter } from "../../http/rate-limit.js";
 import { findUserByEmail } from "../profile/repo.js";

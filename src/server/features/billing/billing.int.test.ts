@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "../../../shared/billing.js";
-import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "~/shared/billing.js";
+import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 // Billing on a real PostgreSQL: the built-in test-mode provider end to end, and the hosting limits
 // that follow the plan. Stripe: stripe.int.test.ts.

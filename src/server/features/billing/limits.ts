@@ -1,4 +1,4 @@
-import { BILLING_TEXT, PLANS } from "../../../shared/billing.js";
+import { BILLING_TEXT, PLANS } from "~/shared/billing.js";
 import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";

@@ -1,4 +1,4 @@
-import { PLANS, planView, type CurrentSubscription, type Plan } from "../../../shared/billing.js";
+import { PLANS, planView, type CurrentSubscription, type Plan } from "~/shared/billing.js";
 import type { Db } from "../../db/client.js";
 import { findSubscription, type SubscriptionRow } from "./repo.js";
 

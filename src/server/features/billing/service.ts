@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { BILLING_TEXT, PLANS, type CurrentSubscription, type ProviderStatusView } from "../../../shared/billing.js";
+import { BILLING_TEXT, PLANS, type CurrentSubscription, type ProviderStatusView } from "~/shared/billing.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";

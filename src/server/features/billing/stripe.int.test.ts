@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { startStripeStandIn, type StripeStandIn } from "../../../../tests/support/stripe-stand-in.js";
-import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "../../../shared/billing.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { startStripeStandIn, type StripeStandIn } from "~support/stripe-stand-in.js";
+import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "~/shared/billing.js";
 import { projectRoot } from "../../paths.js";
 
 // Billing with Stripe on a real PostgreSQL, through a local stand-in for api.stripe.com, with

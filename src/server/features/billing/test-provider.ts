@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BILLING_TEXT, PLANS, planView } from "../../../shared/billing.js";
+import { BILLING_TEXT, PLANS, planView } from "~/shared/billing.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";

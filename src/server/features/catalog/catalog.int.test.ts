@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, type TestApp } from "../../../../tests/support/app.js";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { createTestApp, signedInUser, type TestApp } from "~support/app.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { COMMAND_TEXT } from "../runtime/command.js";
-import { CATEGORIES } from "../../../shared/catalog.js";
+import { CATEGORIES } from "~/shared/catalog.js";
 import { insertServers } from "./repo.js";
 import { seedCatalogIfEmpty } from "./service.js";
 import { SEED_SERVERS } from "./seed-data.js";

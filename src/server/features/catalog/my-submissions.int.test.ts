@@ -1,7 +1,7 @@
 // My submissions: what a submitter sees of their entries, pending, approved or rejected.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { MY_SUBMISSIONS_TEXT, type SubmissionLine } from "../../../shared/catalog.js";
+import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { MY_SUBMISSIONS_TEXT, type SubmissionLine } from "~/shared/catalog.js";
 import { startSubmissionsApp, valid } from "./submissions-test-support.js";
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 // An admin's review of submissions: the admin pages and API, approving, unapproving and rejecting,
 // and accepting the listing a platform check found.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { ADMIN_TEXT, type AdminServer } from "../../../shared/catalog.js";
+import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { ADMIN_TEXT, type AdminServer } from "~/shared/catalog.js";
 import { saveCapabilities } from "../deployments/repo.js";
 import { startSubmissionsApp, valid } from "./submissions-test-support.js";
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { catalogServer, listQuery, pagination } from "../../../shared/catalog.js";
+import { catalogServer, listQuery, pagination } from "~/shared/catalog.js";
 import type { Db } from "../../db/client.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { getRelated, getServer, listServers, toCatalogServer } from "./service.js";

@@ -3,7 +3,7 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
-import { SEARCH_COUNT_CAP } from "../../../shared/catalog.js";
+import { SEARCH_COUNT_CAP } from "~/shared/catalog.js";
 import type { ServerRow } from "./repo.js";
 
 export interface SearchParams {

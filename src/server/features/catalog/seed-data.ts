@@ -1,4 +1,4 @@
-import type { RequiredKey } from "../../../shared/catalog.js";
+import type { RequiredKey } from "~/shared/catalog.js";
 
 // The demo catalogue a fresh database starts with: real, well-known MCP servers, written by the team.
 export interface SeedServer {

@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.js";
 import type { Db } from "../../db/client.js";
-import { CATALOG_TEXT, RELATED_LIMIT, type CatalogServer, type ListQuery, type RequiredKey } from "../../../shared/catalog.js";
+import { CATALOG_TEXT, RELATED_LIMIT, type CatalogServer, type ListQuery, type RequiredKey } from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, type ServerRow } from "./repo.js";
 import { relatedServers, searchServers } from "./search-repo.js";

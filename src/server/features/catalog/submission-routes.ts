@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminServer, serverRecord, SUBMIT_TEXT, submissionLine, submissionRequest } from "../../../shared/catalog.js";
+import { adminServer, serverRecord, SUBMIT_TEXT, submissionLine, submissionRequest } from "~/shared/catalog.js";
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";

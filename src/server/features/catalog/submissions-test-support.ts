@@ -1,6 +1,6 @@
 // Set-up shared by the submission tests (submit, review, my-submissions): an app with one admin
 // and one submitter, and a valid submission.
-import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
 
 export interface SubmissionsApp {
   t: TestApp;

@@ -9,9 +9,9 @@ import {
   type ServerRecord,
   type SubmissionLine,
   type SubmissionRequest,
-} from "../../../shared/catalog.js";
+} from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
-import { API_KEY_TEXT } from "../../../shared/publishers.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { approveCandidate } from "../deployments/listings.js";

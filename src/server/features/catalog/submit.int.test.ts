@@ -1,7 +1,7 @@
 // Submitting an entry: the API's checks and the submit page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { SUBMIT_TEXT } from "../../../shared/catalog.js";
+import { client, type Client, type TestApp } from "~support/app.js";
+import { SUBMIT_TEXT } from "~/shared/catalog.js";
 import { startSubmissionsApp, valid } from "./submissions-test-support.js";
 
 let t: TestApp;

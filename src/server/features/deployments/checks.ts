@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { CHECK_TEXT } from "../../../shared/catalog.js";
+import { CHECK_TEXT } from "~/shared/catalog.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Logger } from "../../log.js";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT, deploymentView, envInput, toolSelectionInput } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, deploymentView, envInput, toolSelectionInput } from "~/shared/deployments.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { deploymentLogs, restartDeployment, setHiddenTools } from "./owner-actions.js";
 import { bearer, idParams, viewerOf } from "./route-parts.js";

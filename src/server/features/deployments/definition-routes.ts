@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "../../../shared/definitions.js";
+import { definitionDecisionInput, definitionModeInput, definitionReviewView } from "~/shared/definitions.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { decideDefinitions, definitionReview, setDefinitionMode } from "./owner-actions.js";
 import { bearer, idParams, viewerOf } from "./route-parts.js";

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import type { DefinitionChange, DefinitionKind, DefinitionReviewView } from "../../../shared/definitions.js";
+import type { DefinitionChange, DefinitionKind, DefinitionReviewView } from "~/shared/definitions.js";
 import type { Db } from "../../db/client.js";
 import { definitionPins, definitionReviews } from "../../db/schema.js";
 import type { Listing } from "../runtime/runner.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { showInvisible, storableText } from "../../../shared/definitions.js";
+import { showInvisible, storableText } from "~/shared/definitions.js";
 import { canonical, definitionOf, DefinitionReview } from "./definitions.js";
 
 // What a definition is: the same item in any key order is the same definition; _meta is no part

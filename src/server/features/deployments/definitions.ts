@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LISTINGS, LONE_SURROGATE, storableText, type DefinitionKind } from "../../../shared/definitions.js";
+import { LISTINGS, LONE_SURROGATE, storableText, type DefinitionKind } from "~/shared/definitions.js";
 
 // Pinned definitions (docs/gateway.md#pinned-definitions), the rules without the storage: what a
 // definition is (the listed item without its _meta, in canonical JSON), and which listed items and

@@ -1,4 +1,4 @@
-import { DEPLOY_TEXT, type Deployability } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type Deployability } from "~/shared/deployments.js";
 import { AppError } from "../../errors.js";
 import { sourceFrom } from "../runtime/command.js";
 

@@ -1,10 +1,10 @@
 // What a deployment keeps from others (secrets, files, the network) and the input a deploy refuses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerFixture, startDeploymentsApp, toolText as text, type DeploymentsApp } from "../../../../tests/support/deployments-app.js";
-import { EVERYTHING, addCatalogEntry, waitForStatus } from "../../../../tests/support/deployments.js";
-import type { FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerFixture, startDeploymentsApp, toolText as text, type DeploymentsApp } from "~support/deployments-app.js";
+import { EVERYTHING, addCatalogEntry, waitForStatus } from "~support/deployments.js";
+import type { FixtureRepo } from "~support/git-fixture.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { GIT_TEXT } from "../runtime/git-url.js";
 import { NPX_TEXT } from "../runtime/npx.js";
 import { COMMAND_TEXT } from "../runtime/command.js";

@@ -6,11 +6,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerFixture, startDeploymentsApp, toolText as text, type DeploymentsApp } from "../../../../tests/support/deployments-app.js";
-import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, removeDataDir, waitForStatus } from "../../../../tests/support/deployments.js";
-import type { FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerFixture, startDeploymentsApp, toolText as text, type DeploymentsApp } from "~support/deployments-app.js";
+import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, removeDataDir, waitForStatus } from "~support/deployments.js";
+import type { FixtureRepo } from "~support/git-fixture.js";
+import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 let t: TestApp;
 let repo: FixtureRepo;

@@ -3,8 +3,8 @@
 // the rows owners see, on a real database, without knowing which runner it is.
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
-import { DEPLOY_TEXT, type SandboxInfo } from "../../../shared/deployments.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
+import { DEPLOY_TEXT, type SandboxInfo } from "~/shared/deployments.js";
 import { profiles, user } from "../../db/schema.js";
 import { createLogger } from "../../log.js";
 import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "../runtime/runner.js";

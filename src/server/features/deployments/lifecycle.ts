@@ -1,4 +1,4 @@
-import type { SandboxInfo } from "../../../shared/deployments.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";

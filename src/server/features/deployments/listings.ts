@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, deploymentListings, deployments, serverCapabilities } from "../../db/schema.js";
-import type { ServerKind } from "../../../shared/deployments.js";
+import type { ServerKind } from "~/shared/deployments.js";
 import { definitionOf, jsonbSafe } from "./definitions.js";
 
 type ServerRef = { kind: ServerKind; ref: string };

@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys } from "~/shared/deployments.js";
 import { publish, TOPICS } from "../../cluster/topics.js";
 import { planOf } from "../billing/plan.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
-import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "../../../shared/definitions.js";
+import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "~/shared/definitions.js";
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
 

@@ -3,8 +3,8 @@
 // stale view cannot win.
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
-import type { SandboxInfo } from "../../../shared/deployments.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 import { user } from "../../db/schema.js";
 import { assignedTo, heartbeat, place, registerRunner, setDraining } from "./placement.js";
 import { findDeployment, reserveDeployment } from "./repo.js";

@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, isNull, notInArray, sql } from "drizzle-orm";
-import type { SandboxInfo } from "../../../shared/deployments.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployments, profiles, runners } from "../../db/schema.js";
 import { RESTING, type DeploymentRow } from "./repo.js";

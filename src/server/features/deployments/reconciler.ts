@@ -1,4 +1,4 @@
-import { DEPLOY_TEXT, hostingOpen } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT, hostingOpen } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
-import type { DeploymentStatus, ServerKind } from "../../../shared/deployments.js";
+import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployActions, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";

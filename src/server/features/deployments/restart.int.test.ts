@@ -1,11 +1,11 @@
 // Restart and Edit keys (docs/product.md#my-deployments): the same deployment starts again, with new
 // keys when given; its URL, tool selection, grants and log stay, and it is not a deploy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { startDeploymentsApp, toolText, type DeploymentsApp } from "../../../../tests/support/deployments-app.js";
-import { alive, waitForStatus } from "../../../../tests/support/deployments.js";
-import { waitFor } from "../../../../tests/support/wait.js";
-import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
+import { signedInUser, type Client, type TestApp } from "~support/app.js";
+import { startDeploymentsApp, toolText, type DeploymentsApp } from "~support/deployments-app.js";
+import { alive, waitForStatus } from "~support/deployments.js";
+import { waitFor } from "~support/wait.js";
+import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 let t: TestApp;
 let deployFixture: DeploymentsApp["deployFixture"];

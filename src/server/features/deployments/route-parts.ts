@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { requireViewer } from "../../http/guards.js";
 import type { AppEnv } from "../../http/middleware.js";
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT, deployInput, deploymentView } from "../../../shared/deployments.js";
-import { CHECK_TEXT } from "../../../shared/catalog.js";
+import { DEPLOY_TEXT, deployInput, deploymentView } from "~/shared/deployments.js";
+import { CHECK_TEXT } from "~/shared/catalog.js";
 import { AppError } from "../../errors.js";
 import { requireAdmin } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";

@@ -2,7 +2,7 @@
 // own listing, a catalogue entry's approved one) and the definitions pinned per user and server.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { DeploymentStatus } from "../../../shared/deployments.js";
+import type { DeploymentStatus } from "~/shared/deployments.js";
 import { user } from "../auth/schema.js";
 import { mcpServers } from "../catalog/schema.js";
 

@@ -1,8 +1,8 @@
-import type { DeploymentView } from "../../../shared/deployments.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import type { Bus } from "../../cluster/bus.js";
 import { planOf } from "../billing/plan.js";
-import type { RequiredKey } from "../../../shared/catalog.js";
-import { requiredKeysFromConnections, type Connection } from "../../../shared/publishers.js";
+import type { RequiredKey } from "~/shared/catalog.js";
+import { requiredKeysFromConnections, type Connection } from "~/shared/publishers.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Viewer } from "../auth/viewer.js";

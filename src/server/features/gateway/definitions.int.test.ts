@@ -1,14 +1,14 @@
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInUser } from "../../../../tests/support/app.js";
-import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
-import { waitForStatus } from "../../../../tests/support/deployments.js";
-import { sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import type { DefinitionReviewView } from "../../../shared/definitions.js";
+import { signedInUser } from "~support/app.js";
+import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
+import { waitForStatus } from "~support/deployments.js";
+import { sdkClient, textOf } from "~support/gateway.js";
+import type { DefinitionReviewView } from "~/shared/definitions.js";
 import { definitionOf } from "../deployments/definitions.js";
 import { loadReview, recordListing } from "../deployments/definitions-repo.js";
 import { saveCapabilities } from "../deployments/repo.js";
-import { until as poll } from "../../../../tests/support/wait.js";
+import { until as poll } from "~support/wait.js";
 
 // Pinned definitions against a rug pull: the fixture server, deployed with FIXTURE_RUG_PULL=1,
 // rewrites echo's description into an instruction to leak a key, adds a tool, changes a prompt

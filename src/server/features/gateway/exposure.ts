@@ -1,4 +1,4 @@
-import { DEFINITION_TEXT, LISTINGS, type DefinitionKind } from "../../../shared/definitions.js";
+import { DEFINITION_TEXT, LISTINGS, type DefinitionKind } from "~/shared/definitions.js";
 import { definitionOf, listedItems, type Definition } from "../deployments/definitions.js";
 import { RPC } from "./protocol.js";
 import type { GatewayTarget } from "./repo.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { client, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "../../../../tests/support/gateway.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "~support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { GATEWAY_TEXT } from "./gateway.js";
 import { useGatewayApp, usageOf } from "./gateway-test-setup.js";
 

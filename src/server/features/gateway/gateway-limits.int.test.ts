@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Client, TestApp } from "../../../../tests/support/app.js";
-import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "../../../../tests/support/gateway.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import type { Client, TestApp } from "~support/app.js";
+import { MCP_ACCEPT, newApiKey, raw, rawSession, sseRequest } from "~support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { useGatewayApp } from "./gateway-test-setup.js";
 
 // The gateway's limits over real HTTP (gateway-test-setup.ts): one client cannot hurt the others,

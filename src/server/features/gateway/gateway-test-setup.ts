@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { newApiKey } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 
 // The gateway integration tests' set-up (gateway*.int.test.ts): the gateway over real HTTP on a
 // real port, in front of a real deployed stdio server (the zero-dependency fixture in

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TestApp } from "../../../../tests/support/app.js";
-import { MCP_ACCEPT, raw, rawSession } from "../../../../tests/support/gateway.js";
+import type { TestApp } from "~support/app.js";
+import { MCP_ACCEPT, raw, rawSession } from "~support/gateway.js";
 import { useGatewayApp, usageOf } from "./gateway-test-setup.js";
 
 // Total Usage through the gateway, over real HTTP (gateway-test-setup.ts): one per request forwarded.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { raw, rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { raw, rawSession, sdkClient, textOf } from "~support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { GATEWAY_TEXT } from "./gateway.js";
 import { useGatewayApp } from "./gateway-test-setup.js";
 

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { oauthTokens, registerClient } from "../../../../tests/support/gateway-oauth.js";
-import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { oauthTokens, registerClient } from "~support/gateway-oauth.js";
+import { MCP_ACCEPT, newApiKey, raw, rawSession, sdkClient, sseRequest, textOf } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 import { GATEWAY_TEXT } from "./gateway.js";
 
 // OAuth at the gateway over real HTTP: each deployment's URL is a protected resource with its own

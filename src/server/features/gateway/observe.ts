@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { ServerKind } from "../../../shared/deployments.js";
+import type { ServerKind } from "~/shared/deployments.js";
 import type { Logger } from "../../log.js";
 import type { Msg } from "./protocol.js";
 import type { GatewayTarget } from "./repo.js";

@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
-import type { ServerKind } from "../../../shared/deployments.js";
-import type { DefinitionKind } from "../../../shared/definitions.js";
+import type { ServerKind } from "~/shared/deployments.js";
+import type { DefinitionKind } from "~/shared/definitions.js";
 import type { Definition, DefinitionReview } from "../deployments/definitions.js";
 
 export interface GatewayTarget {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "../../../../tests/support/app.js";
-import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
-import { raw, rawSession, sdkClient, sseRequest, textOf } from "../../../../tests/support/gateway.js";
+import type { Client } from "~support/app.js";
+import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
+import { raw, rawSession, sdkClient, sseRequest, textOf } from "~support/gateway.js";
 import { OVERSIZED_ANSWER } from "../runtime/stdout-lines.js";
 import { TOO_DEEP } from "./protocol.js";
 

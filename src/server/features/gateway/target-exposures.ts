@@ -1,4 +1,4 @@
-import type { DefinitionKind } from "../../../shared/definitions.js";
+import type { DefinitionKind } from "~/shared/definitions.js";
 import type { Definition } from "../deployments/definitions.js";
 import type { Bus } from "../../cluster/bus.js";
 import type { Logger } from "../../log.js";

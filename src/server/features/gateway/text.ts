@@ -1,4 +1,4 @@
-import { API_KEY_TEXT } from "../../../shared/publishers.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { SUPPORTED_VERSIONS } from "./protocol.js";
 
 /** What the gateway answers a client with, word for word (see docs/gateway.md). */

@@ -1,9 +1,9 @@
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedInUser } from "../../../../tests/support/app.js";
-import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
-import { MCP_ACCEPT, raw, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { signedInUser } from "~support/app.js";
+import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
+import { MCP_ACCEPT, raw, sdkClient, textOf } from "~support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 
 // Per-deployment tool selection: the owner hides tools; every client (Streamable HTTP, the legacy
 // SSE transport, the playground's cookie) sees them neither listed nor callable, open sessions are

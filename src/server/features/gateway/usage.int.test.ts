@@ -2,7 +2,7 @@
 // servers in whatever order requests came, and must never deadlock each other (PostgreSQL would
 // abort one, delaying its counts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import { addUsage, slidePopularity } from "./repo.js";
 
 let db: TestDatabase;

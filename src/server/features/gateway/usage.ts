@@ -1,7 +1,7 @@
 import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { ServerKind } from "../../../shared/deployments.js";
+import type { ServerKind } from "~/shared/deployments.js";
 import { addUsage, slidePopularity, type UsageCount } from "./repo.js";
 
 const SLIDE_JOB = "usage-popularity";

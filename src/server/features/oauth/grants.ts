@@ -1,4 +1,4 @@
-import type { ConnectedAppView } from "../../../shared/oauth.js";
+import type { ConnectedAppView } from "~/shared/oauth.js";
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { KEY_PATTERN } from "../publishers/api-keys.js";

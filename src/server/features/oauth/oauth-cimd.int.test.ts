@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { verifyAccessToken } from "./index.js";
 import { addDeployment, authorize, authorizeUrl, codeFor, pkce, REDIRECT, token } from "./oauth-test-support.js";
 

@@ -2,7 +2,7 @@
 // alice's and bob's deployments and a public client, and the small helpers the tests use on it.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import { createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { addDeployment, pkce, publicClient } from "./oauth-test-support.js";
 
 // Live bindings: a test file reads them after useOAuthFixture's beforeAll has set them.

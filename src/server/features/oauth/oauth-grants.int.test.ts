@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signedInUser } from "../../../../tests/support/app.js";
+import { signedInUser } from "~support/app.js";
 import { deleteDeployment, reserveDeployment } from "../deployments/repo.js";
 import { listConnectedApps, resourceUrl, verifyAccessToken } from "./index.js";
 import { alice, bob, clientId, db, depA, depB, q, S256, t, useOAuthFixture } from "./oauth-fixture.js";
 import { addDeployment, authorize, authorizeUrl, consent, publicClient, token, tokensFor } from "./oauth-test-support.js";
-import { OAUTH_TEXT } from "../../../shared/oauth.js";
+import { OAUTH_TEXT } from "~/shared/oauth.js";
 
 // Who may grant what over HTTP (docs/decisions/010-oauth.md): the resource asked for, redirect
 // URIs, the owner's consent; then grants as Connected apps, and as deployments come and go.

@@ -1,6 +1,6 @@
 // Helpers for the authorization server's integration tests (driving the app through app.request).
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Client, TestApp } from "../../../../tests/support/app.js";
+import type { Client, TestApp } from "~support/app.js";
 import { sql } from "drizzle-orm";
 import { insertDeploymentResource } from "./repo.js";
 import { resourceUrl } from "./resource.js";

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
-import { connectedAppView, OAUTH_TEXT } from "../../../shared/oauth.js";
+import { connectedAppView, OAUTH_TEXT } from "~/shared/oauth.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { STATUSES } from "../../../shared/deployments.js";
+import { STATUSES } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { CallRecord, GatewayObserver } from "../gateway/observe.js";

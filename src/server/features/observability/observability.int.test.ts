@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { waitForStatus } from "../../../../tests/support/deployments.js";
-import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
-import { raw, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { createTestApp, freePort, type Client, type TestApp } from "~support/app.js";
+import { waitForStatus } from "~support/deployments.js";
+import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
+import { raw, sdkClient, textOf } from "~support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 
 // Prometheus metrics of a real platform: a deployed fixture server, the official SDK client
 // through the gateway, and scrapes on the public port (with the token) and the internal port.

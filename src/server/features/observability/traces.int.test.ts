@@ -2,10 +2,10 @@ import http from "node:http";
 import net from "node:net";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, signedInUser, type TestApp } from "../../../../tests/support/app.js";
-import { registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, raw, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
+import { createTestApp, freePort, signedInUser, type TestApp } from "~support/app.js";
+import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { newApiKey, raw, sdkClient, textOf } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
 
 // Traces of gateway calls reach an OTLP/HTTP collector: a small HTTP listener on 127.0.0.1 stands
 // in for it and keeps what arrives at POST /v1/traces (OTLP JSON). The platform's close() sends

@@ -2,13 +2,13 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_PACKAGES_DIR } from "../../../../tests/support/app.js";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
-import { removeDataDir } from "../../../../tests/support/deployments.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { accountWithKey, freePort, startAppProcess, type AppProcess } from "../../../../tests/support/process.js";
-import type { DeploymentView } from "../../../shared/deployments.js";
+import { TEST_PACKAGES_DIR } from "~support/app.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
+import { removeDataDir } from "~support/deployments.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { sdkClient, textOf } from "~support/gateway.js";
+import { accountWithKey, freePort, startAppProcess, type AppProcess } from "~support/process.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 
 // The built app with two worker processes (`npm run start:prod` on a machine with several cores):
 // whichever worker takes a scrape, and on the primary's internal port, the figures are the

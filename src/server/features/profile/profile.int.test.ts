@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createTestApp, linkIn, outbox, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { PROFILE_TEXT } from "../../../shared/auth.js";
+import { client, createTestApp, linkIn, outbox, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { PROFILE_TEXT } from "~/shared/auth.js";
 
 let t: TestApp;
 let alice: Client & { id: string };

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PROFILE_TEXT } from "../../../shared/auth.js";
-import { deleteAccountRequest, profileUpdate, profileView } from "../../../shared/profile.js";
+import { PROFILE_TEXT } from "~/shared/auth.js";
+import { deleteAccountRequest, profileUpdate, profileView } from "~/shared/profile.js";
 import type { Db } from "../../db/client.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";

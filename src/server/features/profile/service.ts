@@ -1,8 +1,8 @@
 import type { Db } from "../../db/client.js";
 import { APIError } from "better-auth/api";
 import { AppError } from "../../errors.js";
-import { PROFILE_TEXT } from "../../../shared/auth.js";
-import type { ProfileUpdate } from "../../../shared/profile.js";
+import { PROFILE_TEXT } from "~/shared/auth.js";
+import type { ProfileUpdate } from "~/shared/profile.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
 import { withSetCookies } from "../auth/session.js";

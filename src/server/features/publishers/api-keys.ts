@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { API_KEY_TEXT, type ApiKeyView, type KeyScope } from "../../../shared/publishers.js";
+import { API_KEY_TEXT, type ApiKeyView, type KeyScope } from "~/shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { API_KEY_TEXT, apiKeyCreate } from "../../../shared/publishers.js";
+import { API_KEY_TEXT, apiKeyCreate } from "~/shared/publishers.js";
 import { keyRule } from "./key-policy.js";
 
 describe("what an API key may do (keyRule)", () => {

@@ -1,4 +1,4 @@
-import type { KeyScope } from "../../../shared/publishers.js";
+import type { KeyScope } from "~/shared/publishers.js";
 
 // What an API key may do on the REST API (docs/product.md#api-keys): the one table of it. A key
 // is what people paste into a client's config file, a file that gets copied, shared and committed,

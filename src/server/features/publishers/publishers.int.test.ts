@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, createTestApp, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { API_KEY_TEXT, SERVER_FORM_TEXT } from "../../../shared/publishers.js";
+import { ORIGIN, createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { API_KEY_TEXT, SERVER_FORM_TEXT } from "~/shared/publishers.js";
 
 let t: TestApp;
 let alice: Client & { id: string };

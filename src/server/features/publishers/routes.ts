@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { apiKeyCreate, apiKeyCreateBody, apiKeyView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "../../../shared/publishers.js";
+import { apiKeyCreate, apiKeyCreateBody, apiKeyView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "~/shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";

@@ -5,7 +5,7 @@ import {
   serverInput,
   type Connection,
   type OwnedServerView,
-} from "../../../shared/publishers.js";
+} from "~/shared/publishers.js";
 import type { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";

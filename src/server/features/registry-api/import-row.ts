@@ -1,7 +1,7 @@
 // A validated server.json as a catalogue row: its title, category, tags, required keys and the
 // command that runs its npm or PyPI package here.
-import { CATEGORIES, type RequiredKey } from "../../../shared/catalog.js";
-import { settableEnv } from "../../../shared/deployments.js";
+import { CATEGORIES, type RequiredKey } from "~/shared/catalog.js";
+import { settableEnv } from "~/shared/deployments.js";
 import type { NewServerRow } from "../catalog/repo.js";
 import type { RegistryPackage, ServerJson } from "./format.js";
 

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../../../tests/support/app.js";
+import { createTestApp, type TestApp } from "~support/app.js";
 import { projectRoot } from "../../paths.js";
 import { seedCatalogIfEmpty } from "../catalog/service.js";
 import { NAME_RE } from "./format.js";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { deployabilityOf } from "../deployments/deployability.js";
 import { sourceFrom } from "../runtime/command.js";
 import { entriesOf, importEntries } from "./importer.js";

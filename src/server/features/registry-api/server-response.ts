@@ -1,7 +1,7 @@
 // Our catalogue rows as the registry's v0.1 ServerResponse, with packages derived from an
 // entry's command where none are stored.
-import type { RequiredKey } from "../../../shared/catalog.js";
-import { localCommand } from "../../../shared/connect.js";
+import type { RequiredKey } from "~/shared/catalog.js";
+import { localCommand } from "~/shared/connect.js";
 import type { ServerRow } from "../catalog/repo.js";
 import { SERVER_SCHEMA_URL, type RegistryPackage } from "./format.js";
 

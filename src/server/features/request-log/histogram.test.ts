@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolStatLine } from "../../../shared/request-log.js";
+import { toolStatLine } from "~/shared/request-log.js";
 import { addBuckets, bucketOf, BUCKETS, emptyBuckets, LATENCY_BOUNDS_MS, quantile } from "./histogram.js";
 
 const histogramOf = (durations: number[]) => {

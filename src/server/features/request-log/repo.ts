@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, requestLog, toolStats } from "../../db/schema.js";
-import type { ServerKind } from "../../../shared/deployments.js";
-import type { Outcome } from "../../../shared/request-log.js";
+import type { ServerKind } from "~/shared/deployments.js";
+import type { Outcome } from "~/shared/request-log.js";
 
 export type RequestLogRow = typeof requestLog.$inferInsert;
 

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { addCatalogEntry } from "../../../../tests/support/deployments.js";
-import { startRunningFixture, type RunningFixture } from "../../../../tests/support/deployments-app.js";
-import { rawSession, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { DEPLOY_TEXT, type DeploymentView } from "../../../shared/deployments.js";
-import type { RequestLogPage, ToolStat } from "../../../shared/request-log.js";
-import { until as poll } from "../../../../tests/support/wait.js";
+import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry } from "~support/deployments.js";
+import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
+import { rawSession, sdkClient, textOf } from "~support/gateway.js";
+import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import type { RequestLogPage, ToolStat } from "~/shared/request-log.js";
+import { until as poll } from "~support/wait.js";
 
 // The request log and the tool figures end to end: real calls through the gateway to the
 // fixture server (deployed from a git repository), the writer on its timer, and the API.

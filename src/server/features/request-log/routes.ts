@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT } from "../../../shared/deployments.js";
-import { requestLogPage, requestLogQuery, toolStat } from "../../../shared/request-log.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
+import { requestLogPage, requestLogQuery, toolStat } from "~/shared/request-log.js";
 import type { Db } from "../../db/client.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";

@@ -1,6 +1,6 @@
-import { DEPLOY_TEXT, type ServerKind } from "../../../shared/deployments.js";
-import { CATALOG_TEXT } from "../../../shared/catalog.js";
-import type { RequestLogPage, RequestLogQuery, ToolStat } from "../../../shared/request-log.js";
+import { DEPLOY_TEXT, type ServerKind } from "~/shared/deployments.js";
+import { CATALOG_TEXT } from "~/shared/catalog.js";
+import type { RequestLogPage, RequestLogQuery, ToolStat } from "~/shared/request-log.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/support/db.js";
+import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import type { Db } from "../../db/client.js";
 import { createLogger } from "../../log.js";
 import type { CallRecord } from "../gateway/observe.js";

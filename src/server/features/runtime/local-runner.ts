@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { SandboxInfo } from "../../../shared/deployments.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 import type { Logger } from "../../log.js";
 import { Child, processStartTime, type ExitInfo } from "./child.js";
 import { channelOf, describeExit, initialize, listing } from "./handshake.js";

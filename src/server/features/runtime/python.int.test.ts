@@ -3,12 +3,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../../shared/deployments.js";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../tests/support/app.js";
-import { addCatalogEntry, alive, registerOwnedServer, waitForStatus } from "../../../../tests/support/deployments.js";
-import { newApiKey, sdkClient, textOf } from "../../../../tests/support/gateway.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../tests/support/git-fixture.js";
-import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "../../../../tests/support/python-index.js";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry, alive, registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
 import { UVX_TEXT } from "./uvx.js";
 
 // Python servers deployed through the API like npm ones: a PyPI package (uvx commands) from a

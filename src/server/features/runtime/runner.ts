@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { SandboxInfo } from "../../../shared/deployments.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 
 // The seam between the platform and wherever deployments run. A Runner starts and stops
 // processes and reports what happens to them as events; it never reads or writes the database.

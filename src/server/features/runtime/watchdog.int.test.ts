@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../log.js";
 import { Watchdog } from "./watchdog.js";
-import { until as poll } from "../../../../tests/support/wait.js";
+import { until as poll } from "~support/wait.js";
 
 const log = createLogger({ level: "silent", pretty: false });
 const groups: ChildProcess[] = [];

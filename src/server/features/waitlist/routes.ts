@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { waitlistRequest, waitlistResponse } from "../../../shared/waitlist.js";
+import { waitlistRequest, waitlistResponse } from "~/shared/waitlist.js";
 import type { Db } from "../../db/client.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { joinWaitlist } from "./service.js";

@@ -1,4 +1,4 @@
-import { WAITLIST_TEXT } from "../../../shared/waitlist.js";
+import { WAITLIST_TEXT } from "~/shared/waitlist.js";
 import type { Db } from "../../db/client.js";
 import { addToWaitlist } from "./repo.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, createTestApp, type TestApp } from "../../../../tests/support/app.js";
-import { WAITLIST_TEXT } from "../../../shared/waitlist.js";
+import { postJson, createTestApp, type TestApp } from "~support/app.js";
+import { WAITLIST_TEXT } from "~/shared/waitlist.js";
 import { countWaitlist } from "./repo.js";
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { Plus, X } from "lucide-react";
-import type { RequiredKey } from "../../../shared/catalog";
+import type { RequiredKey } from "~/shared/catalog";
 import { Button, formLegend, formSection, inputClass } from "../ui";
 
 // The submit form's Required API Keys: the keys listed so far (posted as hidden fields

@@ -1,6 +1,6 @@
 import { Lock } from "lucide-react";
 import { Link } from "react-router";
-import { SUBMIT_TEXT } from "../../../shared/catalog";
+import { SUBMIT_TEXT } from "~/shared/catalog";
 import { buttonClass } from "../ui";
 
 // What the submit page shows a visitor who is not signed in: Login, or back to the directory.

@@ -1,4 +1,4 @@
-import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "../../../shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "~/shared/catalog";
 
 // An admin card's notice that a check listed tools unlike the approved listing, named by what changed.
 

@@ -1,4 +1,4 @@
-import { ADMIN_TEXT, type AdminServer } from "../../../shared/catalog";
+import { ADMIN_TEXT, type AdminServer } from "~/shared/catalog";
 
 // An admin card's What runs: the command or repository a submission would deploy, how it speaks, its keys.
 

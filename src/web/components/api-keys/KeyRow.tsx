@@ -1,6 +1,6 @@
 import { Loader2, Trash2 } from "lucide-react";
 import { useState } from "react";
-import { API_KEY_TEXT, type ApiKeyView } from "../../../shared/publishers";
+import { API_KEY_TEXT, type ApiKeyView } from "~/shared/publishers";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { Button, buttonClass } from "../ui";
 import { longDate, shortDate, timeAgo } from "../../lib/dates";

@@ -1,5 +1,5 @@
 import { Check, Copy, TriangleAlert, X } from "lucide-react";
-import { API_KEY_TEXT } from "../../../shared/publishers";
+import { API_KEY_TEXT } from "~/shared/publishers";
 import { Button } from "../ui";
 
 // The key just generated, shown this once with Copy and Dismiss (the page says how copying went).

@@ -1,6 +1,6 @@
 import { Ban, Loader2, XCircle } from "lucide-react";
 import type { ReactNode } from "react";
-import { formatDuration } from "../../../shared/format";
+import { formatDuration } from "~/shared/format";
 import type { LogEntry } from "./mcp-client";
 import { own } from "./schema";
 import { PLAYGROUND_TEXT as T } from "./text";

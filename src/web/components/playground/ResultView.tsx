@@ -1,6 +1,6 @@
 import { AlertCircle, ExternalLink, FileText, Link2 } from "lucide-react";
 import type { ReactNode } from "react";
-import { formatBytes } from "../../../shared/format";
+import { formatBytes } from "~/shared/format";
 import { LIMITS, type Clipped, type Media } from "./limits";
 import type { Block, Blocks, PromptView, ToolView } from "./result-model";
 import { PLAYGROUND_TEXT as T } from "./text";

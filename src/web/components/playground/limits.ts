@@ -1,4 +1,4 @@
-import { formatCount } from "../../../shared/format";
+import { formatCount } from "~/shared/format";
 import { PLAYGROUND_TEXT as T } from "./text";
 
 // Bounds on what a server's answer can make the page do (issue 18, Rules: a malicious server's

@@ -1,4 +1,4 @@
-import { formatBytes, formatCount } from "../../../shared/format";
+import { formatBytes, formatCount } from "~/shared/format";
 
 // Every word the playground shows (house rule: one place per feature). Server strings are not
 // here: they are shown as sent, bounded by limits.ts.

@@ -1,7 +1,7 @@
 import { getInputProps, getSelectProps, getTextareaProps, type FieldMetadata } from "@conform-to/react";
 import { X } from "lucide-react";
 import { useState } from "react";
-import { CONNECTION_TYPES } from "../../../shared/publishers";
+import { CONNECTION_TYPES } from "~/shared/publishers";
 import { FormField } from "../../lib/forms";
 import { Button, inputClass } from "../ui";
 import type { ServerFormInput } from "./form-values";

@@ -1,4 +1,4 @@
-import { DEFAULT_VERSION, type OwnedServerView } from "../../../shared/publishers";
+import { DEFAULT_VERSION, type OwnedServerView } from "~/shared/publishers";
 
 // The register/edit server form's fields as typed, and what they start with (blank, or the server being edited).
 

@@ -1,6 +1,6 @@
 import * as Tabs from "@radix-ui/react-tabs";
-import { localCommand, type ConnectConfigs, type HostedConfigs } from "../../../shared/connect";
-import type { Deployability } from "../../../shared/deployments";
+import { localCommand, type ConnectConfigs, type HostedConfigs } from "~/shared/connect";
+import type { Deployability } from "~/shared/deployments";
 import { CopyButton } from "../CopyButton";
 
 // A catalogue entry's Connect card: each client's configuration for running it locally, or for

@@ -1,4 +1,4 @@
-import type { CatalogServer } from "../../../shared/catalog";
+import type { CatalogServer } from "~/shared/catalog";
 import { ServerCard } from "../ServerCard";
 
 // A catalogue entry's Related Servers, at the foot of its page.

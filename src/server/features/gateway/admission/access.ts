@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Config } from "../../../config.js";
-import type { Db } from "../../../db/client.js";
-import type { Logger } from "../../../log.js";
+import type { Config } from "~/server/config.js";
+import type { Db } from "~/server/db/client.js";
+import type { Logger } from "~/server/log.js";
 import { resourceUrl } from "../../oauth/resource.js";
 import {
   apiKeyInQuery,

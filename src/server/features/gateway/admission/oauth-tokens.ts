@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import type { Logger } from "../../../log.js";
+import type { Logger } from "~/server/log.js";
 import type { AccessGrant } from "../../oauth/index.js";
 import type { KeyRevocations } from "../../publishers/revocations.js";
 import { ttlCache } from "./ttl-cache.js";

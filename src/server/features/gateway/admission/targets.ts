@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import type { Db } from "../../../db/client.js";
+import type { Db } from "~/server/db/client.js";
 import type { Runner } from "../../runtime/runner.js";
 import { findDeploymentByProxy, type GatewayTarget, type PinsPort } from "../repo.js";
 import { ttlCache } from "./ttl-cache.js";

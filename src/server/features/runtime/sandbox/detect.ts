@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Config } from "../../../config.js";
-import type { Logger } from "../../../log.js";
-import { projectRoot } from "../../../paths.js";
+import type { Config } from "~/server/config.js";
+import type { Logger } from "~/server/log.js";
+import { projectRoot } from "~/server/paths.js";
 import { bwrapFeatures } from "./bwrap.js";
 import { detectCgroups, removeStaleGroups, type CgroupSupport } from "./cgroup.js";
 import { parseAllowList } from "./cidr.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "../../../log.js";
+import type { Logger } from "~/server/log.js";
 import { systemRoots } from "./bwrap.js";
 import { which } from "./probe.js";
 import { mountPoints, Volumes } from "./volumes.js";

@@ -5,11 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, TEST_PACKAGES_DIR, type Client, type TestApp } from "../../../../../tests/support/app.js";
-import { addCatalogEntry, registerOwnedServer, waitForStatus } from "../../../../../tests/support/deployments.js";
-import { createFixtureRepo, type FixtureRepo } from "../../../../../tests/support/git-fixture.js";
-import { canCreateTestHosts, createTestHosts } from "../../../../../tests/support/netns.js";
-import type { DeploymentView } from "../../../../shared/deployments.js";
+import { createTestApp, signedInUser, TEST_PACKAGES_DIR, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry, registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { canCreateTestHosts, createTestHosts } from "~support/netns.js";
+import type { DeploymentView } from "~/shared/deployments.js";
 
 // A hostile repository attacks the install, before any server runs: its own npm configuration,
 // dependencies that point at the host, links to the platform's secrets, a FIFO where the platform

@@ -3,12 +3,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeploymentView } from "../../../../shared/deployments.js";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../../../../tests/support/app.js";
-import { addCatalogEntry, waitForStatus } from "../../../../../tests/support/deployments.js";
-import { newApiKey, sdkClient, textOf } from "../../../../../tests/support/gateway.js";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry, waitForStatus } from "~support/deployments.js";
+import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
 import { diskLimitNotice, memoryLimitReason } from "./index.js";
-import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "../../../../../tests/support/python-index.js";
+import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
 
 // The sandbox's guarantees hold for Python as for Node.js: a hostile package's build (an sdist's
 // backend runs package code at install time) and a running Python server try the ways out the

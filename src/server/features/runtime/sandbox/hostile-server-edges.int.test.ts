@@ -1,18 +1,10 @@
 import { existsSync, readFileSync, statfsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../../../../../tests/support/app.js";
-import { waitForStatus } from "../../../../../tests/support/deployments.js";
-import {
-  ROOT,
-  eventually,
-  hostProcesses,
-  logs,
-  startHostileApp,
-  type Hostile,
-  type HostileApp,
-} from "../../../../../tests/support/hostile-server.js";
-import { createTestHosts, hostConnect, type TestHosts } from "../../../../../tests/support/netns.js";
+import type { TestApp } from "~support/app.js";
+import { waitForStatus } from "~support/deployments.js";
+import { ROOT, eventually, hostProcesses, logs, startHostileApp, type Hostile, type HostileApp } from "~support/hostile-server.js";
+import { createTestHosts, hostConnect, type TestHosts } from "~support/netns.js";
 import { diskLimitNotice } from "./index.js";
 import { which } from "./probe.js";
 

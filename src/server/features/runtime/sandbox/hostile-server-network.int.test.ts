@@ -4,10 +4,10 @@ import net from "node:net";
 import os from "node:os";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../../../../tests/support/app.js";
-import { descendsFrom } from "../../../../../tests/support/cluster.js";
-import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "../../../../../tests/support/hostile-server.js";
-import { canCreateTestHosts, createTestHosts, hostConnect, type TestHosts } from "../../../../../tests/support/netns.js";
+import { createTestApp, type TestApp } from "~support/app.js";
+import { descendsFrom } from "~support/cluster.js";
+import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "~support/hostile-server.js";
+import { canCreateTestHosts, createTestHosts, hostConnect, type TestHosts } from "~support/netns.js";
 
 // The hostile tenant (see hostile-server.int.test.ts) tries to reach what its network must not.
 

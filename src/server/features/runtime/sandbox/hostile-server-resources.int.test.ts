@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApp } from "../../../../../tests/support/app.js";
-import { waitForStatus } from "../../../../../tests/support/deployments.js";
-import { ROOT, eventually, logs, startHostileApp, type HostileApp } from "../../../../../tests/support/hostile-server.js";
+import type { TestApp } from "~support/app.js";
+import { waitForStatus } from "~support/deployments.js";
+import { ROOT, eventually, logs, startHostileApp, type HostileApp } from "~support/hostile-server.js";
 import { diskLimitNotice, memoryLimitReason, processLimitNotice } from "./index.js";
 
 // The hostile tenant (see hostile-server.int.test.ts) tries to take more than its limits: processes,

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../../../../tests/support/app.js";
-import { removeDataDir, waitForStatus } from "../../../../../tests/support/deployments.js";
-import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "../../../../../tests/support/hostile-server.js";
+import { createTestApp, type TestApp } from "~support/app.js";
+import { removeDataDir, waitForStatus } from "~support/deployments.js";
+import { ROOT, hostProcesses, startHostileApp, type HostileApp } from "~support/hostile-server.js";
 
 // A hostile tenant: tests/fixtures/hostile-server (Node.js built-ins only), deployed through the
 // API like any repository, tries every way out the threat model names (docs/hosting.md). Each

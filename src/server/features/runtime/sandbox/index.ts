@@ -6,7 +6,7 @@ import { attachEgress } from "./egress.js";
 import { closeInheritedFds } from "./fds.js";
 import { procMasks } from "./proc-masks.js";
 import { Launched, type LaunchSpec } from "./launched.js";
-import type { SandboxInfo } from "../../../../shared/deployments.js";
+import type { SandboxInfo } from "~/shared/deployments.js";
 
 // Every process run on a tenant's behalf (the platform's installs, a repository's clone, install
 // and build, the server itself) starts here. With bubblewrap: spawned as the deployment's
@@ -25,7 +25,7 @@ export {
 } from "./launched.js";
 export type { Identity } from "./identity.js";
 
-export type { Guarantee, GuaranteeKey, SandboxInfo } from "../../../../shared/deployments.js";
+export type { Guarantee, GuaranteeKey, SandboxInfo } from "~/shared/deployments.js";
 
 export interface SandboxParts {
   info: SandboxInfo;

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../config.js";
+import { loadConfig } from "~/server/config.js";
 import { bwrapArgs, type MountPlan } from "./bwrap.js";
 import { networkOf, parseAllowList } from "./cidr.js";
 import { DENIED_V4, egressPolicies, egressRoutes, hostRoutes, NEVER_V4 } from "./egress-rules.js";
