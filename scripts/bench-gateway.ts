@@ -32,6 +32,8 @@ interface Result {
   calls: number;
   /** CPU time of this process (the platform: gateway, request log, metrics) per call, in µs, for the ways it serves */
   cpuPerCall?: number;
+  /** of which in the kernel (sockets, pipes, wake-ups) */
+  sysPerCall?: number;
 }
 
 /** BENCH_WAYS: a comma-separated subset of the ways below (default: all), to look at one change quickly */
@@ -123,14 +125,14 @@ async function collectorStandIn(): Promise<{ url: string; spans(): number; close
 }
 
 const fmt = (r: Result) =>
-  `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)${r.cpuPerCall === undefined ? "" : `   platform CPU ${r.cpuPerCall.toFixed(0)} µs/call`}`;
+  `${r.callsPerSec.toFixed(0).padStart(6)} calls/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.calls} calls)${r.cpuPerCall === undefined ? "" : `   platform CPU ${r.cpuPerCall.toFixed(0)} µs/call (kernel ${(r.sysPerCall ?? 0).toFixed(0)})`}`;
 
 /** A load whose calls this process serves: what they cost it in CPU (all its threads), per call. */
 async function measured(run: () => Promise<Result>): Promise<Result> {
   const before = process.cpuUsage();
   const r = await run();
   const used = process.cpuUsage(before);
-  return { ...r, cpuPerCall: (used.user + used.system) / Math.max(1, r.calls) };
+  return { ...r, cpuPerCall: (used.user + used.system) / Math.max(1, r.calls), sysPerCall: used.system / Math.max(1, r.calls) };
 }
 
 async function main() {

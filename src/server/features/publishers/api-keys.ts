@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { API_KEY_TEXT, type ApiKeyView, type KeyScope } from "~/shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
@@ -17,7 +17,8 @@ const DISPLAY_CHARS = 11;
 /** last_used_at is written at most once a minute per key, not on every request. */
 const TOUCH_AFTER_MS = 60_000;
 
-export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+/** sha256, hex: one-shot (crypto.hash), as every gateway request hashes its credential */
+export const hashKey = (key: string) => hash("sha256", key, "hex");
 
 export function newKey(): string {
   return KEY_PREFIX + randomBytes(32).toString("base64url");

@@ -67,6 +67,15 @@ export interface AccessDeps {
   browserSessions?: BrowserSessions;
 }
 
+/** The credential of an `Authorization: Bearer ...` header (the scheme in any case), or "". */
+export function bearer(authz: string | undefined): string {
+  if (!authz || authz.length < 7 || authz.slice(0, 6).toLowerCase() !== "bearer") return "";
+  const rest = authz.slice(6);
+  const trimmed = rest.trimStart();
+  // At least one whitespace between the scheme and the credential, as before (/^bearer\s+/i).
+  return trimmed.length < rest.length ? trimmed.trim() : "";
+}
+
 export class GatewayAccess {
   private readonly targets: TargetCache;
   private readonly keys: Verified<KeyGrant & { userId: string }>;
@@ -104,20 +113,21 @@ export class GatewayAccess {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.allowedOrigins.has(origin)) return void rpcError(res, 403, GATEWAY_TEXT.badOrigin);
     const publicUrl = this.d.config.PUBLIC_URL;
-    const ask = { "www-authenticate": challenge(publicUrl, proxyId, false) };
-    if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, ask);
+    // The challenges are built only for a refusal: most requests are admitted.
+    const ask = () => ({ "www-authenticate": challenge(publicUrl, proxyId, false) });
+    if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, ask());
     const authz = req.headers.authorization;
-    const key = authz && /^bearer\s+/i.test(authz) ? authz.replace(/^bearer\s+/i, "").trim() : "";
+    const key = bearer(authz);
     if (!key && authz === undefined && req.headers.cookie && this.fromSiteItself(req)) return this.admitBrowser(req, res, proxyId, ask);
-    if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
-    const invalid = { "www-authenticate": challenge(publicUrl, proxyId, true) };
+    if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
+    const invalid = () => ({ "www-authenticate": challenge(publicUrl, proxyId, true) });
     if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
-    if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
     const keyHash = hashKey(key);
     const grant = await this.grantOf(key, keyHash);
-    if (!grant) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid);
+    if (!grant) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
     // Expiry is the cached grant's own time: every process refuses it from that moment.
-    if (isExpired(grant)) return void rpcError(res, 401, GATEWAY_TEXT.expiredKey, invalid);
+    if (isExpired(grant)) return void rpcError(res, 401, GATEWAY_TEXT.expiredKey, invalid());
     if (!grant.scopes.includes("mcp"))
       return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
     const { userId } = grant;
@@ -139,9 +149,9 @@ export class GatewayAccess {
     res: ServerResponse,
     proxyId: string,
     token: string,
-    invalid: Record<string, string>,
+    invalid: () => Record<string, string>,
   ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
-    const refuse = () => void rpcError(res, 401, GATEWAY_TEXT.invalidToken, invalid);
+    const refuse = () => void rpcError(res, 401, GATEWAY_TEXT.invalidToken, invalid());
     if (token.length > MAX_TOKEN_LENGTH) return refuse();
     const hash = hashKey(token);
     const grant = await this.tokens.grant(token, hash);
@@ -172,7 +182,7 @@ export class GatewayAccess {
     req: IncomingMessage,
     res: ServerResponse,
     proxyId: string,
-    ask: Record<string, string>,
+    ask: () => Record<string, string>,
   ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const cookie = req.headers.cookie!;
     const hit = await this.cookies.get(hashKey(cookie), async () => {
@@ -184,7 +194,7 @@ export class GatewayAccess {
       }
       return this.d.browserSessions!(headers);
     });
-    if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask);
+    if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
     const target = await this.targets.lookup(proxyId);
     if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
