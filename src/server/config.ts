@@ -90,6 +90,8 @@ const schema = z.object({
   DEPLOY_FLOOD_STOP_MS: z.coerce.number().int().min(1000).default(DEFAULT_FLOW.floodStopMs),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** Restart and Edit keys of one deployment a minute, from any process (0: no limit): each one starts a sandbox anew */
+  DEPLOY_RESTARTS_PER_MINUTE: z.coerce.number().int().min(0).default(6),
   RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),
   RESTART_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(300_000),
   HEALTHY_RESET_MS: z.coerce.number().int().min(10).default(600_000),

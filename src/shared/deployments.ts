@@ -47,6 +47,7 @@ export const DEPLOY_TEXT = {
   restarting: "Restarting...",
   restarted: "Restarting: same URL, keys and settings.",
   restartFailed: "Could not restart the deployment",
+  tooManyRestarts: (seconds: number) => `Too many restarts of this deployment: try again in ${seconds} seconds.`,
   editKeys: "Edit keys",
   editKeysHint:
     "New values are encrypted and the server restarts with them: same URL, grants, tool selection and request log. This is not a new deploy. Leave a key empty to keep its current value.",

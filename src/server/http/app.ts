@@ -70,7 +70,15 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", billingRoutes(services.billing));
   api.route(
     "/",
-    deploymentRoutes({ db, config: deps.config, box: deps.box, lifecycle: deps.deployments, bus: deps.bus, checks: deps.checks }),
+    deploymentRoutes({
+      db,
+      config: deps.config,
+      box: deps.box,
+      lifecycle: deps.deployments,
+      bus: deps.bus,
+      checks: deps.checks,
+      restarts: services.limiter,
+    }),
   );
   api.route("/", requestLogRoutes({ db }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

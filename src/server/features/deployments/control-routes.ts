@@ -25,6 +25,7 @@ const restartRoute = createRoute({
     401: jsonError("Not signed in"),
     403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
     404: jsonError("No such deployment of yours"),
+    429: jsonError("More than DEPLOY_RESTARTS_PER_MINUTE restarts of this deployment in a minute (Edit keys included)"),
   },
 });
 
@@ -47,6 +48,7 @@ const envRoute = createRoute({
     401: jsonError("Not signed in"),
     403: jsonError("A failed or stopped deployment and no running slot left in the plan"),
     404: jsonError("No such deployment of yours"),
+    429: jsonError("More than DEPLOY_RESTARTS_PER_MINUTE restarts of this deployment in a minute (Edit keys included)"),
   },
 });
 

@@ -56,6 +56,13 @@ export async function restartDeployment(
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }
+  // Each restart starts a sandbox anew: a loop of them would spend the machine others share. Only
+  // a restart that goes ahead counts (refused keys do not).
+  const perMinute = deps.config.DEPLOY_RESTARTS_PER_MINUTE;
+  if (perMinute > 0 && deps.restarts) {
+    const hit = await deps.restarts.hit(`restart:${r.id}`, perMinute, 60_000);
+    if (!hit.ok) throw new AppError("rate_limited", DEPLOY_TEXT.tooManyRestarts(hit.retryAfterSec));
+  }
   const plan = await planOf(deps.db, v.id);
   const result = await restartInPlace(deps.db, r.id, plan.maxRunning, sealed);
   if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);

@@ -29,6 +29,8 @@ export interface DeploymentDeps {
   bus?: Pick<Bus, "publish">;
   /** the platform's checks of catalogue entries (admins' 'Check now') */
   checks?: Pick<CatalogChecks, "start">;
+  /** counts restarts in windows every process shares (the rate_limits table): DEPLOY_RESTARTS_PER_MINUTE */
+  restarts?: { hit(key: string, limit: number, windowMs: number): Promise<{ ok: boolean; retryAfterSec: number }> };
 }
 
 export function hostPort(config: Config): number {
