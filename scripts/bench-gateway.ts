@@ -20,6 +20,8 @@ import { runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
+/** each load first runs this long unmeasured (BENCH_WARMUP_MS), for steady-state figures */
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 /** requests a minute fair use allows (docs/gateway.md#fair-use): on, above what the load sends; BENCH_RATE=0 turns it off to compare */
 const FAIR_USE_RATE = process.env.BENCH_RATE ?? "100000000";
 const LOADS = (process.env.BENCH_LOADS ?? "1,8").split(",").map(Number);
@@ -30,6 +32,8 @@ interface Result {
   p50: number;
   p99: number;
   calls: number;
+  /** calls made including the warm-up */
+  allCalls?: number;
   /** CPU time of this process (the platform: gateway, request log, metrics) per call, in µs, for the ways it serves */
   cpuPerCall?: number;
   /** of which in the kernel (sockets, pipes, wake-ups) */
@@ -56,7 +60,7 @@ function load(data: Record<string, unknown>): Promise<Result> {
         "--no-warnings",
         ...(process.env.BENCH_CLIENT_FLAGS?.split(" ").filter(Boolean) ?? []),
         path.join(projectRoot, "scripts/bench-gateway-load.mjs"),
-        JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, ...data }),
+        JSON.stringify({ durationMs: DURATION_MS, warmupCalls: 50, warmupMs: WARMUP_MS, ...data }),
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
@@ -132,7 +136,8 @@ async function measured(run: () => Promise<Result>): Promise<Result> {
   const before = process.cpuUsage();
   const r = await run();
   const used = process.cpuUsage(before);
-  return { ...r, cpuPerCall: (used.user + used.system) / Math.max(1, r.calls), sysPerCall: used.system / Math.max(1, r.calls) };
+  const n = Math.max(1, r.allCalls ?? r.calls);
+  return { ...r, cpuPerCall: (used.user + used.system) / n, sysPerCall: used.system / n };
 }
 
 async function main() {
