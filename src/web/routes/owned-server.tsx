@@ -2,10 +2,6 @@ import { Activity, Pencil, Rocket, User } from "lucide-react";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { DeploymentPanel } from "../components/DeploymentPanel";
-import { Playground } from "../components/playground/Playground";
-import { RequestLog } from "../components/RequestLog";
-import { DefinitionReview } from "../components/DefinitionReview";
-import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
@@ -24,6 +20,7 @@ import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
 import { serverPageData } from "./server-page.server";
+import { OwnerCards } from "../components/server/OwnerCards";
 
 export async function loader({ params, context, request }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
@@ -130,27 +127,13 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </ul>
           </section>
 
-          {isOwner && deployment.deployment && (
-            <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />
-          )}
-          <Playground state={deployment} signedIn={signedIn && isOwner} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {isOwner && deployment.deployment && (
-            <RequestLog
-              key={`log-${deployment.deployment.id}`}
-              deploymentId={deployment.deployment.id}
-              onStopping={deployment.onStopping}
-              className={card}
-            />
-          )}
-          {isOwner && deployment.deployment && (
-            <ToolSelection
-              key={`tools-${deployment.deployment.id}`}
-              deployment={deployment.deployment}
-              tools={hosting.tools}
-              onSaved={deployment.refresh}
-              className={card}
-            />
-          )}
+          <OwnerCards
+            deployment={deployment}
+            owner={signedIn && isOwner}
+            tools={hosting.tools}
+            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            card={card}
+          />
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
         </div>
 

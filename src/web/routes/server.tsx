@@ -7,10 +7,6 @@ import { myDeploymentTools } from "../../server/features/deployments/service";
 import { connectConfigs, remoteConfigs } from "../../shared/connect";
 import { DEPLOY_TEXT } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
-import { Playground } from "../components/playground/Playground";
-import { RequestLog } from "../components/RequestLog";
-import { DefinitionReview } from "../components/DefinitionReview";
-import { ToolSelection } from "../components/ToolSelection";
 import { ToolsList } from "../components/ToolsList";
 import { Markdown } from "../components/Markdown";
 import {
@@ -25,6 +21,7 @@ import {
 } from "../components/ServerParts";
 import { TypeBadge } from "../components/ServerCard";
 import { ConnectSection } from "../components/server/ConnectSection";
+import { OwnerCards } from "../components/server/OwnerCards";
 import { RelatedServers } from "../components/server/RelatedServers";
 import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
@@ -157,27 +154,13 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           </section>
 
           <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} />
-          {deployment.deployment && (
-            <DefinitionReview key={`review-${deployment.deployment.id}`} deployment={deployment.deployment} className={card} />
-          )}
-          <Playground state={deployment} signedIn={signedIn} gatewayTimeoutMs={loaderData.gatewayTimeoutMs} className={card} />
-          {deployment.deployment && (
-            <RequestLog
-              key={`log-${deployment.deployment.id}`}
-              deploymentId={deployment.deployment.id}
-              onStopping={deployment.onStopping}
-              className={card}
-            />
-          )}
-          {deployment.deployment && (
-            <ToolSelection
-              key={`tools-${deployment.deployment.id}`}
-              deployment={deployment.deployment}
-              tools={loaderData.ownTools?.tools ?? hosting.tools}
-              onSaved={deployment.refresh}
-              className={card}
-            />
-          )}
+          <OwnerCards
+            deployment={deployment}
+            owner={signedIn}
+            tools={loaderData.ownTools?.tools ?? hosting.tools}
+            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            card={card}
+          />
           {loaderData.ownTools && deployment.deployment ? (
             <ToolsList
               tools={loaderData.ownTools.tools}

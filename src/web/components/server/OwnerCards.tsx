@@ -1,0 +1,32 @@
+import type { DeploymentState } from "../../lib/use-deployment";
+import { DefinitionReview } from "../DefinitionReview";
+import { Playground } from "../playground/Playground";
+import { RequestLog } from "../RequestLog";
+import { ToolSelection } from "../ToolSelection";
+import type { ToolInfo } from "../ToolsList";
+
+// What a server page shows its deployment's owner, on a catalogue entry's page and on an owned
+// server's: the definition changes to review, the playground, the request log and the tool
+// selection. Anyone else sees none of them.
+
+interface Props {
+  deployment: DeploymentState;
+  /** the viewer is signed in and the deployment shown is theirs */
+  owner: boolean;
+  /** the tools the tool selection offers */
+  tools: ToolInfo[];
+  gatewayTimeoutMs: number;
+  card: string;
+}
+
+export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, card }: Props) {
+  const own = owner ? deployment.deployment : undefined;
+  return (
+    <>
+      {own && <DefinitionReview key={`review-${own.id}`} deployment={own} className={card} />}
+      <Playground state={deployment} signedIn={owner} gatewayTimeoutMs={gatewayTimeoutMs} className={card} />
+      {own && <RequestLog key={`log-${own.id}`} deploymentId={own.id} onStopping={deployment.onStopping} className={card} />}
+      {own && <ToolSelection key={`tools-${own.id}`} deployment={own} tools={tools} onSaved={deployment.refresh} className={card} />}
+    </>
+  );
+}
