@@ -24,12 +24,14 @@ export const toolText = (r: unknown) => (r as { content: { text: string }[] }).c
 /** Registers the owned server `<username>/<name>` to deploy the fixture repository to. */
 export const registerFixture = (c: Client, username: string, name = "fixture") => registerOwnedServer(c, `${username}/${name}`);
 
-export async function startDeploymentsApp(): Promise<DeploymentsApp> {
+/** `env`: settings of this app beyond the ones every deployments test uses. */
+export async function startDeploymentsApp(env: Record<string, string> = {}): Promise<DeploymentsApp> {
   const t = await createTestApp({
     GIT_ALLOW_FILE: "on",
     RESTART_BACKOFF_MS: "200",
     CRASH_LOOP_AFTER: "3",
     DEPLOY_START_TIMEOUT_MS: "20000",
+    ...env,
   });
   let repo: FixtureRepo | undefined;
   try {
