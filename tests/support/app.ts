@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -28,14 +27,8 @@ function serverBuild(): Promise<ServerBuild> {
   return buildPromise;
 }
 
-/** A port free right now (for an app that must know its own public URL before it listens). */
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
+/** A port for an app that must know its own public URL before it listens (see ports.ts). */
+export { freePort } from "./ports.js";
 
 export interface TestApp {
   app: Hono;

@@ -15,6 +15,7 @@ import pg from "pg";
 import { TEST_PACKAGES_DIR } from "./app.js";
 import { removeDataDir } from "./data-dir.js";
 import { createTestDatabase, type TestDatabase } from "./db.js";
+import { holdPort, type HeldPort } from "./ports.js";
 import { accountWithKey, freePort, startAppProcess, type AppProcess } from "./process.js";
 import { Fatal, waitFor } from "./wait.js";
 
@@ -67,8 +68,10 @@ export async function startCluster(opts: { members: MemberSpec[]; env?: Record<s
   const db = await createTestDatabase();
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
-  const publicPort = await freePort();
-  const publicUrl = `http://127.0.0.1:${publicPort}`;
+  // HAProxy's public port is held from now on and handed to it as a socket (no window for another
+  // process to take it while the apps start with this URL).
+  const publicPort = await holdPort();
+  const publicUrl = `http://127.0.0.1:${publicPort.port}`;
   const common: Record<string, string> = {
     DATABASE_URL: db.url,
     PUBLIC_URL: publicUrl,
@@ -102,6 +105,7 @@ export async function startCluster(opts: { members: MemberSpec[]; env?: Record<s
       ].join("\n"),
     async close() {
       await haproxy?.stop();
+      if (!haproxy) await publicPort.release();
       await Promise.all(members.map((m) => m.proc.stop("SIGKILL")));
       // Whatever a killed runner left behind (its hosted servers, if they outlived it) goes too.
       for (const pid of processesUnder(dirs)) killQuietly(pid);
@@ -414,7 +418,7 @@ function haproxyBinary(): string {
 
 // MCP traffic (the gateway's routes) to the gateways, everything else to the web processes: plain
 // round-robin, no stickiness, as an operator's load balancer would be set up.
-function haproxyConfig(port: number, statsPort: number, backends: Record<"web" | "gateway", { name: string; port: number }[]>): string {
+function haproxyConfig(backends: Record<"web" | "gateway", { name: string; port: number }[]>): string {
   const servers = (list: { name: string; port: number }[]) =>
     list.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 500 fall 2 rise 1`).join("\n");
   return `global
@@ -428,12 +432,12 @@ defaults
   timeout http-request 10s
 
 listen stats
-  bind 127.0.0.1:${statsPort}
+  bind fd@4
   stats enable
   stats uri /stats
 
 frontend public
-  bind 127.0.0.1:${port}
+  bind fd@3
   acl mcp path_reg ^/[0-9a-f]{32}/(mcp|sse|messages)/?$
   use_backend gateway if mcp
   default_backend web
@@ -452,17 +456,22 @@ ${servers(backends.gateway)}
 `;
 }
 
-export async function startHaProxy(port: number, backends: Record<"web" | "gateway", { name: string; port: number }[]>): Promise<HaProxy> {
+/** HAProxy listening on `pub` (a held socket it inherits as fd 3; its stats page on fd 4). */
+export async function startHaProxy(pub: HeldPort, backends: Record<"web" | "gateway", { name: string; port: number }[]>): Promise<HaProxy> {
   const bin = haproxyBinary();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-haproxy-"));
-  const statsPort = await freePort();
+  const stats = await holdPort();
+  const statsPort = stats.port;
+  const port = pub.port;
   const cfg = path.join(dir, "haproxy.cfg");
-  await fs.writeFile(cfg, haproxyConfig(port, statsPort, backends));
-  const child = spawn(bin, ["-db", "-f", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  await fs.writeFile(cfg, haproxyConfig(backends));
+  const child = spawn(bin, ["-db", "-f", cfg], { stdio: ["ignore", "pipe", "pipe", pub.fd, stats.fd] });
   all.add(child);
+  // HAProxy has its copies now.
+  await Promise.all([pub.release(), stats.release()]);
   let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const statsUrl = `http://127.0.0.1:${statsPort}/stats`;
   const h: HaProxy = {

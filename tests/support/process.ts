@@ -1,19 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { networkEnv } from "~/server/features/runtime/install-env.js";
 import { projectRoot } from "~/server/paths.js";
+import { freePort } from "./ports.js";
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface AppProcess {
   child: ChildProcess;
