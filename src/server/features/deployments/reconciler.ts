@@ -99,12 +99,14 @@ export class Reconciler {
     for (const [id, fence] of [...this.leases]) {
       if (want.get(id)?.fence === fence) continue;
       this.d.log.info({ deployment: id }, "deployment no longer placed here: stopping it");
-      await this.release(id);
+      await this.releaseNow(id);
     }
     let started = 0;
     for (const row of rows) {
       if (this.leases.get(row.id) === row.fence || this.closed) continue;
-      if (this.leases.has(row.id)) await this.release(row.id);
+      // Whatever still runs it here (an earlier placement's start, a process whose lease was lost)
+      // is stopped first: the runner starts nothing twice, and the new lease's events are its own.
+      if (this.leases.has(row.id) || this.d.runner.runs(row.id)) await this.releaseNow(row.id);
       this.leases.set(row.id, row.fence);
       if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
       // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
@@ -130,8 +132,17 @@ export class Reconciler {
     this.d.runner.start({ id: row.id, source: row.source as Source, env });
   }
 
-  /** Stops the deployment here without writing its row (whoever changed the row decided). */
-  async release(id: string): Promise<void> {
+  /**
+   * Stops the deployment here without writing its row (whoever changed the row decided). In line
+   * with reconciles: a restart's stop that arrived while a reconcile was starting the same
+   * deployment would otherwise take its lease between the reconcile's write and its start, and
+   * leave a process whose events no lease records (the row stuck in 'installing').
+   */
+  release(id: string): Promise<void> {
+    return this.serially(() => this.releaseNow(id));
+  }
+
+  private async releaseNow(id: string): Promise<void> {
     this.leases.delete(id);
     const pid = this.pids.get(id);
     await this.d.runner.stop(id);
@@ -150,7 +161,10 @@ export class Reconciler {
       this.d.log.warn({ deployment: id, fence }, "lease lost (the deployment moved or is gone): stopping it here");
       // In line with reconciles, so a placement back onto this runner cannot start before the old one is gone.
       this.leases.delete(id);
-      void this.serially(() => this.release(id));
+      // Unless a reconcile queued before this placed it here again meanwhile (it stopped the old one itself).
+      void this.serially(async () => {
+        if (!this.leases.has(id)) await this.releaseNow(id);
+      });
     }
     return ok;
   }
@@ -179,6 +193,6 @@ export class Reconciler {
     }
     const ids = [...this.leases.keys()];
     this.leases.clear();
-    await Promise.all(ids.map((id) => this.release(id)));
+    await Promise.all(ids.map((id) => this.releaseNow(id)));
   }
 }

@@ -171,6 +171,53 @@ describe("Restart", () => {
   }, 240_000);
 });
 
+describe("Restarts on top of each other", () => {
+  it("four restarts sent at once leave one running process with the last keys, never a deployment stuck in 'installing'", async () => {
+    const c = await signedInUser(t, "overlap@example.com");
+    await registerWithKey(c, "overlap/stacked");
+    await deployFixture(c, "overlap/stacked", { API_KEY: "first" });
+    const d = await waitForStatus(c, "overlap/stacked", "running", 60_000);
+    const before = (await row(d.id)).pid!;
+
+    // Every restart stops the process the one before it was starting: what must come out is one
+    // deployment running one process, whatever order the stops and starts met each other in.
+    // (Four, and two edits below: the default DEPLOY_RESTARTS_PER_MINUTE of 6 allows them all.)
+    const answers = await Promise.all(Array.from({ length: 4 }, () => c.post(`/api/deployments/${d.id}/restart`, {})));
+    expect(answers.map((a) => a.status)).toEqual(Array(4).fill(202));
+    const pid = await restarted(c, "overlap/stacked", d.id, before);
+    expect(alive(before)).toBe(false);
+    expect(alive(pid)).toBe(true);
+    expect(await envOf(d.id, "API_KEY")).toBe("first");
+    // It stays so: no late start of a superseded restart replaces or doubles it.
+    await new Promise((r) => setTimeout(r, 1500));
+    const settled = await row(d.id);
+    expect(settled.status).toBe("running");
+    expect(settled.pid).toBe(pid);
+
+    // Edit keys at once with two values: the row and the process agree on one of them.
+    const edits = await Promise.all(["second", "third"].map((v) => c.put(`/api/deployments/${d.id}/env`, { env: { API_KEY: v } })));
+    expect(edits.map((e) => e.status)).toEqual([202, 202]);
+    await restarted(c, "overlap/stacked", d.id, pid);
+    const agreed = await waitFor(
+      "the running process has the keys the row holds",
+      async () => {
+        const now = (await t.db.database.pool.query("select secrets, status, pid from deployments where id = $1", [d.id])).rows[0] as {
+          secrets: string;
+          status: string;
+          pid: number | null;
+        };
+        if (now.status !== "running" || !now.pid) return undefined;
+        const sealedKey = t.box.open(now.secrets).API_KEY;
+        const running = await envOf(d.id, "API_KEY").catch(() => undefined);
+        return running === sealedKey ? { key: running, pid: now.pid } : undefined;
+      },
+      60_000,
+    );
+    expect(["second", "third"]).toContain(agreed.key);
+    expect(alive(agreed.pid)).toBe(true);
+  }, 180_000);
+});
+
 describe("Restarts a minute", () => {
   // Two a minute here, so the budget is spent by restarts that each finish before the next: what
   // is tested is the limit, not how the platform copes with restarts on top of each other.
