@@ -142,6 +142,11 @@ export class Reconciler {
     return this.serially(() => this.releaseNow(id));
   }
 
+  /** Stops all of `ids` here at once (a hand-over: a grace period is short), in line with reconciles like `release`. */
+  releaseAll(ids: string[]): Promise<void> {
+    return this.serially(async () => void (await Promise.all(ids.map((id) => this.releaseNow(id)))));
+  }
+
   private async releaseNow(id: string): Promise<void> {
     this.leases.delete(id);
     const pid = this.pids.get(id);

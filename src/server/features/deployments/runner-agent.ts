@@ -216,12 +216,7 @@ export class RunnerAgent {
   /** A clean stop: no new deployments; each one stops here, then is placed on another runner. */
   private async handOver(): Promise<void> {
     const held = this.reconciler.held();
-    const moved = await handOver(
-      this.mover,
-      this.instance,
-      held,
-      async () => void (await Promise.all(held.map(([id]) => this.release(id)))),
-    );
+    const moved = await handOver(this.mover, this.instance, held, () => this.reconciler.releaseAll(held.map(([id]) => id)));
     for (const r of moved) this.d.wake(r);
   }
 
