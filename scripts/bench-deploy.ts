@@ -1,8 +1,10 @@
 // Hosting benchmark: time from POST /api/deploy to 'running' for a first install and for an
 // already-installed package (budget < 3 s), and the memory each running deployment uses, for the
 // npm path (the real npm registry) and the Python path (a PyPI package from the test index of
-// tests/support/python-index.ts: a wheel, and an sdist built in the install sandbox). Real child
-// processes, the sandbox this machine has. BENCH_PATHS=npm,python chooses.
+// tests/support/python-index.ts: a wheel, and an sdist built in the install sandbox) and the
+// container image path (the fixture server's Node.js image, from a real registry on a test host:
+// tests/support/image-registry.ts). Real child processes, the sandbox this machine has.
+// BENCH_PATHS=npm,python,image chooses.
 import fs from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
@@ -10,19 +12,29 @@ import path from "node:path";
 import { loadConfig } from "../src/server/config.js";
 import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
+import { imageBuilder, imageToolsMissing, startImageRegistry, type ImageBuilder, type ImageRegistry } from "~support/image-registry.js";
 import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";
 const CACHED_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
-const PATHS = (process.env.BENCH_PATHS ?? "npm,python").split(",");
+const PATHS = (process.env.BENCH_PATHS ?? "npm,python,image").split(",");
 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-deploy-"));
   const noPython = PATHS.includes("python") ? await pythonIndexUnavailable() : "not asked for";
   const index: PythonIndex | null = noPython ? null : await startPythonIndex({ address: "198.51.100.19", port: 7789 });
+  const noImages = PATHS.includes("image") ? await imageToolsMissing() : "not asked for";
+  let registry: ImageRegistry | null = null;
+  let images: ImageBuilder | null = null;
   try {
+    if (!noImages) {
+      registry = await startImageRegistry({ address: "203.0.113.79", port: 7799 });
+      images = await imageBuilder();
+      await images.build("1");
+      await registry.push(images.layout, "1", "fixture/node");
+    }
     await withBenchDatabase("sb_bench_deploy", {}, async (database, dbUrl) => {
       // The test index is plain HTTP, which production settings refuse: the bench runs as 'test' for it.
       const config = loadConfig({
@@ -32,6 +44,7 @@ async function main() {
         DATA_DIR: dataDir,
         LOG_LEVEL: "silent",
         ...(index ? { PYPI_INDEX_URL: index.url } : {}),
+        ...(registry ? { IMAGE_INSECURE_REGISTRIES: registry.host } : {}),
       });
       const log = createLogger({ level: "silent", pretty: false });
       const platform = await createPlatform({ config, log, database });
@@ -43,6 +56,7 @@ async function main() {
         ["bench", `npx -y ${PACKAGE}`],
         ["bench-py", `uvx ${PY_FIXTURE}==1.0.0`],
         ["bench-py-sdist", `uvx ${PY_FIXTURE}==2.0.0`],
+        ["bench-image", `docker run -i ${registry?.host ?? "localhost"}/fixture/node:1`],
       ];
       for (const [id, command] of entries) {
         await database.pool.query(
@@ -99,11 +113,20 @@ async function main() {
         await measure(`Python: ${PY_FIXTURE}==1.0.0 from the test index (a wheel)`, "bench-py", "first install (venv + pip -> running)");
         console.log(`  first install of an sdist-only release (built in the sandbox) ${(await once("bench-py-sdist")).toFixed(0)} ms`);
       } else console.log(`\nPython path skipped: ${noPython}`);
+      if (registry)
+        await measure(
+          `Image: ${registry.host}/fixture/node:1 (node and the fixture server)`,
+          "bench-image",
+          "first pull (registry -> unpacked -> running)",
+        );
+      else console.log(`\nImage path skipped: ${noImages}`);
       server.closeAllConnections();
       await platform.close();
     });
   } finally {
     await index?.close();
+    await registry?.close();
+    await images?.close();
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -60,6 +60,17 @@ const schema = z.object({
         ctx.addIssue({ code: "custom", message: (e as Error).message });
       }
     }),
+  /** container registries (host or host:port, comma-separated) pulled from over plain HTTP or without checking TLS: an operator's own mirror or a test registry, never a tenant's choice */
+  IMAGE_INSECURE_REGISTRIES: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, "must be host or host:port names, comma-separated"))),
   /** first host uid of sandboxed processes (the platform's installs); deployments get the next 65,535 */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_000_000).default(1_879_048_192),
   /** the simple-repository (PEP 503) index Python packages are installed from */

@@ -92,4 +92,22 @@ describe("a server its publisher hosts, or run through uvx", () => {
       mcpServers: { time: { command: "uvx", args: ["mcp-server-time==1.0", "--local-timezone=UTC"] } },
     });
   });
+
+  it("runs an image through docker run -i, its keys passed by name from the client's environment", () => {
+    const key = { key: "Token", env_var: "BOX_TOKEN", description: "" };
+    const c = connectConfigs("boxed", "docker run -i --rm -e BOX_TOKEN ghcr.io/acme/boxed:2.0.1", [key])!;
+    expect(c.claudeCode).toBe(
+      "claude mcp add boxed -e 'BOX_TOKEN=<your Token>' -- docker run -i --rm -e BOX_TOKEN ghcr.io/acme/boxed:2.0.1",
+    );
+    expect(JSON.parse(c.cursor)).toEqual({
+      mcpServers: {
+        boxed: {
+          command: "docker",
+          args: ["run", "-i", "--rm", "-e", "BOX_TOKEN", "ghcr.io/acme/boxed:2.0.1"],
+          env: { BOX_TOKEN: "<your Token>" },
+        },
+      },
+    });
+    expect(connectConfigs("x", "docker pull acme/x", null)).toBeNull();
+  });
 });

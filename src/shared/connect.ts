@@ -1,6 +1,6 @@
 import type { RequiredKey } from "./catalog.js";
 
-// Client configurations for running a catalogue server locally through npx or uvx.
+// Client configurations for running a catalogue server locally through npx, uvx or docker.
 export interface ConnectConfigs {
   claudeDesktop: string;
   claudeCode: string;
@@ -14,12 +14,15 @@ export function npxArgs(command: string | null | undefined): string[] | null {
   return local?.command === "npx" ? local.args : null;
 }
 
-/** The program and arguments of an `npx ...` or `uvx ...` command; null for anything else. */
-export function localCommand(command: string | null | undefined): { command: "npx" | "uvx"; args: string[] } | null {
+/** The program and arguments of an `npx ...`, `uvx ...` or `docker run ...` command; null for anything else. */
+export function localCommand(command: string | null | undefined): { command: "npx" | "uvx" | "docker"; args: string[] } | null {
   if (!command) return null;
   const parts = command.trim().split(/\s+/);
-  if ((parts[0] !== "npx" && parts[0] !== "uvx") || parts.length < 2) return null;
-  return { command: parts[0], args: parts.slice(1) };
+  if (parts.length < 2) return null;
+  if (parts[0] === "npx" || parts[0] === "uvx") return { command: parts[0], args: parts.slice(1) };
+  // An image runs locally as it does here: docker run -i, the keys passed by name from the client's env.
+  if (parts[0] === "docker" && parts[1] === "run" && parts.length > 2) return { command: "docker", args: parts.slice(1) };
+  return null;
 }
 
 const placeholder = (k: RequiredKey) => `<your ${k.key}>`;
@@ -29,7 +32,7 @@ export function connectConfigs(id: string, npxCommand: string | null, keys: Requ
   if (!local) return null;
   const program = local.command;
   const args = local.args;
-  const withY = program === "uvx" || args[0] === "-y" ? args : ["-y", ...args];
+  const withY = program !== "npx" || args[0] === "-y" ? args : ["-y", ...args];
   const env = Object.fromEntries((keys ?? []).map((k) => [k.env_var, placeholder(k)]));
   const hasEnv = Object.keys(env).length > 0;
   const stdio = { command: program, args: withY, ...(hasEnv ? { env } : {}) };

@@ -27,14 +27,14 @@ export const DEPLOY_TEXT = {
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
   reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
   dockerOnly: (image: string) =>
-    `This server is distributed as a Docker image (${image}). Switchboard runs npm and PyPI packages and Node.js or Python repositories, not container images, so it cannot be deployed here.`,
+    `This server is distributed as a Docker image (${image}) without a command Switchboard can run: it runs images that speak over standard input ("docker run -i" with the names of their keys), so it cannot be deployed here.`,
   otherPackage: (kind: string, name: string) =>
     `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,
   remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
   commandLabel: "Command (optional)",
   commandHint:
-    'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name"; with the repository, "python -m my_server" runs one of its modules.',
+    'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name", or an image: "docker run -i -e API_KEY ghcr.io/you/server:1"; with the repository, "python -m my_server" runs one of its modules.',
   toolsTitle: "Tool selection",
   toolsHint:
     "Clients, the playground included, see and call only the tools ticked here. Hidden tools are left out of listings and refused if called.",
@@ -68,7 +68,7 @@ export const toolSelectionInput = z.object({
  * package or repository to deploy, a server its publisher hosts, or the reason it cannot run.
  */
 export type Deployability =
-  | { kind: "deployable"; runtime: "npm" | "pypi" | "git" }
+  | { kind: "deployable"; runtime: "npm" | "pypi" | "git" | "image" }
   | { kind: "remote"; url: string; transport: "streamable-http" | "sse" }
   | { kind: "unsupported"; reason: string };
 

@@ -43,9 +43,14 @@ export function hostConnect(host: string, port: number): Promise<string> {
 
 /**
  * `serveDir`: the hosts answer HTTP with the files of that folder (a test registry, say; a path
- * ending in / serves its index.html) instead of a plain TCP greeting.
+ * ending in / serves its index.html) instead of a plain TCP greeting; `command` runs a server of
+ * the test's own there instead.
  */
-export async function createTestHosts(addresses: string[], port = 7777, opts: { serveDir?: string } = {}): Promise<TestHosts> {
+export async function createTestHosts(
+  addresses: string[],
+  port = 7777,
+  opts: { serveDir?: string; command?: string[] } = {},
+): Promise<TestHosts> {
   const id = randomBytes(3).toString("hex");
   const ns = `sbt-${id}`;
   const hostSide = `sbh${id}`;
@@ -75,7 +80,8 @@ export async function createTestHosts(addresses: string[], port = 7777, opts: { 
     const code = opts.serveDir
       ? `const fs = require("fs"), path = require("path"); require("http").createServer((q, r) => { const p = decodeURIComponent(new URL(q.url, "http://x").pathname); const f = path.join(${JSON.stringify(opts.serveDir)}, p, p.endsWith("/") ? "index.html" : ""); fs.readFile(f, (e, b) => { if (e) { r.writeHead(404); return r.end("{}"); } r.writeHead(200, { "content-type": f.endsWith(".html") ? "text/html" : [".tgz", ".whl", ".gz"].some((x) => f.endsWith(x)) ? "application/octet-stream" : "application/json" }); r.end(b); }); }).listen(${port}, "0.0.0.0")`
       : `require("net").createServer((s) => { s.on("error", () => {}); s.end("hello"); }).listen(${port}, "0.0.0.0")`;
-    server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
+    // `command`: a server of the test's own (a container registry, say) that listens on `port` there.
+    server = spawn("ip", ["netns", "exec", ns, ...(opts.command ?? [process.execPath, "-e", code])], {
       stdio: "ignore",
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
     });

@@ -26,7 +26,7 @@ interface Props {
   hasSource: boolean;
   /** why this server cannot be deployed here (a container image, a publisher-hosted server, a command that cannot run) */
   unavailable?: string;
-  /** the owner may name a command (npx, uvx, python -m) instead of building the repository */
+  /** the owner may name a command (npx, uvx, docker run, python -m) instead of building the repository */
   commandEditable?: boolean;
   /** this instance lets the viewer run hosted code (its sandbox is complete, or the viewer is an admin) */
   hostingOpen: boolean;

@@ -215,17 +215,23 @@ describe("pages", () => {
       );
     await add("boxed", {
       repo: "https://github.com/acme/boxed",
-      packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }],
+      packages: [
+        {
+          registryType: "oci",
+          identifier: "docker.io/acme/boxed:1.0",
+          transport: { type: "streamable-http", url: "http://localhost:8080/mcp" },
+        },
+      ],
     });
     await add("hosted-remote", { url: "https://mcp.acme.example/sse" });
-    await add("odd-command", { npx: "docker run -i acme/x" });
+    await add("odd-command", { npx: "node server.js" });
     await add("py-clock", { npx: "uvx acme-clock==1.0" });
     const page = async (id: string) => {
       const html = await (await t.app.request(`/server/${id}`)).text();
       return html.slice(html.indexOf("<main"), html.indexOf("</main>"));
     };
     const boxed = await page("boxed");
-    expect(boxed).toContain(DEPLOY_TEXT.dockerOnly("docker.io/acme/boxed:1.0").replace(/'/g, "&#x27;"));
+    expect(boxed).toContain(DEPLOY_TEXT.dockerOnly("docker.io/acme/boxed:1.0").replace(/'/g, "&#x27;").replace(/"/g, "&quot;"));
     expect(boxed).not.toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Deploy/);
     const remote = await page("hosted-remote");
     expect(remote).toContain(DEPLOY_TEXT.remoteOnly);

@@ -1,8 +1,9 @@
 // A validated server.json as a catalogue row: its title, category, tags, required keys and the
-// command that runs its npm or PyPI package here.
+// command that runs its npm or PyPI package or its container image here.
 import { CATEGORIES, type RequiredKey } from "~/shared/catalog.js";
 import { settableEnv } from "~/shared/deployments.js";
 import type { NewServerRow } from "../catalog/repo.js";
+import { parseDockerCommand, parseImageRef } from "../runtime/docker.js";
 import type { RegistryPackage, ServerJson } from "./format.js";
 
 const CATEGORY_HINTS: Array<[RegExp, (typeof CATEGORIES)[number]]> = [
@@ -77,9 +78,41 @@ function fixedArguments(p: RegistryPackage): string[] | null {
 }
 
 /**
+ * A container image's command: `docker run -i --rm [-e KEY ...] <image> [fixed arguments]` for a
+ * stdio image, when it parses under the docker grammar (docker.ts). The registry's `oci` packages
+ * name the image (with its version as the tag when the identifier carries none); the older
+ * snapshot's `docker` ones spell the whole docker command line in their arguments.
+ */
+function imageCommand(p: RegistryPackage): string | null {
+  if (p.transport?.type && p.transport.type !== "stdio") return null;
+  const keys = (p.environmentVariables ?? []).filter((v) => settableEnv(v.name)).map((v) => `-e ${v.name}`);
+  const attempt = (command: string) => {
+    try {
+      parseDockerCommand(command);
+      return command;
+    } catch {
+      return null;
+    }
+  };
+  const ref = parseImageRef(p.identifier);
+  if (ref && p.identifier.includes("/")) {
+    const pinned =
+      ref.tag || ref.digest || !p.version || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(p.version)
+        ? p.identifier
+        : `${p.identifier}:${p.version}`;
+    const args = fixedArguments(p);
+    if (args && !args.includes("-i")) return attempt(["docker run -i --rm", ...keys, pinned, ...args].join(" "));
+  }
+  // The snapshot's form: the arguments are docker's own command line (-i, --rm, -e NAME, the image, its arguments).
+  const tokens = (p.packageArguments ?? []).flatMap((a) => (typeof a.value === "string" ? a.value.trim().split(/\s+/) : []));
+  if (tokens.length === 0) return null;
+  return attempt(["docker run -i", ...tokens.filter((x) => x !== "-i")].join(" "));
+}
+
+/**
  * The command that runs an entry's package here: `npx -y pkg@version` for npm, `uvx pkg==version`
- * for PyPI, with the package's fixed arguments when they are all literal. Other registries (oci,
- * nuget, ...) have none: the entry's page says why it cannot be deployed.
+ * for PyPI, with the package's fixed arguments when they are all literal, `docker run -i ...` for
+ * a stdio image. Other registries (nuget, ...) have none: the entry's page says why it cannot be deployed.
  */
 function commandFrom(pkgs: RegistryPackage[] | undefined): string | null {
   const npm = pkgs?.find((p) => p.registryType === "npm" && /^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/i.test(p.identifier));
@@ -98,6 +131,11 @@ function commandFrom(pkgs: RegistryPackage[] | undefined): string | null {
       command += ` ${a}`;
     }
     return command;
+  }
+  for (const p of pkgs ?? []) {
+    if (p.registryType !== "oci" && p.registryType !== "docker") continue;
+    const command = imageCommand(p);
+    if (command && command.length <= 500) return command;
   }
   return null;
 }

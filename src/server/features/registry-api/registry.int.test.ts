@@ -194,17 +194,26 @@ describe("catalog import", () => {
       }
       const dockerOnly = rows.filter((r) => r.packages?.length && r.packages.every((p) => p.registryType === "oci") && !r.url);
       expect(dockerOnly.length).toBeGreaterThan(10);
+      // The snapshot's docker command lines become `docker run -i` commands where they hold only
+      // -i, --rm, -e NAME, the image and literal arguments; the rest say why they cannot run.
+      let images = 0;
       for (const r of dockerOnly) {
         const d = deployabilityOf(
           { npxCommand: r.npx_command, repositoryUrl: r.repository_url, url: r.url, packages: r.packages },
           { allowFileGit: false },
         );
-        expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
+        if (r.npx_command) {
+          expect(r.npx_command).toMatch(/^docker run -i /);
+          expect(d).toEqual({ kind: "deployable", runtime: "image" });
+          images++;
+        } else expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
       }
+      expect(images).toBeGreaterThan(5);
+      expect(images).toBeLessThan(dockerOnly.length);
     },
   );
 
-  it("imports a PyPI package as a uvx command with its required keys and its literal arguments (placeholders are left to the user)", async () => {
+  it("imports a PyPI package as a uvx command and a stdio image as docker run, with their required keys and literal arguments (placeholders are left to the user)", async () => {
     const py = {
       name: "io.github.acme/clock",
       description: "Tells the time",
@@ -243,8 +252,35 @@ describe("catalog import", () => {
       name: "io.github.acme/boxed",
       packages: [{ registryType: "oci", identifier: "docker.io/acme/boxed:1.0", transport: { type: "stdio" } }],
     };
-    const r = await importEntries(t.db.database.db, [py, placeholder, docker]);
-    expect(r.created).toEqual(["io.github.acme/clock", "io.github.acme/clock-two", "io.github.acme/boxed"]);
+    const keyed = {
+      ...py,
+      name: "io.github.acme/boxed-keys",
+      packages: [
+        {
+          registryType: "oci",
+          identifier: "ghcr.io/acme/boxed",
+          version: "2.0.1",
+          transport: { type: "stdio" },
+          environmentVariables: [{ name: "BOX_TOKEN", description: "Token", isRequired: true, isSecret: true }],
+          packageArguments: [{ type: "positional", value: "serve" }],
+        },
+      ],
+    };
+    const overHttp = {
+      ...py,
+      name: "io.github.acme/boxed-http",
+      packages: [
+        { registryType: "oci", identifier: "ghcr.io/acme/web:1", transport: { type: "streamable-http", url: "http://localhost:8080/mcp" } },
+      ],
+    };
+    const r = await importEntries(t.db.database.db, [py, placeholder, docker, keyed, overHttp]);
+    expect(r.created).toEqual([
+      "io.github.acme/clock",
+      "io.github.acme/clock-two",
+      "io.github.acme/boxed",
+      "io.github.acme/boxed-keys",
+      "io.github.acme/boxed-http",
+    ]);
     const row = async (name: string) =>
       (await t.db.database.pool.query("select npx_command, required_keys, packages from mcp_servers where registry_name = $1", [name]))
         .rows[0];
@@ -253,6 +289,11 @@ describe("catalog import", () => {
     expect(clock.required_keys).toEqual([{ key: "CLOCK_KEY", env_var: "CLOCK_KEY", description: "API key" }]);
     expect(clock.packages[0].runtimeArguments).toEqual(py.packages[0]!.runtimeArguments);
     expect((await row("io.github.acme/clock-two")).npx_command).toBe("uvx acme-clock-two==1.4.0");
-    expect((await row("io.github.acme/boxed")).npx_command).toBe(null);
+    // Images: the reference (its version as the tag), the keys' names, literal arguments; stdio only for now.
+    expect((await row("io.github.acme/boxed")).npx_command).toBe("docker run -i --rm docker.io/acme/boxed:1.0");
+    const keyedRow = await row("io.github.acme/boxed-keys");
+    expect(keyedRow.npx_command).toBe("docker run -i --rm -e BOX_TOKEN ghcr.io/acme/boxed:2.0.1 serve");
+    expect(keyedRow.required_keys).toEqual([{ key: "BOX_TOKEN", env_var: "BOX_TOKEN", description: "Token" }]);
+    expect((await row("io.github.acme/boxed-http")).npx_command).toBe(null);
   });
 });

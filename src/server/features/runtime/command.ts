@@ -1,5 +1,6 @@
 import { AppError } from "../../errors.js";
 import { checkArgs, fail, lex } from "./command-lex.js";
+import { isBareImage, parseDockerCommand } from "./docker.js";
 import { parseGitUrl } from "./git-url.js";
 import { parseNpxCommand } from "./npx.js";
 import type { Source } from "./runner.js";
@@ -9,7 +10,7 @@ import { parseUvxCommand } from "./uvx.js";
 // npx_command field, which also takes uvx and `python -m`) and a repository URL.
 
 export const COMMAND_TEXT = {
-  unknown: 'The command must start with "npx" or "uvx" (or "python -m" for a repository)',
+  unknown: 'The command must start with "npx", "uvx" or "docker run", or be an image reference (or "python -m" for a repository)',
   pythonNeedsRepository: '"python -m" runs a module of a repository: give the repository URL as well',
   onlyModule: 'A repository\'s Python code runs only as "python -m <module> [arguments]"',
   invalidModule: (name: string) => `Invalid Python module name "${name}"`,
@@ -27,10 +28,12 @@ export function parsePythonModule(input: string): { module: string; args: string
 
 const firstWord = (command: string) => command.trim().split(/[ \t]+/)[0];
 
-/** Which runtime a command names, without checking the rest ("npx", "uvx", "python" or null). */
-export function commandKind(command: string | null | undefined): "npx" | "uvx" | "python" | null {
+/** Which runtime a command names, without checking the rest ("npx", "uvx", "python", "docker" (an image) or null). */
+export function commandKind(command: string | null | undefined): "npx" | "uvx" | "python" | "docker" | null {
   const w = command ? firstWord(command) : undefined;
-  return w === "npx" || w === "uvx" ? w : w === "python" || w === "python3" ? "python" : null;
+  if (w === "npx" || w === "uvx" || w === "docker") return w;
+  if (w === "python" || w === "python3") return "python";
+  return command && isBareImage(command) ? "docker" : null;
 }
 
 /** The source a command and/or repository URL describe; null when neither is given. Throws a validation error in the user's words. */
@@ -49,6 +52,10 @@ export function sourceFrom(
     if (kind === "uvx") {
       const p = parseUvxCommand(command);
       return { kind: "pypi", package: p.package, version: p.version, command: p.command, args: p.args };
+    }
+    if (kind === "docker") {
+      const p = parseDockerCommand(command);
+      return { kind: "image", image: p.image, args: p.args };
     }
     if (kind === "python") {
       const p = parsePythonModule(command);

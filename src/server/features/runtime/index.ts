@@ -30,7 +30,13 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   const limits = { memoryMb: config.DEPLOY_MEMORY_MB, maxProcesses: config.DEPLOY_MAX_PROCESSES, cpus: config.DEPLOY_CPUS };
   const common = { packagesDir, sandbox, uids, timeoutMs: config.DEPLOY_INSTALL_TIMEOUT_MS, limits, diskMb: config.DEPLOY_DISK_MB, log };
   const python = new PythonRuntime({ ...common, indexUrl: config.PYPI_INDEX_URL, python: config.PYTHON });
-  const installer = new Installer({ ...common, volumes, allowFileGit: config.GIT_ALLOW_FILE === "on", python });
+  const installer = new Installer({
+    ...common,
+    volumes,
+    allowFileGit: config.GIT_ALLOW_FILE === "on",
+    python,
+    insecureRegistries: config.IMAGE_INSECURE_REGISTRIES,
+  });
   const runner = new LocalRunner({
     log,
     installer,

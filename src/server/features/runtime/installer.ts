@@ -1,5 +1,6 @@
 import path from "node:path";
 import { buildFromGit } from "./git-build.js";
+import { IMAGE_TEXT, ImageCache } from "./image-cache.js";
 import { caFiles } from "./install-env.js";
 import { NpmCache, type NpmCacheOptions } from "./npm-cache.js";
 import { entryPoint, InstallError } from "./package-files.js";
@@ -28,10 +29,14 @@ export interface Prepared {
   readOnly: string[];
   /** who the server runs as (null: the platform's own uid, where it cannot switch) */
   identity: Identity | null;
+  /** a container image's tree (its `/`) and the environment its configuration sets */
+  image?: { root: string; env: Record<string, string> };
 }
 
 export interface InstallerOptions extends NpmCacheOptions {
   volumes: Volumes;
+  /** IMAGE_INSECURE_REGISTRIES */
+  insecureRegistries: string[];
   allowFileGit: boolean;
   /** Python packages and repositories */
   python: PythonRuntime;
@@ -41,9 +46,11 @@ export { InstallError };
 
 export class Installer {
   private readonly npm: NpmCache;
+  private readonly images: ImageCache;
 
   constructor(private readonly o: InstallerOptions) {
     this.npm = new NpmCache(o);
+    this.images = new ImageCache(o);
   }
 
   async remove(id: string): Promise<void> {
@@ -63,6 +70,13 @@ export class Installer {
       // A registry install is shared with other deployments: a stop only stops waiting for it.
       if (source.kind === "npm") return { ...(await abortable(this.npmCommand(source), signal)), workDir, identity };
       if (source.kind === "pypi") return { ...(await abortable(this.o.python.command(source), signal)), workDir, identity };
+      if (source.kind === "image") {
+        const img = await abortable(this.images.ensure(source.image), signal);
+        // docker's rule: the entrypoint stays, arguments given replace the image's Cmd.
+        const argv = [...img.entrypoint, ...(source.args.length ? source.args : img.cmd)];
+        if (argv.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(source.image));
+        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { root: img.root, env: img.env } };
+      }
       return {
         ...(await buildFromGit(this.o, (entry, args) => this.nodeArgv(entry, args), id, workDir, identity, source, signal)),
         workDir,

@@ -3,6 +3,7 @@ import type { SandboxInfo } from "~/shared/deployments.js";
 import type { Logger } from "../../log.js";
 import { Child, processStartTime, type ExitInfo } from "./child.js";
 import { channelOf, describeExit, initialize, listing } from "./handshake.js";
+import { IMAGE_PATH, IMAGE_VOLUME } from "./image-cache.js";
 import { childNetworkEnv } from "./install-env.js";
 import type { Installer } from "./installer.js";
 import type { DeploymentSpec, FlowLimits, McpChannel, OutputStats, Runner, RunnerEvent, RunnerEvents } from "./runner.js";
@@ -99,15 +100,21 @@ export class LocalRunner implements Runner {
       if (slot.stopping) return;
       // A restart keeps showing 'crashed' until it runs again.
       if (!slot.everRan) await this.emit(slot, { type: "starting" });
+      const image = prepared.image;
       child = await Child.launch(this.o.sandbox, {
         argv: prepared.argv,
         cwd: prepared.cwd ?? prepared.workDir,
-        writable: [prepared.workDir],
+        // An image's tree is its `/`, and its volume is at /data there.
+        root: image?.root,
+        writable: image ? [] : [prepared.workDir],
+        binds: image ? [{ source: prepared.workDir, dest: IMAGE_VOLUME }] : [],
         readOnly: prepared.readOnly,
         identity: prepared.identity,
         network: true,
-        // The platform's PATH/HOME win over anything in the user's keys.
-        env: { ...env, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
+        // The platform's PATH/HOME win over anything in the user's keys; the keys over an image's Env.
+        env: image
+          ? { ...image.env, ...env, ...childNetworkEnv(), PATH: image.env.PATH ?? IMAGE_PATH, HOME: IMAGE_VOLUME }
+          : { ...env, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
         secrets: Object.values(env),
         limits: this.o.limits,
         label: id,

@@ -13,12 +13,15 @@ export type Source =
   /** `command`: the console script to run (null: the one named like the package) */
   | { kind: "pypi"; package: string; version: string | null; command: string | null; args: string[] }
   /** `module`: a Python repository's `python -m` module (else its console script, or a Node.js entry point) */
-  | { kind: "git"; url: string; args: string[]; module?: string };
+  | { kind: "git"; url: string; args: string[]; module?: string }
+  /** a container image (`registry/repository:tag` or `@sha256:...`, canonical): its entrypoint, with `args` in place of its Cmd when given */
+  | { kind: "image"; image: string; args: string[] };
 
 /** How a source reads to its owner: `npm:pkg@1.0.0`, `pypi:pkg==1.0.0`, or the repository URL. */
 export function describeSource(src: Source): string {
   if (src.kind === "npm") return `npm:${src.package}${src.version ? `@${src.version}` : ""}`;
   if (src.kind === "pypi") return `pypi:${src.package}${src.version ? `==${src.version}` : ""}${src.command ? ` (${src.command})` : ""}`;
+  if (src.kind === "image") return `image:${src.image}`;
   return src.url;
 }
 

@@ -161,7 +161,8 @@ describe("the deploy command", () => {
     expect(commandKind("npx -y pkg")).toBe("npx");
     expect(commandKind(" uvx pkg")).toBe("uvx");
     expect(commandKind("python3 -m x")).toBe("python");
-    expect(commandKind("docker run x")).toBe(null);
+    expect(commandKind("docker run x")).toBe("docker");
+    expect(commandKind("bash -c id")).toBe(null);
     expect(commandKind(null)).toBe(null);
   });
 
@@ -186,7 +187,7 @@ describe("the deploy command", () => {
 
   it.each([
     ["bash -c id", COMMAND_TEXT.unknown],
-    ["docker run -i mcp/time", COMMAND_TEXT.unknown],
+    ["node server.js", COMMAND_TEXT.unknown],
     ["uv run server.py", COMMAND_TEXT.unknown],
     ["pipx run pkg", COMMAND_TEXT.unknown],
     ["node server.js; id", NPX_TEXT.shell],

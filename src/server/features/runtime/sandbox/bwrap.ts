@@ -41,6 +41,10 @@ export interface MountPlan {
   masks: { source: string; dest: string }[];
   /** size of the private /tmp and /dev/shm (tmpfs, counted against the memory limit) */
   tmpBytes: number;
+  /** a container image's tree, bound read-only as `/` instead of the host's /usr, /bin, ... (and nothing hidden: none of the host is there) */
+  root?: string;
+  /** writable folders bound at another path inside */
+  binds?: { source: string; dest: string }[];
   /** 'own': a network namespace of its own (egress is attached from outside, or none at all) */
   network: "own" | "host";
   /**
@@ -116,8 +120,11 @@ export function bwrapArgs(
   a.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (plan.network === "own") a.push("--unshare-net");
   a.push("--die-with-parent", "--cap-drop", "ALL", "--hostname", "mcp");
-  a.push(...systemBinds());
-  for (const d of plan.hide) a.push("--tmpfs", d);
+  if (plan.root) a.push("--ro-bind", plan.root, "/");
+  else {
+    a.push(...systemBinds());
+    for (const d of plan.hide) a.push("--tmpfs", d);
+  }
   a.push(
     "--ro-bind",
     plan.etc.passwd,
@@ -138,6 +145,7 @@ export function bwrapArgs(
   }
   for (const d of plan.readOnly) a.push("--ro-bind", d, d);
   for (const d of plan.writable) a.push("--bind", d, d);
+  for (const b of plan.binds ?? []) a.push("--bind", b.source, b.dest);
   a.push("--chdir", plan.cwd, "--info-fd", String(fds.info), "--block-fd", String(fds.block));
   if (fds.userns !== undefined) a.push("--userns-block-fd", String(fds.userns));
   if (fds.seccomp !== undefined) a.push("--seccomp", String(fds.seccomp));

@@ -69,6 +69,8 @@ export class Sandbox {
   }
 
   private async launchPlain(spec: LaunchSpec, cg: Cgroup | null): Promise<Launched> {
+    // An image's programs expect its tree as their root: only bubblewrap gives them one.
+    if (spec.root) throw new Error("Container images run only in the bubblewrap sandbox, which this machine does not have");
     const proc = spawn(spec.argv[0]!, spec.argv.slice(1), {
       cwd: spec.cwd,
       env: spec.env,
@@ -87,6 +89,8 @@ export class Sandbox {
       cwd: spec.cwd,
       writable: spec.writable,
       readOnly: spec.readOnly,
+      root: spec.root,
+      binds: spec.binds,
       etc: await sandboxEtc(this.p.etcDir, spec.identity, egress),
       hide: this.p.hide,
       masks: await procMasks(this.p.etcDir, spec.limits),

@@ -21,6 +21,10 @@ export interface LaunchSpec {
   limits: Limits;
   /** names the launch's cgroup (a deployment id, "install", ...) */
   label: string;
+  /** a container image's unpacked tree: bound read-only as `/` in place of the host's system */
+  root?: string;
+  /** writable folders bound elsewhere inside (an image's deployment volume at /data) */
+  binds?: { source: string; dest: string }[];
   /** the deployment's own volume, watched for a full disk */
   disk?: { path: string; limitMb: number };
 }

@@ -1,0 +1,352 @@
+// The shared cache of container images: each image pulled once per digest and architecture, by
+// skopeo (the registry protocol: token flow for anonymous pulls, manifest lists resolved for this
+// machine, every blob checked against its sha256) and unpacked by umoci (layers applied in order,
+// whiteouts, links kept inside the root, rootless: every file owned by the installer's uid, no
+// device nodes), both in the installer's sandbox (its uid, its network egress rules: the registry
+// is a tenant's choice). The platform then walks the tree without following any link: set-id bits
+// go, anything but files, folders and links goes, and its size is capped. Deployments of that
+// digest share the tree read-only as their `/`; a tag is resolved to a digest once an hour.
+import { randomBytes } from "node:crypto";
+import { constants, existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "../../log.js";
+import { imageName, parseImageRef, type ImageRef } from "./docker.js";
+import { installEnv } from "./install-env.js";
+import { diskWatch, InstallError, type WatchStop } from "./package-files.js";
+import { SANDBOX_PATH } from "./sandbox/bwrap.js";
+import type { UidPool } from "./sandbox/identity.js";
+import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
+import { removeTree } from "./sandbox/tenant-files.js";
+
+export interface ImageCacheOptions {
+  packagesDir: string;
+  sandbox: Sandbox;
+  uids: UidPool;
+  timeoutMs: number;
+  limits: Limits;
+  /** DEPLOY_DISK_MB: the most an image's download and its unpacked tree may each take */
+  diskMb: number;
+  log: Logger;
+  /** registries (host:port) reached over plain HTTP or without TLS verification: IMAGE_INSECURE_REGISTRIES, an operator's setting */
+  insecureRegistries: string[];
+}
+
+/** What a deployment of the image runs: its tree and its configuration. */
+export interface CachedImage {
+  /** the unpacked tree, bound read-only as `/` */
+  root: string;
+  digest: string;
+  entrypoint: string[];
+  cmd: string[];
+  env: Record<string, string>;
+  /** WorkingDir ("/" when none) */
+  cwd: string;
+}
+
+/** PATH inside an image whose configuration sets none (docker's default). */
+export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Where a deployment's own volume appears inside an image's root (HOME points there). */
+export const IMAGE_VOLUME = "/data";
+/** Mount points the sandbox binds over inside an image's root (made real folders and files, never links). */
+const MOUNT_DIRS = ["proc", "dev", "tmp", "etc", IMAGE_VOLUME.slice(1)];
+const MOUNT_FILES = ["etc/passwd", "etc/group", "etc/resolv.conf"];
+/** A layer bomb (countless small files) is refused before it costs more. */
+export const MAX_IMAGE_FILES = 200_000;
+
+const TAG_TTL_MS = 60 * 60 * 1000;
+const TOOLS = ["skopeo", "umoci"];
+/** Whether the sandbox's PATH has the program (the host's /usr is what the installer's sandbox sees). */
+const onPath = (bin: string) => SANDBOX_PATH.split(":").some((d) => existsSync(path.join(d, bin)));
+
+export const IMAGE_TEXT = {
+  otherArch: (image: string, arch: string, have: string) =>
+    `The image ${image} is built for ${arch}; this machine runs ${have}, so it cannot run here`,
+  noCommand: (image: string) => `The image ${image} names no command to run (no Entrypoint or Cmd)`,
+  tooLarge: (image: string, mb: number) => `The image ${image} takes more than the ${mb} MB a deployment may use`,
+  tooManyFiles: (image: string) => `The image ${image} holds more than ${MAX_IMAGE_FILES} files`,
+  pullFailed: (image: string, why: string) => `Could not pull the image ${image}: ${why}`,
+  noTools: (missing: string[]) =>
+    `Container images cannot run on this machine: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not installed (apt-get install skopeo umoci)`,
+} as const;
+
+/** This machine's architecture as images name it. */
+export function imageArch(): string {
+  return process.arch === "x64" ? "amd64" : process.arch === "arm64" ? "arm64" : process.arch;
+}
+
+interface ImageConfig {
+  architecture?: string;
+  os?: string;
+  config?: { Entrypoint?: string[] | null; Cmd?: string[] | null; Env?: string[] | null; WorkingDir?: string };
+}
+
+export class ImageCache {
+  private readonly locks = new Map<string, Promise<CachedImage>>();
+  private readonly tags = new Map<string, { digest: string; at: number }>();
+
+  constructor(private readonly o: ImageCacheOptions) {}
+
+  private get dir(): string {
+    return path.join(this.o.packagesDir, "images");
+  }
+
+  /** The image, pulled and unpacked when this digest is not here yet. */
+  async ensure(image: string): Promise<CachedImage> {
+    const ref = parseImageRef(image);
+    if (!ref) throw new InstallError(`Invalid image reference "${image}"`);
+    const missing = TOOLS.filter((t) => !onPath(t));
+    if (missing.length) throw new InstallError(IMAGE_TEXT.noTools(missing));
+    const digest = ref.digest ?? (await this.resolveTag(ref));
+    const arch = imageArch();
+    const dir = path.join(this.dir, `${digest.replace(":", "-")}-${arch}`);
+    const done = await readCached(dir);
+    if (done) return done;
+    let p = this.locks.get(dir);
+    if (!p) {
+      p = this.pull({ ...ref, digest }, imageName(ref), arch, dir).finally(() => this.locks.delete(dir));
+      this.locks.set(dir, p);
+    }
+    return p;
+  }
+
+  private tls(ref: ImageRef, flag: "--tls-verify" | "--src-tls-verify"): string[] {
+    return this.o.insecureRegistries.includes(ref.registry) ? [`${flag}=false`] : [];
+  }
+
+  /** A tag's digest (the digest of its manifest or manifest list), asked of the registry at most once an hour. */
+  private async resolveTag(ref: ImageRef): Promise<string> {
+    const name = imageName(ref);
+    const known = this.tags.get(name);
+    if (known && Date.now() - known.at < TAG_TTL_MS) return known.digest;
+    const out = await this.skopeo(
+      ["inspect", "--format", "{{.Digest}}", "--retry-times", "1", ...this.tls(ref, "--tls-verify"), `docker://${name}`],
+      name,
+      null,
+    );
+    const digest = /sha256:[a-f0-9]{64}\s*$/.exec(out)?.[0].trim();
+    if (!digest) throw new InstallError(IMAGE_TEXT.pullFailed(name, "the registry answered no digest"));
+    this.tags.set(name, { digest, at: Date.now() });
+    return digest;
+  }
+
+  /** skopeo in the installer's sandbox, with the network; resolves with its stdout. */
+  private async skopeo(args: string[], image: string, work: { dir: string; signal: AbortSignal } | null): Promise<string> {
+    const scratch = work?.dir ?? (await this.scratch());
+    try {
+      return await this.o.sandbox.run(
+        {
+          argv: ["skopeo", "--insecure-policy", ...args],
+          // No credentials of anyone's: HOME is empty, so no auth file is found.
+          env: { ...installEnv(), HOME: scratch, TMPDIR: scratch, XDG_RUNTIME_DIR: scratch },
+          cwd: scratch,
+          writable: [scratch],
+          readOnly: [],
+          network: true,
+          identity: this.o.uids.installer(),
+          limits: this.o.limits,
+          label: "image-pull",
+        },
+        this.o.timeoutMs,
+        work?.signal,
+      );
+    } catch (e) {
+      if (e instanceof StepError) throw new InstallError(IMAGE_TEXT.pullFailed(image, lastLine(e.message)));
+      throw e;
+    } finally {
+      if (!work) await removeTree(scratch);
+    }
+  }
+
+  /** A folder of the installer's own, under the cache (root's above it). */
+  private async scratch(): Promise<string> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const d = path.join(this.dir, `.tmp-${randomBytes(6).toString("hex")}`);
+    await fs.mkdir(d, { mode: 0o700 });
+    const installer = this.o.uids.installer();
+    if (installer) await fs.chown(d, installer.uid, installer.gid);
+    return d;
+  }
+
+  /** `name`: the image as its owner named it, for messages. */
+  private async pull(ref: ImageRef & { digest: string }, name: string, arch: string, dir: string): Promise<CachedImage> {
+    const tmp = await this.scratch();
+    // Download and tree each within twice the deployment limit while they run; the tree is held to the limit after.
+    const watch = diskWatch(tmp, 2 * this.o.diskMb);
+    const t = performance.now();
+    try {
+      const layout = path.join(tmp, "layout");
+      const source = `docker://${ref.registry}/${ref.repository}@${ref.digest}`;
+      await this.skopeo(
+        [
+          "copy",
+          "--retry-times",
+          "1",
+          "--override-os",
+          "linux",
+          "--override-arch",
+          arch,
+          ...this.tls(ref, "--src-tls-verify"),
+          source,
+          `oci:${layout}:image`,
+        ],
+        name,
+        { dir: tmp, signal: watch.signal },
+      );
+      const config = await readLayoutConfig(layout);
+      const have = `${config.os ?? "?"}/${config.architecture ?? "?"}`;
+      if (config.os !== "linux" || config.architecture !== arch) throw new InstallError(IMAGE_TEXT.otherArch(name, have, `linux/${arch}`));
+      const bundle = path.join(tmp, "bundle");
+      try {
+        await this.o.sandbox.run(
+          {
+            argv: ["umoci", "--log", "error", "unpack", "--rootless", "--image", `${layout}:image`, bundle],
+            env: { ...installEnv(), HOME: tmp, TMPDIR: tmp },
+            cwd: tmp,
+            writable: [tmp],
+            readOnly: [],
+            network: false,
+            identity: this.o.uids.installer(),
+            limits: this.o.limits,
+            label: "image-unpack",
+          },
+          this.o.timeoutMs,
+          watch.signal,
+        );
+      } catch (e) {
+        if (e instanceof StepError) throw new InstallError(`Could not unpack the image ${name}: ${lastLine(e.message)}`);
+        throw e;
+      }
+      const rootfs = path.join(bundle, "rootfs");
+      await confine(rootfs, name, this.o.diskMb);
+      await mountPoints(rootfs);
+      const c = config.config ?? {};
+      const image: Omit<CachedImage, "root"> = {
+        digest: ref.digest,
+        entrypoint: stringList(c.Entrypoint),
+        cmd: stringList(c.Cmd),
+        env: envOf(stringList(c.Env)),
+        cwd: c.WorkingDir && path.posix.isAbsolute(c.WorkingDir) ? path.posix.normalize(c.WorkingDir) : "/",
+      };
+      if (image.entrypoint.length + image.cmd.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(name));
+      const staged = path.join(tmp, "image");
+      await fs.mkdir(staged, { mode: 0o755 });
+      await fs.rename(rootfs, path.join(staged, "rootfs"));
+      await fs.chmod(path.join(staged, "rootfs"), 0o755);
+      // wx: created here or not at all, never through a link.
+      await fs.writeFile(path.join(staged, "image.json"), JSON.stringify(image), { flag: "wx" });
+      await fs.rename(staged, dir).catch((e: NodeJS.ErrnoException) => {
+        if (!existsSync(path.join(dir, "image.json"))) throw e; // someone else finished first
+      });
+      this.o.log.info({ image: name, digest: ref.digest, ms: Math.round(performance.now() - t) }, "image pulled");
+      return { ...image, root: path.join(dir, "rootfs") };
+    } catch (e) {
+      if (watch.signal.aborted) throw new InstallError((watch.signal.reason as WatchStop).explain(`The image ${name}`, this.o.diskMb));
+      throw e;
+    } finally {
+      watch.stop();
+      await removeTree(tmp);
+    }
+  }
+}
+
+async function readCached(dir: string): Promise<CachedImage | null> {
+  try {
+    const image = JSON.parse(await fs.readFile(path.join(dir, "image.json"), "utf8")) as Omit<CachedImage, "root">;
+    return { ...image, root: path.join(dir, "rootfs") };
+  } catch {
+    return null;
+  }
+}
+
+const lastLine = (s: string) =>
+  s
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim())
+    .slice(-2)
+    .join(" ")
+    .slice(0, 500);
+
+const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+function envOf(list: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const kv of list) {
+    const i = kv.indexOf("=");
+    if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return env;
+}
+
+/** The image's configuration, from the OCI layout skopeo wrote: index -> manifest -> config, each read by its digest. */
+async function readLayoutConfig(layout: string): Promise<ImageConfig> {
+  const json = async (file: string) => {
+    const fh = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      if ((await fh.stat()).size > 4 * 1024 * 1024) throw new InstallError("The image's manifest is too large");
+      return JSON.parse(await fh.readFile("utf8")) as Record<string, unknown>;
+    } finally {
+      await fh.close();
+    }
+  };
+  const blob = (digest: unknown) => {
+    if (typeof digest !== "string" || !/^sha256:[a-f0-9]{64}$/.test(digest)) throw new InstallError("The image's manifest is malformed");
+    return json(path.join(layout, "blobs", "sha256", digest.slice(7)));
+  };
+  const index = (await json(path.join(layout, "index.json"))) as { manifests?: { digest?: string }[] };
+  const manifest = await blob(index.manifests?.[0]?.digest);
+  return (await blob((manifest.config as { digest?: string } | undefined)?.digest)) as ImageConfig;
+}
+
+/**
+ * Walks the unpacked tree without following a link: set-uid and set-gid bits go, anything but a
+ * file, a folder or a link goes (device nodes, fifos, sockets), every file becomes readable by
+ * the deployments' uids (they run as others than the installer), and the tree's apparent size
+ * (a sparse file counts whole) and its number of files are capped.
+ */
+async function confine(root: string, image: string, limitMb: number): Promise<void> {
+  let bytes = 0;
+  let files = 0;
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (depth > 64) throw new InstallError(`The image ${image} nests folders more than 64 deep`);
+    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (++files > MAX_IMAGE_FILES) throw new InstallError(IMAGE_TEXT.tooManyFiles(image));
+      const st = await fs.lstat(p);
+      if (st.isSymbolicLink()) continue; // resolved inside the sandbox, where this tree is /
+      if (!st.isFile() && !st.isDirectory()) {
+        await fs.rm(p, { force: true });
+        continue;
+      }
+      bytes += st.size;
+      if (bytes > limitMb * 1024 * 1024) throw new InstallError(IMAGE_TEXT.tooLarge(image, limitMb));
+      const mode = st.mode & 0o7777;
+      // No set-id bit, and others may read (and enter, or run what its owner may run).
+      const want = (mode & ~0o6000) | 0o004 | (st.isDirectory() || mode & 0o100 ? 0o001 : 0);
+      if (want !== mode) await fs.chmod(p, want);
+      if (st.isDirectory()) await walk(p, depth + 1);
+    }
+  };
+  await fs.chmod(root, 0o755);
+  await walk(root, 0);
+}
+
+/** The sandbox's mount points inside the tree: real folders and empty files, replacing links or anything else there. */
+async function mountPoints(root: string): Promise<void> {
+  const st = (p: string) => fs.lstat(p).catch(() => null);
+  for (const d of MOUNT_DIRS) {
+    const p = path.join(root, d);
+    const s = await st(p);
+    if (s?.isDirectory()) continue;
+    if (s) await fs.rm(p, { force: true });
+    await fs.mkdir(p, { mode: 0o755 });
+  }
+  for (const f of MOUNT_FILES) {
+    const p = path.join(root, f);
+    const s = await st(p);
+    if (s?.isFile()) continue;
+    if (s) await fs.rm(p, { recursive: true, force: true });
+    await fs.writeFile(p, "", { flag: "wx", mode: 0o644 });
+  }
+}

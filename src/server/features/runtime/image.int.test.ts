@@ -1,0 +1,256 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DeploymentView } from "~/shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry, registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
+import { imageBuilder, imageToolsMissing, startImageRegistry, type ImageBuilder, type ImageRegistry } from "~support/image-registry.js";
+import { lexText } from "./command-lex.js";
+import { IMAGE_TEXT, imageArch } from "./image-cache.js";
+
+// Container images deployed like any other server: a real registry on a test host (the
+// distribution server, in a network namespace), images built by the test with umoci, pulled by
+// digest in the installer's sandbox, unpacked once per digest and run with the image's tree as
+// `/` in the same sandbox. Calls go through the gateway with the MCP SDK's client.
+
+const run = promisify(execFile);
+const why = await imageToolsMissing();
+let t: TestApp;
+let registry: ImageRegistry;
+let images: ImageBuilder;
+let packagesDir: string;
+let digest: string;
+let users = 0;
+
+beforeAll(async () => {
+  if (why) return;
+  registry = await startImageRegistry({ address: "203.0.113.71", port: 7791 });
+  images = await imageBuilder();
+  await images.build("1");
+  digest = await registry.push(images.layout, "1", "fixture/node");
+  packagesDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-images-"));
+  const port = await freePort();
+  t = await createTestApp({
+    PACKAGES_DIR: packagesDir,
+    IMAGE_INSECURE_REGISTRIES: registry.host,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    RESTART_BACKOFF_MS: "200",
+    DEPLOY_START_TIMEOUT_MS: "20000",
+  });
+  await t.listen();
+}, 180_000);
+
+afterAll(async () => {
+  await t?.close();
+  await registry?.close();
+  await images?.close();
+  if (packagesDir) await fs.rm(packagesDir, { recursive: true, force: true });
+});
+
+async function user(): Promise<{ c: Client; key: string; name: string }> {
+  const name = `img${++users}`;
+  const c = await signedInUser(t, `${name}@example.com`);
+  return { c, key: await newApiKey(c, "images"), name };
+}
+
+async function deploy(c: Client, id: string, command: string, env: Record<string, string> = {}): Promise<DeploymentView> {
+  const r = await c.post(`/api/deploy/${id}`, { npx_command: command, env });
+  expect(r.status, await r.clone().text()).toBe(202);
+  return ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
+}
+
+const cached = async () => (await fs.readdir(path.join(packagesDir, "images"))).filter((d) => !d.startsWith("."));
+
+/** Every entry of a tree, without following links. */
+async function walk(dir: string): Promise<{ p: string; mode: number; kind: string }[]> {
+  const out: { p: string; mode: number; kind: string }[] = [];
+  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    const st = await fs.lstat(p);
+    const kind = st.isSymbolicLink() ? "link" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+    out.push({ p, mode: st.mode & 0o7777, kind });
+    if (kind === "dir") out.push(...(await walk(p)));
+  }
+  return out;
+}
+
+describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () => {
+  it("deploys an owned server from `docker run -i`: pulled by digest, its keys, its Env, its tree as / and the host's nowhere", async () => {
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/node`);
+    const d = await deploy(c, `${name}/node`, `docker run -i --rm -e API_KEY ${registry.host}/fixture/node:1`, { API_KEY: "sekrit" });
+    expect(d.source).toBe(`image:${registry.host}/fixture/node:1`);
+    const running = await waitForStatus(c, `${name}/node`, "running", 120_000);
+
+    const client = await sdkClient(running.url, key);
+    expect(client.getServerVersion()).toMatchObject({ name: "mcp-fixture" });
+    const env = async (n: string) => textOf(await client.callTool({ name: "get_env", arguments: { name: n } }));
+    expect(await env("API_KEY")).toBe("sekrit");
+    expect(await env("FIXTURE_IMAGE")).toBe("node"); // the image's own Env
+    expect(await env("HOME")).toBe("/data");
+    const read = async (p: string) => textOf(await client.callTool({ name: "read_file", arguments: { path: p } }));
+    // The image's tree is the root: the host's system and the platform's files are not there.
+    expect(existsSync("/etc/os-release")).toBe(true);
+    expect(await read("/etc/os-release")).toMatch(/^ERROR ENOENT/);
+    expect(await read("/usr/bin/skopeo")).toMatch(/^ERROR ENOENT/);
+    expect(await read(path.join(packagesDir, "images"))).toMatch(/^ERROR ENOENT/);
+    expect(await read("/app/server.js")).toContain("mcp-fixture");
+    // Not root, inside or out: the deployment's own uid.
+    const uid = /^Uid:\s+(\d+)/m.exec(await read("/proc/self/status"))?.[1];
+    expect(Number(uid)).toBeGreaterThan(0);
+    await client.close();
+
+    // One tree per digest and architecture, kept for the next deployment.
+    expect(await cached()).toEqual([`${digest.replace(":", "-")}-${imageArch()}`]);
+  }, 180_000);
+
+  it("a deploy by digest uses the tree already there; the reference alone deploys too", async () => {
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/pinned`);
+    await deploy(c, `${name}/pinned`, `${registry.host}/fixture/node@${digest}`);
+    const running = await waitForStatus(c, `${name}/pinned`, "running", 60_000);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } }))).toBe("5");
+    await client.close();
+    expect(await cached()).toHaveLength(1);
+  }, 120_000);
+
+  it("deploys a catalogue entry whose command is an image, asking for its keys like any other", async () => {
+    await addCatalogEntry(t, "boxed-node", `docker run -i --rm -e BOX_TOKEN ${registry.host}/fixture/node:1`, [
+      { key: "Token", env_var: "BOX_TOKEN", description: "The token" },
+    ]);
+    const { c, key } = await user();
+    const missing = await c.post("/api/deploy/boxed-node", { env: {} });
+    expect(missing.status).toBe(400);
+    const r = await c.post("/api/deploy/boxed-node", { env: { BOX_TOKEN: "from the catalogue" } });
+    expect(r.status, await r.clone().text()).toBe(202);
+    const running = await waitForStatus(c, "boxed-node", "running", 60_000);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "get_env", arguments: { name: "BOX_TOKEN" } }))).toBe("from the catalogue");
+    await client.close();
+  }, 120_000);
+
+  it("contains a hostile image: no set-id bit, no device node, links resolve inside its own root", async () => {
+    await images.build("hostile", {
+      change: async (root) => {
+        await fs.copyFile(path.join(root, "usr/bin/node"), path.join(root, "app/suid"));
+        await fs.chmod(path.join(root, "app/suid"), 0o4755);
+        await fs.mkdir(path.join(root, "app/sgid-dir"));
+        await fs.chmod(path.join(root, "app/sgid-dir"), 0o2777);
+        await run("mknod", [path.join(root, "app/mem"), "c", "1", "1"]);
+        await fs.symlink("/etc", path.join(root, "app/etc-link"));
+        await fs.symlink("/", path.join(root, "tmp"));
+      },
+    });
+    const hostileDigest = await registry.push(images.layout, "hostile", "fixture/hostile");
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/hostile`);
+    await deploy(c, `${name}/hostile`, `docker run -i ${registry.host}/fixture/hostile:hostile`);
+    const running = await waitForStatus(c, `${name}/hostile`, "running", 120_000);
+
+    const tree = await walk(path.join(packagesDir, "images", `${hostileDigest.replace(":", "-")}-${imageArch()}`, "rootfs"));
+    expect(tree.filter((e) => e.mode & 0o6000).map((e) => e.p)).toEqual([]);
+    expect(tree.filter((e) => e.kind === "other").map((e) => e.p)).toEqual([]);
+    expect(tree.find((e) => e.p.endsWith("/rootfs/tmp"))?.kind).toBe("dir");
+
+    const client = await sdkClient(running.url, key);
+    const read = async (p: string) => textOf(await client.callTool({ name: "read_file", arguments: { path: p } }));
+    // The absolute link leads to the sandbox's own /etc, never the host's.
+    const passwd = await read("/app/etc-link/passwd");
+    expect(passwd).toContain("mcp:x:");
+    expect(readFileSync("/etc/passwd", "utf8")).not.toBe(passwd);
+    // The device node is not one any more (umoci's rootless unpack leaves an empty file in its place).
+    expect(await read("/app/mem")).toBe("");
+    expect(tree.find((e) => e.p.endsWith("/app/mem"))?.kind).toBe("file");
+    await client.close();
+  }, 180_000);
+
+  it("keeps a layer's hostile entries inside the image's root: ../ paths, writes through a link, whiteouts aimed outside; a hard link to a host file fails the deploy", async () => {
+    // Not under /tmp: the sandbox has a /tmp of its own, which would hide where the entries land inside.
+    const outside = await fs.mkdtemp("/var/tmp/switchboard-image-victim-");
+    await fs.writeFile(path.join(outside, "victim"), "still here");
+    try {
+      await images.withLayer("1", "escapes", [
+        { type: "file", name: `../../../../../../..${outside}/escaped`, data: "escaped" },
+        { type: "symlink", name: "app/out", target: outside },
+        { type: "file", name: "app/out/through-link", data: "through" },
+        { type: "file", name: `../../../../../../..${outside}/.wh.victim`, data: "" },
+      ]);
+      await registry.push(images.layout, "escapes", "fixture/escapes");
+      const { c, key, name } = await user();
+      await registerOwnedServer(c, `${name}/escapes`);
+      await deploy(c, `${name}/escapes`, `docker run -i ${registry.host}/fixture/escapes:escapes`);
+      const running = await waitForStatus(c, `${name}/escapes`, "running", 120_000);
+      expect((await fs.readdir(outside)).sort()).toEqual(["victim"]);
+      expect(await fs.readFile(path.join(outside, "victim"), "utf8")).toBe("still here");
+      // What it wrote landed inside its own tree, where the server sees it at the path it named.
+      const client = await sdkClient(running.url, key);
+      expect(textOf(await client.callTool({ name: "read_file", arguments: { path: `${outside}/through-link` } }))).toBe("through");
+      await client.close();
+
+      await images.withLayer("1", "hardlink", [{ type: "hardlink", name: "app/passwd", target: "../../../../../../etc/passwd" }]);
+      await registry.push(images.layout, "hardlink", "fixture/hardlink");
+      const other = await user();
+      await registerOwnedServer(other.c, `${other.name}/hardlink`);
+      await deploy(other.c, `${other.name}/hardlink`, `docker run -i ${registry.host}/fixture/hardlink:hardlink`);
+      const failed = await waitForStatus(other.c, `${other.name}/hardlink`, "failed", 120_000);
+      expect(failed.status_detail).toContain(`Could not unpack the image ${registry.host}/fixture/hardlink:hardlink`);
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("fails with a clear status: an image for another architecture, a blob that does not match its digest", async () => {
+    const other = imageArch() === "amd64" ? "arm64" : "amd64";
+    await images.build("foreign", { config: ["--architecture", other] });
+    await registry.push(images.layout, "foreign", "fixture/foreign");
+    await images.build("corrupt", { change: async (root) => fs.writeFile(path.join(root, "app/extra.txt"), "x".repeat(4096)) });
+    await registry.push(images.layout, "corrupt", "fixture/corrupt");
+    // The newest layer of the pushed image, overwritten in the registry's storage with other bytes of the same size.
+    const index = JSON.parse(await fs.readFile(path.join(images.layout, "index.json"), "utf8")) as {
+      manifests: { digest: string; annotations?: Record<string, string> }[];
+    };
+    const m = index.manifests.find((x) => x.annotations?.["org.opencontainers.image.ref.name"] === "corrupt")!;
+    const manifest = JSON.parse(await fs.readFile(path.join(images.layout, "blobs/sha256", m.digest.slice(7)), "utf8")) as {
+      layers: { digest: string; size: number }[];
+    };
+    const layer = manifest.layers.at(-1)!;
+    await fs.writeFile(registry.blobFile(layer.digest), Buffer.alloc(layer.size, 7));
+
+    const { c, name } = await user();
+    await registerOwnedServer(c, `${name}/foreign`);
+    await deploy(c, `${name}/foreign`, `docker run -i ${registry.host}/fixture/foreign:foreign`);
+    const foreign = await waitForStatus(c, `${name}/foreign`, "failed", 120_000);
+    expect(foreign.status_detail).toContain(
+      IMAGE_TEXT.otherArch(`${registry.host}/fixture/foreign:foreign`, `linux/${other}`, `linux/${imageArch()}`),
+    );
+
+    await registerOwnedServer(c, `${name}/corrupt`);
+    await deploy(c, `${name}/corrupt`, `docker run -i ${registry.host}/fixture/corrupt:corrupt`);
+    const corrupt = await waitForStatus(c, `${name}/corrupt`, "failed", 120_000);
+    expect(corrupt.status_detail).toContain(`Could not pull the image ${registry.host}/fixture/corrupt:corrupt`);
+    expect(corrupt.status_detail).toMatch(/digest/i);
+  }, 240_000);
+
+  it("refuses docker's ways out at the API, before anything is stored", async () => {
+    const { c, name } = await user();
+    await registerOwnedServer(c, `${name}/escape`);
+    for (const [command, option] of [
+      [`docker run -i -v /:/host ${registry.host}/fixture/node:1`, "-v"],
+      [`docker run -i --privileged ${registry.host}/fixture/node:1`, "--privileged"],
+      [`docker run -i --network=host ${registry.host}/fixture/node:1`, "--network"],
+    ] as const) {
+      const r = await c.post(`/api/deploy/${name}/escape`, { npx_command: command, env: {} });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: string }).error).toBe(lexText("docker").forbiddenOption(option));
+    }
+    const rows = await t.db.database.pool.query("select id from deployments where server_ref = $1", [`${name}/escape`]);
+    expect(rows.rowCount).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,183 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { projectRoot } from "~/server/paths.js";
+import { canCreateTestHosts, createTestHosts, type TestHosts } from "./netns.js";
+
+// Container images for tests, with no internet: a real registry (Debian's docker-registry, the
+// distribution server) on a test host in a network namespace, and images the tests build with
+// umoci as OCI layouts and push with skopeo. The Node.js image holds this machine's node, the
+// libraries it links and the fixture MCP server (tests/fixtures/mcp-fixture), nothing else.
+
+const run = promisify(execFile);
+const PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+const sh = (file: string, args: string[]) => run(file, args, { env: { PATH, HOME: os.tmpdir() }, maxBuffer: 16 * 1024 * 1024 });
+
+/** Why image tests cannot run here, or null. */
+export async function imageToolsMissing(): Promise<string | null> {
+  const hosts = await canCreateTestHosts();
+  if (hosts) return hosts;
+  for (const bin of ["skopeo", "umoci", "docker-registry", "bwrap", "python3"]) {
+    try {
+      await run("sh", ["-c", `command -v ${bin}`], { env: { PATH } });
+    } catch {
+      return `needs ${bin} (apt-get install skopeo umoci docker-registry bubblewrap)`;
+    }
+  }
+  return null;
+}
+
+export interface ImageRegistry {
+  /** host:port, as image references name it */
+  host: string;
+  /** pushes `layout:tag` as `<name>:<pushTag>`; resolves with the manifest's digest */
+  push(layout: string, tag: string, name: string, pushTag?: string): Promise<string>;
+  /** the registry's blob files (to corrupt one) */
+  blobFile(digest: string): string;
+  close(): Promise<void>;
+}
+
+export async function startImageRegistry(opts: { address: string; port: number }): Promise<ImageRegistry> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "test-registry-"));
+  const storage = path.join(dir, "storage");
+  const cfg = path.join(dir, "config.yml");
+  await fs.writeFile(
+    cfg,
+    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\nhttp:\n  addr: 0.0.0.0:${opts.port}\n`,
+  );
+  let hosts: TestHosts | undefined;
+  try {
+    hosts = await createTestHosts([opts.address], opts.port, { command: ["docker-registry", "serve", cfg] });
+  } catch (e) {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const host = `${opts.address}:${opts.port}`;
+  const h = hosts;
+  return {
+    host,
+    async push(layout, tag, name, pushTag = tag) {
+      const digestFile = path.join(dir, `digest-${Date.now()}-${Math.random()}`);
+      await sh("skopeo", [
+        "--insecure-policy",
+        "copy",
+        "--dest-tls-verify=false",
+        "--digestfile",
+        digestFile,
+        `oci:${layout}:${tag}`,
+        `docker://${host}/${name}:${pushTag}`,
+      ]);
+      return (await fs.readFile(digestFile, "utf8")).trim();
+    },
+    blobFile: (digest) => path.join(storage, "docker/registry/v2/blobs/sha256", digest.slice(7, 9), digest.slice(7), "data"),
+    async close() {
+      await h.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type LayerEntry =
+  { type: "file"; name: string; data: string; mode?: number } | { type: "symlink" | "hardlink"; name: string; target: string };
+
+// A layer from a list of entries, exactly as given (argv[1]: the tar file, argv[2]: the entries as JSON).
+const WRITE_LAYER = `
+import io, json, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    for e in json.loads(sys.argv[2]):
+        ti = tarfile.TarInfo(e["name"])
+        if e["type"] == "file":
+            data = e["data"].encode()
+            ti.size = len(data)
+            ti.mode = e.get("mode", 0o644)
+            t.addfile(ti, io.BytesIO(data))
+        else:
+            ti.type = tarfile.SYMTYPE if e["type"] == "symlink" else tarfile.LNKTYPE
+            ti.linkname = e["target"]
+            t.addfile(ti)
+`;
+
+export interface ImageBuilder {
+  /** the OCI layout holding every image built */
+  layout: string;
+  /**
+   * A Node.js image of the fixture server tagged `tag`: `change` edits its root first (as root:
+   * set-id bits, device nodes and links survive into the layer), `config` sets umoci config flags.
+   */
+  build(tag: string, opts?: { change?: (rootfs: string) => Promise<void>; config?: string[] }): Promise<void>;
+  /**
+   * `tag` plus one layer written entry by entry (Python's tarfile, so the entries can be what no
+   * file system would produce: `../` paths, links to host files, whiteouts aimed outside).
+   */
+  withLayer(tag: string, newTag: string, entries: LayerEntry[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** node and the libraries it links (ldd's answer), copied into `rootfs` at the same paths. */
+async function copyNode(rootfs: string): Promise<void> {
+  const { stdout } = await sh("ldd", [process.execPath]);
+  const libs = [...stdout.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
+  for (const f of [process.execPath, ...libs]) {
+    const dest = path.join(rootfs, f);
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    await fs.copyFile(await fs.realpath(f), dest);
+    await fs.chmod(dest, 0o755);
+  }
+}
+
+export async function imageBuilder(): Promise<ImageBuilder> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "test-images-"));
+  const layout = path.join(dir, "layout");
+  await sh("umoci", ["init", "--layout", layout]);
+  await sh("umoci", ["new", "--image", `${layout}:empty`]);
+  const base = path.join(dir, "base");
+  await sh("umoci", ["unpack", "--image", `${layout}:empty`, base]);
+  await copyNode(path.join(base, "rootfs"));
+  await fs.mkdir(path.join(base, "rootfs", "app"));
+  await fs.copyFile(path.join(projectRoot, "tests/fixtures/mcp-fixture/server.js"), path.join(base, "rootfs", "app", "server.js"));
+  await sh("umoci", ["repack", "--image", `${layout}:base`, base]);
+  await fs.rm(base, { recursive: true, force: true });
+  let n = 0;
+  return {
+    layout,
+    async build(tag, opts = {}) {
+      const from = opts.change ? `${tag}-layer` : "base";
+      if (opts.change) {
+        const bundle = path.join(dir, `bundle-${++n}`);
+        await sh("umoci", ["unpack", "--image", `${layout}:base`, bundle]);
+        await opts.change(path.join(bundle, "rootfs"));
+        await sh("umoci", ["repack", "--image", `${layout}:${from}`, bundle]);
+        await fs.rm(bundle, { recursive: true, force: true });
+      }
+      await sh("umoci", [
+        "config",
+        "--image",
+        `${layout}:${from}`,
+        "--tag",
+        tag,
+        "--config.entrypoint",
+        "/usr/bin/node",
+        "--config.cmd",
+        "/app/server.js",
+        "--config.workingdir",
+        "/app",
+        "--config.env",
+        "PATH=/usr/bin:/bin",
+        "--config.env",
+        "FIXTURE_IMAGE=node",
+        ...(opts.config ?? []),
+      ]);
+    },
+    async withLayer(tag, newTag, entries) {
+      const tar = path.join(dir, `layer-${++n}.tar`);
+      await sh("python3", ["-c", WRITE_LAYER, tar, JSON.stringify(entries)]);
+      await sh("umoci", ["raw", "add-layer", "--image", `${layout}:${tag}`, "--tag", newTag, tar]);
+    },
+    async close() {
+      if (existsSync(dir)) await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
