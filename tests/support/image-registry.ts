@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -64,6 +65,7 @@ export async function startImageRegistry(opts: { address: string; port: number }
       await sh("skopeo", [
         "--insecure-policy",
         "copy",
+        "--all",
         "--dest-tls-verify=false",
         "--digestfile",
         digestFile,
@@ -78,6 +80,13 @@ export async function startImageRegistry(opts: { address: string; port: number }
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  annotations?: Record<string, string>;
 }
 
 export type LayerEntry =
@@ -113,6 +122,8 @@ export interface ImageBuilder {
    * file system would produce: `../` paths, links to host files, whiteouts aimed outside).
    */
   withLayer(tag: string, newTag: string, entries: LayerEntry[]): Promise<void>;
+  /** An image index (a multi-arch image) tagged `tag`, of the images `tags` (each with its own architecture). */
+  index(tag: string, tags: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -175,6 +186,35 @@ export async function imageBuilder(): Promise<ImageBuilder> {
       const tar = path.join(dir, `layer-${++n}.tar`);
       await sh("python3", ["-c", WRITE_LAYER, tar, JSON.stringify(entries)]);
       await sh("umoci", ["raw", "add-layer", "--image", `${layout}:${tag}`, "--tag", newTag, tar]);
+    },
+    async index(tag, tags) {
+      const indexFile = path.join(layout, "index.json");
+      const top = JSON.parse(await fs.readFile(indexFile, "utf8")) as { manifests: Descriptor[] };
+      const blob = async (digest: string) => JSON.parse(await fs.readFile(path.join(layout, "blobs/sha256", digest.slice(7)), "utf8"));
+      const manifests = [];
+      for (const t of tags) {
+        const d = top.manifests.find((m) => m.annotations?.["org.opencontainers.image.ref.name"] === t)!;
+        const config = (await blob(((await blob(d.digest)) as { config: Descriptor }).config.digest)) as {
+          os: string;
+          architecture: string;
+        };
+        manifests.push({
+          mediaType: d.mediaType,
+          digest: d.digest,
+          size: d.size,
+          platform: { os: config.os, architecture: config.architecture },
+        });
+      }
+      const body = JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests });
+      const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+      await fs.writeFile(path.join(layout, "blobs/sha256", digest.slice(7)), body);
+      top.manifests.push({
+        mediaType: "application/vnd.oci.image.index.v1+json",
+        digest,
+        size: Buffer.byteLength(body),
+        annotations: { "org.opencontainers.image.ref.name": tag },
+      });
+      await fs.writeFile(indexFile, JSON.stringify(top));
     },
     async close() {
       if (existsSync(dir)) await fs.rm(dir, { recursive: true, force: true });

@@ -238,6 +238,55 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     expect(corrupt.status_detail).toMatch(/digest/i);
   }, 240_000);
 
+  it("refuses an image whose tree is larger than DEPLOY_DISK_MB, a sparse file counted whole, and keeps nothing of it", async () => {
+    // A platform of its own with a small limit: the node image (about 100 MB) and a 200 MB sparse
+    // file, which takes almost nothing in the registry and on disk, pass 128 MB only by their holes.
+    const port = await freePort();
+    const small = await createTestApp({
+      PACKAGES_DIR: packagesDir,
+      IMAGE_INSECURE_REGISTRIES: registry.host,
+      DEPLOY_DISK_MB: "128",
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
+    try {
+      await images.build("sparse", {
+        change: async (root) => {
+          const fh = await fs.open(path.join(root, "app/holes"), "w");
+          await fh.truncate(200 * 1024 * 1024);
+          await fh.close();
+        },
+      });
+      const sparseDigest = await registry.push(images.layout, "sparse", "fixture/sparse");
+      const c = await signedInUser(small, "sparse@example.com");
+      await registerOwnedServer(c, "sparse/holes");
+      const r = await c.post("/api/deploy/sparse/holes", { npx_command: `docker run -i ${registry.host}/fixture/sparse:sparse`, env: {} });
+      expect(r.status, await r.clone().text()).toBe(202);
+      const failed = await waitForStatus(c, "sparse/holes", "failed", 120_000);
+      expect(failed.status_detail).toContain(IMAGE_TEXT.tooLarge(`${registry.host}/fixture/sparse:sparse`, 128));
+      expect(await cached()).not.toContain(`${sparseDigest.replace(":", "-")}-${imageArch()}`);
+      expect((await fs.readdir(path.join(packagesDir, "images"))).filter((d) => d.startsWith(".tmp-"))).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  }, 180_000);
+
+  it("takes this machine's image out of a multi-arch index", async () => {
+    const other = imageArch() === "amd64" ? "arm64" : "amd64";
+    await images.build("other-arch", { config: ["--architecture", other] });
+    await images.index("multi", ["other-arch", "1"]);
+    const indexDigest = await registry.push(images.layout, "multi", "fixture/multi");
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/multi`);
+    await deploy(c, `${name}/multi`, `docker run -i ${registry.host}/fixture/multi:multi`);
+    const running = await waitForStatus(c, `${name}/multi`, "running", 120_000);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "get_env", arguments: { name: "FIXTURE_IMAGE" } }))).toBe("node");
+    await client.close();
+    // Kept under the index's digest, for this architecture.
+    expect(await cached()).toContain(`${indexDigest.replace(":", "-")}-${imageArch()}`);
+  }, 180_000);
+
   it("refuses docker's ways out at the API, before anything is stored", async () => {
     const { c, name } = await user();
     await registerOwnedServer(c, `${name}/escape`);
@@ -253,4 +302,19 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     const rows = await t.db.database.pool.query("select id from deployments where server_ref = $1", [`${name}/escape`]);
     expect(rows.rowCount).toBe(0);
   }, 60_000);
+
+  // Last: the registry goes away for good.
+  it("redeploys from the cache with the registry gone: by digest, and by a tag resolved within the hour", async () => {
+    await registry.close();
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/offline`);
+    await deploy(c, `${name}/offline`, `docker run -i ${registry.host}/fixture/node@${digest}`);
+    const running = await waitForStatus(c, `${name}/offline`, "running", 60_000);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).toBe("2");
+    await client.close();
+    expect((await c.del(`/api/deployments/${running.id}`)).status).toBe(200);
+    await deploy(c, `${name}/offline`, `docker run -i ${registry.host}/fixture/node:1`);
+    expect((await waitForStatus(c, `${name}/offline`, "running", 60_000)).source).toBe(`image:${registry.host}/fixture/node:1`);
+  }, 120_000);
 });
