@@ -1,19 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../errors.js";
+import { refusal } from "~support/refusal.js";
 import { COMMAND_TEXT, commandKind, sourceFrom } from "./command.js";
 import { lexText } from "./command-lex.js";
 import { DOCKER_TEXT, imageName, isBareImage, parseDockerCommand, parseImageRef } from "./docker.js";
-
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe("validation_failed");
-    return (err as AppError).message;
-  }
-  throw new Error("expected a refusal");
-}
 
 const D = "sha256:" + "a".repeat(64);
 

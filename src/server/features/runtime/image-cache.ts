@@ -10,24 +10,16 @@ import { randomBytes } from "node:crypto";
 import { constants, existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "../../log.js";
 import { imageName, parseImageRef, type ImageRef } from "./docker.js";
 import { installEnv } from "./install-env.js";
 import { diskWatch, InstallError, type WatchStop } from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
-import type { UidPool } from "./sandbox/identity.js";
-import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
+import { StepError } from "./sandbox/index.js";
+import type { NpmCacheOptions } from "./npm-cache.js";
 import { removeTree } from "./sandbox/tenant-files.js";
 
-export interface ImageCacheOptions {
-  packagesDir: string;
-  sandbox: Sandbox;
-  uids: UidPool;
-  timeoutMs: number;
-  limits: Limits;
-  /** DEPLOY_DISK_MB: the most an image's download and its unpacked tree may each take */
-  diskMb: number;
-  log: Logger;
+/** The npm cache's options (the installer's sandbox, uid, limits; DEPLOY_DISK_MB also caps an image's download and tree), and: */
+export interface ImageCacheOptions extends NpmCacheOptions {
   /** registries (host:port) reached over plain HTTP or without TLS verification: IMAGE_INSECURE_REGISTRIES, an operator's setting */
   insecureRegistries: string[];
 }

@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../errors.js";
+import { refusal } from "~support/refusal.js";
 import { COMMAND_TEXT, commandKind, parsePythonModule, sourceFrom } from "./command.js";
 import { NPX_TEXT } from "./npx.js";
 import { newest } from "./package-files.js";
 import { parseConsoleScripts, normalisedName } from "./python-files.js";
 import { UVX_TEXT, parseUvxCommand } from "./uvx.js";
-
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe("validation_failed");
-    return (err as AppError).message;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("parseUvxCommand accepts", () => {
   it.each([
