@@ -5,7 +5,7 @@ import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
-// The owner of a server may name a command (npx, uvx, python -m) in its Deployment panel instead
+// The owner of a server may name a command (npx, uvx, docker run, python -m) in its Deployment panel instead
 // of building the repository; the platform's grammar answers in the panel.
 
 let browser: Browser;
@@ -29,6 +29,10 @@ describe("a command in the Deployment panel", () => {
     await command.fill("uvx --index-url https://evil.example/simple pkg");
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
     await panel.getByRole("alert").getByText("The uvx command may not use the --index-url option").waitFor();
+    // A container image may not reach the host: docker's options are refused by name.
+    await command.fill("docker run -i -v /:/host ghcr.io/acme/server:1");
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
+    await panel.getByRole("alert").getByText("The docker command may not use the -v option").waitFor();
     // Nothing was deployed.
     expect(
       await page.evaluate(
