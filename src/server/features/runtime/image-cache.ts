@@ -55,7 +55,8 @@ export const IMAGE_TEXT = {
   otherArch: (image: string, arch: string, have: string) =>
     `The image ${image} is built for ${arch}; this machine runs ${have}, so it cannot run here`,
   noCommand: (image: string) => `The image ${image} names no command to run (no Entrypoint or Cmd)`,
-  tooLarge: (image: string, mb: number) => `The image ${image} takes more than the ${mb} MB a deployment may use`,
+  // The disk watch's words too (package-files.ts), whichever of the two sees it first.
+  tooLarge: (image: string, mb: number) => `The image ${image} is larger than the ${mb} MB a deployment may use`,
   tooManyFiles: (image: string) => `The image ${image} holds more than ${MAX_IMAGE_FILES} files`,
   pullFailed: (image: string, why: string) => `Could not pull the image ${image}: ${why}`,
   noTools: (missing: string[]) =>
@@ -251,12 +252,17 @@ async function readCached(dir: string): Promise<CachedImage | null> {
   }
 }
 
+/** The end of a tool's output, for a status: skopeo's and umoci's log lines reduced to their message. */
 const lastLine = (s: string) =>
   s
     .trim()
     .split("\n")
     .filter((l) => l.trim())
     .slice(-2)
+    .map((l) => {
+      const m = /level=\w+ msg="((?:[^"\\]|\\.)*)"/.exec(l);
+      return m ? m[1]!.replace(/\\"/g, '"') : l;
+    })
     .join(" ")
     .slice(0, 500);
 

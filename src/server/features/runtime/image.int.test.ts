@@ -26,6 +26,8 @@ let images: ImageBuilder;
 let packagesDir: string;
 let digest: string;
 let users = 0;
+/** A registry on a private address: the operator's network, which a tenant's image reference must not reach. */
+const PRIVATE_REGISTRY = "10.213.77.2:7792";
 
 beforeAll(async () => {
   if (why) return;
@@ -37,7 +39,8 @@ beforeAll(async () => {
   const port = await freePort();
   t = await createTestApp({
     PACKAGES_DIR: packagesDir,
-    IMAGE_INSECURE_REGISTRIES: registry.host,
+    // Both over plain HTTP; the private one is still out of the sandbox's reach (see below).
+    IMAGE_INSECURE_REGISTRIES: `${registry.host},${PRIVATE_REGISTRY}`,
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     RESTART_BACKOFF_MS: "200",
@@ -101,6 +104,13 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     expect(await read("/usr/bin/skopeo")).toMatch(/^ERROR ENOENT/);
     expect(await read(path.join(packagesDir, "images"))).toMatch(/^ERROR ENOENT/);
     expect(await read("/app/server.js")).toContain("mcp-fixture");
+    // The same network as any deployment: public addresses (the registry's test host), never the
+    // platform's own ports or the machine's PostgreSQL on loopback.
+    const connect = async (host: string, port: number) => textOf(await client.callTool({ name: "try_connect", arguments: { host, port } }));
+    const [regHost, regPort] = registry.host.split(":");
+    expect(await connect(regHost!, Number(regPort))).toBe("connected");
+    expect(await connect("127.0.0.1", Number(new URL(t.config.PUBLIC_URL).port))).toMatch(/^refused/);
+    expect(await connect("127.0.0.1", 5432)).toMatch(/^refused/);
     // Not root, inside or out: the deployment's own uid.
     const uid = /^Uid:\s+(\d+)/m.exec(await read("/proc/self/status"))?.[1];
     expect(Number(uid)).toBeGreaterThan(0);
@@ -285,6 +295,24 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     await client.close();
     // Kept under the index's digest, for this architecture.
     expect(await cached()).toContain(`${indexDigest.replace(":", "-")}-${imageArch()}`);
+  }, 180_000);
+
+  it("pulls within the sandbox's egress rules: a registry on a private address is out of reach, though the host reaches it", async () => {
+    const [address, port] = PRIVATE_REGISTRY.split(":");
+    const internal = await startImageRegistry({ address: address!, port: Number(port) });
+    try {
+      // The host pushes to it: the address answers, so a refusal below is the sandbox's.
+      await internal.push(images.layout, "1", "internal/node");
+      const { c, name } = await user();
+      await registerOwnedServer(c, `${name}/internal`);
+      await deploy(c, `${name}/internal`, `docker run -i ${PRIVATE_REGISTRY}/internal/node:1`);
+      const failed = await waitForStatus(c, `${name}/internal`, "failed", 120_000);
+      expect(failed.status_detail).toContain(`Could not pull the image ${PRIVATE_REGISTRY}/internal/node:1`);
+      // Refused by the sandbox's egress rules (EPERM at connect), not a registry that did not answer.
+      expect(failed.status_detail).toMatch(/connect: permission denied/);
+    } finally {
+      await internal.close();
+    }
   }, 180_000);
 
   it("refuses docker's ways out at the API, before anything is stored", async () => {
