@@ -11,6 +11,7 @@ import { addCatalogEntry, registerOwnedServer, waitForStatus } from "~support/de
 import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
 import { imageBuilder, imageToolsMissing, startImageRegistry, type ImageBuilder, type ImageRegistry } from "~support/image-registry.js";
 import { lexText } from "./command-lex.js";
+import { projectRoot } from "~/server/paths.js";
 import { IMAGE_TEXT, imageArch } from "./image-cache.js";
 
 // Container images deployed like any other server: a real registry on a test host (the
@@ -179,6 +180,47 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     expect(await read("/app/mem")).toBe("");
     expect(tree.find((e) => e.p.endsWith("/app/mem"))?.kind).toBe("file");
     await client.close();
+  }, 180_000);
+
+  it("holds the hostile tenant's checks in an image whose configuration asks for root (User 0)", async () => {
+    await images.build("tenant", {
+      change: (root) => fs.copyFile(path.join(projectRoot, "tests/fixtures/hostile-server/server.js"), path.join(root, "app/hostile.js")),
+      config: ["--config.user", "0:0"],
+    });
+    await registry.push(images.layout, "tenant", "fixture/tenant");
+    const { c, name } = await user();
+    await registerOwnedServer(c, `${name}/tenant`);
+    // Arguments after the image replace its Cmd: node runs the hostile server instead of the fixture.
+    const d = await deploy(c, `${name}/tenant`, `docker run -i ${registry.host}/fixture/tenant:tenant /app/hostile.js`);
+    await waitForStatus(c, `${name}/tenant`, "running", 120_000);
+    const call = async <T>(tool: string, args: Record<string, unknown> = {}) =>
+      JSON.parse(textOf(await t.runtime.runner.client(d.id)!.callTool({ name: tool, arguments: args }))) as T;
+
+    const me = await call<{ uid: number; capEff: string; capBnd: string; noNewPrivs: string; seccomp: string; cwd: string }>("whoami");
+    expect(me.uid).toBeGreaterThan(Number(t.config.SANDBOX_UID_BASE));
+    expect(me).toMatchObject({ capEff: "0000000000000000", capBnd: "0000000000000000", noNewPrivs: "1", seccomp: "2", cwd: "/app" });
+    const corePattern = readFileSync("/proc/sys/kernel/core_pattern", "utf8");
+    const targets = [
+      "/proc/sys/kernel/core_pattern",
+      "/proc/sys/vm/drop_caches",
+      "/proc/sys/kernel/modprobe",
+      "/proc/sysrq-trigger",
+      "/sys/kernel/uevent_helper",
+      "/etc/passwd",
+      "/usr/bin/node",
+      "/app/hostile.js",
+    ];
+    const opened = await call<Record<string, string>>("open_for_writing", { paths: targets });
+    for (const p of targets) expect([p, opened[p]]).not.toEqual([p, "writable"]);
+    expect(readFileSync("/proc/sys/kernel/core_pattern", "utf8")).toBe(corePattern);
+    // Nothing of the platform: its data, the other deployments' folders, the package cache.
+    const platform = [t.config.DATA_DIR, path.join(t.config.DATA_DIR, "deployments"), packagesDir, projectRoot].filter((p) =>
+      existsSync(p),
+    );
+    expect(platform.length).toBeGreaterThanOrEqual(3);
+    for (const p of platform)
+      expect([p, await call<{ error?: string }>("read_file", { path: path.join(p, "x") })]).toEqual([p, { error: "ENOENT" }]);
+    expect(await call<{ error?: string }>("read_file", { path: path.join(projectRoot, "package.json") })).toEqual({ error: "ENOENT" });
   }, 180_000);
 
   it("keeps a layer's hostile entries inside the image's root: ../ paths, writes through a link, whiteouts aimed outside; a hard link to a host file fails the deploy", async () => {
