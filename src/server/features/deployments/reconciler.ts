@@ -39,6 +39,8 @@ export class Reconciler {
   private readonly leases = new Map<string, number>();
   private readonly pids = new Map<string, number>();
   private reconciling: Promise<unknown> = Promise.resolve();
+  /** deployment id -> the end of what is queued for it (one()) */
+  private readonly perDeployment = new Map<string, Promise<void>>();
   /** set once the runner shuts down: nothing more starts */
   closed = false;
   /** how runner events become row writes (event-recorder.ts) */
@@ -74,12 +76,12 @@ export class Reconciler {
     return [...this.leases];
   }
 
-  /** Resolves once the reconciles and releases queued so far are done. */
+  /** Resolves once the reconciles queued so far are done. */
   settled(): Promise<unknown> {
     return this.reconciling;
   }
 
-  /** Runs `fn` after everything queued before it (reconciles, releases), one at a time. */
+  /** Runs `fn` after every reconcile queued before it, one at a time. */
   private serially<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.reconciling.then(fn);
     this.reconciling = next.catch((e: unknown) => this.d.log.error({ err: e }, "runner could not reconcile its deployments"));
@@ -99,25 +101,48 @@ export class Reconciler {
     for (const [id, fence] of [...this.leases]) {
       if (want.get(id)?.fence === fence) continue;
       this.d.log.info({ deployment: id }, "deployment no longer placed here: stopping it");
-      await this.releaseNow(id);
+      await this.release(id);
     }
     let started = 0;
     for (const row of rows) {
       if (this.leases.get(row.id) === row.fence || this.closed) continue;
-      // Whatever still runs it here (an earlier placement's start, a process whose lease was lost)
-      // is stopped first: the runner starts nothing twice, and the new lease's events are its own.
-      if (this.leases.has(row.id) || this.d.runner.runs(row.id)) await this.releaseNow(row.id);
-      this.leases.set(row.id, row.fence);
-      if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
-      // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
-      if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, row.ownerIsAdmin)) {
-        await this.write(row.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
-        continue;
-      }
-      await this.launch(row);
-      started++;
+      const went = await this.one(row.id, async () => {
+        if (this.leases.get(row.id) === row.fence || this.closed) return false;
+        // Whatever still runs it here (an earlier placement's start, a process whose lease was lost)
+        // is stopped first: the runner starts nothing twice, and the new lease's events are its own.
+        if (this.leases.has(row.id) || this.d.runner.runs(row.id)) await this.stopHere(row.id);
+        this.leases.set(row.id, row.fence);
+        if (row.pid && row.pidStart) this.d.runner.reap(row.pid, row.pidStart);
+        // A machine that lost a protection of its sandbox runs nobody's code but admins' (SANDBOX_INCOMPLETE).
+        if (!hostingOpen(this.d.runner.sandbox.complete, this.d.hostingPolicy, row.ownerIsAdmin)) {
+          await this.write(row.id, { status: "failed", statusDetail: DEPLOY_TEXT.hostingClosed, pid: null, pidStart: null });
+          return false;
+        }
+        await this.launch(row);
+        return true;
+      });
+      if (went) started++;
     }
     return started;
+  }
+
+  /**
+   * Runs `fn` after whatever was queued for deployment `id` (its start by a reconcile, its stop):
+   * a stop that arrived while a reconcile was starting the same deployment would otherwise take
+   * its lease between the reconcile's write and its start, and leave a process whose events no
+   * lease records (the row stuck in 'installing'). Different deployments do not wait for each other.
+   */
+  private one<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.perDeployment.get(id) ?? Promise.resolve()).then(fn, fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.perDeployment.set(id, tail);
+    void tail.then(() => {
+      if (this.perDeployment.get(id) === tail) this.perDeployment.delete(id);
+    });
+    return next;
   }
 
   private async launch(row: DeploymentRow) {
@@ -132,22 +157,17 @@ export class Reconciler {
     this.d.runner.start({ id: row.id, source: row.source as Source, env });
   }
 
-  /**
-   * Stops the deployment here without writing its row (whoever changed the row decided). In line
-   * with reconciles: a restart's stop that arrived while a reconcile was starting the same
-   * deployment would otherwise take its lease between the reconcile's write and its start, and
-   * leave a process whose events no lease records (the row stuck in 'installing').
-   */
+  /** Stops the deployment here without writing its row (whoever changed the row decided), in turn with its start (`one`). */
   release(id: string): Promise<void> {
-    return this.serially(() => this.releaseNow(id));
+    return this.one(id, () => this.stopHere(id));
   }
 
-  /** Stops all of `ids` here at once (a hand-over: a grace period is short), in line with reconciles like `release`. */
-  releaseAll(ids: string[]): Promise<void> {
-    return this.serially(async () => void (await Promise.all(ids.map((id) => this.releaseNow(id)))));
+  /** Stops all of `ids` here at once (a hand-over: a grace period is short). */
+  async releaseAll(ids: string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.release(id)));
   }
 
-  private async releaseNow(id: string): Promise<void> {
+  private async stopHere(id: string): Promise<void> {
     this.leases.delete(id);
     const pid = this.pids.get(id);
     await this.d.runner.stop(id);
@@ -167,8 +187,8 @@ export class Reconciler {
       // In line with reconciles, so a placement back onto this runner cannot start before the old one is gone.
       this.leases.delete(id);
       // Unless a reconcile queued before this placed it here again meanwhile (it stopped the old one itself).
-      void this.serially(async () => {
-        if (!this.leases.has(id)) await this.releaseNow(id);
+      void this.one(id, async () => {
+        if (!this.leases.has(id)) await this.stopHere(id);
       });
     }
     return ok;
@@ -198,6 +218,6 @@ export class Reconciler {
     }
     const ids = [...this.leases.keys()];
     this.leases.clear();
-    await Promise.all(ids.map((id) => this.releaseNow(id)));
+    await Promise.all(ids.map((id) => this.stopHere(id)));
   }
 }

@@ -105,7 +105,8 @@ function imageCommand(p: RegistryPackage): string | null {
   }
   // The snapshot's form: the arguments are docker's own command line (-i, --rm, -e NAME, the image, its arguments).
   const tokens = (p.packageArguments ?? []).flatMap((a) => (typeof a.value === "string" ? a.value.trim().split(/\s+/) : []));
-  if (tokens.length === 0) return null;
+  // A placeholder anywhere ("/path/to/...", "your_token") is the user's to fill in: no command.
+  if (tokens.length === 0 || !tokens.every(literal)) return null;
   return attempt(["docker run -i", ...tokens.filter((x) => x !== "-i")].join(" "));
 }
 
