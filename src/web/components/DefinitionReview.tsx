@@ -4,6 +4,8 @@ import { useCallback, useEffect, useState } from "react";
 import { DEFINITION_TEXT, showInvisible, type DefinitionChange, type DefinitionReviewView } from "../../shared/definitions";
 import type { DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
+import type { DeploymentState } from "../lib/use-deployment";
+import { useStopping } from "../lib/use-stopping";
 import { Alert, Button, NeedsScript } from "./ui";
 
 // The owner's review of the deployment's definitions (docs/gateway.md#pinned-definitions): each
@@ -13,6 +15,7 @@ import { Alert, Button, NeedsScript } from "./ui";
 interface Props {
   deployment: DeploymentView;
   className: string;
+  onStopping?: DeploymentState["onStopping"];
 }
 
 /** One decision covers at most this many definitions (the API's limit). */
@@ -21,7 +24,7 @@ const MAX_DECISION = 500;
 /** The review is read again this often while the page is visible: a restart can change definitions any time. */
 const REFRESH_MS = 10_000;
 
-export function DefinitionReview({ deployment, className }: Props) {
+export function DefinitionReview({ deployment, className, onStopping }: Props) {
   const path = `/api/deployments/${deployment.id}/definitions`;
   const [view, setView] = useState<DefinitionReviewView | null>(null);
   const [loadError, setLoadError] = useState(false);
@@ -36,8 +39,12 @@ export function DefinitionReview({ deployment, className }: Props) {
     } else setLoadError(true);
   }, [path]);
 
+  // While this page stops the deployment, it is not read (the stop removes it: a read would 404).
+  const stopping = useStopping(onStopping);
+
   // Read again whenever the deployment restarts or changes, and every little while it is in view.
   useEffect(() => {
+    if (stopping) return;
     const first = setTimeout(() => void load(), 0);
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void load();
@@ -46,7 +53,7 @@ export function DefinitionReview({ deployment, className }: Props) {
       clearTimeout(first);
       clearInterval(timer);
     };
-  }, [load, deployment.status, deployment.restarts]);
+  }, [load, deployment.status, deployment.restarts, stopping]);
 
   const decide = async (decision: "approve" | "reject", items: DefinitionChange[], key: string) => {
     setBusy(key);

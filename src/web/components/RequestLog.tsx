@@ -11,6 +11,7 @@ import {
 } from "../../shared/request-log";
 import { api } from "../lib/api";
 import type { DeploymentState } from "../lib/use-deployment";
+import { useStopping } from "../lib/use-stopping";
 import { serverCard } from "./ServerParts";
 import { Alert, inputClass, NeedsScript } from "./ui";
 
@@ -21,7 +22,6 @@ import { Alert, inputClass, NeedsScript } from "./ui";
 const POLL_MS = 3000;
 
 /** longer than the Stop request may take (30 s) */
-const STOP_RESUME_MS = 35_000;
 
 interface Filters {
   method: string;
@@ -98,25 +98,10 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
   const [filters, setFilters] = useState<Filters>({ method: "", name: "", outcome: "", playground: false });
   const [data, setData] = useState<RequestLogPage | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [stopping, setStopping] = useState(false);
   // Only the answer to the latest request counts: a slow poll must not overwrite newer filters.
   const seq = useRef(0);
-
-  useEffect(
-    () =>
-      onStopping?.(async () => {
-        seq.current++;
-        setStopping(true);
-      }),
-    [onStopping],
-  );
-  // A stop that failed leaves the deployment (and this log) in place: polling resumes after the
-  // stop's own time limit. A stop that worked unmounts the log first.
-  useEffect(() => {
-    if (!stopping) return;
-    const resume = setTimeout(() => setStopping(false), STOP_RESUME_MS);
-    return () => clearTimeout(resume);
-  }, [stopping]);
+  // While this page stops the deployment, the log stops polling it (and forgets what is in flight).
+  const stopping = useStopping(onStopping, () => void seq.current++);
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;

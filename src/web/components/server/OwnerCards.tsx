@@ -23,7 +23,7 @@ export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, card }:
   const own = owner ? deployment.deployment : undefined;
   return (
     <>
-      {own && <DefinitionReview key={`review-${own.id}`} deployment={own} className={card} />}
+      {own && <DefinitionReview key={`review-${own.id}`} deployment={own} onStopping={deployment.onStopping} className={card} />}
       <Playground state={deployment} signedIn={owner} gatewayTimeoutMs={gatewayTimeoutMs} className={card} />
       {own && <RequestLog key={`log-${own.id}`} deploymentId={own.id} onStopping={deployment.onStopping} className={card} />}
       {own && <ToolSelection key={`tools-${own.id}`} deployment={own} tools={tools} onSaved={deployment.refresh} className={card} />}
