@@ -30,7 +30,9 @@ export async function newPage(
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
-    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+    // With the resource's address: a "Failed to load resource" alone does not say which.
+    const where = m.location().url;
+    if (m.type() === "error") problems.push(`console: ${m.text()}${where ? ` (${where})` : ""}`);
   });
   (page as Page & { problems: string[] }).problems = problems;
   return { context, page };

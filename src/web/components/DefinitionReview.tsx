@@ -31,16 +31,16 @@ export function DefinitionReview({ deployment, className, onStopping }: Props) {
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
 
+  // While this page stops the deployment, it is not read (the stop removes it: a read would 404).
+  const { stopping, track } = useStopping(onStopping);
+
   const load = useCallback(async () => {
-    const r = await api<DefinitionReviewView>(path, { timeoutMs: 15_000 });
+    const r = await track(api<DefinitionReviewView>(path, { timeoutMs: 15_000 }));
     if (r.ok) {
       setView(r.data);
       setLoadError(false);
     } else setLoadError(true);
-  }, [path]);
-
-  // While this page stops the deployment, it is not read (the stop removes it: a read would 404).
-  const stopping = useStopping(onStopping);
+  }, [path, track]);
 
   // Read again whenever the deployment restarts or changes, and every little while it is in view.
   useEffect(() => {

@@ -101,19 +101,19 @@ export function RequestLog({ deploymentId, onStopping, className = serverCard }:
   // Only the answer to the latest request counts: a slow poll must not overwrite newer filters.
   const seq = useRef(0);
   // While this page stops the deployment, the log stops polling it (and forgets what is in flight).
-  const stopping = useStopping(onStopping, () => void seq.current++);
+  const { stopping, track } = useStopping(onStopping, () => void seq.current++);
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;
-    const r = await api<RequestLogPage>(`/api/deployments/${encodeURIComponent(deploymentId)}/requests${queryOf(filters)}`, {
-      timeoutMs: 10_000,
-    });
+    const r = await track(
+      api<RequestLogPage>(`/api/deployments/${encodeURIComponent(deploymentId)}/requests${queryOf(filters)}`, { timeoutMs: 10_000 }),
+    );
     if (mine !== seq.current) return;
     if (r.ok) {
       setData(r.data);
       setError(null);
     } else setError(r.error ?? REQUEST_LOG_TEXT.loadFailed);
-  }, [deploymentId, filters]);
+  }, [deploymentId, filters, track]);
 
   useEffect(() => {
     if (stopping) return;
