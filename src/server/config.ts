@@ -71,6 +71,12 @@ const schema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, "must be host or host:port names, comma-separated"))),
+  /**
+   * credentials for private container registries: a file in docker's config.json (or containers'
+   * auth.json) format, `{"auths": {"registry.example.com": {"auth": base64("user:token")}}}`; an
+   * operator's setting, read at each pull, and each pull sees only its own registry's entry
+   */
+  IMAGE_REGISTRY_AUTH_FILE: z.string().default(""),
   /** first host uid of sandboxed processes (the platform's installs); deployments get the next 65,535 */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_000_000).default(1_879_048_192),
   /** the simple-repository (PEP 503) index Python packages are installed from */

@@ -41,13 +41,31 @@ export interface ImageRegistry {
   close(): Promise<void>;
 }
 
-export async function startImageRegistry(opts: { address: string; port: number }): Promise<ImageRegistry> {
+/** `auth`: the registry asks for this user and password (HTTP basic, an htpasswd file with a bcrypt hash). */
+export async function startImageRegistry(opts: {
+  address: string;
+  port: number;
+  auth?: { user: string; password: string };
+}): Promise<ImageRegistry> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "test-registry-"));
   const storage = path.join(dir, "storage");
   const cfg = path.join(dir, "config.yml");
+  let auth = "";
+  if (opts.auth) {
+    const htpasswd = path.join(dir, "htpasswd");
+    const { stdout } = await run("python3", [
+      "-W",
+      "ignore",
+      "-c",
+      "import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH)))",
+      opts.auth.password,
+    ]);
+    await fs.writeFile(htpasswd, `${opts.auth.user}:${stdout.trim()}\n`);
+    auth = `auth:\n  htpasswd:\n    realm: test-registry\n    path: ${htpasswd}\n`;
+  }
   await fs.writeFile(
     cfg,
-    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\nhttp:\n  addr: 0.0.0.0:${opts.port}\n`,
+    `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n${auth}http:\n  addr: 0.0.0.0:${opts.port}\n`,
   );
   let hosts: TestHosts | undefined;
   try {
@@ -67,6 +85,7 @@ export async function startImageRegistry(opts: { address: string; port: number }
         "copy",
         "--all",
         "--dest-tls-verify=false",
+        ...(opts.auth ? ["--dest-creds", `${opts.auth.user}:${opts.auth.password}`] : []),
         "--digestfile",
         digestFile,
         `oci:${layout}:${tag}`,

@@ -12,6 +12,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { imageName, parseImageRef, type ImageRef } from "./docker.js";
 import { installEnv } from "./install-env.js";
+import { registryAuth } from "./image-auth.js";
 import { confine, envOf, IMAGE_TEXT, mountPoints, readLayoutConfig, stringList } from "./image-tree.js";
 
 export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME } from "./image-tree.js";
@@ -25,6 +26,8 @@ import { removeTree } from "./sandbox/tenant-files.js";
 export interface ImageCacheOptions extends NpmCacheOptions {
   /** registries (host:port) reached over plain HTTP or without TLS verification: IMAGE_INSECURE_REGISTRIES, an operator's setting */
   insecureRegistries: string[];
+  /** IMAGE_REGISTRY_AUTH_FILE: the operator's credentials for private registries (null: none) */
+  registryAuthFile: string | null;
 }
 
 /** What a deployment of the image runs: its tree and its configuration. */
@@ -91,6 +94,7 @@ export class ImageCache {
       ["inspect", "--format", "{{.Digest}}", "--retry-times", "1", ...this.tls(ref, "--tls-verify"), `docker://${name}`],
       name,
       null,
+      { registry: ref.registry, flag: "--authfile" },
     );
     const digest = /sha256:[a-f0-9]{64}\s*$/.exec(out)?.[0].trim();
     if (!digest) throw new InstallError(IMAGE_TEXT.pullFailed(name, "the registry answered no digest"));
@@ -98,14 +102,32 @@ export class ImageCache {
     return digest;
   }
 
-  /** skopeo in the installer's sandbox, with the network; resolves with its stdout. */
-  private async skopeo(args: string[], image: string, work: { dir: string; signal: AbortSignal } | null): Promise<string> {
+  /**
+   * skopeo in the installer's sandbox, with the network; resolves with its stdout. `auth`: the
+   * registry pulled from, whose entry of the operator's credentials (if any) skopeo is given in a
+   * file of the step's own folder, gone with it.
+   */
+  private async skopeo(
+    args: string[],
+    image: string,
+    work: { dir: string; signal: AbortSignal } | null,
+    auth: { registry: string; flag: "--authfile" | "--src-authfile" },
+  ): Promise<string> {
     const scratch = work?.dir ?? (await this.scratch());
     try {
+      const creds = await registryAuth(this.o.registryAuthFile, auth.registry);
+      const authArgs: string[] = [];
+      if (creds) {
+        const file = path.join(scratch, `auth-${randomBytes(4).toString("hex")}.json`);
+        await fs.writeFile(file, creds, { flag: "wx", mode: 0o600 });
+        const installer = this.o.uids.installer();
+        if (installer) await fs.chown(file, installer.uid, installer.gid);
+        authArgs.push(auth.flag, file);
+      }
       return await this.o.sandbox.run(
         {
-          argv: ["skopeo", "--insecure-policy", ...args],
-          // No credentials of anyone's: HOME is empty, so no auth file is found.
+          argv: ["skopeo", "--insecure-policy", args[0]!, ...authArgs, ...args.slice(1)],
+          // No one's credentials but the operator's for this registry: HOME is empty, so no other auth file is found.
           env: { ...installEnv(), HOME: scratch, TMPDIR: scratch, XDG_RUNTIME_DIR: scratch },
           cwd: scratch,
           writable: [scratch],
@@ -160,6 +182,7 @@ export class ImageCache {
         ],
         name,
         { dir: tmp, signal: watch.signal },
+        { registry: ref.registry, flag: "--src-authfile" },
       );
       const config = await readLayoutConfig(layout);
       const have = `${config.os ?? "?"}/${config.architecture ?? "?"}`;

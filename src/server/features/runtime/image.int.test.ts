@@ -357,6 +357,142 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     }
   }, 180_000);
 
+  it("pulls from a private registry with the operator's credentials (IMAGE_REGISTRY_AUTH_FILE), and without them says the registry refused", async () => {
+    const password = `op-token-${Date.now()}`;
+    const privateRegistry = await startImageRegistry({ address: "203.0.113.72", port: 7793, auth: { user: "operator", password } });
+    const authDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-auth-"));
+    const port = await freePort();
+    let withAuth: TestApp | undefined;
+    try {
+      await privateRegistry.push(images.layout, "1", "private/node");
+      const image = `${privateRegistry.host}/private/node:1`;
+
+      // The operator's file, in docker's format: at first only another registry's entry.
+      const authFile = path.join(authDir, "config.json");
+      const entry = (u: string, p: string) => ({ auth: Buffer.from(`${u}:${p}`).toString("base64") });
+      const other = { "other.example:5000": entry("other", "other-secret") };
+      await fs.writeFile(authFile, JSON.stringify({ auths: other }), { mode: 0o600 });
+      withAuth = await createTestApp({
+        PACKAGES_DIR: packagesDir,
+        IMAGE_INSECURE_REGISTRIES: `${registry.host},${privateRegistry.host}`,
+        IMAGE_REGISTRY_AUTH_FILE: authFile,
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      });
+      await withAuth.listen();
+      const ownerName = `private${Date.now()}`;
+      const owner = await signedInUser(withAuth, `${ownerName}@example.com`);
+      const key = await newApiKey(owner, "private");
+
+      // No credentials for this registry: its refusal is the owner's status.
+      await registerOwnedServer(owner, `${ownerName}/refused`);
+      const first = await owner.post(`/api/deploy/${ownerName}/refused`, { npx_command: `docker run -i ${image}`, env: {} });
+      expect(first.status, await first.clone().text()).toBe(202);
+      const refused = await waitForStatus(owner, `${ownerName}/refused`, "failed", 120_000);
+      expect(refused.status_detail).toContain(`Could not pull the image ${image}`);
+      expect(refused.status_detail).toMatch(/unauthorized|authentication required/i);
+
+      // The operator adds the registry's entry: the next pull reads it, no restart needed.
+      await fs.writeFile(authFile, JSON.stringify({ auths: { ...other, [privateRegistry.host]: entry("operator", password) } }));
+      await registerOwnedServer(owner, `${ownerName}/node`);
+      const r = await owner.post(`/api/deploy/${ownerName}/node`, { npx_command: `docker run -i ${image}`, env: {} });
+      expect(r.status, await r.clone().text()).toBe(202);
+      const running = await waitForStatus(owner, `${ownerName}/node`, "running", 120_000);
+      const client = await sdkClient(running.url, key);
+      expect(textOf(await client.callTool({ name: "add", arguments: { a: 20, b: 22 } }))).toBe("42");
+      // The server reads no trace of the credentials: nothing of them in its environment, and no
+      // file of the image's tree (or anything else under PACKAGES_DIR) holds them.
+      const names = textOf(await client.callTool({ name: "list_env", arguments: {} })).split("\n");
+      for (const n of names) expect(textOf(await client.callTool({ name: "get_env", arguments: { name: n } }))).not.toContain(password);
+      expect(names.some((n) => /AUTH|REGISTRY/i.test(n))).toBe(false);
+      await client.close();
+      const { stdout } = await run("grep", ["-rIl", "--", password, packagesDir], { env: { PATH: "/usr/bin:/bin" } }).catch(
+        (e: { stdout?: string }) => ({ stdout: e.stdout ?? "" }),
+      );
+      expect(stdout).toBe("");
+    } finally {
+      await withAuth?.close();
+      await privateRegistry.close();
+      await fs.rm(authDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("gives each deployment its own writable layer over the shared tree: it writes where its image put it, keeps it across a crash, and nothing reaches the tree or another deployment", async () => {
+    // The image's start script writes into its working directory and a folder the image does not have.
+    await images.build("writer", {
+      change: async (root) => {
+        await fs.writeFile(
+          path.join(root, "app/start.js"),
+          [
+            'const fs = require("fs");',
+            'const before = fs.existsSync("/app/state.txt") ? fs.readFileSync("/app/state.txt", "utf8") : "";',
+            'fs.writeFileSync("/app/state.txt", before + "started\\n");',
+            'fs.mkdirSync("/var/cache/fixture", { recursive: true });',
+            'fs.writeFileSync("/var/cache/fixture/uid", String(process.getuid()));',
+            'require("/app/server.js");',
+          ].join("\n"),
+        );
+      },
+    });
+    const writerDigest = await registry.push(images.layout, "writer", "fixture/writer");
+    const image = `${registry.host}/fixture/writer:writer`;
+    const a = await user();
+    const b = await user();
+    const deployments = path.resolve(projectRoot, t.config.DEPLOYMENTS_DIR ?? path.join(t.config.DATA_DIR, "deployments"));
+    const read = async (client: Awaited<ReturnType<typeof sdkClient>>, file: string) =>
+      textOf(await client.callTool({ name: "read_file", arguments: { path: file } }));
+
+    await registerOwnedServer(a.c, `${a.name}/writer`);
+    await registerOwnedServer(b.c, `${b.name}/writer`);
+    await deploy(a.c, `${a.name}/writer`, `docker run -i ${image} /app/start.js`);
+    await deploy(b.c, `${b.name}/writer`, `docker run -i ${image} /app/start.js`);
+    const ra = await waitForStatus(a.c, `${a.name}/writer`, "running", 120_000);
+    const rb = await waitForStatus(b.c, `${b.name}/writer`, "running", 120_000);
+    const ca = await sdkClient(ra.url, a.key);
+    const cb = await sdkClient(rb.url, b.key);
+    expect(await read(ca, "/app/state.txt")).toBe("started\n");
+    expect(await read(cb, "/app/state.txt")).toBe("started\n");
+    // Written as the deployment's own uid, never root.
+    expect(Number(await read(ca, "/var/cache/fixture/uid"))).toBeGreaterThan(0);
+    // The image's own files are there, and stay the image's.
+    expect(await read(ca, "/app/server.js")).toContain("mcp-fixture");
+    await ca.close();
+    await cb.close();
+
+    // The shared tree holds none of it.
+    const tree = path.join(packagesDir, "images", `${writerDigest.replace(":", "-")}-${imageArch()}`, "rootfs");
+    expect(existsSync(path.join(tree, "app/start.js"))).toBe(true);
+    expect(existsSync(path.join(tree, "app/state.txt"))).toBe(false);
+    expect(existsSync(path.join(tree, "var/cache/fixture"))).toBe(false);
+
+    // A crash restarts the server on the same layer: the script finds what it wrote before. (A
+    // Restart by the owner starts anew, on a fresh volume and layer, like any deployment.)
+    const crashing = await sdkClient(ra.url, a.key);
+    await crashing.callTool({ name: "crash", arguments: {} }).catch(() => undefined);
+    await crashing.close().catch(() => undefined);
+    await expect
+      .poll(
+        async () => {
+          const client = await sdkClient(ra.url, a.key);
+          try {
+            return await read(client, "/app/state.txt");
+          } finally {
+            await client.close();
+          }
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
+      .toBe("started\nstarted\n");
+
+    // Removing the deployment unmounts its layer and removes it with the volume.
+    const merged = path.join(deployments, ".roots", ra.id);
+    expect(readFileSync("/proc/self/mountinfo", "utf8")).toContain(` ${merged} `);
+    expect((await a.c.del(`/api/deployments/${ra.id}`)).status).toBe(200);
+    await expect.poll(() => readFileSync("/proc/self/mountinfo", "utf8").includes(` ${merged} `), { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => existsSync(path.join(deployments, ra.id)), { timeout: 30_000 }).toBe(false);
+    expect((await b.c.del(`/api/deployments/${rb.id}`)).status).toBe(200);
+  }, 300_000);
+
   it("refuses docker's ways out at the API, before anything is stored", async () => {
     const { c, name } = await user();
     await registerOwnedServer(c, `${name}/escape`);

@@ -36,6 +36,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     allowFileGit: config.GIT_ALLOW_FILE === "on",
     python,
     insecureRegistries: config.IMAGE_INSECURE_REGISTRIES,
+    registryAuthFile: config.IMAGE_REGISTRY_AUTH_FILE || null,
   });
   const runner = new LocalRunner({
     log,

@@ -29,14 +29,19 @@ export interface Prepared {
   readOnly: string[];
   /** who the server runs as (null: the platform's own uid, where it cannot switch) */
   identity: Identity | null;
-  /** a container image's tree (its `/`) and the environment its configuration sets */
-  image?: { root: string; env: Record<string, string> };
+  /**
+   * a container image's `/` (its tree, under the deployment's writable layer where `writable`),
+   * the folder of the volume seen at /data, and the environment its configuration sets
+   */
+  image?: { root: string; writable: boolean; data: string; env: Record<string, string> };
 }
 
 export interface InstallerOptions extends NpmCacheOptions {
   volumes: Volumes;
   /** IMAGE_INSECURE_REGISTRIES */
   insecureRegistries: string[];
+  /** IMAGE_REGISTRY_AUTH_FILE (null: none) */
+  registryAuthFile: string | null;
   allowFileGit: boolean;
   /** Python packages and repositories */
   python: PythonRuntime;
@@ -75,7 +80,8 @@ export class Installer {
         // docker's rule: the entrypoint stays, arguments given replace the image's Cmd.
         const argv = [...img.entrypoint, ...(source.args.length ? source.args : img.cmd)];
         if (argv.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(source.image));
-        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { root: img.root, env: img.env } };
+        const layer = await this.o.volumes.imageRoot(id, img.root, img.digest, identity);
+        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { ...layer, env: img.env } };
       }
       return {
         ...(await buildFromGit(this.o, (entry, args) => this.nodeArgv(entry, args), id, workDir, identity, source, signal)),

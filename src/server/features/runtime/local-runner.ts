@@ -104,10 +104,11 @@ export class LocalRunner implements Runner {
       child = await Child.launch(this.o.sandbox, {
         argv: prepared.argv,
         cwd: prepared.cwd ?? prepared.workDir,
-        // An image's tree is its `/`, and its volume is at /data there.
+        // An image's tree (under its own writable layer) is its `/`, and its volume's data is at /data there.
         root: image?.root,
+        rootWritable: image?.writable,
         writable: image ? [] : [prepared.workDir],
-        binds: image ? [{ source: prepared.workDir, dest: IMAGE_VOLUME }] : [],
+        binds: image ? [{ source: image.data, dest: IMAGE_VOLUME }] : [],
         readOnly: prepared.readOnly,
         identity: prepared.identity,
         network: true,

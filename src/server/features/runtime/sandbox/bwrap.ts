@@ -43,6 +43,8 @@ export interface MountPlan {
   tmpBytes: number;
   /** a container image's tree, bound read-only as `/` instead of the host's /usr, /bin, ... (and nothing hidden: none of the host is there) */
   root?: string;
+  /** `root` is the deployment's own writable layer over the tree (image-layer.ts): bound read-write */
+  rootWritable?: boolean;
   /** writable folders bound at another path inside */
   binds?: { source: string; dest: string }[];
   /** 'own': a network namespace of its own (egress is attached from outside, or none at all) */
@@ -120,7 +122,7 @@ export function bwrapArgs(
   a.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (plan.network === "own") a.push("--unshare-net");
   a.push("--die-with-parent", "--cap-drop", "ALL", "--hostname", "mcp");
-  if (plan.root) a.push("--ro-bind", plan.root, "/");
+  if (plan.root) a.push(plan.rootWritable ? "--bind" : "--ro-bind", plan.root, "/");
   else {
     a.push(...systemBinds());
     for (const d of plan.hide) a.push("--tmpfs", d);

@@ -66,7 +66,12 @@ export async function createHosting(
   const cgroups: CgroupSupport | null = config.SANDBOX === "off" ? null : await detectCgroups();
   if (cgroups) await removeStaleGroups(cgroups);
   const loopProblem = config.SANDBOX === "off" ? "SANDBOX=off" : await loopVolumes(dirs.deployments);
-  const volumes = new Volumes({ dir: dirs.deployments, diskMb: config.DEPLOY_DISK_MB, loop: loopProblem === null });
+  const volumes = new Volumes({
+    dir: dirs.deployments,
+    diskMb: config.DEPLOY_DISK_MB,
+    loop: loopProblem === null,
+    onLayerError: (err) => log.warn({ err }, "an image's writable layer could not be mounted: it runs on its tree read-only"),
+  });
   const prlimit = which("prlimit");
   const parts: Omit<SandboxParts, "info"> = {
     cgroups,

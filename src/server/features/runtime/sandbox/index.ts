@@ -90,6 +90,7 @@ export class Sandbox {
       writable: spec.writable,
       readOnly: spec.readOnly,
       root: spec.root,
+      rootWritable: spec.rootWritable,
       binds: spec.binds,
       etc: await sandboxEtc(this.p.etcDir, spec.identity, egress),
       hide: this.p.hide,

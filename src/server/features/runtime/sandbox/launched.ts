@@ -23,6 +23,8 @@ export interface LaunchSpec {
   label: string;
   /** a container image's unpacked tree: bound read-only as `/` in place of the host's system */
   root?: string;
+  /** the root is the deployment's own writable layer over the tree (bound read-write) */
+  rootWritable?: boolean;
   /** writable folders bound elsewhere inside (an image's deployment volume at /data) */
   binds?: { source: string; dest: string }[];
   /** the deployment's own volume, watched for a full disk */

@@ -291,6 +291,24 @@ describe("the bubblewrap command", () => {
     for (const p of ["/home", "/root", "/var", "/run", "/data ", "/etc /etc"]) expect(` ${a.join(" ")} `.includes(` ${p}`)).toBe(false);
   });
 
+  it("gives an image its tree as / (read-only, or its own writable layer) and none of the host's system", () => {
+    const image = { ...plan, writable: [], root: "/pk/images/sha256-ab-amd64/rootfs", binds: [{ source: "/dd/d1/data", dest: "/data" }] };
+    const ro = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, image, { info: 3, block: 4 }, ["/usr/bin/node"]).join(" ");
+    expect(ro).toContain("--ro-bind /pk/images/sha256-ab-amd64/rootfs /");
+    expect(ro).not.toContain("--ro-bind /usr /usr");
+    expect(ro).toContain("--bind /dd/d1/data /data");
+    const rw = bwrapArgs(
+      { version: "bubblewrap 0.8.0", tmpfsSize: true },
+      { ...image, root: "/dd/.roots/d1", rootWritable: true },
+      { info: 3, block: 4 },
+      ["/usr/bin/node"],
+    ).join(" ");
+    expect(rw).toContain("--bind /dd/.roots/d1 / ");
+    expect(rw).not.toContain("--ro-bind /dd/.roots/d1");
+    // The platform's files still come after the root, so they cover what the image or its layer holds there.
+    expect(rw.indexOf("--ro-bind /e/passwd /etc/passwd")).toBeGreaterThan(rw.indexOf("--bind /dd/.roots/d1 /"));
+  });
+
   it("shares the host's network only when told to", () => {
     const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: false }, { ...plan, network: "host" }, { info: 3, block: 4 }, ["true"]);
     expect(a).not.toContain("--unshare-net");

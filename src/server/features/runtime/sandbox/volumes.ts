@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Identity } from "./identity.js";
+import { mountLayer, unmountLayer } from "./image-layer.js";
 import { removeTree } from "./tenant-files.js";
 
 // Each deployment's writable directory (its HOME, its git checkout, whatever it writes). Where
@@ -37,6 +38,8 @@ export interface VolumeOptions {
   diskMb: number;
   /** whether deployments get their own ext4 volume (decided by the sandbox probe) */
   loop: boolean;
+  /** an image's writable layer could not be mounted (logged: the image runs read-only) */
+  onLayerError?: (e: Error) => void;
 }
 
 export class Volumes {
@@ -71,6 +74,43 @@ export class Volumes {
     return dir;
   }
 
+  /** Where a deployment's image tree with its writable layer is mounted: root's, outside the volume. */
+  private merged(id: string): string {
+    return path.join(this.o.dir, ".roots", id);
+  }
+
+  /**
+   * An image deployment's `/` and its /data: with a root platform, the image's tree under the
+   * deployment's own writable layer (image-layer.ts) and the volume's `data` folder (the layer's
+   * folders beside it are root's); elsewhere the tree read-only and the whole volume.
+   */
+  async imageRoot(
+    id: string,
+    tree: string,
+    digest: string,
+    identity: Identity | null,
+  ): Promise<{ root: string; writable: boolean; data: string }> {
+    const dir = this.path(id);
+    if (process.getuid?.() !== 0) return { root: tree, writable: false, data: dir };
+    const data = path.join(dir, "data");
+    if (!(await fs.lstat(data).catch(() => null))?.isDirectory()) {
+      await removeTree(data);
+      await fs.mkdir(data, { mode: 0o700 });
+    }
+    if (identity) await fs.chown(data, identity.uid, identity.gid);
+    const roots = path.dirname(this.merged(id));
+    await fs.mkdir(roots, { recursive: true, mode: 0o711 });
+    await fs.chmod(roots, 0o711);
+    try {
+      await mountLayer({ layers: path.join(dir, ".layer"), merged: this.merged(id) }, tree, digest, identity, (p) => mountPoints().has(p));
+    } catch (e) {
+      // A kernel without overlays: the image runs on its tree as it is, read-only (its /tmp and /data still writable).
+      this.o.onLayerError?.(e as Error);
+      return { root: tree, writable: false, data };
+    }
+    return { root: this.merged(id), writable: true, data };
+  }
+
   /** Bytes used and the limit, where the kernel keeps one. */
   async usage(id: string): Promise<{ used: number; size: number } | null> {
     if (!this.o.loop) return null;
@@ -80,6 +120,9 @@ export class Volumes {
 
   async remove(id: string): Promise<void> {
     const dir = this.path(id);
+    const merged = this.merged(id);
+    if (mountPoints().has(merged)) await unmountLayer(merged);
+    await fs.rmdir(merged).catch(() => {});
     if (mountPoints().has(dir)) await unmount(dir);
     await fs.rm(this.image(id), { force: true });
     // rm never follows a link the tenant left inside.
@@ -89,7 +132,11 @@ export class Volumes {
   /** At shutdown: volumes are mounted again on the next start. */
   async unmountAll(): Promise<void> {
     const prefix = this.o.dir + path.sep;
-    for (const p of mountPoints()) if (p.startsWith(prefix)) await unmount(p).catch(() => {});
+    // The layers first: each holds its volume busy.
+    const roots = path.join(this.o.dir, ".roots") + path.sep;
+    const mine = [...mountPoints()].filter((p) => p.startsWith(prefix));
+    for (const p of mine.filter((m) => m.startsWith(roots))) await unmountLayer(p);
+    for (const p of mine.filter((m) => !m.startsWith(roots))) await unmount(p).catch(() => {});
   }
 }
 
