@@ -9,6 +9,8 @@ import fs from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../src/server/config.js";
 import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
@@ -20,6 +22,31 @@ const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-every
 const CACHED_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
 const PATHS = (process.env.BENCH_PATHS ?? "npm,python,image").split(",");
+/** calls/s through the gateway: this many clients calling `echo` at once, for CALL_SECONDS */
+const CALLERS = Number(process.env.BENCH_CALLERS ?? 8);
+const CALL_SECONDS = Number(process.env.BENCH_CALL_SECONDS ?? 5);
+
+/** tools/call `echo` through the gateway with the MCP SDK's client, CALLERS at once: completed calls per second. */
+async function callsPerSecond(url: string, key: string): Promise<number> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  try {
+    await client.callTool({ name: "echo", arguments: { message: "warm" } });
+    let calls = 0;
+    const end = performance.now() + CALL_SECONDS * 1000;
+    await Promise.all(
+      Array.from({ length: CALLERS }, async () => {
+        while (performance.now() < end) {
+          await client.callTool({ name: "echo", arguments: { message: "bench" } });
+          calls++;
+        }
+      }),
+    );
+    return calls / CALL_SECONDS;
+  } finally {
+    await client.close();
+  }
+}
 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-bench-deploy-"));
@@ -76,9 +103,9 @@ async function main() {
         const t0 = performance.now();
         const r = await call(key, "POST", `/api/deploy/${entry}`, { env: {} });
         if (r.status !== 202) throw new Error(`deploy: ${r.status} ${await r.text()}`);
-        const id = ((await r.json()) as { deploymentInfo: { id: string } }).deploymentInfo.id;
+        const { id, url } = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
         await waitUntilRunning(database, id);
-        return { id, ms: performance.now() - t0 };
+        return { id, url, ms: performance.now() - t0 };
       };
       const once = async (entry: string) => {
         const key = await newKey();
@@ -104,6 +131,8 @@ async function main() {
         console.log(
           `  memory per running deployment (${PARALLEL} running, process tree RSS)  mean ${(rss.reduce((a, b) => a + b, 0) / rss.length).toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB`,
         );
+        const rate = await callsPerSecond(running[0]!.url, keys[0]!);
+        console.log(`  calls/s through the gateway (tools/call echo, ${CALLERS} at once, ${CALL_SECONDS} s)  ${rate.toFixed(0)}`);
         await Promise.all(running.map((d, i) => call(keys[i]!, "DELETE", `/api/deployments/${d.id}`)));
       };
 

@@ -77,6 +77,8 @@ const schema = z.object({
    * operator's setting, read at each pull, and each pull sees only its own registry's entry
    */
   IMAGE_REGISTRY_AUTH_FILE: z.string().default(""),
+  /** an image's files and folders, at most: a layer bomb (countless small files) is stopped while it unpacks */
+  IMAGE_MAX_FILES: z.coerce.number().int().min(100).max(10_000_000).default(200_000),
   /** first host uid of sandboxed processes (the platform's installs); deployments get the next 65,535 */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).max(4_294_000_000).default(1_879_048_192),
   /** the simple-repository (PEP 503) index Python packages are installed from */

@@ -109,7 +109,10 @@ interface Descriptor {
 }
 
 export type LayerEntry =
-  { type: "file"; name: string; data: string; mode?: number } | { type: "symlink" | "hardlink"; name: string; target: string };
+  | { type: "file"; name: string; data: string; mode?: number }
+  | { type: "symlink" | "hardlink"; name: string; target: string }
+  /** `count` empty files under `name`, a thousand to a folder (a layer bomb) */
+  | { type: "many"; name: string; count: number };
 
 // A layer from a list of entries, exactly as given (argv[1]: the tar file, argv[2]: the entries as JSON).
 const WRITE_LAYER = `
@@ -117,6 +120,11 @@ import io, json, sys, tarfile
 with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
     for e in json.loads(sys.argv[2]):
         ti = tarfile.TarInfo(e["name"])
+        if e["type"] == "many":
+            for i in range(e["count"]):
+                ti = tarfile.TarInfo("%s/%d/%d" % (e["name"], i // 1000, i % 1000))
+                t.addfile(ti, io.BytesIO(b""))
+            continue
         if e["type"] == "file":
             data = e["data"].encode()
             ti.size = len(data)

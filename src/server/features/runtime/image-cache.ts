@@ -28,6 +28,8 @@ export interface ImageCacheOptions extends NpmCacheOptions {
   insecureRegistries: string[];
   /** IMAGE_REGISTRY_AUTH_FILE: the operator's credentials for private registries (null: none) */
   registryAuthFile: string | null;
+  /** IMAGE_MAX_FILES: an image's files and folders, at most (a layer bomb is stopped while it unpacks) */
+  maxFiles: number;
 }
 
 /** What a deployment of the image runs: its tree and its configuration. */
@@ -162,7 +164,8 @@ export class ImageCache {
   private async pull(ref: ImageRef & { digest: string }, name: string, arch: string, dir: string): Promise<CachedImage> {
     const tmp = await this.scratch();
     // Download and tree each within twice the deployment limit while they run; the tree is held to the limit after.
-    const watch = diskWatch(tmp, 2 * this.o.diskMb);
+    // A layer bomb is stopped while it unpacks: the watch counts files as well (the download is a few).
+    const watch = diskWatch(tmp, 2 * this.o.diskMb, this.o.maxFiles + 100);
     const t = performance.now();
     try {
       const layout = path.join(tmp, "layout");
@@ -209,7 +212,7 @@ export class ImageCache {
         throw e;
       }
       const rootfs = path.join(bundle, "rootfs");
-      await confine(rootfs, name, this.o.diskMb);
+      await confine(rootfs, name, this.o.diskMb, this.o.maxFiles);
       await mountPoints(rootfs);
       const c = config.config ?? {};
       const image: Omit<CachedImage, "root"> = {
@@ -232,7 +235,12 @@ export class ImageCache {
       this.o.log.info({ image: name, digest: ref.digest, ms: Math.round(performance.now() - t) }, "image pulled");
       return { ...image, root: path.join(dir, "rootfs") };
     } catch (e) {
-      if (watch.signal.aborted) throw new InstallError((watch.signal.reason as WatchStop).explain(`The image ${name}`, this.o.diskMb));
+      if (watch.signal.aborted) {
+        const stop = watch.signal.reason as WatchStop;
+        throw new InstallError(
+          stop.tooManyFiles ? IMAGE_TEXT.tooManyFiles(name, this.o.maxFiles) : stop.explain(`The image ${name}`, this.o.diskMb),
+        );
+      }
       throw e;
     } finally {
       watch.stop();

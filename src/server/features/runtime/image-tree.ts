@@ -18,7 +18,7 @@ export const IMAGE_TEXT = {
   noCommand: (image: string) => `The image ${image} names no command to run (no Entrypoint or Cmd)`,
   // The disk watch's words too (package-files.ts), whichever of the two sees it first.
   tooLarge: (image: string, mb: number) => `The image ${image} is larger than the ${mb} MB a deployment may use`,
-  tooManyFiles: (image: string) => `The image ${image} holds more than 200000 files`,
+  tooManyFiles: (image: string, max: number) => `The image ${image} holds more than ${max} files`,
   pullFailed: (image: string, why: string) => `Could not pull the image ${image}: ${why}`,
   noTools: (missing: string[]) =>
     `Container images cannot run on this machine: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not installed (apt-get install skopeo umoci)`,
@@ -27,8 +27,6 @@ export const IMAGE_TEXT = {
 /** Mount points the sandbox binds over inside an image's root (made real folders and files, never links). */
 const MOUNT_DIRS = ["proc", "dev", "tmp", "etc", IMAGE_VOLUME.slice(1)];
 const MOUNT_FILES = ["etc/passwd", "etc/group", "etc/resolv.conf"];
-/** A layer bomb (countless small files) is refused before it costs more. */
-export const MAX_IMAGE_FILES = 200_000;
 
 export interface ImageConfig {
   architecture?: string;
@@ -73,14 +71,14 @@ export async function readLayoutConfig(layout: string): Promise<ImageConfig> {
  * the deployments' uids (they run as others than the installer), and the tree's apparent size
  * (a sparse file counts whole) and its number of files are capped.
  */
-export async function confine(root: string, image: string, limitMb: number): Promise<void> {
+export async function confine(root: string, image: string, limitMb: number, maxFiles: number): Promise<void> {
   let bytes = 0;
   let files = 0;
   const walk = async (dir: string, depth: number): Promise<void> => {
     if (depth > 64) throw new InstallError(`The image ${image} nests folders more than 64 deep`);
     for (const e of await fs.readdir(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
-      if (++files > MAX_IMAGE_FILES) throw new InstallError(IMAGE_TEXT.tooManyFiles(image));
+      if (++files > maxFiles) throw new InstallError(IMAGE_TEXT.tooManyFiles(image, maxFiles));
       const st = await fs.lstat(p);
       if (st.isSymbolicLink()) continue; // resolved inside the sandbox, where this tree is /
       if (!st.isFile() && !st.isDirectory()) {

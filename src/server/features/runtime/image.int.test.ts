@@ -493,6 +493,82 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     expect((await b.c.del(`/api/deployments/${rb.id}`)).status).toBe(200);
   }, 300_000);
 
+  it("stops a layer bomb (more files than IMAGE_MAX_FILES) with a clear status, and keeps nothing of it", async () => {
+    // A platform of its own with a small cap, so the bomb is quick to build: 20,000 empty files
+    // against 2,000 (the default cap is 200,000; the watch counts files while umoci unpacks).
+    const port = await freePort();
+    const small = await createTestApp({
+      PACKAGES_DIR: packagesDir,
+      IMAGE_INSECURE_REGISTRIES: registry.host,
+      IMAGE_MAX_FILES: "2000",
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
+    try {
+      await images.withLayer("1", "bomb", [{ type: "many", name: "bomb", count: 20_000 }]);
+      const bombDigest = await registry.push(images.layout, "bomb", "fixture/bomb");
+      const c = await signedInUser(small, "bomb@example.com");
+      await registerOwnedServer(c, "bomb/many");
+      const r = await c.post("/api/deploy/bomb/many", { npx_command: `docker run -i ${registry.host}/fixture/bomb:bomb`, env: {} });
+      expect(r.status, await r.clone().text()).toBe(202);
+      const failed = await waitForStatus(c, "bomb/many", "failed", 120_000);
+      expect(failed.status_detail).toContain(IMAGE_TEXT.tooManyFiles(`${registry.host}/fixture/bomb:bomb`, 2000));
+      expect(await cached()).not.toContain(`${bombDigest.replace(":", "-")}-${imageArch()}`);
+      expect((await fs.readdir(path.join(packagesDir, "images"))).filter((d) => d.startsWith(".tmp-"))).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  }, 180_000);
+
+  it("follows a tag that moved to another digest: within the hour a platform keeps the digest it resolved, a fresh resolve pulls the new one, and a digest names its own image", async () => {
+    const version = (v: string) => async (root: string) => fs.writeFile(path.join(root, "app/version"), v);
+    await images.build("move-a", { change: version("a") });
+    await images.build("move-b", { change: version("b") });
+    const digestA = await registry.push(images.layout, "move-a", "fixture/moving", "latest");
+    const image = `${registry.host}/fixture/moving:latest`;
+    const versionOf = async (app: TestApp, command: string): Promise<string> => {
+      const n = `mv${++users}`;
+      const c = await signedInUser(app, `${n}@example.com`);
+      const key = await newApiKey(c, "moving");
+      await registerOwnedServer(c, `${n}/moving`);
+      const r = await c.post(`/api/deploy/${n}/moving`, { npx_command: command, env: {} });
+      expect(r.status, await r.clone().text()).toBe(202);
+      const running = await waitForStatus(c, `${n}/moving`, "running", 120_000);
+      const client = await sdkClient(running.url, key);
+      try {
+        return textOf(await client.callTool({ name: "read_file", arguments: { path: "/app/version" } }));
+      } finally {
+        await client.close();
+        await c.del(`/api/deployments/${running.id}`);
+      }
+    };
+    expect(await versionOf(t, `docker run -i ${image}`)).toBe("a");
+
+    const digestB = await registry.push(images.layout, "move-b", "fixture/moving", "latest");
+    expect(digestB).not.toBe(digestA);
+    // This platform resolved the tag less than an hour ago: it keeps digest A, pulling nothing.
+    expect(await versionOf(t, `docker run -i ${image}`)).toBe("a");
+
+    // A platform that resolves the tag now (another runner, or this one an hour later) pulls B.
+    const port = await freePort();
+    const fresh = await createTestApp({
+      PACKAGES_DIR: packagesDir,
+      IMAGE_INSECURE_REGISTRIES: registry.host,
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
+    try {
+      await fresh.listen();
+      expect(await versionOf(fresh, `docker run -i ${image}`)).toBe("b");
+      // By digest, each names its own image, whatever the tag says.
+      expect(await versionOf(fresh, `docker run -i ${registry.host}/fixture/moving@${digestA}`)).toBe("a");
+      const kept = await cached();
+      for (const d of [digestA, digestB]) expect(kept).toContain(`${d.replace(":", "-")}-${imageArch()}`);
+    } finally {
+      await fresh.close();
+    }
+  }, 300_000);
+
   it("refuses docker's ways out at the API, before anything is stored", async () => {
     const { c, name } = await user();
     await registerOwnedServer(c, `${name}/escape`);

@@ -37,6 +37,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     python,
     insecureRegistries: config.IMAGE_INSECURE_REGISTRIES,
     registryAuthFile: config.IMAGE_REGISTRY_AUTH_FILE || null,
+    maxFiles: config.IMAGE_MAX_FILES,
   });
   const runner = new LocalRunner({
     log,

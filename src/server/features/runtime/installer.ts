@@ -42,6 +42,8 @@ export interface InstallerOptions extends NpmCacheOptions {
   insecureRegistries: string[];
   /** IMAGE_REGISTRY_AUTH_FILE (null: none) */
   registryAuthFile: string | null;
+  /** IMAGE_MAX_FILES */
+  maxFiles: number;
   allowFileGit: boolean;
   /** Python packages and repositories */
   python: PythonRuntime;

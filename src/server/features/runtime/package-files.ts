@@ -36,7 +36,7 @@ export class TreeTooDeep extends InstallError {}
  * have the platform walk a host tree; at most MAX_TREE_DEPTH descriptors are open at once, and a
  * deeper tree throws TreeTooDeep.
  */
-export async function treeBytes(dir: string, depth = 0): Promise<number> {
+export async function treeBytes(dir: string, depth = 0, count?: { files: number }): Promise<number> {
   if (depth > MAX_TREE_DEPTH) throw new TreeTooDeep(`folders nested more than ${MAX_TREE_DEPTH} deep`);
   const fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
   if (!fh) return 0;
@@ -45,7 +45,8 @@ export async function treeBytes(dir: string, depth = 0): Promise<number> {
     let total = (await fh.stat()).size;
     for (const e of await fs.readdir(here, { withFileTypes: true }).catch(() => [])) {
       const p = path.join(here, e.name);
-      total += e.isDirectory() ? await treeBytes(p, depth + 1) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
+      if (count) count.files++;
+      total += e.isDirectory() ? await treeBytes(p, depth + 1, count) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
     }
     return total;
   } finally {
@@ -58,6 +59,8 @@ export class WatchStop {
   constructor(
     readonly tooLarge: boolean,
     readonly message: string,
+    /** it made more files than the watch allows (an image's layer bomb) */
+    readonly tooManyFiles = false,
   ) {}
 
   toString(): string {
@@ -74,19 +77,21 @@ export class WatchStop {
 
 /**
  * Stops an install that writes more than `limitMb` under `dir` (or nests folders deeper than any
- * install does) while it runs, checked every 2 s, one walk at a time: `signal` aborts with the
- * reason; `stop` ends the watch.
+ * install does, or makes more than `maxFiles` files and folders) while it runs, checked every 2 s,
+ * one walk at a time: `signal` aborts with the reason; `stop` ends the watch.
  */
-export function diskWatch(dir: string, limitMb: number): { signal: AbortSignal; stop: () => void } {
+export function diskWatch(dir: string, limitMb: number, maxFiles = Infinity): { signal: AbortSignal; stop: () => void } {
   const abort = new AbortController();
   let walking = false;
   const timer = setInterval(() => {
     if (walking || abort.signal.aborted) return;
     walking = true;
-    void treeBytes(dir)
+    const count = { files: 0 };
+    void treeBytes(dir, 0, count)
       .then(
         (b) => {
           if (b > limitMb * 1024 * 1024) abort.abort(new WatchStop(true, `it wrote more than ${limitMb} MB`));
+          else if (count.files > maxFiles) abort.abort(new WatchStop(false, `it made more than ${maxFiles} files`, true));
         },
         (e: unknown) => {
           if (e instanceof TreeTooDeep) abort.abort(new WatchStop(false, `it made ${e.message}`));
