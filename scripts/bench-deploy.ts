@@ -16,6 +16,7 @@ import { createLogger } from "../src/server/log.js";
 import { createPlatform } from "../src/server/platform.js";
 import { imageBuilder, imageToolsMissing, startImageRegistry, type ImageBuilder, type ImageRegistry } from "~support/image-registry.js";
 import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
+import { freePort } from "~support/ports.js";
 import { benchUserKey, runBench, waitUntilRunning, withBenchDatabase } from "./bench-database.js";
 
 const PACKAGE = process.env.BENCH_PACKAGE ?? "@modelcontextprotocol/server-everything";
@@ -26,16 +27,27 @@ const PATHS = (process.env.BENCH_PATHS ?? "npm,python,image").split(",");
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 8);
 const CALL_SECONDS = Number(process.env.BENCH_CALL_SECONDS ?? 5);
 
-/** tools/call `echo` through the gateway with the MCP SDK's client, CALLERS at once: completed calls per second. */
+/**
+ * tools/call `echo` through the gateway with the MCP SDK's client, CALLERS clients at once (one
+ * each: a client's fetches share its transport's abort signal, which undici lets hold 1,500
+ * listeners): completed calls per second.
+ */
 async function callsPerSecond(url: string, key: string): Promise<number> {
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  const clients = await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      const client = new Client({ name: "bench", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      );
+      await client.callTool({ name: "echo", arguments: { message: "warm" } });
+      return client;
+    }),
+  );
   try {
-    await client.callTool({ name: "echo", arguments: { message: "warm" } });
     let calls = 0;
     const end = performance.now() + CALL_SECONDS * 1000;
     await Promise.all(
-      Array.from({ length: CALLERS }, async () => {
+      clients.map(async (client) => {
         while (performance.now() < end) {
           await client.callTool({ name: "echo", arguments: { message: "bench" } });
           calls++;
@@ -44,7 +56,7 @@ async function callsPerSecond(url: string, key: string): Promise<number> {
     );
     return calls / CALL_SECONDS;
   } finally {
-    await client.close();
+    await Promise.all(clients.map((c) => c.close()));
   }
 }
 
@@ -62,11 +74,16 @@ async function main() {
       await images.build("1");
       await registry.push(images.layout, "1", "fixture/node");
     }
+    // The gateway answers only requests naming PUBLIC_URL's host: a port chosen before the config.
+    const port = await freePort();
     await withBenchDatabase("sb_bench_deploy", {}, async (database, dbUrl) => {
       // The test index is plain HTTP, which production settings refuse: the bench runs as 'test' for it.
       const config = loadConfig({
         NODE_ENV: index ? "test" : "production",
-        PORT: "3998",
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        // Fair use on, above what the calls/s load sends (as bench:gateway has it).
+        GATEWAY_RATE_FREE: "100000000",
         DATABASE_URL: dbUrl,
         DATA_DIR: dataDir,
         LOG_LEVEL: "silent",
@@ -77,8 +94,8 @@ async function main() {
       const platform = await createPlatform({ config, log, database });
       const runtime = platform.runtime!;
       const server = http.createServer();
-      await platform.listen(server, 0, "127.0.0.1");
-      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      await platform.listen(server, port, "127.0.0.1");
+      const base = `http://127.0.0.1:${port}`;
       const entries: Array<[string, string]> = [
         ["bench", `npx -y ${PACKAGE}`],
         ["bench-py", `uvx ${PY_FIXTURE}==1.0.0`],
@@ -156,7 +173,8 @@ async function main() {
     await index?.close();
     await registry?.close();
     await images?.close();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    // (A failure above may leave a volume mounted: its own error is the one to print.)
+    await fs.rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
