@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientName, connectConfigs, hostedConfigs, npxArgs, remoteConfigs, shellWord } from "./connect.js";
+import { clientName, connectConfigs, hostedConfigs, localCommand, npxArgs, remoteConfigs, shellWord } from "./connect.js";
 
 describe("connect configurations", () => {
   const keys = [{ key: "GitHub Personal Access Token", env_var: "GITHUB_PERSONAL_ACCESS_TOKEN", description: "repo scope" }];
@@ -91,6 +91,11 @@ describe("a server its publisher hosts, or run through uvx", () => {
     expect(JSON.parse(c.cursor)).toEqual({
       mcpServers: { time: { command: "uvx", args: ["mcp-server-time==1.0", "--local-timezone=UTC"] } },
     });
+  });
+
+  it("gives no local command for an image that speaks HTTP (docker run -p): its hosted URL is the way in", () => {
+    expect(localCommand("docker run -p 8080 --rm ghcr.io/acme/web:1")).toBeNull();
+    expect(connectConfigs("web", "docker run -p 8080 --rm ghcr.io/acme/web:1", [])).toBeNull();
   });
 
   it("runs an image through docker run -i, its keys passed by name from the client's environment", () => {

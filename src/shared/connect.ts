@@ -21,7 +21,9 @@ export function localCommand(command: string | null | undefined): { command: "np
   if (parts.length < 2) return null;
   if (parts[0] === "npx" || parts[0] === "uvx") return { command: parts[0], args: parts.slice(1) };
   // An image runs locally as it does here: docker run -i, the keys passed by name from the client's env.
-  if (parts[0] === "docker" && parts[1] === "run" && parts.length > 2) return { command: "docker", args: parts.slice(1) };
+  // One that speaks HTTP (-p, no -i) is no local stdio command: its hosted URL is the way in.
+  if (parts[0] === "docker" && parts[1] === "run" && parts.length > 2 && parts.includes("-i"))
+    return { command: "docker", args: parts.slice(1) };
   return null;
 }
 

@@ -27,7 +27,7 @@ export const DEPLOY_TEXT = {
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
   reservedEnv: (name: string) => `"${name}" cannot be set for a deployment`,
   dockerOnly: (image: string) =>
-    `This server is distributed as a Docker image (${image}) without a command Switchboard can run: it runs images that speak over standard input ("docker run -i" with the names of their keys), so it cannot be deployed here.`,
+    `This server is distributed as a Docker image (${image}) without a command Switchboard can run: it runs images that speak over standard input ("docker run -i" with the names of their keys) or streamable HTTP at /mcp on a port they name ("docker run -p 8080"), so it cannot be deployed here.`,
   otherPackage: (kind: string, name: string) =>
     `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,

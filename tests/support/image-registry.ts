@@ -21,11 +21,11 @@ const sh = (file: string, args: string[]) => run(file, args, { env: { PATH, HOME
 export async function imageToolsMissing(): Promise<string | null> {
   const hosts = await canCreateTestHosts();
   if (hosts) return hosts;
-  for (const bin of ["skopeo", "umoci", "docker-registry", "bwrap", "python3"]) {
+  for (const bin of ["skopeo", "umoci", "docker-registry", "bwrap", "python3", "socat"]) {
     try {
       await run("sh", ["-c", `command -v ${bin}`], { env: { PATH } });
     } catch {
-      return `needs ${bin} (apt-get install skopeo umoci docker-registry bubblewrap)`;
+      return `needs ${bin} (apt-get install skopeo umoci docker-registry bubblewrap socat)`;
     }
   }
   return null;

@@ -3,7 +3,7 @@
 import { CATEGORIES, type RequiredKey } from "~/shared/catalog.js";
 import { settableEnv } from "~/shared/deployments.js";
 import type { NewServerRow } from "../catalog/repo.js";
-import { parseDockerCommand, parseImageRef } from "../runtime/docker.js";
+import { IMAGE_MCP_PATH, parseDockerCommand, parseImageRef } from "../runtime/docker.js";
 import type { RegistryPackage, ServerJson } from "./format.js";
 
 const CATEGORY_HINTS: Array<[RegExp, (typeof CATEGORIES)[number]]> = [
@@ -77,6 +77,16 @@ function fixedArguments(p: RegistryPackage): string[] | null {
   return out;
 }
 
+/** The port of a streamable-http transport's URL inside the container (`http://localhost:8080/mcp`), or null when it is not that. */
+function imagePort(url: unknown): number | null {
+  if (typeof url !== "string" || !URL.canParse(url)) return null;
+  const u = new URL(url);
+  if (u.protocol !== "http:" || !["localhost", "127.0.0.1", "0.0.0.0"].includes(u.hostname) || u.search) return null;
+  if (u.pathname.replace(/\/$/, "") !== IMAGE_MCP_PATH) return null;
+  const port = Number(u.port || 80);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+
 /**
  * A container image's command: `docker run -i --rm [-e KEY ...] <image> [fixed arguments]` for a
  * stdio image, when it parses under the docker grammar (docker.ts). The registry's `oci` packages
@@ -84,7 +94,13 @@ function fixedArguments(p: RegistryPackage): string[] | null {
  * snapshot's `docker` ones spell the whole docker command line in their arguments.
  */
 function imageCommand(p: RegistryPackage): string | null {
-  if (p.transport?.type && p.transport.type !== "stdio") return null;
+  // An image that speaks streamable HTTP at /mcp on a port of its own: `docker run -p PORT ...`.
+  let publish = "-i";
+  if (p.transport?.type && p.transport.type !== "stdio") {
+    const port = p.transport.type === "streamable-http" ? imagePort(p.transport.url) : null;
+    if (port === null) return null;
+    publish = `-p ${port}`;
+  }
   const keys = (p.environmentVariables ?? []).filter((v) => settableEnv(v.name)).map((v) => `-e ${v.name}`);
   const attempt = (command: string) => {
     try {
@@ -101,8 +117,9 @@ function imageCommand(p: RegistryPackage): string | null {
         ? p.identifier
         : `${p.identifier}:${p.version}`;
     const args = fixedArguments(p);
-    if (args && !args.includes("-i")) return attempt(["docker run -i --rm", ...keys, pinned, ...args].join(" "));
+    if (args && !args.includes("-i")) return attempt([`docker run ${publish} --rm`, ...keys, pinned, ...args].join(" "));
   }
+  if (publish !== "-i") return null;
   // The snapshot's form: the arguments are docker's own command line (-i, --rm, -e NAME, the image, its arguments).
   const tokens = (p.packageArguments ?? []).flatMap((a) => (typeof a.value === "string" ? a.value.trim().split(/\s+/) : []));
   // A placeholder anywhere ("/path/to/...", "your_token") is the user's to fill in: no command.

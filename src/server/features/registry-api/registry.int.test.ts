@@ -203,7 +203,7 @@ describe("catalog import", () => {
           { allowFileGit: false },
         );
         if (r.npx_command) {
-          expect(r.npx_command).toMatch(/^docker run -i /);
+          expect(r.npx_command).toMatch(/^docker run (-i|-p \d+) /);
           expect(d).toEqual({ kind: "deployable", runtime: "image" });
           images++;
         } else expect(d).toEqual({ kind: "unsupported", reason: DEPLOY_TEXT.dockerOnly(r.packages![0]!.identifier) });
@@ -273,13 +273,26 @@ describe("catalog import", () => {
         { registryType: "oci", identifier: "ghcr.io/acme/web:1", transport: { type: "streamable-http", url: "http://localhost:8080/mcp" } },
       ],
     };
-    const r = await importEntries(t.db.database.db, [py, placeholder, docker, keyed, overHttp]);
+    // Served elsewhere than /mcp, or at a templated port: not a command this grammar can say.
+    const elsewhere = {
+      ...py,
+      name: "io.github.acme/boxed-elsewhere",
+      packages: [
+        {
+          registryType: "oci",
+          identifier: "ghcr.io/acme/web:2",
+          transport: { type: "streamable-http", url: "http://localhost:{port}/api" },
+        },
+      ],
+    };
+    const r = await importEntries(t.db.database.db, [py, placeholder, docker, keyed, overHttp, elsewhere]);
     expect(r.created).toEqual([
       "io.github.acme/clock",
       "io.github.acme/clock-two",
       "io.github.acme/boxed",
       "io.github.acme/boxed-keys",
       "io.github.acme/boxed-http",
+      "io.github.acme/boxed-elsewhere",
     ]);
     const row = async (name: string) =>
       (await t.db.database.pool.query("select npx_command, required_keys, packages from mcp_servers where registry_name = $1", [name]))
@@ -289,11 +302,12 @@ describe("catalog import", () => {
     expect(clock.required_keys).toEqual([{ key: "CLOCK_KEY", env_var: "CLOCK_KEY", description: "API key" }]);
     expect(clock.packages[0].runtimeArguments).toEqual(py.packages[0]!.runtimeArguments);
     expect((await row("io.github.acme/clock-two")).npx_command).toBe("uvx acme-clock-two==1.4.0");
-    // Images: the reference (its version as the tag), the keys' names, literal arguments; stdio only for now.
+    // Images: the reference (its version as the tag), the keys' names, literal arguments; -p for one that speaks HTTP at /mcp.
     expect((await row("io.github.acme/boxed")).npx_command).toBe("docker run -i --rm docker.io/acme/boxed:1.0");
     const keyedRow = await row("io.github.acme/boxed-keys");
     expect(keyedRow.npx_command).toBe("docker run -i --rm -e BOX_TOKEN ghcr.io/acme/boxed:2.0.1 serve");
     expect(keyedRow.required_keys).toEqual([{ key: "BOX_TOKEN", env_var: "BOX_TOKEN", description: "Token" }]);
-    expect((await row("io.github.acme/boxed-http")).npx_command).toBe(null);
+    expect((await row("io.github.acme/boxed-http")).npx_command).toBe("docker run -p 8080 --rm ghcr.io/acme/web:1");
+    expect((await row("io.github.acme/boxed-elsewhere")).npx_command).toBe(null);
   });
 });

@@ -4,7 +4,8 @@ import { floodNotice, ReadGate } from "./flow.js";
 import { escapeControl, maskSecrets, nestsDeeper } from "./lines.js";
 import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
-import { OVERSIZED_ENDS, StdoutLines } from "./stdout-lines.js";
+import { HttpUpstream } from "./http-upstream.js";
+import { MAX_LINE, OVERSIZED_ENDS, StdoutLines } from "./stdout-lines.js";
 
 // One hosted MCP server process: newline-delimited JSON-RPC on stdin/stdout, stderr as its log.
 // Output is drained continuously into bounded buffers so a chatty or stuck reader never blocks
@@ -26,6 +27,8 @@ export interface ChildSpec extends LaunchSpec {
   secrets: string[];
   /** what it may make the platform hold and do for it (DEFAULT_FLOW when not given) */
   flow?: FlowLimits;
+  /** with `relay`: how long a server that speaks HTTP may take to open its port */
+  startTimeoutMs?: number;
 }
 
 /** Process start time in clock ticks since boot (field 22 of /proc/pid/stat); pairs with a pid. */
@@ -52,6 +55,8 @@ export class Child {
   private readonly gate: ReadGate;
   private floodListeners = new Set<(notice: string) => void>();
   private readonly stats = { lines: 0, bytes: 0, ns: 0n };
+  /** a server that speaks streamable HTTP (through the sandbox's relay): its messages, its stdout only a log */
+  private readonly upstream: HttpUpstream | null;
 
   private constructor(
     private readonly l: Launched,
@@ -59,8 +64,28 @@ export class Child {
   ) {
     const proc = l.proc;
     this.pid = l.pid;
+    this.upstream = spec.relay
+      ? new HttpUpstream({
+          socket: spec.relay.socket,
+          maxBodyBytes: MAX_LINE,
+          startTimeoutMs: spec.startTimeoutMs ?? 30_000,
+          onMessage: (m) => {
+            let line: string;
+            try {
+              line = JSON.stringify(m);
+            } catch (e) {
+              return this.log(`[switchboard] could not read the server's answer: ${(e as Error).message}`);
+            }
+            // Counted like stdout for the metrics (the HTTP answers are bounded one by one instead of paced).
+            this.stats.lines++;
+            this.stats.bytes += line.length;
+            this.onLine(line);
+          },
+          onLog: (line) => this.log(line),
+        })
+      : null;
     this.out = new StdoutLines({
-      line: (line) => this.onLine(line),
+      line: (line) => (this.upstream ? this.log(line) : this.onLine(line)),
       refuse: (head, end, message) => this.refuse(head, end, message),
       log: (note) => this.log(note),
     });
@@ -95,6 +120,7 @@ export class Child {
     });
     this.exited = l.exited.then((e) => {
       this.done = true;
+      void this.upstream?.close();
       this.out.release();
       if (this.errHead) this.log(this.errHead);
       return e;
@@ -239,6 +265,7 @@ export class Child {
    */
   send(msg: JSONRPCMessage): void {
     if (this.done) throw new Error("the server has exited");
+    if (this.upstream) return this.upstream.send(msg);
     const stdin = this.l.proc.stdin!;
     const text = JSON.stringify(msg) + "\n";
     if (stdin.writableLength > 0 && stdin.writableLength + text.length > this.flow.stdinBytes) throw new InputFull(this.flow.stdinBytes);

@@ -55,7 +55,7 @@ export function sourceFrom(
     }
     if (kind === "docker") {
       const p = parseDockerCommand(command);
-      return { kind: "image", image: p.image, args: p.args };
+      return { kind: "image", image: p.image, args: p.args, ...(p.port === undefined ? {} : { port: p.port }) };
     }
     if (kind === "python") {
       const p = parsePythonModule(command);

@@ -52,6 +52,10 @@ describe("docker run under the strict grammar", () => {
     ["docker run -i --env=API_KEY -eOTHER acme/x", { image: "docker.io/acme/x:latest", args: [], env: ["API_KEY", "OTHER"] }],
     [`docker run -i acme/x@${D} serve`, { image: `docker.io/acme/x@${D}`, args: ["serve"], env: [] }],
     ["ghcr.io/acme/server:1.0", { image: "ghcr.io/acme/server:1.0", args: [], env: [] }],
+    // -p: it speaks streamable HTTP on that port inside its sandbox (-i then optional).
+    ["docker run -p 8080 acme/x", { image: "docker.io/acme/x:latest", args: [], env: [], port: 8080 }],
+    ["docker run -i --rm -p 8000:8000 -e KEY acme/x", { image: "docker.io/acme/x:latest", args: [], env: ["KEY"], port: 8000 }],
+    ["docker run --publish=3000/tcp acme/x serve", { image: "docker.io/acme/x:latest", args: ["serve"], env: [], port: 3000 }],
   ])("accepts %s", (input, want) => {
     expect(parseDockerCommand(input)).toEqual(want);
   });
@@ -70,12 +74,28 @@ describe("docker run under the strict grammar", () => {
     ["docker run -i --device /dev/kvm acme/x", "--device"],
     ["docker run -i --pid=host acme/x", "--pid"],
     ["docker run -i --security-opt seccomp=unconfined acme/x", "--security-opt"],
-    ["docker run -i -p 8000:8000 acme/x", "-p"],
+    ["docker run -i -P acme/x", "-P"],
     ["docker run -it acme/x", "-it"],
     ["docker run -i --mount type=bind,src=/,dst=/h acme/x", "--mount"],
     ["docker run -i --env-file /etc/shadow acme/x", "--env-file"],
   ])("refuses %s (%s)", (input, option) => {
     expect(refusal(() => parseDockerCommand(input))).toBe(lexText("docker").forbiddenOption(option));
+  });
+
+  it("takes -p as the one port inside the sandbox, never a host's address or another port of the host", () => {
+    for (const [input, value] of [
+      ["docker run -p 127.0.0.1:8080:8080 acme/x", "127.0.0.1:8080:8080"],
+      ["docker run -p 80:8080 acme/x", "80:8080"],
+      ["docker run -p 0 acme/x", "0"],
+      ["docker run -p 70000 acme/x", "70000"],
+      ["docker run -p 8080-8090 acme/x", "8080-8090"],
+      ["docker run -p 8080/udp acme/x", "8080/udp"],
+      ["docker run -p 8080 -p 9090 acme/x", "9090"],
+    ] as const)
+      expect(refusal(() => parseDockerCommand(input))).toBe(DOCKER_TEXT.port(value));
+    expect(DOCKER_TEXT.port("80:8080")).toBe(
+      'Give -p the one port the server listens on inside its sandbox ("-p 8080"; "-p 8080:8080" reads the same), not "80:8080": it is never opened on the host',
+    );
   });
 
   it("gives -e a key's name only: its value comes from the deployment's keys", () => {

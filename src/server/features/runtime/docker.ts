@@ -1,20 +1,26 @@
 import { checkArgs, fail, lex, lexText } from "./command-lex.js";
 
 // Container images as a deployment's source: the command a catalogue entry or its owner gives
-// (`docker run -i [--rm] [-e NAME ...] <image> [args]`, or the image reference alone) under a
+// (`docker run -i [--rm] [-e NAME ...] [-p PORT] <image> [args]`, or the image reference alone) under a
 // strict grammar. Nothing of docker's own options survives but stdin and cleanup: no mounts,
 // networks, users, capabilities, devices or entrypoints; `-e` takes a key's name only, its value
 // comes from the deployment's keys. The reference is read as the distribution spec defines it.
 
 export const DOCKER_TEXT = {
-  shape: 'A docker command must read "docker run -i [--rm] [-e NAME ...] <image> [arguments]"',
-  interactive: 'The docker command must use -i: MCP servers in images speak over standard input ("docker run -i ...")',
+  shape: 'A docker command must read "docker run -i [--rm] [-e NAME ...] [-p PORT] <image> [arguments]"',
+  interactive:
+    'The docker command must use -i: MCP servers in images speak over standard input ("docker run -i ..."), or name with -p the port one that speaks HTTP listens on',
   missingImage: "The docker command must name an image",
   invalidImage: (ref: string) => `Invalid image reference "${ref.slice(0, 200)}"`,
   envValue: (name: string) =>
     `Give -e only a key's name ("-e ${name.split("=")[0]!.slice(0, 100)}"): its value comes from the deployment's keys`,
   invalidEnv: (name: string) => `Invalid environment variable name "${name.slice(0, 100)}"`,
+  port: (value: string) =>
+    `Give -p the one port the server listens on inside its sandbox ("-p 8080"; "-p 8080:8080" reads the same), not "${value.slice(0, 100)}": it is never opened on the host`,
 } as const;
+
+/** The path an image that speaks streamable HTTP (`-p PORT`) serves MCP at. */
+export const IMAGE_MCP_PATH = "/mcp";
 
 export interface ImageRef {
   /** registry host (and port): docker.io when the reference names none */
@@ -84,6 +90,16 @@ export interface DockerCommand {
   args: string[];
   /** the key names `-e` passes */
   env: string[];
+  /** `-p PORT`: the server speaks streamable HTTP at /mcp on this port inside its sandbox (else stdio) */
+  port?: number;
+}
+
+/** `-p 8080` or `-p 8080:8080` (the same port twice): a port inside the sandbox, never one of the host's. */
+function parsePort(value: string): number {
+  const m = /^([0-9]{1,5})(?::([0-9]{1,5}))?(?:\/tcp)?$/.exec(value);
+  const port = m ? Number(m[1]) : NaN;
+  if (!m || port < 1 || port > 65535 || (m[2] !== undefined && Number(m[2]) !== port)) fail(DOCKER_TEXT.port(value));
+  return port;
 }
 
 /** `docker run -i [--rm] [-e NAME ...] <image> [args]`, or the reference alone; refuses anything else in the user's words. */
@@ -97,6 +113,7 @@ export function parseDockerCommand(input: string): DockerCommand {
   }
   if (tokens[1] !== "run") fail(DOCKER_TEXT.shape);
   let interactive = false;
+  let port: number | undefined;
   const env: string[] = [];
   let i = 2;
   for (; i < tokens.length; i++) {
@@ -104,7 +121,12 @@ export function parseDockerCommand(input: string): DockerCommand {
     if (!t.startsWith("-")) break;
     if (t === "-i" || t === "--interactive") interactive = true;
     else if (t === "--rm") continue;
-    else if (t === "-e" || t === "--env" || t.startsWith("--env=") || (t.startsWith("-e") && !t.startsWith("--"))) {
+    else if (t === "-p" || t === "--publish" || t.startsWith("--publish=") || (t.startsWith("-p") && !t.startsWith("--"))) {
+      const value = t === "-p" || t === "--publish" ? tokens[++i] : t.startsWith("--publish=") ? t.slice(10) : t.slice(2);
+      if (value === undefined) fail(DOCKER_TEXT.missingImage);
+      if (port !== undefined) fail(DOCKER_TEXT.port(value));
+      port = parsePort(value);
+    } else if (t === "-e" || t === "--env" || t.startsWith("--env=") || (t.startsWith("-e") && !t.startsWith("--"))) {
       const name = t === "-e" || t === "--env" ? tokens[++i] : t.startsWith("--env=") ? t.slice(6) : t.slice(2);
       if (name === undefined) fail(DOCKER_TEXT.missingImage);
       if (name.includes("=")) fail(DOCKER_TEXT.envValue(name));
@@ -112,12 +134,13 @@ export function parseDockerCommand(input: string): DockerCommand {
       if (!env.includes(name)) env.push(name);
     } else fail(lexText("docker").forbiddenOption(t.split("=")[0]!));
   }
-  if (!interactive) fail(DOCKER_TEXT.interactive);
+  // A server that speaks HTTP (-p) needs no standard input; one that speaks stdio does.
+  if (!interactive && port === undefined) fail(DOCKER_TEXT.interactive);
   const refText = tokens[i];
   if (refText === undefined) fail(DOCKER_TEXT.missingImage);
   const ref = parseImageRef(refText);
   if (!ref) fail(DOCKER_TEXT.invalidImage(refText));
   // After the image, everything is the server's own arguments (a server's options are its own).
   const args = checkArgs(tokens.slice(i + 1), "docker", () => undefined);
-  return { image: imageName(ref), args, env };
+  return { image: imageName(ref), args, env, ...(port === undefined ? {} : { port }) };
 }

@@ -569,6 +569,44 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     }
   }, 300_000);
 
+  it("runs an image that speaks streamable HTTP (-p): reached through a relay into its own network, never a port of the host's, its answers bounded", async () => {
+    const port = 18734;
+    const listening = () =>
+      ["/proc/net/tcp", "/proc/net/tcp6"].some((f) =>
+        readFileSync(f, "utf8")
+          .split("\n")
+          .some((l) => l.split(/\s+/)[2]?.endsWith(`:${port.toString(16).toUpperCase().padStart(4, "0")}`) && l.split(/\s+/)[4] === "0A"),
+      );
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/web`);
+    await deploy(c, `${name}/web`, `docker run -p ${port} ${registry.host}/fixture/node:1`, { FIXTURE_HTTP_PORT: String(port) });
+    const running = await waitForStatus(c, `${name}/web`, "running", 120_000);
+    expect(running.source).toBe(`image:${registry.host}/fixture/node:1 (streamable HTTP on port ${port})`);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "add", arguments: { a: 40, b: 2 } }))).toBe("42");
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain("echo");
+    // Its port is in its own network namespace: nothing listens on it on the host's.
+    expect(listening()).toBe(false);
+    // The relay's socket is the deployment's own, in a folder no one else may enter.
+    const deployments = path.resolve(projectRoot, t.config.DEPLOYMENTS_DIR ?? path.join(t.config.DATA_DIR, "deployments"));
+    const relayDir = await fs.stat(path.join(deployments, ".relays", running.id));
+    expect(relayDir.mode & 0o777).toBe(0o700);
+    expect(relayDir.uid).not.toBe(0);
+    // An answer over 16 MB is cut off with a clear error; the server and the platform carry on.
+    const big = await client.callTool({ name: "big_output", arguments: { megabytes: 20 } }).catch((e: Error) => e);
+    expect(big instanceof Error ? big.message : JSON.stringify(big)).toMatch(/larger than 16777216 bytes/);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "still here" } }))).toBe("still here");
+    await client.close();
+    expect((await c.del(`/api/deployments/${running.id}`)).status).toBe(200);
+    await expect.poll(() => existsSync(path.join(deployments, ".relays", running.id)), { timeout: 30_000 }).toBe(false);
+
+    // A server that never opens the port it names fails with the reason, within the start timeout.
+    await registerOwnedServer(c, `${name}/closed`);
+    await deploy(c, `${name}/closed`, `docker run -p ${port + 1} ${registry.host}/fixture/node:1`, { FIXTURE_HTTP_PORT: String(port) });
+    const failed = await waitForStatus(c, `${name}/closed`, "failed", 120_000);
+    expect(failed.status_detail).toMatch(/initialize|did not take the request/);
+  }, 240_000);
+
   it("refuses docker's ways out at the API, before anything is stored", async () => {
     const { c, name } = await user();
     await registerOwnedServer(c, `${name}/escape`);

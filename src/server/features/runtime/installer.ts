@@ -1,3 +1,4 @@
+import { relayMissing } from "./sandbox/relay.js";
 import path from "node:path";
 import { buildFromGit } from "./git-build.js";
 import { IMAGE_TEXT, ImageCache } from "./image-cache.js";
@@ -31,9 +32,10 @@ export interface Prepared {
   identity: Identity | null;
   /**
    * a container image's `/` (its tree, under the deployment's writable layer where `writable`),
-   * the folder of the volume seen at /data, and the environment its configuration sets
+   * the folder of the volume seen at /data, the environment its configuration sets, and the port
+   * it serves streamable HTTP on inside its sandbox (none: stdio)
    */
-  image?: { root: string; writable: boolean; data: string; env: Record<string, string> };
+  image?: { root: string; writable: boolean; data: string; env: Record<string, string>; port?: number };
 }
 
 export interface InstallerOptions extends NpmCacheOptions {
@@ -82,8 +84,10 @@ export class Installer {
         // docker's rule: the entrypoint stays, arguments given replace the image's Cmd.
         const argv = [...img.entrypoint, ...(source.args.length ? source.args : img.cmd)];
         if (argv.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(source.image));
+        const noRelay = source.port ? relayMissing() : null;
+        if (noRelay) throw new InstallError(`Images that speak HTTP cannot run on this machine: ${noRelay}`);
         const layer = await this.o.volumes.imageRoot(id, img.root, img.digest, identity);
-        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { ...layer, env: img.env } };
+        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { ...layer, env: img.env, port: source.port } };
       }
       return {
         ...(await buildFromGit(this.o, (entry, args) => this.nodeArgv(entry, args), id, workDir, identity, source, signal)),

@@ -109,6 +109,9 @@ export class LocalRunner implements Runner {
         rootWritable: image?.writable,
         writable: image ? [] : [prepared.workDir],
         binds: image ? [{ source: image.data, dest: IMAGE_VOLUME }] : [],
+        // An image that speaks HTTP is reached through a relay into its own network, never the host's.
+        relay: image?.port ? { socket: await this.o.volumes.relaySocket(id), port: image.port } : undefined,
+        startTimeoutMs: this.o.startTimeoutMs,
         readOnly: prepared.readOnly,
         identity: prepared.identity,
         network: true,

@@ -15,13 +15,14 @@ export type Source =
   /** `module`: a Python repository's `python -m` module (else its console script, or a Node.js entry point) */
   | { kind: "git"; url: string; args: string[]; module?: string }
   /** a container image (`registry/repository:tag` or `@sha256:...`, canonical): its entrypoint, with `args` in place of its Cmd when given */
-  | { kind: "image"; image: string; args: string[] };
+  /** `port`: it speaks streamable HTTP at /mcp on that port inside its sandbox (`-p`), else stdio */
+  | { kind: "image"; image: string; args: string[]; port?: number };
 
 /** How a source reads to its owner: `npm:pkg@1.0.0`, `pypi:pkg==1.0.0`, or the repository URL. */
 export function describeSource(src: Source): string {
   if (src.kind === "npm") return `npm:${src.package}${src.version ? `@${src.version}` : ""}`;
   if (src.kind === "pypi") return `pypi:${src.package}${src.version ? `==${src.version}` : ""}${src.command ? ` (${src.command})` : ""}`;
-  if (src.kind === "image") return `image:${src.image}`;
+  if (src.kind === "image") return `image:${src.image}${src.port ? ` (streamable HTTP on port ${src.port})` : ""}`;
   return src.url;
 }
 

@@ -3,7 +3,7 @@
 // its two ends so the request it answers can be refused (child.ts).
 
 /** The longest message a server may send (a 10 MB tool result passes; beyond, the request gets OVERSIZED_ANSWER). */
-const MAX_LINE = 16 * 1024 * 1024;
+export const MAX_LINE = 16 * 1024 * 1024;
 /** what is kept of each end of a dropped line: a request's id is at one of them */
 export const OVERSIZED_ENDS = 256;
 export const OVERSIZED_ANSWER = `The server's answer was larger than ${MAX_LINE / 1024 / 1024} MB, more than the platform passes on`;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { bwrapArgs, sandboxEtc, type BwrapFeatures, type MountPlan } from "./bwrap.js";
 import { Cgroup, type CgroupSupport } from "./cgroup.js";
+import { startRelay } from "./relay.js";
 import { attachEgress } from "./egress.js";
 import { closeInheritedFds } from "./fds.js";
 import { procMasks } from "./proc-masks.js";
@@ -71,6 +72,7 @@ export class Sandbox {
   private async launchPlain(spec: LaunchSpec, cg: Cgroup | null): Promise<Launched> {
     // An image's programs expect its tree as their root: only bubblewrap gives them one.
     if (spec.root) throw new Error("Container images run only in the bubblewrap sandbox, which this machine does not have");
+    if (spec.relay) throw new Error("Servers that speak HTTP run only in the bubblewrap sandbox, which this machine does not have");
     const proc = spawn(spec.argv[0]!, spec.argv.slice(1), {
       cwd: spec.cwd,
       env: spec.env,
@@ -122,6 +124,7 @@ export class Sandbox {
     // These are socketpairs: bwrap closing one with our bytes unread resets it. The exit says what happened.
     for (const s of proc.stdio) (s as NodeJS.EventEmitter | null)?.on("error", () => {});
     let slirp: ChildProcess | undefined;
+    let relay: ChildProcess | undefined;
     try {
       await spawned(proc);
       if (fds.seccomp !== undefined) fd(fds.seccomp).end(this.p.seccomp!);
@@ -142,11 +145,14 @@ export class Sandbox {
         // The network stack works for this deployment: its memory counts against it.
         await cg?.join(slirp.pid!).catch(() => {});
       }
+      if (spec.relay)
+        relay = await startRelay({ pid: inner, userns: inside !== null, identity: inside ? spec.identity : null, ...spec.relay });
       // Unblock: bwrap starts the program once it reads from its block fd.
       fd(fds.block).end("1");
-      return new Launched(proc, inner, spec, cg, slirp, true);
+      return new Launched(proc, inner, spec, cg, slirp, true, relay);
     } catch (e) {
       slirp?.kill("SIGKILL");
+      relay?.kill("SIGKILL");
       try {
         process.kill(-proc.pid!, "SIGKILL");
       } catch {

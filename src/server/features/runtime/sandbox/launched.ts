@@ -25,6 +25,8 @@ export interface LaunchSpec {
   root?: string;
   /** the root is the deployment's own writable layer over the tree (bound read-write) */
   rootWritable?: boolean;
+  /** an HTTP server inside: a relay from this unix socket to 127.0.0.1:port in the sandbox (relay.ts) */
+  relay?: { socket: string; port: number };
   /** writable folders bound elsewhere inside (an image's deployment volume at /data) */
   binds?: { source: string; dest: string }[];
   /** the deployment's own volume, watched for a full disk */
@@ -113,9 +115,11 @@ export class Launched {
     private readonly innerPid: number,
     private readonly spec: LaunchSpec,
     private readonly cg: Cgroup | null,
+    /** helpers that end with it (slirp4netns, an HTTP server's relay) */
     slirp: ChildProcess | undefined,
     /** bwrap reports a program killed by signal N as exit code 128 + N, as shells do */
     signalCodes = false,
+    relay?: ChildProcess,
   ) {
     this.pid = proc.pid!;
     this.watchdog = setInterval(() => void this.check(), 1000).unref();
@@ -132,6 +136,7 @@ export class Launched {
         // the notice lands before its output is kept with the exit.
         this.checkDisk();
         slirp?.kill("SIGKILL");
+        relay?.kill("SIGKILL");
         let reason = this.killReason;
         if (!reason && cg && cg.oomKills() > 0) reason = memoryLimitReason(spec.limits.memoryMb);
         void (cg?.remove() ?? Promise.resolve()).finally(() => resolve({ code, signal, reason }));

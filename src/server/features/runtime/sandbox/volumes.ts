@@ -111,6 +111,14 @@ export class Volumes {
     return { root: this.merged(id), writable: true, data };
   }
 
+  /** Where the relay into an HTTP image's sandbox listens (sandbox/relay.ts): a folder of the deployment's own, outside its volume. */
+  async relaySocket(id: string): Promise<string> {
+    const relays = path.join(this.o.dir, ".relays");
+    await fs.mkdir(relays, { recursive: true, mode: 0o711 });
+    await fs.chmod(relays, 0o711);
+    return path.join(relays, id, "mcp.sock");
+  }
+
   /** Bytes used and the limit, where the kernel keeps one. */
   async usage(id: string): Promise<{ used: number; size: number } | null> {
     if (!this.o.loop) return null;
@@ -123,6 +131,7 @@ export class Volumes {
     const merged = this.merged(id);
     if (mountPoints().has(merged)) await unmountLayer(merged);
     await fs.rmdir(merged).catch(() => {});
+    await removeTree(path.join(this.o.dir, ".relays", id));
     if (mountPoints().has(dir)) await unmount(dir);
     await fs.rm(this.image(id), { force: true });
     // rm never follows a link the tenant left inside.
