@@ -149,6 +149,12 @@ export interface ImageBuilder {
    * file system would produce: `../` paths, links to host files, whiteouts aimed outside).
    */
   withLayer(tag: string, newTag: string, entries: LayerEntry[]): Promise<void>;
+  /**
+   * A Python image of tests/fixtures/python-server tagged `tag`: this machine's Debian python3
+   * (/usr/bin/python3.N, the libraries it links and its standard library, without tests, docs
+   * and tools), the fixture package in /app, run as `python3 -m pyfixture` from there.
+   */
+  buildPython(tag: string): Promise<void>;
   /** An image index (a multi-arch image) tagged `tag`, of the images `tags` (each with its own architecture). */
   index(tag: string, tags: string[]): Promise<void>;
   close(): Promise<void>;
@@ -156,9 +162,14 @@ export interface ImageBuilder {
 
 /** node and the libraries it links (ldd's answer), copied into `rootfs` at the same paths. */
 async function copyNode(rootfs: string): Promise<void> {
-  const { stdout } = await sh("ldd", [process.execPath]);
+  await copyProgram(rootfs, process.execPath);
+}
+
+/** A program and the libraries it links (ldd's answer), copied into `rootfs` at the same paths. */
+async function copyProgram(rootfs: string, program: string): Promise<void> {
+  const { stdout } = await sh("ldd", [program]);
   const libs = [...stdout.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
-  for (const f of [process.execPath, ...libs]) {
+  for (const f of [program, ...libs]) {
     const dest = path.join(rootfs, f);
     await fs.mkdir(path.dirname(dest), { recursive: true });
     await fs.copyFile(await fs.realpath(f), dest);
@@ -207,6 +218,58 @@ export async function imageBuilder(): Promise<ImageBuilder> {
         "--config.env",
         "FIXTURE_IMAGE=node",
         ...(opts.config ?? []),
+      ]);
+    },
+    async buildPython(tag) {
+      const { stdout } = await sh("python3", [
+        "-c",
+        "import sys, sysconfig; print(sys.executable); print(sysconfig.get_paths()['stdlib'])",
+      ]);
+      const [python, stdlib] = stdout.trim().split("\n") as [string, string];
+      const bundle = path.join(dir, `bundle-${++n}`);
+      await sh("umoci", ["unpack", "--image", `${layout}:empty`, bundle]);
+      const rootfs = path.join(bundle, "rootfs");
+      const real = await fs.realpath(python);
+      await copyProgram(rootfs, real);
+      const SKIP = new Set([
+        "test",
+        "idlelib",
+        "tkinter",
+        "turtledemo",
+        "ensurepip",
+        "lib2to3",
+        "__pycache__",
+        "pydoc_data",
+        "site-packages",
+        "dist-packages",
+      ]);
+      await fs.cp(stdlib, path.join(rootfs, stdlib), {
+        recursive: true,
+        filter: (src) => !SKIP.has(path.basename(src)) && !path.basename(src).startsWith("config-"),
+      });
+      await fs.cp(path.join(projectRoot, "tests/fixtures/python-server/pyfixture"), path.join(rootfs, "app/pyfixture"), {
+        recursive: true,
+      });
+      await sh("umoci", ["repack", "--image", `${layout}:python-base`, bundle]);
+      await fs.rm(bundle, { recursive: true, force: true });
+      await sh("umoci", [
+        "config",
+        "--image",
+        `${layout}:python-base`,
+        "--tag",
+        tag,
+        "--config.entrypoint",
+        real,
+        "--config.cmd",
+        "-m",
+        "--config.cmd",
+        "pyfixture",
+        "--config.workingdir",
+        "/app",
+        "--config.env",
+        "PATH=/usr/bin:/bin",
+        "--config.env",
+        "FIXTURE_IMAGE=python",
       ]);
     },
     async withLayer(tag, newTag, entries) {

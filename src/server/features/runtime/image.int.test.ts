@@ -569,6 +569,33 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     }
   }, 300_000);
 
+  it("runs a Python image (python3 -m from its working directory) the same way: its own uid, no capabilities, its writable layer", async () => {
+    await images.buildPython("python-1");
+    await registry.push(images.layout, "python-1", "fixture/python", "1");
+    const { c, key, name } = await user();
+    await registerOwnedServer(c, `${name}/python`);
+    await deploy(c, `${name}/python`, `docker run -i --rm ${registry.host}/fixture/python:1`, { PY_KEY: "from-the-keys" });
+    const running = await waitForStatus(c, `${name}/python`, "running", 120_000);
+    const client = await sdkClient(running.url, key);
+    expect(textOf(await client.callTool({ name: "add", arguments: { a: 19, b: 23 } }))).toBe("42");
+    expect(textOf(await client.callTool({ name: "env", arguments: { name: "FIXTURE_IMAGE" } }))).toBe("python");
+    expect(textOf(await client.callTool({ name: "env", arguments: { name: "PY_KEY" } }))).toBe("from-the-keys");
+    const who = JSON.parse(textOf(await client.callTool({ name: "whoami", arguments: {} }))) as Record<string, string | number>;
+    expect(who.cwd).toBe("/app");
+    expect(who.uid).not.toBe(0);
+    expect(who.capEff).toBe("0000000000000000");
+    expect(who.noNewPrivs).toBe("1");
+    // Its working directory is writable in its own layer.
+    expect(JSON.parse(textOf(await client.callTool({ name: "write_file", arguments: { path: "/app/note.txt" } })))).toEqual({
+      written: true,
+    });
+    expect(JSON.parse(textOf(await client.callTool({ name: "read_file", arguments: { path: "/app/note.txt" } })))).toEqual({
+      content: "written by the hosted server",
+    });
+    await client.close();
+    expect((await c.del(`/api/deployments/${running.id}`)).status).toBe(200);
+  }, 240_000);
+
   it("runs an image that speaks streamable HTTP (-p): reached through a relay into its own network, never a port of the host's, its answers bounded", async () => {
     const port = 18734;
     const listening = () =>
