@@ -9,15 +9,11 @@
 // to all, replaceable where the folder is the server's). Mounted nosuid,nodev; the tree's set-id
 // bits are gone already (image-tree.ts). One layer per image digest: a tag that moved to another
 // digest starts from a clean layer, as a new container would.
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { Identity } from "./identity.js";
+import { mountPoints, run, SYS_PATH, unmount } from "./mounts.js";
 import { removeTree } from "./tenant-files.js";
-
-const run = promisify(execFile);
-const SYS_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** Folders of the tree the sandbox mounts over (the layer has nothing to add there). */
 const MOUNTED = new Set(["proc", "dev", "tmp", "data"]);
@@ -33,14 +29,8 @@ export interface LayerPaths {
 const layerName = (digest: string) => digest.replace(":", "-");
 
 /** The merged tree at `paths.merged`, mounted unless it is already (a restart keeps the layer). */
-export async function mountLayer(
-  paths: LayerPaths,
-  lower: string,
-  digest: string,
-  identity: Identity | null,
-  mounted: (p: string) => boolean,
-): Promise<void> {
-  if (mounted(paths.merged)) await unmountLayer(paths.merged);
+export async function mountLayer(paths: LayerPaths, lower: string, digest: string, identity: Identity | null): Promise<void> {
+  if (mountPoints().has(paths.merged)) await unmount(paths.merged).catch(() => {});
   await fs.mkdir(paths.layers, { recursive: true, mode: 0o700 });
   await fs.chown(paths.layers, 0, 0);
   await fs.chmod(paths.layers, 0o700);
@@ -63,14 +53,6 @@ export async function mountLayer(
     ["-t", "overlay", "overlay", "-o", `lowerdir=${lower},upperdir=${upper},workdir=${work},nosuid,nodev,noatime`, paths.merged],
     { env: { PATH: SYS_PATH } },
   );
-}
-
-export async function unmountLayer(merged: string): Promise<void> {
-  try {
-    await run("umount", [merged], { env: { PATH: SYS_PATH } });
-  } catch {
-    await run("umount", ["-l", merged], { env: { PATH: SYS_PATH } }).catch(() => {});
-  }
 }
 
 /** Each folder of the image's tree made again under `upper` (never through a link), the deployment's own, with the image's mode. */

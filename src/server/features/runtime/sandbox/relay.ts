@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Identity } from "./identity.js";
+import { SYS_PATH } from "./mounts.js";
 
 export interface RelaySpec {
   /** the sandbox's first process (bwrap's child-pid) */
@@ -21,8 +22,6 @@ export interface RelaySpec {
   /** the port the server listens on inside its sandbox */
   port: number;
 }
-
-const SYS_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** Whether this machine has socat (HTTP images need it). */
 export const relayMissing = (): string | null =>

@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { Identity } from "./identity.js";
-import { mountLayer, unmountLayer } from "./image-layer.js";
+import { mountLayer } from "./image-layer.js";
+import { mountPoints, run, SYS_PATH, unmount } from "./mounts.js";
 import { removeTree } from "./tenant-files.js";
 
 // Each deployment's writable directory (its HOME, its git checkout, whatever it writes). Where
@@ -14,23 +13,7 @@ import { removeTree } from "./tenant-files.js";
 // the tenant never sees, so only the kernel's ext4 code ever writes its metadata. Elsewhere the
 // directory is a plain one (the admin page then reports the disk limit as missing).
 
-const run = promisify(execFile);
-const SYS_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
-
-/** Mount points of this process's view, unescaped (mountinfo writes spaces as \040). */
-export function mountPoints(): Set<string> {
-  try {
-    return new Set(
-      readFileSync("/proc/self/mountinfo", "utf8")
-        .split("\n")
-        .map((l) => l.split(" ")[4])
-        .filter((p): p is string => Boolean(p))
-        .map((p) => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))),
-    );
-  } catch {
-    return new Set();
-  }
-}
+export { mountPoints } from "./mounts.js";
 
 export interface VolumeOptions {
   /** DEPLOYMENTS_DIR */
@@ -102,7 +85,7 @@ export class Volumes {
     await fs.mkdir(roots, { recursive: true, mode: 0o711 });
     await fs.chmod(roots, 0o711);
     try {
-      await mountLayer({ layers: path.join(dir, ".layer"), merged: this.merged(id) }, tree, digest, identity, (p) => mountPoints().has(p));
+      await mountLayer({ layers: path.join(dir, ".layer"), merged: this.merged(id) }, tree, digest, identity);
     } catch (e) {
       // A kernel without overlays: the image runs on its tree as it is, read-only (its /tmp and /data still writable).
       this.o.onLayerError?.(e as Error);
@@ -129,7 +112,7 @@ export class Volumes {
   async remove(id: string): Promise<void> {
     const dir = this.path(id);
     const merged = this.merged(id);
-    if (mountPoints().has(merged)) await unmountLayer(merged);
+    if (mountPoints().has(merged)) await unmount(merged).catch(() => {});
     await fs.rmdir(merged).catch(() => {});
     await removeTree(path.join(this.o.dir, ".relays", id));
     if (mountPoints().has(dir)) await unmount(dir);
@@ -144,7 +127,7 @@ export class Volumes {
     // The layers first: each holds its volume busy.
     const roots = path.join(this.o.dir, ".roots") + path.sep;
     const mine = [...mountPoints()].filter((p) => p.startsWith(prefix));
-    for (const p of mine.filter((m) => m.startsWith(roots))) await unmountLayer(p);
+    for (const p of mine.filter((m) => m.startsWith(roots))) await unmount(p).catch(() => {});
     for (const p of mine.filter((m) => !m.startsWith(roots))) await unmount(p).catch(() => {});
   }
 }
@@ -161,13 +144,4 @@ async function createImage(img: string, mb: number, identity: Identity | null): 
     env: { PATH: SYS_PATH },
   });
   await fs.rename(tmp, img);
-}
-
-async function unmount(dir: string): Promise<void> {
-  try {
-    await run("umount", [dir], { env: { PATH: SYS_PATH } });
-  } catch {
-    // Something still holds it (a process not yet reaped): detach now, freed when it lets go.
-    await run("umount", ["-l", dir], { env: { PATH: SYS_PATH } });
-  }
 }
