@@ -57,6 +57,20 @@ afterAll(async () => {
   if (packagesDir) await fs.rm(packagesDir, { recursive: true, force: true });
 });
 
+/** A platform of its own beside `t`, on the same package cache, with its own settings (and its own tag cache), listening. */
+async function ownPlatform(env: Record<string, string>): Promise<TestApp> {
+  const port = await freePort();
+  const app = await createTestApp({
+    PACKAGES_DIR: packagesDir,
+    IMAGE_INSECURE_REGISTRIES: registry.host,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
+  await app.listen();
+  return app;
+}
+
 async function user(): Promise<{ c: Client; key: string; name: string }> {
   const name = `img${++users}`;
   const c = await signedInUser(t, `${name}@example.com`);
@@ -293,14 +307,7 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
   it("refuses an image whose tree is larger than DEPLOY_DISK_MB, a sparse file counted whole, and keeps nothing of it", async () => {
     // A platform of its own with a small limit: the node image (about 100 MB) and a 200 MB sparse
     // file, which takes almost nothing in the registry and on disk, pass 128 MB only by their holes.
-    const port = await freePort();
-    const small = await createTestApp({
-      PACKAGES_DIR: packagesDir,
-      IMAGE_INSECURE_REGISTRIES: registry.host,
-      DEPLOY_DISK_MB: "128",
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
+    const small = await ownPlatform({ DEPLOY_DISK_MB: "128" });
     try {
       await images.build("sparse", {
         change: async (root) => {
@@ -361,7 +368,6 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     const password = `op-token-${Date.now()}`;
     const privateRegistry = await startImageRegistry({ address: "203.0.113.72", port: 7793, auth: { user: "operator", password } });
     const authDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-auth-"));
-    const port = await freePort();
     let withAuth: TestApp | undefined;
     try {
       await privateRegistry.push(images.layout, "1", "private/node");
@@ -372,14 +378,10 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
       const entry = (u: string, p: string) => ({ auth: Buffer.from(`${u}:${p}`).toString("base64") });
       const other = { "other.example:5000": entry("other", "other-secret") };
       await fs.writeFile(authFile, JSON.stringify({ auths: other }), { mode: 0o600 });
-      withAuth = await createTestApp({
-        PACKAGES_DIR: packagesDir,
+      withAuth = await ownPlatform({
         IMAGE_INSECURE_REGISTRIES: `${registry.host},${privateRegistry.host}`,
         IMAGE_REGISTRY_AUTH_FILE: authFile,
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
       });
-      await withAuth.listen();
       const ownerName = `private${Date.now()}`;
       const owner = await signedInUser(withAuth, `${ownerName}@example.com`);
       const key = await newApiKey(owner, "private");
@@ -429,6 +431,9 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
             'fs.writeFileSync("/app/state.txt", before + "started\\n");',
             'fs.mkdirSync("/var/cache/fixture", { recursive: true });',
             'fs.writeFileSync("/var/cache/fixture/uid", String(process.getuid()));',
+            // A hostile layer: links to a host folder and file, for the platform to follow when it removes the layer.
+            'for (const [to, at] of [[process.env.CANARY_DIR, "/app/dir-link"], [process.env.CANARY_DIR + "/canary", "/var/cache/fixture/file-link"]])',
+            "  try { if (process.env.CANARY_DIR) fs.symlinkSync(to, at); } catch {}",
             'require("/app/server.js");',
           ].join("\n"),
         );
@@ -444,7 +449,9 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
 
     await registerOwnedServer(a.c, `${a.name}/writer`);
     await registerOwnedServer(b.c, `${b.name}/writer`);
-    await deploy(a.c, `${a.name}/writer`, `docker run -i ${image} /app/start.js`);
+    const canaryDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-test-canary-"));
+    await fs.writeFile(path.join(canaryDir, "canary"), "host file");
+    await deploy(a.c, `${a.name}/writer`, `docker run -i ${image} /app/start.js`, { CANARY_DIR: canaryDir });
     await deploy(b.c, `${b.name}/writer`, `docker run -i ${image} /app/start.js`);
     const ra = await waitForStatus(a.c, `${a.name}/writer`, "running", 120_000);
     const rb = await waitForStatus(b.c, `${b.name}/writer`, "running", 120_000);
@@ -487,23 +494,22 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     // Removing the deployment unmounts its layer and removes it with the volume.
     const merged = path.join(deployments, ".roots", ra.id);
     expect(readFileSync("/proc/self/mountinfo", "utf8")).toContain(` ${merged} `);
+    const upper = path.join(deployments, ra.id, ".layer", `${writerDigest.replace(":", "-")}`, "upper");
+    expect((await fs.lstat(path.join(upper, "app/dir-link"))).isSymbolicLink()).toBe(true);
+    expect((await fs.lstat(path.join(upper, "var/cache/fixture/file-link"))).isSymbolicLink()).toBe(true);
     expect((await a.c.del(`/api/deployments/${ra.id}`)).status).toBe(200);
     await expect.poll(() => readFileSync("/proc/self/mountinfo", "utf8").includes(` ${merged} `), { timeout: 30_000 }).toBe(false);
     await expect.poll(() => existsSync(path.join(deployments, ra.id)), { timeout: 30_000 }).toBe(false);
+    // The layer's links were removed as links: the host folder and file they named are untouched.
+    expect(await fs.readFile(path.join(canaryDir, "canary"), "utf8")).toBe("host file");
+    await fs.rm(canaryDir, { recursive: true, force: true });
     expect((await b.c.del(`/api/deployments/${rb.id}`)).status).toBe(200);
   }, 300_000);
 
   it("stops a layer bomb (more files than IMAGE_MAX_FILES) with a clear status, and keeps nothing of it", async () => {
     // A platform of its own with a small cap, so the bomb is quick to build: 20,000 empty files
     // against 2,000 (the default cap is 200,000; the watch counts files while umoci unpacks).
-    const port = await freePort();
-    const small = await createTestApp({
-      PACKAGES_DIR: packagesDir,
-      IMAGE_INSECURE_REGISTRIES: registry.host,
-      IMAGE_MAX_FILES: "2000",
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
+    const small = await ownPlatform({ IMAGE_MAX_FILES: "2000" });
     try {
       await images.withLayer("1", "bomb", [{ type: "many", name: "bomb", count: 20_000 }]);
       const bombDigest = await registry.push(images.layout, "bomb", "fixture/bomb");
@@ -550,15 +556,8 @@ describe.skipIf(why)(`Container images${why ? ` (skipped: ${why})` : ""}`, () =>
     expect(await versionOf(t, `docker run -i ${image}`)).toBe("a");
 
     // A platform that resolves the tag now (another runner, or this one an hour later) pulls B.
-    const port = await freePort();
-    const fresh = await createTestApp({
-      PACKAGES_DIR: packagesDir,
-      IMAGE_INSECURE_REGISTRIES: registry.host,
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
+    const fresh = await ownPlatform({});
     try {
-      await fresh.listen();
       expect(await versionOf(fresh, `docker run -i ${image}`)).toBe("b");
       // By digest, each names its own image, whatever the tag says.
       expect(await versionOf(fresh, `docker run -i ${registry.host}/fixture/moving@${digestA}`)).toBe("a");
