@@ -109,6 +109,11 @@ const schema = z.object({
   DEPLOY_FLOOD_STOP_MS: z.coerce.number().int().min(1000).default(DEFAULT_FLOW.floodStopMs),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** Connections (remote servers): how long an answer's headers may take, and the whole answer to one message */
+  CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  CONNECTION_ANSWER_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
+  /** Connections one user may have */
+  CONNECTIONS_PER_USER: z.coerce.number().int().min(0).default(20),
   /** Restart and Edit keys of one deployment a minute, from any process (0: no limit): each one starts a sandbox anew */
   DEPLOY_RESTARTS_PER_MINUTE: z.coerce.number().int().min(0).default(6),
   RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),

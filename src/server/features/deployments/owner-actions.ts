@@ -9,6 +9,7 @@ import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
 import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "~/shared/definitions.js";
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
+import { isConnection } from "./connections.js";
 
 // What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
 // choose its tools, review its changed definitions, read its output. Another user's deployment is
@@ -41,7 +42,11 @@ export async function restartDeployment(
   env?: Record<string, string>,
 ): Promise<DeploymentView> {
   const r = await ownDeployment(deps, v, id);
-  if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin))))
+  // A connection runs no hosted code: the sandbox's state does not hold it back.
+  if (
+    !isConnection(r) &&
+    !(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin)))
+  )
     throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
   let sealed: string | undefined;
   if (env) {

@@ -175,15 +175,21 @@ export async function place(
 ): Promise<Placed | undefined | "gone"> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('switchboard:placement', 0))`);
+    // A connection (a remote server) holds no process: it reserves no memory, and needs none free.
+    const [self] = (
+      await tx.execute<{ remote: boolean }>(sql`select source->>'kind' = 'remote' as remote from deployments where id = ${id}`)
+    ).rows;
+    const need = self?.remote ? 0 : o.memoryMb;
     const r = await tx.execute<{ id: string; url: string }>(sql`
       select r.id, r.url
         from runners r
         left join deployments d on d.runner_id = r.id and d.status not in ('failed', 'stopped') and d.id <> ${id}
+                               and d.source->>'kind' is distinct from 'remote'
        where r.heartbeat_at > now() - (${o.leaseMs} * interval '1 millisecond')
          and not r.draining
          and r.id <> ${o.exclude ?? ""}
        group by r.id
-      having r.capacity_mb - count(d.id) * ${o.memoryMb} >= ${o.memoryMb}
+      having r.capacity_mb - count(d.id) * ${o.memoryMb} >= ${need}
        order by coalesce((r.sandbox->>'complete')::boolean, false) desc, r.capacity_mb - count(d.id) * ${o.memoryMb} desc, r.id
        limit 1`);
     const chosen = r.rows[0];

@@ -18,6 +18,8 @@ export interface ServerRef {
 /** Deployments that hold a slot of the plan: not failed, not stopped by a plan change. */
 export const RESTING: DeploymentStatus[] = ["failed", "stopped"];
 const live = () => notInArray(deployments.status, RESTING);
+/** What a plan's running limit counts: live deployments of hosted code (a connection runs nothing of ours, docs/product.md#plans). */
+const counted = () => and(live(), sql`${deployments.source}->>'kind' is distinct from 'remote'`);
 
 const refIs = (s: ServerRef) => and(eq(deployments.serverKind, s.kind), eq(deployments.serverRef, s.ref));
 
@@ -43,7 +45,7 @@ export async function listLiveDeployments(db: Db, userId: string): Promise<Deplo
   return db
     .select()
     .from(deployments)
-    .where(and(eq(deployments.userId, userId), live()))
+    .where(and(eq(deployments.userId, userId), counted()))
     .orderBy(desc(deployments.createdAt));
 }
 
@@ -52,7 +54,7 @@ export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise
   const rows = await db
     .select({ userId: deployments.userId })
     .from(deployments)
-    .where(live())
+    .where(counted())
     .groupBy(deployments.userId)
     .having(gte(count(), atLeast));
   return rows.map((r) => r.userId);
@@ -75,7 +77,8 @@ export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
 export async function planUse(db: Db, userId: string): Promise<{ deploys: number; live: number }> {
   const r = await db.execute<{ deploys: number; live: number }>(sql`
     select (select count(*)::int from deploy_actions where user_id = ${userId} and created_at >= date_trunc('month', now())) as deploys,
-           (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')) as live`);
+           (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')
+                                                   and source->>'kind' is distinct from 'remote') as live`);
   return r.rows[0]!;
 }
 
@@ -95,7 +98,8 @@ export type ReserveResult =
  */
 export async function reserveDeployment(
   db: Db,
-  limits: PlanLimits,
+  /** null: a connection, which no plan limit counts and no deploy action records */
+  limits: PlanLimits | null,
   row: Omit<typeof deployments.$inferInsert, "status">,
   resource?: string,
 ): Promise<ReserveResult> {
@@ -110,19 +114,19 @@ export async function reserveDeployment(
     const [running] = await tx
       .select({ n: count() })
       .from(deployments)
-      .where(and(eq(deployments.userId, row.userId), live()));
-    if ((running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
+      .where(and(eq(deployments.userId, row.userId), counted()));
+    if (limits && (running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
     const monthStart = sql`date_trunc('month', now())`;
     const [month] = await tx
       .select({ n: count() })
       .from(deployActions)
       .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
-    if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
+    if (limits && (month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
     if (existing) {
       await deleteDeploymentResource(tx, existing.id);
       await tx.delete(deployments).where(eq(deployments.id, existing.id));
     }
-    await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
+    if (limits) await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
     const [inserted] = await tx
       .insert(deployments)
       // A failed deployment deployed again keeps the tools its owner chose to hide.
@@ -148,11 +152,11 @@ export async function restartInPlace(db: Db, id: string, maxRunning: number, sec
     const [row] = await tx.select().from(deployments).where(eq(deployments.id, id));
     if (!row) return undefined;
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
-    if (RESTING.includes(row.status)) {
+    if (RESTING.includes(row.status) && (row.source as { kind?: string }).kind !== "remote") {
       const [running] = await tx
         .select({ n: count() })
         .from(deployments)
-        .where(and(eq(deployments.userId, row.userId), live()));
+        .where(and(eq(deployments.userId, row.userId), counted()));
       if ((running?.n ?? 0) >= maxRunning) return { ok: false, reason: "running_limit" } as const;
     }
     const [updated] = await tx
@@ -206,6 +210,15 @@ export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferIn
     if ((e as { cause?: { code?: string } }).cause?.code === "23505") return undefined;
     throw e;
   }
+}
+
+/** How many connections (remote servers) a user has. */
+export async function connectionCount(db: Db, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: count() })
+    .from(deployments)
+    .where(and(eq(deployments.userId, userId), sql`${deployments.source}->>'kind' = 'remote'`));
+  return r?.n ?? 0;
 }
 
 /** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */

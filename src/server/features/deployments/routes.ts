@@ -4,6 +4,7 @@ import { CHECK_TEXT } from "~/shared/catalog.js";
 import { AppError } from "../../errors.js";
 import { requireAdmin } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
+import { connectionRoutes } from "./connection-routes.js";
 import { controlRoutes } from "./control-routes.js";
 import { definitionRoutes } from "./definition-routes.js";
 import { deploy } from "./deploy.js";
@@ -130,6 +131,7 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) =>
       c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
     )
+    .route("/", connectionRoutes(deps))
     .route("/", controlRoutes(deps))
     .route("/", definitionRoutes(deps))
     .openapi(stopRoute, async (c) => {

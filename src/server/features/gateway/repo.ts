@@ -115,7 +115,7 @@ export async function addUsage(db: Db, counts: ReadonlyMap<string, UsageCount>):
           .update(mcpServers)
           .set({ useCount: sql`${mcpServers.useCount} + ${n}` })
           .where(eq(mcpServers.id, ref));
-      else
+      else if (kind === "owned")
         await tx
           .update(ownedServers)
           .set({ useCount: sql`${ownedServers.useCount} + ${n}` })

@@ -1,5 +1,6 @@
 import { hash, randomBytes } from "node:crypto";
 import { API_KEY_TEXT, type ApiKeyView, type KeyScope } from "~/shared/publishers.js";
+import type { ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
@@ -38,7 +39,7 @@ export function keyView(r: ApiKeyRow): ApiKeyView {
 }
 
 /** A server as a key names it: `catalog:<id>` or `owned:<owner>/<name>` (a bare id is read the same way). */
-export function resourceOf(server: { kind: "catalog" | "owned"; ref: string }): string {
+export function resourceOf(server: { kind: ServerKind; ref: string }): string {
   return `${server.kind}:${server.ref}`;
 }
 const normalResource = (r: string) => (/^(catalog|owned):/.test(r) ? r : r.includes("/") ? `owned:${r}` : `catalog:${r}`);
@@ -109,7 +110,7 @@ export interface KeyGrant {
 }
 
 /** A viewer's key (if it came with one) reaches this server's deployment: any, unless the key names servers. */
-export function keyReaches(viewer: Viewer, server: { kind: "catalog" | "owned"; ref: string }): boolean {
+export function keyReaches(viewer: Viewer, server: { kind: ServerKind; ref: string }): boolean {
   return !viewer.key?.resources || viewer.key.resources.includes(resourceOf(server));
 }
 

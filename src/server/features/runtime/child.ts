@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { floodNotice, ReadGate } from "./flow.js";
 import { escapeControl, maskSecrets, nestsDeeper } from "./lines.js";
-import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats } from "./runner.js";
+import { ANSWER_TOO_DEEP, DEFAULT_FLOW, InputFull, type FlowLimits, type OutputStats, type ServerLink } from "./runner.js";
 import type { ExitInfo, Launched, LaunchSpec, Sandbox } from "./sandbox/index.js";
 import { HttpUpstream } from "./http-upstream.js";
 import { MAX_LINE, OVERSIZED_ENDS, StdoutLines } from "./stdout-lines.js";
@@ -41,7 +41,7 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-export class Child {
+export class Child implements ServerLink {
   readonly pid: number;
   readonly pidStart: string | null;
   readonly exited: Promise<ExitInfo>;

@@ -3,7 +3,7 @@ import { checkArgs, fail, lex } from "./command-lex.js";
 import { isBareImage, parseDockerCommand } from "./docker.js";
 import { parseGitUrl } from "./git-url.js";
 import { parseNpxCommand } from "./npx.js";
-import type { Source } from "./runner.js";
+import type { HostedSource } from "./runner.js";
 import { parseUvxCommand } from "./uvx.js";
 
 // What a deployment runs, from the command a catalogue entry or its owner gives (the spec's
@@ -41,7 +41,7 @@ export function sourceFrom(
   command: string | null | undefined,
   repositoryUrl: string | null | undefined,
   opts: { allowFileGit: boolean },
-): Source | null {
+): HostedSource | null {
   const repo = () => parseGitUrl(repositoryUrl!, { allowFile: opts.allowFileGit }).url;
   if (command && command.trim()) {
     const kind = commandKind(command);

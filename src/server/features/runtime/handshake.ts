@@ -1,8 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Child, ExitInfo } from "./child.js";
-import { PLATFORM_CLIENT_CAPABILITIES, type Listing, type McpChannel } from "./runner.js";
+import type { ExitInfo } from "./child.js";
+import { PLATFORM_CLIENT_CAPABILITIES, type Listing, type McpChannel, type ServerLink } from "./runner.js";
 
 // The platform's own MCP conversation with a server it started: initialize (within the start
 // timeout) and one listing of its tools, prompts and resources. Everything else on the server's
@@ -13,13 +13,13 @@ export function describeExit(e: ExitInfo): string {
   return e.reason ?? (e.signal ? `Killed by ${e.signal}` : `Exited with code ${e.code}`);
 }
 
-/** The SDK client speaking to a child over its stdio lines. */
+/** The SDK client speaking to a server over its link (a child's stdio lines, or a remote server's HTTP). */
 class ChildTransport implements Transport {
   onclose?: () => void;
   onerror?: (e: Error) => void;
   onmessage?: (m: JSONRPCMessage) => void;
   private off?: () => void;
-  constructor(private readonly child: Child) {}
+  constructor(private readonly child: ServerLink) {}
   async start() {
     // Only answers to the platform's own (numeric) request ids reach the SDK client: the gateway's
     // sessions use string ids, and the other server-to-client requests and notifications belong
@@ -51,7 +51,7 @@ class ChildTransport implements Transport {
 }
 
 /** Connects the platform's client; rejects if the server exits first or does not answer in time. */
-export async function initialize(child: Child, timeoutMs: number): Promise<Client> {
+export async function initialize(child: ServerLink, timeoutMs: number): Promise<Client> {
   // The capabilities the gateway declares too: the listing that pins definitions sees every tool its clients may.
   const client = new Client({ name: "switchboard", version: "0.1.0" }, { capabilities: PLATFORM_CLIENT_CAPABILITIES });
   let timer: NodeJS.Timeout | undefined;
@@ -125,7 +125,7 @@ export async function listing(client: Client): Promise<Listing> {
 }
 
 /** The gateway's view of a child: its JSON-RPC lines and when it ends. */
-export function channelOf(child: Child): McpChannel {
+export function channelOf(child: ServerLink): McpChannel {
   return {
     send: (msg) => child.send(msg),
     onMessage: (cb) => child.onMessage(cb),

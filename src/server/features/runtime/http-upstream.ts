@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { IMAGE_MCP_PATH } from "./docker.js";
+import { OneSession } from "./one-session.js";
 
 export interface HttpUpstreamOptions {
   socket: string;
@@ -46,8 +47,13 @@ export function unixFetch(socket: string, max: number) {
       req.on("error", reject);
       const signal = init?.signal;
       if (signal) {
-        if (signal.aborted) req.destroy(signal.reason as Error);
-        else signal.addEventListener("abort", () => req.destroy(signal.reason as Error), { once: true });
+        // The transport's one signal serves all its requests: each request's listener goes with it.
+        const onAbort = () => req.destroy(signal.reason as Error);
+        if (signal.aborted) onAbort();
+        else {
+          signal.addEventListener("abort", onAbort, { once: true });
+          req.once("close", () => signal.removeEventListener("abort", onAbort));
+        }
       }
       if (init?.body !== undefined && init.body !== null)
         req.end(typeof init.body === "string" ? init.body : Buffer.from(init.body as ArrayBuffer));
@@ -65,6 +71,7 @@ export class HttpUpstream {
   private answered = false;
   private readonly started = Date.now();
   private closed = false;
+  private readonly session = new OneSession();
 
   constructor(private readonly o: HttpUpstreamOptions) {
     this.transport = new StreamableHTTPClientTransport(new URL(`http://localhost${IMAGE_MCP_PATH}`), {
@@ -77,6 +84,7 @@ export class HttpUpstream {
       // The revision the server agreed to names every later request (the specification's header).
       const version = (m as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
       if (typeof version === "string") this.transport.setProtocolVersion(version);
+      this.session.seen(m);
       o.onMessage(m);
     };
     this.transport.onerror = (e) => o.onLog(`[switchboard] HTTP: ${e.message.slice(0, 500)}`);
@@ -85,6 +93,7 @@ export class HttpUpstream {
 
   /** Sends one message; a request the server could not take is answered with an error, as a stdio server's would be. */
   send(m: JSONRPCMessage): void {
+    if (this.session.intercept(m, (answer) => queueMicrotask(() => this.o.onMessage(answer)))) return;
     void this.deliver(m);
   }
 

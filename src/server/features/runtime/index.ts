@@ -6,7 +6,9 @@ import { projectRoot } from "../../paths.js";
 import { Installer } from "./installer.js";
 import { LocalRunner } from "./local-runner.js";
 import { PythonRuntime } from "./python.js";
+import { parseAllowList } from "./sandbox/cidr.js";
 import { createHosting } from "./sandbox/detect.js";
+import { MAX_LINE } from "./stdout-lines.js";
 
 export type { DeploymentSpec, Listing, McpChannel, Runner, RunnerEvent, RunnerEvents, Source } from "./runner.js";
 export { LocalRunner };
@@ -57,6 +59,13 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     backoffMaxMs: config.RESTART_BACKOFF_MAX_MS,
     healthyResetMs: config.HEALTHY_RESET_MS,
     crashLoopAfter: config.CRASH_LOOP_AFTER,
+    // A connection reaches what hosted code may: public https, and the operator's own exceptions.
+    remote: {
+      allow: parseAllowList(config.SANDBOX_EGRESS_ALLOW),
+      maxBodyBytes: MAX_LINE,
+      headersTimeoutMs: config.CONNECTION_TIMEOUT_MS,
+      answerTimeoutMs: config.CONNECTION_ANSWER_TIMEOUT_MS,
+    },
   });
   return { installer, runner };
 }

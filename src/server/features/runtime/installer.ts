@@ -9,7 +9,7 @@ import type { Identity } from "./sandbox/identity.js";
 import { TenantFileError } from "./sandbox/tenant-files.js";
 import type { Volumes } from "./sandbox/volumes.js";
 import type { PythonRuntime } from "./python.js";
-import type { Source } from "./runner.js";
+import type { HostedSource, Source } from "./runner.js";
 
 export type { Source };
 
@@ -72,7 +72,7 @@ export class Installer {
   }
 
   /** `signal`: the deployment was stopped meanwhile; a running step is killed and nothing more starts. */
-  async prepare(id: string, source: Source, signal?: AbortSignal): Promise<Prepared> {
+  async prepare(id: string, source: HostedSource, signal?: AbortSignal): Promise<Prepared> {
     const identity = await this.o.uids.forDeployment(id);
     const workDir = await this.o.volumes.ensure(id, identity);
     try {

@@ -6,7 +6,8 @@ import { channelOf, describeExit, initialize, listing } from "./handshake.js";
 import { IMAGE_PATH, IMAGE_VOLUME } from "./image-cache.js";
 import { childNetworkEnv } from "./install-env.js";
 import type { Installer } from "./installer.js";
-import type { DeploymentSpec, FlowLimits, McpChannel, OutputStats, Runner, RunnerEvent, RunnerEvents } from "./runner.js";
+import { RemoteLink, type RemoteOptions } from "./remote-link.js";
+import type { DeploymentSpec, FlowLimits, McpChannel, OutputStats, Runner, RunnerEvent, RunnerEvents, ServerLink } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Limits, Sandbox } from "./sandbox/index.js";
 import type { Volumes } from "./sandbox/volumes.js";
@@ -30,11 +31,13 @@ export interface LocalRunnerOptions {
   backoffMaxMs: number;
   healthyResetMs: number;
   crashLoopAfter: number;
+  /** how connections reach remote servers (absent: this runner runs no connection) */
+  remote?: RemoteOptions;
 }
 
 interface Slot {
   spec: DeploymentSpec;
-  child?: Child;
+  child?: ServerLink;
   channel?: McpChannel;
   client?: Client;
   timer?: NodeJS.Timeout;
@@ -91,45 +94,17 @@ export class LocalRunner implements Runner {
   }
 
   private async run(slot: Slot, signal: AbortSignal): Promise<void> {
-    const { id, env } = slot.spec;
+    const { id } = slot.spec;
     const log = this.o.log.child({ deployment: id });
-    let child: Child | undefined;
+    let child: ServerLink | undefined;
     try {
-      if (!slot.everRan) await this.emit(slot, { type: "installing" });
-      const prepared = await this.o.installer.prepare(id, slot.spec.source, signal);
-      if (slot.stopping) return;
-      // A restart keeps showing 'crashed' until it runs again.
-      if (!slot.everRan) await this.emit(slot, { type: "starting" });
-      const image = prepared.image;
-      child = await Child.launch(this.o.sandbox, {
-        argv: prepared.argv,
-        cwd: prepared.cwd ?? prepared.workDir,
-        // An image's tree (under its own writable layer) is its `/`, and its volume's data is at /data there.
-        root: image?.root,
-        rootWritable: image?.writable,
-        writable: image ? [] : [prepared.workDir],
-        binds: image ? [{ source: image.data, dest: IMAGE_VOLUME }] : [],
-        // An image that speaks HTTP is reached through a relay into its own network, never the host's.
-        relay: image?.port ? { socket: await this.o.volumes.relaySocket(id), port: image.port } : undefined,
-        startTimeoutMs: this.o.startTimeoutMs,
-        readOnly: prepared.readOnly,
-        identity: prepared.identity,
-        network: true,
-        // The platform's PATH/HOME win over anything in the user's keys; the keys over an image's Env.
-        env: image
-          ? { ...image.env, ...env, ...childNetworkEnv(), PATH: image.env.PATH ?? IMAGE_PATH, HOME: IMAGE_VOLUME }
-          : { ...env, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
-        secrets: Object.values(env),
-        limits: this.o.limits,
-        label: id,
-        disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
-        flow: this.o.flow,
-      });
+      child = slot.spec.source.kind === "remote" ? await this.connect(slot) : await this.launch(slot, signal);
+      if (!child) return;
       slot.child = child;
       const flooding = child;
       flooding.onFlood((notice) => void this.failFlooding(slot, flooding, notice));
       slot.channel = channelOf(child);
-      await this.emit(slot, { type: "spawned", pid: child.pid, pidStart: child.pidStart });
+      if (child.pid !== null) await this.emit(slot, { type: "spawned", pid: child.pid, pidStart: child.pidStart });
       if (slot.stopping) return void child.stop();
       const c = child;
       const client = await initialize(c, this.o.startTimeoutMs);
@@ -156,8 +131,53 @@ export class LocalRunner implements Runner {
     }
   }
 
+  /** A connection: the link to its remote server, with the owner's headers (its keys). */
+  private async connect(slot: Slot): Promise<ServerLink | undefined> {
+    const src = slot.spec.source;
+    if (src.kind !== "remote") return undefined;
+    if (!slot.everRan) await this.emit(slot, { type: "starting" });
+    if (!this.o.remote) throw new Error("This runner does not connect to remote servers");
+    return RemoteLink.open({ url: src.url, transport: src.transport, headers: slot.spec.env }, this.o.remote);
+  }
+
+  /** A hosted server: installed (or built), then started in the sandbox; undefined when it was stopped meanwhile. */
+  private async launch(slot: Slot, signal: AbortSignal): Promise<Child | undefined> {
+    const { id, env, source } = slot.spec;
+    if (source.kind === "remote") return undefined;
+    if (!slot.everRan) await this.emit(slot, { type: "installing" });
+    const prepared = await this.o.installer.prepare(id, source, signal);
+    if (slot.stopping) return undefined;
+    // A restart keeps showing 'crashed' until it runs again.
+    if (!slot.everRan) await this.emit(slot, { type: "starting" });
+    const image = prepared.image;
+    return Child.launch(this.o.sandbox, {
+      argv: prepared.argv,
+      cwd: prepared.cwd ?? prepared.workDir,
+      // An image's tree (under its own writable layer) is its `/`, and its volume's data is at /data there.
+      root: image?.root,
+      rootWritable: image?.writable,
+      writable: image ? [] : [prepared.workDir],
+      binds: image ? [{ source: image.data, dest: IMAGE_VOLUME }] : [],
+      // An image that speaks HTTP is reached through a relay into its own network, never the host's.
+      relay: image?.port ? { socket: await this.o.volumes.relaySocket(id), port: image.port } : undefined,
+      startTimeoutMs: this.o.startTimeoutMs,
+      readOnly: prepared.readOnly,
+      identity: prepared.identity,
+      network: true,
+      // The platform's PATH/HOME win over anything in the user's keys; the keys over an image's Env.
+      env: image
+        ? { ...image.env, ...env, ...childNetworkEnv(), PATH: image.env.PATH ?? IMAGE_PATH, HOME: IMAGE_VOLUME }
+        : { ...env, ...childNetworkEnv(), PATH: SANDBOX_PATH, HOME: prepared.workDir },
+      secrets: Object.values(env),
+      limits: this.o.limits,
+      label: id,
+      disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
+      flow: this.o.flow,
+    });
+  }
+
   /** A server that floods the platform with output is stopped for good (no restart): failed, with why. */
-  private async failFlooding(slot: Slot, child: Child, notice: string) {
+  private async failFlooding(slot: Slot, child: ServerLink, notice: string) {
     if (slot.stopping || this.closed || slot.child !== child) return;
     this.o.log.warn({ deployment: slot.spec.id }, "deployment stopped: it floods the platform with output");
     await this.emit(slot, { type: "failed", detail: [notice, tail(child.logs())].filter(Boolean).join("\n").slice(0, 4000), code: null });
@@ -165,7 +185,7 @@ export class LocalRunner implements Runner {
     this.slots.delete(slot.spec.id);
   }
 
-  private async onExit(slot: Slot, child: Child, exit: ExitInfo) {
+  private async onExit(slot: Slot, child: ServerLink, exit: ExitInfo) {
     if (slot.stopping || this.closed || slot.child !== child) return;
     slot.lastLogs = child.logs();
     await this.scheduleRestart(slot, exit, tail(slot.lastLogs));

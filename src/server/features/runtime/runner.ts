@@ -1,5 +1,6 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { SandboxInfo } from "~/shared/deployments.js";
+import type { ExitInfo } from "./sandbox/index.js";
 
 // The seam between the platform and wherever deployments run. A Runner starts and stops
 // processes and reports what happens to them as events; it never reads or writes the database.
@@ -16,12 +17,18 @@ export type Source =
   | { kind: "git"; url: string; args: string[]; module?: string }
   /** a container image (`registry/repository:tag` or `@sha256:...`, canonical): its entrypoint, with `args` in place of its Cmd when given */
   /** `port`: it speaks streamable HTTP at /mcp on that port inside its sandbox (`-p`), else stdio */
-  | { kind: "image"; image: string; args: string[]; port?: number };
+  | { kind: "image"; image: string; args: string[]; port?: number }
+  /** a connection: a remote server reached over HTTP with the owner's headers (its secrets); `name` is what its owner calls it */
+  | { kind: "remote"; url: string; transport: "streamable-http" | "sse"; name: string };
+
+/** What runs in the sandbox (everything but a connection). */
+export type HostedSource = Exclude<Source, { kind: "remote" }>;
 
 /** How a source reads to its owner: `npm:pkg@1.0.0`, `pypi:pkg==1.0.0`, or the repository URL. */
 export function describeSource(src: Source): string {
   if (src.kind === "npm") return `npm:${src.package}${src.version ? `@${src.version}` : ""}`;
   if (src.kind === "pypi") return `pypi:${src.package}${src.version ? `==${src.version}` : ""}${src.command ? ` (${src.command})` : ""}`;
+  if (src.kind === "remote") return `remote:${src.url}${src.transport === "sse" ? " (SSE)" : ""}`;
   if (src.kind === "image") return `image:${src.image}${src.port ? ` (streamable HTTP on port ${src.port})` : ""}`;
   return src.url;
 }
@@ -129,6 +136,25 @@ export interface McpChannel {
   onMessage(cb: (msg: JSONRPCMessage) => void): () => void;
   /** resolves with the reason when the server's process ends */
   readonly exited: Promise<string>;
+}
+
+/**
+ * What runs a deployment, as the runner supervises it: a process in the sandbox (child.ts) or the
+ * link to a remote server (remote-link.ts). Both give JSON-RPC messages and end with a reason.
+ */
+export interface ServerLink {
+  /** the process (null for a remote server) and its start time */
+  readonly pid: number | null;
+  readonly pidStart: string | null;
+  readonly exited: Promise<ExitInfo>;
+  readonly running: boolean;
+  send(msg: JSONRPCMessage): void;
+  onMessage(cb: (msg: JSONRPCMessage) => void): () => void;
+  onFlood(cb: (notice: string) => void): void;
+  logs(): string[];
+  rssBytes(): number;
+  outputStats(): OutputStats;
+  stop(graceMs?: number): Promise<ExitInfo>;
 }
 
 export interface Runner {

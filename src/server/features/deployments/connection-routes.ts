@@ -1,0 +1,72 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { CONNECTION_TEXT, connectionInput, connectionView } from "~/shared/connections.js";
+import { apiRouter, jsonError } from "../../http/openapi.js";
+import { createConnection, deleteConnection, listConnections } from "./connections.js";
+import { bearer, idParams, viewerOf } from "./route-parts.js";
+import type { DeploymentDeps } from "./service.js";
+
+// /api/connections: remote MCP servers reached through the gateway with the user's own headers
+// (connections.ts). A connection's controls (restart, tools, definitions, log) are a deployment's.
+
+const createRouteDef = createRoute({
+  method: "post",
+  path: "/connections",
+  tags: ["connections"],
+  summary:
+    "Connect a remote MCP server: a catalogue entry's (server_id, its keys in env) or any URL by name; it gets a Switchboard URL like a deployment",
+  security: bearer,
+  request: { body: { required: true, content: { "application/json": { schema: connectionInput } } } },
+  responses: {
+    202: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), connection: connectionView }) } },
+      description: "Connecting (poll its status)",
+    },
+    400: jsonError("A bad name, URL or header, a missing key, or an address no connection may reach"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Too many connections, or a key that does not reach this server"),
+    404: jsonError("No such catalogue entry"),
+    409: jsonError("A connection of that name, or to that entry, exists"),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/connections",
+  tags: ["connections"],
+  summary: "Your connections (header names only: values are never shown again)",
+  security: bearer,
+  responses: {
+    200: { content: { "application/json": { schema: z.array(connectionView) } }, description: "Your connections" },
+    401: jsonError("Not signed in"),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/connections/{id}",
+  tags: ["connections"],
+  summary: "Remove a connection: its upstream session ends and its sealed headers are deleted",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string() }) } },
+      description: "Removed",
+    },
+    401: jsonError("Not signed in"),
+    404: jsonError("No such connection of yours"),
+  },
+});
+
+export function connectionRoutes(deps: DeploymentDeps) {
+  return apiRouter()
+    .openapi(createRouteDef, async (c) => {
+      const connection = await createConnection(deps, viewerOf(c), c.req.valid("json"));
+      return c.json({ success: true as const, message: CONNECTION_TEXT.connected, connection }, 202);
+    })
+    .openapi(listRoute, async (c) => c.json(await listConnections(deps, viewerOf(c)), 200))
+    .openapi(deleteRoute, async (c) => {
+      await deleteConnection(deps, viewerOf(c), c.req.valid("param").id);
+      return c.json({ success: true as const, message: CONNECTION_TEXT.removed }, 200);
+    });
+}

@@ -1,0 +1,133 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  CONNECTION_TEXT,
+  connectionHeaders,
+  headerOfKey,
+  transportOf,
+  type ConnectionInput,
+  type ConnectionView,
+} from "~/shared/connections.js";
+import { DEPLOY_TEXT, missingKeys } from "~/shared/deployments.js";
+import { API_KEY_TEXT } from "~/shared/publishers.js";
+import { AppError } from "../../errors.js";
+import { resolveUpstream, UpstreamRefused } from "../../net/upstream-fetch.js";
+import type { Viewer } from "../auth/viewer.js";
+import { findServer } from "../catalog/repo.js";
+import { resourceUrl } from "../oauth/index.js";
+import { keyReaches } from "../publishers/api-keys.js";
+import { parseAllowList } from "../runtime/sandbox/cidr.js";
+import type { Source } from "../runtime/runner.js";
+import { connectionCount, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { deploymentView, type DeploymentDeps } from "./service.js";
+
+// Connections (docs/product.md#connections): a remote MCP server reached through the gateway with
+// the user's own headers. A connection is a deployment whose source is the remote URL, so its URL,
+// keys, OAuth for clients, pinned definitions, tool selection, playground and request log are a
+// deployment's; the runner holds a link to the server instead of a process. It runs none of the
+// user's code: no plan's running or monthly limit counts it, CONNECTIONS_PER_USER bounds it.
+
+type Remote = Extract<Source, { kind: "remote" }>;
+
+export const isConnection = (r: Pick<DeploymentRow, "source">) => (r.source as Source).kind === "remote";
+
+export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: DeploymentRow, v?: Viewer): ConnectionView {
+  const src = r.source as Remote;
+  let names: string[] = [];
+  try {
+    names = Object.keys(deps.box.open(r.secrets)).sort();
+  } catch {
+    // sealed under another SECRETS_KEY: the names are lost with the values
+  }
+  return { ...deploymentView(deps.config, r, v), name: src.name, remote_url: src.url, transport: src.transport, header_names: names };
+}
+
+/** A catalogue entry's remote, or a URL the user names: what to connect and which headers it needs. */
+async function targetOf(
+  deps: DeploymentDeps,
+  input: ConnectionInput,
+): Promise<{ server: ServerRef; source: Remote; headers: Record<string, string> }> {
+  if (input.server_id) {
+    const entry = await findServer(deps.db, input.server_id);
+    if (!entry || !entry.isApproved) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
+    if (!entry.url || !URL.canParse(entry.url) || !/^https?:$/.test(new URL(entry.url).protocol))
+      throw new AppError("validation_failed", CONNECTION_TEXT.notRemote);
+    const required = entry.requiredKeys ?? [];
+    const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val.trim() !== ""));
+    const missing = missingKeys(required, env);
+    if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
+    // The entry's keys go as headers (X_API_KEY as X-API-KEY), with the rules every header obeys.
+    const headers = connectionHeaders.safeParse({
+      ...input.headers,
+      ...Object.fromEntries(Object.entries(env).map(([k, val]) => [headerOfKey(k), val])),
+    });
+    if (!headers.success) throw new AppError("validation_failed", headers.error.issues[0]!.message);
+    return {
+      server: { kind: "catalog", ref: entry.id },
+      source: { kind: "remote", url: entry.url, transport: transportOf(entry.url), name: entry.id },
+      headers: headers.data,
+    };
+  }
+  const { name, url } = input as { name: string; url: string };
+  return {
+    server: { kind: "remote", ref: name },
+    source: { kind: "remote", url, transport: input.transport ?? transportOf(url), name },
+    headers: input.headers,
+  };
+}
+
+export async function createConnection(deps: DeploymentDeps, v: Viewer, input: ConnectionInput): Promise<ConnectionView> {
+  const target = await targetOf(deps, input);
+  if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
+  // Refused before anything is stored: a URL on an address no connection may reach says so now
+  // (the runner checks again each time it connects: a name's address can change).
+  try {
+    await resolveUpstream(new URL(target.source.url), parseAllowList(deps.config.SANDBOX_EGRESS_ALLOW));
+  } catch (e) {
+    if (e instanceof UpstreamRefused) throw new AppError("validation_failed", e.message);
+    throw e;
+  }
+  const max = deps.config.CONNECTIONS_PER_USER;
+  if ((await connectionCount(deps.db, v.id)) >= max) throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));
+  const proxyId = randomBytes(16).toString("hex");
+  const result = await reserveDeployment(
+    deps.db,
+    null,
+    {
+      id: randomUUID(),
+      userId: v.id,
+      serverKind: target.server.kind,
+      serverRef: target.server.ref,
+      source: target.source,
+      secrets: deps.box.seal(target.headers),
+      proxyId,
+    },
+    resourceUrl(deps.config.PUBLIC_URL, proxyId),
+  );
+  if (!result.ok)
+    throw new AppError("conflict", target.server.kind === "remote" ? CONNECTION_TEXT.nameTaken : CONNECTION_TEXT.alreadyConnected);
+  if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
+  await deps.lifecycle.launch(result.row);
+  return connectionView(deps, result.row, v);
+}
+
+export async function listConnections(deps: DeploymentDeps, v: Viewer): Promise<ConnectionView[]> {
+  const rows = await listUserDeployments(deps.db, v.id);
+  return rows
+    .filter((r) => isConnection(r) && keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    .map((r) => connectionView(deps, r, v));
+}
+
+/** The viewer's connection, else not found (another user's is never revealed, nor a deployment). */
+export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
+  const rows = /^[0-9a-f-]{36}$/.test(id) ? await listUserDeployments(deps.db, v.id) : [];
+  const r = rows.find((row) => row.id === id);
+  if (!r || !isConnection(r) || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    throw new AppError("not_found", CONNECTION_TEXT.notFound);
+  return r;
+}
+
+/** Removes it: the link ends (the upstream session is closed) and its sealed headers go with the row. */
+export async function deleteConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<void> {
+  const r = await ownConnection(deps, v, id);
+  await deps.lifecycle.stop(r.id);
+}
