@@ -11,11 +11,21 @@ export const CONNECTION_TEXT = {
     "Remote MCP servers reached through Switchboard with your own credentials: one key or OAuth for your clients, pinned definitions, tool selection and a request log.",
   connect: "Connect",
   connecting: "Connecting...",
+  connectHint:
+    "Its publisher hosts it. Connect it through Switchboard: one URL with your API key or OAuth for every client, its definitions pinned, its calls in your request log.",
   connected: "Connection created",
   disconnect: "Remove",
   removed: "Connection removed",
   none: "No connections yet. Connect a remote server from its catalogue page, or by URL here.",
+  byUrl: "Connect a server by URL",
   nameLabel: "Name",
+  nameHint: "Lower-case letters, digits and hyphens: how you will find it here.",
+  transportAuto: "Detect from the URL (/sse: SSE)",
+  loadFailed: "Failed to load your connections. Please try again later.",
+  gone: "This connection was removed.",
+  panelTitle: "Connection",
+  noTools: "Its tools are listed here once it is connected.",
+  sends: (names: string[]) => `Sends ${names.join(", ")} (values encrypted, never shown again)`,
   urlLabel: "Server URL",
   transportLabel: "Transport",
   headersLabel: "Headers (optional)",
@@ -132,6 +142,8 @@ export const connectionView = deploymentView.extend({
   transport: z.enum(TRANSPORTS),
   /** the names of the headers it sends (never their values) */
   header_names: z.array(z.string()),
+  /** the catalogue entry whose remote it is, or null for a URL its owner named */
+  entry: z.string().nullable(),
 });
 export type ConnectionView = z.infer<typeof connectionView>;
 

@@ -31,7 +31,8 @@ export const DEPLOY_TEXT = {
   otherPackage: (kind: string, name: string) =>
     `This server is distributed as a ${kind} package (${name}), which Switchboard cannot run, so it cannot be deployed here.`,
   badCommand: (why: string) => `This server's command cannot run here: ${why}`,
-  remoteOnly: "This server is hosted by its publisher: there is nothing to deploy. Connect your client to its URL (see Connect).",
+  remoteOnly:
+    "This server is hosted by its publisher: there is nothing to deploy. Connect it through Switchboard instead (Connect on its page, or POST /api/connections), or connect your client to its URL.",
   commandLabel: "Command (optional)",
   commandHint:
     'Leave empty to build the repository. Or run a package: "npx -y @scope/server" or "uvx mcp-server-name", or an image: "docker run -i -e API_KEY ghcr.io/you/server:1"; with the repository, "python -m my_server" runs one of its modules.',

@@ -14,6 +14,8 @@ export default [
   route("oauth/error", "routes/oauth-error.tsx"),
   route("profile", "routes/profile.tsx"),
   route("deployments", "routes/deployments.tsx"),
+  route("connections", "routes/connections.tsx"),
+  route("connections/:name", "routes/connection.tsx"),
   route("submissions", "routes/submissions.tsx"),
   route("server/:id", "routes/server.tsx"),
   route("server/:owner/:name", "routes/owned-server.tsx"),

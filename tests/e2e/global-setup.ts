@@ -12,6 +12,7 @@ import { removeDataDir } from "../support/deployments.js";
 import { startFakeGitHub } from "../support/github-oauth.js";
 import { freePort, startAppProcess } from "../support/process.js";
 import { startSmtpSink } from "../support/smtp-sink.js";
+import { E2E_REMOTE_HOST } from "../support/remote-upstreams.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -50,6 +51,8 @@ export default async function setup(project: TestProject) {
     PACKAGES_DIR: TEST_PACKAGES_DIR,
     // The playground's hostile-output test deploys the fixture server from a local git repository.
     GIT_ALLOW_FILE: "on",
+    // The connections test's remote server: a test host the operator lets connections (and hosted code) reach.
+    SANDBOX_EGRESS_ALLOW: E2E_REMOTE_HOST,
   });
   const appLog = path.join(mailDir, "app.log");
   const log = createWriteStream(appLog);

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { promisify } from "node:util";
@@ -70,6 +71,9 @@ export async function createTestHosts(
     for (const a of addresses) await ip("-n", ns, "addr", "add", `${a}/32`, "dev", nsSide);
     await ip("-n", ns, "link", "set", nsSide, "up");
     await ip("-n", ns, "route", "add", "default", "dev", nsSide);
+    // No IPv6 on the host's end: its address would arrive seconds later, and a browser of the test
+    // (Chromium watches the machine's addresses) would abort its page loads as "network changed".
+    await fs.writeFile(`/proc/sys/net/ipv6/conf/${hostSide}/disable_ipv6`, "1").catch(() => undefined);
     await ip("link", "set", hostSide, "up");
     for (const a of addresses) {
       await ip("route", "add", `${a}/32`, "dev", hostSide);

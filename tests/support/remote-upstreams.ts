@@ -30,6 +30,9 @@ export async function startEverything(mode: "streamableHttp" | "sse", address: s
   return createTestHosts([address], port, { command: ["env", `PORT=${port}`, process.execPath, entry, mode] });
 }
 
+/** The e2e app's remote server: a documentation address in a network namespace the connections test creates, allowed by its operator settings. */
+export const E2E_REMOTE_HOST = "203.0.113.85";
+
 export const UPSTREAM_TOKEN = "upstream-s3cret-token-value";
 
 export interface HostileUpstream {

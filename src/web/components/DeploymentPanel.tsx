@@ -1,5 +1,6 @@
 import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
+import { CONNECTION_TEXT } from "../../shared/connections";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
@@ -34,10 +35,12 @@ interface Props {
   state: DeploymentState;
   /** open 'Edit keys' at once (My deployments links here with ?edit=keys) */
   editKeys?: boolean;
+  /** its publisher hosts it: 'Connect' (a connection with the viewer's keys) instead of 'Deploy' */
+  connect?: boolean;
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
-const ACTS = ["deploy", "stop", "restart", "keys"];
+const ACTS = ["deploy", "connect", "stop", "restart", "keys"];
 
 export function DeploymentPanel(p: Props) {
   const hydrated = useHydrated();
@@ -146,7 +149,11 @@ export function DeploymentPanel(p: Props) {
             <input type="hidden" name="deployment" value={deployment.id} />
             <Button type="submit" variant="dangerOutline" size="sm" disabled={busy !== null}>
               {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
-              {busy === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
+              {busy === "stop"
+                ? DEPLOY_TEXT.stopping
+                : deployment.source.startsWith("remote:")
+                  ? CONNECTION_TEXT.disconnect
+                  : DEPLOY_TEXT.stop}
             </Button>
           </fetcher.Form>
           <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
@@ -202,6 +209,28 @@ export function DeploymentPanel(p: Props) {
   }
 
   const hasSource = p.hasSource || command.trim() !== "";
+
+  if (p.connect) {
+    // A connection runs none of the viewer's code: the sandbox's state does not hold it back.
+    return (
+      <fetcher.Form method="post" className="mt-3 space-y-3" key={answer?.deployment?.id ?? "new"}>
+        <Enhanced />
+        <p className="text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.connectHint}</p>
+        {p.signedIn && <KeyFields keys={p.requiredKeys} />}
+        {error && <DeployError error={error} />}
+        <input type="hidden" name="intent" value="connect" />
+        <Button type="submit" block disabled={busy !== null}>
+          {busy === "connect" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+          {busy === "connect" ? CONNECTION_TEXT.connecting : CONNECTION_TEXT.connect}
+        </Button>
+        {!p.signedIn && (
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            You will be asked to log in first; your keys stay encrypted and are only sent to this server.
+          </p>
+        )}
+      </fetcher.Form>
+    );
+  }
 
   if (p.unavailable) {
     return (

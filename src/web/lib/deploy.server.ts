@@ -1,5 +1,6 @@
 import { data, redirect, type AppLoadContext } from "react-router";
-import { DEPLOY_TEXT, deployRequest, type DeploymentView } from "../../shared/deployments";
+import { CONNECTION_TEXT, type ConnectionView } from "../../shared/connections";
+import { DEPLOY_TEXT, deployRequest, missingKeys, type DeploymentView } from "../../shared/deployments";
 import { field, isEnhanced } from "./actions.server";
 import type { DeployAnswer } from "./deploy-types";
 import { formMessage } from "./validation";
@@ -71,6 +72,15 @@ export async function deploymentAction(
   }
 
   const env = typedKeys(form);
+  if (intent === "connect") {
+    // A catalogue entry its publisher hosts: a connection with the entry's keys (sent as headers).
+    const missing = missingKeys(server.requiredKeys, env);
+    if (missing.length) return answer({ error: DEPLOY_TEXT.missingKeys(missing) });
+    const r = await context.api<{ connection: ConnectionView }>("POST", "/api/connections", { server_id: server.id, env });
+    return r.ok
+      ? answer({ deployment: r.data.connection, message: CONNECTION_TEXT.connected })
+      : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
+  }
   const command = field(form, "command").trim();
   const body = { repositoryUrl: server.repositoryUrl, env, npx_command: command || server.npxCommand };
   // The same rules as the API: every required key filled in, then the body's own checks.

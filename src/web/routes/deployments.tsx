@@ -39,7 +39,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   const v = context.viewer;
   if (!v) throw redirect("/login?redirect=/deployments");
   const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
-  const deployments = r.ok ? r.data : [];
+  // Connections (remote servers) have their own page.
+  const deployments = r.ok ? r.data.filter((d) => !d.source.startsWith("remote:")) : [];
   const [last, keys, usage] = await Promise.all([
     lastRequests(
       context.db,

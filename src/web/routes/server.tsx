@@ -5,7 +5,6 @@ import { getRelated, getServer, toCatalogServer } from "../../server/features/ca
 import { deployabilityOf } from "../../server/features/deployments/deployability";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { connectConfigs, remoteConfigs } from "../../shared/connect";
-import { DEPLOY_TEXT } from "../../shared/deployments";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { ToolsList } from "../components/ToolsList";
 import { Markdown } from "../components/Markdown";
@@ -83,7 +82,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const configs =
     connectConfigs(server.id, server.npx_command, server.required_keys) ??
     (remote && remoteConfigs(server.id, remote.url, remote.transport));
-  const unavailable = deployability.kind === "unsupported" ? deployability.reason : remote ? DEPLOY_TEXT.remoteOnly : undefined;
+  const unavailable = deployability.kind === "unsupported" ? deployability.reason : undefined;
   const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -194,6 +193,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               canDeploy
               hasSource={Boolean(server.npx_command || server.repository_url)}
               unavailable={unavailable}
+              connect={remote !== null}
               state={deployment}
               editKeys={loaderData.editKeys}
             />

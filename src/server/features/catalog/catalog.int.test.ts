@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type TestApp } from "~support/app.js";
+import { CONNECTION_TEXT } from "~/shared/connections.js";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { COMMAND_TEXT } from "../runtime/command.js";
 import { CATEGORIES } from "~/shared/catalog.js";
@@ -234,7 +235,10 @@ describe("pages", () => {
     expect(boxed).toContain(DEPLOY_TEXT.dockerOnly("docker.io/acme/boxed:1.0").replace(/'/g, "&#x27;").replace(/"/g, "&quot;"));
     expect(boxed).not.toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Deploy/);
     const remote = await page("hosted-remote");
-    expect(remote).toContain(DEPLOY_TEXT.remoteOnly);
+    // Hosted by its publisher: connected through Switchboard, not deployed.
+    expect(remote).toContain(CONNECTION_TEXT.connectHint);
+    expect(remote).toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Connect/);
+    expect(remote).not.toMatch(/<button[^>]*type="submit"[^>]*>[^<]*Deploy/);
     expect(remote).toContain('data-testid="remote-url"');
     expect(remote).toContain("claude mcp add --transport sse hosted-remote https://mcp.acme.example/sse");
     expect(await page("odd-command")).toContain(

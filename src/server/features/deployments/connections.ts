@@ -38,7 +38,14 @@ export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: 
   } catch {
     // sealed under another SECRETS_KEY: the names are lost with the values
   }
-  return { ...deploymentView(deps.config, r, v), name: src.name, remote_url: src.url, transport: src.transport, header_names: names };
+  return {
+    ...deploymentView(deps.config, r, v),
+    name: src.name,
+    remote_url: src.url,
+    transport: src.transport,
+    header_names: names,
+    entry: r.serverKind === "catalog" ? r.serverRef : null,
+  };
 }
 
 /** A catalogue entry's remote, or a URL the user names: what to connect and which headers it needs. */

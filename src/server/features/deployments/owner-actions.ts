@@ -10,6 +10,7 @@ import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewVie
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
 import { isConnection } from "./connections.js";
+import { headerOfKey } from "~/shared/connections.js";
 
 // What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
 // choose its tools, review its changed definitions, read its output. Another user's deployment is
@@ -56,8 +57,12 @@ export async function restartDeployment(
     } catch {
       // Keys sealed under another SECRETS_KEY are lost: the new ones must then be complete.
     }
-    const merged = { ...current, ...Object.fromEntries(Object.entries(env).filter(([, val]) => val !== "")) };
-    const missing = missingKeys(await requiredKeysOf(deps.db, r), merged);
+    // A connection keeps its keys as the headers they are sent as (X_API_KEY as X-API-KEY).
+    const named = (name: string) => (isConnection(r) ? headerOfKey(name) : name);
+    const given = Object.entries(env).filter(([, val]) => val !== "");
+    const merged = { ...current, ...Object.fromEntries(given.map(([k, val]) => [named(k), val])) };
+    const required = (await requiredKeysOf(deps.db, r)).map((k) => ({ ...k, env_var: named(k.env_var) }));
+    const missing = missingKeys(required, merged);
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }

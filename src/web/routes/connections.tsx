@@ -1,0 +1,218 @@
+import { ExternalLink, Loader2, Plug, Trash2 } from "lucide-react";
+import { data, Link, redirect, useFetcher } from "react-router";
+import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
+import { statusLabel } from "../../shared/deployments";
+import { CopyButton } from "../components/CopyButton";
+import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { longDate, shortDate } from "../lib/dates";
+import { Enhanced, useActionForm } from "../lib/forms";
+import { formMessage } from "../lib/validation";
+import type { Route } from "./+types/connections";
+
+// Connections (docs/product.md#connections): remote MCP servers reached through Switchboard with
+// the user's own headers. Connect one by URL here (a catalogue entry's remote: Connect on its
+// page), see each one's status and Switchboard URL, open it, remove it.
+
+export function meta() {
+  return [{ title: CONNECTION_TEXT.title }, { name: "robots", content: "noindex" }];
+}
+
+/** A connection's own page: a catalogue entry's remote is its entry's page. */
+export const connectionPath = (c: Pick<ConnectionView, "entry" | "name">) =>
+  c.entry === null ? `/connections/${encodeURIComponent(c.name)}` : `/server/${encodeURIComponent(c.entry)}`;
+
+export async function loader({ context }: Route.LoaderArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/connections");
+  const r = await context.api<ConnectionView[]>("GET", "/api/connections");
+  return { connections: r.ok ? r.data : [], loadFailed: !r.ok };
+}
+
+type Answer = { form: "create" | "remove"; error?: string; message?: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/connections");
+  const form = await request.formData();
+  const intent = field(form, "intent");
+  const done = (a: Answer) => (!a.error && !isEnhanced(form) ? redirect("/connections", 303) : data(a));
+  if (intent === "remove") {
+    const r = await context.api("DELETE", `/api/connections/${encodeURIComponent(field(form, "connection"))}`);
+    return done(
+      r.ok ? { form: "remove", message: CONNECTION_TEXT.removed } : { form: "remove", error: r.error ?? CONNECTION_TEXT.notFound },
+    );
+  }
+  let headers: Record<string, string>;
+  try {
+    headers = parseHeaderLines(field(form, "headers"));
+  } catch (e) {
+    return data({ form: "create", error: (e as Error).message } satisfies Answer);
+  }
+  const body = {
+    name: field(form, "name").trim(),
+    url: field(form, "url").trim(),
+    transport: field(form, "transport") || undefined,
+    headers,
+  };
+  const input = connectionInput.safeParse(body);
+  if (!input.success) return data({ form: "create", error: formMessage(input.error) } satisfies Answer);
+  const r = await context.api("POST", "/api/connections", input.data, { timeoutMs: 30_000 });
+  return done(
+    r.ok ? { form: "create", message: CONNECTION_TEXT.connected } : { form: "create", error: r.error ?? CONNECTION_TEXT.notFound },
+  );
+}
+
+export default function Connections({ loaderData }: Route.ComponentProps) {
+  const { connections, loadFailed } = loaderData;
+  const { fetcher, answer, busy } = useActionForm<Answer>("create");
+  const error = answer?.form === "create" ? answer.error : undefined;
+  return (
+    <section className="mx-auto max-w-4xl px-4 py-10">
+      <h1 className="flex items-center gap-2 text-2xl font-bold">
+        <Plug className="h-6 w-6 text-indigo-500" aria-hidden /> {CONNECTION_TEXT.title}
+      </h1>
+      <p className="mt-1 text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.intro}</p>
+
+      {/* A new form per answer: the headers typed are cleared once connected. */}
+      <fetcher.Form method="post" className={`${formSection} mt-6`} key={answer?.message ?? "new"} aria-labelledby="connect-url">
+        <h2 id="connect-url" className={formLegend}>
+          {CONNECTION_TEXT.byUrl}
+        </h2>
+        <Enhanced />
+        <input type="hidden" name="intent" value="create" />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id="conn-name" label={CONNECTION_TEXT.nameLabel} hint={CONNECTION_TEXT.nameHint}>
+            <input
+              id="conn-name"
+              name="name"
+              required
+              maxLength={40}
+              pattern="[a-z0-9][a-z0-9\-]{0,39}"
+              className={inputClass}
+              autoComplete="off"
+            />
+          </Field>
+          <Field id="conn-transport" label={CONNECTION_TEXT.transportLabel}>
+            <select id="conn-transport" name="transport" className={inputClass} defaultValue="">
+              <option value="">{CONNECTION_TEXT.transportAuto}</option>
+              <option value="streamable-http">Streamable HTTP</option>
+              <option value="sse">SSE (legacy)</option>
+            </select>
+          </Field>
+        </div>
+        <Field id="conn-url" label={CONNECTION_TEXT.urlLabel}>
+          <input
+            id="conn-url"
+            name="url"
+            type="url"
+            required
+            maxLength={2000}
+            placeholder="https://mcp.example.com/mcp"
+            className={`${inputClass} font-mono`}
+            autoComplete="off"
+          />
+        </Field>
+        <Field id="conn-headers" label={CONNECTION_TEXT.headersLabel} hint={CONNECTION_TEXT.headersHint}>
+          <textarea
+            id="conn-headers"
+            name="headers"
+            rows={3}
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="Authorization: Bearer ..."
+            className={`${inputClass} font-mono`}
+          />
+        </Field>
+        {error && <Alert kind="error">{error}</Alert>}
+        {answer?.form === "create" && answer.message && !error && (
+          <p role="status" className="text-sm text-green-700 dark:text-green-400">
+            {answer.message}
+          </p>
+        )}
+        <Button type="submit" disabled={busy}>
+          {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Plug className="h-4 w-4" aria-hidden />}
+          {busy ? CONNECTION_TEXT.connecting : CONNECTION_TEXT.connect}
+        </Button>
+      </fetcher.Form>
+
+      {loadFailed && (
+        <div className="mt-4">
+          <Alert kind="error">{CONNECTION_TEXT.loadFailed}</Alert>
+        </div>
+      )}
+      {connections.length === 0 && !loadFailed ? (
+        <p className="mt-6 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+          {CONNECTION_TEXT.none}
+        </p>
+      ) : (
+        <ul className="mt-6 space-y-3" data-testid="connections">
+          {connections.map((c) => (
+            <ConnectionRow key={c.id} c={c} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ConnectionRow({ c }: { c: ConnectionView }) {
+  const fetcher = useFetcher<Answer>();
+  const removing = fetcher.state !== "idle";
+  const running = c.status === "running";
+  return (
+    <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="connection">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <Link to={connectionPath(c)} className={`${linkClass} break-all font-mono`}>
+            {c.name}
+          </Link>
+          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
+            <span className="flex items-center gap-1.5 font-medium">
+              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+              <span data-testid="connection-status">{statusLabel(c.status)}</span>
+            </span>
+            <span className="text-slate-600 dark:text-slate-400">
+              · Created <span title={longDate(c.created_at)}>{shortDate(c.created_at)}</span>
+              {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
+            </span>
+          </p>
+          <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">
+            {c.remote_url} ({c.transport === "sse" ? "SSE" : "Streamable HTTP"})
+          </p>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Link to={connectionPath(c)} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
+            <ExternalLink className="h-4 w-4" aria-hidden /> Open
+          </Link>
+          <fetcher.Form method="post">
+            <Enhanced />
+            <input type="hidden" name="intent" value="remove" />
+            <input type="hidden" name="connection" value={c.id} />
+            <Button type="submit" variant="dangerOutline" size="sm" disabled={removing} aria-label={`Remove ${c.name}`}>
+              {removing ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />}
+              {CONNECTION_TEXT.disconnect}
+            </Button>
+          </fetcher.Form>
+        </div>
+      </div>
+      <div className="mt-3 flex items-center gap-2">
+        <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={c.url}>
+          {c.url}
+        </code>
+        <CopyButton text={c.url} />
+      </div>
+      {c.status_detail && !running && (
+        <pre
+          tabIndex={0}
+          className="mt-2 max-h-32 overflow-auto whitespace-pre-wrap rounded-md bg-amber-50 p-2 text-xs text-amber-900 dark:bg-amber-950/40 dark:text-amber-200"
+        >
+          {c.status_detail}
+        </pre>
+      )}
+      {fetcher.data?.error && (
+        <div className="mt-2">
+          <Alert kind="error">{fetcher.data.error}</Alert>
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,68 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONNECTION_TEXT } from "~/shared/connections.js";
+import { canCreateTestHosts, type TestHosts } from "../support/netns.js";
+import { E2E_REMOTE_HOST, startEverything } from "../support/remote-upstreams.js";
+import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { registerConfirmAndLogIn } from "./helpers.js";
+
+// Connecting a remote server by URL, in Chromium with the keyboard: server-everything speaks
+// streamable HTTP on a test host; the connection runs, and its page offers the playground.
+
+const why = await canCreateTestHosts();
+let browser: Browser;
+let upstream: TestHosts;
+
+beforeAll(async () => {
+  if (why) return;
+  // The test host first: Chromium starts once the machine's network has its new link.
+  upstream = await startEverything("streamableHttp", E2E_REMOTE_HOST, 7821);
+  browser = await launchBrowser();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await upstream?.close();
+});
+
+describe.skipIf(why)(`Connections in Chromium${why ? ` (skipped: ${why})` : ""}`, () => {
+  it("connects a server by URL from the Connections page, reached from the user menu, and uses it in the playground", async () => {
+    const { page } = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
+    const problems = problemsOf(page);
+    await registerConfirmAndLogIn(page, `connect-${Date.now()}@example.com`, "connect-password-1");
+    await page.getByRole("button", { name: /Account menu/ }).click();
+    await page.getByRole("menuitem", { name: "Connections" }).click();
+    await page.getByRole("heading", { name: CONNECTION_TEXT.title, level: 1 }).waitFor();
+    await page.getByText(CONNECTION_TEXT.none).waitFor();
+
+    // A bad URL is refused with the reason, and nothing is lost of what was typed.
+    await page.getByLabel(CONNECTION_TEXT.nameLabel).fill("everything");
+    await page.getByLabel(CONNECTION_TEXT.urlLabel).fill("https://127.0.0.1/mcp");
+    await page.getByLabel(CONNECTION_TEXT.urlLabel).press("Enter");
+    await page.getByText(CONNECTION_TEXT.refusedAddress("127.0.0.1")).waitFor();
+    expect(await page.getByLabel(CONNECTION_TEXT.nameLabel).inputValue()).toBe("everything");
+
+    await page.getByLabel(CONNECTION_TEXT.urlLabel).fill(`http://${E2E_REMOTE_HOST}:7821/mcp`);
+    await page.getByLabel(CONNECTION_TEXT.headersLabel).fill("X-Trace: e2e-value");
+    await page.getByLabel(CONNECTION_TEXT.urlLabel).press("Enter");
+    await page.getByText(CONNECTION_TEXT.connected).waitFor();
+    const row = page.getByTestId("connection");
+    await row.getByText("sends X-Trace").waitFor();
+    expect(await page.content()).not.toContain("e2e-value");
+    await expect
+      .poll(async () => (await page.reload(), await row.getByTestId("connection-status").textContent()), {
+        timeout: 60_000,
+        interval: 1000,
+      })
+      .toBe("Running");
+    await page.screenshot({ path: "/tmp/connections.png", fullPage: true });
+
+    await row.getByRole("link", { name: "everything" }).click();
+    await page.waitForURL((u) => u.pathname === "/connections/everything");
+    const pg = page.getByTestId("playground");
+    await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
+    await pg.getByRole("list", { name: "Tools" }).getByText("echo", { exact: true }).waitFor();
+    await page.screenshot({ path: "/tmp/connection.png", fullPage: true });
+    expect(problems).toEqual([]);
+  }, 180_000);
+});
