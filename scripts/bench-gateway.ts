@@ -3,6 +3,8 @@
 // Streamable HTTP, one child per session) and Switchboard's gateway (one sandboxed child per
 // deployment, many sessions), the latter with the owner's API key and with an OAuth access token
 // got through the real authorization flow - printing calls/s, p50 and p99 for each, and the budgets.
+// A remote lane: the same package serving streamable HTTP as a remote server, called directly and
+// through a Switchboard connection to it (the runner's link, the guarded outbound fetch).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
@@ -168,6 +170,8 @@ async function main() {
         METRICS_TOKEN: metricsToken,
         // Fair use on (its check runs on every request), with a budget the load stays under.
         GATEWAY_RATE_FREE: FAIR_USE_RATE,
+        // The remote lane's server listens on this machine's loopback: the operator allows it.
+        SANDBOX_EGRESS_ALLOW: "127.0.0.1",
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
       });
       // Production logging (one line per MCP request) into /dev/null: its cost is part of the figures.
@@ -210,6 +214,22 @@ async function main() {
       const dep = ((await r.json()) as { deploymentInfo: { id: string; url: string } }).deploymentInfo;
       await waitUntilRunning(database, dep.id);
       const { accessToken } = await oauthTokens(config.PUBLIC_URL, cookie, dep.url);
+
+      // The remote lane: the package as a remote server (streamable HTTP), and a connection to it.
+      const remotePort = await freePort();
+      children.push(
+        spawn(command, [...args, "streamableHttp"], { stdio: "ignore", env: { ...process.env, ...childEnv, PORT: String(remotePort) } }),
+      );
+      await waitForPort(remotePort);
+      const remoteUrl = `http://127.0.0.1:${remotePort}/mcp`;
+      const cr = await fetch(`${config.PUBLIC_URL}/api/connections`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "everything-remote", url: remoteUrl }),
+      });
+      if (cr.status !== 202) throw new Error(`connect: ${cr.status} ${await cr.text()}`);
+      const conn = ((await cr.json()) as { connection: { id: string; url: string } }).connection;
+      await waitUntilRunning(database, conn.id);
 
       // A gateway-only process (ROLES=gateway) that forwards each request to the runner above over
       // its kept-alive, authenticated connection: what every request costs in a cluster.
@@ -276,6 +296,8 @@ async function main() {
         "v2 stateless (2026)",
         "raw session (2025)",
         "raw stateless (2026)",
+        "remote direct",
+        "switchboard (connection)",
         "http floor",
       ];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
@@ -296,6 +318,9 @@ async function main() {
         // And by hand, the same client work both ways: what each lane costs the gateway.
         await run("raw session (2025)", sessions, { mode: "raw-session", url: dep.url, key }, true);
         await run("raw stateless (2026)", sessions, { mode: "raw-stateless", url: dep.url, key }, true);
+        // The remote server called directly, and through a connection (the gateway, then the runner's link to it).
+        await run("remote direct", sessions, { mode: "http", url: remoteUrl });
+        await run("switchboard (connection)", sessions, { mode: "http", url: conn.url, key }, true);
         await run("http floor", sessions, { mode: "http", url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
         for (const way of ways) if (results[way]![sessions]) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
@@ -308,6 +333,9 @@ async function main() {
       );
       console.log(
         "\n(raw session / raw stateless: the same tools/call by hand over kept-alive HTTP, with a session id or with the 2026-07-28 envelope and headers: the client's work is the same, so the difference is the gateway's)",
+      );
+      console.log(
+        "\n(remote direct / switchboard (connection): the same package serving streamable HTTP as a remote server, called by the client itself, and through a Switchboard connection to it: one upstream session the gateway's sessions share)",
       );
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       clearInterval(scraper);
@@ -346,6 +374,11 @@ async function main() {
         console.log(
           `  ${sessions} client(s), stateless lane: ${rawLanes.toFixed(2)}x the session lane's calls/s by hand (the gateway's own cost; not slower, here within 5% noise: ${rawLanes >= 0.95 ? "OK" : "OVER"}); ${lanes.toFixed(2)}x with the SDK v2 client (its own work included)`,
         );
+        const remote = results["remote direct"]![sessions]!;
+        const viaConn = results["switchboard (connection)"]![sessions]!;
+        console.log(
+          `  ${sessions} session(s), connection: +${(viaConn.p50 - remote.p50).toFixed(2)} ms at p50 over calling the remote server directly; ${(viaConn.callsPerSec / remote.callsPerSec).toFixed(2)}x its calls/s; ${(viaConn.callsPerSec / sb.callsPerSec).toFixed(2)}x a deployment's calls/s`,
+        );
         console.log(
           `  ${sessions} session(s), OAuth token: ${diff >= 0 ? "+" : ""}${diff.toFixed(1)}% calls/s against the API key (same within noise, here 10%: ${diff >= -10 ? "OK" : "OVER"})`,
         );
@@ -356,7 +389,8 @@ async function main() {
   } finally {
     for (const stop of stops) await stop().catch(() => {});
     for (const c of children) c.kill("SIGTERM");
-    await fs.rm(dataDir, { recursive: true, force: true });
+    // A run that failed may leave a deployment's volume mounted: its error, not the cleanup's, is the one to see.
+    await fs.rm(dataDir, { recursive: true, force: true }).catch((e: unknown) => console.error(`cleanup: ${(e as Error).message}`));
   }
 }
 

@@ -57,7 +57,7 @@ export const KEY_SCOPES = ["mcp", "deploy", "servers"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 export const SCOPE_TEXT: Record<KeyScope, { label: string; help: string }> = {
   mcp: { label: "mcp", help: "Connect MCP clients to your deployments (the gateway)" },
-  deploy: { label: "deploy", help: "Deploy, stop and list deployments, their logs and settings" },
+  deploy: { label: "deploy", help: "Deploy, stop and list deployments and connections, their logs and settings" },
   servers: { label: "servers", help: "Register and edit your servers, submit catalogue entries" },
 };
 export const KEY_EXPIRIES = ["30", "90", "never", "custom"] as const;

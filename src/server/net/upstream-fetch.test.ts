@@ -64,6 +64,11 @@ describe("each answer is bounded", () => {
         const timer = setInterval(() => res.write("data: {}\n\n"), 10);
         return void res.on("close", () => clearInterval(timer));
       }
+      if (req.url === "/steady") {
+        // 600 KB as fast as the socket takes it.
+        res.writeHead(200, { "content-type": "application/json" });
+        return void res.end("z".repeat(600_000));
+      }
       if (req.url === "/one-big-event") {
         res.writeHead(200, { "content-type": "text/event-stream" });
         return void res.end(`data: ${"y".repeat(200_000)}\n\n`);
@@ -87,6 +92,7 @@ describe("each answer is bounded", () => {
       maxBodyBytes: 100_000,
       headersTimeoutMs: 2000,
       answerTimeoutMs: 500,
+      bytesPerSecond: 10_000_000,
       onCut: cut,
     });
 
@@ -116,6 +122,23 @@ describe("each answer is bounded", () => {
       '{"id":7} The remote server\'s answer is larger than 98 KB',
       '{"id":8} The remote server\'s answer is larger than 98 KB',
     ]);
+    close();
+  });
+
+  it("reads a connection no faster than its budget: the rest waits in TCP", async () => {
+    const { fetch, close } = upstreamFetch({
+      url: base,
+      target: { address: "127.0.0.1", family: 4 },
+      headers: {},
+      maxBodyBytes: 1_000_000,
+      headersTimeoutMs: 2000,
+      answerTimeoutMs: 10_000,
+      bytesPerSecond: 200_000,
+    });
+    const started = Date.now();
+    // A second's worth at once, then 200 KB a second: 600 KB take about 2 s.
+    expect((await (await fetch(new URL("/steady", base))).text()).length).toBe(600_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1800);
     close();
   });
 

@@ -80,14 +80,38 @@ export interface UpstreamFetchOptions {
   headersTimeoutMs: number;
   /** the whole answer to a message (a POST streaming events included); the GET stream of notifications is not bounded in time */
   answerTimeoutMs: number;
+  /** bytes a second the platform reads from this connection, on average (DEPLOY_OUTPUT_BYTES_PER_SECOND) */
+  bytesPerSecond: number;
   /** an answer to the messages `body` carried was cut off (too large, too long): they get `message` as their error */
   onCut?: (body: string, message: string) => void;
 }
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
+/**
+ * What one connection may make the platform read: `bytesPerSecond` on average, a second's worth at
+ * once. Beyond, reading waits (the server's writes then wait in TCP), as a hosted server's output
+ * waits in its pipe (DEPLOY_OUTPUT_BYTES_PER_SECOND): a server that streams without end costs the
+ * platform a bounded share of a core.
+ */
+class ReadBudget {
+  private tokens: number;
+  private at = Date.now();
+  constructor(private readonly rate: number) {
+    this.tokens = rate;
+  }
+  /** How long to wait before `n` more bytes are read. */
+  spend(n: number): number {
+    const now = Date.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((now - this.at) / 1000) * this.rate);
+    this.at = now;
+    this.tokens -= n;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.rate) * 1000);
+  }
+}
+
 /** Counts a body's bytes: in all, or for an event stream since its last event. Past `max`, the stream errors. */
-function bounded(max: number, events: boolean): Transform {
+function bounded(max: number, events: boolean, budget: ReadBudget): Transform {
   let pending = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -97,7 +121,9 @@ function bounded(max: number, events: boolean): Transform {
         pending = end >= 0 ? chunk.length - end : pending + chunk.length;
       } else pending += chunk.length;
       if (pending > max) return cb(new UpstreamRefused(CONNECTION_TEXT.tooLarge(max)));
-      cb(null, chunk);
+      const wait = budget.spend(chunk.length);
+      if (wait === 0) cb(null, chunk);
+      else setTimeout(() => cb(null, chunk), wait);
     },
   });
 }
@@ -153,6 +179,7 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
       })
     : new http.Agent({ keepAlive: true, maxSockets: 64, lookup: lookupPinned as never });
   const request = secure ? https.request : http.request;
+  const budget = new ReadBudget(o.bytesPerSecond);
 
   const fetch: FetchLike = (input, init) =>
     new Promise<Response>((resolve, reject) => {
@@ -188,7 +215,7 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
           return reject(new UpstreamRefused(CONNECTION_TEXT.tooLarge(o.maxBodyBytes)));
         }
         const events = (out.get("content-type") ?? "").includes("text/event-stream");
-        const counted = bounded(o.maxBodyBytes, events);
+        const counted = bounded(o.maxBodyBytes, events, budget);
         // An answer to a message is bounded in time, a stream of events too; only the GET stream of notifications stays open.
         const limit =
           method === "GET" && events

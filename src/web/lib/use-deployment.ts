@@ -24,7 +24,11 @@ export interface DeploymentState {
   beforeStop: () => Promise<void>;
 }
 
-export function useDeployment(serverId: string, signedIn: boolean, initial?: DeploymentView | null): DeploymentState {
+/**
+ * `one`: the API path of one deployment (a connection's, `/api/connections/{id}`) polled instead
+ * of the server's list: gone (404) reads as none.
+ */
+export function useDeployment(serverId: string, signedIn: boolean, initial?: DeploymentView | null, one?: string): DeploymentState {
   // What was last heard, and for which server: moving to another server's page (the same
   // component, new params) shows nothing of the previous server's deployment, not even once.
   // The page's loader heard it first (so it shows before and without scripts).
@@ -39,12 +43,16 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
 
   const refresh = useCallback(async () => {
     const mine = ++seq.current;
-    const r = await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}`);
+    const r = one
+      ? await api<DeploymentView>(one).then((a) =>
+          a.ok ? { ...a, data: { deployments: [a.data] } } : a.status === 404 ? { ok: true as const, data: { deployments: [] } } : a,
+        )
+      : await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}`);
     if (mine !== seq.current) return;
     setHeld((h) =>
       r.ok ? { serverId, deployment: r.data.deployments[0] ?? null } : h?.serverId === serverId ? h : { serverId, deployment: null },
     );
-  }, [serverId]);
+  }, [serverId, one]);
 
   const setDeployment = useCallback(
     (d: DeploymentView | null) => {

@@ -59,7 +59,7 @@ export function ErrorBoundary() {
 
 export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
   const { connection, signedIn, ownTools } = loaderData;
-  const deployment = useDeployment(connection.name, signedIn, loaderData.deployment);
+  const deployment = useDeployment(connection.name, signedIn, connection, `/api/connections/${connection.id}`);
   const card = serverCard;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">

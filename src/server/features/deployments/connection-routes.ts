@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { CONNECTION_TEXT, connectionInput, connectionView } from "~/shared/connections.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { createConnection, deleteConnection, listConnections } from "./connections.js";
+import { connectionView as viewOf, createConnection, deleteConnection, listConnections, ownConnection } from "./connections.js";
 import { bearer, idParams, viewerOf } from "./route-parts.js";
 import type { DeploymentDeps } from "./service.js";
 
@@ -41,6 +41,20 @@ const listRoute = createRoute({
   },
 });
 
+const oneRoute = createRoute({
+  method: "get",
+  path: "/connections/{id}",
+  tags: ["connections"],
+  summary: "One of your connections",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: { content: { "application/json": { schema: connectionView } }, description: "The connection" },
+    401: jsonError("Not signed in"),
+    404: jsonError("No such connection of yours"),
+  },
+});
+
 const deleteRoute = createRoute({
   method: "delete",
   path: "/connections/{id}",
@@ -65,6 +79,10 @@ export function connectionRoutes(deps: DeploymentDeps) {
       return c.json({ success: true as const, message: CONNECTION_TEXT.connected, connection }, 202);
     })
     .openapi(listRoute, async (c) => c.json(await listConnections(deps, viewerOf(c)), 200))
+    .openapi(oneRoute, async (c) => {
+      const viewer = viewerOf(c);
+      return c.json(viewOf(deps, await ownConnection(deps, viewer, c.req.valid("param").id), viewer), 200);
+    })
     .openapi(deleteRoute, async (c) => {
       await deleteConnection(deps, viewerOf(c), c.req.valid("param").id);
       return c.json({ success: true as const, message: CONNECTION_TEXT.removed }, 200);

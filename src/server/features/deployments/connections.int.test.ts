@@ -55,6 +55,23 @@ async function user(): Promise<{ c: Client; key: string }> {
   return { c, key: await newApiKey(c, "connections") };
 }
 
+/** Polls the owner's connections until the one named reaches `want`. */
+async function waitForConnection(c: Client, name: string, want: string, timeoutMs = 30_000): Promise<ConnectionView> {
+  let last: ConnectionView | undefined;
+  try {
+    return await waitFor(
+      `connection ${name}`,
+      async () => {
+        last = ((await (await c.get("/api/connections")).json()) as ConnectionView[]).find((x) => x.name === name);
+        return last?.status === want ? last : undefined;
+      },
+      timeoutMs,
+    );
+  } catch {
+    throw new Error(`connection ${name} did not reach ${want}: last ${last?.status} ${last?.status_detail ?? ""}`);
+  }
+}
+
 async function connect(c: Client, body: Record<string, unknown>): Promise<ConnectionView> {
   const r = await c.post("/api/connections", body);
   expect(r.status, await r.clone().text()).toBe(202);
@@ -68,7 +85,7 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(conn).toMatchObject({ name: "everything", transport: "streamable-http", status: "queued", header_names: [] });
     expect(conn.source).toBe(`remote:http://${HTTP_HOST}:7811/mcp`);
     expect(conn.url).toBe(`${t.config.PUBLIC_URL}/${conn.proxy_id}/mcp`);
-    const running = await waitForStatus(c, "everything", "running", 60_000);
+    const running = await waitForConnection(c, "everything", "running", 60_000);
     expect(running.id).toBe(conn.id);
 
     const v1 = await sdkClient(conn.url, key);
@@ -92,7 +109,7 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     const { c, key } = await user();
     const conn = await connect(c, { name: "everything-sse", url: `http://${SSE_HOST}:7812/sse` });
     expect(conn.transport).toBe("sse");
-    await waitForStatus(c, "everything-sse", "running", 60_000);
+    await waitForConnection(c, "everything-sse", "running", 60_000);
     const client = await sdkClient(conn.url, key);
     expect(textOf(await client.callTool({ name: "echo", arguments: { message: "via sse" } }))).toContain("via sse");
     await client.close();
@@ -103,7 +120,7 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     // A wrong token: the upstream refuses and echoes what it was sent.
     const wrong = "wrong-token-that-must-not-leak";
     await connect(c, { name: "bearer-bad", url: hostile.url("/bearer/mcp"), headers: { Authorization: `Bearer ${wrong}` } });
-    const failed = await waitForStatus(c, "bearer-bad", "failed", 30_000);
+    const failed = await waitForConnection(c, "bearer-bad", "failed", 30_000);
     expect(failed.status_detail).toContain("HTTP 401");
     expect(failed.status_detail).toContain('"authorization":"••••••"');
     expect(failed.status_detail).not.toContain(wrong);
@@ -114,7 +131,7 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
       headers: { Authorization: `Bearer ${UPSTREAM_TOKEN}` },
     });
     expect(conn.header_names).toEqual(["Authorization"]);
-    await waitForStatus(c, "bearer", "running", 30_000);
+    await waitForConnection(c, "bearer", "running", 30_000);
     const client = await sdkClient(conn.url, key);
     // What the upstream received: the user's header, not the client's Switchboard key.
     const seen = JSON.parse(textOf(await client.callTool({ name: "headers", arguments: {} }))) as Record<string, string>;
@@ -152,7 +169,7 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     await connect(c, { name: "to-loopback", url: hostile.url("/redirect-local/mcp") });
     await connect(c, { name: "to-metadata", url: hostile.url("/redirect-metadata/mcp") });
     for (const name of ["to-loopback", "to-metadata"]) {
-      const d = await waitForStatus(c, name, "failed", 30_000);
+      const d = await waitForConnection(c, name, "failed", 30_000);
       expect(d.status_detail).toMatch(/307/);
     }
     // The upstream saw only its own redirecting paths: nothing went where they pointed.
@@ -165,8 +182,8 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     const { c, key } = await user();
     const huge = await connect(c, { name: "huge", url: hostile.url("/huge/mcp") });
     const endless = await connect(c, { name: "endless", url: hostile.url("/endless/mcp") });
-    await waitForStatus(c, "huge", "running", 30_000);
-    await waitForStatus(c, "endless", "running", 30_000);
+    await waitForConnection(c, "huge", "running", 30_000);
+    await waitForConnection(c, "endless", "running", 30_000);
 
     const a = await sdkClient(huge.url, key);
     const big = await a.callTool({ name: "echo", arguments: { text: "x" } }).then(
@@ -187,13 +204,13 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     await waitFor("the endless stream to be closed", async () => (hostile.open() === 0 ? true : undefined), 5000);
     expect(textOf(await b.callTool({ name: "headers", arguments: {} }))).toContain("host");
     await Promise.all([a.close(), b.close()]);
-    for (const name of ["huge", "endless"]) expect((await waitForStatus(c, name, "running")).status).toBe("running");
+    for (const name of ["huge", "endless"]) expect((await waitForConnection(c, name, "running")).status).toBe("running");
   }, 120_000);
 
   it("pins the remote server's definitions: a changed description is withheld until the owner approves it", async () => {
     const { c, key } = await user();
     const conn = await connect(c, { name: "rug", url: hostile.url("/plain/mcp") });
-    await waitForStatus(c, "rug", "running", 30_000);
+    await waitForConnection(c, "rug", "running", 30_000);
     const api = `/api/deployments/${conn.id}/definitions`;
     await waitFor("pinned", async () => (((await (await c.get(api)).json()) as DefinitionReviewView).pinned ? true : undefined), 10_000);
     const first = await sdkClient(conn.url, key);
@@ -235,7 +252,11 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     const owner = await user();
     const eve = await user();
     const conn = await connect(owner.c, { name: "mine", url: hostile.url("/plain/mcp") });
-    await waitForStatus(owner.c, "mine", "running", 30_000);
+    await waitForConnection(owner.c, "mine", "running", 30_000);
+    // Its own: by id; a catalogue entry of the same name never shows it as its deployment.
+    expect(((await (await owner.c.get(`/api/connections/${conn.id}`)).json()) as ConnectionView).name).toBe("mine");
+    expect(((await (await owner.c.get("/api/deployments/server/mine")).json()) as { deployments: unknown[] }).deployments).toEqual([]);
+    expect((await eve.c.get(`/api/connections/${conn.id}`)).status).toBe(404);
     // Another user: not listed, not removable, not reachable with their key.
     expect((await (await eve.c.get("/api/connections")).json()) as unknown[]).toEqual([]);
     expect((await eve.c.del(`/api/connections/${conn.id}`)).status).toBe(404);
@@ -255,6 +276,18 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     const over = await owner.c.post("/api/connections", { name: "mine-5", url: hostile.url("/plain/mcp") });
     expect(over.status).toBe(403);
     expect(((await over.json()) as { error: string }).error).toBe("You can have at most 4 connections.");
+
+    // With an API key: its deploy scope connects, a key without it does not.
+    const byKey = (k: string) =>
+      fetch(`${t.config.PUBLIC_URL}/api/connections`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${k}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "by-key", url: hostile.url("/plain/mcp") }),
+      });
+    const mcpOnly = await newApiKey(owner.c, "mcp only", ["mcp"]);
+    expect((await byKey(mcpOnly)).status).toBe(403);
+    await owner.c.del(`/api/connections/${more.id}`);
+    expect((await byKey(owner.key)).status).toBe(202);
 
     const deletes = () => hostile.seen.filter((s) => s.method === "DELETE").length;
     const before = deletes();

@@ -68,7 +68,8 @@ export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverI
   return rows
     .filter(
       (r) =>
-        (serverId === undefined || norm(r.serverRef) === norm(serverId)) &&
+        // A connection by URL is no server's deployment: its name may read like an entry's id.
+        (serverId === undefined || (norm(r.serverRef) === norm(serverId) && r.serverKind !== "remote")) &&
         keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }),
     )
     .map((r) => deploymentView(deps.config, r, v));

@@ -10,6 +10,7 @@ export type KeyRule = KeyScope | "public" | "session";
 const RULES: readonly [method: string | null, path: RegExp, rule: KeyRule][] = [
   [null, /^\/api\/deploy\//, "deploy"],
   [null, /^\/api\/deployments(\/|$)/, "deploy"],
+  [null, /^\/api\/connections(\/|$)/, "deploy"],
   ["GET", /^\/api\/servers\/[^/]+\/[^/]+\/tool-stats$/, "public"],
   [null, /^\/api\/servers(\/|$)/, "servers"],
   ["POST", /^\/api\/mcp-servers\/?$/, "servers"],

@@ -65,6 +65,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       maxBodyBytes: MAX_LINE,
       headersTimeoutMs: config.CONNECTION_TIMEOUT_MS,
       answerTimeoutMs: config.CONNECTION_ANSWER_TIMEOUT_MS,
+      bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
     },
   });
   return { installer, runner };

@@ -30,6 +30,8 @@ export interface RemoteOptions {
   /** until an answer's headers arrive, and the whole answer to one message */
   headersTimeoutMs: number;
   answerTimeoutMs: number;
+  /** bytes a second the platform reads from one connection (DEPLOY_OUTPUT_BYTES_PER_SECOND) */
+  bytesPerSecond: number;
 }
 
 const LOG_LINES = 200;
@@ -106,6 +108,7 @@ export class RemoteLink implements ServerLink {
       maxBodyBytes: o.maxBodyBytes,
       headersTimeoutMs: o.headersTimeoutMs,
       answerTimeoutMs: o.answerTimeoutMs,
+      bytesPerSecond: o.bytesPerSecond,
       onCut: (body, message) => holder.link?.cut(body, message),
     });
     const transport =
