@@ -55,6 +55,25 @@ function keysFrom(pkgs: RegistryPackage[] | undefined): RequiredKey[] | null {
   return seen.size ? [...seen.values()] : null;
 }
 
+type RemoteHeader = { name?: unknown; description?: unknown; isRequired?: unknown; isSecret?: unknown };
+
+/**
+ * A remote's headers the user must give (required or secret) as the entry's keys: `X-API-Key` is
+ * asked as `X_API_Key`, and a connection sends it back as the header `X-API-Key`.
+ */
+function headerKeys(remotes: ServerJson["remotes"]): RequiredKey[] | null {
+  const headers = (remotes?.[0] as { headers?: unknown } | undefined)?.headers;
+  const keys: RequiredKey[] = [];
+  for (const h of Array.isArray(headers) ? (headers as RemoteHeader[]) : []) {
+    if (typeof h?.name !== "string" || (h.isRequired !== true && h.isSecret !== true)) continue;
+    const envVar = h.name.replace(/-/g, "_");
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(envVar) || keys.some((k) => k.env_var === envVar)) continue;
+    const d = typeof h.description === "string" && h.description.trim() ? h.description.trim() : h.name;
+    keys.push({ key: h.name.slice(0, 100), env_var: envVar, description: d.slice(0, 500) });
+  }
+  return keys.length ? keys.slice(0, 20) : null;
+}
+
 // A fixed argument the command may carry: a plain token, not a placeholder ("<path>", "${VAR}",
 // "YOUR_KEY") that the publisher meant a user to fill in.
 const LITERAL = /^[A-Za-z0-9@%+=:,./_~-]{1,200}$/;
@@ -178,7 +197,8 @@ export function toRow(s: ServerJson, id: string): NewServerRow {
     homepage: httpUrl(s.websiteUrl),
     documentation: null,
     npxCommand: commandFrom(s.packages),
-    requiredKeys: keysFrom(s.packages),
+    // A server its publisher hosts asks for the headers its remote declares (sent as such by a connection).
+    requiredKeys: keysFrom(s.packages) ?? (s.packages?.length ? null : headerKeys(s.remotes)),
     isApproved: true,
     registryName: s.name,
     version: s.version,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { headerOfKey } from "~/shared/connections.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "~support/app.js";
 import { projectRoot } from "../../paths.js";
@@ -309,5 +310,28 @@ describe("catalog import", () => {
     expect(keyedRow.required_keys).toEqual([{ key: "BOX_TOKEN", env_var: "BOX_TOKEN", description: "Token" }]);
     expect((await row("io.github.acme/boxed-http")).npx_command).toBe("docker run -p 8080 --rm ghcr.io/acme/web:1");
     expect((await row("io.github.acme/boxed-elsewhere")).npx_command).toBe(null);
+
+    // A server its publisher hosts: the headers its remote declares are its keys (a connection sends them back as headers).
+    const hosted = {
+      name: "io.github.acme/hosted",
+      description: "Hosted",
+      version: "1.0.0",
+      remotes: [
+        {
+          type: "streamable-http",
+          url: "https://mcp.acme.example/mcp",
+          headers: [
+            { name: "X-API-Key", description: "Your Acme key", isRequired: true, isSecret: true },
+            { name: "X-Region", description: "Optional region" },
+            { name: "Bad.Name", isRequired: true },
+          ],
+        },
+      ],
+    };
+    expect((await importEntries(t.db.database.db, [hosted])).created).toEqual(["io.github.acme/hosted"]);
+    expect((await row("io.github.acme/hosted")).required_keys).toEqual([
+      { key: "X-API-Key", env_var: "X_API_Key", description: "Your Acme key" },
+    ]);
+    expect(headerOfKey("X_API_Key")).toBe("X-API-Key");
   });
 });
