@@ -25,6 +25,11 @@ export const CONNECTION_TEXT = {
   gone: "This connection was removed.",
   panelTitle: "Connection",
   noTools: "Its tools are listed here once it is connected.",
+  editHeaders: "Edit headers",
+  editHeadersHint:
+    'One per line, "Name: value". "Name:" with nothing after it removes that header; headers you do not name stay. The connection reconnects with them: same URL, grants, pins and request log.',
+  saveHeaders: "Save and reconnect",
+  headersSaved: "Headers saved: the connection is reconnecting with them.",
   sends: (names: string[]) => `Sends ${names.join(", ")} (values encrypted, never shown again)`,
   urlLabel: "Server URL",
   transportLabel: "Transport",
@@ -134,6 +139,13 @@ export const connectionInput = z
     if (!ctx.value.url) ctx.issues.push({ code: "custom", message: CONNECTION_TEXT.badUrl, input: ctx.value, path: ["url"] });
   });
 export type ConnectionInput = z.infer<typeof connectionInput>;
+
+/** PUT /api/connections/{id}: header values to set; a name given empty removes that header, the others stay. */
+export const connectionHeadersUpdate = z.object({
+  headers: z
+    .record(z.string().min(1).max(100), z.string().max(4096, "Each header value may be at most 4096 characters"))
+    .refine((h) => Object.keys(h).length <= 20, "At most 20 headers"),
+});
 
 /** A connection as its owner sees it: a deployment whose source is the remote URL, with its name. */
 export const connectionView = deploymentView.extend({

@@ -102,6 +102,7 @@ const SIGNED_IN = [
   "/servers/apikeys",
   "/profile",
   "/deployments",
+  "/connections",
   "/submissions",
   "/subscription",
   "/admin/mcp-servers",

@@ -102,6 +102,7 @@ describe("platform restarts", () => {
     const back = await waitRunning(second, killedAt);
     expect(back.id).toBe(d.id);
     expect(back.proxy_id).toBe(d.proxy_id);
+    await waitFor("its server process", async () => (serverProcesses(d.id).length > 0 ? true : undefined), 60_000, 100);
     await new Promise((r) => setTimeout(r, 1500));
     expect(serverProcesses(d.id)).toHaveLength(1);
 
@@ -110,6 +111,9 @@ describe("platform restarts", () => {
     expect(serverProcesses(d.id)).toHaveLength(0);
     const third = await start();
     await waitRunning(third, Date.now() - 1000);
+    // Placed again, its row may read 'running' from before for a moment: the process is what counts.
+    await waitFor("its server process", async () => (serverProcesses(d.id).length > 0 ? true : undefined), 60_000, 100);
+    await new Promise((r) => setTimeout(r, 1500));
     expect(serverProcesses(d.id)).toHaveLength(1);
     await third.stop("SIGTERM");
   }, 240_000);

@@ -1,12 +1,15 @@
-import { ArrowLeft, Plug } from "lucide-react";
+import { ArrowLeft, KeyRound, Loader2, Plug } from "lucide-react";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
-import { CONNECTION_TEXT, type ConnectionView } from "../../shared/connections";
+import { CONNECTION_TEXT, connectionHeadersUpdate, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { OwnerCards } from "../components/server/OwnerCards";
 import { serverCard } from "../components/ServerParts";
 import { ToolsList } from "../components/ToolsList";
-import { buttonClass, linkClass } from "../components/ui";
+import { Alert, Button, buttonClass, inputClass, linkClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { Enhanced, useActionForm } from "../lib/forms";
+import { formMessage } from "../lib/validation";
 import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/connection";
@@ -33,10 +36,29 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   return { ...page, connection, ownTools };
 }
 
-// Stop (remove), Restart and the exposed tools post here, as on a server's page.
+type HeadersAnswer = { form: "headers"; error?: string; message?: string };
+
+// Edit headers posts here; Stop (remove), Restart and the exposed tools too, as on a server's page.
 export async function action({ params, context, request }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
-  return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
+  const form = await request.clone().formData();
+  if (field(form, "intent") !== "headers")
+    return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
+  let headers: Record<string, string>;
+  try {
+    headers = parseHeaderLines(field(form, "headers"));
+  } catch (e) {
+    return data({ form: "headers", error: (e as Error).message } satisfies HeadersAnswer);
+  }
+  const input = connectionHeadersUpdate.safeParse({ headers });
+  if (!input.success) return data({ form: "headers", error: formMessage(input.error) } satisfies HeadersAnswer);
+  const r = await context.api("PUT", `/api/connections/${encodeURIComponent(field(form, "connection"))}`, input.data, {
+    timeoutMs: 30_000,
+  });
+  if (!r.ok) return data({ form: "headers", error: r.error ?? CONNECTION_TEXT.notFound } satisfies HeadersAnswer);
+  return isEnhanced(form)
+    ? data({ form: "headers", message: CONNECTION_TEXT.headersSaved } satisfies HeadersAnswer)
+    : redirect(`/connections/${encodeURIComponent(params.name)}`, 303);
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -111,8 +133,53 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
               state={deployment}
             />
           </section>
+          {deployment.deployment && <EditHeaders id={connection.id} names={connection.header_names} card={card} />}
         </aside>
       </div>
     </div>
+  );
+}
+
+/** New header values for the connection, which then reconnects (a form: it works without JavaScript). */
+function EditHeaders({ id, names, card }: { id: string; names: string[]; card: string }) {
+  const { fetcher, answer, busy } = useActionForm<HeadersAnswer>("headers");
+  return (
+    <section className={card} aria-labelledby="edit-headers">
+      <h2 id="edit-headers" className="flex items-center gap-2 text-lg font-semibold">
+        <KeyRound className="h-5 w-5 text-indigo-500" aria-hidden /> {CONNECTION_TEXT.editHeaders}
+      </h2>
+      {/* A new form per answer: the values typed are cleared once saved. */}
+      <fetcher.Form method="post" className="mt-3 space-y-3" key={answer?.message ?? "headers"}>
+        <Enhanced />
+        <input type="hidden" name="intent" value="headers" />
+        <input type="hidden" name="connection" value={id} />
+        <label className="block text-sm">
+          <span id="edit-headers-hint" className="block text-xs text-slate-600 dark:text-slate-400">
+            {CONNECTION_TEXT.editHeadersHint}
+          </span>
+          <textarea
+            name="headers"
+            rows={3}
+            required
+            spellCheck={false}
+            autoComplete="off"
+            aria-labelledby="edit-headers"
+            aria-describedby="edit-headers-hint"
+            placeholder={names.length ? `${names[0]}: ...` : "Authorization: Bearer ..."}
+            className={`${inputClass} mt-1 font-mono`}
+          />
+        </label>
+        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
+        {answer?.message && !answer.error && (
+          <p role="status" className="text-sm text-green-700 dark:text-green-400">
+            {answer.message}
+          </p>
+        )}
+        <Button type="submit" size="sm" disabled={busy}>
+          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+          {CONNECTION_TEXT.saveHeaders}
+        </Button>
+      </fetcher.Form>
+    </section>
   );
 }

@@ -1,7 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { CONNECTION_TEXT, connectionInput, connectionView } from "~/shared/connections.js";
+import { CONNECTION_TEXT, connectionHeadersUpdate, connectionInput, connectionView } from "~/shared/connections.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { connectionView as viewOf, createConnection, deleteConnection, listConnections, ownConnection } from "./connections.js";
+import {
+  connectionView as viewOf,
+  createConnection,
+  deleteConnection,
+  listConnections,
+  ownConnection,
+  updateConnectionHeaders,
+} from "./connections.js";
 import { bearer, idParams, viewerOf } from "./route-parts.js";
 import type { DeploymentDeps } from "./service.js";
 
@@ -55,6 +62,26 @@ const oneRoute = createRoute({
   },
 });
 
+const headersRoute = createRoute({
+  method: "put",
+  path: "/connections/{id}",
+  tags: ["connections"],
+  summary:
+    "New header values (a name given empty removes that header, the others stay): sealed, and the connection reconnects with them (same URL, grants, pins, request log)",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: connectionHeadersUpdate } } } },
+  responses: {
+    202: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), connection: connectionView }) } },
+      description: "Reconnecting",
+    },
+    400: jsonError("A header that cannot be sent, or a key the catalogue entry asks for left out"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such connection of yours"),
+    429: jsonError("Too many restarts of this connection"),
+  },
+});
+
 const deleteRoute = createRoute({
   method: "delete",
   path: "/connections/{id}",
@@ -82,6 +109,10 @@ export function connectionRoutes(deps: DeploymentDeps) {
     .openapi(oneRoute, async (c) => {
       const viewer = viewerOf(c);
       return c.json(viewOf(deps, await ownConnection(deps, viewer, c.req.valid("param").id), viewer), 200);
+    })
+    .openapi(headersRoute, async (c) => {
+      const connection = await updateConnectionHeaders(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").headers);
+      return c.json({ success: true as const, message: CONNECTION_TEXT.headersSaved, connection }, 202);
     })
     .openapi(deleteRoute, async (c) => {
       await deleteConnection(deps, viewerOf(c), c.req.valid("param").id);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConnectionView } from "~/shared/connections.js";
+import { CONNECTION_TEXT, type ConnectionView } from "~/shared/connections.js";
 import type { DefinitionReviewView } from "~/shared/definitions.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { addCatalogEntry, waitForStatus } from "~support/deployments.js";
@@ -146,6 +146,34 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(logs).not.toContain(wrong);
     const rows = await t.db.database.db.execute<{ secrets: string }>(sql`select secrets from deployments where id = ${conn.id}`);
     expect(rows.rows[0]!.secrets).not.toContain(UPSTREAM_TOKEN);
+  }, 120_000);
+
+  it("takes new header values in place: same URL, reconnected with them; an empty one removes its header", async () => {
+    const { c, key } = await user();
+    const eve = await user();
+    const conn = await connect(c, { name: "rotate", url: hostile.url("/bearer/mcp"), headers: { Authorization: "Bearer expired-token" } });
+    await waitForConnection(c, "rotate", "failed");
+    expect((await eve.c.put(`/api/connections/${conn.id}`, { headers: { Authorization: "x" } })).status).toBe(404);
+    const bad = await c.put(`/api/connections/${conn.id}`, { headers: { "Mcp-Session-Id": "x" } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(CONNECTION_TEXT.reservedHeader("Mcp-Session-Id"));
+
+    const r = await c.put(`/api/connections/${conn.id}`, { headers: { authorization: `Bearer ${UPSTREAM_TOKEN}`, "X-Extra": "1" } });
+    expect(r.status, await r.clone().text()).toBe(202);
+    const updated = ((await r.json()) as { connection: ConnectionView }).connection;
+    expect(updated.proxy_id).toBe(conn.proxy_id);
+    expect(updated.header_names).toEqual(["X-Extra", "authorization"]);
+    await waitForConnection(c, "rotate", "running");
+    const client = await sdkClient(conn.url, key);
+    const seen = JSON.parse(textOf(await client.callTool({ name: "headers", arguments: {} }))) as Record<string, string>;
+    expect(seen.authorization).toBe(`Bearer ${UPSTREAM_TOKEN}`);
+    expect(seen["x-extra"]).toBe("1");
+    await client.close();
+
+    const removed = await c.put(`/api/connections/${conn.id}`, { headers: { Authorization: "" } });
+    expect(((await removed.json()) as { connection: ConnectionView }).connection.header_names).toEqual(["X-Extra"]);
+    const failed = await waitForConnection(c, "rotate", "failed");
+    expect(failed.status_detail).toContain("HTTP 401");
   }, 120_000);
 
   it("refuses addresses no connection may reach before storing anything, and follows no redirect to another address", async () => {
@@ -298,6 +326,29 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
       body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     });
     expect(gone.status).toBe(404);
+  }, 120_000);
+
+  it("ends the upstream session and deletes the sealed headers when the account is deleted", async () => {
+    const email = `leaving${++users}@example.com`;
+    const c = await signedInUser(t, email);
+    const conn = await connect(c, { name: "leaving", url: hostile.url("/plain/mcp"), headers: { Authorization: "Bearer leaving-token" } });
+    await waitForConnection(c, "leaving", "running");
+    const deletes = hostile.seen.filter((s) => s.method === "DELETE").length;
+    const r = await c.del(`/api/users/${c.id}`, { confirmEmail: email });
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect(hostile.seen.filter((s) => s.method === "DELETE").length).toBeGreaterThan(deletes);
+    const rows = await t.db.database.db.execute(sql`select 1 from deployments where id = ${conn.id}`);
+    expect(rows.rows).toEqual([]);
+  }, 120_000);
+
+  it("holds the connection limit under parallel requests", async () => {
+    const { c } = await user();
+    const answers = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => c.post("/api/connections", { name: `burst-${i}`, url: hostile.url("/plain/mcp") })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([202, 202, 202, 202, 403, 403, 403]);
+    expect(((await (await c.get("/api/connections")).json()) as unknown[]).length).toBe(4);
   }, 120_000);
 
   it("connects a catalogue entry's remote with the entry's keys sent as headers", async () => {

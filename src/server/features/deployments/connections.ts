@@ -17,8 +17,9 @@ import { resourceUrl } from "../oauth/index.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import type { Source } from "../runtime/runner.js";
-import { connectionCount, listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
-import { deploymentView, type DeploymentDeps } from "./service.js";
+import { listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { restartRow } from "./owner-actions.js";
+import { deploymentView, isConnection, type DeploymentDeps } from "./service.js";
 
 // Connections (docs/product.md#connections): a remote MCP server reached through the gateway with
 // the user's own headers. A connection is a deployment whose source is the remote URL, so its URL,
@@ -28,7 +29,7 @@ import { deploymentView, type DeploymentDeps } from "./service.js";
 
 type Remote = Extract<Source, { kind: "remote" }>;
 
-export const isConnection = (r: Pick<DeploymentRow, "source">) => (r.source as Source).kind === "remote";
+export { isConnection };
 
 export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: DeploymentRow, v?: Viewer): ConnectionView {
   const src = r.source as Remote;
@@ -93,12 +94,11 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
     if (e instanceof UpstreamRefused) throw new AppError("validation_failed", e.message);
     throw e;
   }
-  const max = deps.config.CONNECTIONS_PER_USER;
-  if ((await connectionCount(deps.db, v.id)) >= max) throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));
   const proxyId = randomBytes(16).toString("hex");
+  const max = deps.config.CONNECTIONS_PER_USER;
   const result = await reserveDeployment(
     deps.db,
-    null,
+    { maxConnections: max },
     {
       id: randomUUID(),
       userId: v.id,
@@ -110,8 +110,10 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
     },
     resourceUrl(deps.config.PUBLIC_URL, proxyId),
   );
-  if (!result.ok)
+  if (!result.ok) {
+    if (result.reason === "connection_limit") throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));
     throw new AppError("conflict", target.server.kind === "remote" ? CONNECTION_TEXT.nameTaken : CONNECTION_TEXT.alreadyConnected);
+  }
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);
   return connectionView(deps, result.row, v);
@@ -137,4 +139,42 @@ export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string)
 export async function deleteConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<void> {
   const r = await ownConnection(deps, v, id);
   await deps.lifecycle.stop(r.id);
+}
+
+/**
+ * New header values (a name given empty removes that header; headers not named stay), sealed,
+ * and the connection reconnects with them: same URL, grants, pins, tool selection and request log.
+ */
+export async function updateConnectionHeaders(
+  deps: DeploymentDeps,
+  v: Viewer,
+  id: string,
+  headers: Record<string, string>,
+): Promise<ConnectionView> {
+  const r = await ownConnection(deps, v, id);
+  let next: Record<string, string> = {};
+  try {
+    next = deps.box.open(r.secrets);
+  } catch {
+    // sealed under another SECRETS_KEY: the values given now are all it has
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    for (const k of Object.keys(next)) if (k.toLowerCase() === name.toLowerCase()) delete next[k];
+    if (value.trim() !== "") next[name] = value.trim();
+  }
+  const checked = connectionHeaders.safeParse(next);
+  if (!checked.success) throw new AppError("validation_failed", checked.error.issues[0]!.message);
+  // A catalogue entry's remote still sends every key the entry asks for.
+  if (r.serverKind === "catalog") {
+    const entry = await findServer(deps.db, r.serverRef);
+    const required = (entry?.requiredKeys ?? []).map((k) => ({ ...k, env_var: headerOfKey(k.env_var) }));
+    const lower = Object.fromEntries(Object.entries(checked.data).map(([k, val]) => [k.toLowerCase(), val]));
+    const missing = missingKeys(
+      required.map((k) => ({ ...k, env_var: k.env_var.toLowerCase() })),
+      lower,
+    );
+    if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
+  }
+  const row = await restartRow(deps, v, r, deps.box.seal(checked.data));
+  return connectionView(deps, row, v);
 }

@@ -9,7 +9,7 @@ import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
 import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "~/shared/definitions.js";
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
-import { isConnection } from "./connections.js";
+import { isConnection } from "./service.js";
 import { headerOfKey } from "~/shared/connections.js";
 
 // What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
@@ -66,6 +66,14 @@ export async function restartDeployment(
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }
+  return deploymentView(deps.config, await restartRow(deps, v, r, sealed), v);
+}
+
+/**
+ * Restarts the owner's row in place, with new sealed keys when given: rate limited
+ * (DEPLOY_RESTARTS_PER_MINUTE), a failed or stopped one needing a running slot of the plan.
+ */
+export async function restartRow(deps: DeploymentDeps, v: Viewer, r: DeploymentRow, sealed?: string): Promise<DeploymentRow> {
   // Each restart starts a sandbox anew: a loop of them would spend the machine others share. Only
   // a restart that goes ahead counts (refused keys do not).
   const perMinute = deps.config.DEPLOY_RESTARTS_PER_MINUTE;
@@ -78,7 +86,7 @@ export async function restartDeployment(
   if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   if (!result.ok) throw new AppError("plan_limit", DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning));
   await deps.lifecycle.restart(result.row, result.runnerId);
-  return deploymentView(deps.config, result.row, v);
+  return result.row;
 }
 
 /** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */

@@ -88,7 +88,13 @@ export interface PlanLimits {
 }
 
 export type ReserveResult =
-  { ok: true; row: DeploymentRow; replaced?: string } | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" };
+  | { ok: true; row: DeploymentRow; replaced?: string }
+  | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" | "connection_limit" };
+
+/** A connection: no plan's limit counts it, at most `maxConnections` per user do (CONNECTIONS_PER_USER). */
+export interface ConnectionLimit {
+  maxConnections: number;
+}
 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
@@ -98,8 +104,8 @@ export type ReserveResult =
  */
 export async function reserveDeployment(
   db: Db,
-  /** null: a connection, which no plan limit counts and no deploy action records */
-  limits: PlanLimits | null,
+  /** a plan's for a deploy; a connection's own (no deploy action records it) */
+  limits: PlanLimits | ConnectionLimit,
   row: Omit<typeof deployments.$inferInsert, "status">,
   resource?: string,
 ): Promise<ReserveResult> {
@@ -111,30 +117,50 @@ export async function reserveDeployment(
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), refIs(server)));
     if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
+    if ("maxConnections" in limits) {
+      // Counted under the same lock: parallel requests cannot pass the limit together.
+      const [held] = await tx
+        .select({ n: count() })
+        .from(deployments)
+        .where(and(eq(deployments.userId, row.userId), sql`${deployments.source}->>'kind' = 'remote'`));
+      const replacing = existing && (existing.source as { kind?: string }).kind === "remote" ? 1 : 0;
+      if ((held?.n ?? 0) - replacing >= limits.maxConnections) return { ok: false, reason: "connection_limit" } as const;
+      return insertReserved(tx, row, existing, resource);
+    }
     const [running] = await tx
       .select({ n: count() })
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), counted()));
-    if (limits && (running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
+    if ((running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
     const monthStart = sql`date_trunc('month', now())`;
     const [month] = await tx
       .select({ n: count() })
       .from(deployActions)
       .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
-    if (limits && (month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
-    if (existing) {
-      await deleteDeploymentResource(tx, existing.id);
-      await tx.delete(deployments).where(eq(deployments.id, existing.id));
-    }
-    if (limits) await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
-    const [inserted] = await tx
-      .insert(deployments)
-      // A failed deployment deployed again keeps the tools its owner chose to hide.
-      .values({ ...row, status: "queued", ...(existing ? { hiddenTools: existing.hiddenTools } : {}) })
-      .returning();
-    if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
-    return { ok: true, row: inserted!, replaced: existing?.id } as const;
+    if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
+    await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
+    return insertReserved(tx, row, existing, resource);
   });
+}
+
+/** The reserved row, in place of a failed or stopped one of the same server (whose OAuth resource goes with it). */
+async function insertReserved(
+  tx: Parameters<Parameters<Db["transaction"]>[0]>[0],
+  row: Omit<typeof deployments.$inferInsert, "status">,
+  existing: DeploymentRow | undefined,
+  resource: string | undefined,
+): Promise<ReserveResult> {
+  if (existing) {
+    await deleteDeploymentResource(tx, existing.id);
+    await tx.delete(deployments).where(eq(deployments.id, existing.id));
+  }
+  const [inserted] = await tx
+    .insert(deployments)
+    // A failed deployment deployed again keeps the tools its owner chose to hide.
+    .values({ ...row, status: "queued", ...(existing ? { hiddenTools: existing.hiddenTools } : {}) })
+    .returning();
+  if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
+  return { ok: true, row: inserted!, replaced: existing?.id };
 }
 
 export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | null } | { ok: false; reason: "running_limit" };
@@ -210,15 +236,6 @@ export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferIn
     if ((e as { cause?: { code?: string } }).cause?.code === "23505") return undefined;
     throw e;
   }
-}
-
-/** How many connections (remote servers) a user has. */
-export async function connectionCount(db: Db, userId: string): Promise<number> {
-  const [r] = await db
-    .select({ n: count() })
-    .from(deployments)
-    .where(and(eq(deployments.userId, userId), sql`${deployments.source}->>'kind' = 'remote'`));
-  return r?.n ?? 0;
 }
 
 /** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */

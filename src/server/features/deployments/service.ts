@@ -33,6 +33,9 @@ export interface DeploymentDeps {
   restarts?: { hit(key: string, limit: number, windowMs: number): Promise<{ ok: boolean; retryAfterSec: number }> };
 }
 
+/** A connection: a deployment whose source is a remote server's URL (connections.ts). */
+export const isConnection = (r: Pick<DeploymentRow, "source">) => (r.source as Source).kind === "remote";
+
 export function hostPort(config: Config): number {
   const u = new URL(config.PUBLIC_URL);
   return Number(u.port) || (u.protocol === "https:" ? 443 : 80);

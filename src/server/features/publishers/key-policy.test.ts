@@ -8,6 +8,9 @@ describe("what an API key may do (keyRule)", () => {
     expect(keyRule("GET", "/api/deployments")).toBe("deploy");
     expect(keyRule("DELETE", "/api/deployments/6f1c0000-0000-4000-8000-000000000000")).toBe("deploy");
     expect(keyRule("PUT", "/api/deployments/x/tools")).toBe("deploy");
+    expect(keyRule("POST", "/api/connections")).toBe("deploy");
+    expect(keyRule("DELETE", "/api/connections/6f1c0000-0000-4000-8000-000000000000")).toBe("deploy");
+    expect(keyRule("GET", "/api/connectionsx")).toBe("session");
     expect(keyRule("GET", "/api/servers")).toBe("servers");
     expect(keyRule("PUT", "/api/servers/alice/weather")).toBe("servers");
     expect(keyRule("POST", "/api/mcp-servers")).toBe("servers");
