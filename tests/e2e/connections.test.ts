@@ -63,6 +63,10 @@ describe.skipIf(why)(`Connections in Chromium${why ? ` (skipped: ${why})` : ""}`
     await pg.getByText(/^Connected to/).waitFor({ timeout: 30_000 });
     await pg.getByRole("list", { name: "Tools" }).getByText("echo", { exact: true }).waitFor();
     await page.screenshot({ path: "/tmp/connection.png", fullPage: true });
+    // My deployments lists hosted servers only, and says where connections are.
+    await page.goto("/deployments");
+    await page.getByRole("link", { name: "Connections", exact: true }).click();
+    await page.waitForURL((u) => u.pathname === "/connections");
     expect(problems).toEqual([]);
   }, 180_000);
 });

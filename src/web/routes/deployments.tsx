@@ -25,6 +25,7 @@ export const MY_DEPLOYMENTS_TEXT = {
   usage: (u: { plan: string; deploys: number; maxDeploys: number | null; running: number; maxRunning: number }) =>
     `${u.plan} plan: ${u.deploys}${u.maxDeploys === null ? "" : ` of ${u.maxDeploys}`} deploys this month, ${u.running} of ${u.maxRunning} running. Restarting or editing keys is not a deploy.`,
   plans: "Plans",
+  connections: "Remote servers you connected (from a catalogue page or by URL) are on",
 } as const;
 
 export function meta() {
@@ -87,6 +88,13 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
         <Link to="/subscription" className={linkClass}>
           {MY_DEPLOYMENTS_TEXT.plans}
         </Link>
+      </p>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+        {MY_DEPLOYMENTS_TEXT.connections}{" "}
+        <Link to="/connections" className={linkClass}>
+          Connections
+        </Link>
+        .
       </p>
       {loadFailed && (
         <div className="mt-4">
