@@ -161,6 +161,21 @@ function webStream(body: Transform, abort: () => void): ReadableStream<Uint8Arra
   });
 }
 
+/**
+ * Ends the request when `signal` aborts. An SDK transport's one signal serves all its requests:
+ * each request's listener goes with the request, so they do not pile up on it.
+ */
+export function abortWith(req: http.ClientRequest, signal: AbortSignal | null | undefined): void {
+  if (!signal) return;
+  const onAbort = () => req.destroy(signal.reason as Error);
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
+  req.once("close", () => signal.removeEventListener("abort", onAbort));
+}
+
 /** A fetch for one connection: pinned to its checked address, kept alive, bounded. `close` ends its sockets. */
 export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; close(): void } {
   const secure = o.url.protocol === "https:";
@@ -238,16 +253,7 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
         // A 1xx or out-of-range status is not a Response: it is an answer the client cannot use.
         resolve(new Response(body, { status: status >= 200 && status <= 599 ? status : 502, statusText: res.statusMessage, headers: out }));
       });
-      const signal = init?.signal;
-      if (signal) {
-        // The transport's one signal serves all its requests: each request's listener goes with it.
-        const onAbort = () => req.destroy(signal.reason as Error);
-        if (signal.aborted) onAbort();
-        else {
-          signal.addEventListener("abort", onAbort, { once: true });
-          req.once("close", () => signal.removeEventListener("abort", onAbort));
-        }
-      }
+      abortWith(req, init?.signal);
       const body = init?.body;
       if (body === undefined || body === null) req.end();
       else req.end(typeof body === "string" ? body : Buffer.from(body as ArrayBuffer));

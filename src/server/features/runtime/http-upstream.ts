@@ -8,6 +8,7 @@ import http from "node:http";
 import { Readable } from "node:stream";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { abortWith } from "../../net/upstream-fetch.js";
 import { IMAGE_MCP_PATH } from "./docker.js";
 import { OneSession } from "./one-session.js";
 
@@ -45,16 +46,7 @@ export function unixFetch(socket: string, max: number) {
         },
       );
       req.on("error", reject);
-      const signal = init?.signal;
-      if (signal) {
-        // The transport's one signal serves all its requests: each request's listener goes with it.
-        const onAbort = () => req.destroy(signal.reason as Error);
-        if (signal.aborted) onAbort();
-        else {
-          signal.addEventListener("abort", onAbort, { once: true });
-          req.once("close", () => signal.removeEventListener("abort", onAbort));
-        }
-      }
+      abortWith(req, init?.signal);
       if (init?.body !== undefined && init.body !== null)
         req.end(typeof init.body === "string" ? init.body : Buffer.from(init.body as ArrayBuffer));
       else req.end();
