@@ -162,6 +162,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           onWake: (runnerId, cb) => subscribe(b, TOPICS.runnerWake(runnerId), () => cb()),
           announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
           onEvent: observability.runnerEvent,
+          publicUrl: config.PUBLIC_URL,
         })
       : undefined;
     const deployments = new DeploymentLifecycle({

@@ -58,6 +58,23 @@ export const CONNECTION_TEXT = {
   tooLong: (seconds: number) => `The remote server's answer took longer than ${seconds} s`,
   refused: (why: string) => `The remote server did not take the request: ${why}`,
   ended: (why: string) => `The connection to the remote server ended: ${why}`,
+  // OAuth to the remote server (features/deployments/upstream-oauth.ts).
+  oauthLabel: "Sign in to the server (OAuth)",
+  oauthHint:
+    "For servers that ask you to sign in: you go to the server's own sign-in and consent, then come back here. Switchboard keeps your tokens encrypted, refreshes them, and asks you again only when the server stops accepting them.",
+  signingIn: "Opening the server's sign-in...",
+  signIn: "Sign in again",
+  signInHint: "Sends you to the server's sign-in; the connection keeps its URL, keys, pins and request log.",
+  signedIn: "Signed in: the connection is starting.",
+  usesOAuth: "Signs in with OAuth (tokens encrypted, refreshed by Switchboard)",
+  signInAgain:
+    "The remote server no longer accepts this connection's sign-in (it expired or was revoked): sign in again on the connection's page.",
+  signInExpired: "This sign-in has expired or was already used. Start again from Connections.",
+  signInDeclined: (error: string) => `The server's sign-in did not complete (${error}). Nothing was connected.`,
+  signInFailed: (why: string) => `Signing in to the remote server failed: ${why}`,
+  noOAuth: "This server does not offer OAuth sign-in (no authorization server found): connect it with headers instead.",
+  notOAuth: "This connection does not sign in with OAuth: edit its headers instead.",
+  oauthWithAuthorization: 'With OAuth, Switchboard sends the "Authorization" header itself: leave it out.',
 } as const;
 
 /** Headers the gateway's transport sets itself: a user's value would break the protocol or the pinning. */
@@ -132,8 +149,12 @@ export const connectionInput = z
       .optional(),
     transport: z.enum(TRANSPORTS).optional(),
     headers: connectionHeaders,
+    /** sign in to the server's authorization server: the answer is the consent page to open */
+    oauth: z.boolean().optional(),
   })
   .check((ctx) => {
+    if (ctx.value.oauth && Object.keys(ctx.value.headers).some((h) => h.toLowerCase() === "authorization"))
+      ctx.issues.push({ code: "custom", message: CONNECTION_TEXT.oauthWithAuthorization, input: ctx.value, path: ["headers"] });
     if (ctx.value.server_id) return;
     if (!ctx.value.name) ctx.issues.push({ code: "custom", message: CONNECTION_TEXT.badName, input: ctx.value, path: ["name"] });
     if (!ctx.value.url) ctx.issues.push({ code: "custom", message: CONNECTION_TEXT.badUrl, input: ctx.value, path: ["url"] });
@@ -156,9 +177,18 @@ export const connectionView = deploymentView.extend({
   header_names: z.array(z.string()),
   /** the catalogue entry whose remote it is, or null for a URL its owner named */
   entry: z.string().nullable(),
+  /** how it proves itself to the server: its headers, or an OAuth sign-in (tokens never shown) */
+  auth: z.enum(["headers", "oauth"]),
 });
 export type ConnectionView = z.infer<typeof connectionView>;
 
 /** The transport a URL most likely speaks: `/sse` is the legacy transport. */
 export const transportOf = (url: string): (typeof TRANSPORTS)[number] =>
   URL.canParse(url) && /\/sse\/?$/.test(new URL(url).pathname) ? "sse" : "streamable-http";
+
+/** POST /api/connections/authorized: what the server's consent sent the browser back with. */
+export const connectionSignInResult = z.object({
+  state: z.string().max(200),
+  code: z.string().max(4096).optional(),
+  error: z.string().max(200).optional(),
+});

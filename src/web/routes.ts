@@ -16,6 +16,7 @@ export default [
   route("deployments", "routes/deployments.tsx"),
   route("connections", "routes/connections.tsx"),
   route("connections/:name", "routes/connection.tsx"),
+  route("connections/oauth/callback", "routes/connection-signed-in.tsx"),
   route("submissions", "routes/submissions.tsx"),
   route("server/:id", "routes/server.tsx"),
   route("server/:owner/:name", "routes/owned-server.tsx"),

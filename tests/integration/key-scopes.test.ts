@@ -196,6 +196,8 @@ const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
   "GET /connections/{id}": "deploy",
   "PUT /connections/{id}": "deploy",
   "DELETE /connections/{id}": "deploy",
+  "POST /connections/{id}/authorize": "deploy",
+  "POST /connections/authorized": "deploy",
   "GET /deployments/server/{id}": "deploy",
   "GET /deployments/server/{owner}/{name}": "deploy",
   "GET /deployments/{id}/logs": "deploy",

@@ -13,6 +13,8 @@ import { apiKeyInQuery, isExpired, keyOwner } from "../features/publishers/api-k
 import { keyRule } from "../features/publishers/key-policy.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
 import { KeyRevocations } from "../features/publishers/revocations.js";
+import { revokeGrantsOf } from "../features/deployments/connections.js";
+import { clientDocument, clientDocumentPath } from "../features/deployments/upstream-oauth.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { requestLogRoutes } from "../features/request-log/routes.js";
 import { billingRoutes } from "../features/billing/routes.js";
@@ -57,6 +59,8 @@ export function createApi(deps: AppDeps, services: Services) {
   // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
     await services.billing.endForDeletedAccount(userId);
+    // Connections' OAuth tokens are revoked at their servers first, while the rows still hold them.
+    await revokeGrantsOf({ db, config: deps.config, box: deps.box }, userId);
     await deps.deployments.stopAllOf(userId);
   };
   api.route("/", profileRoutes({ auth: services.auth, db, beforeDelete, revocations: services.revocations }));
@@ -143,6 +147,13 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     }),
   );
   app.route("/", authServerMetadataRoutes(services.auth));
+  // Switchboard's client ID metadata document, for remote servers a connection signs in to (https only).
+  app.get(clientDocumentPath, (c) => {
+    const doc = clientDocument(deps.config.PUBLIC_URL);
+    if (!doc) return c.json({ error: "Not found", code: "not_found" }, 404);
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.json(doc);
+  });
   app.route("/v0.1", registryRoutes({ db }));
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));

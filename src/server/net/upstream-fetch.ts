@@ -84,6 +84,8 @@ export interface UpstreamFetchOptions {
   bytesPerSecond: number;
   /** an answer to the messages `body` carried was cut off (too large, too long): they get `message` as their error */
   onCut?: (body: string, message: string) => void;
+  /** sockets kept open for the next request (the default); off for one-off requests */
+  keepAlive?: boolean;
 }
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -187,16 +189,16 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
   };
   const agent = secure
     ? new https.Agent({
-        keepAlive: true,
+        keepAlive: o.keepAlive ?? true,
         maxSockets: 64,
         lookup: lookupPinned as never,
         servername: net.isIP(hostname) ? undefined : hostname,
       })
-    : new http.Agent({ keepAlive: true, maxSockets: 64, lookup: lookupPinned as never });
+    : new http.Agent({ keepAlive: o.keepAlive ?? true, maxSockets: 64, lookup: lookupPinned as never });
   const request = secure ? https.request : http.request;
   const budget = new ReadBudget(o.bytesPerSecond);
 
-  const fetch: FetchLike = (input, init) =>
+  const once: FetchLike = (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.origin !== o.url.origin) return reject(new UpstreamRefused(CONNECTION_TEXT.otherOrigin));
@@ -217,7 +219,9 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
       );
       req.on("error", (e) => {
         clearTimeout(waiting);
-        reject(e);
+        // A kept-alive socket the server closed as this request went out: the server never saw it.
+        const stale = (e as NodeJS.ErrnoException).code === "ECONNRESET" && req.reusedSocket;
+        reject(stale ? Object.assign(e, { stale: true }) : e);
       });
       req.on("response", (res) => {
         clearTimeout(waiting);
@@ -256,7 +260,37 @@ export function upstreamFetch(o: UpstreamFetchOptions): { fetch: FetchLike; clos
       abortWith(req, init?.signal);
       const body = init?.body;
       if (body === undefined || body === null) req.end();
+      else if (body instanceof URLSearchParams) req.end(body.toString());
       else req.end(typeof body === "string" ? body : Buffer.from(body as ArrayBuffer));
     });
+  // Sent again once on a new socket when a reused one turned out closed (Node's advice for keep-alive agents).
+  const fetch: FetchLike = (input, init) =>
+    once(input, init).catch((e: unknown) =>
+      (e as { stale?: boolean }).stale && !init?.signal?.aborted ? once(input, init) : Promise.reject(e),
+    );
   return { fetch, close: () => agent.destroy() };
+}
+
+export interface GuardedFetchOptions {
+  /** SANDBOX_EGRESS_ALLOW, parsed */
+  allow: readonly string[];
+  maxBodyBytes: number;
+  headersTimeoutMs: number;
+  answerTimeoutMs: number;
+  bytesPerSecond: number;
+}
+
+/**
+ * A fetch for any origin under the same rules as a connection's (each URL's host resolved once and
+ * checked, that address connected to, no redirect followed, answers bounded) and with no
+ * credential of the connection's: what OAuth discovery, registration, tokens and revocation reach,
+ * wherever a server's metadata points.
+ */
+export function guardedFetch(o: GuardedFetchOptions): FetchLike {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const target = await resolveUpstream(url, o.allow);
+    const one = upstreamFetch({ ...o, url, target, headers: {}, keepAlive: false });
+    return one.fetch(url, init);
+  };
 }

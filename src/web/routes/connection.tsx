@@ -1,4 +1,4 @@
-import { ArrowLeft, KeyRound, Loader2, Plug } from "lucide-react";
+import { ArrowLeft, KeyRound, Loader2, LogIn, Plug } from "lucide-react";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { CONNECTION_TEXT, connectionHeadersUpdate, parseHeaderLines, type ConnectionView } from "../../shared/connections";
@@ -37,11 +37,22 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 }
 
 type HeadersAnswer = { form: "headers"; error?: string; message?: string };
+type SignInAnswer = { form: "sign-in"; error?: string };
 
 // Edit headers posts here; Stop (remove), Restart and the exposed tools too, as on a server's page.
 export async function action({ params, context, request }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
   const form = await request.clone().formData();
+  if (field(form, "intent") === "sign-in") {
+    const r = await context.api<{ authorize_url: string }>(
+      "POST",
+      `/api/connections/${encodeURIComponent(field(form, "connection"))}/authorize`,
+      undefined,
+      { timeoutMs: 60_000 },
+    );
+    if (r.ok) throw redirect(r.data.authorize_url, 303);
+    return data({ form: "sign-in", error: r.error ?? CONNECTION_TEXT.notFound } satisfies SignInAnswer);
+  }
   if (field(form, "intent") !== "headers")
     return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
   let headers: Record<string, string>;
@@ -98,6 +109,7 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
         {connection.header_names.length > 0 && (
           <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.sends(connection.header_names)}</p>
         )}
+        {connection.auth === "oauth" && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.usesOAuth}</p>}
       </header>
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
@@ -133,15 +145,41 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
               state={deployment}
             />
           </section>
-          {deployment.deployment && <EditHeaders id={connection.id} names={connection.header_names} card={card} />}
+          {deployment.deployment && connection.auth === "oauth" && <SignInAgain id={connection.id} card={card} />}
+          {deployment.deployment && (
+            <EditHeaders id={connection.id} names={connection.header_names} oauth={connection.auth === "oauth"} card={card} />
+          )}
         </aside>
       </div>
     </div>
   );
 }
 
+/** Sign in to the server again: the browser goes to its consent, and the connection restarts with the new grant. */
+function SignInAgain({ id, card }: { id: string; card: string }) {
+  const { fetcher, answer, busy } = useActionForm<SignInAnswer>("sign-in");
+  return (
+    <section className={card} aria-labelledby="sign-in-again">
+      <h2 id="sign-in-again" className="flex items-center gap-2 text-lg font-semibold">
+        <LogIn className="h-5 w-5 text-indigo-500" aria-hidden /> {CONNECTION_TEXT.signIn}
+      </h2>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.signInHint}</p>
+      <fetcher.Form method="post" className="mt-3 space-y-3">
+        <Enhanced />
+        <input type="hidden" name="intent" value="sign-in" />
+        <input type="hidden" name="connection" value={id} />
+        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
+        <Button type="submit" size="sm" variant="secondary" disabled={busy}>
+          {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <LogIn className="h-4 w-4" aria-hidden />}
+          {busy ? CONNECTION_TEXT.signingIn : CONNECTION_TEXT.signIn}
+        </Button>
+      </fetcher.Form>
+    </section>
+  );
+}
+
 /** New header values for the connection, which then reconnects (a form: it works without JavaScript). */
-function EditHeaders({ id, names, card }: { id: string; names: string[]; card: string }) {
+function EditHeaders({ id, names, oauth, card }: { id: string; names: string[]; oauth: boolean; card: string }) {
   const { fetcher, answer, busy } = useActionForm<HeadersAnswer>("headers");
   return (
     <section className={card} aria-labelledby="edit-headers">
@@ -165,7 +203,7 @@ function EditHeaders({ id, names, card }: { id: string; names: string[]; card: s
             autoComplete="off"
             aria-labelledby="edit-headers"
             aria-describedby="edit-headers-hint"
-            placeholder={names.length ? `${names[0]}: ...` : "Authorization: Bearer ..."}
+            placeholder={names.length ? `${names[0]}: ...` : oauth ? "X-Header: value" : "Authorization: Bearer ..."}
             className={`${inputClass} mt-1 font-mono`}
           />
         </label>

@@ -52,10 +52,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     url: field(form, "url").trim(),
     transport: field(form, "transport") || undefined,
     headers,
+    oauth: field(form, "oauth") === "on" ? true : undefined,
   };
   const input = connectionInput.safeParse(body);
   if (!input.success) return data({ form: "create", error: formMessage(input.error) } satisfies Answer);
-  const r = await context.api("POST", "/api/connections", input.data, { timeoutMs: 30_000 });
+  const r = await context.api<{ authorize_url?: string }>("POST", "/api/connections", input.data, { timeoutMs: 60_000 });
+  // Signing in with OAuth: the browser goes to the server's consent, and comes back to make the connection.
+  if (r.ok && r.data.authorize_url) throw redirect(r.data.authorize_url, 303);
   return done(
     r.ok ? { form: "create", message: CONNECTION_TEXT.connected } : { form: "create", error: r.error ?? CONNECTION_TEXT.notFound },
   );
@@ -111,6 +114,15 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
             autoComplete="off"
           />
         </Field>
+        <label className="flex items-start gap-2 text-sm" htmlFor="conn-oauth">
+          <input id="conn-oauth" name="oauth" type="checkbox" className="mt-1 h-4 w-4" aria-describedby="conn-oauth-hint" />
+          <span>
+            <span className="font-medium">{CONNECTION_TEXT.oauthLabel}</span>
+            <span id="conn-oauth-hint" className="block text-xs text-slate-600 dark:text-slate-400">
+              {CONNECTION_TEXT.oauthHint}
+            </span>
+          </span>
+        </label>
         <Field id="conn-headers" label={CONNECTION_TEXT.headersLabel} hint={CONNECTION_TEXT.headersHint}>
           <textarea
             id="conn-headers"
@@ -173,6 +185,7 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
             <span className="text-slate-600 dark:text-slate-400">
               · Created <span title={longDate(c.created_at)}>{shortDate(c.created_at)}</span>
               {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
+              {c.auth === "oauth" ? " · signs in with OAuth" : ""}
             </span>
           </p>
           <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">

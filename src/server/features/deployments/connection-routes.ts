@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { CONNECTION_TEXT, connectionHeadersUpdate, connectionInput, connectionView } from "~/shared/connections.js";
+import { CONNECTION_TEXT, connectionHeadersUpdate, connectionInput, connectionSignInResult, connectionView } from "~/shared/connections.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import {
   connectionView as viewOf,
-  createConnection,
+  connectOrSignIn,
   deleteConnection,
+  finishConnection,
+  signInAgain,
   listConnections,
   ownConnection,
   updateConnectionHeaders,
@@ -15,6 +17,8 @@ import type { DeploymentDeps } from "./service.js";
 // /api/connections: remote MCP servers reached through the gateway with the user's own headers
 // (connections.ts). A connection's controls (restart, tools, definitions, log) are a deployment's.
 
+const signInAnswer = z.object({ success: z.literal(true), message: z.string(), authorize_url: z.string() });
+
 const createRouteDef = createRoute({
   method: "post",
   path: "/connections",
@@ -24,6 +28,10 @@ const createRouteDef = createRoute({
   security: bearer,
   request: { body: { required: true, content: { "application/json": { schema: connectionInput } } } },
   responses: {
+    200: {
+      content: { "application/json": { schema: signInAnswer } },
+      description: "With `oauth`: open `authorize_url` in the user's browser; the connection is made when it comes back",
+    },
     202: {
       content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), connection: connectionView }) } },
       description: "Connecting (poll its status)",
@@ -82,6 +90,39 @@ const headersRoute = createRoute({
   },
 });
 
+const signInRoute = createRoute({
+  method: "post",
+  path: "/connections/{id}/authorize",
+  tags: ["connections"],
+  summary: "Sign in to the server again (its sign-in expired or was revoked): open `authorize_url` in the user's browser",
+  security: bearer,
+  request: { params: idParams },
+  responses: {
+    200: { content: { "application/json": { schema: signInAnswer } }, description: "The server's consent page" },
+    400: jsonError("Not an OAuth connection, or the server's authorization server cannot be reached"),
+    401: jsonError("Not signed in"),
+    404: jsonError("No such connection of yours"),
+  },
+});
+
+const authorizedRoute = createRoute({
+  method: "post",
+  path: "/connections/authorized",
+  tags: ["connections"],
+  summary:
+    "The browser came back from the server's consent (the page at /connections/authorized posts what it brought): the code is exchanged and the connection made or restarted",
+  security: bearer,
+  request: { body: { required: true, content: { "application/json": { schema: connectionSignInResult } } } },
+  responses: {
+    202: {
+      content: { "application/json": { schema: z.object({ success: z.literal(true), message: z.string(), connection: connectionView }) } },
+      description: "Signed in: connecting",
+    },
+    400: jsonError("A sign-in that expired, was used, is another user's, or that the server refused"),
+    401: jsonError("Not signed in"),
+  },
+});
+
 const deleteRoute = createRoute({
   method: "delete",
   path: "/connections/{id}",
@@ -102,8 +143,17 @@ const deleteRoute = createRoute({
 export function connectionRoutes(deps: DeploymentDeps) {
   return apiRouter()
     .openapi(createRouteDef, async (c) => {
-      const connection = await createConnection(deps, viewerOf(c), c.req.valid("json"));
-      return c.json({ success: true as const, message: CONNECTION_TEXT.connected, connection }, 202);
+      const made = await connectOrSignIn(deps, viewerOf(c), c.req.valid("json"));
+      if ("authorize_url" in made) return c.json({ success: true as const, message: CONNECTION_TEXT.signingIn, ...made }, 200);
+      return c.json({ success: true as const, message: CONNECTION_TEXT.connected, ...made }, 202);
+    })
+    .openapi(authorizedRoute, async (c) => {
+      const connection = await finishConnection(deps, viewerOf(c), c.req.valid("json"));
+      return c.json({ success: true as const, message: CONNECTION_TEXT.signedIn, connection }, 202);
+    })
+    .openapi(signInRoute, async (c) => {
+      const answer = await signInAgain(deps, viewerOf(c), c.req.valid("param").id);
+      return c.json({ success: true as const, message: CONNECTION_TEXT.signingIn, ...answer }, 200);
     })
     .openapi(listRoute, async (c) => c.json(await listConnections(deps, viewerOf(c)), 200))
     .openapi(oneRoute, async (c) => {

@@ -17,9 +17,10 @@ import { resourceUrl } from "../oauth/index.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import type { Source } from "../runtime/runner.js";
-import { listUserDeployments, reserveDeployment, type DeploymentRow, type ServerRef } from "./repo.js";
+import { listUserDeployments, reserveDeployment, RESTING, type DeploymentRow, type ServerRef } from "./repo.js";
 import { restartRow } from "./owner-actions.js";
 import { deploymentView, isConnection, type DeploymentDeps } from "./service.js";
+import { beginSignIn, finishSignIn, revokeGrant } from "./upstream-oauth.js";
 
 // Connections (docs/product.md#connections): a remote MCP server reached through the gateway with
 // the user's own headers. A connection is a deployment whose source is the remote URL, so its URL,
@@ -46,6 +47,7 @@ export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: 
     transport: src.transport,
     header_names: names,
     entry: r.serverKind === "catalog" ? r.serverRef : null,
+    auth: src.oauth ? "oauth" : "headers",
   };
 }
 
@@ -71,19 +73,26 @@ async function targetOf(
     if (!headers.success) throw new AppError("validation_failed", headers.error.issues[0]!.message);
     return {
       server: { kind: "catalog", ref: entry.id },
-      source: { kind: "remote", url: entry.url, transport: transportOf(entry.url), name: entry.id },
+      source: {
+        kind: "remote",
+        url: entry.url,
+        transport: transportOf(entry.url),
+        name: entry.id,
+        ...(input.oauth ? { oauth: true } : {}),
+      },
       headers: headers.data,
     };
   }
   const { name, url } = input as { name: string; url: string };
   return {
     server: { kind: "remote", ref: name },
-    source: { kind: "remote", url, transport: input.transport ?? transportOf(url), name },
+    source: { kind: "remote", url, transport: input.transport ?? transportOf(url), name, ...(input.oauth ? { oauth: true } : {}) },
     headers: input.headers,
   };
 }
 
-export async function createConnection(deps: DeploymentDeps, v: Viewer, input: ConnectionInput): Promise<ConnectionView> {
+/** The connection asked for, checked: its target, the viewer's key may reach it, its address may be reached. */
+async function checkedTarget(deps: DeploymentDeps, v: Viewer, input: ConnectionInput) {
   const target = await targetOf(deps, input);
   if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   // Refused before anything is stored: a URL on an address no connection may reach says so now
@@ -94,6 +103,56 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
     if (e instanceof UpstreamRefused) throw new AppError("validation_failed", e.message);
     throw e;
   }
+  return target;
+}
+
+/**
+ * POST /api/connections. With `oauth`, nothing is stored yet but the sign-in under way: the answer
+ * is the server's consent page, and the connection is made when the browser comes back
+ * (finishConnection). A name taken or the limit reached is said now, before the user signs in.
+ */
+export async function connectOrSignIn(
+  deps: DeploymentDeps,
+  v: Viewer,
+  input: ConnectionInput,
+): Promise<{ connection: ConnectionView } | { authorize_url: string }> {
+  if (!input.oauth) return { connection: await createConnection(deps, v, input) };
+  const target = await checkedTarget(deps, v, input);
+  const rows = (await listUserDeployments(deps.db, v.id)).filter(isConnection);
+  if (rows.some((r) => r.serverKind === target.server.kind && r.serverRef === target.server.ref && !RESTING.includes(r.status)))
+    throw new AppError("conflict", target.server.kind === "remote" ? CONNECTION_TEXT.nameTaken : CONNECTION_TEXT.alreadyConnected);
+  if (rows.length >= deps.config.CONNECTIONS_PER_USER)
+    throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(deps.config.CONNECTIONS_PER_USER));
+  return { authorize_url: await beginSignIn(deps, v.id, { url: target.source.url, input }) };
+}
+
+/** Sign in to the server again (the grant was refused or revoked): the same connection, restarted with the new grant. */
+export async function signInAgain(deps: DeploymentDeps, v: Viewer, id: string): Promise<{ authorize_url: string }> {
+  const r = await ownConnection(deps, v, id);
+  const src = r.source as Remote;
+  if (!src.oauth) throw new AppError("validation_failed", CONNECTION_TEXT.notOAuth);
+  return { authorize_url: await beginSignIn(deps, v.id, { url: src.url, connectionId: r.id }) };
+}
+
+/** The browser is back from the server's consent: the connection is made (or signed in again) with its grant. */
+export async function finishConnection(
+  deps: DeploymentDeps,
+  v: Viewer,
+  back: { state: string; code?: string; error?: string },
+): Promise<ConnectionView> {
+  const done = await finishSignIn(deps, v.id, back);
+  if (done.connectionId) {
+    const r = await ownConnection(deps, v, done.connectionId);
+    return connectionView(deps, await restartRow(deps, v, r, { upstreamGrant: done.grant }), v);
+  }
+  if (!done.input) throw new AppError("validation_failed", CONNECTION_TEXT.signInExpired);
+  return createConnection(deps, v, done.input, done.grant);
+}
+
+/** Makes the connection and starts it; `grant`: its sealed OAuth sign-in, for one made with `oauth`. */
+export async function createConnection(deps: DeploymentDeps, v: Viewer, input: ConnectionInput, grant?: string): Promise<ConnectionView> {
+  const target = await checkedTarget(deps, v, input);
+  if (input.oauth && !grant) throw new AppError("validation_failed", CONNECTION_TEXT.signInExpired);
   const proxyId = randomBytes(16).toString("hex");
   const max = deps.config.CONNECTIONS_PER_USER;
   const result = await reserveDeployment(
@@ -106,6 +165,7 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
       serverRef: target.server.ref,
       source: target.source,
       secrets: deps.box.seal(target.headers),
+      upstreamGrant: grant ?? null,
       proxyId,
     },
     resourceUrl(deps.config.PUBLIC_URL, proxyId),
@@ -135,10 +195,19 @@ export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string)
   return r;
 }
 
-/** Removes it: the link ends (the upstream session is closed) and its sealed headers go with the row. */
+/**
+ * Removes it: the link ends (the upstream session is closed), its OAuth tokens are revoked at the
+ * server's authorization server where it offers that, and its sealed headers and grant go with the row.
+ */
 export async function deleteConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<void> {
   const r = await ownConnection(deps, v, id);
+  await revokeGrant(deps, r.upstreamGrant);
   await deps.lifecycle.stop(r.id);
+}
+
+/** Account deletion: every connection's OAuth tokens are revoked upstream before the rows go. */
+export async function revokeGrantsOf(deps: Pick<DeploymentDeps, "db" | "config" | "box">, userId: string): Promise<void> {
+  for (const r of await listUserDeployments(deps.db, userId)) if (r.upstreamGrant) await revokeGrant(deps, r.upstreamGrant);
 }
 
 /**
@@ -175,6 +244,6 @@ export async function updateConnectionHeaders(
     );
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
   }
-  const row = await restartRow(deps, v, r, deps.box.seal(checked.data));
+  const row = await restartRow(deps, v, r, { secrets: deps.box.seal(checked.data) });
   return connectionView(deps, row, v);
 }

@@ -66,14 +66,19 @@ export async function restartDeployment(
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }
-  return deploymentView(deps.config, await restartRow(deps, v, r, sealed), v);
+  return deploymentView(deps.config, await restartRow(deps, v, r, sealed === undefined ? {} : { secrets: sealed }), v);
 }
 
 /**
  * Restarts the owner's row in place, with new sealed keys when given: rate limited
  * (DEPLOY_RESTARTS_PER_MINUTE), a failed or stopped one needing a running slot of the plan.
  */
-export async function restartRow(deps: DeploymentDeps, v: Viewer, r: DeploymentRow, sealed?: string): Promise<DeploymentRow> {
+export async function restartRow(
+  deps: DeploymentDeps,
+  v: Viewer,
+  r: DeploymentRow,
+  sealed?: { secrets?: string; upstreamGrant?: string },
+): Promise<DeploymentRow> {
   // Each restart starts a sandbox anew: a loop of them would spend the machine others share. Only
   // a restart that goes ahead counts (refused keys do not).
   const perMinute = deps.config.DEPLOY_RESTARTS_PER_MINUTE;

@@ -1,12 +1,14 @@
 import { DEPLOY_TEXT, hostingOpen } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { Runner, RunnerEvent, Source } from "../runtime/runner.js";
+import { CONNECTION_TEXT } from "~/shared/connections.js";
+import type { Runner, RunnerEvent, Source, UpstreamAuth } from "../runtime/runner.js";
 import type { Watchdog } from "../runtime/watchdog.js";
 import { recordEvent, type RecorderPort } from "./event-recorder.js";
 import { assignedTo, fencedUpdate } from "./placement.js";
 import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
+import { runnerAuth } from "./upstream-oauth.js";
 
 // What a runner runs: exactly the deployments placed on it, each under the fencing number of its
 // placement. A reconcile starts what is placed here and stops what is not (any more); every write
@@ -32,6 +34,8 @@ export interface ReconcilerDeps {
   announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
+  /** PUBLIC_URL, where a connection's OAuth client says it comes from */
+  publicUrl: string;
 }
 
 export class Reconciler {
@@ -153,8 +157,24 @@ export class Reconciler {
       await this.write(row.id, { status: "failed", statusDetail: UNREADABLE_KEYS, exitCode: null, pid: null, pidStart: null });
       return;
     }
+    const source = row.source as Source;
+    // Signed in with OAuth: the runner refreshes the tokens and stores them back under its lease.
+    let auth: UpstreamAuth | undefined;
+    if (source.kind === "remote" && source.oauth) {
+      auth = runnerAuth(this.d.box, this.d.publicUrl, row.upstreamGrant, (grant) => this.write(row.id, { upstreamGrant: grant }));
+      if (!auth) {
+        await this.write(row.id, {
+          status: "failed",
+          statusDetail: CONNECTION_TEXT.signInAgain,
+          exitCode: null,
+          pid: null,
+          pidStart: null,
+        });
+        return;
+      }
+    }
     if (!(await this.write(row.id, { pid: null, pidStart: null }))) return;
-    this.d.runner.start({ id: row.id, source: row.source as Source, env });
+    this.d.runner.start({ id: row.id, source, env, ...(auth ? { auth } : {}) });
   }
 
   /** Stops the deployment here without writing its row (whoever changed the row decided), in turn with its start (`one`). */

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
-import { deployActions, deployments } from "../../db/schema.js";
+import { connectionAuthorizations, deployActions, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { PLATFORM_USER_ID } from "./listings.js";
 import { prunePins } from "./definitions-repo.js";
@@ -167,13 +167,18 @@ export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | n
 
 /**
  * Restart in place (the owner's Restart or Edit keys): the same row, so its URL, OAuth grants,
- * pins, tool selection and request log stay; new keys (`secrets`) when given. It is not a deploy:
+ * pins, tool selection and request log stay; new keys (`secrets`) or a connection's new OAuth grant when given. It is not a deploy:
  * no deploy action is recorded. A failed or stopped one takes a running slot again, so the plan's
  * running limit is checked under the same per-user lock as a deploy. The placement is cleared and
  * its fencing number raised, so the runner that held it stops it and nothing it still reports
  * lands; `runnerId` is where it ran (to stop it there at once).
  */
-export async function restartInPlace(db: Db, id: string, maxRunning: number, secrets?: string): Promise<RestartResult | undefined> {
+export async function restartInPlace(
+  db: Db,
+  id: string,
+  maxRunning: number,
+  sealed: { secrets?: string; upstreamGrant?: string } = {},
+): Promise<RestartResult | undefined> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(deployments).where(eq(deployments.id, id));
     if (!row) return undefined;
@@ -188,7 +193,7 @@ export async function restartInPlace(db: Db, id: string, maxRunning: number, sec
     const [updated] = await tx
       .update(deployments)
       .set({
-        ...(secrets !== undefined ? { secrets } : {}),
+        ...sealed,
         status: "queued",
         statusDetail: null,
         exitCode: null,
@@ -244,4 +249,19 @@ export async function hostingSummary(db: Db, server: ServerRef) {
     select (select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
            exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running' and user_id <> ${PLATFORM_USER_ID}) as running`);
   return r.rows[0]!;
+}
+
+/** An OAuth sign-in under way (upstream-oauth.ts): kept until `expiresAt`; old ones are cleared on the way. */
+export async function insertSignIn(db: Db, row: typeof connectionAuthorizations.$inferInsert): Promise<void> {
+  await db.delete(connectionAuthorizations).where(sql`${connectionAuthorizations.expiresAt} < now()`);
+  await db.insert(connectionAuthorizations).values(row);
+}
+
+/** The sign-in `stateHash` names, if it is this user's and still valid; taken (deleted) so it is used once. */
+export async function takeSignIn(db: Db, stateHash: string, userId: string): Promise<string | undefined> {
+  const [row] = await db
+    .delete(connectionAuthorizations)
+    .where(and(eq(connectionAuthorizations.stateHash, stateHash), eq(connectionAuthorizations.userId, userId)))
+    .returning();
+  return row && row.expiresAt.getTime() > Date.now() ? row.sealed : undefined;
 }

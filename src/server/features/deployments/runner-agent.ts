@@ -54,6 +54,8 @@ export interface AgentDeps {
   announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
+  /** PUBLIC_URL: a connection signed in with OAuth presents itself from there (upstream-oauth.ts) */
+  publicUrl?: string;
 }
 
 export class RunnerAgent {
@@ -83,6 +85,7 @@ export class RunnerAgent {
       watchdog: this.watchdog,
       announce: d.announce,
       onEvent: d.onEvent,
+      publicUrl: d.publicUrl ?? "http://localhost",
     });
     // Another process placed something here: reconcile now rather than at the next heartbeat.
     this.unsubscribe = d.onWake(d.id, () => void this.reconcile());

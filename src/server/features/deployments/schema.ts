@@ -23,6 +23,11 @@ export const deployments = pgTable(
     source: jsonb("source").notNull(),
     /** the user's keys, AES-256-GCM encrypted (features/deployments/secret-box.ts) */
     secrets: text("secrets").notNull(),
+    /**
+     * A connection's OAuth grant from its remote server (client registration, tokens, what
+     * discovery found), sealed like `secrets`; the runner writes it back when it refreshes the tokens
+     */
+    upstreamGrant: text("upstream_grant"),
     status: text("status").$type<DeploymentStatus>().notNull().default("queued"),
     /** why it failed or crashed, for the owner */
     statusDetail: text("status_detail"),
@@ -160,3 +165,20 @@ export const catalogListings = pgTable("catalog_listings", {
   checkDetail: text("check_detail"),
   checkedAt: timestamp("checked_at", { withTimezone: true }),
 });
+
+// An OAuth sign-in to a remote server under way (features/deployments/upstream-oauth.ts): the
+// state sent to its authorization server (hashed), whose browser it is, and what the callback
+// needs to finish (the PKCE verifier, the client registration, the connection to create or
+// sign in again), sealed. Used once; gone after `expires_at`.
+export const connectionAuthorizations = pgTable(
+  "connection_authorizations",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    sealed: text("sealed").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("connection_authorizations_user_idx").on(t.userId)],
+);

@@ -122,9 +122,11 @@ export class LocalRunner implements Runner {
       await child?.stop(500);
       if (child) slot.lastLogs = child.logs();
       if (slot.stopping) return;
-      const reason = exit ? `${describeExit(exit)} while starting` : (e as Error).message;
+      // A connection's sign-in the server no longer takes: no restart can mend it, the owner signs in again.
+      const final = exit?.final === true || (e as { final?: unknown }).final === true;
+      const reason = exit?.final ? exit.reason : exit ? `${describeExit(exit)} while starting` : (e as Error).message;
       const detail = [reason, tail(slot.lastLogs)].filter(Boolean).join("\n");
-      if (slot.everRan) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
+      if (slot.everRan && !final) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
       log.warn({ reason: (e as Error).message }, "deployment failed");
       await this.emit(slot, { type: "failed", detail: detail.slice(0, 4000), code: exit?.code ?? null });
       this.slots.delete(id);
@@ -137,7 +139,7 @@ export class LocalRunner implements Runner {
     if (src.kind !== "remote") return undefined;
     if (!slot.everRan) await this.emit(slot, { type: "starting" });
     if (!this.o.remote) throw new Error("This runner does not connect to remote servers");
-    return RemoteLink.open({ url: src.url, transport: src.transport, headers: slot.spec.env }, this.o.remote);
+    return RemoteLink.open({ url: src.url, transport: src.transport, headers: slot.spec.env, auth: slot.spec.auth }, this.o.remote);
   }
 
   /** A hosted server: installed (or built), then started in the sandbox; undefined when it was stopped meanwhile. */
@@ -188,6 +190,13 @@ export class LocalRunner implements Runner {
   private async onExit(slot: Slot, child: ServerLink, exit: ExitInfo) {
     if (slot.stopping || this.closed || slot.child !== child) return;
     slot.lastLogs = child.logs();
+    if (exit.final) {
+      // Nothing a restart could mend: the owner has to act (sign in to the server again).
+      slot.client = slot.child = slot.channel = undefined;
+      await this.emit(slot, { type: "failed", detail: (exit.reason ?? describeExit(exit)).slice(0, 4000), code: null });
+      this.slots.delete(slot.spec.id);
+      return;
+    }
     await this.scheduleRestart(slot, exit, tail(slot.lastLogs));
   }
 

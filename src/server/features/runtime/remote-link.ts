@@ -10,18 +10,37 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
-import { resolveUpstream, upstreamFetch, UpstreamRefused } from "../../net/upstream-fetch.js";
+import { guardedFetch, resolveUpstream, upstreamFetch, UpstreamRefused, type FetchLike } from "../../net/upstream-fetch.js";
 import { escapeControl, maskSecrets } from "./lines.js";
 import { OneSession } from "./one-session.js";
 import type { ExitInfo } from "./sandbox/index.js";
-import type { OutputStats, ServerLink } from "./runner.js";
+import type { OutputStats, ServerLink, UpstreamAuth } from "./runner.js";
 
 export interface RemoteSpec {
   url: string;
   transport: "streamable-http" | "sse";
   /** sent with every request; masked in every log line and error */
   headers: Record<string, string>;
+  /** signed in with OAuth: the SDK's transport sends its access token and refreshes it on a 401 */
+  auth?: UpstreamAuth;
 }
+
+/**
+ * The server's authorization server no longer takes the connection's sign-in (the refresh was
+ * refused or the grant revoked): only its owner can mend it, so the runner does not reconnect.
+ */
+export class SignInNeeded extends Error {
+  readonly final = true;
+  constructor() {
+    super(CONNECTION_TEXT.signInAgain);
+    this.name = "SignInNeeded";
+  }
+}
+
+/** A refusal the owner must mend by signing in again: the sign-in is gone, or the server refuses a fresh token. */
+const signInGone = (e: unknown, auth: boolean) =>
+  e instanceof SignInNeeded ||
+  (auth && ((e as { code?: unknown })?.code === 401 || /\bUnauthorized\b/.test(String((e as Error)?.message))));
 
 export interface RemoteOptions {
   /** SANDBOX_EGRESS_ALLOW, parsed: addresses a connection may reach besides public https ones */
@@ -35,6 +54,8 @@ export interface RemoteOptions {
 }
 
 const LOG_LINES = 200;
+/** the largest answer an authorization server may give (metadata, a registration, tokens) */
+const AUTH_MAX_BYTES = 1024 * 1024;
 
 /** What a failed send says: the HTTP status first when there is one (the SDK's error carries it as `code`). */
 function whyOf(e: unknown): string {
@@ -50,6 +71,54 @@ const gone = (e: unknown) => {
   return /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|ENOTFOUND|EHOSTUNREACH|ENETUNREACH/i.test(text);
 };
 
+/**
+ * Requests answered 401 together each ask the SDK to refresh the token (one after the other, as
+ * their answers arrive): with refresh tokens that rotate, that spends a refresh per request, and a
+ * refresh token used twice is refused and the sign-in lost. So one refresh per refresh token, its
+ * answer shared; and a refresh asked with the token a refresh has just given (within half its
+ * access token's life, at most 5 s) gets that same answer: its access token is fresh.
+ */
+function refreshOnce(fetch: FetchLike): FetchLike {
+  type Answer = { status: number; statusText: string; headers: [string, string][]; body: string };
+  const byToken = new Map<string, Promise<Answer>>();
+  return async (input, init) => {
+    const body = init?.body;
+    const token = body instanceof URLSearchParams && body.get("grant_type") === "refresh_token" ? body.get("refresh_token") : null;
+    if (!token) return fetch(input, init);
+    let answer = byToken.get(token);
+    if (!answer) {
+      const asked = fetch(input, init).then(async (r) => ({
+        status: r.status,
+        statusText: r.statusText,
+        headers: [...r.headers],
+        body: await r.text(),
+      }));
+      answer = asked;
+      byToken.set(token, asked);
+      asked.then(
+        (a) => {
+          const forget = (key: string, ms: number) => void setTimeout(() => byToken.get(key) === asked && byToken.delete(key), ms).unref();
+          forget(token, 60_000);
+          let given: { refresh_token?: unknown; expires_in?: unknown } = {};
+          try {
+            given = a.status === 200 ? JSON.parse(a.body) : {};
+          } catch {
+            // not tokens: nothing to share
+          }
+          if (typeof given.refresh_token === "string" && given.refresh_token !== token) {
+            byToken.set(given.refresh_token, asked);
+            const life = typeof given.expires_in === "number" ? given.expires_in * 500 : 5000;
+            forget(given.refresh_token, Math.min(5000, life));
+          }
+        },
+        () => byToken.delete(token),
+      );
+    }
+    const a = await answer;
+    return new Response(a.body, { status: a.status, statusText: a.statusText, headers: a.headers });
+  };
+}
+
 export class RemoteLink implements ServerLink {
   readonly pid = null;
   readonly pidStart = null;
@@ -59,17 +128,20 @@ export class RemoteLink implements ServerLink {
   private readonly listeners = new Set<(m: JSONRPCMessage) => void>();
   private readonly logBuf: string[] = [];
   private readonly stats = { lines: 0, bytes: 0 };
-  private readonly secrets: string[];
+  private readonly secrets: () => string[];
   /** ids of requests sent upstream and not answered yet: one cut off gets an error, once */
   private readonly pending = new Set<string | number>();
   private readonly session = new OneSession();
+  private readonly auth: boolean;
 
   private constructor(
     private readonly transport: Transport & { setProtocolVersion?: (v: string) => void },
     private readonly closeSockets: () => void,
     spec: RemoteSpec,
   ) {
-    this.secrets = Object.values(spec.headers);
+    // Tokens change as they are refreshed: the ones held now are masked.
+    this.secrets = () => [...Object.values(spec.headers), ...(spec.auth?.secretValues() ?? [])];
+    this.auth = Boolean(spec.auth);
     this.exited = new Promise((r) => (this.end = r));
     transport.onmessage = (m) => {
       // The revision the server agreed to names every later request (the specification's header).
@@ -88,6 +160,8 @@ export class RemoteLink implements ServerLink {
       }
     };
     transport.onerror = (e) => {
+      // Only a sign-in that is gone ends the link here: a refused request is its sender's to retry (send).
+      if (e instanceof SignInNeeded) return this.finish(CONNECTION_TEXT.signInAgain, true);
       this.log(`[switchboard] ${e.message}`);
       // The legacy transport's stream is the session: once it fails, the session is gone.
       if (spec.transport === "sse" && /SSE error|stream/i.test(e.message)) this.finish(CONNECTION_TEXT.ended(this.clean(e.message)));
@@ -101,7 +175,7 @@ export class RemoteLink implements ServerLink {
     const target = await resolveUpstream(url, o.allow);
     // The link is made after its fetch: a cut-off answer reaches it through this holder.
     const holder: { link?: RemoteLink } = {};
-    const { fetch, close } = upstreamFetch({
+    const own = upstreamFetch({
       url,
       target,
       headers: spec.headers,
@@ -111,11 +185,23 @@ export class RemoteLink implements ServerLink {
       bytesPerSecond: o.bytesPerSecond,
       onCut: (body, message) => holder.link?.cut(body, message),
     });
+    // MCP messages go to the server's own origin only (the SDK holds them there too). With OAuth,
+    // its authorization server may be elsewhere: reached under the same rules, with no header of
+    // the connection's; the token the SDK adds goes to the server alone.
+    const other = spec.auth ? guardedFetch({ ...o, maxBodyBytes: Math.min(o.maxBodyBytes, AUTH_MAX_BYTES) }) : undefined;
+    const routed: FetchLike = (input, init) =>
+      other && new URL(input instanceof Request ? input.url : String(input)).origin !== url.origin
+        ? other(input, init)
+        : own.fetch(input, init);
+    const fetch = spec.auth ? refreshOnce(routed) : routed;
+    const close = own.close;
+    const authProvider = spec.auth;
     const transport =
       spec.transport === "sse"
-        ? new SSEClientTransport(url, { fetch })
+        ? new SSEClientTransport(url, { fetch, authProvider })
         : new StreamableHTTPClientTransport(url, {
             fetch,
+            authProvider,
             // A dropped stream of notifications is opened again a few times; the session itself is the link's.
             reconnectionOptions: {
               maxReconnectionDelay: 30_000,
@@ -135,6 +221,7 @@ export class RemoteLink implements ServerLink {
       ]);
     } catch (e) {
       await link.stop();
+      if (signInGone(e, Boolean(spec.auth))) throw new SignInNeeded();
       throw new UpstreamRefused(link.clean((e as Error).message));
     }
     return link;
@@ -161,7 +248,7 @@ export class RemoteLink implements ServerLink {
 
   /** An upstream's words with the connection's credentials taken out (a hostile server may echo them). */
   private clean(text: string): string {
-    return escapeControl(maskSecrets(text.slice(0, 2000), this.secrets)).slice(0, 500);
+    return escapeControl(maskSecrets(text.slice(0, 2000), this.secrets())).slice(0, 500);
   }
 
   private log(line: string) {
@@ -169,12 +256,12 @@ export class RemoteLink implements ServerLink {
     if (this.logBuf.length > LOG_LINES) this.logBuf.splice(0, this.logBuf.length - LOG_LINES);
   }
 
-  private finish(reason: string) {
+  private finish(reason: string, final = false) {
     if (this.done) return;
     this.done = true;
     this.log(`[switchboard] ${reason}`);
     this.closeSockets();
-    this.end({ code: null, signal: null, reason });
+    this.end({ code: null, signal: null, reason, ...(final ? { final } : {}) });
   }
 
   send(m: JSONRPCMessage): void {
@@ -182,7 +269,19 @@ export class RemoteLink implements ServerLink {
     const id = (m as { id?: unknown }).id;
     if (this.session.intercept(m, (answer) => queueMicrotask(() => this.transport.onmessage?.(answer)))) return;
     if ("method" in m && (typeof id === "string" || typeof id === "number")) this.pending.add(id);
+    this.deliver(m, false);
+  }
+
+  private deliver(m: JSONRPCMessage, retried: boolean): void {
     this.transport.send(m).catch((e: unknown) => {
+      // Sent with a token another request was refreshing meanwhile: the SDK refreshes once per
+      // transport and refuses the next 401 outright, so the message goes once more with the new token.
+      if (this.auth && !retried && !(e instanceof SignInNeeded) && (e as { code?: unknown })?.code === 401 && !this.done)
+        return this.deliver(m, true);
+      if (signInGone(e, this.auth)) {
+        this.fail(m, CONNECTION_TEXT.signInAgain);
+        return this.finish(CONNECTION_TEXT.signInAgain, true);
+      }
       const why = this.clean(whyOf(e));
       const message = CONNECTION_TEXT.refused(why);
       this.log(`[switchboard] ${message}`);

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { SandboxInfo } from "~/shared/deployments.js";
 import type { ExitInfo } from "./sandbox/index.js";
@@ -18,8 +19,12 @@ export type Source =
   /** a container image (`registry/repository:tag` or `@sha256:...`, canonical): its entrypoint, with `args` in place of its Cmd when given */
   /** `port`: it speaks streamable HTTP at /mcp on that port inside its sandbox (`-p`), else stdio */
   | { kind: "image"; image: string; args: string[]; port?: number }
-  /** a connection: a remote server reached over HTTP with the owner's headers (its secrets); `name` is what its owner calls it */
-  | { kind: "remote"; url: string; transport: "streamable-http" | "sse"; name: string };
+  /**
+   * a connection: a remote server reached over HTTP with the owner's headers (its secrets); `name`
+   * is what its owner calls it; `oauth`: signed in to the server's authorization server (the
+   * spec's `auth` holds the grant)
+   */
+  | { kind: "remote"; url: string; transport: "streamable-http" | "sse"; name: string; oauth?: boolean };
 
 /** What runs in the sandbox (everything but a connection). */
 export type HostedSource = Exclude<Source, { kind: "remote" }>;
@@ -39,6 +44,13 @@ export interface DeploymentSpec {
   source: Source;
   /** the owner's keys, already decrypted: passed to the server as environment variables and masked in its logs */
   env: Record<string, string>;
+  /** a connection signed in with OAuth: its tokens, refreshed and stored back as they change */
+  auth?: UpstreamAuth;
+}
+
+/** A connection's OAuth sign-in as the runner holds it: the SDK's provider, and the values to mask in logs. */
+export interface UpstreamAuth extends OAuthClientProvider {
+  secretValues(): string[];
 }
 
 /** What the server listed when it answered initialize. */

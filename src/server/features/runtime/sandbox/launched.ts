@@ -38,6 +38,8 @@ export interface ExitInfo {
   signal: string | null;
   /** why the platform stopped it (a limit), when it did */
   reason?: string;
+  /** starting it again cannot help (a connection whose sign-in the server no longer takes): it fails, no restart */
+  final?: boolean;
 }
 
 export const memoryLimitReason = (mb: number) => `Stopped: memory limit of ${mb} MB exceeded`;
