@@ -5,7 +5,7 @@ import express from "express";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -43,7 +43,8 @@ const page = (title: string, body: string) =>
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function startOAuthUpstream(host = "127.0.0.1"): Promise<OAuthUpstream> {
+/** `cimd`: its authorization server says it takes client ID metadata documents (URL client IDs). */
+export async function startOAuthUpstream(host = "127.0.0.1", opts: { cimd?: boolean } = {}): Promise<OAuthUpstream> {
   const clients = new Map<string, OAuthClientInformationFull>();
   const asked = new Map<string, { client: OAuthClientInformationFull; params: AuthorizationParams }>();
   const codes = new Map<string, Grant & { challenge: string; redirectUri: string }>();
@@ -136,6 +137,10 @@ export async function startOAuthUpstream(host = "127.0.0.1"): Promise<OAuthUpstr
   const base = `http://${host}:${port}`;
   u.url = `${base}/mcp`;
   const noLimit = { rateLimit: false as const };
+  if (opts.cimd)
+    app.get("/.well-known/oauth-authorization-server", (_req, res) =>
+      res.json({ ...createOAuthMetadata({ provider, issuerUrl: new URL(base) }), client_id_metadata_document_supported: true }),
+    );
   app.use(
     mcpAuthRouter({
       provider,

@@ -1,4 +1,4 @@
-import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, LogIn, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
@@ -40,7 +40,7 @@ interface Props {
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
-const ACTS = ["deploy", "connect", "stop", "restart", "keys"];
+const ACTS = ["deploy", "connect", "stop", "restart", "keys", "sign-in"];
 
 export function DeploymentPanel(p: Props) {
   const hydrated = useHydrated();
@@ -142,6 +142,18 @@ export function DeploymentPanel(p: Props) {
         </div>
         {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <DeployError error={error} />}
+        {deployment.status_detail === CONNECTION_TEXT.signInAgain && (
+          // A connection whose OAuth sign-in the server no longer takes: only signing in again mends it.
+          <fetcher.Form method="post">
+            <Enhanced />
+            <input type="hidden" name="intent" value="sign-in" />
+            <input type="hidden" name="connection" value={deployment.id} />
+            <Button type="submit" size="sm" disabled={busy !== null}>
+              {busy === "sign-in" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <LogIn className="h-4 w-4" aria-hidden />}
+              {busy === "sign-in" ? CONNECTION_TEXT.signingIn : CONNECTION_TEXT.signIn}
+            </Button>
+          </fetcher.Form>
+        )}
         <div className="flex flex-wrap gap-2">
           <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
             <Enhanced />
@@ -217,6 +229,17 @@ export function DeploymentPanel(p: Props) {
         <Enhanced />
         <p className="text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.connectHint}</p>
         {p.signedIn && <KeyFields keys={p.requiredKeys} />}
+        {p.signedIn && (
+          <label className="flex items-start gap-2 text-sm" htmlFor="connect-oauth">
+            <input id="connect-oauth" name="oauth" type="checkbox" className="mt-1 h-4 w-4" aria-describedby="connect-oauth-hint" />
+            <span>
+              <span className="font-medium">{CONNECTION_TEXT.oauthLabel}</span>
+              <span id="connect-oauth-hint" className="block text-xs text-slate-600 dark:text-slate-400">
+                {CONNECTION_TEXT.oauthHint}
+              </span>
+            </span>
+          </label>
+        )}
         {error && <DeployError error={error} />}
         <input type="hidden" name="intent" value="connect" />
         <Button type="submit" block disabled={busy !== null}>

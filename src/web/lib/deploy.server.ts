@@ -71,12 +71,31 @@ export async function deploymentAction(
     return r.ok ? answer({ message: DEPLOY_TEXT.toolsSaved }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   }
 
+  if (intent === "sign-in") {
+    const r = await context.api<{ authorize_url: string }>(
+      "POST",
+      `/api/connections/${encodeURIComponent(field(form, "connection"))}/authorize`,
+      undefined,
+      { timeoutMs: 60_000 },
+    );
+    if (r.ok) throw redirect(r.data.authorize_url, 303);
+    return answer({ error: r.error ?? CONNECTION_TEXT.notFound });
+  }
+
   const env = typedKeys(form);
   if (intent === "connect") {
     // A catalogue entry its publisher hosts: a connection with the entry's keys (sent as headers).
     const missing = missingKeys(server.requiredKeys, env);
     if (missing.length) return answer({ error: DEPLOY_TEXT.missingKeys(missing) });
-    const r = await context.api<{ connection: ConnectionView }>("POST", "/api/connections", { server_id: server.id, env });
+    const oauth = field(form, "oauth") === "on" ? true : undefined;
+    const r = await context.api<{ connection: ConnectionView; authorize_url?: string }>(
+      "POST",
+      "/api/connections",
+      { server_id: server.id, env, oauth },
+      { timeoutMs: 60_000 },
+    );
+    // Signing in with OAuth: the browser goes to the server's consent, and comes back to make the connection.
+    if (r.ok && r.data.authorize_url) throw redirect(r.data.authorize_url, 303);
     return r.ok
       ? answer({ deployment: r.data.connection, message: CONNECTION_TEXT.connected })
       : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });

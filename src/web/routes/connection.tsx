@@ -145,7 +145,10 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
               state={deployment}
             />
           </section>
-          {deployment.deployment && connection.auth === "oauth" && <SignInAgain id={connection.id} card={card} />}
+          {/* Once the server refuses the sign-in, the panel itself offers to sign in again. */}
+          {deployment.deployment && connection.auth === "oauth" && deployment.deployment.status_detail !== CONNECTION_TEXT.signInAgain && (
+            <SignInAgain id={connection.id} card={card} />
+          )}
           {deployment.deployment && (
             <EditHeaders id={connection.id} names={connection.header_names} oauth={connection.auth === "oauth"} card={card} />
           )}

@@ -2,9 +2,11 @@ import fs from "node:fs";
 import http from "node:http";
 import type net from "node:net";
 import { chromium } from "playwright-core";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONNECTION_TEXT, type ConnectionView } from "~/shared/connections.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry } from "~support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
 import { startOAuthUpstream, type OAuthUpstream } from "~support/oauth-upstream.js";
 import { waitFor } from "~support/wait.js";
@@ -222,9 +224,16 @@ describe("Connections signed in with OAuth", () => {
     // The page offers to sign in again.
     expect(await (await a.c.get("/connections/revoked")).text()).toContain(CONNECTION_TEXT.signIn);
 
-    const again = await a.c.post(`/api/connections/${conn.id}/authorize`);
-    expect(again.status).toBe(200);
-    const back = await consent(((await again.json()) as { authorize_url: string }).authorize_url, "dave");
+    // The page's form (no JavaScript needed) sends the browser to the server's consent.
+    const again = await t.app.request(`${t.config.PUBLIC_URL}/connections/revoked`, {
+      method: "POST",
+      headers: { cookie: a.c.jar.header(), origin: t.config.PUBLIC_URL, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ intent: "sign-in", connection: conn.id }),
+    });
+    expect(again.status).toBe(303);
+    const authorizeUrl = again.headers.get("location")!;
+    expect(authorizeUrl.startsWith(`${new URL(up.url).origin}/authorize?`)).toBe(true);
+    const back = await consent(authorizeUrl, "dave");
     expect((await finish(a.c, back)).status).toBe(202);
     const restored = await waitForConnection(a.c, "revoked", "running");
     expect(restored.url).toBe(conn.url);
@@ -241,6 +250,16 @@ describe("Connections signed in with OAuth", () => {
     const revoked = up.revoked.slice(revokedBefore);
     expect(revoked.some((x) => x.startsWith("rt-"))).toBe(true);
     expect(revoked.some((x) => x.startsWith("at-"))).toBe(true);
+  });
+
+  it("revokes its tokens at the server when the account is deleted", async () => {
+    const email = `oauth-leaving${++users}@example.com`;
+    const c = await signedInUser(t, email);
+    await signedInConnection(c, "leaving", "heidi");
+    const revokedBefore = up.revoked.length;
+    const r = await c.del(`/api/users/${c.id}`, { confirmEmail: email });
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect(up.revoked.slice(revokedBefore).some((x) => x.startsWith("rt-"))).toBe(true);
   });
 
   it("refuses a server whose metadata sends it to an address no connection may reach, before anything is sent there", async () => {
@@ -272,6 +291,46 @@ describe("Connections signed in with OAuth", () => {
     } finally {
       hostile.close();
       hostile.closeAllConnections();
+    }
+  });
+
+  it("connects a catalogue entry its publisher hosts with OAuth, the entry's page offering it", async () => {
+    const a = await user();
+    await addCatalogEntry(t, "oauth-entry", null);
+    await t.db.database.db.execute(sql`update mcp_servers set url = ${up.url} where id = 'oauth-entry'`);
+    expect(await (await a.c.get("/server/oauth-entry")).text()).toContain(CONNECTION_TEXT.oauthLabel);
+    const r = await a.c.post("/api/connections", { server_id: "oauth-entry", oauth: true });
+    expect(r.status).toBe(200);
+    const back = await consent(((await r.json()) as { authorize_url: string }).authorize_url, "grace");
+    const page = await a.c.get(`${back.pathname}${back.search}`);
+    expect(page.headers.get("location")).toBe("/server/oauth-entry");
+    const conn = await waitForConnection(a.c, "oauth-entry", "running");
+    expect(conn.entry).toBe("oauth-entry");
+    expect(await whoami(conn.url, a.key)).toBe("signed in as grace");
+  });
+
+  it("presents itself with its client ID metadata document where the authorization server takes one (an https PUBLIC_URL)", async () => {
+    const cimdUp = await startOAuthUpstream("127.0.0.1", { cimd: true });
+    const https = await createTestApp({ PUBLIC_URL: "https://switchboard.example", SANDBOX_EGRESS_ALLOW: "127.0.0.1" });
+    try {
+      const doc = await https.app.request("https://switchboard.example/oauth/connections-client.json");
+      expect(doc.status).toBe(200);
+      const body = (await doc.json()) as { client_id: string; redirect_uris: string[]; token_endpoint_auth_method: string };
+      expect(body.client_id).toBe("https://switchboard.example/oauth/connections-client.json");
+      expect(body.redirect_uris).toEqual(["https://switchboard.example/connections/oauth/callback"]);
+      expect(body.token_endpoint_auth_method).toBe("none");
+      // Over plain http there is no document (a client ID must be an https URL): registration instead.
+      expect((await t.app.request(`${t.config.PUBLIC_URL}/oauth/connections-client.json`)).status).toBe(404);
+
+      const c = await signedInUser(https, "cimd@example.com");
+      const r = await c.post("/api/connections", { name: "cimd", url: cimdUp.url, oauth: true });
+      expect(r.status, await r.clone().text()).toBe(200);
+      const authorize = new URL(((await r.json()) as { authorize_url: string }).authorize_url);
+      expect(authorize.searchParams.get("client_id")).toBe(body.client_id);
+      expect(cimdUp.registrations).toBe(0);
+    } finally {
+      await https.close();
+      await cimdUp.close();
     }
   });
 
