@@ -114,6 +114,10 @@ const schema = z.object({
   CONNECTION_ANSWER_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
   /** Connections one user may have */
   CONNECTIONS_PER_USER: z.coerce.number().int().min(0).default(20),
+  /** Toolsets one user may have */
+  TOOLSETS_PER_USER: z.coerce.number().int().min(0).default(10),
+  /** How often a toolset checks its members (a ping when up, a connect when down) */
+  TOOLSET_CHECK_MS: z.coerce.number().int().min(100).default(5000),
   /** Restart and Edit keys of one deployment a minute, from any process (0: no limit): each one starts a sandbox anew */
   DEPLOY_RESTARTS_PER_MINUTE: z.coerce.number().int().min(0).default(6),
   RESTART_BACKOFF_MS: z.coerce.number().int().min(10).default(1000),

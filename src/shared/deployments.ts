@@ -116,8 +116,11 @@ export function hostingOpen(sandboxComplete: boolean, policy: "admins" | "everyo
   return sandboxComplete || policy === "everyone" || isAdmin;
 }
 
-/** A deployment runs a catalogue entry or a server someone registered; `remote` is a connection to a URL its owner named. */
-export type ServerKind = "catalog" | "owned" | "remote";
+/**
+ * A deployment runs a catalogue entry or a server someone registered; `remote` is a connection to
+ * a URL its owner named; `toolset` is several of its owner's deployments behind one URL.
+ */
+export type ServerKind = "catalog" | "owned" | "remote" | "toolset";
 
 export const STATUSES = ["queued", "installing", "starting", "running", "crashed", "crash_looping", "stopped", "failed"] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];

@@ -40,8 +40,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   const v = context.viewer;
   if (!v) throw redirect("/login?redirect=/deployments");
   const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
-  // Connections (remote servers) have their own page.
-  const deployments = r.ok ? r.data.filter((d) => !d.source.startsWith("remote:")) : [];
+  // Connections (remote servers) and toolsets have their own pages.
+  const deployments = r.ok ? r.data.filter((d) => !d.source.startsWith("remote:") && !d.source.startsWith("toolset:")) : [];
   const [last, keys, usage] = await Promise.all([
     lastRequests(
       context.db,

@@ -77,7 +77,7 @@ export async function restartRow(
   deps: DeploymentDeps,
   v: Viewer,
   r: DeploymentRow,
-  sealed?: { secrets?: string; upstreamGrant?: string },
+  sealed?: { secrets?: string; upstreamGrant?: string; source?: unknown },
 ): Promise<DeploymentRow> {
   // Each restart starts a sandbox anew: a loop of them would spend the machine others share. Only
   // a restart that goes ahead counts (refused keys do not).

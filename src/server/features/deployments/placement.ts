@@ -175,16 +175,18 @@ export async function place(
 ): Promise<Placed | undefined | "gone"> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('switchboard:placement', 0))`);
-    // A connection (a remote server) holds no process: it reserves no memory, and needs none free.
+    // A connection (a remote server) or a toolset holds no process: it reserves no memory, and needs none free.
     const [self] = (
-      await tx.execute<{ remote: boolean }>(sql`select source->>'kind' = 'remote' as remote from deployments where id = ${id}`)
+      await tx.execute<{ remote: boolean }>(
+        sql`select coalesce(source->>'kind', '') in ('remote', 'toolset') as remote from deployments where id = ${id}`,
+      )
     ).rows;
     const need = self?.remote ? 0 : o.memoryMb;
     const r = await tx.execute<{ id: string; url: string }>(sql`
       select r.id, r.url
         from runners r
         left join deployments d on d.runner_id = r.id and d.status not in ('failed', 'stopped') and d.id <> ${id}
-                               and d.source->>'kind' is distinct from 'remote'
+                               and coalesce(d.source->>'kind', '') not in ('remote', 'toolset')
        where r.heartbeat_at > now() - (${o.leaseMs} * interval '1 millisecond')
          and not r.draining
          and r.id <> ${o.exclude ?? ""}

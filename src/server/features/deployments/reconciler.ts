@@ -3,11 +3,14 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import type { Runner, RunnerEvent, Source, UpstreamAuth } from "../runtime/runner.js";
+import type { ToolsetSpec } from "../runtime/runner.js";
+import { TOOLSET_TOKEN_ENV } from "../publishers/toolset-token.js";
 import type { Watchdog } from "../runtime/watchdog.js";
 import { recordEvent, type RecorderPort } from "./event-recorder.js";
 import { assignedTo, fencedUpdate } from "./placement.js";
 import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
+import { proxiesOf } from "./repo.js";
 import { runnerAuth } from "./upstream-oauth.js";
 
 // What a runner runs: exactly the deployments placed on it, each under the fencing number of its
@@ -173,8 +176,25 @@ export class Reconciler {
         return;
       }
     }
+    // A toolset: its members (those that still exist, its owner's) at their Switchboard URLs.
+    let toolset: ToolsetSpec | undefined;
+    if (source.kind === "toolset") {
+      const proxies = await proxiesOf(
+        this.d.db,
+        row.userId,
+        source.members.map((m) => m.deployment_id),
+      );
+      const base = this.d.publicUrl.replace(/\/$/, "");
+      toolset = {
+        name: source.name,
+        token: env[TOOLSET_TOKEN_ENV] ?? "",
+        members: source.members
+          .filter((m) => proxies.has(m.deployment_id))
+          .map((m) => ({ prefix: m.prefix, tools: m.tools, url: `${base}/${proxies.get(m.deployment_id)}/mcp` })),
+      };
+    }
     if (!(await this.write(row.id, { pid: null, pidStart: null }))) return;
-    this.d.runner.start({ id: row.id, source, env, ...(auth ? { auth } : {}) });
+    this.d.runner.start({ id: row.id, source, env, ...(auth ? { auth } : {}), ...(toolset ? { toolset } : {}) });
   }
 
   /** Stops the deployment here without writing its row (whoever changed the row decided), in turn with its start (`one`). */

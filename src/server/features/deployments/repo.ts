@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { connectionAuthorizations, deployActions, deployments } from "../../db/schema.js";
@@ -18,8 +18,8 @@ export interface ServerRef {
 /** Deployments that hold a slot of the plan: not failed, not stopped by a plan change. */
 export const RESTING: DeploymentStatus[] = ["failed", "stopped"];
 const live = () => notInArray(deployments.status, RESTING);
-/** What a plan's running limit counts: live deployments of hosted code (a connection runs nothing of ours, docs/product.md#plans). */
-const counted = () => and(live(), sql`${deployments.source}->>'kind' is distinct from 'remote'`);
+/** What a plan's running limit counts: live deployments of hosted code (a connection or a toolset runs nothing of ours, docs/product.md#plans). */
+const counted = () => and(live(), sql`coalesce(${deployments.source}->>'kind', '') not in ('remote', 'toolset')`);
 
 const refIs = (s: ServerRef) => and(eq(deployments.serverKind, s.kind), eq(deployments.serverRef, s.ref));
 
@@ -78,7 +78,7 @@ export async function planUse(db: Db, userId: string): Promise<{ deploys: number
   const r = await db.execute<{ deploys: number; live: number }>(sql`
     select (select count(*)::int from deploy_actions where user_id = ${userId} and created_at >= date_trunc('month', now())) as deploys,
            (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')
-                                                   and source->>'kind' is distinct from 'remote') as live`);
+                                                   and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as live`);
   return r.rows[0]!;
 }
 
@@ -92,9 +92,8 @@ export type ReserveResult =
   | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" | "connection_limit" };
 
 /** A connection: no plan's limit counts it, at most `maxConnections` per user do (CONNECTIONS_PER_USER). */
-export interface ConnectionLimit {
-  maxConnections: number;
-}
+/** A connection's or a toolset's own limit (how many of that kind a user may have); no deploy action records them. */
+export type ConnectionLimit = { maxConnections: number } | { maxToolsets: number };
 
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
@@ -117,14 +116,15 @@ export async function reserveDeployment(
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), refIs(server)));
     if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
-    if ("maxConnections" in limits) {
+    if ("maxConnections" in limits || "maxToolsets" in limits) {
+      const [kind, max] = "maxConnections" in limits ? ["remote", limits.maxConnections] : ["toolset", limits.maxToolsets];
       // Counted under the same lock: parallel requests cannot pass the limit together.
       const [held] = await tx
         .select({ n: count() })
         .from(deployments)
-        .where(and(eq(deployments.userId, row.userId), sql`${deployments.source}->>'kind' = 'remote'`));
-      const replacing = existing && (existing.source as { kind?: string }).kind === "remote" ? 1 : 0;
-      if ((held?.n ?? 0) - replacing >= limits.maxConnections) return { ok: false, reason: "connection_limit" } as const;
+        .where(and(eq(deployments.userId, row.userId), sql`${deployments.source}->>'kind' = ${kind}`));
+      const replacing = existing && (existing.source as { kind?: string }).kind === kind ? 1 : 0;
+      if ((held?.n ?? 0) - replacing >= max) return { ok: false, reason: "connection_limit" } as const;
       return insertReserved(tx, row, existing, resource);
     }
     const [running] = await tx
@@ -177,13 +177,13 @@ export async function restartInPlace(
   db: Db,
   id: string,
   maxRunning: number,
-  sealed: { secrets?: string; upstreamGrant?: string } = {},
+  sealed: { secrets?: string; upstreamGrant?: string; source?: unknown } = {},
 ): Promise<RestartResult | undefined> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(deployments).where(eq(deployments.id, id));
     if (!row) return undefined;
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
-    if (RESTING.includes(row.status) && (row.source as { kind?: string }).kind !== "remote") {
+    if (RESTING.includes(row.status) && !["remote", "toolset"].includes((row.source as { kind?: string }).kind ?? "")) {
       const [running] = await tx
         .select({ n: count() })
         .from(deployments)
@@ -264,4 +264,14 @@ export async function takeSignIn(db: Db, stateHash: string, userId: string): Pro
     .where(and(eq(connectionAuthorizations.stateHash, stateHash), eq(connectionAuthorizations.userId, userId)))
     .returning();
   return row && row.expiresAt.getTime() > Date.now() ? row.sealed : undefined;
+}
+
+/** The proxy ids of a user's deployments among `ids` (a toolset's members that still exist). */
+export async function proxiesOf(db: Db, userId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: deployments.id, proxyId: deployments.proxyId })
+    .from(deployments)
+    .where(and(eq(deployments.userId, userId), inArray(deployments.id, ids)));
+  return new Map(rows.map((r) => [r.id, r.proxyId]));
 }

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.js";
 import { requireAdmin } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { connectionRoutes } from "./connection-routes.js";
+import { toolsetRoutes } from "./toolset-routes.js";
 import { controlRoutes } from "./control-routes.js";
 import { definitionRoutes } from "./definition-routes.js";
 import { deploy } from "./deploy.js";
@@ -132,6 +133,7 @@ export function deploymentRoutes(deps: DeploymentDeps) {
       c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
     )
     .route("/", connectionRoutes(deps))
+    .route("/", toolsetRoutes(deps))
     .route("/", controlRoutes(deps))
     .route("/", definitionRoutes(deps))
     .openapi(stopRoute, async (c) => {

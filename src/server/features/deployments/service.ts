@@ -36,6 +36,9 @@ export interface DeploymentDeps {
 /** A connection: a deployment whose source is a remote server's URL (connections.ts). */
 export const isConnection = (r: Pick<DeploymentRow, "source">) => (r.source as Source).kind === "remote";
 
+/** A toolset: a deployment whose server is several of its owner's deployments (toolsets.ts). */
+export const isToolset = (r: Pick<DeploymentRow, "source">) => (r.source as Source).kind === "toolset";
+
 export function hostPort(config: Config): number {
   const u = new URL(config.PUBLIC_URL);
   return Number(u.port) || (u.protocol === "https:" ? 443 : 80);
@@ -72,7 +75,7 @@ export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverI
     .filter(
       (r) =>
         // A connection by URL is no server's deployment: its name may read like an entry's id.
-        (serverId === undefined || (norm(r.serverRef) === norm(serverId) && r.serverKind !== "remote")) &&
+        (serverId === undefined || (norm(r.serverRef) === norm(serverId) && r.serverKind !== "remote" && r.serverKind !== "toolset")) &&
         keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }),
     )
     .map((r) => deploymentView(deps.config, r, v));

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
@@ -143,4 +144,19 @@ export async function slidePopularity(db: Db): Promise<boolean> {
   const r = await db.execute(sql`${recountRecentUsers} where m.recent_users > 0 and m.recent_users <> (
     select count(distinct d.user_id) from usage_daily d where d.server_kind = 'catalog' and d.server_ref = m.id and d.day >= ${RECENT})`);
   return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * The toolset a toolset's credential names (features/runtime/toolset-token.ts), if the credential
+ * is its current one and it is live: its owner and the deployments it may reach (its members).
+ */
+export async function toolsetGrant(db: Db, id: string, tokenHash: string): Promise<{ userId: string; members: string[] } | undefined> {
+  const r = await db.execute<{ user_id: string; source: { kind?: string; token_hash?: string; members?: { deployment_id: string }[] } }>(
+    sql`select user_id, source from deployments where id = ${id} and status not in ('failed', 'stopped')`,
+  );
+  const row = r.rows[0];
+  const stored = row?.source.kind === "toolset" ? row.source.token_hash : undefined;
+  if (!row || typeof stored !== "string" || stored.length !== tokenHash.length) return undefined;
+  if (!timingSafeEqual(Buffer.from(stored), Buffer.from(tokenHash))) return undefined;
+  return { userId: row.user_id, members: (row.source.members ?? []).map((m) => m.deployment_id) };
 }

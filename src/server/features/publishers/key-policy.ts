@@ -11,6 +11,7 @@ const RULES: readonly [method: string | null, path: RegExp, rule: KeyRule][] = [
   [null, /^\/api\/deploy\//, "deploy"],
   [null, /^\/api\/deployments(\/|$)/, "deploy"],
   [null, /^\/api\/connections(\/|$)/, "deploy"],
+  [null, /^\/api\/toolsets(\/|$)/, "deploy"],
   ["GET", /^\/api\/servers\/[^/]+\/[^/]+\/tool-stats$/, "public"],
   [null, /^\/api\/servers(\/|$)/, "servers"],
   ["POST", /^\/api\/mcp-servers\/?$/, "servers"],

@@ -67,6 +67,11 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       answerTimeoutMs: config.CONNECTION_ANSWER_TIMEOUT_MS,
       bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
     },
+    toolset: {
+      checkMs: config.TOOLSET_CHECK_MS,
+      requestTimeoutMs: config.CONNECTION_TIMEOUT_MS,
+      callTimeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    },
   });
   return { installer, runner };
 }

@@ -7,6 +7,7 @@ import { IMAGE_PATH, IMAGE_VOLUME } from "./image-cache.js";
 import { childNetworkEnv } from "./install-env.js";
 import type { Installer } from "./installer.js";
 import { RemoteLink, type RemoteOptions } from "./remote-link.js";
+import { ToolsetLink, type ToolsetOptions } from "./toolset-link.js";
 import type { DeploymentSpec, FlowLimits, McpChannel, OutputStats, Runner, RunnerEvent, RunnerEvents, ServerLink } from "./runner.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { Limits, Sandbox } from "./sandbox/index.js";
@@ -33,6 +34,8 @@ export interface LocalRunnerOptions {
   crashLoopAfter: number;
   /** how connections reach remote servers (absent: this runner runs no connection) */
   remote?: RemoteOptions;
+  /** how toolsets watch their members */
+  toolset?: ToolsetOptions;
 }
 
 interface Slot {
@@ -98,7 +101,9 @@ export class LocalRunner implements Runner {
     const log = this.o.log.child({ deployment: id });
     let child: ServerLink | undefined;
     try {
-      child = slot.spec.source.kind === "remote" ? await this.connect(slot) : await this.launch(slot, signal);
+      const kind = slot.spec.source.kind;
+      child =
+        kind === "remote" ? await this.connect(slot) : kind === "toolset" ? await this.combine(slot) : await this.launch(slot, signal);
       if (!child) return;
       slot.child = child;
       const flooding = child;
@@ -142,10 +147,17 @@ export class LocalRunner implements Runner {
     return RemoteLink.open({ url: src.url, transport: src.transport, headers: slot.spec.env, auth: slot.spec.auth }, this.o.remote);
   }
 
+  /** A toolset: its own server, answering from its members through their gateway. */
+  private async combine(slot: Slot): Promise<ServerLink | undefined> {
+    if (!slot.everRan) await this.emit(slot, { type: "starting" });
+    if (!slot.spec.toolset) throw new Error("The toolset's members were not given");
+    return ToolsetLink.open(slot.spec.toolset, this.o.toolset ?? { checkMs: 5000, requestTimeoutMs: 30_000, callTimeoutMs: 300_000 });
+  }
+
   /** A hosted server: installed (or built), then started in the sandbox; undefined when it was stopped meanwhile. */
   private async launch(slot: Slot, signal: AbortSignal): Promise<Child | undefined> {
     const { id, env, source } = slot.spec;
-    if (source.kind === "remote") return undefined;
+    if (source.kind === "remote" || source.kind === "toolset") return undefined;
     if (!slot.everRan) await this.emit(slot, { type: "installing" });
     const prepared = await this.o.installer.prepare(id, source, signal);
     if (slot.stopping) return undefined;

@@ -24,16 +24,48 @@ export type Source =
    * is what its owner calls it; `oauth`: signed in to the server's authorization server (the
    * spec's `auth` holds the grant)
    */
-  | { kind: "remote"; url: string; transport: "streamable-http" | "sse"; name: string; oauth?: boolean };
+  | { kind: "remote"; url: string; transport: "streamable-http" | "sse"; name: string; oauth?: boolean }
+  /**
+   * a toolset: several of its owner's deployments and connections behind one server; `token_hash`
+   * names the credential (sealed in its secrets) with which it reaches them at their gateway
+   */
+  | { kind: "toolset"; name: string; members: ToolsetMemberRef[]; token_hash: string };
 
-/** What runs in the sandbox (everything but a connection). */
-export type HostedSource = Exclude<Source, { kind: "remote" }>;
+/** A toolset's member as stored: the deployment (a connection is one), its prefix, the tools it exposes (null: all). */
+export interface ToolsetMemberRef {
+  deployment_id: string;
+  prefix: string;
+  tools: string[] | null;
+}
+
+/** A toolset's member as its runner reaches it: at its Switchboard URL, with its prefix and the tools it exposes. */
+export interface ToolsetMember {
+  prefix: string;
+  /** the member's Switchboard URL (`{PUBLIC_URL}/{proxy_id}/mcp`) */
+  url: string;
+  /** the member's tools the toolset exposes; null: all */
+  tools: string[] | null;
+}
+
+export interface ToolsetSpec {
+  name: string;
+  /** the toolset's credential at its members' gateway (masked in its output) */
+  token: string;
+  members: ToolsetMember[];
+}
+
+/** What runs in the sandbox (everything but a connection or a toolset). */
+export type HostedSource = Exclude<Source, { kind: "remote" } | { kind: "toolset" }>;
+
+/** A connection or a toolset: no process of ours, so no running slot of a plan and no memory reserved. */
+export const LINKED_KINDS = ["remote", "toolset"] as const;
 
 /** How a source reads to its owner: `npm:pkg@1.0.0`, `pypi:pkg==1.0.0`, or the repository URL. */
 export function describeSource(src: Source): string {
   if (src.kind === "npm") return `npm:${src.package}${src.version ? `@${src.version}` : ""}`;
   if (src.kind === "pypi") return `pypi:${src.package}${src.version ? `==${src.version}` : ""}${src.command ? ` (${src.command})` : ""}`;
   if (src.kind === "remote") return `remote:${src.url}${src.transport === "sse" ? " (SSE)" : ""}`;
+  if (src.kind === "toolset") return `toolset:${src.members.map((m) => m.prefix).join(",")}`;
   if (src.kind === "image") return `image:${src.image}${src.port ? ` (streamable HTTP on port ${src.port})` : ""}`;
   return src.url;
 }
@@ -46,6 +78,8 @@ export interface DeploymentSpec {
   env: Record<string, string>;
   /** a connection signed in with OAuth: its tokens, refreshed and stored back as they change */
   auth?: UpstreamAuth;
+  /** a toolset: its members at their Switchboard URLs (its credential is in `env`) */
+  toolset?: ToolsetSpec;
 }
 
 /** A connection's OAuth sign-in as the runner holds it: the SDK's provider, and the values to mask in logs. */

@@ -19,7 +19,8 @@ import { rpcError } from "../wire/http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
-import type { GatewayTarget, PinsPort } from "../repo.js";
+import { toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
+import { TOOLSET_TOKEN, toolsetTokenHash } from "../../publishers/toolset-token.js";
 import { challenge, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
 
@@ -41,6 +42,9 @@ export type BrowserSessions = (headers: Headers) => Promise<{ userId: string; se
 
 /** Sessions opened by the playground with the browser's session cookie carry this in place of a key hash. */
 export const BROWSER_CALLER = "browser:";
+/** Sessions a toolset opens to its members carry this before its credential's hash. */
+export const TOOLSET_CALLER = "toolset:";
+const TOOLSET_PREFIX = "sbt_";
 
 /** Who is asking: the credential's owner, and the credential itself (hashed); `token` when it is an OAuth access token. */
 export interface Caller {
@@ -83,11 +87,13 @@ export class GatewayAccess {
   private readonly allowedOrigins: Set<string>;
   private readonly allowedHosts = new Set<string>();
   private readonly tokens: TokenCheck;
+  private readonly toolsets: Verified<{ userId: string; members: string[] }>;
 
   constructor(private readonly d: AccessDeps) {
     this.targets = new TargetCache(d);
     this.tokens = new TokenCheck(d, KEY_TTL_MS, KEY_CACHE_MAX);
     this.keys = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
+    this.toolsets = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     // Signing out is a revocation: a remembered sign-in is checked again at once.
     this.cookies = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     this.allowedOrigins = new Set(d.config.allowedOrigins);
@@ -121,6 +127,7 @@ export class GatewayAccess {
     if (!key && authz === undefined && req.headers.cookie && this.fromSiteItself(req)) return this.admitBrowser(req, res, proxyId, ask);
     if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
     const invalid = () => ({ "www-authenticate": challenge(publicUrl, proxyId, true) });
+    if (key.startsWith(TOOLSET_PREFIX)) return this.admitToolset(res, proxyId, key, invalid);
     if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
     if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
     const keyHash = hashKey(key);
@@ -162,6 +169,27 @@ export class GatewayAccess {
     if (target.userId !== grant.userId) return refuse();
     this.tokens.used(grant);
     return { target, who: { userId: grant.userId, keyHash: hash, token } };
+  }
+
+  /**
+   * A toolset reaching one of its members (features/runtime/toolset-link.ts): its credential opens
+   * only the deployments that are its members, of its own owner; anything else is not found.
+   */
+  private async admitToolset(
+    res: ServerResponse,
+    proxyId: string,
+    token: string,
+    invalid: () => Record<string, string>,
+  ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+    const id = TOOLSET_TOKEN.exec(token)?.[1];
+    if (!id) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
+    const hash = toolsetTokenHash(token);
+    const grant = await this.toolsets.get(hash, () => toolsetGrant(this.d.db, id, hash));
+    if (!grant) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
+    const target = await this.targets.lookup(proxyId);
+    if (!target || target.userId !== grant.userId || !grant.members.includes(target.id))
+      return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    return { target, who: { userId: grant.userId, keyHash: `${TOOLSET_CALLER}${hash}` } };
   }
 
   /**

@@ -1,0 +1,365 @@
+// A toolset (docs/product.md#toolsets): one MCP server made of several of a user's deployments and
+// connections. The runner holds it as it holds a process: a ServerLink whose messages go to a
+// server of the MCP SDK's (over an in-memory transport) that answers from its members. Each member
+// is reached through the platform's own gateway at its Switchboard URL, with the toolset's own
+// credential (a token that opens only these members, of this owner), so each member's keys,
+// pins, tool selection, fair use and request log apply as for any client, wherever it runs.
+// A member's tools, prompts and templates carry its prefix (`prefix_name`), its resources'
+// URIs are namespaced (`prefix+uri`): a call or a read reaches its own member only. A member that
+// is down leaves its lists until it is back; clients are told with list_changed.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type JSONRPCMessage,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { TOOLSET_TEXT } from "~/shared/toolsets.js";
+import { escapeControl, maskSecrets } from "./lines.js";
+import type { ExitInfo } from "./sandbox/index.js";
+import type { OutputStats, ServerLink, ToolsetMember, ToolsetSpec } from "./runner.js";
+
+export type { ToolsetMember, ToolsetSpec } from "./runner.js";
+
+export interface ToolsetOptions {
+  /** how often a member is checked (ping when up, connect when down) */
+  checkMs: number;
+  /** the longest a member may take to answer a listing, a ping or a connect */
+  requestTimeoutMs: number;
+  /** the longest a member may take to answer a call (the gateway's own limit, GATEWAY_REQUEST_TIMEOUT_MS) */
+  callTimeoutMs: number;
+}
+
+const LOG_LINES = 200;
+const LIST_PAGES = 20;
+
+/** `prefix_name` -> [prefix, name]; `prefix+uri` -> [prefix, uri]. */
+function split(value: string, sep: "_" | "+"): [string, string] | undefined {
+  const at = value.indexOf(sep);
+  return at > 0 ? [value.slice(0, at), value.slice(at + 1)] : undefined;
+}
+
+/** Every page of a list (bounded): members are servers of the platform's own gateway, still a limit. */
+async function all<T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < LIST_PAGES; i++) {
+    const r = await page(cursor);
+    out.push(...r.items);
+    if (!r.nextCursor) break;
+    cursor = r.nextCursor;
+  }
+  return out;
+}
+
+class Member {
+  client?: Client;
+  tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  templates: ResourceTemplate[] = [];
+  private connecting?: Promise<void>;
+
+  constructor(
+    readonly m: ToolsetMember,
+    private readonly token: string,
+    private readonly o: ToolsetOptions,
+    /** what it lists changed (`why`: it went down); `failed`: it is still down after a try (nothing changed) */
+    private readonly changed: (why?: string, failed?: string) => void,
+  ) {}
+
+  get up(): boolean {
+    return this.client !== undefined;
+  }
+
+  exposes(tool: string): boolean {
+    return this.m.tools === null || this.m.tools.includes(tool);
+  }
+
+  /** Connects (once at a time) and lists; a failure leaves it down, to be tried at the next check. */
+  connect(): Promise<void> {
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    const client = new Client({ name: "switchboard-toolset", version: "1.0.0" }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(this.m.url), {
+      requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
+    });
+    try {
+      await client.connect(transport, { timeout: this.o.requestTimeoutMs });
+      await this.list(client);
+    } catch (e) {
+      await client.close().catch(() => undefined);
+      throw e;
+    }
+    for (const schema of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema])
+      client.setNotificationHandler(schema, () => void this.relist(client));
+    client.onclose = () => {
+      if (this.client === client) this.lost("its session ended");
+    };
+    this.client = client;
+    this.changed();
+  }
+
+  private async list(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    const opts = { timeout: this.o.requestTimeoutMs };
+    this.tools = caps.tools
+      ? await all(async (cursor) => {
+          const r = await client.listTools(cursor ? { cursor } : {}, opts);
+          return { items: r.tools, nextCursor: r.nextCursor };
+        })
+      : [];
+    this.prompts = caps.prompts
+      ? await all(async (cursor) => {
+          const r = await client.listPrompts(cursor ? { cursor } : {}, opts);
+          return { items: r.prompts, nextCursor: r.nextCursor };
+        })
+      : [];
+    this.resources = caps.resources
+      ? await all(async (cursor) => {
+          const r = await client.listResources(cursor ? { cursor } : {}, opts);
+          return { items: r.resources, nextCursor: r.nextCursor };
+        })
+      : [];
+    this.templates = caps.resources
+      ? await all(async (cursor) => {
+          const r = await client.listResourceTemplates(cursor ? { cursor } : {}, opts);
+          return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+        })
+      : [];
+  }
+
+  private async relist(client: Client): Promise<void> {
+    try {
+      await this.list(client);
+      this.changed();
+    } catch (e) {
+      this.lost((e as Error).message);
+    }
+  }
+
+  /** Still there? A failed ping (or a request that failed for want of its server) takes it down. */
+  async check(): Promise<void> {
+    if (!this.client) return this.connect().catch((e: unknown) => void this.changed(undefined, (e as Error).message));
+    await this.client.ping({ timeout: this.o.requestTimeoutMs }).catch((e: unknown) => this.lost((e as Error).message));
+  }
+
+  lost(why: string): void {
+    const client = this.client;
+    if (!client) return;
+    this.client = undefined;
+    this.tools = [];
+    this.prompts = [];
+    this.resources = [];
+    this.templates = [];
+    void client.close().catch(() => undefined);
+    this.changed(why);
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+}
+
+export class ToolsetLink implements ServerLink {
+  readonly pid = null;
+  readonly pidStart = null;
+  readonly exited: Promise<ExitInfo>;
+  private end!: (e: ExitInfo) => void;
+  private done = false;
+  private readonly listeners = new Set<(m: JSONRPCMessage) => void>();
+  private readonly logBuf: string[] = [];
+  private lines = 0;
+  private readonly members: Member[];
+  private readonly server: Server;
+  private readonly outside: InMemoryTransport;
+  private timer?: NodeJS.Timeout;
+  private initialized = false;
+
+  private readonly callTimeoutMs: number;
+
+  private constructor(
+    private readonly spec: ToolsetSpec,
+    o: ToolsetOptions,
+  ) {
+    this.callTimeoutMs = o.callTimeoutMs;
+    this.exited = new Promise((r) => (this.end = r));
+    let announced = "";
+    this.members = spec.members.map(
+      (m) =>
+        new Member(m, spec.token, o, (why, failed) => {
+          if (failed) return;
+          this.log(why ? TOOLSET_TEXT.memberLost(m.prefix, why) : TOOLSET_TEXT.memberUp(m.prefix));
+          // Told once per change of what is listed, not per check.
+          const now = this.members.map((x) => `${x.m.prefix}:${x.up}:${x.tools.length}:${x.prompts.length}:${x.resources.length}`).join();
+          if (now !== announced) {
+            announced = now;
+            this.announce();
+          }
+        }),
+    );
+    this.server = new Server(
+      { name: spec.name, version: "1.0.0" },
+      { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } } },
+    );
+    this.handle();
+    const [outside, inside] = InMemoryTransport.createLinkedPair();
+    this.outside = outside;
+    outside.onmessage = (m) => {
+      this.lines++;
+      for (const l of this.listeners) {
+        try {
+          l(m);
+        } catch (e) {
+          this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
+        }
+      }
+    };
+    void this.server.connect(inside);
+    this.server.oninitialized = () => (this.initialized = true);
+    this.timer = setInterval(() => void this.checkAll(), o.checkMs);
+    this.timer.unref();
+  }
+
+  /** The toolset's server, with its members connected (those that answer: the others are tried again at each check). */
+  static async open(spec: ToolsetSpec, o: ToolsetOptions): Promise<ToolsetLink> {
+    const link = new ToolsetLink(spec, o);
+    await Promise.all(
+      link.members.map((m) => m.connect().catch((e: unknown) => link.log(TOOLSET_TEXT.memberLost(m.m.prefix, (e as Error).message)))),
+    );
+    return link;
+  }
+
+  private async checkAll() {
+    await Promise.all(this.members.map((m) => m.check()));
+  }
+
+  private announce() {
+    if (!this.initialized || this.done) return;
+    void this.server.sendToolListChanged().catch(() => undefined);
+    void this.server.sendPromptListChanged().catch(() => undefined);
+    void this.server.sendResourceListChanged().catch(() => undefined);
+  }
+
+  private member(prefix: string): Member | undefined {
+    return this.members.find((m) => m.m.prefix === prefix);
+  }
+
+  /** A member's answer, or the reason it has none; a member that failed for want of its server is taken down. */
+  private async ask<T>(m: Member, fn: (c: Client) => Promise<T>): Promise<T> {
+    const client = m.client;
+    if (!client) throw new McpError(ErrorCode.InternalError, TOOLSET_TEXT.memberDown(m.m.prefix));
+    try {
+      return await fn(client);
+    } catch (e) {
+      if (!(e instanceof McpError)) m.lost((e as Error).message);
+      throw e;
+    }
+  }
+
+  private handle() {
+    const up = () => this.members.filter((m) => m.up);
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: up().flatMap((m) => m.tools.filter((t) => m.exposes(t.name)).map((t) => ({ ...t, name: `${m.m.prefix}_${t.name}` }))),
+    }));
+    this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      const [prefix, name] = split(req.params.name, "_") ?? ["", ""];
+      const m = this.member(prefix);
+      // Only what the member listed and the toolset exposes: nothing else reaches it.
+      if (!m || !m.exposes(name) || (m.up && !m.tools.some((t) => t.name === name)))
+        throw new McpError(ErrorCode.InvalidParams, TOOLSET_TEXT.unknownTool(req.params.name));
+      return this.ask(m, (c) => c.callTool({ ...req.params, name }, undefined, { timeout: this.callTimeoutMs }));
+    });
+    this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: up().flatMap((m) => m.prompts.map((p) => ({ ...p, name: `${m.m.prefix}_${p.name}` }))),
+    }));
+    this.server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+      const [prefix, name] = split(req.params.name, "_") ?? ["", ""];
+      const m = this.member(prefix);
+      if (!m || (m.up && !m.prompts.some((p) => p.name === name)))
+        throw new McpError(ErrorCode.InvalidParams, TOOLSET_TEXT.unknownPrompt(req.params.name));
+      return this.ask(m, (c) => c.getPrompt({ ...req.params, name }));
+    });
+    this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: up().flatMap((m) => m.resources.map((r) => ({ ...r, uri: `${m.m.prefix}+${r.uri}` }))),
+    }));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: up().flatMap((m) => m.templates.map((t) => ({ ...t, uriTemplate: `${m.m.prefix}+${t.uriTemplate}` }))),
+    }));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+      const [prefix, uri] = split(req.params.uri, "+") ?? ["", ""];
+      const m = this.member(prefix);
+      if (!m || !uri) throw new McpError(ErrorCode.InvalidParams, TOOLSET_TEXT.unknownResource(req.params.uri));
+      const r = await this.ask(m, (c) => c.readResource({ ...req.params, uri }));
+      // The contents name the URI the client asked by, never another member's.
+      return { ...r, contents: r.contents.map((x) => ({ ...x, uri: `${prefix}+${x.uri}` })) };
+    });
+  }
+
+  private log(line: string) {
+    this.logBuf.push(escapeControl(maskSecrets(line.slice(0, 2000), [this.spec.token])).slice(0, 500));
+    if (this.logBuf.length > LOG_LINES) this.logBuf.splice(0, this.logBuf.length - LOG_LINES);
+  }
+
+  send(m: JSONRPCMessage): void {
+    if (this.done) throw new Error("the toolset has stopped");
+    void this.outside.send(m).catch((e: unknown) => this.log(`[switchboard] ${(e as Error).message}`));
+  }
+
+  onMessage(cb: (m: JSONRPCMessage) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  onFlood(): void {
+    // Its members' answers come through their own gateway, bounded there.
+  }
+
+  logs(): string[] {
+    return [...this.logBuf];
+  }
+
+  get running(): boolean {
+    return !this.done;
+  }
+
+  rssBytes(): number {
+    return 0;
+  }
+
+  outputStats(): OutputStats {
+    return { lines: this.lines, bytes: 0, throttledMs: 0, cpuSeconds: 0, inputHeldBytes: 0 };
+  }
+
+  async stop(): Promise<ExitInfo> {
+    if (!this.done) {
+      this.done = true;
+      clearInterval(this.timer);
+      await Promise.all(this.members.map((m) => m.close()));
+      await this.server.close().catch(() => undefined);
+      this.end({ code: null, signal: null, reason: "stopped" });
+    }
+    return this.exited;
+  }
+}
