@@ -17,6 +17,8 @@ export default [
   route("connections", "routes/connections.tsx"),
   route("connections/:name", "routes/connection.tsx"),
   route("connections/oauth/callback", "routes/connection-signed-in.tsx"),
+  route("toolsets", "routes/toolsets.tsx"),
+  route("toolsets/:name", "routes/toolset.tsx"),
   route("submissions", "routes/submissions.tsx"),
   route("server/:id", "routes/server.tsx"),
   route("server/:owner/:name", "routes/owned-server.tsx"),

@@ -103,6 +103,7 @@ const SIGNED_IN = [
   "/profile",
   "/deployments",
   "/connections",
+  "/toolsets",
   "/submissions",
   "/subscription",
   "/admin/mcp-servers",

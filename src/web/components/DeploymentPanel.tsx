@@ -163,7 +163,7 @@ export function DeploymentPanel(p: Props) {
               {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
               {busy === "stop"
                 ? DEPLOY_TEXT.stopping
-                : deployment.source.startsWith("remote:")
+                : deployment.source.startsWith("remote:") || deployment.source.startsWith("toolset:")
                   ? CONNECTION_TEXT.disconnect
                   : DEPLOY_TEXT.stop}
             </Button>

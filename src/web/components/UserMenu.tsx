@@ -1,5 +1,5 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { CreditCard, Inbox, KeyRound, LogOut, Plug, PlusCircle, Rocket, ShieldCheck, User } from "lucide-react";
+import { CreditCard, Inbox, KeyRound, Layers, LogOut, Plug, PlusCircle, Rocket, ShieldCheck, User } from "lucide-react";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
@@ -45,6 +45,11 @@ export function UserMenu({ username, isAdmin = false }: { username: string; isAd
           <DropdownMenu.Item asChild className={item}>
             <Link to="/connections">
               <Plug className="h-4 w-4" aria-hidden /> Connections
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/toolsets">
+              <Layers className="h-4 w-4" aria-hidden /> Toolsets
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item asChild className={item}>

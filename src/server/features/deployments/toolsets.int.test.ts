@@ -4,6 +4,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { sql } from "drizzle-orm";
+import fs from "node:fs";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "~/shared/deployments.js";
 import { TOOLSET_TEXT, type ToolsetView } from "~/shared/toolsets.js";
@@ -18,6 +20,7 @@ import { waitFor } from "~support/wait.js";
 // connection to a remote server of the test's own (which, hostile, lists a tool named like
 // another member's prefixed one) behind one URL, reached with the SDK's v1 and v2 clients.
 
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 let t: TestApp;
 let repo: FixtureRepo;
 let remote: http.Server;
@@ -257,6 +260,89 @@ describe("Toolsets", () => {
       expect(textOf(await client.callTool({ name: "b_echo", arguments: { message: "back" } }))).toContain("back");
     } finally {
       await client.close();
+    }
+  });
+
+  it("is made and changed from the Toolsets page, without JavaScript, and with the keyboard in Chromium", async () => {
+    const post = (path: string, body: URLSearchParams) =>
+      t.app.request(`${t.config.PUBLIC_URL}${path}`, {
+        method: "POST",
+        headers: { cookie: owner.jar.header(), origin: t.config.PUBLIC_URL, "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
+    const made = await post(
+      "/toolsets",
+      new URLSearchParams([
+        ["intent", "create"],
+        ["name", "paged"],
+        ["member", alpha.id],
+        [`prefix:${alpha.id}`, "first"],
+      ]),
+    );
+    expect(made.status).toBe(303);
+    const list = await (await owner.get("/toolsets")).text();
+    expect(list).toContain("paged");
+    expect(list).toContain("first_ → toolsets/alpha");
+    const ts = ((await (await owner.get("/api/toolsets")).json()) as ToolsetView[]).find((x) => x.name === "paged")!;
+    // A clash is said on the page, and nothing changes.
+    const clash = await post(
+      "/toolsets/paged",
+      new URLSearchParams([
+        ["intent", "members"],
+        ["member", alpha.id],
+        [`prefix:${alpha.id}`, "same"],
+        ["member", beta.id],
+        [`prefix:${beta.id}`, "same"],
+      ]),
+    );
+    expect(clash.status).toBe(200);
+    expect(await clash.text()).toContain(TOOLSET_TEXT.prefixTaken("same").replace(/"/g, "&quot;"));
+    const saved = await post(
+      "/toolsets/paged",
+      new URLSearchParams([
+        ["intent", "members"],
+        ["member", alpha.id],
+        [`prefix:${alpha.id}`, "first"],
+        ["member", beta.id],
+        [`prefix:${beta.id}`, "second"],
+      ]),
+    );
+    expect(saved.status).toBe(303);
+    const now = (await (await owner.get(`/api/toolsets/${ts.id}`)).json()) as ToolsetView;
+    expect(now.members.map((m) => m.prefix)).toEqual(["first", "second"]);
+    expect(now.url).toBe(ts.url);
+
+    if (!fs.existsSync(CHROMIUM)) return; // the page's own checks above still ran
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    });
+    try {
+      const context = await browser.newContext({ baseURL: t.config.PUBLIC_URL, viewport: { width: 1280, height: 1000 } });
+      await context.addCookies(
+        owner.jar
+          .header()
+          .split("; ")
+          .map((pair) => ({ name: pair.slice(0, pair.indexOf("=")), value: pair.slice(pair.indexOf("=") + 1), url: t.config.PUBLIC_URL })),
+      );
+      const page = await context.newPage();
+      await page.goto("/");
+      await page.getByRole("button", { name: /Account menu/ }).click();
+      await page.getByRole("menuitem", { name: "Toolsets" }).click();
+      await page.getByRole("heading", { name: TOOLSET_TEXT.title, level: 1 }).waitFor();
+      await page.getByLabel(TOOLSET_TEXT.nameLabel).fill("keyboard");
+      await page.getByLabel(TOOLSET_TEXT.nameLabel).press("Tab");
+      await page.keyboard.press("Space"); // the first member's box
+      await page.getByRole("button", { name: TOOLSET_TEXT.create }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByText(TOOLSET_TEXT.created).waitFor();
+      await page.screenshot({ path: "/tmp/toolsets.png", fullPage: true });
+      await page.getByRole("link", { name: "keyboard" }).first().click();
+      await page.getByRole("heading", { name: "keyboard", level: 1 }).waitFor();
+      await page.screenshot({ path: "/tmp/toolset.png", fullPage: true });
+    } finally {
+      await browser.close();
     }
   });
 });

@@ -1,0 +1,170 @@
+import { ArrowLeft, Layers, Loader2 } from "lucide-react";
+import { data, Link, redirect } from "react-router";
+import { myDeploymentTools } from "../../server/features/deployments/service";
+import type { DeploymentView } from "../../shared/deployments";
+import { statusLabel } from "../../shared/deployments";
+import { TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
+import { DeploymentPanel } from "../components/DeploymentPanel";
+import { OwnerCards } from "../components/server/OwnerCards";
+import { serverCard } from "../components/ServerParts";
+import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
+import { ToolsList } from "../components/ToolsList";
+import { Alert, Button, buttonClass, linkClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { deploymentAction } from "../lib/deploy.server";
+import { Enhanced, useActionForm } from "../lib/forms";
+import { useDeployment } from "../lib/use-deployment";
+import { formMessage } from "../lib/validation";
+import type { Route } from "./+types/toolset";
+import { serverPageData } from "./server-page.server";
+
+// One toolset (docs/product.md#toolsets): what a server page shows a deployment's owner (status,
+// URL, restart, definitions, playground, request log, tool selection) for the toolset's combined
+// server, and its members, which its owner can change. Only its owner ever sees it.
+
+async function own(context: Route.LoaderArgs["context"], name: string): Promise<ToolsetView> {
+  const r = await context.api<ToolsetView[]>("GET", "/api/toolsets");
+  const found = r.ok ? r.data.find((ts) => ts.name === name) : undefined;
+  if (!found) throw data({ name }, { status: 404 });
+  return found;
+}
+
+export async function loader({ params, context, request }: Route.LoaderArgs) {
+  if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
+  const toolset = await own(context, params.name);
+  const [page, ownTools, mine] = await Promise.all([
+    serverPageData(context, request, { kind: "toolset", ref: toolset.name }, true),
+    myDeploymentTools(context.db, context.viewer, toolset.id),
+    context.api<DeploymentView[]>("GET", "/api/deployments"),
+  ]);
+  return { ...page, toolset, ownTools, candidates: mine.ok ? mine.data.filter(canBeMember) : [] };
+}
+
+type MembersAnswer = { form: "members"; error?: string; message?: string };
+
+// Save members posts here; Remove, Restart and the exposed tools too, as on a server's page.
+export async function action({ params, context, request }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
+  const form = await request.clone().formData();
+  if (field(form, "intent") !== "members")
+    return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
+  const current = await own(context, params.name);
+  // The tools chosen per member (through the API) stay with the members that stay.
+  const members = membersFromForm(form).map((m) => {
+    const was = current.members.find((x) => x.deployment_id === m.deployment_id);
+    return was?.tools ? { ...m, tools: was.tools } : m;
+  });
+  const input = toolsetInput.safeParse({ name: current.name, members });
+  if (!input.success) return data({ form: "members", error: formMessage(input.error) } satisfies MembersAnswer);
+  const r = await context.api("PUT", `/api/toolsets/${current.id}`, input.data, { timeoutMs: 30_000 });
+  if (!r.ok) return data({ form: "members", error: r.error ?? TOOLSET_TEXT.notFound } satisfies MembersAnswer);
+  return isEnhanced(form)
+    ? data({ form: "members", message: TOOLSET_TEXT.saved } satisfies MembersAnswer)
+    : redirect(`/toolsets/${encodeURIComponent(params.name)}`, 303);
+}
+
+export function meta({ data: d }: Route.MetaArgs) {
+  return [{ title: d ? `${d.toolset.name} · ${TOOLSET_TEXT.title}` : TOOLSET_TEXT.notFound }, { name: "robots", content: "noindex" }];
+}
+
+export function ErrorBoundary() {
+  return (
+    <section className="mx-auto max-w-xl px-4 py-24 text-center">
+      <h1 className="text-3xl font-bold">{TOOLSET_TEXT.notFound}</h1>
+      <Link to="/toolsets" className={`mt-8 ${buttonClass("primary")}`}>
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.title}
+      </Link>
+    </section>
+  );
+}
+
+export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
+  const { toolset, signedIn, ownTools, candidates } = loaderData;
+  const deployment = useDeployment(toolset.name, signedIn, toolset, `/api/toolsets/${toolset.id}`);
+  const card = serverCard;
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
+      <Link to="/toolsets" className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
+        <ArrowLeft className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.title}
+      </Link>
+      <header className="mt-4">
+        <h1 className="flex items-center gap-2 text-3xl font-bold tracking-tight">
+          <Layers className="h-7 w-7 text-indigo-500" aria-hidden /> {toolset.name}
+        </h1>
+        <ul className="mt-2 flex flex-wrap gap-2 text-sm" aria-label={TOOLSET_TEXT.membersTitle}>
+          {toolset.members.map((m) => (
+            <li key={m.deployment_id} className="rounded-full border border-slate-200 px-3 py-0.5 dark:border-slate-800">
+              <span className="font-mono">{m.prefix}_</span> → {m.name}
+              <span className="text-slate-600 dark:text-slate-400"> · {m.status ? statusLabel(m.status) : TOOLSET_TEXT.memberGone}</span>
+            </li>
+          ))}
+        </ul>
+      </header>
+      <div className="mt-8 grid gap-6 lg:grid-cols-3">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
+          <OwnerCards
+            deployment={deployment}
+            owner={signedIn}
+            tools={ownTools?.tools ?? []}
+            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            card={card}
+          />
+          <ToolsList
+            tools={ownTools?.tools ?? []}
+            listedAt={ownTools?.listedAt ?? null}
+            className={card}
+            stats={loaderData.toolStats}
+            own
+            empty={TOOLSET_TEXT.noTools}
+          />
+        </div>
+        <aside className="order-first min-w-0 space-y-6 lg:order-none">
+          <section className={card} aria-labelledby="deployment">
+            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
+              <Layers className="h-5 w-5 text-indigo-500" aria-hidden /> {TOOLSET_TEXT.panelTitle}
+            </h2>
+            <DeploymentPanel
+              serverId={toolset.name}
+              requiredKeys={[]}
+              signedIn={signedIn}
+              hostingOpen
+              canDeploy
+              hasSource
+              unavailable={TOOLSET_TEXT.gone}
+              state={deployment}
+            />
+          </section>
+          {deployment.deployment && <EditMembers toolset={toolset} candidates={candidates} card={card} />}
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+/** The toolset's members and prefixes (a form: it works without JavaScript); saving restarts it in place. */
+function EditMembers({ toolset, candidates, card }: { toolset: ToolsetView; candidates: DeploymentView[]; card: string }) {
+  const { fetcher, answer, busy } = useActionForm<MembersAnswer>("members");
+  const chosen = new Map(toolset.members.map((m) => [m.deployment_id, m.prefix]));
+  return (
+    <section className={card} aria-labelledby="edit-members">
+      <h2 id="edit-members" className="flex items-center gap-2 text-lg font-semibold">
+        <Layers className="h-5 w-5 text-indigo-500" aria-hidden /> {TOOLSET_TEXT.membersTitle}
+      </h2>
+      <fetcher.Form method="post" className="mt-3 space-y-3">
+        <Enhanced />
+        <input type="hidden" name="intent" value="members" />
+        <ToolsetMembers candidates={candidates} chosen={chosen} legend={false} />
+        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
+        {answer?.message && !answer.error && (
+          <p role="status" className="text-sm text-green-700 dark:text-green-400">
+            {answer.message}
+          </p>
+        )}
+        <Button type="submit" size="sm" disabled={busy}>
+          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+          {TOOLSET_TEXT.save}
+        </Button>
+      </fetcher.Form>
+    </section>
+  );
+}

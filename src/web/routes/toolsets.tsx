@@ -1,0 +1,165 @@
+import { ExternalLink, Layers, Loader2, Trash2 } from "lucide-react";
+import { data, Link, redirect, useFetcher } from "react-router";
+import type { DeploymentView } from "../../shared/deployments";
+import { statusLabel } from "../../shared/deployments";
+import { TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
+import { CopyButton } from "../components/CopyButton";
+import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
+import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
+import { field, isEnhanced } from "../lib/actions.server";
+import { longDate, shortDate } from "../lib/dates";
+import { Enhanced, useActionForm } from "../lib/forms";
+import { formMessage } from "../lib/validation";
+import type { Route } from "./+types/toolsets";
+
+// Toolsets (docs/product.md#toolsets): several of the user's deployments and connections behind
+// one URL. Make one here from the servers the user runs or connects, see each one's members,
+// status and URL, open it, remove it.
+
+export function meta() {
+  return [{ title: TOOLSET_TEXT.title }, { name: "robots", content: "noindex" }];
+}
+
+export async function loader({ context }: Route.LoaderArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/toolsets");
+  const [sets, mine] = await Promise.all([
+    context.api<ToolsetView[]>("GET", "/api/toolsets"),
+    context.api<DeploymentView[]>("GET", "/api/deployments"),
+  ]);
+  return {
+    toolsets: sets.ok ? sets.data : [],
+    candidates: mine.ok ? mine.data.filter(canBeMember) : [],
+    loadFailed: !sets.ok || !mine.ok,
+  };
+}
+
+type Answer = { form: "create" | "remove"; error?: string; message?: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect("/login?redirect=/toolsets");
+  const form = await request.formData();
+  const done = (a: Answer) => (!a.error && !isEnhanced(form) ? redirect("/toolsets", 303) : data(a));
+  if (field(form, "intent") === "remove") {
+    const r = await context.api("DELETE", `/api/toolsets/${encodeURIComponent(field(form, "toolset"))}`);
+    return done(r.ok ? { form: "remove", message: TOOLSET_TEXT.removed } : { form: "remove", error: r.error ?? TOOLSET_TEXT.notFound });
+  }
+  const input = toolsetInput.safeParse({ name: field(form, "name").trim(), members: membersFromForm(form) });
+  if (!input.success) return data({ form: "create", error: formMessage(input.error) } satisfies Answer);
+  const r = await context.api("POST", "/api/toolsets", input.data, { timeoutMs: 30_000 });
+  return done(r.ok ? { form: "create", message: TOOLSET_TEXT.created } : { form: "create", error: r.error ?? TOOLSET_TEXT.notFound });
+}
+
+export default function Toolsets({ loaderData }: Route.ComponentProps) {
+  const { toolsets, candidates, loadFailed } = loaderData;
+  const { fetcher, answer, busy } = useActionForm<Answer>("create");
+  const error = answer?.form === "create" ? answer.error : undefined;
+  return (
+    <section className="mx-auto max-w-4xl px-4 py-10">
+      <h1 className="flex items-center gap-2 text-2xl font-bold">
+        <Layers className="h-6 w-6 text-indigo-500" aria-hidden /> {TOOLSET_TEXT.title}
+      </h1>
+      <p className="mt-1 text-slate-600 dark:text-slate-400">{TOOLSET_TEXT.intro}</p>
+
+      <fetcher.Form method="post" className={`${formSection} mt-6`} key={answer?.message ?? "new"} aria-labelledby="new-toolset">
+        <h2 id="new-toolset" className={formLegend}>
+          {TOOLSET_TEXT.create}
+        </h2>
+        <Enhanced />
+        <input type="hidden" name="intent" value="create" />
+        <Field id="toolset-name" label={TOOLSET_TEXT.nameLabel} hint={TOOLSET_TEXT.nameHint}>
+          <input
+            id="toolset-name"
+            name="name"
+            required
+            maxLength={40}
+            pattern="[a-z0-9][a-z0-9\-]{0,39}"
+            className={inputClass}
+            autoComplete="off"
+            aria-describedby="toolset-name-hint"
+          />
+        </Field>
+        <ToolsetMembers candidates={candidates} />
+        {error && <Alert kind="error">{error}</Alert>}
+        {answer?.form === "create" && answer.message && !error && (
+          <p role="status" className="text-sm text-green-700 dark:text-green-400">
+            {answer.message}
+          </p>
+        )}
+        <Button type="submit" disabled={busy || candidates.length === 0}>
+          {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Layers className="h-4 w-4" aria-hidden />}
+          {busy ? TOOLSET_TEXT.creating : TOOLSET_TEXT.create}
+        </Button>
+      </fetcher.Form>
+
+      {loadFailed && (
+        <div className="mt-4">
+          <Alert kind="error">{TOOLSET_TEXT.loadFailed}</Alert>
+        </div>
+      )}
+      {toolsets.length === 0 && !loadFailed ? (
+        <p className="mt-6 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
+          {TOOLSET_TEXT.none}
+        </p>
+      ) : (
+        <ul className="mt-6 space-y-3" data-testid="toolsets">
+          {toolsets.map((ts) => (
+            <ToolsetRow key={ts.id} ts={ts} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ToolsetRow({ ts }: { ts: ToolsetView }) {
+  const fetcher = useFetcher<Answer>();
+  const removing = fetcher.state !== "idle";
+  const running = ts.status === "running";
+  const path = `/toolsets/${encodeURIComponent(ts.name)}`;
+  return (
+    <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="toolset">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <Link to={path} className={`${linkClass} break-all font-mono`}>
+            {ts.name}
+          </Link>
+          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
+            <span className="flex items-center gap-1.5 font-medium">
+              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+              <span data-testid="toolset-status">{statusLabel(ts.status)}</span>
+            </span>
+            <span className="text-slate-600 dark:text-slate-400">
+              · Created <span title={longDate(ts.created_at)}>{shortDate(ts.created_at)}</span>
+            </span>
+          </p>
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{ts.members.map((m) => `${m.prefix}_ → ${m.name}`).join(" · ")}</p>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Link to={path} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
+            <ExternalLink className="h-4 w-4" aria-hidden /> Open
+          </Link>
+          <fetcher.Form method="post">
+            <Enhanced />
+            <input type="hidden" name="intent" value="remove" />
+            <input type="hidden" name="toolset" value={ts.id} />
+            <Button type="submit" variant="dangerOutline" size="sm" disabled={removing} aria-label={`Remove ${ts.name}`}>
+              {removing ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />}
+              {TOOLSET_TEXT.remove}
+            </Button>
+          </fetcher.Form>
+        </div>
+      </div>
+      <div className="mt-3 flex items-center gap-2">
+        <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={ts.url}>
+          {ts.url}
+        </code>
+        <CopyButton text={ts.url} />
+      </div>
+      {fetcher.data?.error && (
+        <div className="mt-2">
+          <Alert kind="error">{fetcher.data.error}</Alert>
+        </div>
+      )}
+    </li>
+  );
+}
