@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const { mode, sessions, durationMs, warmupCalls, warmupMs, url, key, command, args, env } = JSON.parse(process.argv[2]);
+const { mode, sessions, durationMs, warmupCalls, warmupMs, url, key, command, args, env, tool = "echo" } = JSON.parse(process.argv[2]);
 
 /**
  * The same call by hand over kept-alive HTTP, the same few bytes of client work either way, so the
@@ -81,7 +81,8 @@ async function connect() {
 }
 
 const clients = await Promise.all(Array.from({ length: sessions }, connect));
-const call = (c, i) => c.callTool({ name: "echo", arguments: { message: `hello ${i}` } });
+// `tool`: echo under another name (a toolset's `prefix_echo`).
+const call = (c, i) => c.callTool({ name: tool, arguments: { message: `hello ${i}` } });
 for (const c of clients) for (let i = 0; i < warmupCalls; i++) await call(c, i);
 
 const latencies = [];

@@ -231,6 +231,17 @@ async function main() {
       const conn = ((await cr.json()) as { connection: { id: string; url: string } }).connection;
       await waitUntilRunning(database, conn.id);
 
+      // The toolset lane: the deployment and the connection behind one URL; its calls go to the
+      // deployment's echo as `everything_echo` (the runner's toolset server, then the deployment's own URL).
+      const tr = await fetch(`${config.PUBLIC_URL}/api/toolsets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench", members: [{ deployment_id: dep.id }, { connection_id: conn.id, prefix: "remote" }] }),
+      });
+      if (tr.status !== 202) throw new Error(`toolset: ${tr.status} ${await tr.text()}`);
+      const toolset = ((await tr.json()) as { toolset: { id: string; url: string } }).toolset;
+      await waitUntilRunning(database, toolset.id);
+
       // A gateway-only process (ROLES=gateway) that forwards each request to the runner above over
       // its kept-alive, authenticated connection: what every request costs in a cluster.
       const front = await startAppProcess({
@@ -298,6 +309,7 @@ async function main() {
         "raw stateless (2026)",
         "remote direct",
         "switchboard (connection)",
+        "switchboard (toolset)",
         "http floor",
       ];
       const results: Record<string, Record<number, Result>> = Object.fromEntries(ways.map((w) => [w, {}]));
@@ -321,6 +333,8 @@ async function main() {
         // The remote server called directly, and through a connection (the gateway, then the runner's link to it).
         await run("remote direct", sessions, { mode: "http", url: remoteUrl });
         await run("switchboard (connection)", sessions, { mode: "http", url: conn.url, key }, true);
+        // The deployment's echo through a toolset of it and the connection: two gateways, the toolset's server between.
+        await run("switchboard (toolset)", sessions, { mode: "http", url: toolset.url, key, tool: "everything_echo" }, true);
         await run("http floor", sessions, { mode: "http", url: `http://127.0.0.1:${floorPort}/mcp` });
         console.log(`\n${sessions} session${sessions > 1 ? "s" : ""}:`);
         for (const way of ways) if (results[way]![sessions]) console.log(`  ${way.padEnd(22)} ${fmt(results[way]![sessions]!)}`);
@@ -336,6 +350,9 @@ async function main() {
       );
       console.log(
         "\n(remote direct / switchboard (connection): the same package serving streamable HTTP as a remote server, called by the client itself, and through a Switchboard connection to it: one upstream session the gateway's sessions share)",
+      );
+      console.log(
+        "\n(switchboard (toolset): the deployment's echo as everything_echo through a toolset of it and the connection: the toolset's gateway, its server on the runner, then the deployment's own gateway)",
       );
       console.log("\n(http floor: the SDK client against a canned HTTP answer with no server behind it - what client and HTTP cost alone)");
       clearInterval(scraper);
@@ -374,6 +391,11 @@ async function main() {
         console.log(
           `  ${sessions} client(s), stateless lane: ${rawLanes.toFixed(2)}x the session lane's calls/s by hand (the gateway's own cost; not slower, here within 5% noise: ${rawLanes >= 0.95 ? "OK" : "OVER"}); ${lanes.toFixed(2)}x with the SDK v2 client (its own work included)`,
         );
+        const viaSet = results["switchboard (toolset)"]?.[sessions];
+        if (viaSet)
+          console.log(
+            `  ${sessions} session(s), toolset: +${(viaSet.p50 - sb.p50).toFixed(2)} ms at p50 over the deployment itself; ${(viaSet.callsPerSec / sb.callsPerSec).toFixed(2)}x its calls/s`,
+          );
         const remote = results["remote direct"]![sessions]!;
         const viaConn = results["switchboard (connection)"]![sessions]!;
         console.log(

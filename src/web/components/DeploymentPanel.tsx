@@ -142,7 +142,7 @@ export function DeploymentPanel(p: Props) {
         </div>
         {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <DeployError error={error} />}
-        {deployment.status_detail === CONNECTION_TEXT.signInAgain && (
+        {deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && (
           // A connection whose OAuth sign-in the server no longer takes: only signing in again mends it.
           <fetcher.Form method="post">
             <Enhanced />

@@ -146,9 +146,9 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
             />
           </section>
           {/* Once the server refuses the sign-in, the panel itself offers to sign in again. */}
-          {deployment.deployment && connection.auth === "oauth" && deployment.deployment.status_detail !== CONNECTION_TEXT.signInAgain && (
-            <SignInAgain id={connection.id} card={card} />
-          )}
+          {deployment.deployment &&
+            connection.auth === "oauth" &&
+            !deployment.deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && <SignInAgain id={connection.id} card={card} />}
           {deployment.deployment && (
             <EditHeaders id={connection.id} names={connection.header_names} oauth={connection.auth === "oauth"} card={card} />
           )}

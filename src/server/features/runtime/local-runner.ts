@@ -130,7 +130,8 @@ export class LocalRunner implements Runner {
       // A connection's sign-in the server no longer takes: no restart can mend it, the owner signs in again.
       const final = exit?.final === true || (e as { final?: unknown }).final === true;
       const reason = exit?.final ? exit.reason : exit ? `${describeExit(exit)} while starting` : (e as Error).message;
-      const detail = [reason, tail(slot.lastLogs)].filter(Boolean).join("\n");
+      // The owner's next step, alone: nothing in the output would help them more.
+      const detail = final ? (reason ?? "") : [reason, tail(slot.lastLogs)].filter(Boolean).join("\n");
       if (slot.everRan && !final) return this.scheduleRestart(slot, exit ?? { code: null, signal: null }, detail);
       log.warn({ reason: (e as Error).message }, "deployment failed");
       await this.emit(slot, { type: "failed", detail: detail.slice(0, 4000), code: exit?.code ?? null });
