@@ -147,7 +147,7 @@ export async function slidePopularity(db: Db): Promise<boolean> {
 }
 
 /**
- * The toolset a toolset's credential names (features/runtime/toolset-token.ts), if the credential
+ * The toolset a toolset's credential names (features/publishers/toolset-token.ts), if the credential
  * is its current one and it is live: its owner and the deployments it may reach (its members).
  */
 export async function toolsetGrant(db: Db, id: string, tokenHash: string): Promise<{ userId: string; members: string[] } | undefined> {
