@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowListed, resolveUpstream, upstreamFetch } from "./upstream-fetch.js";
+import { allowListed, guardedFetch, resolveUpstream, upstreamFetch } from "./upstream-fetch.js";
 
 // The outbound client of connections: which addresses it reaches, and how each answer is bounded.
 // Fetches go only to servers this test starts on loopback (allowed as an operator would allow them).
@@ -109,6 +109,20 @@ describe("each answer is bounded", () => {
     await expect(fetch(`http://localhost:${base.port}/mcp`)).rejects.toThrow(/another address/);
     expect(requests.length).toBe(before);
     close();
+  });
+
+  it("reaches any origin for OAuth under the same rules, with no header of the connection's (guardedFetch)", async () => {
+    const o = { maxBodyBytes: 100_000, headersTimeoutMs: 2000, answerTimeoutMs: 500, bytesPerSecond: 10_000_000 };
+    const allowed = guardedFetch({ ...o, allow: ["127.0.0.1/32"] });
+    const ok = await allowed(base, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token" }) });
+    expect(await ok.json()).toEqual({ ok: true });
+    expect(requests.at(-1)).toBe("POST /mcp ");
+    const before = requests.length;
+    // Where metadata points, the same addresses are refused: nothing is sent there.
+    await expect(guardedFetch({ ...o, allow: [] })(base)).rejects.toThrow(/https/);
+    await expect(allowed("https://169.254.169.254/latest/meta-data/")).rejects.toThrow(/does not connect/);
+    await expect(allowed("https://10.1.2.3/token")).rejects.toThrow(/does not connect/);
+    expect(requests.length).toBe(before);
   });
 
   it("cuts off an answer larger than the limit, and one event larger than it, telling which request it carried", async () => {
