@@ -110,11 +110,13 @@ async function toolset(c: Client, body: unknown): Promise<ToolsetView> {
   );
 }
 
-/** What the member's request log saw (tool names called through its own URL). */
-async function calledAt(id: string): Promise<string[]> {
+/** What the member's request log saw (tool names called through its own URL), and which client called. */
+async function logOf(id: string): Promise<{ method: string; name: string | null; client_name: string | null }[]> {
   const r = await owner.get(`/api/deployments/${id}/requests`);
-  const body = (await r.json()) as { requests: { method: string; name: string | null }[] };
-  return body.requests.filter((x) => x.method === "tools/call").map((x) => x.name ?? "");
+  return ((await r.json()) as { requests: { method: string; name: string | null; client_name: string | null }[] }).requests;
+}
+async function calledAt(id: string): Promise<string[]> {
+  return (await logOf(id)).filter((x) => x.method === "tools/call").map((x) => x.name ?? "");
 }
 
 describe("Toolsets", () => {
@@ -159,6 +161,9 @@ describe("Toolsets", () => {
     // Each member's own request log has the call, by its own name.
     await waitFor("alpha's log", async () => (await calledAt(alpha.id)).includes("echo") || undefined, 10_000);
     expect(await calledAt(conn.id)).toContain("alpha_echo");
+    // The member's log says which toolset the call came through; the toolset's own, by its prefixed name.
+    expect((await logOf(alpha.id)).find((x) => x.name === "echo")?.client_name).toBe("toolset all");
+    await waitFor("the toolset's log", async () => (await calledAt(ts.id)).includes("alpha_echo") || undefined, 10_000);
   });
 
   it("refuses a prefix twice, a member twice, a toolset as a member, and another user's deployment or toolset (404)", async () => {

@@ -78,6 +78,7 @@ class Member {
 
   constructor(
     readonly m: ToolsetMember,
+    private readonly toolset: string,
     private readonly token: string,
     private readonly o: ToolsetOptions,
     /** what it lists changed (`why`: it went down); `failed`: it is still down after a try (nothing changed) */
@@ -99,7 +100,8 @@ class Member {
   }
 
   private async open(): Promise<void> {
-    const client = new Client({ name: "switchboard-toolset", version: "1.0.0" }, { capabilities: {} });
+    // The member's request log names the toolset its calls came through.
+    const client = new Client({ name: `toolset ${this.toolset}`, version: "1.0.0" }, { capabilities: {} });
     const transport = new StreamableHTTPClientTransport(new URL(this.m.url), {
       requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
     });
@@ -208,7 +210,7 @@ export class ToolsetLink implements ServerLink {
     let announced = "";
     this.members = spec.members.map(
       (m) =>
-        new Member(m, spec.token, o, (why, failed) => {
+        new Member(m, spec.name, spec.token, o, (why, failed) => {
           if (failed) return;
           this.log(why ? TOOLSET_TEXT.memberLost(m.prefix, why) : TOOLSET_TEXT.memberUp(m.prefix));
           // Told once per change of what is listed, not per check.
