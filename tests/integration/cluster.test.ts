@@ -265,4 +265,52 @@ describe("a cluster behind a round-robin balancer", () => {
     });
     expect(other.status).toBe(401);
   });
+
+  it("serves a toolset from every gateway, its member on another runner reached the way clients reach it", async () => {
+    // A user whose deployment is on the runner a new toolset will not take: placement picks the
+    // runner with the most room (the fewest hosted deployments; a tie goes to the first by name).
+    const load = await c.query<{ runner_id: string; n: number }>(
+      `select r.id as runner_id, count(d.id)::int as n from runners r
+         left join deployments d on d.runner_id = r.id and d.status not in ('failed', 'stopped')
+                                and coalesce(d.source->>'kind', '') not in ('remote', 'toolset')
+        group by r.id order by n, r.id`,
+    );
+    const toolsetRunner = load[0]!.runner_id;
+    const user = users.find((u) => rowOf(u).runner_id !== toolsetRunner)!;
+    expect(user, c.logs()).toBeTruthy();
+    const member = rowOf(user);
+    const made = await api(c.publicUrl, keys.get(user)!, "/api/toolsets", {
+      method: "POST",
+      body: { name: "spread", members: [{ deployment_id: member.id }] },
+    });
+    expect(made.status, await made.clone().text()).toBe(202);
+    const ts = ((await made.json()) as { toolset: { id: string; url: string } }).toolset;
+    const placed = await waitFor(
+      "the toolset running",
+      async () => {
+        const [row] = await c.query<{ status: string; runner_id: string | null }>(
+          "select status, runner_id from deployments where id = $1",
+          [ts.id],
+        );
+        return row?.status === "running" ? row : undefined;
+      },
+      60_000,
+    );
+    expect(placed.runner_id, "the toolset and its member on different runners").not.toBe(member.runner_id);
+    // Sessions through the balancer land on every gateway; each call crosses to the member's runner.
+    for (let i = 0; i < 6; i++) {
+      const client = await sdkClient(mcpUrl(c.publicUrl, new URL(ts.url).pathname.split("/")[1]!), keys.get(user)!);
+      try {
+        expect(textOf(await client.callTool({ name: "fixture_echo", arguments: { message: `through ${i}` } }))).toContain(`through ${i}`);
+      } finally {
+        await client.close();
+      }
+    }
+    const v2 = await sdkV2Client(mcpUrl(gw3.url, new URL(ts.url).pathname.split("/")[1]!), keys.get(user)!, "pin");
+    try {
+      expect(textOf(await v2.callTool({ name: "fixture_echo", arguments: { message: "stateless" } }))).toContain("stateless");
+    } finally {
+      await v2.close();
+    }
+  });
 });
