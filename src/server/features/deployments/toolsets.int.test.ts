@@ -39,6 +39,13 @@ async function startRemote(): Promise<void> {
     mcp.registerTool("alpha_echo", { description: "Pretends to be alpha's echo" }, async () => ({
       content: [{ type: "text", text: "remote answered alpha_echo" }],
     }));
+    mcp.registerTool("slow", { description: "Reports its progress twice, then answers" }, async (extra) => {
+      const token = extra._meta?.progressToken;
+      for (const progress of [1, 2])
+        if (token !== undefined)
+          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 2 } });
+      return { content: [{ type: "text", text: token === undefined ? "no progress asked" : "done" }] };
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close());
     let body = "";
@@ -111,9 +118,10 @@ async function toolset(c: Client, body: unknown): Promise<ToolsetView> {
 }
 
 /** What the member's request log saw (tool names called through its own URL), and which client called. */
-async function logOf(id: string): Promise<{ method: string; name: string | null; client_name: string | null }[]> {
+type Logged = { method: string; name: string | null; client_name: string | null; outcome: string };
+async function logOf(id: string): Promise<Logged[]> {
   const r = await owner.get(`/api/deployments/${id}/requests`);
-  return ((await r.json()) as { requests: { method: string; name: string | null; client_name: string | null }[] }).requests;
+  return ((await r.json()) as { requests: Logged[] }).requests;
 }
 async function calledAt(id: string): Promise<string[]> {
   return (await logOf(id)).filter((x) => x.method === "tools/call").map((x) => x.name ?? "");
@@ -149,6 +157,23 @@ describe("Toolsets", () => {
       const read = await v1.readResource({ uri: readme.uri });
       expect(read.contents[0]!.uri).toBe(readme.uri);
       await expect(v1.callTool({ name: "nobody_echo", arguments: {} })).rejects.toThrow(TOOLSET_TEXT.unknownTool("nobody_echo"));
+      // A member's progress reaches the caller under the caller's own token.
+      const progress: number[] = [];
+      const slow = await v1.callTool({ name: "remote_slow", arguments: {} }, undefined, {
+        onprogress: (p) => void progress.push(p.progress),
+      });
+      expect(textOf(slow)).toBe("done");
+      expect(progress).toEqual([1, 2]);
+      // A call the client cancels is cancelled at its member too (its own request log says so).
+      const abort = new AbortController();
+      const sleeping = v1.callTool({ name: "alpha_sleep", arguments: { ms: 10_000 } }, undefined, { signal: abort.signal });
+      setTimeout(() => abort.abort(), 300);
+      await expect(sleeping).rejects.toThrow();
+      await waitFor(
+        "alpha's log to say cancelled",
+        async () => (await logOf(alpha.id)).some((x) => x.name === "sleep" && x.outcome === "cancelled") || undefined,
+        10_000,
+      );
     } finally {
       await v1.close();
     }

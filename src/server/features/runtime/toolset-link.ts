@@ -285,13 +285,31 @@ export class ToolsetLink implements ServerLink {
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: up().flatMap((m) => m.tools.filter((t) => m.exposes(t.name)).map((t) => ({ ...t, name: `${m.m.prefix}_${t.name}` }))),
     }));
-    this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    this.server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const [prefix, name] = split(req.params.name, "_") ?? ["", ""];
       const m = this.member(prefix);
       // Only what the member listed and the toolset exposes: nothing else reaches it.
       if (!m || !m.exposes(name) || (m.up && !m.tools.some((t) => t.name === name)))
         throw new McpError(ErrorCode.InvalidParams, TOOLSET_TEXT.unknownTool(req.params.name));
-      return this.ask(m, (c) => c.callTool({ ...req.params, name }, undefined, { timeout: this.callTimeoutMs }));
+      // The caller's progress token and cancellation go with the call: the member's progress comes
+      // back under the caller's token, and a cancelled call is cancelled at the member.
+      const token = req.params._meta?.progressToken;
+      const { _meta: _ignored, ...params } = req.params;
+      return this.ask(m, (c) =>
+        c.callTool({ ...params, name }, undefined, {
+          timeout: this.callTimeoutMs,
+          signal: extra.signal,
+          ...(token !== undefined
+            ? {
+                resetTimeoutOnProgress: true,
+                onprogress: (p) =>
+                  void extra
+                    .sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } })
+                    .catch(() => undefined),
+              }
+            : {}),
+        }),
+      );
     });
     this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: up().flatMap((m) => m.prompts.map((p) => ({ ...p, name: `${m.m.prefix}_${p.name}` }))),
