@@ -17,7 +17,7 @@ export const TOOLSET_TEXT = {
   saved: "Members saved: the toolset is restarting with them.",
   remove: "Remove",
   removed: "Toolset removed",
-  none: "No toolsets yet. Pick two or more of your deployments and connections above.",
+  none: "No toolsets yet. Tick the deployments and connections to combine above.",
   noMembers: "You have no deployments or connections to combine yet: deploy or connect a server first.",
   nameLabel: "Name",
   nameHint: "Lower-case letters, digits and hyphens: how you will find it here.",
