@@ -5,6 +5,7 @@ import { useState } from "react";
 import { redirect } from "react-router";
 import { Toaster } from "sonner";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
+import type { ConnectionView } from "../../shared/connections";
 import type { DeploymentView } from "../../shared/deployments";
 import { API_KEY_TEXT, apiKeyCreate, EXPIRY_TEXT, KEY_EXPIRIES, KEY_SCOPES, SCOPE_TEXT, type ApiKeyView } from "../../shared/publishers";
 import { KeyRow } from "../components/api-keys/KeyRow";
@@ -22,12 +23,19 @@ export function meta() {
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/servers/apikeys");
-  // The servers the viewer has deployed: a key may be limited to some of them.
-  const deployed = await context.api<DeploymentView[]>("GET", "/api/deployments");
-  const servers = deployed.ok ? [...new Set(deployed.data.map((d) => d.server_id))].sort() : [];
+  // The servers the viewer has deployed or connected, and their toolsets: a key may be limited to
+  // some of them. A connection by URL is `remote:<name>`, a toolset `toolset:<name>`.
+  const [deployed, connections] = await Promise.all([
+    context.api<DeploymentView[]>("GET", "/api/deployments"),
+    context.api<ConnectionView[]>("GET", "/api/connections"),
+  ]);
+  const byUrl = new Set(connections.ok ? connections.data.filter((c) => c.entry === null).map((c) => c.id) : []);
+  const idOf = (d: DeploymentView) =>
+    d.source.startsWith("toolset:") ? `toolset:${d.server_id}` : byUrl.has(d.id) ? `remote:${d.server_id}` : d.server_id;
+  const servers = deployed.ok ? [...new Set(deployed.data.map(idOf))].sort() : [];
   // From a server page's "create one for this server only": the form starts limited to it.
   const wanted = new URL(request.url).searchParams.get("for");
-  const forServer = wanted && servers.includes(wanted) ? wanted : null;
+  const forServer = wanted ? (servers.find((s) => s === wanted || s.replace(/^(remote|toolset):/, "") === wanted) ?? null) : null;
   try {
     return { keys: await listApiKeys(context.db, context.viewer), failed: false, servers, forServer, now: Date.now() };
   } catch {

@@ -9,6 +9,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "~/shared/deployments.js";
 import { TOOLSET_TEXT, type ToolsetView } from "~/shared/toolsets.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import type { ConnectionView } from "~/shared/connections.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
@@ -237,6 +238,32 @@ describe("Toolsets", () => {
     await new Promise((r) => setTimeout(r, 100));
     t.services.revocations.revoked();
     await expect(sdkClient(alpha.url, token)).rejects.toThrow(/401|invalid/i);
+  });
+
+  it("takes API keys limited to it (toolset:<name>), as connections by URL take theirs (remote:<name>)", async () => {
+    const ts = await toolset(owner, { name: "keyed", members: [{ deployment_id: alpha.id }] });
+    const made = await owner.post("/api/auth/apikeys", { name: "only keyed", scopes: ["mcp", "deploy"], resources: ["toolset:keyed"] });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const limited = ((await made.json()) as { apiKey: string }).apiKey;
+    const client = await sdkClient(ts.url, limited);
+    expect(textOf(await client.callTool({ name: "alpha_echo", arguments: { message: "limited" } }))).toContain("limited");
+    await client.close();
+    // The member itself is not this key's.
+    await expect(sdkClient(alpha.url, limited)).rejects.toThrow(GATEWAY_TEXT.keyNotForThis);
+    const seen = (await (
+      await t.app.request(`${t.config.PUBLIC_URL}/api/toolsets`, { headers: { authorization: `Bearer ${limited}` } })
+    ).json()) as ToolsetView[];
+    expect(seen.map((x) => x.name)).toEqual(["keyed"]);
+
+    expect((await owner.post("/api/auth/apikeys", { name: "only remote", scopes: ["mcp"], resources: ["remote:remote"] })).status).toBe(
+      201,
+    );
+    const unknown = await owner.post("/api/auth/apikeys", { name: "nothing", scopes: ["mcp"], resources: ["toolset:nope"] });
+    expect(unknown.status).toBe(400);
+    // The API keys page offers them by those names.
+    const page = await (await owner.get("/servers/apikeys")).text();
+    expect(page).toContain('value="toolset:keyed"');
+    expect(page).toContain('value="remote:remote"');
   });
 
   it("exposes only the tools its owner picks: a hidden one is refused without reaching its member", async () => {

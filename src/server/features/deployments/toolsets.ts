@@ -93,17 +93,19 @@ export async function createToolset(deps: DeploymentDeps, v: Viewer, input: Tool
   return toolsetView(deps, result.row, rows, v);
 }
 
+/** A key limited to some servers reaches the toolsets it names (`toolset:<name>`), no other. */
+const reaches = (v: Viewer, r: DeploymentRow) => keyReaches(v, { kind: "toolset", ref: r.serverRef });
+
 export async function listToolsets(deps: DeploymentDeps, v: Viewer): Promise<ToolsetView[]> {
-  if (v.key?.resources) return []; // a key limited to some servers reaches no toolset
   const rows = await listUserDeployments(deps.db, v.id);
-  return rows.filter(isToolset).map((r) => toolsetView(deps, r, rows, v));
+  return rows.filter((r) => isToolset(r) && reaches(v, r)).map((r) => toolsetView(deps, r, rows, v));
 }
 
 /** The viewer's toolset, else not found (another user's is never revealed). */
 export async function ownToolset(deps: DeploymentDeps, v: Viewer, id: string): Promise<{ row: DeploymentRow; rows: DeploymentRow[] }> {
-  const rows = /^[0-9a-f-]{36}$/.test(id) && !v.key?.resources ? await listUserDeployments(deps.db, v.id) : [];
+  const rows = /^[0-9a-f-]{36}$/.test(id) ? await listUserDeployments(deps.db, v.id) : [];
   const row = rows.find((r) => r.id === id);
-  if (!row || !isToolset(row)) throw new AppError("not_found", TOOLSET_TEXT.notFound);
+  if (!row || !isToolset(row) || !reaches(v, row)) throw new AppError("not_found", TOOLSET_TEXT.notFound);
   return { row, rows };
 }
 

@@ -6,7 +6,7 @@ import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import type { KeyRevocations } from "./revocations.js";
 import { findServer } from "../catalog/repo.js";
-import { deleteKey, findKeyOwner, findOwnedServer, insertKey, listKeys, touchKey, type ApiKeyRow } from "./repo.js";
+import { deleteKey, findKeyOwner, findOwnedServer, insertKey, listKeys, touchKey, userHasServer, type ApiKeyRow } from "./repo.js";
 
 /**
  * Keys are `sb_` + 256 random bits in base64url: the prefix lets secret scanners spot a leaked
@@ -38,11 +38,15 @@ export function keyView(r: ApiKeyRow): ApiKeyView {
   };
 }
 
-/** A server as a key names it: `catalog:<id>` or `owned:<owner>/<name>` (a bare id is read the same way). */
+/**
+ * A server as a key names it: `catalog:<id>` or `owned:<owner>/<name>` (a bare id is read the same
+ * way), or one of the viewer's own connections by URL (`remote:<name>`) or toolsets (`toolset:<name>`).
+ */
 export function resourceOf(server: { kind: ServerKind; ref: string }): string {
   return `${server.kind}:${server.ref}`;
 }
-const normalResource = (r: string) => (/^(catalog|owned):/.test(r) ? r : r.includes("/") ? `owned:${r}` : `catalog:${r}`);
+const KINDS = /^(catalog|owned|remote|toolset):/;
+const normalResource = (r: string) => (KINDS.test(r) ? r : r.includes("/") ? `owned:${r}` : `catalog:${r}`);
 
 export interface NewKey {
   name: string;
@@ -65,7 +69,9 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
     for (const r of input.resources.map(normalResource)) {
       const known = await deployable(db, viewer, r);
       if (!known)
-        throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), { field: "resources" });
+        throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), {
+          field: "resources",
+        });
       if (!resources.includes(known)) resources.push(known);
     }
   }
@@ -84,8 +90,11 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
 
 /** A key may name a catalogue entry or one of its owner's own servers, nothing else: the name as deployments store it. */
 async function deployable(db: Db, viewer: Viewer, resource: string): Promise<string | undefined> {
-  const [, kind, ref] = /^(catalog|owned):(.+)$/.exec(resource) ?? [];
+  const [, kind, ref] = /^(catalog|owned|remote|toolset):(.+)$/.exec(resource) ?? [];
   if (!kind || !ref) return undefined;
+  // A connection by URL or a toolset is a name of the viewer's own: it must exist now.
+  if (kind === "remote" || kind === "toolset")
+    return (await userHasServer(db, viewer.id, kind, ref)) ? resourceOf({ kind, ref }) : undefined;
   if (kind === "catalog") {
     const server = await findServer(db, ref);
     return server && resourceOf({ kind: "catalog", ref: server.id });

@@ -121,3 +121,11 @@ export async function updateOwnedServer(
     .returning();
   return r;
 }
+
+/** Whether the user has a connection by URL (`remote`) or a toolset of that name: what a key may be limited to. */
+export async function userHasServer(db: Db, userId: string, kind: "remote" | "toolset", name: string): Promise<boolean> {
+  const r = await db.execute(
+    sql`select 1 from deployments where user_id = ${userId} and server_kind = ${kind} and server_ref = ${name} limit 1`,
+  );
+  return r.rows.length > 0;
+}

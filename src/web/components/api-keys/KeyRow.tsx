@@ -49,7 +49,14 @@ export function KeyRow({
           ))}
           <span className="text-slate-600 dark:text-slate-400">
             {k.resources
-              ? `only ${k.resources.map((r) => r.replace(/^(catalog|owned):/, "")).join(", ")}`
+              ? `only ${k.resources
+                  .map((r) =>
+                    r
+                      .replace(/^(catalog|owned):/, "")
+                      .replace(/^remote:/, "connection ")
+                      .replace(/^toolset:/, "toolset "),
+                  )
+                  .join(", ")}`
               : API_KEY_TEXT.resourcesAll.toLowerCase()}
           </span>
         </p>
