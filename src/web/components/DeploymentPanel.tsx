@@ -1,4 +1,4 @@
-import { KeyRound, Loader2, LogIn, RotateCw, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
@@ -8,8 +8,9 @@ import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
 import { CopyButton } from "./CopyButton";
 import { HostedConnect } from "./HostedConnect";
-import { Link } from "react-router";
-import { Alert, Button, inputClass, linkClass } from "./ui";
+import { OAuthChoice, SignInAgainButton } from "./ConnectionForms";
+import { DeployError, KeyFields } from "./DeployFields";
+import { Button, inputClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
 // (polled every 5 s by useDeployment, which the page owns), copy the URL, stop, see why it failed
@@ -148,10 +149,7 @@ export function DeploymentPanel(p: Props) {
             <Enhanced />
             <input type="hidden" name="intent" value="sign-in" />
             <input type="hidden" name="connection" value={deployment.id} />
-            <Button type="submit" size="sm" disabled={busy !== null}>
-              {busy === "sign-in" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <LogIn className="h-4 w-4" aria-hidden />}
-              {busy === "sign-in" ? CONNECTION_TEXT.signingIn : CONNECTION_TEXT.signIn}
-            </Button>
+            <SignInAgainButton busy={busy === "sign-in"} disabled={busy !== null} />
           </fetcher.Form>
         )}
         <div className="flex flex-wrap gap-2">
@@ -229,17 +227,7 @@ export function DeploymentPanel(p: Props) {
         <Enhanced />
         <p className="text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.connectHint}</p>
         {p.signedIn && <KeyFields keys={p.requiredKeys} />}
-        {p.signedIn && (
-          <label className="flex items-start gap-2 text-sm" htmlFor="connect-oauth">
-            <input id="connect-oauth" name="oauth" type="checkbox" className="mt-1 h-4 w-4" aria-describedby="connect-oauth-hint" />
-            <span>
-              <span className="font-medium">{CONNECTION_TEXT.oauthLabel}</span>
-              <span id="connect-oauth-hint" className="block text-xs text-slate-600 dark:text-slate-400">
-                {CONNECTION_TEXT.oauthHint}
-              </span>
-            </span>
-          </label>
-        )}
+        {p.signedIn && <OAuthChoice id="connect-oauth" />}
         {error && <DeployError error={error} />}
         <input type="hidden" name="intent" value="connect" />
         <Button type="submit" block disabled={busy !== null}>
@@ -307,37 +295,4 @@ export function DeploymentPanel(p: Props) {
       )}
     </fetcher.Form>
   );
-}
-
-/** A deploy's refusal; a plan's limit says where to stop a deployment or change the plan. */
-function DeployError({ error }: { error: string }) {
-  const planLimit = /^Your \w+ plan allows /.test(error);
-  return (
-    <Alert kind="error">
-      {error}
-      {planLimit && (
-        <span className="mt-1 block" data-testid="plan-limit-links">
-          <Link to="/deployments" className={linkClass}>
-            My deployments
-          </Link>{" "}
-          ·{" "}
-          <Link to="/subscription" className={linkClass}>
-            Subscription
-          </Link>
-        </span>
-      )}
-    </Alert>
-  );
-}
-
-/** One password field per required key (`env:<NAME>`), as Deploy and Edit keys post them. */
-function KeyFields({ keys, placeholder }: { keys: Props["requiredKeys"]; placeholder?: string }) {
-  return keys.map((k) => (
-    <label key={k.env_var} className="block text-sm">
-      <span className="font-medium">{k.key}</span>{" "}
-      <code className="break-all font-mono text-xs text-slate-600 dark:text-slate-400">{k.env_var}</code>
-      {k.description && <span className="block text-xs text-slate-600 dark:text-slate-400">{k.description}</span>}
-      <input type="password" name={`env:${k.env_var}`} autoComplete="off" placeholder={placeholder} className={`${inputClass} mt-1`} />
-    </label>
-  ));
 }

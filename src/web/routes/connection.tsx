@@ -2,6 +2,7 @@ import { ArrowLeft, KeyRound, Loader2, LogIn, Plug } from "lucide-react";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { CONNECTION_TEXT, connectionHeadersUpdate, parseHeaderLines, type ConnectionView } from "../../shared/connections";
+import { SignInAgainButton } from "../components/ConnectionForms";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { OwnerCards } from "../components/server/OwnerCards";
 import { serverCard } from "../components/ServerParts";
@@ -11,6 +12,7 @@ import { field, isEnhanced } from "../lib/actions.server";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import { deploymentAction } from "../lib/deploy.server";
+import type { DeployAnswer } from "../lib/deploy-types";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/connection";
 import { serverPageData } from "./server-page.server";
@@ -37,22 +39,11 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 }
 
 type HeadersAnswer = { form: "headers"; error?: string; message?: string };
-type SignInAnswer = { form: "sign-in"; error?: string };
 
-// Edit headers posts here; Stop (remove), Restart and the exposed tools too, as on a server's page.
+// Edit headers posts here; Stop (remove), Restart, Sign in again and the exposed tools too, as on a server's page.
 export async function action({ params, context, request }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
   const form = await request.clone().formData();
-  if (field(form, "intent") === "sign-in") {
-    const r = await context.api<{ authorize_url: string }>(
-      "POST",
-      `/api/connections/${encodeURIComponent(field(form, "connection"))}/authorize`,
-      undefined,
-      { timeoutMs: 60_000 },
-    );
-    if (r.ok) throw redirect(r.data.authorize_url, 303);
-    return data({ form: "sign-in", error: r.error ?? CONNECTION_TEXT.notFound } satisfies SignInAnswer);
-  }
   if (field(form, "intent") !== "headers")
     return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
   let headers: Record<string, string>;
@@ -160,7 +151,8 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
 
 /** Sign in to the server again: the browser goes to its consent, and the connection restarts with the new grant. */
 function SignInAgain({ id, card }: { id: string; card: string }) {
-  const { fetcher, answer, busy } = useActionForm<SignInAnswer>("sign-in");
+  // The panel's own form key: a refusal shows in the panel, as its other actions' do.
+  const { fetcher, busy } = useActionForm<DeployAnswer>("deploy");
   return (
     <section className={card} aria-labelledby="sign-in-again">
       <h2 id="sign-in-again" className="flex items-center gap-2 text-lg font-semibold">
@@ -171,11 +163,7 @@ function SignInAgain({ id, card }: { id: string; card: string }) {
         <Enhanced />
         <input type="hidden" name="intent" value="sign-in" />
         <input type="hidden" name="connection" value={id} />
-        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
-        <Button type="submit" size="sm" variant="secondary" disabled={busy}>
-          {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <LogIn className="h-4 w-4" aria-hidden />}
-          {busy ? CONNECTION_TEXT.signingIn : CONNECTION_TEXT.signIn}
-        </Button>
+        <SignInAgainButton busy={busy && fetcher.formData?.get("intent") === "sign-in"} disabled={busy} variant="secondary" />
       </fetcher.Form>
     </section>
   );

@@ -2,6 +2,7 @@ import { ExternalLink, Loader2, Plug, Trash2 } from "lucide-react";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";
+import { OAuthChoice } from "../components/ConnectionForms";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
@@ -114,15 +115,7 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
             autoComplete="off"
           />
         </Field>
-        <label className="flex items-start gap-2 text-sm" htmlFor="conn-oauth">
-          <input id="conn-oauth" name="oauth" type="checkbox" className="mt-1 h-4 w-4" aria-describedby="conn-oauth-hint" />
-          <span>
-            <span className="font-medium">{CONNECTION_TEXT.oauthLabel}</span>
-            <span id="conn-oauth-hint" className="block text-xs text-slate-600 dark:text-slate-400">
-              {CONNECTION_TEXT.oauthHint}
-            </span>
-          </span>
-        </label>
+        <OAuthChoice id="conn-oauth" />
         <Field id="conn-headers" label={CONNECTION_TEXT.headersLabel} hint={CONNECTION_TEXT.headersHint}>
           <textarea
             id="conn-headers"

@@ -7,7 +7,7 @@ import { AppError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { guardedFetch, resolveUpstream, UpstreamRefused, type FetchLike } from "../../net/upstream-fetch.js";
 import { escapeControl } from "../runtime/lines.js";
-import { SignInNeeded } from "../runtime/remote-link.js";
+import { SignInNeeded } from "../runtime/remote-auth.js";
 import type { UpstreamAuth } from "../runtime/runner.js";
 import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import { insertSignIn, takeSignIn } from "./repo.js";

@@ -12,6 +12,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import { guardedFetch, resolveUpstream, upstreamFetch, UpstreamRefused, type FetchLike } from "../../net/upstream-fetch.js";
 import { escapeControl, maskSecrets } from "./lines.js";
+import { LinkBase } from "./link-base.js";
+import { refreshOnce, SignInNeeded, signInGone } from "./remote-auth.js";
 import { OneSession } from "./one-session.js";
 import type { ExitInfo } from "./sandbox/index.js";
 import type { OutputStats, ServerLink, UpstreamAuth } from "./runner.js";
@@ -25,23 +27,6 @@ export interface RemoteSpec {
   auth?: UpstreamAuth;
 }
 
-/**
- * The server's authorization server no longer takes the connection's sign-in (the refresh was
- * refused or the grant revoked): only its owner can mend it, so the runner does not reconnect.
- */
-export class SignInNeeded extends Error {
-  readonly final = true;
-  constructor() {
-    super(CONNECTION_TEXT.signInAgain);
-    this.name = "SignInNeeded";
-  }
-}
-
-/** A refusal the owner must mend by signing in again: the sign-in is gone, or the server refuses a fresh token. */
-const signInGone = (e: unknown, auth: boolean) =>
-  e instanceof SignInNeeded ||
-  (auth && ((e as { code?: unknown })?.code === 401 || /\bUnauthorized\b/.test(String((e as Error)?.message))));
-
 export interface RemoteOptions {
   /** SANDBOX_EGRESS_ALLOW, parsed: addresses a connection may reach besides public https ones */
   allow: readonly string[];
@@ -53,7 +38,6 @@ export interface RemoteOptions {
   bytesPerSecond: number;
 }
 
-const LOG_LINES = 200;
 /** the largest answer an authorization server may give (metadata, a registration, tokens) */
 const AUTH_MAX_BYTES = 1024 * 1024;
 
@@ -71,63 +55,7 @@ const gone = (e: unknown) => {
   return /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|ENOTFOUND|EHOSTUNREACH|ENETUNREACH/i.test(text);
 };
 
-/**
- * Requests answered 401 together each ask the SDK to refresh the token (one after the other, as
- * their answers arrive): with refresh tokens that rotate, that spends a refresh per request, and a
- * refresh token used twice is refused and the sign-in lost. So one refresh per refresh token, its
- * answer shared; and a refresh asked with the token a refresh has just given (within half its
- * access token's life, at most 5 s) gets that same answer: its access token is fresh.
- */
-function refreshOnce(fetch: FetchLike): FetchLike {
-  type Answer = { status: number; statusText: string; headers: [string, string][]; body: string };
-  const byToken = new Map<string, Promise<Answer>>();
-  return async (input, init) => {
-    const body = init?.body;
-    const token = body instanceof URLSearchParams && body.get("grant_type") === "refresh_token" ? body.get("refresh_token") : null;
-    if (!token) return fetch(input, init);
-    let answer = byToken.get(token);
-    if (!answer) {
-      const asked = fetch(input, init).then(async (r) => ({
-        status: r.status,
-        statusText: r.statusText,
-        headers: [...r.headers],
-        body: await r.text(),
-      }));
-      answer = asked;
-      byToken.set(token, asked);
-      asked.then(
-        (a) => {
-          const forget = (key: string, ms: number) => void setTimeout(() => byToken.get(key) === asked && byToken.delete(key), ms).unref();
-          forget(token, 60_000);
-          let given: { refresh_token?: unknown; expires_in?: unknown } = {};
-          try {
-            given = a.status === 200 ? JSON.parse(a.body) : {};
-          } catch {
-            // not tokens: nothing to share
-          }
-          if (typeof given.refresh_token === "string" && given.refresh_token !== token) {
-            byToken.set(given.refresh_token, asked);
-            const life = typeof given.expires_in === "number" ? given.expires_in * 500 : 5000;
-            forget(given.refresh_token, Math.min(5000, life));
-          }
-        },
-        () => byToken.delete(token),
-      );
-    }
-    const a = await answer;
-    return new Response(a.body, { status: a.status, statusText: a.statusText, headers: a.headers });
-  };
-}
-
-export class RemoteLink implements ServerLink {
-  readonly pid = null;
-  readonly pidStart = null;
-  readonly exited: Promise<ExitInfo>;
-  private end!: (e: ExitInfo) => void;
-  private done = false;
-  private readonly listeners = new Set<(m: JSONRPCMessage) => void>();
-  private readonly logBuf: string[] = [];
-  private readonly stats = { lines: 0, bytes: 0 };
+export class RemoteLink extends LinkBase implements ServerLink {
   private readonly secrets: () => string[];
   /** ids of requests sent upstream and not answered yet: one cut off gets an error, once */
   private readonly pending = new Set<string | number>();
@@ -139,10 +67,10 @@ export class RemoteLink implements ServerLink {
     private readonly closeSockets: () => void,
     spec: RemoteSpec,
   ) {
+    super();
     // Tokens change as they are refreshed: the ones held now are masked.
     this.secrets = () => [...Object.values(spec.headers), ...(spec.auth?.secretValues() ?? [])];
     this.auth = Boolean(spec.auth);
-    this.exited = new Promise((r) => (this.end = r));
     transport.onmessage = (m) => {
       // The revision the server agreed to names every later request (the specification's header).
       const version = (m as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
@@ -150,14 +78,7 @@ export class RemoteLink implements ServerLink {
       const id = (m as { id?: unknown }).id;
       if (!("method" in m) && (typeof id === "string" || typeof id === "number")) this.pending.delete(id);
       this.session.seen(m);
-      this.stats.lines++;
-      for (const l of this.listeners) {
-        try {
-          l(m);
-        } catch (e) {
-          this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
-        }
-      }
+      this.dispatch(m);
     };
     transport.onerror = (e) => {
       // Only a sign-in that is gone ends the link here: a refused request is its sender's to retry (send).
@@ -247,13 +168,8 @@ export class RemoteLink implements ServerLink {
   }
 
   /** An upstream's words with the connection's credentials taken out (a hostile server may echo them). */
-  private clean(text: string): string {
+  protected clean(text: string): string {
     return escapeControl(maskSecrets(text.slice(0, 2000), this.secrets())).slice(0, 500);
-  }
-
-  private log(line: string) {
-    this.logBuf.push(this.clean(line));
-    if (this.logBuf.length > LOG_LINES) this.logBuf.splice(0, this.logBuf.length - LOG_LINES);
   }
 
   private finish(reason: string, final = false) {
@@ -261,7 +177,7 @@ export class RemoteLink implements ServerLink {
     this.done = true;
     this.log(`[switchboard] ${reason}`);
     this.closeSockets();
-    this.end({ code: null, signal: null, reason, ...(final ? { final } : {}) });
+    this.ended({ code: null, signal: null, reason, ...(final ? { final } : {}) });
   }
 
   send(m: JSONRPCMessage): void {
@@ -290,29 +206,8 @@ export class RemoteLink implements ServerLink {
     });
   }
 
-  onMessage(cb: (m: JSONRPCMessage) => void): () => void {
-    this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
-  }
-
-  onFlood(): void {
-    // Answers are bounded one by one as they arrive (upstream-fetch.ts); nothing is read unasked.
-  }
-
-  logs(): string[] {
-    return [...this.logBuf];
-  }
-
-  get running(): boolean {
-    return !this.done;
-  }
-
-  rssBytes(): number {
-    return 0;
-  }
-
   outputStats(): OutputStats {
-    return { lines: this.stats.lines, bytes: this.stats.bytes, throttledMs: 0, cpuSeconds: 0, inputHeldBytes: 0 };
+    return { lines: this.lines, bytes: 0, throttledMs: 0, cpuSeconds: 0, inputHeldBytes: 0 };
   }
 
   async stop(): Promise<ExitInfo> {
@@ -325,7 +220,7 @@ export class RemoteLink implements ServerLink {
       ]);
       await this.transport.close().catch(() => undefined);
       this.closeSockets();
-      this.end({ code: null, signal: null, reason: "stopped" });
+      this.ended({ code: null, signal: null, reason: "stopped" });
     }
     return this.exited;
   }

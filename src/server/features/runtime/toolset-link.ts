@@ -8,7 +8,6 @@
 // URIs are namespaced (`prefix+uri`): a call or a read reaches its own member only. A member that
 // is down leaves its lists until it is back; clients are told with list_changed.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -20,34 +19,18 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  PromptListChangedNotificationSchema,
   ReadResourceRequestSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
   type JSONRPCMessage,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLSET_TEXT } from "~/shared/toolsets.js";
 import { escapeControl, maskSecrets } from "./lines.js";
+import { LinkBase } from "./link-base.js";
 import type { ExitInfo } from "./sandbox/index.js";
-import type { OutputStats, ServerLink, ToolsetMember, ToolsetSpec } from "./runner.js";
+import type { OutputStats, ServerLink, ToolsetSpec } from "./runner.js";
+import { Member, type ToolsetOptions } from "./toolset-member.js";
 
 export type { ToolsetMember, ToolsetSpec } from "./runner.js";
-
-export interface ToolsetOptions {
-  /** how often a member is checked (ping when up, connect when down) */
-  checkMs: number;
-  /** the longest a member may take to answer a listing, a ping or a connect */
-  requestTimeoutMs: number;
-  /** the longest a member may take to answer a call (the gateway's own limit, GATEWAY_REQUEST_TIMEOUT_MS) */
-  callTimeoutMs: number;
-}
-
-const LOG_LINES = 200;
-const LIST_PAGES = 20;
+export type { ToolsetOptions } from "./toolset-member.js";
 
 /** `prefix_name` -> [prefix, name]; `prefix+uri` -> [prefix, uri]. */
 function split(value: string, sep: "_" | "+"): [string, string] | undefined {
@@ -55,144 +38,7 @@ function split(value: string, sep: "_" | "+"): [string, string] | undefined {
   return at > 0 ? [value.slice(0, at), value.slice(at + 1)] : undefined;
 }
 
-/** Every page of a list (bounded): members are servers of the platform's own gateway, still a limit. */
-async function all<T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < LIST_PAGES; i++) {
-    const r = await page(cursor);
-    out.push(...r.items);
-    if (!r.nextCursor) break;
-    cursor = r.nextCursor;
-  }
-  return out;
-}
-
-class Member {
-  client?: Client;
-  tools: Tool[] = [];
-  prompts: Prompt[] = [];
-  resources: Resource[] = [];
-  templates: ResourceTemplate[] = [];
-  private connecting?: Promise<void>;
-
-  constructor(
-    readonly m: ToolsetMember,
-    private readonly toolset: string,
-    private readonly token: string,
-    private readonly o: ToolsetOptions,
-    /** what it lists changed (`why`: it went down); `failed`: it is still down after a try (nothing changed) */
-    private readonly changed: (why?: string, failed?: string) => void,
-  ) {}
-
-  get up(): boolean {
-    return this.client !== undefined;
-  }
-
-  exposes(tool: string): boolean {
-    return this.m.tools === null || this.m.tools.includes(tool);
-  }
-
-  /** Connects (once at a time) and lists; a failure leaves it down, to be tried at the next check. */
-  connect(): Promise<void> {
-    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
-    return this.connecting;
-  }
-
-  private async open(): Promise<void> {
-    // The member's request log names the toolset its calls came through.
-    const client = new Client({ name: `toolset ${this.toolset}`, version: "1.0.0" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(this.m.url), {
-      requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
-    });
-    try {
-      await client.connect(transport, { timeout: this.o.requestTimeoutMs });
-      await this.list(client);
-    } catch (e) {
-      await client.close().catch(() => undefined);
-      throw e;
-    }
-    for (const schema of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema])
-      client.setNotificationHandler(schema, () => void this.relist(client));
-    client.onclose = () => {
-      if (this.client === client) this.lost("its session ended");
-    };
-    this.client = client;
-    this.changed();
-  }
-
-  private async list(client: Client): Promise<void> {
-    const caps = client.getServerCapabilities() ?? {};
-    const opts = { timeout: this.o.requestTimeoutMs };
-    this.tools = caps.tools
-      ? await all(async (cursor) => {
-          const r = await client.listTools(cursor ? { cursor } : {}, opts);
-          return { items: r.tools, nextCursor: r.nextCursor };
-        })
-      : [];
-    this.prompts = caps.prompts
-      ? await all(async (cursor) => {
-          const r = await client.listPrompts(cursor ? { cursor } : {}, opts);
-          return { items: r.prompts, nextCursor: r.nextCursor };
-        })
-      : [];
-    this.resources = caps.resources
-      ? await all(async (cursor) => {
-          const r = await client.listResources(cursor ? { cursor } : {}, opts);
-          return { items: r.resources, nextCursor: r.nextCursor };
-        })
-      : [];
-    this.templates = caps.resources
-      ? await all(async (cursor) => {
-          const r = await client.listResourceTemplates(cursor ? { cursor } : {}, opts);
-          return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-        })
-      : [];
-  }
-
-  private async relist(client: Client): Promise<void> {
-    try {
-      await this.list(client);
-      this.changed();
-    } catch (e) {
-      this.lost((e as Error).message);
-    }
-  }
-
-  /** Still there? A failed ping (or a request that failed for want of its server) takes it down. */
-  async check(): Promise<void> {
-    if (!this.client) return this.connect().catch((e: unknown) => void this.changed(undefined, (e as Error).message));
-    await this.client.ping({ timeout: this.o.requestTimeoutMs }).catch((e: unknown) => this.lost((e as Error).message));
-  }
-
-  lost(why: string): void {
-    const client = this.client;
-    if (!client) return;
-    this.client = undefined;
-    this.tools = [];
-    this.prompts = [];
-    this.resources = [];
-    this.templates = [];
-    void client.close().catch(() => undefined);
-    this.changed(why);
-  }
-
-  async close(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    await client?.close().catch(() => undefined);
-  }
-}
-
-export class ToolsetLink implements ServerLink {
-  readonly pid = null;
-  readonly pidStart = null;
-  readonly exited: Promise<ExitInfo>;
-  private end!: (e: ExitInfo) => void;
-  private done = false;
-  private readonly listeners = new Set<(m: JSONRPCMessage) => void>();
-  private readonly logBuf: string[] = [];
-  private lines = 0;
+export class ToolsetLink extends LinkBase implements ServerLink {
   private readonly members: Member[];
   private readonly server: Server;
   private readonly outside: InMemoryTransport;
@@ -205,8 +51,8 @@ export class ToolsetLink implements ServerLink {
     private readonly spec: ToolsetSpec,
     o: ToolsetOptions,
   ) {
+    super();
     this.callTimeoutMs = o.callTimeoutMs;
-    this.exited = new Promise((r) => (this.end = r));
     let announced = "";
     this.members = spec.members.map(
       (m) =>
@@ -228,16 +74,7 @@ export class ToolsetLink implements ServerLink {
     this.handle();
     const [outside, inside] = InMemoryTransport.createLinkedPair();
     this.outside = outside;
-    outside.onmessage = (m) => {
-      this.lines++;
-      for (const l of this.listeners) {
-        try {
-          l(m);
-        } catch (e) {
-          this.log(`[switchboard] could not route a message: ${(e as Error).message}`);
-        }
-      }
-    };
+    outside.onmessage = (m) => this.dispatch(m);
     void this.server.connect(inside);
     this.server.oninitialized = () => (this.initialized = true);
     this.timer = setInterval(() => void this.checkAll(), o.checkMs);
@@ -337,35 +174,13 @@ export class ToolsetLink implements ServerLink {
     });
   }
 
-  private log(line: string) {
-    this.logBuf.push(escapeControl(maskSecrets(line.slice(0, 2000), [this.spec.token])).slice(0, 500));
-    if (this.logBuf.length > LOG_LINES) this.logBuf.splice(0, this.logBuf.length - LOG_LINES);
+  protected clean(line: string): string {
+    return escapeControl(maskSecrets(line.slice(0, 2000), [this.spec.token])).slice(0, 500);
   }
 
   send(m: JSONRPCMessage): void {
     if (this.done) throw new Error("the toolset has stopped");
     void this.outside.send(m).catch((e: unknown) => this.log(`[switchboard] ${(e as Error).message}`));
-  }
-
-  onMessage(cb: (m: JSONRPCMessage) => void): () => void {
-    this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
-  }
-
-  onFlood(): void {
-    // Its members' answers come through their own gateway, bounded there.
-  }
-
-  logs(): string[] {
-    return [...this.logBuf];
-  }
-
-  get running(): boolean {
-    return !this.done;
-  }
-
-  rssBytes(): number {
-    return 0;
   }
 
   outputStats(): OutputStats {
@@ -378,7 +193,7 @@ export class ToolsetLink implements ServerLink {
       clearInterval(this.timer);
       await Promise.all(this.members.map((m) => m.close()));
       await this.server.close().catch(() => undefined);
-      this.end({ code: null, signal: null, reason: "stopped" });
+      this.ended({ code: null, signal: null, reason: "stopped" });
     }
     return this.exited;
   }
