@@ -108,6 +108,12 @@ const schema = z.object({
     .default(DEFAULT_FLOW.bytesPerSecond),
   DEPLOY_FLOOD_STOP_MS: z.coerce.number().int().min(1000).default(DEFAULT_FLOW.floodStopMs),
   DEPLOY_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** A running deployment with no request and no open stream for this long sleeps; its next request wakes it (0: never sleeps) */
+  DEPLOY_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 0 || n >= 1000, "DEPLOY_IDLE_MS is 0 (never sleep) or at least 1000")
+    .default(900_000),
   DEPLOY_INSTALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   /** Connections (remote servers): how long an answer's headers may take, and the whole answer to one message */
   CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),

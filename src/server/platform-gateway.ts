@@ -6,7 +6,7 @@ import { invalidateCatalog } from "./features/catalog/cache.js";
 import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions-repo.js";
 import type { Definition } from "./features/deployments/definitions.js";
 import { FairUse } from "./features/gateway/fair-use.js";
-import { Gateway } from "./features/gateway/index.js";
+import { Gateway, type WakePort } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
 import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
 import { RequestLogRetention } from "./features/request-log/retention.js";
@@ -36,6 +36,10 @@ export interface GatewayWiring {
   clusterSecret: string | undefined;
   /** the runner's internal port was asked for (PlatformOptions.runnerListen) */
   runnerListen: boolean;
+  /** wakes sleeping deployments (features/deployments/waker.ts) */
+  wake: WakePort;
+  /** this process's runner's activity (idle deployments sleep), when it has the runner role */
+  activity?: { begin(id: string): () => void };
 }
 
 export interface Gateways {
@@ -104,11 +108,13 @@ export function createGateways(w: GatewayWiring): Gateways {
   // the deployment, where the sessions live (features/gateway/cluster.ts).
   const gateway =
     runner && (roles.alone || !roles.gateway)
-      ? new Gateway({ ...gatewayDeps, runner })
-      : new Gateway({ ...gatewayDeps, clusterSecret: w.clusterSecret });
+      ? new Gateway({ ...gatewayDeps, runner, wake: w.wake, activity: w.activity })
+      : new Gateway({ ...gatewayDeps, clusterSecret: w.clusterSecret, wake: w.wake });
   // Its internal port, for gateways in other processes: a runner in a cluster, the primary of
   // several workers, or (given runnerListen) an all-in-one process that extra gateways forward to.
   const runnerGateway =
-    runner && (w.runnerListen || !(roles.alone && roles.gateway)) ? new Gateway({ ...gatewayDeps, runner, forwarded: true }) : undefined;
+    runner && (w.runnerListen || !(roles.alone && roles.gateway))
+      ? new Gateway({ ...gatewayDeps, runner, forwarded: true, activity: w.activity })
+      : undefined;
   return { gateway, runnerGateway, requestLog, requestLogRetention };
 }

@@ -15,6 +15,9 @@ import { CatalogChecks } from "./features/deployments/checks.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
+import { Waker } from "./features/deployments/waker.js";
+import { planOf } from "./features/billing/plan.js";
+import { LRU_IDLE_MS } from "../shared/billing.js";
 import type { Gateway } from "./features/gateway/index.js";
 import { createObservability } from "./features/observability/index.js";
 import { healthRoutes } from "./features/health/routes.js";
@@ -163,6 +166,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
           onEvent: observability.runnerEvent,
           publicUrl: config.PUBLIC_URL,
+          idleMs: config.DEPLOY_IDLE_MS,
         })
       : undefined;
     const deployments = new DeploymentLifecycle({
@@ -172,6 +176,19 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       calls: runnerCalls(clusterSecret, wake),
       memoryMb: config.DEPLOY_MEMORY_MB,
       leaseMs: config.RUNNER_LEASE_MS,
+      announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
+    });
+    // A request to a sleeping deployment wakes it; where this process serves the sessions itself, its runner says when it answers.
+    const servesHere = runtime && (roles.alone || !roles.gateway);
+    const waker = new Waker({
+      db: database.db,
+      log,
+      lifecycle: deployments,
+      planOf: (userId) => planOf(database.db, userId),
+      policy: { lruIdleMs: LRU_IDLE_MS },
+      startTimeoutMs: config.DEPLOY_START_TIMEOUT_MS,
+      ...(servesHere ? { servedHere: (id: string) => runtime.runner.channel(id) !== undefined } : {}),
+      onWake: observability.wake,
     });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
     const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log });
@@ -213,6 +230,8 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       roles,
       clusterSecret,
       runnerListen: Boolean(o.runnerListen),
+      wake: waker,
+      activity: agent?.activity,
     });
     const jobs = backgroundJobs({
       observability,

@@ -8,7 +8,10 @@ export interface Plan {
   price_monthly: number;
   features: string[];
   maxDeploysPerMonth: number;
+  /** awake at once ('concurrent') */
   maxRunning: number;
+  /** deployments kept, asleep or awake, where deployments sleep (DEPLOY_IDLE_MS); without sleeping, every kept one runs */
+  maxKept: number;
 }
 
 /** The two plans, defined once: their cards, and the hosting limits that follow them (docs/product.md, Deploy limits). */
@@ -21,6 +24,7 @@ export const PLANS: Record<Plan["id"], Plan> = {
     features: ["3 deployments", "1 concurrent deployment", "Community support"],
     maxDeploysPerMonth: 3,
     maxRunning: 1,
+    maxKept: 3,
   },
   pro: {
     id: "pro",
@@ -30,8 +34,29 @@ export const PLANS: Record<Plan["id"], Plan> = {
     features: ["Unlimited deployments", "5 concurrent deployments", "Priority support", "Custom domains", "Advanced monitoring"],
     maxDeploysPerMonth: Number.POSITIVE_INFINITY,
     maxRunning: 5,
+    maxKept: Number.POSITIVE_INFINITY,
   },
 };
+
+/** A wake (or a deploy) beyond the running limit puts the owner's least recently used deployment to sleep only if it has been idle this long. */
+export const LRU_IDLE_MS = 60_000;
+
+/** What a plan allows on this platform (docs/product.md#deploy-limits). */
+export interface HostingAllowance {
+  /** awake at once */
+  maxRunning: number;
+  /** kept, asleep or awake */
+  maxKept: number;
+  maxDeploysPerMonth: number;
+  /** deployments sleep here (DEPLOY_IDLE_MS): going beyond maxRunning puts an idle one to sleep */
+  sleep?: { lruIdleMs: number };
+}
+
+/** With sleeping (DEPLOY_IDLE_MS > 0) a plan keeps `maxKept` deployments, `maxRunning` of them awake; without, every kept one runs. */
+export function planLimits(plan: Pick<Plan, "maxRunning" | "maxKept" | "maxDeploysPerMonth">, idleMs: number): HostingAllowance {
+  const base = { maxRunning: plan.maxRunning, maxDeploysPerMonth: plan.maxDeploysPerMonth };
+  return idleMs > 0 ? { ...base, maxKept: plan.maxKept, sleep: { lruIdleMs: LRU_IDLE_MS } } : { ...base, maxKept: plan.maxRunning };
+}
 
 export const BILLING_TEXT = {
   mustLogin: "You need to be logged in to access subscription features",
@@ -67,6 +92,8 @@ export const BILLING_TEXT = {
   cancelCheckout: "Cancel",
   checkoutNotFound: "Checkout session not found",
   checkoutClosed: "This checkout session is no longer open.",
+  stoppedByKeptLimit: (plan: string, n: number) =>
+    `Stopped: your plan is now ${plan}, which keeps ${n} deployment${n === 1 ? "" : "s"}. Stop another deployment and deploy this one again, or upgrade to Pro.`,
   stoppedByPlan: (plan: string, n: number) =>
     `Stopped: your plan is now ${plan}, which runs ${n} deployment${n === 1 ? "" : "s"} at a time. Stop another deployment and deploy this one again, or upgrade to Pro.`,
 } as const;

@@ -56,6 +56,30 @@ export const DEPLOY_TEXT = {
   keysSaved: "Keys saved: the server is restarting with them.",
 } as const;
 
+// Sleeping deployments (docs/hosting.md#sleeping): stopped after DEPLOY_IDLE_MS without a request
+// or an open stream, started again by the next request to their URL.
+export const SLEEP_TEXT = {
+  sleeping: "Sleeping: wakes on the next request",
+  lastActive: (when: string) => `Last active ${when}`,
+  neverActive: "No request yet",
+  keepAwake: "Keep awake",
+  keepAwakeHint: "Stays running while idle instead of sleeping. It counts against your concurrent deployments all the time.",
+  keepAwakeProOnly: "Keeping a deployment awake while idle is part of the Pro plan.",
+  allowSleep: "Allow sleeping",
+  keptAwake: "This deployment stays awake while idle.",
+  mayNowSleep: (minutes: string) => `This deployment sleeps after ${minutes} without a request.`,
+  sleepingOff: "Sleeping is turned off on this server: deployments run until stopped.",
+  keptLimit: (plan: string, n: number) =>
+    `Your ${plan} plan keeps ${n} deployment${n === 1 ? "" : "s"}. Stop a deployment or upgrade your plan.`,
+  wakeTimeout: (seconds: number) => `The MCP server did not wake within ${seconds} seconds. Try again in a moment.`,
+  wakeFailed: (detail: string) => `The MCP server could not be woken: ${detail}`,
+  woke: (ms: number) => `woke in ${ms} ms`,
+  neverSleeps: "Connections and toolsets run no process of their own: they never sleep.",
+} as const;
+
+/** PUT /api/deployments/{id}/sleep: whether it stays awake while idle (Pro). */
+export const keepAwakeInput = z.object({ keep_awake: z.boolean() });
+
 /** PUT /api/deployments/{id}/tools: the names of the tools to hide (none: every tool is exposed). */
 export const toolSelectionInput = z.object({
   hidden: z
@@ -122,7 +146,7 @@ export function hostingOpen(sandboxComplete: boolean, policy: "admins" | "everyo
  */
 export type ServerKind = "catalog" | "owned" | "remote" | "toolset";
 
-export const STATUSES = ["queued", "installing", "starting", "running", "crashed", "crash_looping", "stopped", "failed"] as const;
+export const STATUSES = ["queued", "installing", "starting", "running", "sleeping", "crashed", "crash_looping", "stopped", "failed"] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];
 
 /** 'crash_looping' -> 'Crash looping' (the panel shows the status capitalised, docs/product.md#statuses). */
@@ -199,5 +223,9 @@ export const deploymentView = z.object({
   runner: z.string().nullable().optional(),
   /** the tools its owner chose not to expose (all are exposed by default) */
   hidden_tools: z.array(z.string()),
+  /** the last request or open stream it served (null: none since it was deployed) */
+  last_active_at: z.string().nullable(),
+  /** its owner turned sleeping off for it (Pro): it stays awake while idle */
+  keep_awake: z.boolean(),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;

@@ -15,6 +15,8 @@ export const REQUEST_LOG_TEXT = {
   live: "Updated every 3 seconds while this tab is visible.",
   showPlayground: "Show the playground's requests",
   playgroundBadge: "Playground",
+  wokeBadge: (ms: number) => `Woke in ${ms} ms`,
+  wokeTitle: "The deployment was asleep: this request woke it and waited for it to start",
 } as const;
 
 export const OUTCOMES = ["ok", "error", "tool_error", "cancelled", "rate_limited"] as const;
@@ -56,6 +58,8 @@ export const requestLogEntry = z.object({
   bytes_out: z.number().int(),
   /** sent by the owner's playground */
   playground: z.boolean(),
+  /** it waited for its sleeping deployment to wake: how long (ms) */
+  woke_ms: z.number().int().nullable(),
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntry>;
 

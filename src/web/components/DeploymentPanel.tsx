@@ -1,7 +1,7 @@
-import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, Moon, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
-import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
+import { DEPLOY_TEXT, SLEEP_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
@@ -41,7 +41,23 @@ interface Props {
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
-const ACTS = ["deploy", "connect", "stop", "restart", "keys", "sign-in"];
+const ACTS = ["deploy", "connect", "stop", "restart", "keys", "sign-in", "keep-awake"];
+
+/** Whether it sleeps now (and wakes on the next request), and when it was last used. */
+function SleepLine({ deployment }: { deployment: DeploymentView }) {
+  const last = deployment.last_active_at;
+  return (
+    <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deployment-sleep">
+      {deployment.status === "sleeping" && <span className="font-medium text-sky-800 dark:text-sky-300">{SLEEP_TEXT.sleeping}. </span>}
+      {last ? (
+        <time dateTime={last}>{SLEEP_TEXT.lastActive(`${last.slice(0, 16).replace("T", " ")} UTC`)}</time>
+      ) : (
+        SLEEP_TEXT.neverActive
+      )}
+      {deployment.keep_awake && ` · ${SLEEP_TEXT.keptAwake}`}
+    </p>
+  );
+}
 
 export function DeploymentPanel(p: Props) {
   const hydrated = useHydrated();
@@ -54,7 +70,10 @@ export function DeploymentPanel(p: Props) {
   const [command, setCommand] = useState("");
   const [logs, setLogs] = useState<string[] | null>(null);
   const error = answer && ACTS.includes(answer.intent) ? (answer.error ?? null) : null;
-  const notice = answer && (answer.intent === "restart" || answer.intent === "keys") && !answer.error ? (answer.message ?? null) : null;
+  const notice =
+    answer && (answer.intent === "restart" || answer.intent === "keys" || answer.intent === "keep-awake") && !answer.error
+      ? (answer.message ?? null)
+      : null;
 
   // What Deploy or Stop answered shows at once, without waiting for the next poll.
   const seen = useRef<DeployAnswer | undefined>(undefined);
@@ -103,10 +122,15 @@ export function DeploymentPanel(p: Props) {
 
   if (deployment) {
     const running = deployment.status === "running";
+    const sleeping = deployment.status === "sleeping";
+    const hosted = !deployment.source.startsWith("remote:") && !deployment.source.startsWith("toolset:");
     return (
       <div className="mt-3 space-y-3" data-testid="deployment">
         <p className="flex items-center gap-2 text-sm font-medium" aria-live="polite">
-          <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+          <span
+            className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : sleeping ? "bg-sky-400" : "bg-yellow-400"}`}
+            aria-hidden
+          />
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
           {deployment.restarts > 0 && (
             <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>
@@ -121,6 +145,7 @@ export function DeploymentPanel(p: Props) {
             </span>
           )}
         </p>
+        {hosted && (sleeping || running) && <SleepLine deployment={deployment} />}
         {deployment.status_detail && deployment.status !== "running" && (
           <pre
             tabIndex={0}
@@ -141,7 +166,7 @@ export function DeploymentPanel(p: Props) {
             <CopyButton text={deployment.url} />
           </div>
         </div>
-        {running && <HostedConnect serverId={p.serverId} url={deployment.url} />}
+        {(running || sleeping) && <HostedConnect serverId={p.serverId} url={deployment.url} />}
         {error && <DeployError error={error} />}
         {deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && (
           // A connection whose OAuth sign-in the server no longer takes: only signing in again mends it.
@@ -175,6 +200,19 @@ export function DeploymentPanel(p: Props) {
               {busy === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
             </Button>
           </fetcher.Form>
+          {hosted && (
+            // Pro keeps a deployment awake while idle; the API says so to anyone else.
+            <fetcher.Form method="post">
+              <Enhanced />
+              <input type="hidden" name="intent" value="keep-awake" />
+              <input type="hidden" name="deployment" value={deployment.id} />
+              <input type="hidden" name="keep" value={deployment.keep_awake ? "0" : "1"} />
+              <Button type="submit" variant="secondary" size="sm" disabled={busy !== null} title={SLEEP_TEXT.keepAwakeHint}>
+                {busy === "keep-awake" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Moon className="h-4 w-4" aria-hidden />}
+                {deployment.keep_awake ? SLEEP_TEXT.allowSleep : SLEEP_TEXT.keepAwake}
+              </Button>
+            </fetcher.Form>
+          )}
           {hydrated && (
             <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
               <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}

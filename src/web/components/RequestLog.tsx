@@ -69,7 +69,18 @@ function Row({ r }: { r: RequestLogEntry }) {
         )}
         {client}
       </td>
-      <td className="whitespace-nowrap py-1.5 pr-3 font-mono">{r.method}</td>
+      <td className="whitespace-nowrap py-1.5 pr-3 font-mono">
+        {r.method}
+        {r.woke_ms !== null && (
+          <span
+            data-testid="request-log-woke"
+            title={REQUEST_LOG_TEXT.wokeTitle}
+            className="ml-1.5 rounded bg-amber-50 px-1.5 py-0.5 font-sans font-medium text-amber-800 dark:bg-amber-950/60 dark:text-amber-300"
+          >
+            {REQUEST_LOG_TEXT.wokeBadge(r.woke_ms)}
+          </span>
+        )}
+      </td>
       <td className="max-w-48 truncate py-1.5 pr-3 font-mono" title={r.name ?? undefined}>
         {r.name ?? "–"}
       </td>

@@ -60,6 +60,12 @@ export async function deploymentAction(
       ? answer({ deployment: r.data.deploymentInfo, message: r.data.message })
       : answer({ error: r.error ?? DEPLOY_TEXT.restartFailed });
   }
+  if (intent === "keep-awake") {
+    const id = encodeURIComponent(field(form, "deployment"));
+    const r = await context.api<{ message: string }>("PUT", `/api/deployments/${id}/sleep`, { keep_awake: field(form, "keep") === "1" });
+    // The panel's next poll shows the new setting.
+    return r.ok ? answer({ message: r.data.message }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
+  }
   if (intent === "tools") {
     const tools = form.getAll("tool").map(String);
     const shown = new Set(form.getAll("show").map(String));

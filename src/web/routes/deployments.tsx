@@ -22,8 +22,16 @@ export const MY_DEPLOYMENTS_TEXT = {
   noRequest: "No requests yet",
   open: "Open",
   /** Restarts and key edits are not deploys: only new deploys count against the month. */
-  usage: (u: { plan: string; deploys: number; maxDeploys: number | null; running: number; maxRunning: number }) =>
-    `${u.plan} plan: ${u.deploys}${u.maxDeploys === null ? "" : ` of ${u.maxDeploys}`} deploys this month, ${u.running} of ${u.maxRunning} running. Restarting or editing keys is not a deploy.`,
+  usage: (u: {
+    plan: string;
+    deploys: number;
+    maxDeploys: number | null;
+    running: number;
+    maxRunning: number;
+    kept: number;
+    maxKept: number | null;
+  }) =>
+    `${u.plan} plan: ${u.deploys}${u.maxDeploys === null ? "" : ` of ${u.maxDeploys}`} deploys this month, ${u.running} of ${u.maxRunning} awake${u.kept > u.running ? ` (${u.kept - u.running} sleeping${u.maxKept === null ? "" : `, ${u.kept} of ${u.maxKept} kept`})` : ""}. Idle deployments sleep and wake on their next request. Restarting or editing keys is not a deploy.`,
   plans: "Plans",
   connections: "Remote servers you connected (from a catalogue page or by URL) are on",
 } as const;
@@ -49,7 +57,7 @@ export async function loader({ context }: Route.LoaderArgs) {
       deployments.map((d) => d.id),
     ),
     keysAsked(context.db, v),
-    planUsage(context.db, v),
+    planUsage(context, v),
   ]);
   return { deployments, last, keys, usage, loadFailed: !r.ok, now: Date.now() };
 }
@@ -132,7 +140,10 @@ function DeploymentRow({ d, lastAt, now, hasKeys }: { d: DeploymentView; lastAt:
           </Link>
           <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
             <span className="flex items-center gap-1.5 font-medium">
-              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
+              <span
+                className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : d.status === "sleeping" ? "bg-sky-400" : "bg-yellow-400"}`}
+                aria-hidden
+              />
               <span data-testid="my-deployment-status">{statusLabel(d.status)}</span>
             </span>
             <span className="text-slate-600 dark:text-slate-400">

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { waitFor } from "~support/wait.js";
 import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "~/shared/billing.js";
 import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
@@ -118,7 +119,7 @@ describe("test mode (no Stripe keys)", () => {
     expect((await bo.post("/api/subscriptions/checkout", { plan: "gold", period: "monthly" })).status).toBe(400);
   });
 
-  it("hosting limits follow the plan: Pro runs more; when Pro ends the extra deployments stop (kept, with the reason)", async () => {
+  it("hosting limits follow the plan: Pro runs more; when Pro ends the extra awake deployments sleep (Free keeps 3, 1 awake)", async () => {
     const cy = await signedInUser(t, "cyril@example.com");
     for (const name of ["one", "two"]) await registerOwnedServer(cy, `cyril/${name}`);
     const deploy = (name: string) => cy.post(`/api/deploy/cyril/${name}`, { repositoryUrl: repo.url, env: {} });
@@ -134,13 +135,12 @@ describe("test mode (no Stripe keys)", () => {
 
     await cy.post("/api/subscriptions/cancel");
     await cy.post("/api/subscriptions/test-clock/end-period");
-    const stopped = (await (await cy.get("/api/deployments/server/cyril/two")).json()) as { deployments: DeploymentView[] };
-    expect(stopped.deployments[0]).toMatchObject({ id: two.id, status: "stopped", status_detail: BILLING_TEXT.stoppedByPlan("Free", 1) });
-    expect(t.runtime.runner.runs(two.id)).toBe(false);
-    expect((await (await cy.get("/api/deployments/server/cyril/one")).json()) as { deployments: DeploymentView[] }).toMatchObject({
-      deployments: [{ status: "running" }],
+    // Free keeps both (3 deployments) but runs one: the least recently used (the older, never called) sleeps, kept as it is.
+    const slept = (await (await cy.get("/api/deployments/server/cyril/one")).json()) as { deployments: DeploymentView[] };
+    expect(slept.deployments[0]).toMatchObject({ status: "sleeping", status_detail: null });
+    await waitFor("its process stopped", async () => !t.runtime.runner.runs(slept.deployments[0]!.id) || undefined, 10_000);
+    expect((await (await cy.get("/api/deployments/server/cyril/two")).json()) as { deployments: DeploymentView[] }).toMatchObject({
+      deployments: [{ id: two.id, status: "running" }],
     });
-    // Deploying the stopped one again needs a free slot.
-    expect((await deploy("two")).status).toBe(403);
   });
 });

@@ -1,4 +1,4 @@
-import { BILLING_TEXT, PLANS } from "~/shared/billing.js";
+import { BILLING_TEXT, planLimits, PLANS } from "~/shared/billing.js";
 import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
@@ -11,10 +11,13 @@ import { planOf } from "./plan.js";
 
 /** What billing needs from hosting; implemented by the deployments feature. */
 export interface HostingLimits {
-  /** Stops the user's newest live deployments beyond `maxRunning` (kept, status 'stopped' with `reason`); returns how many. */
-  stopBeyond(userId: string, maxRunning: number, reason: string): Promise<number>;
-  /** Users with at least `n` live deployments. */
-  usersWithAtLeast(n: number): Promise<string[]>;
+  /**
+   * Stops the user's newest live deployments beyond `maxKept` (kept, status 'stopped' with
+   * `reason`) and puts the least recently used awake ones beyond `maxRunning` to sleep; returns how many.
+   */
+  stopBeyond(userId: string, limits: { maxRunning: number; maxKept: number }, reason: string): Promise<number>;
+  /** Users keeping more than `maxKept` deployments or running more than `maxRunning`. */
+  usersBeyond(limits: { maxRunning: number; maxKept: number }): Promise<string[]>;
 }
 
 export interface PlanLimitsDeps {
@@ -22,6 +25,8 @@ export interface PlanLimitsDeps {
   log: Logger;
   /** absent in the reconcile command: the app's own periodic check then stops what is over the limit */
   hosting?: HostingLimits;
+  /** DEPLOY_IDLE_MS: with sleeping, a plan keeps more deployments than it runs (repo planLimits) */
+  idleMs: number;
   /** every sweep first settles the test mode's ended periods (they may lower a plan) */
   settleEndedPeriods: () => Promise<void>;
   sweepMs: number;
@@ -40,7 +45,11 @@ export class PlanLimits {
   async enforce(userId: string): Promise<number> {
     if (!this.d.hosting) return 0;
     const plan = await planOf(this.d.db, userId);
-    return this.d.hosting.stopBeyond(userId, plan.maxRunning, BILLING_TEXT.stoppedByPlan(plan.name, plan.maxRunning));
+    const limits = planLimits(plan, this.d.idleMs);
+    const reason = limits.sleep
+      ? BILLING_TEXT.stoppedByKeptLimit(plan.name, limits.maxKept)
+      : BILLING_TEXT.stoppedByPlan(plan.name, limits.maxRunning);
+    return this.d.hosting.stopBeyond(userId, limits, reason);
   }
 
   /** Periodically: ended test-mode periods, then the limits of everyone running more than Free allows. */
@@ -49,7 +58,7 @@ export class PlanLimits {
     this.sweeping = true;
     try {
       await this.d.settleEndedPeriods();
-      if (this.d.hosting) for (const userId of await this.d.hosting.usersWithAtLeast(PLANS.free.maxRunning + 1)) await this.enforce(userId);
+      if (this.d.hosting) for (const userId of await this.d.hosting.usersBeyond(planLimits(PLANS.free, this.d.idleMs))) await this.enforce(userId);
     } catch (e) {
       this.d.log.error({ err: e }, "billing sweep failed");
     } finally {

@@ -47,6 +47,7 @@ export class Billing {
       hosting: d.hosting,
       settleEndedPeriods: () => this.testMode.settleEndedPeriods(),
       sweepMs: d.config.BILLING_SWEEP_MS,
+      idleMs: d.config.DEPLOY_IDLE_MS,
     });
   }
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT, deploymentView, envInput, toolSelectionInput } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, deploymentView, envInput, keepAwakeInput, toolSelectionInput } from "~/shared/deployments.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { deploymentLogs, restartDeployment, setHiddenTools } from "./owner-actions.js";
+import { deploymentLogs, keepAwake, restartDeployment, setHiddenTools } from "./owner-actions.js";
 import { bearer, idParams, viewerOf } from "./route-parts.js";
 import type { DeploymentDeps } from "./service.js";
 
@@ -90,6 +90,26 @@ const toolsRoute = createRoute({
   },
 });
 
+const sleepRoute = createRoute({
+  method: "put",
+  path: "/deployments/{id}/sleep",
+  tags: ["deployments"],
+  summary:
+    "Whether the deployment stays awake while idle (Pro) or sleeps after DEPLOY_IDLE_MS without a request (the default); a sleeping one wakes on its next request",
+  security: bearer,
+  request: { params: idParams, body: { required: true, content: { "application/json": { schema: keepAwakeInput } } } },
+  responses: {
+    200: {
+      content: { "application/json": { schema: z.object({ keep_awake: z.boolean(), message: z.string() }) } },
+      description: "Saved",
+    },
+    400: jsonError("A connection or a toolset (they never sleep), or not a boolean"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Keeping a deployment awake is part of the Pro plan"),
+    404: jsonError("No such deployment of yours"),
+  },
+});
+
 export function controlRoutes(deps: DeploymentDeps) {
   return apiRouter()
     .openapi(restartRoute, async (c) =>
@@ -115,5 +135,8 @@ export function controlRoutes(deps: DeploymentDeps) {
     .openapi(logsRoute, async (c) => c.json(await deploymentLogs(deps, viewerOf(c), c.req.valid("param").id), 200))
     .openapi(toolsRoute, async (c) =>
       c.json(await setHiddenTools(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").hidden), 200),
+    )
+    .openapi(sleepRoute, async (c) =>
+      c.json(await keepAwake(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").keep_awake), 200),
     );
 }

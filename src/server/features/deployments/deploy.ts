@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys, SLEEP_TEXT } from "~/shared/deployments.js";
+import { planLimits } from "~/shared/billing.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "~/shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "~/shared/publishers.js";
@@ -72,7 +73,7 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   const proxyId = randomBytes(16).toString("hex");
   const result = await reserveDeployment(
     deps.db,
-    plan,
+    planLimits(plan, deps.config.DEPLOY_IDLE_MS),
     {
       id: randomUUID(),
       userId: v.id,
@@ -90,9 +91,12 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
       "plan_limit",
       result.reason === "running_limit"
         ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning)
-        : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth),
+        : result.reason === "kept_limit"
+          ? SLEEP_TEXT.keptLimit(plan.name, plan.maxKept)
+          : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth),
     );
   }
+  await deps.lifecycle.sleepOthers(result.slept);
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);

@@ -82,7 +82,7 @@ async function person(admin = false): Promise<string> {
 async function deployment(userId: string, ref: string, env: Record<string, string> = {}): Promise<DeploymentRow> {
   const r = await reserveDeployment(
     db.database.db,
-    { maxRunning: 10, maxDeploysPerMonth: 100 },
+    { maxRunning: 10, maxKept: 10, maxDeploysPerMonth: 100 },
     {
       id: randomUUID(),
       userId,
@@ -263,10 +263,23 @@ describe("the lifecycle drives the runner", () => {
     const oldest = await deployment(owner, "limit-1");
     const middle = await deployment(owner, "limit-2");
     const newest = await deployment(owner, "limit-3");
-    expect(await lifecycle.usersWithAtLeast(3)).toContain(owner);
-    expect(await lifecycle.stopBeyond(owner, 1, "Over the plan")).toBe(2);
+    expect(await lifecycle.usersBeyond({ maxRunning: 2, maxKept: 2 })).toContain(owner);
+    expect(await lifecycle.usersBeyond({ maxRunning: 3, maxKept: 3 })).not.toContain(owner);
+    expect(await lifecycle.stopBeyond(owner, { maxRunning: 1, maxKept: 1 }, "Over the plan")).toBe(2);
     expect(runner.stopped.sort()).toEqual([middle.id, newest.id].sort());
     expect(await findDeployment(db.database.db, newest.id)).toMatchObject({ status: "stopped", statusDetail: "Over the plan" });
     expect((await findDeployment(db.database.db, oldest.id))!.status).toBe("queued");
+  });
+
+  it("with sleeping, a lower plan stops what it does not keep and puts what it does not run to sleep", async () => {
+    const owner = await person();
+    const first = await deployment(owner, "sleepy-1");
+    const second = await deployment(owner, "sleepy-2");
+    const third = await deployment(owner, "sleepy-3");
+    expect(await lifecycle.stopBeyond(owner, { maxRunning: 1, maxKept: 2 }, "Over the plan")).toBe(2);
+    expect(await findDeployment(db.database.db, third.id)).toMatchObject({ status: "stopped", statusDetail: "Over the plan" });
+    // Of the two kept, the least recently used sleeps (both never active: the older one), keeping its row.
+    expect(await findDeployment(db.database.db, first.id)).toMatchObject({ status: "sleeping", runnerId: null });
+    expect((await findDeployment(db.database.db, second.id))!.status).toBe("queued");
   });
 });

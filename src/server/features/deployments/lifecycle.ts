@@ -12,6 +12,7 @@ import {
   type DeploymentRow,
 } from "./repo.js";
 import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
+import { awakeOf, sleepNow, type Slept } from "./sleep-repo.js";
 
 // The one owner of deployment state, as the rest of the platform sees it: the only way to start,
 // stop or limit a deployment, in any process. Starting places the deployment on a runner (the
@@ -34,6 +35,8 @@ export interface LifecycleDeps {
   calls: RunnerCalls;
   memoryMb: number;
   leaseMs: number;
+  /** a deployment's target changed (it sleeps now): every gateway forgets where it ran (TOPICS.exposure) */
+  announce?: (id: string, proxyId: string) => void;
 }
 
 /** What hosting looks like from a process without a runner: the cluster's runners, until one says otherwise. */
@@ -101,7 +104,7 @@ export class DeploymentLifecycle {
     return live === 0 || allowed(this.clusterSandbox.complete);
   }
 
-  /** Places a recorded deployment on a runner with room, which starts it (at once when it is this process's). */
+  /** Places a recorded deployment on a runner with room, which starts it (at once when it is this process's); a woken one prefers the runner it slept on. */
   async launch(row: DeploymentRow): Promise<void> {
     const agent = this.d.agent;
     if (agent?.alone) {
@@ -114,6 +117,7 @@ export class DeploymentLifecycle {
       leaseMs: this.d.leaseMs,
       waiting: WAITING_FOR_RUNNER,
       onlyIf: { runnerId: row.runnerId, fence: row.fence },
+      prefer: row.sleptOn,
     });
     if (!placed || placed === "gone") {
       if (!placed) this.d.log.warn({ deployment: row.id }, "no runner has room: the deployment waits");
@@ -172,21 +176,37 @@ export class DeploymentLifecycle {
     for (const r of await listUserDeployments(this.d.db, userId)) await this.stop(r.id);
   }
 
-  /** A plan that allows fewer: the newest live deployments beyond `maxRunning` are stopped (kept, with `reason`). */
-  async stopBeyond(userId: string, maxRunning: number, reason: string): Promise<number> {
+  /** Deployments a wake or a deploy put to sleep to make room (their rows say so already): their runners stop them, keeping their volumes. */
+  async sleepOthers(slept: readonly Slept[]): Promise<void> {
+    for (const s of slept) {
+      this.d.log.info({ deployment: s.id }, "deployment put to sleep: its owner woke or deployed another beyond the plan");
+      this.d.announce?.(s.id, s.proxyId);
+      await this.halt(s.id, s.runnerId);
+    }
+  }
+
+  /**
+   * A plan that allows fewer: the newest live deployments beyond `maxKept` are stopped (kept, with
+   * `reason`); of the rest, the least recently used awake beyond `maxRunning` are put to sleep
+   * (where deployments sleep; without sleeping maxKept is maxRunning). Returns how many changed.
+   */
+  async stopBeyond(userId: string, limits: { maxRunning: number; maxKept: number }, reason: string): Promise<number> {
     const live = await listLiveDeployments(this.d.db, userId);
-    const extra = live.slice(0, Math.max(0, live.length - maxRunning));
+    const extra = live.slice(0, Math.max(0, live.length - limits.maxKept));
     for (const dep of extra) {
       await stopPlaced(this.d.db, dep.id, reason);
       await this.halt(dep.id, dep.runnerId);
-      this.d.log.info({ deployment: dep.id, maxRunning }, "deployment stopped: over the plan's limit");
+      this.d.log.info({ deployment: dep.id, maxKept: limits.maxKept }, "deployment stopped: over the plan's limit");
     }
-    return extra.length;
+    const awake = await awakeOf(this.d.db, userId);
+    const sleepy = awake.slice(0, Math.max(0, awake.length - limits.maxRunning));
+    for (const dep of sleepy) if (await sleepNow(this.d.db, dep.id)) await this.sleepOthers([dep]);
+    return extra.length + sleepy.length;
   }
 
-  /** Users with at least `n` live deployments (candidates for a plan check). */
-  usersWithAtLeast(n: number): Promise<string[]> {
-    return usersWithLiveDeployments(this.d.db, n);
+  /** Users keeping more than `kept` deployments or running more than `awake` (candidates for a plan check). */
+  usersBeyond(limits: { maxRunning: number; maxKept: number }): Promise<string[]> {
+    return usersWithLiveDeployments(this.d.db, limits);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys, SLEEP_TEXT } from "~/shared/deployments.js";
 import { publish, TOPICS } from "../../cluster/topics.js";
 import { planOf } from "../billing/plan.js";
 import { AppError } from "../../errors.js";
@@ -9,8 +9,10 @@ import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
 import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "~/shared/definitions.js";
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
-import { isConnection } from "./service.js";
+import { isConnection, isToolset } from "./service.js";
+import { setKeepAwake } from "./sleep-repo.js";
 import { headerOfKey } from "~/shared/connections.js";
+import { planLimits } from "~/shared/billing.js";
 
 // What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
 // choose its tools, review its changed definitions, read its output. Another user's deployment is
@@ -87,11 +89,29 @@ export async function restartRow(
     if (!hit.ok) throw new AppError("rate_limited", DEPLOY_TEXT.tooManyRestarts(hit.retryAfterSec));
   }
   const plan = await planOf(deps.db, v.id);
-  const result = await restartInPlace(deps.db, r.id, plan.maxRunning, sealed);
+  const result = await restartInPlace(deps.db, r.id, planLimits(plan, deps.config.DEPLOY_IDLE_MS), sealed);
   if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
   if (!result.ok) throw new AppError("plan_limit", DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning));
+  await deps.lifecycle.sleepOthers(result.slept);
   await deps.lifecycle.restart(result.row, result.runnerId);
   return result.row;
+}
+
+/**
+ * The owner's choice to keep a deployment awake while idle (Pro; Free deployments always sleep
+ * where the platform sleeps them). Connections and toolsets never sleep.
+ */
+export async function keepAwake(deps: DeploymentDeps, v: Viewer, id: string, keep: boolean): Promise<{ keep_awake: boolean; message: string }> {
+  const r = await ownDeployment(deps, v, id);
+  if (isConnection(r) || isToolset(r)) throw new AppError("validation_failed", SLEEP_TEXT.neverSleeps);
+  if (keep && (await planOf(deps.db, v.id)).id !== "pro") throw new AppError("forbidden", SLEEP_TEXT.keepAwakeProOnly);
+  await setKeepAwake(deps.db, r.id, keep);
+  const minutes = Math.round(deps.config.DEPLOY_IDLE_MS / 60_000);
+  const after = minutes >= 1 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${Math.round(deps.config.DEPLOY_IDLE_MS / 1000)} seconds`;
+  return {
+    keep_awake: keep,
+    message: keep ? SLEEP_TEXT.keptAwake : deps.config.DEPLOY_IDLE_MS > 0 ? SLEEP_TEXT.mayNowSleep(after) : SLEEP_TEXT.sleepingOff,
+  };
 }
 
 /** The owner's choice of tools to hide: stored, then every process's gateway is told at once. */

@@ -18,7 +18,9 @@ import { RESTING, type DeploymentRow } from "./repo.js";
 
 export type RunnerRow = typeof runners.$inferSelect;
 
-const live = () => notInArray(deployments.status, RESTING);
+/** Placed on a runner: live, and not asleep (a sleeping deployment is on no runner until a request wakes it). */
+const DORMANT: DeploymentRow["status"][] = [...RESTING, "sleeping"];
+const live = () => notInArray(deployments.status, DORMANT);
 /** a runner is alive while its last heartbeat is younger than the lease */
 const alive = (leaseMs: number) => sql`${runners.heartbeatAt} > now() - (${leaseMs} * interval '1 millisecond')`;
 const expired = (leaseMs: number) => sql`${runners.heartbeatAt} <= now() - (${leaseMs} * interval '1 millisecond')`;
@@ -171,7 +173,15 @@ export interface Placed {
 export async function place(
   db: Db,
   id: string,
-  o: { memoryMb: number; leaseMs: number; exclude?: string; onlyIf?: { runnerId: string | null; fence: number }; waiting: string },
+  o: {
+    memoryMb: number;
+    leaseMs: number;
+    exclude?: string;
+    onlyIf?: { runnerId: string | null; fence: number };
+    waiting: string;
+    /** a runner to choose when it has room (where a sleeping deployment's volume is) */
+    prefer?: string | null;
+  },
 ): Promise<Placed | undefined | "gone"> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('switchboard:placement', 0))`);
@@ -185,14 +195,15 @@ export async function place(
     const r = await tx.execute<{ id: string; url: string }>(sql`
       select r.id, r.url
         from runners r
-        left join deployments d on d.runner_id = r.id and d.status not in ('failed', 'stopped') and d.id <> ${id}
+        left join deployments d on d.runner_id = r.id and d.status not in ('failed', 'stopped', 'sleeping') and d.id <> ${id}
                                and coalesce(d.source->>'kind', '') not in ('remote', 'toolset')
        where r.heartbeat_at > now() - (${o.leaseMs} * interval '1 millisecond')
          and not r.draining
          and r.id <> ${o.exclude ?? ""}
        group by r.id
       having r.capacity_mb - count(d.id) * ${o.memoryMb} >= ${need}
-       order by coalesce((r.sandbox->>'complete')::boolean, false) desc, r.capacity_mb - count(d.id) * ${o.memoryMb} desc, r.id
+       order by coalesce((r.sandbox->>'complete')::boolean, false) desc, (r.id = ${o.prefer ?? ""}) desc,
+                r.capacity_mb - count(d.id) * ${o.memoryMb} desc, r.id
        limit 1`);
     const chosen = r.rows[0];
     const cond = o.onlyIf
@@ -257,7 +268,7 @@ export async function unplaced(db: Db): Promise<{ id: string; fence: number }[]>
 export async function orphaned(db: Db): Promise<{ id: string; runnerId: string; fence: number }[]> {
   const rows = await db.execute<{ id: string; runner_id: string; fence: string }>(sql`
     select d.id, d.runner_id, d.fence from deployments d
-     where d.runner_id is not null and d.status not in ('failed', 'stopped')
+     where d.runner_id is not null and d.status not in ('failed', 'stopped', 'sleeping')
        and not exists (select 1 from runners r where r.id = d.runner_id)`);
   return rows.rows.map((r) => ({ id: r.id, runnerId: r.runner_id, fence: Number(r.fence) }));
 }

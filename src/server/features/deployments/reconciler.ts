@@ -12,6 +12,7 @@ import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 import { proxiesOf } from "./repo.js";
 import { runnerAuth } from "./upstream-oauth.js";
+import { isSleeping, putToSleep } from "./sleep-repo.js";
 
 // What a runner runs: exactly the deployments placed on it, each under the fencing number of its
 // placement. A reconcile starts what is placed here and stops what is not (any more); every write
@@ -197,9 +198,35 @@ export class Reconciler {
     this.d.runner.start({ id: row.id, source, env, ...(auth ? { auth } : {}), ...(toolset ? { toolset } : {}) });
   }
 
-  /** Stops the deployment here without writing its row (whoever changed the row decided), in turn with its start (`one`). */
+  /**
+   * Stops the deployment here without writing its row (whoever changed the row decided), in turn
+   * with its start (`one`). One put to sleep (by a wake beyond its owner's plan, a lower plan)
+   * keeps its volume for its next start.
+   */
   release(id: string): Promise<void> {
-    return this.one(id, () => this.stopHere(id));
+    return this.one(id, async () => this.stopHere(id, await this.asleep(id)));
+  }
+
+  /**
+   * Puts a deployment held here to sleep: its row first (under this runner's lease, only while it
+   * runs and was not kept awake), then every gateway forgets where it ran, then its process stops
+   * and its volume stays. False when the row refused (nothing changes here then).
+   */
+  sleep(id: string): Promise<boolean> {
+    return this.one(id, async () => {
+      const fence = this.leases.get(id);
+      if (fence === undefined || this.closed) return false;
+      const slept = await putToSleep(this.d.db, id, { runnerId: this.d.runnerId, fence });
+      if (!slept) return false;
+      this.d.announce?.(id, slept.proxyId);
+      this.d.log.info({ deployment: id }, "deployment idle: sleeping until its next request");
+      await this.stopHere(id, true);
+      return true;
+    });
+  }
+
+  private asleep(id: string): Promise<boolean> {
+    return isSleeping(this.d.db, id).catch(() => false);
   }
 
   /** Stops all of `ids` here at once (a hand-over: a grace period is short). */
@@ -207,10 +234,10 @@ export class Reconciler {
     await Promise.all(ids.map((id) => this.release(id)));
   }
 
-  private async stopHere(id: string): Promise<void> {
+  private async stopHere(id: string, keep = false): Promise<void> {
     this.leases.delete(id);
     const pid = this.pids.get(id);
-    await this.d.runner.stop(id);
+    await this.d.runner.stop(id, keep ? { keep } : undefined);
     if (pid !== undefined) {
       this.pids.delete(id);
       this.d.watchdog?.remove(pid);
@@ -228,7 +255,7 @@ export class Reconciler {
       this.leases.delete(id);
       // Unless a reconcile queued before this placed it here again meanwhile (it stopped the old one itself).
       void this.one(id, async () => {
-        if (!this.leases.has(id)) await this.stopHere(id);
+        if (!this.leases.has(id)) await this.stopHere(id, await this.asleep(id));
       });
     }
     return ok;

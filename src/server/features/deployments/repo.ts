@@ -5,6 +5,8 @@ import { connectionAuthorizations, deployActions, deployments } from "../../db/s
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { PLATFORM_USER_ID } from "./listings.js";
 import { prunePins } from "./definitions-repo.js";
+import type { HostingAllowance } from "~/shared/billing.js";
+import { awakeSlot, type Slept } from "./sleep-repo.js";
 
 export { saveCapabilities, type Capabilities } from "./listings.js";
 
@@ -49,14 +51,16 @@ export async function listLiveDeployments(db: Db, userId: string): Promise<Deplo
     .orderBy(desc(deployments.createdAt));
 }
 
-/** Users running more deployments than `atLeast` - 1: candidates for a plan check. */
-export async function usersWithLiveDeployments(db: Db, atLeast: number): Promise<string[]> {
+/** Users keeping more deployments than `maxKept` or with more than `maxRunning` awake: candidates for a plan check. */
+export async function usersWithLiveDeployments(db: Db, limits: { maxRunning: number; maxKept: number }): Promise<string[]> {
   const rows = await db
     .select({ userId: deployments.userId })
     .from(deployments)
     .where(counted())
     .groupBy(deployments.userId)
-    .having(gte(count(), atLeast));
+    .having(
+      sql`count(*) > ${limits.maxKept} or count(*) filter (where ${deployments.status} <> 'sleeping') > ${limits.maxRunning}`,
+    );
   return rows.map((r) => r.userId);
 }
 
@@ -73,23 +77,23 @@ export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   });
 }
 
-/** A user's deploys this calendar month (what Free's monthly limit counts) and their deployments holding a running slot. */
-export async function planUse(db: Db, userId: string): Promise<{ deploys: number; live: number }> {
-  const r = await db.execute<{ deploys: number; live: number }>(sql`
+/** A user's deploys this calendar month (what Free's monthly limit counts), their deployments awake (a running slot) and kept (asleep too). */
+export async function planUse(db: Db, userId: string): Promise<{ deploys: number; live: number; kept: number }> {
+  const r = await db.execute<{ deploys: number; live: number; kept: number }>(sql`
     select (select count(*)::int from deploy_actions where user_id = ${userId} and created_at >= date_trunc('month', now())) as deploys,
+           (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped', 'sleeping')
+                                                   and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as live,
            (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')
-                                                   and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as live`);
+                                                   and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as kept`);
   return r.rows[0]!;
 }
 
-export interface PlanLimits {
-  maxRunning: number;
-  maxDeploysPerMonth: number;
-}
+/** What a plan allows on this platform (shared/billing.ts planLimits). */
+export type PlanLimits = HostingAllowance;
 
 export type ReserveResult =
-  | { ok: true; row: DeploymentRow; replaced?: string }
-  | { ok: false; reason: "running_limit" | "monthly_limit" | "already_deployed" | "connection_limit" };
+  | { ok: true; row: DeploymentRow; replaced?: string; slept: Slept[] }
+  | { ok: false; reason: "running_limit" | "kept_limit" | "monthly_limit" | "already_deployed" | "connection_limit" };
 
 /** A connection: no plan's limit counts it, at most `maxConnections` per user do (CONNECTIONS_PER_USER). */
 /** A connection's or a toolset's own limit (how many of that kind a user may have); no deploy action records them. */
@@ -127,19 +131,25 @@ export async function reserveDeployment(
       if ((held?.n ?? 0) - replacing >= max) return { ok: false, reason: "connection_limit" } as const;
       return insertReserved(tx, row, existing, resource);
     }
-    const [running] = await tx
+    // Kept (asleep or awake) within the plan; without sleeping, that is its running limit.
+    const [kept] = await tx
       .select({ n: count() })
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), counted()));
-    if ((running?.n ?? 0) >= limits.maxRunning) return { ok: false, reason: "running_limit" } as const;
+    if ((kept?.n ?? 0) >= limits.maxKept)
+      return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
     const monthStart = sql`date_trunc('month', now())`;
     const [month] = await tx
       .select({ n: count() })
       .from(deployActions)
       .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
     if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
+    // It starts awake: room among the awake ones, an idle one put to sleep if need be.
+    const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id ?? "", limits.sleep);
+    if (!slot.ok) return { ok: false, reason: "running_limit" } as const;
     await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
-    return insertReserved(tx, row, existing, resource);
+    const reserved = await insertReserved(tx, row, existing, resource);
+    return reserved.ok ? { ...reserved, slept: slot.slept } : reserved;
   });
 }
 
@@ -160,10 +170,10 @@ async function insertReserved(
     .values({ ...row, status: "queued", ...(existing ? { hiddenTools: existing.hiddenTools } : {}) })
     .returning();
   if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
-  return { ok: true, row: inserted!, replaced: existing?.id };
+  return { ok: true, row: inserted!, replaced: existing?.id, slept: [] };
 }
 
-export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | null } | { ok: false; reason: "running_limit" };
+export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | null; slept: Slept[] } | { ok: false; reason: "running_limit" };
 
 /**
  * Restart in place (the owner's Restart or Edit keys): the same row, so its URL, OAuth grants,
@@ -176,19 +186,27 @@ export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | n
 export async function restartInPlace(
   db: Db,
   id: string,
-  maxRunning: number,
+  limits: Pick<PlanLimits, "maxRunning" | "maxKept" | "sleep">,
   sealed: { secrets?: string; upstreamGrant?: string; source?: unknown } = {},
 ): Promise<RestartResult | undefined> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(deployments).where(eq(deployments.id, id));
     if (!row) return undefined;
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
-    if (RESTING.includes(row.status) && !["remote", "toolset"].includes((row.source as { kind?: string }).kind ?? "")) {
-      const [running] = await tx
+    let slept: Slept[] = [];
+    const hosted = !["remote", "toolset"].includes((row.source as { kind?: string }).kind ?? "");
+    // A failed or stopped one is kept again; it and a sleeping one start awake.
+    if (hosted && RESTING.includes(row.status)) {
+      const [kept] = await tx
         .select({ n: count() })
         .from(deployments)
         .where(and(eq(deployments.userId, row.userId), counted()));
-      if ((running?.n ?? 0) >= maxRunning) return { ok: false, reason: "running_limit" } as const;
+      if ((kept?.n ?? 0) >= limits.maxKept) return { ok: false, reason: "running_limit" } as const;
+    }
+    if (hosted && (RESTING.includes(row.status) || row.status === "sleeping")) {
+      const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id, limits.sleep);
+      if (!slot.ok) return { ok: false, reason: "running_limit" } as const;
+      slept = slot.slept;
     }
     const [updated] = await tx
       .update(deployments)
@@ -206,7 +224,7 @@ export async function restartInPlace(
       })
       .where(eq(deployments.id, id))
       .returning();
-    return { ok: true, row: updated!, runnerId: row.runnerId } as const;
+    return { ok: true, row: updated!, runnerId: row.runnerId, slept } as const;
   });
 }
 

@@ -7,6 +7,7 @@ import { claimAll, heartbeat, registerRunner } from "./placement.js";
 import { handOver, sweep, type Mover } from "./placement-sweep.js";
 import { Reconciler } from "./reconciler.js";
 import type { SecretBox } from "./secret-box.js";
+import { Activity, IdleWatch } from "./idle.js";
 
 // A process with the runner role: it registers its runner in PostgreSQL and heartbeats; its
 // Reconciler (reconciler.ts) runs exactly the deployments placed on it, each under the fencing
@@ -56,6 +57,8 @@ export interface AgentDeps {
   onEvent?: (id: string, e: RunnerEvent) => void;
   /** PUBLIC_URL: a connection signed in with OAuth presents itself from there (upstream-oauth.ts) */
   publicUrl?: string;
+  /** DEPLOY_IDLE_MS: a deployment idle this long sleeps (0 or absent: never) */
+  idleMs?: number;
 }
 
 export class RunnerAgent {
@@ -70,6 +73,9 @@ export class RunnerAgent {
   readonly beatMs: number;
   /** this process, as the holder of the runner's name (random per start) */
   readonly instance = randomBytes(12).toString("hex");
+  /** what the gateway serving this runner's sessions saw: requests and open streams per deployment (idle.ts) */
+  readonly activity = new Activity();
+  private readonly idle?: IdleWatch;
 
   constructor(private readonly d: AgentDeps) {
     if (!d.alone) this.watchdog = new Watchdog(Math.floor(d.leaseMs * 0.7), d.log);
@@ -84,9 +90,25 @@ export class RunnerAgent {
       alone: d.alone,
       watchdog: this.watchdog,
       announce: d.announce,
-      onEvent: d.onEvent,
+      onEvent: (id, e) => {
+        // Idle time counts from the moment it runs.
+        if (e.type === "running") this.activity.touch(id);
+        d.onEvent?.(id, e);
+      },
       publicUrl: d.publicUrl ?? "http://localhost",
     });
+    if (d.idleMs && d.idleMs > 0) {
+      const reconciler = this.reconciler;
+      this.idle = new IdleWatch({
+        db: d.db,
+        log: d.log,
+        activity: this.activity,
+        idleMs: d.idleMs,
+        held: () => reconciler.held().map(([id]) => id),
+        running: (id) => d.runner.channel(id) !== undefined,
+        sleep: (id) => reconciler.sleep(id),
+      });
+    }
     // Another process placed something here: reconcile now rather than at the next heartbeat.
     this.unsubscribe = d.onWake(d.id, () => void this.reconcile());
     this.beatMs = Math.max(250, Math.floor(d.leaseMs / 5));
@@ -135,6 +157,7 @@ export class RunnerAgent {
     this.watchdog?.arm();
     const started = await this.reconcile();
     this.timer = setInterval(() => void this.tick(), this.beatMs).unref();
+    this.idle?.start();
     this.started = true;
     return started;
   }
@@ -155,9 +178,14 @@ export class RunnerAgent {
     return this.reconciler.reconcile();
   }
 
-  /** Stops the deployment here without writing its row (whoever changed the row decided). */
+  /** Stops the deployment here without writing its row (whoever changed the row decided; one put to sleep keeps its volume). */
   release(id: string): Promise<void> {
     return this.reconciler.release(id);
+  }
+
+  /** Checks for idle deployments now (tests; the runner does so every few seconds itself). */
+  checkIdle(): Promise<void> {
+    return this.idle?.check() ?? Promise.resolve();
   }
 
   /** Every heartbeat: fence itself if the database has been out of reach too long, heartbeat, reconcile, and sweep if it is this runner's turn. */
@@ -227,6 +255,7 @@ export class RunnerAgent {
   async shutdown(): Promise<void> {
     if (this.reconciler.closed) return;
     clearInterval(this.timer);
+    this.idle?.close();
     this.unsubscribe();
     await this.reconciler.settled();
     this.reconciler.closed = true;

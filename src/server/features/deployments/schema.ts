@@ -42,6 +42,12 @@ export const deployments = pgTable(
     /** fencing number of the placement: raised by every (re)placement; a runner writes the row only while it holds this number */
     fence: bigint("fence", { mode: "number" }).notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),
+    /** the last request or open stream it served, written by its runner every few seconds (sleeping, LRU) */
+    lastActiveAt: timestamp("last_active_at", { withTimezone: true }),
+    /** its owner turned sleeping off for it (Pro): it runs while idle */
+    keepAwake: boolean("keep_awake").notNull().default(false),
+    /** while sleeping: the runner it slept on, where its volume is (a wake prefers it) */
+    sleptOn: text("slept_on"),
     /** tool names the owner chose not to expose: absent from listings and refused if called (features/gateway) */
     hiddenTools: text("hidden_tools")
       .array()

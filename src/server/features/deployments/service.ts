@@ -64,6 +64,8 @@ export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
     hidden_tools: r.hiddenTools ?? [],
+    last_active_at: r.lastActiveAt?.toISOString() ?? null,
+    keep_awake: r.keepAwake ?? false,
   };
 }
 
@@ -89,7 +91,8 @@ export async function requiredKeysOf(db: Db, r: Pick<DeploymentRow, "serverKind"
 }
 
 /** What the viewer's plan allows and what they use of it: deploys this month and deployments running (My deployments). */
-export async function planUsage(db: Db, viewer: Viewer) {
+export async function planUsage(deps: Pick<DeploymentDeps, "db" | "config">, viewer: Viewer) {
+  const db = deps.db;
   const [plan, use] = await Promise.all([planOf(db, viewer.id), planUse(db, viewer.id)]);
   return {
     plan: plan.name,
@@ -97,6 +100,9 @@ export async function planUsage(db: Db, viewer: Viewer) {
     maxDeploys: Number.isFinite(plan.maxDeploysPerMonth) ? plan.maxDeploysPerMonth : null,
     running: use.live,
     maxRunning: plan.maxRunning,
+    kept: use.kept,
+    /** null: unlimited, or deployments do not sleep here (every kept one runs) */
+    maxKept: deps.config.DEPLOY_IDLE_MS > 0 && Number.isFinite(plan.maxKept) ? plan.maxKept : null,
   };
 }
 

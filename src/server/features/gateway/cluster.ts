@@ -18,6 +18,8 @@ import { GATEWAY_TEXT } from "./text.js";
 
 export const CLUSTER_HEADER = "x-switchboard-cluster";
 const CALLER_HEADER = "x-switchboard-caller";
+/** a front gateway's note on a forwarded request: it waited this many ms for the deployment to wake (the request log's marker) */
+export const WOKE_HEADER = "x-switchboard-woke";
 /** a runner's answer: it does not hold this deployment (any more); the gateway looks it up again */
 export const MOVED_HEADER = "x-switchboard-moved";
 /** a runner's answer: the request reached the server and counts once towards 'Total Usage' (the forwarding gateway counts it) */
@@ -75,10 +77,12 @@ export class Forwarder {
 
   constructor(private readonly d: ForwarderDeps) {}
 
-  forward(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string): void {
+  forward(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string, wokeMs?: number): void {
     if (!target.runnerUrl) return rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
     const to = this.runner(target.runnerUrl);
     const headers: http.OutgoingHttpHeaders = { [CLUSTER_HEADER]: this.d.secret, [CALLER_HEADER]: encodeCaller(who) };
+    // The request waited for the deployment to wake here: the runner's request log says so.
+    if (wokeMs !== undefined) headers[WOKE_HEADER] = String(wokeMs);
     for (const h of PASS) {
       const v = req.headers[h];
       if (v !== undefined) headers[h] = v;
@@ -194,6 +198,10 @@ export class ForwardedAccess {
 
   constructor(d: { db: Db; pins: Pick<PinsPort, "review">; runner: Pick<Runner, "runs"> }) {
     this.targets = new TargetCache({ db: d.db, pins: d.pins });
+  }
+
+  refresh(proxyId: string): Promise<GatewayTarget | undefined> {
+    return this.targets.fetch(proxyId);
   }
 
   forget(proxyId?: string): void {

@@ -8,11 +8,11 @@ import type { Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER, GatewayAccess, type BrowserSessions } from "./admission/access.js";
 import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { subscribe, TOPICS } from "../../cluster/topics.js";
-import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER } from "./cluster.js";
+import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER, WOKE_HEADER } from "./cluster.js";
 import { gatewayMode, type GatewayMode } from "./gateway-mode.js";
 import { rpcError } from "./wire/http.js";
 import { RPC, type Msg } from "./protocol.js";
-import { isPlayground, markPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
+import { isPlayground, markPlayground, markWoke, whenAnswered, wokeMs, type GatewayObserver } from "./observe.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
 import type { Session } from "./session.js";
@@ -70,14 +70,27 @@ export interface GatewayDeps {
   fairUse?: Pick<FairUse, "check">;
   /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOPICS.exposure) */
   bus?: Pick<Bus, "subscribe" | "publish">;
+  /** wakes a sleeping deployment and resolves once it answers (features/deployments/waker.ts); absent: nothing sleeps */
+  wake?: WakePort;
+  /** the gateway that serves the sessions reports each request from start to end: idle deployments sleep (features/deployments/idle.ts) */
+  activity?: { begin(id: string): () => void };
 }
+
+/** How a gateway wakes a sleeping deployment: resolves once it answers, or with why it cannot. */
+export interface WakePort {
+  wake(id: string): Promise<{ ok: true } | { ok: false; status: number; message: string; retryAfter?: number }>;
+}
+
+/** Statuses a request waits through (a sleeping deployment waking, or one starting after a wake): never a crash loop or a failure. */
+const WAKING = new Set(["sleeping", "queued", "starting"]);
+
 
 /** A front gateway has no channels of its own. */
 const NO_RUNNER: Pick<Runner, "channel" | "runs"> = { channel: () => undefined, runs: () => false };
 
 export class Gateway implements TransportHost {
   private readonly mode: GatewayMode;
-  private readonly access: Pick<GatewayAccess, "admit" | "forget">;
+  private readonly access: Pick<GatewayAccess, "admit" | "forget" | "refresh">;
   private readonly stopWatchingTools: () => void;
   readonly sessions: Sessions;
   private readonly metadata: ResourceMetadata;
@@ -161,7 +174,8 @@ export class Gateway implements TransportHost {
     const started = performance.now();
     const admitted = await this.access.admit(req, res, proxyId, query);
     if (!admitted) return;
-    const { target, who } = admitted;
+    const { who } = admitted;
+    let target = admitted.target;
     if (who.keyHash.startsWith(BROWSER_CALLER)) markPlayground(req);
     const method = req.method ?? "GET";
     // Fair use, by the gateway the client reached (a runner's gateway was reached through one).
@@ -170,7 +184,19 @@ export class Gateway implements TransportHost {
       const verdict = v instanceof Promise ? await v : v;
       if (!verdict.ok) return rateLimited(this, req, res, target, who, kind, query, verdict, started);
     }
-    if (this.forwarder) return this.forwarder.forward(req, res, target, who, proxyId);
+    // Asleep (or starting after a wake): woken, and the request waits for it rather than being refused.
+    if (this.d.wake && this.mode !== "runner" && WAKING.has(target.status) && !this.runner.channel(target.id)) {
+      const woke = await this.wakeFor(req, res, target, proxyId);
+      if (!woke) return;
+      target = woke;
+    }
+    if (this.mode === "runner") {
+      const w = Number(req.headers[WOKE_HEADER]);
+      if (Number.isFinite(w) && w >= 0) markWoke(req, w);
+    }
+    // The serving side counts what keeps a deployment awake: every request, a stream for as long as it is open.
+    if (this.d.activity && this.mode !== "front") res.once("close", this.d.activity.begin(target.id));
+    if (this.forwarder) return this.forwarder.forward(req, res, target, who, proxyId, wokeMs(req));
     if (kind === "mcp") {
       if (method === "POST") return streamablePost(this, req, res, target, who, started);
       if (method === "GET") return streamableGet(this, req, res, target, who);
@@ -183,6 +209,21 @@ export class Gateway implements TransportHost {
     }
     if (method === "POST") return legacyPost(this, req, res, target, who, new URLSearchParams(query).get("sessionId") ?? "", started);
     return rpcError(res, 405, GATEWAY_TEXT.methodNotAllowed, { allow: "POST" });
+  }
+
+  /** Wakes the request's deployment and waits for it; undefined when it cannot (answered already), else the target as it is now. */
+  private async wakeFor(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, proxyId: string) {
+    const began = performance.now();
+    const r = await this.d.wake!.wake(target.id);
+    if (!r.ok) {
+      rpcError(res, r.status, r.message, r.retryAfter ? { "retry-after": String(r.retryAfter) } : {}, RPC.serverError);
+      return undefined;
+    }
+    markWoke(req, Math.round(performance.now() - began));
+    // Where it runs now (a front gateway forwards there).
+    this.access.forget(proxyId);
+    if (this.mode !== "front") return target;
+    return (await this.access.refresh(proxyId)) ?? target;
   }
 
   /** 503: the server is starting or restarting (retry soon), or not running at all. */

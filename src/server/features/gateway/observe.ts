@@ -37,6 +37,8 @@ export interface CallRecord {
   transport: "streamable" | "sse";
   /** sent by the owner's playground (the page's sign-in): the owner's own tries, shown apart and never counted as use */
   playground?: true;
+  /** the request waited for its sleeping deployment to wake: how long (ms) */
+  wokeMs?: number;
   /** W3C trace context the client sent: `_meta.traceparent` of the request, else its traceparent header */
   traceparent?: string;
   tracestate?: string;
@@ -115,6 +117,11 @@ const fromPlayground = new WeakSet<IncomingMessage>();
 export const markPlayground = (req: IncomingMessage) => void fromPlayground.add(req);
 export const isPlayground = (req: IncomingMessage | undefined) => req !== undefined && fromPlayground.has(req);
 
+/** Requests that waited for their sleeping deployment to wake, with how long (the request log's 'woke' marker). */
+const woken = new WeakMap<IncomingMessage, number>();
+export const markWoke = (req: IncomingMessage, ms: number) => void woken.set(req, ms);
+export const wokeMs = (req: IncomingMessage): number | undefined => woken.get(req);
+
 /** A request being answered: what its record is made of. */
 export interface Answering {
   req: IncomingMessage;
@@ -159,6 +166,7 @@ export function whenAnswered(log: Logger, observer: GatewayObserver | undefined,
       bytesOut,
       transport: a.transport,
       ...(fromPlayground.has(req) ? { playground: true as const } : {}),
+      ...(woken.has(req) ? { wokeMs: woken.get(req) } : {}),
       ...traceContext(msg.params, req.headers),
     });
   };

@@ -12,8 +12,10 @@ export interface GatewayTarget {
   userId: string;
   serverKind: ServerKind;
   serverRef: string;
-  /** where the runner holding it takes forwarded traffic (null while it waits for a runner) */
+  /** where the runner holding it takes forwarded traffic (null while it waits for a runner, or sleeps) */
   runnerUrl: string | null;
+  /** its status when looked up (a sleeping one is woken by the request) */
+  status: string;
   /** the tools its owner hid: left out of tools/list, refused in tools/call */
   hiddenTools: ReadonlySet<string>;
   /** its owner's pinned definitions: changed or new ones are withheld until approved */
@@ -47,6 +49,7 @@ export async function findDeploymentByProxy(db: Db, pins: Pick<PinsPort, "review
       serverKind: deployments.serverKind,
       serverRef: deployments.serverRef,
       runnerUrl: runners.url,
+      status: deployments.status,
       hiddenTools: deployments.hiddenTools,
     })
     .from(deployments)

@@ -36,6 +36,8 @@ export interface Observability {
   observers: GatewayObserver[];
   /** for the RunnerAgent: restarts and install times */
   runnerEvent(id: string, e: RunnerEvent): void;
+  /** for the Waker: a wake this process did, how long it took and how it ended */
+  wake(seconds: number, outcome: string): void;
   /** /metrics (with METRICS_TOKEN) and the HTTP request metrics: call on the top-level app before any route */
   mount(app: Hono): void;
   /** the internal metrics port (METRICS_PORT), when set; a worker process leaves it to its primary */
@@ -56,6 +58,7 @@ export function createObservability(d: ObservabilityDeps): Observability {
     tracing,
     observers: tracing ? [metrics.observer, tracing.observer] : [metrics.observer],
     runnerEvent: (id, e) => metrics.runnerEvent(id, e),
+    wake: (seconds, outcome) => metrics.woke(seconds, outcome),
     mount(app) {
       // The route first, so scrapes are not counted as HTTP requests.
       if (config.METRICS_TOKEN) app.route("/", metricsRoutes(source, config.METRICS_TOKEN, log));

@@ -19,6 +19,7 @@ import { deploymentsByStatus } from "./repo.js";
 const MiB = 1024 * 1024;
 /** Seconds: the gateway answers in about a millisecond; a tool may run for a minute. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const WAKE_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
 const INSTALL_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 /** What this process's runner tells the metrics at scrape time. */
@@ -47,6 +48,8 @@ export class Metrics {
   private readonly httpDuration: Histogram;
   private readonly gatewayRequests: Counter;
   private readonly gatewayDuration: Histogram;
+  private readonly wakes: Counter;
+  private readonly wakeDuration: Histogram;
   /** only in a process with the runner role */
   private readonly restarts?: Counter;
   private readonly installs?: Histogram;
@@ -120,6 +123,19 @@ export class Metrics {
         if (droppedMessages.total > droppedSeen) this.inc(droppedMessages.total - droppedSeen);
         droppedSeen = droppedMessages.total;
       },
+    });
+    // Sleeping deployments woken by a request (docs/hosting.md#sleeping), by the gateway process that waited for them.
+    this.wakes = new Counter({
+      name: "switchboard_deployment_wakes_total",
+      help: "Sleeping deployments woken by a request, by outcome (ok, failed, timeout, refused: over the owner's plan)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.wakeDuration = new Histogram({
+      name: "switchboard_deployment_wake_seconds",
+      help: "From the request that woke a sleeping deployment to the deployment answering (successful wakes)",
+      buckets: WAKE_BUCKETS,
+      registers,
     });
     const log = d.log;
     new Gauge({
@@ -246,6 +262,12 @@ export class Metrics {
   }
 
   /** The runner's events (restarts, install times), as the deployments feature receives them. */
+  /** A wake this process did. */
+  woke(seconds: number, outcome: string): void {
+    this.wakes.inc({ outcome });
+    if (outcome === "ok") this.wakeDuration.observe(seconds);
+  }
+
   runnerEvent(id: string, e: RunnerEvent): void {
     // Scrapes prune as well; without a scraper, this keeps the sets at what the runner holds.
     if (this.held.size + this.installing.size >= this.pruneAt) {

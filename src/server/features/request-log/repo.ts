@@ -19,18 +19,18 @@ export interface ToolStatDelta {
 }
 
 /**
- * One INSERT of any number of rows with thirteen parameters, one array per column: a statement with
+ * One INSERT of any number of rows with fourteen parameters, one array per column: a statement with
  * a placeholder per value costs the gateway's event loop milliseconds to build at a thousand rows
  * a second, and PostgreSQL allows only 65,535 placeholders.
  */
 function insertRows(rows: readonly RequestLogRow[]): SQL {
   // One parameter per column (drizzle would spread a bare array into a list of placeholders).
   const col = <T>(f: (r: RequestLogRow) => T) => sql.param(rows.map(f));
-  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport, playground)
+  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport, playground, woke_ms)
     select * from unnest(${col((r) => r.deploymentId)}::text[], ${col((r) => (r.at as Date).toISOString())}::timestamptz[], ${col((r) => r.clientName ?? null)}::text[],
       ${col((r) => r.clientVersion ?? null)}::text[], ${col((r) => r.method)}::text[], ${col((r) => r.name ?? null)}::text[], ${col((r) => r.durationMs)}::real[],
       ${col((r) => r.outcome)}::text[], ${col((r) => r.errorCode ?? null)}::int[], ${col((r) => r.bytesIn)}::int[], ${col((r) => r.bytesOut)}::int[], ${col((r) => r.transport)}::text[],
-      ${col((r) => r.playground ?? false)}::boolean[])`;
+      ${col((r) => r.playground ?? false)}::boolean[], ${col((r) => r.wokeMs ?? null)}::int[])`;
 }
 
 /** Sorted by key: processes flushing at once lock tool_stats rows in one order and never deadlock. */
@@ -119,6 +119,7 @@ export async function findRequests(db: Db, deploymentId: string, f: RequestFilte
       bytesIn: requestLog.bytesIn,
       bytesOut: requestLog.bytesOut,
       playground: requestLog.playground,
+      wokeMs: requestLog.wokeMs,
     })
     .from(requestLog)
     .where(and(...where))

@@ -30,6 +30,8 @@ export const requestLog = pgTable(
     transport: text("transport").notNull(),
     /** sent by the owner's playground (the page's sign-in, not a key or token): shown apart, never counted as use */
     playground: boolean("playground").notNull().default(false),
+    /** this request woke the sleeping deployment: how long the wake took (ms) */
+    wokeMs: integer("woke_ms"),
   },
   (t) => [
     check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled', 'rate_limited')`),

@@ -39,6 +39,7 @@ export async function listRequests(db: Db, viewer: Viewer, deploymentId: string,
       bytes_in: r.bytesIn,
       bytes_out: r.bytesOut,
       playground: r.playground,
+      woke_ms: r.wokeMs,
     })),
     methods,
   };

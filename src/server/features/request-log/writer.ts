@@ -85,6 +85,7 @@ export class RequestLogWriter implements GatewayObserver {
           bytesOut: Math.min(r.bytesOut, INT32),
           transport: r.transport,
           playground: r.playground ?? false,
+          wokeMs: r.wokeMs ?? null,
         });
     }
     // The owner trying their own server in the playground is not use: the figures count clients' calls.

@@ -62,6 +62,11 @@ export class Installer {
     this.images = new ImageCache(o);
   }
 
+  /** A deployment put to sleep: its volume is kept (unmounted) for its next start. */
+  async suspend(id: string): Promise<void> {
+    await this.o.volumes.unmount(id);
+  }
+
   async remove(id: string): Promise<void> {
     await this.o.volumes.remove(id);
     await this.o.uids.release(id);

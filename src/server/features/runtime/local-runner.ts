@@ -250,13 +250,15 @@ export class LocalRunner implements Runner {
     await slot.starting;
   }
 
-  async stop(id: string): Promise<void> {
+  async stop(id: string, opts: { keep?: boolean } = {}): Promise<void> {
     const slot = this.slots.get(id);
     if (slot) {
       await this.halt(slot);
       this.slots.delete(id);
     }
-    await this.o.installer.remove(id).catch(() => {});
+    // Asleep, its volume waits for the next start; stopped, it goes.
+    if (opts.keep) await this.o.installer.suspend(id).catch(() => {});
+    else await this.o.installer.remove(id).catch(() => {});
   }
 
   reap(pid: number, pidStart: string): void {

@@ -210,8 +210,8 @@ export interface Runner {
   onEvents(handler: RunnerEvents): void;
   /** Starts a deployment in the background and keeps it running (restarts after a crash); progress arrives as events. */
   start(spec: DeploymentSpec): void;
-  /** Stops everything the deployment runs and frees its resources (directory, uid, volume). */
-  stop(id: string): Promise<void>;
+  /** Stops everything the deployment runs and frees its resources (directory, uid, volume); `keep`: it sleeps, its volume stays for its next start. */
+  stop(id: string, opts?: { keep?: boolean }): Promise<void>;
   /** Whether this runner is responsible for the deployment (running, starting or waiting to restart). */
   runs(id: string): boolean;
   /** The server's MCP channel once it has answered initialize, else undefined. */

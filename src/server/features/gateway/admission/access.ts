@@ -237,6 +237,11 @@ export class GatewayAccess {
   }
 
   /** Forget a cached target (its runner could not be reached, it said it does not hold it, its settings changed), or all of them. */
+  /** The deployment as the database says now (after a wake: where it runs). */
+  refresh(proxyId: string): Promise<GatewayTarget | undefined> {
+    return this.targets.fetch(proxyId);
+  }
+
   forget(proxyId?: string): void {
     this.targets.forget(proxyId);
   }

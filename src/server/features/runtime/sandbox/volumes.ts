@@ -121,6 +121,18 @@ export class Volumes {
     await removeTree(dir);
   }
 
+  /**
+   * A deployment put to sleep: its image layer and volume are unmounted and kept as they are, to
+   * be mounted again when it wakes (ensure); its relay's folder goes with the process.
+   */
+  async unmount(id: string): Promise<void> {
+    const dir = this.path(id);
+    const merged = this.merged(id);
+    if (mountPoints().has(merged)) await unmount(merged).catch(() => {});
+    await removeTree(path.join(this.o.dir, ".relays", id));
+    if (mountPoints().has(dir)) await unmount(dir).catch(() => {});
+  }
+
   /** At shutdown: volumes are mounted again on the next start. */
   async unmountAll(): Promise<void> {
     const prefix = this.o.dir + path.sep;

@@ -1,0 +1,268 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { addCatalogEntry, EVERYTHING, registerOwnedServer, waitForStatus } from "~support/deployments.js";
+import { MCP_ACCEPT, newApiKey, raw, sdkClient, sdkV2Client, textOf } from "~support/gateway.js";
+import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { waitFor } from "~support/wait.js";
+
+// Sleeping deployments (docs/hosting.md#sleeping), with real processes: the reference server
+// `everything` from npm (installed once, so a wake installs nothing) goes to sleep after
+// DEPLOY_IDLE_MS without a request and is woken by the next one, through every transport, with
+// the official SDK clients; Free's "3 deployments, 1 concurrent"; crash loops are not woken.
+
+const IDLE_MS = 1500;
+let t: TestApp;
+let base: string;
+let repo: FixtureRepo;
+let owner: Client & { id: string };
+let key: string;
+let dep: DeploymentView;
+/** how many times the runner was asked to start each deployment (a wake is one start) */
+const starts = new Map<string, number>();
+
+const db = () => t.db.database.db;
+const mcpUrl = (d: DeploymentView) => d.url;
+const deployment = async (id: string) =>
+  (await db().execute<{ status: string; runner_id: string | null; last_active_at: Date | null }>(
+    sql`select status, runner_id, last_active_at from deployments where id = ${id}`,
+  )).rows[0]!;
+
+async function asleep(c: Client, serverId: string): Promise<DeploymentView> {
+  return waitForStatus(c, serverId, "sleeping", 20_000);
+}
+
+async function becomePro(c: Client): Promise<void> {
+  const r = await c.post("/api/subscriptions/checkout", { plan: "pro", period: "monthly" });
+  const { url } = (await r.json()) as { url: string };
+  const id = url.split("/").pop()!;
+  expect((await c.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBeLessThan(400);
+}
+
+beforeAll(async () => {
+  repo = await createFixtureRepo();
+  const port = await freePort();
+  t = await createTestApp({
+    GIT_ALLOW_FILE: "on",
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DEPLOY_IDLE_MS: String(IDLE_MS),
+    RESTART_BACKOFF_MS: "200",
+    CRASH_LOOP_AFTER: "3",
+    DEPLOY_START_TIMEOUT_MS: "30000",
+    GATEWAY_RATE_FREE: "0",
+  });
+  base = await t.listen();
+  const runner = t.runtime.runner;
+  const start = runner.start.bind(runner);
+  runner.start = (spec) => {
+    starts.set(spec.id, (starts.get(spec.id) ?? 0) + 1);
+    start(spec);
+  };
+  for (const id of ["everything", "everything-2", "everything-3"]) await addCatalogEntry(t, id, `npx -y ${EVERYTHING}`);
+  owner = await signedInUser(t, "sleeper@example.com");
+  key = await newApiKey(owner, "sleeper");
+  const r = await owner.post("/api/deploy/everything", { env: {} });
+  expect(r.status, await r.clone().text()).toBe(202);
+  dep = await waitForStatus(owner, "everything", "running", 180_000);
+}, 240_000);
+
+afterAll(async () => {
+  await t?.close();
+  await repo?.cleanup();
+});
+
+describe("sleeping deployments", () => {
+  it("sleeps when idle, keeping its URL, row and volume; the next request wakes it, and an old session gets 404", async () => {
+    const volume = path.join(t.config.DATA_DIR, "deployments", dep.id);
+    await fs.writeFile(path.join(volume, "kept.txt"), "still here");
+    const client = await sdkClient(mcpUrl(dep), key);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "before" } }))).toContain("before");
+    const oldSession = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    await client.close();
+
+    const slept = await asleep(owner, "everything");
+    expect(slept.url).toBe(dep.url);
+    expect(slept.last_active_at).not.toBeNull();
+    expect(slept.keep_awake).toBe(false);
+    // The row says so first (no gateway sends it anything more), then its process stops.
+    await waitFor("its process stopped", async () => !t.runtime.runner.runs(dep.id) || undefined, 10_000);
+    expect((await deployment(dep.id)).runner_id).toBeNull();
+    const startsBefore = starts.get(dep.id) ?? 0;
+
+    // The session it had is gone with its process: the specification's 404, after the wake.
+    const stale = await raw(mcpUrl(dep), {
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: MCP_ACCEPT,
+        "mcp-session-id": oldSession,
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: { jsonrpc: "2.0", id: 7, method: "tools/list" },
+    });
+    expect(stale.status).toBe(404);
+    await waitForStatus(owner, "everything", "running", 5000);
+    expect(starts.get(dep.id)).toBe(startsBefore + 1);
+    // The client starts a new session, as the specification says, and carries on.
+    const again = await sdkClient(mcpUrl(dep), key);
+    expect(textOf(await again.callTool({ name: "echo", arguments: { message: "after" } }))).toContain("after");
+    await again.close();
+    // Its volume was kept across the sleep.
+    expect(await fs.readFile(path.join(volume, "kept.txt"), "utf8")).toBe("still here");
+  });
+
+  it("wakes for a new Streamable HTTP session and for the legacy SSE transport, marking the request log", async () => {
+    await asleep(owner, "everything");
+    const began = performance.now();
+    const client = await sdkClient(mcpUrl(dep), key);
+    const ms = performance.now() - began;
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "woken" } }))).toContain("woken");
+    await client.close();
+    expect(ms).toBeLessThan(10_000);
+
+    await asleep(owner, "everything");
+    const legacy = await sdkClient(dep.sse_url, key, { legacy: true });
+    expect((await legacy.listTools()).tools.map((x) => x.name)).toContain("echo");
+    await legacy.close();
+
+    // The request that waited for the wake carries the marker (written in batches).
+    await waitFor(
+      "a woke marker in the request log",
+      async () => {
+        const r = await db().execute<{ n: number }>(
+          sql`select count(*)::int as n from request_log where deployment_id = ${dep.id} and woke_ms is not null`,
+        );
+        return (r.rows[0]?.n ?? 0) >= 1 || undefined;
+      },
+      10_000,
+    );
+    const page = (await (await owner.get(`/api/deployments/${dep.id}/requests`)).json()) as { requests: { method: string; woke_ms: number | null }[] };
+    const woke = page.requests.find((r) => r.woke_ms !== null);
+    expect(woke?.method).toBe("initialize");
+    expect(woke!.woke_ms).toBeGreaterThan(0);
+  });
+
+  it("a 2026-07-28 stateless client carries on by itself across a sleep", async () => {
+    const v2 = await sdkV2Client(mcpUrl(dep), key, "pin");
+    expect(textOf(await v2.callTool({ name: "echo", arguments: { message: "one" } }))).toContain("one");
+    await asleep(owner, "everything");
+    expect(textOf(await v2.callTool({ name: "echo", arguments: { message: "two" } }))).toContain("two");
+    await v2.close();
+  });
+
+  it("starts once for 20 concurrent first requests", async () => {
+    await asleep(owner, "everything");
+    const before = starts.get(dep.id) ?? 0;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        raw(mcpUrl(dep), {
+          headers: { authorization: `Bearer ${key}`, accept: MCP_ACCEPT },
+          body: {
+            jsonrpc: "2.0",
+            id: i,
+            method: "initialize",
+            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: `c${i}`, version: "1" } },
+          },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(starts.get(dep.id)).toBe(before + 1);
+  });
+
+  it("a deployment kept awake does not sleep; keeping awake is Pro's", async () => {
+    const refused = await owner.put(`/api/deployments/${dep.id}/sleep`, { keep_awake: true });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe(SLEEP_TEXT.keepAwakeProOnly);
+    const pro = await signedInUser(t, "pro-sleeper@example.com");
+    await becomePro(pro);
+    expect((await pro.post("/api/deploy/everything-2", { env: {} })).status).toBe(202);
+    const d = await waitForStatus(pro, "everything-2", "running", 60_000);
+    const kept = await pro.put(`/api/deployments/${d.id}/sleep`, { keep_awake: true });
+    expect(kept.status).toBe(200);
+    expect(await kept.json()).toMatchObject({ keep_awake: true, message: SLEEP_TEXT.keptAwake });
+    await new Promise((r) => setTimeout(r, IDLE_MS * 3));
+    expect((await deployment(d.id)).status).toBe("running");
+    await pro.put(`/api/deployments/${d.id}/sleep`, { keep_awake: false });
+    await asleep(pro, "everything-2");
+    expect((await pro.del(`/api/deployments/${d.id}`)).status).toBeLessThan(300);
+    // Stopped by its owner: gone, and its URL wakes nothing.
+    expect((await raw(d.url, { headers: { authorization: "Bearer x" }, body: {} })).status).toBe(401);
+  });
+});
+
+describe("plans count what is awake", () => {
+  it("Free keeps 3 deployments, 1 awake: beyond it, the least recently used idle one sleeps, else the plan's message", async () => {
+    const free = await signedInUser(t, "free-sleeper@example.com");
+    const freeKey = await newApiKey(free, "free");
+    const idleFor = (id: string, minutes: number) =>
+      db().execute(sql`update deployments set last_active_at = now() - (${minutes} * interval '1 minute') where id = ${id}`);
+
+    expect((await free.post("/api/deploy/everything", { env: {} })).status).toBe(202);
+    const first = await waitForStatus(free, "everything", "running", 60_000);
+    // The first has been idle for less than a minute: no room for a second one awake.
+    const refused = await free.post("/api/deploy/everything-2", { env: {} });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+
+    await idleFor(first.id, 2);
+    expect((await free.post("/api/deploy/everything-2", { env: {} })).status).toBe(202);
+    const second = await waitForStatus(free, "everything-2", "running", 60_000);
+    expect((await deployment(first.id)).status).toBe("sleeping");
+    await waitFor("the first one's process gone", async () => !t.runtime.runner.runs(first.id) || undefined, 10_000);
+
+    await idleFor(second.id, 2);
+    expect((await free.post("/api/deploy/everything-3", { env: {} })).status).toBe(202);
+    const third = await waitForStatus(free, "everything-3", "running", 60_000);
+    expect((await deployment(second.id)).status).toBe("sleeping");
+
+    // A request to a sleeping one while the awake one was just used: the plan's message, nothing woken.
+    const busy = await raw(first.url, {
+      headers: { authorization: `Bearer ${freeKey}`, accept: MCP_ACCEPT },
+      body: { jsonrpc: "2.0", id: 1, method: "ping" },
+    });
+    expect(busy.status).toBe(503);
+    expect(busy.json<{ error: { message: string } }>().error.message).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect((await deployment(first.id)).status).toBe("sleeping");
+
+    // Once the awake one has been idle a minute, the request wakes the first and the third sleeps.
+    await idleFor(third.id, 2);
+    const client = await sdkClient(first.url, freeKey);
+    expect(textOf(await client.callTool({ name: "echo", arguments: { message: "lru" } }))).toContain("lru");
+    await client.close();
+    expect((await deployment(third.id)).status).toBe("sleeping");
+    const usage = await free.get("/deployments");
+    expect(usage.status).toBe(200);
+  });
+});
+
+describe("what is not woken", () => {
+  it("a crash-looping deployment is neither put to sleep nor started again by traffic", async () => {
+    const crasher = await signedInUser(t, "crasher@example.com");
+    const crashKey = await newApiKey(crasher, "crash");
+    await registerOwnedServer(crasher, "crasher/fixture");
+    const r = await crasher.post("/api/deploy/crasher/fixture", { repositoryUrl: repo.url, env: { FIXTURE_CRASH_AFTER_MS: "100" } });
+    expect(r.status, await r.clone().text()).toBe(202);
+    const d = await waitForStatus(crasher, "crasher/fixture", "crash_looping", 90_000);
+    const before = starts.get(d.id) ?? 0;
+    for (let i = 0; i < 5; i++) {
+      const a = await raw(d.url, {
+        headers: { authorization: `Bearer ${crashKey}`, accept: MCP_ACCEPT },
+        body: {
+          jsonrpc: "2.0",
+          id: i,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+        },
+      });
+      expect(a.status).toBe(503);
+    }
+    await new Promise((res) => setTimeout(res, IDLE_MS * 2));
+    expect(["crashed", "crash_looping"]).toContain((await deployment(d.id)).status);
+    expect(starts.get(d.id) ?? 0).toBe(before);
+  });
+});
