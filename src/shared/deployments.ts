@@ -146,7 +146,17 @@ export function hostingOpen(sandboxComplete: boolean, policy: "admins" | "everyo
  */
 export type ServerKind = "catalog" | "owned" | "remote" | "toolset";
 
-export const STATUSES = ["queued", "installing", "starting", "running", "sleeping", "crashed", "crash_looping", "stopped", "failed"] as const;
+export const STATUSES = [
+  "queued",
+  "installing",
+  "starting",
+  "running",
+  "sleeping",
+  "crashed",
+  "crash_looping",
+  "stopped",
+  "failed",
+] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];
 
 /** 'crash_looping' -> 'Crash looping' (the panel shows the status capitalised, docs/product.md#statuses). */

@@ -49,11 +49,7 @@ function SleepLine({ deployment }: { deployment: DeploymentView }) {
   return (
     <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deployment-sleep">
       {deployment.status === "sleeping" && <span className="font-medium text-sky-800 dark:text-sky-300">{SLEEP_TEXT.sleeping}. </span>}
-      {last ? (
-        <time dateTime={last}>{SLEEP_TEXT.lastActive(`${last.slice(0, 16).replace("T", " ")} UTC`)}</time>
-      ) : (
-        SLEEP_TEXT.neverActive
-      )}
+      {last ? <time dateTime={last}>{SLEEP_TEXT.lastActive(`${last.slice(0, 16).replace("T", " ")} UTC`)}</time> : SLEEP_TEXT.neverActive}
       {deployment.keep_awake && ` · ${SLEEP_TEXT.keptAwake}`}
     </p>
   );
@@ -208,7 +204,11 @@ export function DeploymentPanel(p: Props) {
               <input type="hidden" name="deployment" value={deployment.id} />
               <input type="hidden" name="keep" value={deployment.keep_awake ? "0" : "1"} />
               <Button type="submit" variant="secondary" size="sm" disabled={busy !== null} title={SLEEP_TEXT.keepAwakeHint}>
-                {busy === "keep-awake" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Moon className="h-4 w-4" aria-hidden />}
+                {busy === "keep-awake" ? (
+                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+                ) : (
+                  <Moon className="h-4 w-4" aria-hidden />
+                )}
                 {deployment.keep_awake ? SLEEP_TEXT.allowSleep : SLEEP_TEXT.keepAwake}
               </Button>
             </fetcher.Form>

@@ -58,7 +58,8 @@ export class PlanLimits {
     this.sweeping = true;
     try {
       await this.d.settleEndedPeriods();
-      if (this.d.hosting) for (const userId of await this.d.hosting.usersBeyond(planLimits(PLANS.free, this.d.idleMs))) await this.enforce(userId);
+      if (this.d.hosting)
+        for (const userId of await this.d.hosting.usersBeyond(planLimits(PLANS.free, this.d.idleMs))) await this.enforce(userId);
     } catch (e) {
       this.d.log.error({ err: e }, "billing sweep failed");
     } finally {

@@ -101,7 +101,12 @@ export async function restartRow(
  * The owner's choice to keep a deployment awake while idle (Pro; Free deployments always sleep
  * where the platform sleeps them). Connections and toolsets never sleep.
  */
-export async function keepAwake(deps: DeploymentDeps, v: Viewer, id: string, keep: boolean): Promise<{ keep_awake: boolean; message: string }> {
+export async function keepAwake(
+  deps: DeploymentDeps,
+  v: Viewer,
+  id: string,
+  keep: boolean,
+): Promise<{ keep_awake: boolean; message: string }> {
   const r = await ownDeployment(deps, v, id);
   if (isConnection(r) || isToolset(r)) throw new AppError("validation_failed", SLEEP_TEXT.neverSleeps);
   if (keep && (await planOf(deps.db, v.id)).id !== "pro") throw new AppError("forbidden", SLEEP_TEXT.keepAwakeProOnly);

@@ -58,9 +58,7 @@ export async function usersWithLiveDeployments(db: Db, limits: { maxRunning: num
     .from(deployments)
     .where(counted())
     .groupBy(deployments.userId)
-    .having(
-      sql`count(*) > ${limits.maxKept} or count(*) filter (where ${deployments.status} <> 'sleeping') > ${limits.maxRunning}`,
-    );
+    .having(sql`count(*) > ${limits.maxKept} or count(*) filter (where ${deployments.status} <> 'sleeping') > ${limits.maxRunning}`);
   return rows.map((r) => r.userId);
 }
 
@@ -136,8 +134,7 @@ export async function reserveDeployment(
       .select({ n: count() })
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), counted()));
-    if ((kept?.n ?? 0) >= limits.maxKept)
-      return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
+    if ((kept?.n ?? 0) >= limits.maxKept) return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
     const monthStart = sql`date_trunc('month', now())`;
     const [month] = await tx
       .select({ n: count() })
@@ -173,7 +170,8 @@ async function insertReserved(
   return { ok: true, row: inserted!, replaced: existing?.id, slept: [] };
 }
 
-export type RestartResult = { ok: true; row: DeploymentRow; runnerId: string | null; slept: Slept[] } | { ok: false; reason: "running_limit" };
+export type RestartResult =
+  { ok: true; row: DeploymentRow; runnerId: string | null; slept: Slept[] } | { ok: false; reason: "running_limit" };
 
 /**
  * Restart in place (the owner's Restart or Edit keys): the same row, so its URL, OAuth grants,

@@ -1,7 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { deployments } from "../../db/schema.js";
-import type { DeploymentRow } from "./repo.js";
 
 // The rows of sleeping deployments (docs/hosting.md#sleeping). A deployment sleeps with no runner
 // (runner_id null, so nothing places, counts or runs it) and its fencing number raised, so nothing
@@ -10,6 +9,7 @@ import type { DeploymentRow } from "./repo.js";
 // in any process, exactly one wakes it.
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+type DeploymentRow = typeof deployments.$inferSelect;
 
 /** Kinds whose deployment holds a process: the only ones that sleep, and the only ones a plan counts. */
 const HOSTED = sql`coalesce(source->>'kind', '') not in ('remote', 'toolset')`;
@@ -99,15 +99,19 @@ export async function awakeSlot(
 }
 
 export type WakeOutcome =
-  | { woke: true; row: DeploymentRow; slept: Slept[] }
-  | { woke: false; reason: "not_sleeping" | "gone" | "running_limit" };
+  { woke: true; row: DeploymentRow; slept: Slept[] } | { woke: false; reason: "not_sleeping" | "gone" | "running_limit" };
 
 /**
  * Wakes a sleeping deployment: queued again, unplaced, fencing number raised, within the plan's
  * running limit (making room as awakeSlot does). Only one of concurrent wakes wins; the others
  * find it no longer sleeping and wait for it like any request.
  */
-export async function wakeRow(db: Db, id: string, maxRunning: (userId: string) => Promise<number>, policy: SleepPolicy): Promise<WakeOutcome> {
+export async function wakeRow(
+  db: Db,
+  id: string,
+  maxRunning: (userId: string) => Promise<number>,
+  policy: SleepPolicy,
+): Promise<WakeOutcome> {
   const [owner] = (await db.execute<{ user_id: string; status: string }>(sql`select user_id, status from deployments where id = ${id}`))
     .rows;
   if (!owner) return { woke: false, reason: "gone" };

@@ -17,7 +17,6 @@ import { waitFor } from "~support/wait.js";
 
 const IDLE_MS = 1500;
 let t: TestApp;
-let base: string;
 let repo: FixtureRepo;
 let owner: Client & { id: string };
 let key: string;
@@ -28,9 +27,11 @@ const starts = new Map<string, number>();
 const db = () => t.db.database.db;
 const mcpUrl = (d: DeploymentView) => d.url;
 const deployment = async (id: string) =>
-  (await db().execute<{ status: string; runner_id: string | null; last_active_at: Date | null }>(
-    sql`select status, runner_id, last_active_at from deployments where id = ${id}`,
-  )).rows[0]!;
+  (
+    await db().execute<{ status: string; runner_id: string | null; last_active_at: Date | null }>(
+      sql`select status, runner_id, last_active_at from deployments where id = ${id}`,
+    )
+  ).rows[0]!;
 
 async function asleep(c: Client, serverId: string): Promise<DeploymentView> {
   return waitForStatus(c, serverId, "sleeping", 20_000);
@@ -56,7 +57,7 @@ beforeAll(async () => {
     DEPLOY_START_TIMEOUT_MS: "30000",
     GATEWAY_RATE_FREE: "0",
   });
-  base = await t.listen();
+  await t.listen();
   const runner = t.runtime.runner;
   const start = runner.start.bind(runner);
   runner.start = (spec) => {
@@ -140,7 +141,9 @@ describe("sleeping deployments", () => {
       },
       10_000,
     );
-    const page = (await (await owner.get(`/api/deployments/${dep.id}/requests`)).json()) as { requests: { method: string; woke_ms: number | null }[] };
+    const page = (await (await owner.get(`/api/deployments/${dep.id}/requests`)).json()) as {
+      requests: { method: string; woke_ms: number | null }[];
+    };
     const woke = page.requests.find((r) => r.woke_ms !== null);
     expect(woke?.method).toBe("initialize");
     expect(woke!.woke_ms).toBeGreaterThan(0);

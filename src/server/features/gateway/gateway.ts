@@ -84,7 +84,6 @@ export interface WakePort {
 /** Statuses a request waits through (a sleeping deployment waking, or one starting after a wake): never a crash loop or a failure. */
 const WAKING = new Set(["sleeping", "queued", "starting"]);
 
-
 /** A front gateway has no channels of its own. */
 const NO_RUNNER: Pick<Runner, "channel" | "runs"> = { channel: () => undefined, runs: () => false };
 

@@ -26,7 +26,8 @@ interface Props {
 
 export function Playground({ state, signedIn, gatewayTimeoutMs, className }: Props) {
   const { deployment } = state;
-  if (!signedIn || deployment?.status !== "running") return null;
+  // A sleeping deployment is woken by the playground's first request: opening the page is using it.
+  if (!signedIn || (deployment?.status !== "running" && deployment?.status !== "sleeping")) return null;
   return (
     <section className={className} aria-labelledby="playground" data-testid="playground">
       <h2 id="playground" className="flex items-center gap-2 text-lg font-semibold">
@@ -39,6 +40,7 @@ export function Playground({ state, signedIn, gatewayTimeoutMs, className }: Pro
         url={deployment.url}
         gatewayTimeoutMs={gatewayTimeoutMs}
         onStopping={state.onStopping}
+        waking={deployment.status === "sleeping"}
       />
     </section>
   );
@@ -50,10 +52,13 @@ function Connection({
   url,
   gatewayTimeoutMs,
   onStopping,
+  waking,
 }: {
   url: string;
   gatewayTimeoutMs: number;
   onStopping: DeploymentState["onStopping"];
+  /** it sleeps: the first request wakes it, which takes a moment */
+  waking: boolean;
 }) {
   const [conn, setConn] = useState<Conn>({ phase: "connecting" });
   const [attempt, setAttempt] = useState(0);
@@ -111,7 +116,7 @@ function Connection({
     return (
       <>
         <p className="mt-4 flex items-center gap-2 text-sm text-slate-600 dark:text-slate-400" role="status">
-          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {T.connecting}
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {waking ? T.waking : T.connecting}
         </p>
         <NeedsScript />
       </>

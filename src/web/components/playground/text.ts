@@ -9,6 +9,7 @@ export const PLAYGROUND_TEXT = {
   title: "Playground",
   intro: "Try this deployment's tools, prompts and resources. Calls go through its URL as your own, like any client's.",
   connecting: "Connecting…",
+  waking: "Waking the server (it was asleep)…",
   connectedTo: "Connected to",
   theServer: "the server",
   connectFailed: "Could not connect to the deployment.",
