@@ -1,12 +1,13 @@
-import { KeyRound, Loader2, Moon, RotateCw, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
-import { DEPLOY_TEXT, SLEEP_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
 import { CopyButton } from "./CopyButton";
+import { KeepAwakeForm, SleepLine } from "./SleepLine";
 import { HostedConnect } from "./HostedConnect";
 import { OAuthChoice, SignInAgainButton } from "./ConnectionForms";
 import { DeployError, KeyFields } from "./DeployFields";
@@ -42,18 +43,6 @@ interface Props {
 
 /** The panel's forms that act on a deployment and answer with its new state. */
 const ACTS = ["deploy", "connect", "stop", "restart", "keys", "sign-in", "keep-awake"];
-
-/** Whether it sleeps now (and wakes on the next request), and when it was last used. */
-function SleepLine({ deployment }: { deployment: DeploymentView }) {
-  const last = deployment.last_active_at;
-  return (
-    <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deployment-sleep">
-      {deployment.status === "sleeping" && <span className="font-medium text-sky-800 dark:text-sky-300">{SLEEP_TEXT.sleeping}. </span>}
-      {last ? <time dateTime={last}>{SLEEP_TEXT.lastActive(`${last.slice(0, 16).replace("T", " ")} UTC`)}</time> : SLEEP_TEXT.neverActive}
-      {deployment.keep_awake && ` · ${SLEEP_TEXT.keptAwake}`}
-    </p>
-  );
-}
 
 export function DeploymentPanel(p: Props) {
   const hydrated = useHydrated();
@@ -196,23 +185,7 @@ export function DeploymentPanel(p: Props) {
               {busy === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
             </Button>
           </fetcher.Form>
-          {hosted && (
-            // Pro keeps a deployment awake while idle; the API says so to anyone else.
-            <fetcher.Form method="post">
-              <Enhanced />
-              <input type="hidden" name="intent" value="keep-awake" />
-              <input type="hidden" name="deployment" value={deployment.id} />
-              <input type="hidden" name="keep" value={deployment.keep_awake ? "0" : "1"} />
-              <Button type="submit" variant="secondary" size="sm" disabled={busy !== null} title={SLEEP_TEXT.keepAwakeHint}>
-                {busy === "keep-awake" ? (
-                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-                ) : (
-                  <Moon className="h-4 w-4" aria-hidden />
-                )}
-                {deployment.keep_awake ? SLEEP_TEXT.allowSleep : SLEEP_TEXT.keepAwake}
-              </Button>
-            </fetcher.Form>
-          )}
+          {hosted && <KeepAwakeForm Form={fetcher.Form} deployment={deployment} busy={busy} />}
           {hydrated && (
             <Button variant="secondary" size="sm" onClick={showLogs} aria-expanded={logs !== null}>
               <ScrollText className="h-4 w-4" aria-hidden /> {logs ? "Hide output" : "Show output"}
