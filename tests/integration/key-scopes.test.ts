@@ -207,6 +207,7 @@ const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
   "GET /deployments/server/{owner}/{name}": "deploy",
   "GET /deployments/{id}/logs": "deploy",
   "PUT /deployments/{id}/tools": "deploy",
+  "PUT /deployments/{id}/sleep": "deploy",
   "GET /deployments/{id}/definitions": "deploy",
   "POST /deployments/{id}/definitions": "deploy",
   "PUT /deployments/{id}/definitions/mode": "deploy",
