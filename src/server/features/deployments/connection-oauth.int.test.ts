@@ -183,11 +183,13 @@ describe("Connections signed in with OAuth", () => {
 
   it("refreshes an expired token by itself, once for calls that find it expired together", async () => {
     const a = await user();
-    up.accessTtlSec = 1;
+    // Short enough to expire within the test, long enough that a refreshed token is still fresh when
+    // the retried calls reach the server on a loaded machine (a refused fresh token means: sign in again).
+    up.accessTtlSec = 3;
     try {
       const conn = await signedInConnection(a.c, "refreshing", "carol");
       expect(await whoami(conn.url, a.key)).toBe("signed in as carol");
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 3500));
       const before = up.refreshes;
       const client = await sdkClient(conn.url, a.key);
       try {

@@ -56,6 +56,7 @@ beforeAll(async () => {
     CRASH_LOOP_AFTER: "3",
     DEPLOY_START_TIMEOUT_MS: "30000",
     GATEWAY_RATE_FREE: "0",
+    METRICS_TOKEN: "sleep-metrics-token-0123456789",
   });
   await t.listen();
   const runner = t.runtime.runner;
@@ -147,6 +148,16 @@ describe("sleeping deployments", () => {
     const woke = page.requests.find((r) => r.woke_ms !== null);
     expect(woke?.method).toBe("initialize");
     expect(woke!.woke_ms).toBeGreaterThan(0);
+  });
+
+  it("metrics count wakes, their latency and the deployments asleep", async () => {
+    const page = (
+      await raw(`http://127.0.0.1:${t.config.PORT}/metrics`, { headers: { authorization: "Bearer sleep-metrics-token-0123456789" } })
+    ).body;
+    const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m").exec(page)?.[1] ?? NaN);
+    expect(value('switchboard_deployment_wakes_total{outcome="ok"}')).toBeGreaterThanOrEqual(2);
+    expect(value("switchboard_deployment_wake_seconds_count")).toBeGreaterThanOrEqual(2);
+    expect(page).toMatch(/^switchboard_deployments\{status="sleeping"\} \d+$/m);
   });
 
   it("a 2026-07-28 stateless client carries on by itself across a sleep", async () => {

@@ -22,7 +22,7 @@ export interface WakerDeps {
   policy: SleepPolicy;
   /** DEPLOY_START_TIMEOUT_MS */
   startTimeoutMs: number;
-  /** whether this process serves it now (its runner's channel answers): sooner than the row says so */
+  /** whether this process serves it now (its runner's channel answers), where this process serves its sessions */
   servedHere?(id: string): boolean;
   /** told of each wake this process did: how long it took, and how it ended */
   onWake?(seconds: number, outcome: "ok" | "failed" | "timeout" | "refused"): void;
@@ -47,7 +47,7 @@ export class Waker {
     return p;
   }
 
-  private async run(id: string): Promise<WakeAnswer> {
+  private async run(id: string, again = false): Promise<WakeAnswer> {
     const began = performance.now();
     const deadline = began + this.d.startTimeoutMs;
     const done = (a: WakeAnswer, outcome: "ok" | "failed" | "timeout" | "refused") => {
@@ -65,19 +65,21 @@ export class Waker {
       await this.d.lifecycle.sleepOthers(out.slept);
       await this.d.lifecycle.launch(out.row);
     }
-    // Wait for it to answer: this process's runner says so first; the row for any other runner.
-    for (let n = 0; ; n++) {
-      if (this.d.servedHere?.(id)) return out.woke ? done({ ok: true }, "ok") : { ok: true };
-      if (n % 2 === 0) {
-        const row = await this.row(id);
-        if (!row) return { ok: false, status: 404, message: DEPLOY_TEXT.notFound };
-        if (row.status === "running" && row.runner_id && !this.d.servedHere) return out.woke ? done({ ok: true }, "ok") : { ok: true };
-        if (!ON_THE_WAY.has(row.status) && row.status !== "running")
-          return done(
-            { ok: false, status: 503, message: SLEEP_TEXT.wakeFailed((row.status_detail ?? row.status).split("\n")[0]!.slice(0, 300)) },
-            "failed",
-          );
-      }
+    // Wait for it to answer: the row says running once its new process has listed (never before:
+    // a process still going to sleep may answer for a moment), and where this process serves its
+    // sessions, its runner has the new channel.
+    for (;;) {
+      const row = await this.row(id);
+      if (!row) return { ok: false, status: 404, message: DEPLOY_TEXT.notFound };
+      // It went to sleep again between the look and the wake (it was running, idle): wake it once more.
+      if (row.status === "sleeping" && !out.woke && !again) return this.run(id, true);
+      if (row.status === "running" && row.runner_id && (this.d.servedHere?.(id) ?? true))
+        return out.woke ? done({ ok: true }, "ok") : { ok: true };
+      if (!ON_THE_WAY.has(row.status) && row.status !== "running")
+        return done(
+          { ok: false, status: 503, message: SLEEP_TEXT.wakeFailed((row.status_detail ?? row.status).split("\n")[0]!.slice(0, 300)) },
+          "failed",
+        );
       if (performance.now() > deadline)
         return done(
           { ok: false, status: 503, message: SLEEP_TEXT.wakeTimeout(Math.round(this.d.startTimeoutMs / 1000)), retryAfter: 5 },

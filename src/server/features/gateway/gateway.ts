@@ -184,7 +184,12 @@ export class Gateway implements TransportHost {
       if (!verdict.ok) return rateLimited(this, req, res, target, who, kind, query, verdict, started);
     }
     // Asleep (or starting after a wake): woken, and the request waits for it rather than being refused.
-    if (this.d.wake && this.mode !== "runner" && WAKING.has(target.status) && !this.runner.channel(target.id)) {
+    // (Sleeping with a channel still open: its process is being stopped and answers no more.)
+    if (
+      this.d.wake &&
+      this.mode !== "runner" &&
+      (target.status === "sleeping" || (WAKING.has(target.status) && !this.runner.channel(target.id)))
+    ) {
       const woke = await this.wakeFor(req, res, target, proxyId);
       if (!woke) return;
       target = woke;
