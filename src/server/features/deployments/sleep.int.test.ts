@@ -95,6 +95,13 @@ describe("sleeping deployments", () => {
     await waitFor("its process stopped", async () => !t.runtime.runner.runs(dep.id) || undefined, 10_000);
     expect((await deployment(dep.id)).runner_id).toBeNull();
     const startsBefore = starts.get(dep.id) ?? 0;
+    // Ending the old session wakes nothing: it is gone.
+    const ended = await raw(mcpUrl(dep), {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${key}`, "mcp-session-id": oldSession, "mcp-protocol-version": "2025-06-18" },
+    });
+    expect(ended.status).toBe(404);
+    expect((await deployment(dep.id)).status).toBe("sleeping");
 
     // The session it had is gone with its process: the specification's 404, after the wake.
     const stale = await raw(mcpUrl(dep), {

@@ -183,6 +183,9 @@ export class Gateway implements TransportHost {
       const verdict = v instanceof Promise ? await v : v;
       if (!verdict.ok) return rateLimited(this, req, res, target, who, kind, query, verdict, started);
     }
+    // A session ended by its client after the deployment fell asleep: it went with the process, and ending it wakes nothing.
+    if (method === "DELETE" && target.status === "sleeping" && this.mode !== "runner")
+      return rpcError(res, 404, GATEWAY_TEXT.sessionNotFound);
     // Asleep (or starting after a wake): woken, and the request waits for it rather than being refused.
     // (Sleeping with a channel still open: its process is being stopped and answers no more.)
     if (
