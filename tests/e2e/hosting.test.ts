@@ -72,6 +72,8 @@ describe("the Deployment panel in Chromium", () => {
     const apiKey = (await page.getByTestId("new-key-value").textContent())!.trim();
     const row = page.getByRole("listitem").filter({ hasText: "everything client" });
     const scopes = row.getByTestId("key-scopes");
+    // The list shows the new key once the page has read the keys again.
+    await scopes.getByTestId("key-scope").first().waitFor();
     expect(await scopes.getByTestId("key-scope").allTextContents()).toEqual(["mcp"]);
     await scopes.getByText("only everything").waitFor();
     await row.getByText(/Expires /).waitFor();
