@@ -16,6 +16,10 @@ const HOSTED = sql`coalesce(source->>'kind', '') not in ('remote', 'toolset')`;
 /** Awake: holds a running slot (anything but failed, stopped and sleeping). */
 const AWAKE = sql`status not in ('failed', 'stopped', 'sleeping')`;
 
+/** A row going to sleep: no runner (the one it leaves is where its volume is), fencing number raised. */
+const ASLEEP = sql`status = 'sleeping', status_detail = null, pid = null, pid_start = null, exit_code = null,
+  runner_id = null, slept_on = runner_id, fence = fence + 1, updated_at = now()`;
+
 /** What sleeping needs to know: how long idle a deployment must be before a wake may put it to sleep for another. */
 export interface SleepPolicy {
   /** a wake beyond the plan puts the owner's least recently used deployment to sleep only if idle this long */
@@ -36,8 +40,7 @@ export interface Slept {
 export async function putToSleep(db: Db, id: string, lease: { runnerId: string; fence: number }): Promise<Slept | undefined> {
   const r = await db.execute<{ proxy_id: string }>(sql`
     update deployments
-       set status = 'sleeping', status_detail = null, pid = null, pid_start = null, exit_code = null,
-           runner_id = null, slept_on = runner_id, fence = fence + 1, updated_at = now()
+       set ${ASLEEP}
      where id = ${id} and runner_id = ${lease.runnerId} and fence = ${lease.fence} and status = 'running' and not keep_awake
      returning proxy_id`);
   const row = r.rows[0];
@@ -89,8 +92,7 @@ export async function awakeSlot(
   for (const d of idle.rows) {
     await tx.execute(sql`
       update deployments
-         set status = 'sleeping', status_detail = null, pid = null, pid_start = null, exit_code = null,
-             runner_id = null, slept_on = runner_id, fence = fence + 1, updated_at = now()
+         set ${ASLEEP}
        where id = ${d.id}`);
     slept.push({ id: d.id, proxyId: d.proxy_id, runnerId: d.runner_id });
     over--;
@@ -161,8 +163,7 @@ export async function awakeOf(db: Db, userId: string): Promise<Slept[]> {
 export async function sleepNow(db: Db, id: string): Promise<boolean> {
   const r = await db.execute(sql`
     update deployments
-       set status = 'sleeping', status_detail = null, pid = null, pid_start = null, exit_code = null,
-           runner_id = null, slept_on = runner_id, fence = fence + 1, updated_at = now()
+       set ${ASLEEP}
      where id = ${id} and ${AWAKE}`);
   return (r.rowCount ?? 0) > 0;
 }

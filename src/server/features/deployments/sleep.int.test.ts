@@ -195,6 +195,40 @@ describe("sleeping deployments", () => {
     expect(starts.get(dep.id)).toBe(before + 1);
   });
 
+  it("nobody else wakes it or changes it, and a client cannot forge the woke marker", async () => {
+    await asleep(owner, "everything");
+    const mallory = await signedInUser(t, "mallory-sleep@example.com");
+    const malloryKey = await newApiKey(mallory, "m");
+    const init = (k: string, extra: Record<string, string> = {}) =>
+      raw(mcpUrl(dep), {
+        headers: { authorization: `Bearer ${k}`, accept: MCP_ACCEPT, ...extra },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "forger", version: "1" } },
+        },
+      });
+    for (const k of [malloryKey, "sb_not_a_key"]) expect([401, 403, 404]).toContain((await init(k)).status);
+    expect((await mallory.put(`/api/deployments/${dep.id}/sleep`, { keep_awake: false })).status).toBe(404);
+    expect((await deployment(dep.id)).status).toBe("sleeping");
+
+    // Awake, a request that claims to have waited for a wake (the header front gateways send runners) is not marked.
+    await sdkClient(mcpUrl(dep), key).then((c) => c.close());
+    await waitForStatus(owner, "everything", "running", 10_000);
+    expect((await init(key, { "x-switchboard-woke": "12345" })).status).toBe(200);
+    await waitFor(
+      "the forged request logged",
+      async () => {
+        const r = await db().execute<{ woke_ms: number | null }>(
+          sql`select woke_ms from request_log where deployment_id = ${dep.id} and client_name = 'forger' order by id desc limit 1`,
+        );
+        return r.rows[0] ? r.rows[0] : undefined;
+      },
+      10_000,
+    ).then((r) => expect(r.woke_ms).not.toBe(12345));
+  });
+
   it("a deployment kept awake does not sleep; keeping awake is Pro's", async () => {
     const refused = await owner.put(`/api/deployments/${dep.id}/sleep`, { keep_awake: true });
     expect(refused.status).toBe(403);
