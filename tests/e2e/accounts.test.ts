@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { AUTH_TEXT, PROFILE_TEXT } from "~/shared/auth.js";
+import { AUTH_TEXT, FORGOT_TEXT, PROFILE_TEXT } from "~/shared/auth.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { logIn, registerConfirmAndLogIn } from "./helpers.js";
@@ -105,6 +105,8 @@ describe("accounts in Chromium", () => {
     await page.goto("/login");
     await page.getByRole("link", { name: AUTH_TEXT.forgotPassword }).click();
     await page.waitForURL((u) => u.pathname === "/forgot-password");
+    // The address changes before a slow machine has drawn the new page (the login form also has an Email field).
+    await page.getByRole("heading", { name: FORGOT_TEXT.title }).waitFor();
     const asked = Date.now();
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Send reset link" }).click();

@@ -194,6 +194,9 @@ describe("signing up on the way to a server", () => {
     await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("redirect") === "/server/everything");
     await page.getByRole("link", { name: AUTH_TEXT.signUp }).click();
     await page.waitForURL((u) => u.pathname === "/register" && u.searchParams.get("redirect") === "/server/everything");
+    // The address changes before a slow machine has drawn the new page, whose fields share the
+    // login form's labels: type only once the sign-up form is there.
+    await page.getByRole("heading", { name: AUTH_TEXT.registerTitle("Switchboard") }).waitFor();
     const email = "on-the-way@example.com";
     const started = Date.now();
     await page.getByLabel("Email").fill(email);
