@@ -158,6 +158,18 @@ const schema = z.object({
     .int()
     .min(1000)
     .default(10 * 60_000),
+  // The living catalogue (docs/operations.md#registry-sync): an official-registry compatible
+  // /v0.1/servers endpoint the catalogue is kept in step with (the operator's choice of address); unset: off.
+  REGISTRY_SYNC_URL: optionalUrl,
+  /** how often the cluster asks it for changes (one process at a time) */
+  REGISTRY_SYNC_MS: z.coerce.number().int().min(10_000).default(3_600_000),
+  /** one page's answer: at most this long, and this many bytes */
+  REGISTRY_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  REGISTRY_SYNC_MAX_PAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   // Fair use (docs/gateway.md#fair-use): requests a minute per deployment and per credential, by the owner's plan; 0: no limit.
   GATEWAY_RATE_FREE: z.coerce.number().int().min(0).default(1200),
   GATEWAY_RATE_PRO: z.coerce.number().int().min(0).default(12_000),

@@ -1,4 +1,5 @@
 import type { CatalogChecks } from "./features/deployments/checks.js";
+import type { RegistrySync } from "./features/registry-api/sync.js";
 import type { Billing } from "./features/billing/service.js";
 import type { Observability } from "./features/observability/index.js";
 import type { RequestLogRetention } from "./features/request-log/retention.js";
@@ -15,6 +16,8 @@ export interface JobsWiring {
   requestLog: Pick<RequestLogWriter, "start" | "close">;
   requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
   checks: Pick<CatalogChecks, "startSweeping" | "close">;
+  /** keeps the catalogue in step with REGISTRY_SYNC_URL (web processes; one at a time runs it) */
+  registrySync: Pick<RegistrySync, "start" | "close">;
   /** the process has the web role: it runs the billing sweep */
   web: boolean;
 }
@@ -36,6 +39,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       j.deployments.start();
       const recovered = await j.deployments.recover();
       if (j.web) j.billing.start();
+      if (j.web) j.registrySync.start();
       j.requestLogRetention.start();
       return recovered;
     },
@@ -46,6 +50,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       await j.requestLog.close();
       j.billing.close();
       j.checks.close();
+      j.registrySync.close();
       // Alone: children stop gracefully and their rows stay so the next start brings them back.
       // In a cluster: each deployment is handed over to another runner first.
       await j.deployments.shutdown();

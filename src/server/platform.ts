@@ -12,6 +12,7 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
+import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
@@ -192,6 +193,8 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
     const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log });
+    // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
+    const registrySync = new RegistrySync({ db: database.db, log, config });
     const deps = {
       config,
       database,
@@ -204,6 +207,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       box,
       bus,
       checks,
+      registrySync,
     };
     const services = { ...createServices(deps), deployments };
     if (!services.billing.webhooksEnabled && production && roles.web)
@@ -240,6 +244,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       requestLog,
       requestLogRetention,
       checks,
+      registrySync,
       web: roles.web,
     });
     let server: http.Server | undefined;

@@ -4,6 +4,7 @@ import type { Database } from "../db/client.js";
 import { createAuth } from "../features/auth/auth.js";
 import { catalogRoutes } from "../features/catalog/routes.js";
 import { submissionRoutes } from "../features/catalog/submission-routes.js";
+import { syncRoutes } from "../features/registry-api/sync-routes.js";
 import { namespaceFor } from "../features/registry-api/format.js";
 import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
@@ -69,6 +70,7 @@ export function createApi(deps: AppDeps, services: Services) {
     "/",
     submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL), allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
   );
+  if (deps.registrySync) api.route("/", syncRoutes({ db, sync: deps.registrySync, config: deps.config }));
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));

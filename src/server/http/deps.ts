@@ -5,6 +5,7 @@ import type { Database } from "../db/client.js";
 import type { Auth } from "../features/auth/auth.js";
 import type { Billing } from "../features/billing/service.js";
 import type { CatalogChecks } from "../features/deployments/checks.js";
+import type { RegistrySync } from "../features/registry-api/sync.js";
 import type { DeploymentLifecycle } from "../features/deployments/lifecycle.js";
 import type { SecretBox } from "../features/deployments/secret-box.js";
 import type { Mailer } from "../features/mail/mailer.js";
@@ -32,6 +33,8 @@ export interface AppDeps {
   bus: Bus;
   /** the platform's own checks of catalogue entries ('Check now') */
   checks?: CatalogChecks;
+  /** the catalogue kept in step with a registry (REGISTRY_SYNC_URL) */
+  registrySync?: RegistrySync;
 }
 
 export interface Services {

@@ -3,8 +3,9 @@ import { ArrowLeft } from "lucide-react";
 import { useEffect, type ReactNode } from "react";
 import { Link, redirect, useActionData, useRevalidator } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";
-import { ADMIN_TEXT, CHECK_TEXT } from "../../shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, SYNC_TEXT, type SyncStatus } from "../../shared/catalog";
 import { AdminCard, type AdminAnswer, type AdminIntent } from "../components/admin/AdminCard";
+import { RegistrySyncCard } from "../components/admin/RegistrySyncCard";
 import { SandboxStatus } from "../components/SandboxStatus";
 import { Alert } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
@@ -19,7 +20,11 @@ export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
   const opts = { allowFileGit: context.config.GIT_ALLOW_FILE === "on" };
-  const [pending, approved] = await Promise.all([adminList(context.db, "pending", opts), adminList(context.db, "approved", opts)]);
+  const [pending, approved, sync] = await Promise.all([
+    adminList(context.db, "pending", opts),
+    adminList(context.db, "approved", opts),
+    context.api<SyncStatus>("GET", "/api/admin/registry-sync"),
+  ]);
   const { layer, complete, notes, guarantees } = context.sandbox;
   return {
     pending: pending.data,
@@ -27,6 +32,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     counts: pending.counts,
     sandbox: { layer, complete, notes, guarantees },
     sandboxPolicy: context.config.SANDBOX_INCOMPLETE,
+    sync: sync.ok ? sync.data : null,
   };
 }
 
@@ -36,7 +42,30 @@ const FAILED: Record<AdminIntent, string> = {
   unapprove: ADMIN_TEXT.unapproveFailed,
   "accept-tools": ADMIN_TEXT.acceptToolsFailed,
   check: CHECK_TEXT.checkFailedAction,
+  sync: SYNC_TEXT.failedAction,
+  "take-upstream": SYNC_TEXT.takeUpstreamFailed,
+  edit: SYNC_TEXT.editFailed,
 };
+/** Refusals that say something the admin can act on (it cannot run here, one runs already, a field is wrong). */
+const SAYS_WHY = new Set<AdminIntent>(["check", "sync", "take-upstream", "edit"]);
+
+/** The API call an intent makes. */
+function callFor(context: Route.ActionArgs["context"], intent: AdminIntent, id: string, form: FormData) {
+  const path = `/api/admin/mcp-servers/${encodeURIComponent(id)}`;
+  if (intent === "reject") return context.api("DELETE", path);
+  if (intent === "sync") return context.api("POST", "/api/admin/registry-sync", {});
+  if (intent === "edit")
+    return context.api("PUT", path, {
+      name: field(form, "name"),
+      description: field(form, "description"),
+      category: field(form, "category"),
+      tags: field(form, "tags")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    });
+  return context.api("POST", `${path}/${intent}`, {});
+}
 
 // Approve, Reject, Unapprove and Accept tools: the admin API's calls. Without JavaScript a success
 // comes back to this page (its lists are read again); with it, the lists are read again in place.
@@ -47,13 +76,11 @@ export async function action({ context, request }: Route.ActionArgs) {
   const id = field(form, "id");
   const intent = field(form, "intent") as AdminIntent;
   if (!(intent in FAILED)) return { id, error: ADMIN_TEXT.approveFailed } satisfies AdminAnswer;
-  const path = `/api/admin/mcp-servers/${encodeURIComponent(id)}`;
-  const r = intent === "reject" ? await context.api("DELETE", path) : await context.api("POST", `${path}/${intent}`, {});
-  // A check refused says why (it cannot run here, one is running already).
+  const r = await callFor(context, intent, id, form);
   if (!r.ok)
     return {
       id,
-      error: intent === "check" && r.status >= 400 && r.status < 500 && r.error ? r.error : FAILED[intent],
+      error: SAYS_WHY.has(intent) && r.status >= 400 && r.status < 500 && r.error ? r.error : FAILED[intent],
     } satisfies AdminAnswer;
   if (!isEnhanced(form)) throw redirect("/admin/mcp-servers", 303);
   return { id } satisfies AdminAnswer;
@@ -64,7 +91,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
   const { pending, approved, counts } = loaderData;
   // While a check runs, the page reads the lists again every few seconds (its listing arrives).
   const revalidator = useRevalidator();
-  const checking = [...pending, ...approved].some((s) => s.check?.status === "checking");
+  const checking = [...pending, ...approved].some((s) => s.check?.status === "checking") || loaderData.sync?.status === "running";
   useEffect(() => {
     if (!checking) return;
     const t = setInterval(() => revalidator.state === "idle" && void revalidator.revalidate(), 3000);
@@ -104,6 +131,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{ADMIN_TEXT.title}</h1>
       <SandboxStatus sandbox={loaderData.sandbox} policy={loaderData.sandboxPolicy} />
+      {loaderData.sync && <RegistrySyncCard sync={loaderData.sync} />}
       {lastError && (
         <div className="mt-4">
           <Alert kind="error">{lastError}</Alert>

@@ -4,8 +4,10 @@ import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
 import { myDeploymentTools } from "../../server/features/deployments/service";
+import { SYNC_TEXT } from "../../shared/catalog";
 import { connectConfigs, remoteConfigs } from "../../shared/connect";
 import { DeploymentPanel } from "../components/DeploymentPanel";
+import { Alert } from "../components/ui";
 import { ToolsList } from "../components/ToolsList";
 import { Markdown } from "../components/Markdown";
 import {
@@ -92,7 +94,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
           <div className="flex flex-wrap items-center gap-3">
             <h1 className="text-3xl font-bold tracking-tight">{server.name}</h1>
             <TypeBadge type={server.type} />
-            {!loaderData.approved && (
+            {!loaderData.approved && !server.withdrawn && (
               <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">
                 Pending Approval
               </span>
@@ -125,6 +127,11 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
         </div>
         <VisitServerButton url={url} />
       </header>
+      {(server.withdrawn || server.deprecated) && (
+        <div className="mt-4">
+          <Alert kind="warning">{server.withdrawn ? SYNC_TEXT.withdrawn : SYNC_TEXT.deprecated}</Alert>
+        </div>
+      )}
 
       <div className="mt-8 grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">

@@ -11,11 +11,19 @@ export async function insertImported(db: Db, row: NewServerRow): Promise<void> {
   await db.insert(mcpServers).values(row);
 }
 
-export async function updateImported(db: Db, id: string, changes: Partial<NewServerRow>): Promise<void> {
-  await db
+/** `touch: false` for bookkeeping that changes nothing a reader of the catalogue sees (updated_at stays). */
+export async function updateImported(
+  db: Db,
+  id: string,
+  changes: Partial<NewServerRow>,
+  opts: { touch?: boolean } = {},
+): Promise<ServerRow | undefined> {
+  const [row] = await db
     .update(mcpServers)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(mcpServers.id, id));
+    .set(opts.touch === false ? changes : { ...changes, updatedAt: new Date() })
+    .where(eq(mcpServers.id, id))
+    .returning();
+  return row;
 }
 
 export interface RegistryListParams {

@@ -1,6 +1,6 @@
 // Review of submissions: the admin's lists and counts, approving and rejecting, and what a
 // submitter sees of their own entries (My submissions).
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, mcpServers, profiles, rejectedSubmissions } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
@@ -31,7 +31,8 @@ export async function listForAdmin(db: Db, approved: boolean, limit: number): Pr
     .from(mcpServers)
     .leftJoin(profiles, eq(profiles.id, mcpServers.submittedBy))
     .leftJoin(catalogListings, eq(catalogListings.serverId, mcpServers.id))
-    .where(eq(mcpServers.isApproved, approved))
+    // An entry withdrawn by its registry is in neither list: nothing to review, nothing to reject.
+    .where(and(eq(mcpServers.isApproved, approved), isNull(mcpServers.withdrawnAt)))
     .orderBy(desc(mcpServers.createdAt), mcpServers.id)
     .limit(limit);
   return rows.map((r) => ({
@@ -49,6 +50,7 @@ export async function countByApproval(db: Db): Promise<{ pending: number; approv
   const rows = await db
     .select({ approved: mcpServers.isApproved, n: sql<number>`count(*)::int` })
     .from(mcpServers)
+    .where(isNull(mcpServers.withdrawnAt))
     .groupBy(mcpServers.isApproved);
   return {
     pending: rows.find((r) => !r.approved)?.n ?? 0,
@@ -60,7 +62,7 @@ export async function setApproval(db: Db, id: string, approved: boolean): Promis
   const [row] = await db
     .update(mcpServers)
     .set({ isApproved: approved, updatedAt: new Date() })
-    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved)))
+    .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved), isNull(mcpServers.withdrawnAt)))
     .returning();
   invalidateCatalog(db);
   return row;
@@ -72,7 +74,7 @@ export async function deletePending(db: Db, id: string): Promise<boolean> {
   const gone = await db.transaction(async (tx) => {
     const [row] = await tx
       .delete(mcpServers)
-      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false)))
+      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt)))
       .returning({ id: mcpServers.id, name: mcpServers.name, submittedBy: mcpServers.submittedBy, createdAt: mcpServers.createdAt });
     if (row?.submittedBy)
       await tx

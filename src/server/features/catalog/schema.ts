@@ -37,6 +37,18 @@ export const mcpServers = pgTable(
     useCount: integer("use_count").notNull().default(0),
     /** distinct users who called it in the last 30 days: its public popularity ('Most used', useCount in the API) */
     recentUsers: integer("recent_users").notNull().default(0),
+    /** the registry it is kept in step with (REGISTRY_SYNC_URL), or null: a local or file-imported entry */
+    upstream: text("upstream"),
+    /** the upstream's status of the version it has: active, deprecated or deleted */
+    upstreamStatus: text("upstream_status"),
+    /** the upstream's server.json as last received ('Take upstream' applies it again) */
+    upstreamDoc: jsonb("upstream_doc"),
+    /** when the upstream's last change to it arrived */
+    upstreamUpdatedAt: timestamp("upstream_updated_at", { withTimezone: true }),
+    /** an admin edited it here: the sync keeps those edits until an admin takes upstream again */
+    localEdits: boolean("local_edits").notNull().default(false),
+    /** deleted upstream: unlisted, never deleted (deployments of it keep working and say so) */
+    withdrawnAt: timestamp("withdrawn_at", { withTimezone: true }),
   },
   (t) => [
     index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),
@@ -66,3 +78,26 @@ export const rejectedSubmissions = pgTable(
   },
   (t) => [index("rejected_submissions_user_idx").on(t.submittedBy, t.rejectedAt)],
 );
+
+/**
+ * The registry sync's state, one row per upstream (features/registry-api/sync.ts): where the next
+ * run starts (`updated_since`), what the last run did, and the entries it skipped with their reasons.
+ */
+export const registrySync = pgTable("registry_sync", {
+  upstream: text("upstream").primaryKey(),
+  /** the upstream's latest updatedAt taken in a complete run: the next run asks for changes since */
+  watermark: text("watermark"),
+  /** running, ok or failed */
+  status: text("status").notNull().default("ok"),
+  startedAt: timestamp("started_at", { withTimezone: true }),
+  /** the running run's last report: one silent for 30 minutes has died with its process */
+  beatAt: timestamp("beat_at", { withTimezone: true }),
+  finishedAt: timestamp("finished_at", { withTimezone: true }),
+  lastOkAt: timestamp("last_ok_at", { withTimezone: true }),
+  error: text("error"),
+  /** pages and entries so far (running) or in the last run */
+  progress: jsonb("progress").$type<{ pages: number; entries: number }>().notNull().default({ pages: 0, entries: 0 }),
+  counts: jsonb("counts").$type<Record<string, number>>().notNull().default({}),
+  skipped: jsonb("skipped").$type<Array<{ name: string; reason: string }>>().notNull().default([]),
+  runs: integer("runs").notNull().default(0),
+});

@@ -104,7 +104,7 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
     const ids = await db.execute<{ id: string }>(sql`
       select id from (
         select id, search_doc, search_text, recent_users from ${mcpServers} where ${where}
-        order by recent_users desc limit ${window}
+        order by recent_users desc, id limit ${window}
       ) c
       order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, recent_users desc, id
       limit ${p.limit} offset ${p.offset}`);
@@ -115,12 +115,14 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
     return { rows, total };
   }
 
+  // Every order ends with the id: entries with the same name or count (the registry has many) then
+  // keep one place, so a page never repeats one and no entry falls between two pages.
   const order: SQL[] =
     p.sort === "name"
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`];
+        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
   const rows = await db
     .select()
     .from(mcpServers)

@@ -23,6 +23,8 @@ export function toCatalogServer(r: ServerRow): CatalogServer {
     required_keys: (r.requiredKeys as RequiredKey[] | null)?.length ? (r.requiredKeys as RequiredKey[]) : null,
     // Public popularity: people who used it in the last 30 days, never raw requests (docs/product.md#popularity).
     useCount: r.recentUsers,
+    ...(r.upstreamStatus === "deprecated" ? { deprecated: true } : {}),
+    ...(r.withdrawnAt ? { withdrawn: true } : {}),
   };
 }
 
@@ -43,10 +45,13 @@ export async function listServers(db: Db, q: ListQuery) {
   };
 }
 
-/** A server as its page sees it: pending or rejected entries exist only for admins. */
+/**
+ * A server as its page sees it: pending or rejected entries exist only for admins. An entry its
+ * registry withdrew is unlisted but keeps its page, which says so (whoever deployed it finds it).
+ */
 export async function getServer(db: Db, id: string, viewer: Viewer | null): Promise<ServerRow> {
   const row = await cached(db, `server:${id}`, () => findServer(db, id));
-  if (!row || (!row.isApproved && !viewer?.isAdmin)) throw new AppError("not_found", CATALOG_TEXT.notFound);
+  if (!row || (!row.isApproved && !row.withdrawnAt && !viewer?.isAdmin)) throw new AppError("not_found", CATALOG_TEXT.notFound);
   return row;
 }
 

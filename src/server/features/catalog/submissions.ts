@@ -30,6 +30,8 @@ export function toRecord(r: ServerRow): ServerRecord {
     submitted_by: r.submittedBy,
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
+    synced: r.upstream !== null,
+    local_edits: r.localEdits,
   };
 }
 

@@ -1,8 +1,10 @@
+// Entries from an official-registry compatible source into the catalogue, one whole entry at a
+// time: the import command (a file) and the registry sync (sync.ts) share importEntry.
 import type { Db } from "../../db/client.js";
 import { invalidateCatalog } from "../catalog/cache.js";
-import { findServer, type NewServerRow } from "../catalog/repo.js";
+import { findServer, type NewServerRow, type ServerRow } from "../catalog/repo.js";
 import { findByRegistryNameAny, insertImported, updateImported } from "../catalog/registry-repo.js";
-import { normalise, serverJson } from "./format.js";
+import { normalise, serverJson, type ServerJson } from "./format.js";
 import { slugFor, toRow } from "./import-row.js";
 
 export interface ImportReport {
@@ -52,44 +54,121 @@ function canonical(v: unknown): unknown {
 }
 const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
-/** Imports server.json documents idempotently; each entry is written whole or not at all. */
+/** What the catalogue would change in `existing` to match `next` (the compared fields only). */
+export function changesTo(existing: ServerRow, next: NewServerRow): Partial<NewServerRow> {
+  const changes: Partial<NewServerRow> = {};
+  for (const k of COMPARED) if (!same(existing[k], next[k])) (changes as Record<string, unknown>)[k] = next[k];
+  return changes;
+}
+
+/** The upstream's word on one entry (the registry's `_meta` of it); none for a file import. */
+export interface UpstreamMeta {
+  /** REGISTRY_SYNC_URL */
+  upstream: string;
+  status: "active" | "deprecated" | "deleted";
+  updatedAt: Date | null;
+}
+
+export type ImportOutcome =
+  | { action: "created" | "updated" | "unchanged" | "withdrawn" | "kept-local"; name: string }
+  | { action: "invalid" | "skipped"; name: string; reason: string };
+
+/** A local entry (submitted here, or the demo catalogue) owns its name: the upstream's is skipped. */
+export const COLLISION = "the name belongs to a local entry";
+export const OTHER_UPSTREAM = "the entry is kept in step with another registry";
+
+function labelOf(raw: unknown): string {
+  const given = raw && typeof raw === "object" ? (raw as { name?: unknown }).name : undefined;
+  return typeof given === "string" && given.trim() ? given.slice(0, 200) : "(unnamed)";
+}
+
+async function freeId(db: Db, name: string): Promise<string> {
+  const base = slugFor(name);
+  let id = base;
+  for (let n = 2; await findServer(db, id); n++) id = `${base}-${n}`;
+  return id;
+}
+
+/**
+ * One entry, written whole or not at all. Without `meta` (a file): created or updated like any
+ * import. With it (the sync): the upstream's status applies (deprecated shown, deleted unlisted,
+ * never deleted), a local entry's name is never taken, and an admin's local edits are kept.
+ */
+export async function importEntry(db: Db, raw: unknown, meta?: UpstreamMeta): Promise<ImportOutcome> {
+  const label = labelOf(raw);
+  const parsed = serverJson.safeParse(normalise(raw));
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    return { action: "invalid", name: label, reason: `${i?.path.join(".") || "entry"}: ${i?.message ?? "invalid"}` };
+  }
+  const s = parsed.data;
+  try {
+    return await db.transaction(async (t) => {
+      const tx = t as unknown as Db;
+      const existing = await findByRegistryNameAny(tx, s.name);
+      if (meta && existing && existing.upstream !== meta.upstream) {
+        // Adopted only when it came from an import of the same registry's data (no upstream yet).
+        if (existing.source !== "imported") return { action: "skipped" as const, name: s.name, reason: COLLISION };
+        if (existing.upstream) return { action: "skipped" as const, name: s.name, reason: OTHER_UPSTREAM };
+      }
+      return meta ? await fromUpstream(tx, s, existing, meta) : await fromFile(tx, s, existing);
+    });
+  } catch (e) {
+    return { action: "invalid", name: s.name, reason: (e as Error).message.split("\n")[0] ?? "database error" };
+  }
+}
+
+async function fromFile(tx: Db, s: ServerJson, existing: ServerRow | undefined): Promise<ImportOutcome> {
+  if (!existing) {
+    await insertImported(tx, toRow(s, await freeId(tx, s.name)));
+    return { action: "created", name: s.name };
+  }
+  if (existing.localEdits) return { action: "kept-local", name: s.name };
+  const changes = changesTo(existing, toRow(s, existing.id));
+  if (Object.keys(changes).length === 0) return { action: "unchanged", name: s.name };
+  await updateImported(tx, existing.id, changes);
+  return { action: "updated", name: s.name };
+}
+
+async function fromUpstream(tx: Db, s: ServerJson, existing: ServerRow | undefined, meta: UpstreamMeta): Promise<ImportOutcome> {
+  const upstream = { upstream: meta.upstream, upstreamStatus: meta.status, upstreamDoc: s, upstreamUpdatedAt: meta.updatedAt };
+  if (meta.status === "deleted") {
+    // Never deleted: whoever deployed or connected it keeps it, and its page says it was withdrawn.
+    if (!existing) return { action: "unchanged", name: s.name };
+    if (existing.withdrawnAt) return { action: "unchanged", name: s.name };
+    await updateImported(tx, existing.id, { ...upstream, isApproved: false, withdrawnAt: new Date() });
+    return { action: "withdrawn", name: s.name };
+  }
+  if (!existing) {
+    await insertImported(tx, { ...toRow(s, await freeId(tx, s.name)), ...upstream });
+    return { action: "created", name: s.name };
+  }
+  // Back from deleted: listed again. Otherwise approval stays as an admin left it.
+  const restored = existing.withdrawnAt ? { isApproved: true, withdrawnAt: null } : {};
+  const statusChanged = existing.upstreamStatus !== meta.status || existing.upstream !== meta.upstream;
+  if (existing.localEdits) {
+    await updateImported(tx, existing.id, { ...upstream, ...restored });
+    return { action: "kept-local", name: s.name };
+  }
+  const changes = changesTo(existing, toRow(s, existing.id));
+  if (Object.keys(changes).length === 0 && !statusChanged && !existing.withdrawnAt) {
+    // The document as received is kept up to date ('Take upstream' applies it) without a catalogue change.
+    await updateImported(tx, existing.id, { upstreamDoc: s, upstreamUpdatedAt: meta.updatedAt }, { touch: false });
+    return { action: "unchanged", name: s.name };
+  }
+  await updateImported(tx, existing.id, { ...changes, ...upstream, ...restored });
+  return { action: "updated", name: s.name };
+}
+
+/** Imports server.json documents (a file) idempotently; each entry is written whole or not at all. */
 export async function importEntries(db: Db, entries: unknown[]): Promise<ImportReport> {
   const report: ImportReport = { created: [], updated: [], unchanged: [], invalid: [] };
   for (const raw of entries) {
-    const given = raw && typeof raw === "object" ? (raw as { name?: unknown }).name : undefined;
-    const label = typeof given === "string" && given.trim() ? given : "(unnamed)";
-    const parsed = serverJson.safeParse(normalise(raw));
-    if (!parsed.success) {
-      const i = parsed.error.issues[0];
-      report.invalid.push({ name: label, reason: `${i?.path.join(".") || "entry"}: ${i?.message ?? "invalid"}` });
-      continue;
-    }
-    const s = parsed.data;
-    try {
-      await db.transaction(async (tx) => {
-        const existing = await findByRegistryNameAny(tx as unknown as Db, s.name);
-        if (existing) {
-          const next = toRow(s, existing.id);
-          const changes: Partial<NewServerRow> = {};
-          for (const k of COMPARED) if (!same(existing[k], next[k])) (changes as Record<string, unknown>)[k] = next[k];
-          if (Object.keys(changes).length === 0) {
-            report.unchanged.push(s.name);
-            return;
-          }
-          await updateImported(tx as unknown as Db, existing.id, changes);
-          report.updated.push(s.name);
-          return;
-        }
-        const base = slugFor(s.name);
-        let id = base;
-        for (let n = 2; await findServer(tx as unknown as Db, id); n++) id = `${base}-${n}`;
-        await insertImported(tx as unknown as Db, toRow(s, id));
-        report.created.push(s.name);
-      });
-    } catch (e) {
-      report.invalid.push({ name: s.name, reason: (e as Error).message.split("\n")[0] ?? "database error" });
-    }
+    const r = await importEntry(db, raw);
+    if (r.action === "invalid" || r.action === "skipped") report.invalid.push({ name: r.name, reason: r.reason });
+    else if (r.action === "created" || r.action === "updated") report[r.action].push(r.name);
+    else report.unchanged.push(r.name);
   }
-  if (report.created.length || report.updated.length) invalidateCatalog(db);
+  if (report.created.length || report.updated.length) await invalidateCatalog(db);
   return report;
 }

@@ -1,9 +1,10 @@
 import { ExternalLink } from "lucide-react";
 import { Link } from "react-router";
-import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "~/shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, SYNC_TEXT, type AdminServer } from "~/shared/catalog";
 import { shortDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button, buttonClass } from "../ui";
+import { EditEntry } from "./EditEntry";
 import { ToolsChanged } from "./ToolsChanged";
 import { WhatRuns } from "./WhatRuns";
 
@@ -11,7 +12,7 @@ import { WhatRuns } from "./WhatRuns";
 // the buttons that post its decisions to the page's action.
 
 /** What a card's buttons post as `intent`. */
-export type AdminIntent = "approve" | "reject" | "unapprove" | "accept-tools" | "check";
+export type AdminIntent = "approve" | "reject" | "unapprove" | "accept-tools" | "check" | "sync" | "take-upstream" | "edit";
 /** The action's answer to a card: which entry, and why it failed if it did. */
 export type AdminAnswer = { id: string; error?: string };
 
@@ -47,6 +48,14 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
           {kind === "pending" ? ADMIN_TEXT.pendingBadge : ADMIN_TEXT.approvedBadge}
         </span>
       </div>
+      {s.local_edits && (
+        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+          <span className="rounded bg-sky-100 px-2 py-0.5 text-xs font-medium text-sky-800 dark:bg-sky-900/40 dark:text-sky-300">
+            {SYNC_TEXT.localEdits}
+          </span>{" "}
+          {SYNC_TEXT.localEditsHint}
+        </p>
+      )}
       {s.tools_changed && <ToolsChanged changes={s.tools_changed} first={kind === "pending" || !s.public_listing} />}
       {s.check && (
         <p
@@ -114,6 +123,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
         <Button type="submit" name="intent" value="check" variant="secondary" size="sm" disabled={busy || s.check?.status === "checking"}>
           {busy ? ADMIN_TEXT.processing : s.check?.status === "checking" ? CHECK_TEXT.checking : CHECK_TEXT.checkNow}
         </Button>
+        {s.local_edits && s.synced && act("take-upstream", "warning", SYNC_TEXT.takeUpstream)}
         {kind === "pending" ? (
           <>
             {act("reject", "danger", "Reject")}
@@ -126,6 +136,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
           </>
         )}
       </fetcher.Form>
+      <EditEntry s={s} />
     </li>
   );
 }

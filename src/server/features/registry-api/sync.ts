@@ -1,0 +1,222 @@
+// The living catalogue (docs/operations.md#registry-sync): the catalogue kept in step with an
+// official-registry compatible /v0.1/servers endpoint (REGISTRY_SYNC_URL). Every process ticks; one
+// claims each interval's run (cluster/jobs.ts) and one run at a time holds the upstream's row
+// (sync-repo.ts). A run asks for what changed since the last complete run (`updated_since`) and
+// follows the cursors; each entry is written whole or skipped with its reason (importer.ts).
+import { claimRun } from "../../cluster/jobs.js";
+import type { Db } from "../../db/client.js";
+import type { Logger } from "../../log.js";
+import { invalidateCatalog } from "../catalog/cache.js";
+import { importEntry, type UpstreamMeta } from "./importer.js";
+import { beginRun, finishRun, reportProgress, type RunReport } from "./sync-repo.js";
+
+export const SYNC_JOB = "registry-sync";
+const OFFICIAL = "io.modelcontextprotocol.registry/official";
+/** Entries asked for per page (the official registry's maximum). */
+const PAGE_LIMIT = 100;
+/** A run stops after this many pages: an upstream that never ends is not followed for ever. */
+const MAX_PAGES = 2_000;
+/** Reasons kept for the admin page: the first ones say what is wrong. */
+const MAX_SKIPPED = 100;
+
+export interface SyncConfig {
+  REGISTRY_SYNC_URL?: string;
+  REGISTRY_SYNC_MS: number;
+  REGISTRY_SYNC_TIMEOUT_MS: number;
+  REGISTRY_SYNC_MAX_PAGE_BYTES: number;
+}
+
+export interface SyncDeps {
+  db: Db;
+  log: Logger;
+  config: SyncConfig;
+}
+
+export interface SyncResult extends RunReport {
+  error: string | null;
+}
+
+/** Why a page could not be taken; the run stops there and says so. */
+class PageError extends Error {}
+
+interface Page {
+  items: unknown[];
+  nextCursor: string | null;
+}
+
+/** A page's body, read up to `max` bytes: a bigger one is refused before it is all in memory. */
+async function readCapped(res: Response, max: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const limit = max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MB` : `${Math.round(max / 1024)} KB`;
+  const tooBig = () => new PageError(`the page is larger than ${limit}`);
+  if (declared > max) {
+    await res.body?.cancel();
+    throw tooBig();
+  }
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw tooBig();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function fetchPage(config: SyncConfig, since: string | null, cursor: string | null): Promise<Page> {
+  const url = new URL(config.REGISTRY_SYNC_URL!);
+  url.searchParams.set("limit", String(PAGE_LIMIT));
+  if (since) url.searchParams.set("updated_since", since);
+  if (cursor) url.searchParams.set("cursor", cursor);
+  let body: string;
+  try {
+    const res = await fetch(url, {
+      headers: { accept: "application/json", "user-agent": "Switchboard registry sync" },
+      signal: AbortSignal.timeout(config.REGISTRY_SYNC_TIMEOUT_MS),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new PageError(`the registry answered HTTP ${res.status}`);
+    }
+    body = await readCapped(res, config.REGISTRY_SYNC_MAX_PAGE_BYTES);
+  } catch (e) {
+    if (e instanceof PageError) throw e;
+    const err = e as Error;
+    if (err.name === "TimeoutError" || err.name === "AbortError")
+      throw new PageError(`the registry did not answer within ${config.REGISTRY_SYNC_TIMEOUT_MS / 1000} s`);
+    throw new PageError(`the registry could not be reached (${(err.cause as Error | undefined)?.message ?? err.message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new PageError("the page is not JSON");
+  }
+  const servers = (doc as { servers?: unknown } | null)?.servers;
+  if (!Array.isArray(servers)) throw new PageError("the page has no servers list");
+  const next = (doc as { metadata?: { nextCursor?: unknown } }).metadata?.nextCursor;
+  return { items: servers, nextCursor: typeof next === "string" && next !== "" ? next.slice(0, 2048) : null };
+}
+
+/** One item of a page: the server.json and the registry's word on it. */
+function itemOf(item: unknown, upstream: string): { server: unknown; meta: UpstreamMeta; latest: boolean } | null {
+  if (!item || typeof item !== "object" || !("server" in item)) return null;
+  const official = ((item as { _meta?: Record<string, unknown> })._meta?.[OFFICIAL] ?? {}) as Record<string, unknown>;
+  const status = official.status === "deprecated" || official.status === "deleted" ? official.status : "active";
+  const at = typeof official.updatedAt === "string" ? new Date(official.updatedAt) : null;
+  return {
+    server: (item as { server: unknown }).server,
+    meta: { upstream, status, updatedAt: at && !Number.isNaN(at.getTime()) ? at : null },
+    latest: official.isLatest !== false,
+  };
+}
+
+export class RegistrySync {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<SyncResult | null> | null = null;
+
+  constructor(private readonly d: SyncDeps) {}
+
+  get enabled(): boolean {
+    return Boolean(this.d.config.REGISTRY_SYNC_URL);
+  }
+
+  /** Ticks every interval (a tenth of it, at most a minute, so a missed claim is soon made up) once the platform listens. */
+  start(): void {
+    if (!this.enabled || this.timer) return;
+    const tickMs = Math.min(60_000, Math.max(1000, Math.floor(this.d.config.REGISTRY_SYNC_MS / 10)));
+    this.timer = setInterval(() => void this.tick(), tickMs).unref();
+    void this.tick();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (!(await claimRun(this.d.db, SYNC_JOB, this.d.config.REGISTRY_SYNC_MS))) return;
+      await this.run();
+    } catch (e) {
+      this.d.log.error({ err: e }, "registry sync failed");
+    }
+  }
+
+  /** A run now ('Sync now' on the admin page): null when one is already under way anywhere. */
+  run(): Promise<SyncResult | null> {
+    this.running ??= this.runOnce().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Starts a run without waiting for it: false when one is under way (in this process). */
+  kick(): boolean {
+    if (this.running) return false;
+    void this.run().catch((e: unknown) => this.d.log.error({ err: e }, "registry sync failed"));
+    return true;
+  }
+
+  private async runOnce(): Promise<SyncResult | null> {
+    const upstream = this.d.config.REGISTRY_SYNC_URL;
+    if (!upstream) return null;
+    const claimed = await beginRun(this.d.db, upstream);
+    if (!claimed) return null;
+    const report: RunReport = { pages: 0, entries: 0, counts: {}, skipped: [] };
+    const count = (k: string) => (report.counts[k] = (report.counts[k] ?? 0) + 1);
+    const skip = (name: string, reason: string) => {
+      count("skipped");
+      if (report.skipped.length < MAX_SKIPPED) report.skipped.push({ name: name.slice(0, 200), reason: reason.slice(0, 300) });
+    };
+    let newest = claimed.watermark;
+    let error: string | null = null;
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    try {
+      for (;;) {
+        const page = await fetchPage(this.d.config, claimed.watermark, cursor);
+        report.pages++;
+        let changed = false;
+        for (const raw of page.items) {
+          report.entries++;
+          const item = itemOf(raw, upstream);
+          if (!item) {
+            skip("(unnamed)", "not a server response ({server, _meta})");
+            continue;
+          }
+          if (item.meta.updatedAt && (!newest || item.meta.updatedAt > new Date(newest))) newest = item.meta.updatedAt.toISOString();
+          // One row per server: an older version's news changes nothing here.
+          if (!item.latest) {
+            count("older");
+            continue;
+          }
+          const r = await importEntry(this.d.db, item.server, item.meta);
+          if (r.action === "invalid" || r.action === "skipped") skip(r.name, r.reason);
+          else count(r.action);
+          if (r.action === "created" || r.action === "updated" || r.action === "withdrawn") changed = true;
+        }
+        if (changed) await invalidateCatalog(this.d.db);
+        await reportProgress(this.d.db, upstream, report);
+        if (!page.nextCursor) break;
+        if (seen.has(page.nextCursor)) throw new PageError("the registry sent a cursor it had sent before (a loop)");
+        if (report.pages >= MAX_PAGES) throw new PageError(`more than ${MAX_PAGES} pages: stopped`);
+        seen.add(page.nextCursor);
+        cursor = page.nextCursor;
+      }
+    } catch (e) {
+      error = e instanceof PageError ? `Page ${report.pages + 1}: ${e.message}` : `Stopped: ${(e as Error).message.split("\n")[0]}`;
+      this.d.log.warn({ upstream, err: error }, "registry sync stopped");
+    }
+    await finishRun(this.d.db, upstream, { ...report, error, watermark: newest });
+    this.d.log.info({ upstream, pages: report.pages, counts: report.counts, error }, "registry sync ran");
+    return { ...report, error };
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
