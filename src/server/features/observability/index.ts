@@ -8,6 +8,7 @@ import type { Logger } from "../../log.js";
 import type { GatewayObserver } from "../gateway/observe.js";
 import type { RunnerEvent } from "../runtime/runner.js";
 import { clusterSource, type ClusterSource } from "./cluster.js";
+import { registrySyncGauges } from "./sync-gauges.js";
 import { Metrics, type RunnerGauges } from "./metrics.js";
 import { listenMetrics, metricsRoutes } from "./routes.js";
 import { Tracing } from "./tracing.js";
@@ -49,6 +50,7 @@ export interface Observability {
 export function createObservability(d: ObservabilityDeps): Observability {
   const { config, log } = d;
   const metrics = new Metrics({ db: d.db, log, sessions: d.sessions, runner: d.runner });
+  if (config.REGISTRY_SYNC_URL) registrySyncGauges(metrics.registry, { db: d.db, log, upstream: config.REGISTRY_SYNC_URL });
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracing = endpoint ? new Tracing({ endpoint, serviceName: config.OTEL_SERVICE_NAME, log }) : undefined;
   const source = clusterSource(metrics.registry, log);

@@ -14,6 +14,7 @@ let up: FakeRegistry;
 let t: TestApp;
 let admin: Client & { id: string };
 let sync: RegistrySync;
+const METRICS = "metrics-token-for-sync-tests";
 const log = createLogger({ level: "silent", pretty: false });
 
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeAll(async () => {
     REGISTRY_SYNC_URL: up.url,
     REGISTRY_SYNC_TIMEOUT_MS: "1000",
     REGISTRY_SYNC_MAX_PAGE_BYTES: String(256 * 1024),
+    METRICS_TOKEN: METRICS,
   });
   admin = await signedInUser(t, "admin@example.com");
   sync = new RegistrySync({ db: t.db.database.db, log, config: t.config });
@@ -240,5 +242,11 @@ describe("registry sync", () => {
     const page = await (await admin.get("/admin/mcp-servers")).text();
     expect(page).toContain(SYNC_TEXT.title);
     expect(page).toContain(SYNC_TEXT.status.ok!);
+    // And in metrics, for alerting on a sync that stopped working.
+    const metrics = await (await t.app.request("/metrics", { headers: { authorization: `Bearer ${METRICS}` } })).text();
+    expect(metrics).toMatch(/^switchboard_registry_sync_entries\{action="created"\} 1$/m);
+    expect(metrics).toMatch(/^switchboard_registry_sync_failing 0$/m);
+    const last = Number(/^switchboard_registry_sync_last_success_timestamp_seconds (\S+)$/m.exec(metrics)?.[1]);
+    expect(Date.now() / 1000 - last).toBeLessThan(60);
   });
 });

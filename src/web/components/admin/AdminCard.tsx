@@ -4,6 +4,7 @@ import { ADMIN_TEXT, CHECK_TEXT, SYNC_TEXT, type AdminServer } from "~/shared/ca
 import { shortDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button, buttonClass } from "../ui";
+import type { AdminAnswer, AdminIntent } from "./answer";
 import { EditEntry } from "./EditEntry";
 import { ToolsChanged } from "./ToolsChanged";
 import { WhatRuns } from "./WhatRuns";
@@ -11,10 +12,7 @@ import { WhatRuns } from "./WhatRuns";
 // One submission on the admin page, pending or approved: what it is, who sent it, its check, and
 // the buttons that post its decisions to the page's action.
 
-/** What a card's buttons post as `intent`. */
-export type AdminIntent = "approve" | "reject" | "unapprove" | "accept-tools" | "check" | "sync" | "take-upstream" | "edit";
-/** The action's answer to a card: which entry, and why it failed if it did. */
-export type AdminAnswer = { id: string; error?: string };
+export type { AdminAnswer, AdminIntent } from "./answer";
 
 /** One entry with its actions; while one runs its buttons are disabled and read 'Processing...'. */
 export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "approved" }) {

@@ -1,7 +1,7 @@
 import { CATEGORIES, SYNC_TEXT, type AdminServer } from "~/shared/catalog";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button, inputClass } from "../ui";
-import type { AdminAnswer } from "./AdminCard";
+import type { AdminAnswer } from "./answer";
 
 // 'Edit entry' on an admin card: what readers see of it (name, description, category, tags). The
 // registry sync keeps these edits (the entry's 'Local edits') until an admin takes upstream again.

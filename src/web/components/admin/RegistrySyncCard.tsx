@@ -3,7 +3,7 @@ import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog";
 import { shortDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button } from "../ui";
-import type { AdminAnswer } from "./AdminCard";
+import type { AdminAnswer } from "./answer";
 
 // The registry sync on the admin page (docs/operations.md#registry-sync): its upstream, the last
 // run (or the one under way, with its progress), what it did, why it stopped, what it skipped.
