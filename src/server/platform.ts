@@ -12,6 +12,8 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
+import { probeRemote } from "./features/deployments/remote-check.js";
+import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
 import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
@@ -192,7 +194,20 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       onWake: observability.wake,
     });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
-    const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log });
+    const probe = {
+      allow: parseAllowList(config.SANDBOX_EGRESS_ALLOW),
+      maxBodyBytes: 4 * 1024 * 1024,
+      timeoutMs: config.CONNECTION_TIMEOUT_MS,
+      bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
+    };
+    const checks = new CatalogChecks({
+      db: database.db,
+      config,
+      box,
+      lifecycle: deployments,
+      log,
+      probeRemote: (url, transport) => probeRemote(probe, url, transport),
+    });
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
     const registrySync = new RegistrySync({ db: database.db, log, config });
     const deps = {

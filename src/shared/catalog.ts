@@ -35,6 +35,9 @@ export const requiredKey = z.object({
 });
 export type RequiredKey = z.infer<typeof requiredKey>;
 
+/** How the platform's check of an entry went ('works here', docs/product.md#works-here). */
+export const CHECK_OUTCOMES = ["works", "needs-keys", "fails", "cannot-run"] as const;
+export type CheckOutcome = (typeof CHECK_OUTCOMES)[number];
 /** The public catalogue shape: is_approved, source, url, submitted_by and dates stripped (docs/product.md#server-pages). */
 export const catalogServer = z.object({
   id: z.string(),
@@ -53,6 +56,8 @@ export const catalogServer = z.object({
   deprecated: z.boolean().optional(),
   /** its registry deleted it: unlisted; deployments of it keep working */
   withdrawn: z.boolean().optional(),
+  /** the platform's last check of it: works, needs-keys, fails or cannot-run */
+  check_outcome: z.enum(CHECK_OUTCOMES).nullable().optional(),
 });
 export type CatalogServer = z.infer<typeof catalogServer>;
 
@@ -61,6 +66,8 @@ export const listQuery = z.object({
   category: z.enum(CATEGORIES).optional(),
   type: z.enum(TYPES).optional(),
   sort: z.enum(SORTS).optional(),
+  /** only entries the platform's check started and saw list their tools ('Works here') */
+  works: z.enum(["1"]).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(30),
 });
@@ -171,6 +178,30 @@ export const syncStatus = z.object({
   runs: z.number(),
 });
 export type SyncStatus = z.infer<typeof syncStatus>;
+
+export const checkResult = z.object({
+  outcome: z.enum(CHECK_OUTCOMES),
+  /** tools it listed (works) */
+  tools: z.number().int().nullable(),
+  /** why it failed, needs keys or cannot run */
+  detail: z.string().nullable(),
+  checked_at: z.string(),
+});
+export type CheckResult = z.infer<typeof checkResult>;
+
+export const WORKS_TEXT = {
+  filter: "Works here",
+  badge: "Works here",
+  title: "Checked here",
+  works: (n: number) => `Works here: it started in Switchboard's sandbox and listed ${n} ${n === 1 ? "tool" : "tools"}.`,
+  worksRemote: (n: number) => `Works: its endpoint answered through Switchboard and listed ${n} ${n === 1 ? "tool" : "tools"}.`,
+  needsKeys: "Needs real keys: it did not start with placeholder values for its required keys.",
+  needsSignIn: "Needs real credentials: its endpoint refused a call without them.",
+  fails: (why: string) => `Does not work here: ${why}`,
+  cannotRun: (why: string) => `Cannot run here: ${why}`,
+  checkedOn: (date: string) => `Checked ${date}`,
+  toolsPending: "Its tools are shown once an administrator has reviewed them.",
+} as const;
 
 /** 'Check now' on the admin page: the platform lists a catalogue entry's tools itself (docs/product.md#trusted-listings). */
 export const CHECK_TEXT = {

@@ -1,6 +1,6 @@
-import { Activity, KeyRound } from "lucide-react";
+import { Activity, CheckCircle2, KeyRound } from "lucide-react";
 import { Link } from "react-router";
-import type { CatalogServer } from "../../shared/catalog";
+import { WORKS_TEXT, type CatalogServer } from "../../shared/catalog";
 
 export function TypeBadge({ type }: { type: string }) {
   const color =
@@ -24,7 +24,14 @@ export function ServerCard({ server, maxTags }: { server: CatalogServer; maxTags
         </h3>
         <TypeBadge type={server.type} />
       </div>
-      <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{server.category}</p>
+      <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
+        {server.category}
+        {server.check_outcome === "works" && (
+          <span className="inline-flex items-center gap-0.5 font-medium text-emerald-700 dark:text-emerald-400">
+            <CheckCircle2 className="h-3.5 w-3.5" aria-hidden /> {WORKS_TEXT.badge}
+          </span>
+        )}
+      </p>
       <p className="mt-3 line-clamp-3 flex-1 text-sm text-slate-600 dark:text-slate-400">{server.description}</p>
       <div className="mt-4 flex items-center justify-between gap-2">
         <ul className="flex flex-wrap gap-1.5" aria-label="Tags">

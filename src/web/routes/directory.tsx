@@ -1,4 +1,4 @@
-import { ChevronLeft, ChevronRight, Search, SearchX } from "lucide-react";
+import { CheckCircle2, ChevronLeft, ChevronRight, Search, SearchX } from "lucide-react";
 import { Form, Link, useNavigation, useSubmit } from "react-router";
 import { listServers } from "../../server/features/catalog/service";
 import {
@@ -9,6 +9,7 @@ import {
   SORTS,
   SORT_LABELS,
   TYPES,
+  WORKS_TEXT,
   listQuery,
 } from "../../shared/catalog";
 import { ServerCard } from "../components/ServerCard";
@@ -33,7 +34,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const query = listQuery.parse({ ...clean, pageSize: DIRECTORY_PAGE_SIZE });
   const result = await listServers(context.db, query);
   return {
-    query: { q: query.q ?? "", category: query.category ?? "", type: query.type ?? "", sort: query.sort ?? "", page: query.page },
+    query: {
+      q: query.q ?? "",
+      category: query.category ?? "",
+      type: query.type ?? "",
+      sort: query.sort ?? "",
+      works: query.works === "1",
+      page: query.page,
+    },
     ...result,
   };
 }
@@ -47,6 +55,7 @@ function href(base: Query, change: Partial<Query>): string {
   if (next.category) sp.set("category", next.category);
   if (next.type) sp.set("type", next.type);
   if (next.sort) sp.set("sort", next.sort);
+  if (next.works) sp.set("works", "1");
   if (next.page > 1) sp.set("page", String(next.page));
   const s = sp.toString();
   return s ? `?${s}` : "?";
@@ -80,6 +89,7 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
 
       <Form method="get" action="/" role="search" className="mt-8 flex flex-col gap-3 md:flex-row md:items-center">
         {query.category && <input type="hidden" name="category" value={query.category} />}
+        {query.works && <input type="hidden" name="works" value="1" />}
         <div className="relative flex-1">
           <Search className="pointer-events-none absolute left-3 top-1/2 h-5 w-5 -translate-y-1/2 text-slate-400" aria-hidden />
           <label htmlFor="q" className="sr-only">
@@ -121,6 +131,15 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
       </Form>
 
       <nav aria-label="Categories" className="mt-5 flex gap-2 overflow-x-auto pb-2">
+        {/* Only entries the platform's own check started and saw list their tools. */}
+        <Link
+          to={href(query, { works: !query.works })}
+          className={`${chip(query.works)} inline-flex items-center gap-1`}
+          aria-current={query.works ? "true" : undefined}
+        >
+          <CheckCircle2 className="h-4 w-4" aria-hidden /> {WORKS_TEXT.filter}
+        </Link>
+        <span aria-hidden className="border-l border-slate-300 dark:border-slate-700" />
         <Link to={href(query, { category: "" })} className={chip(!query.category)} aria-current={!query.category ? "page" : undefined}>
           All
         </Link>

@@ -4,7 +4,7 @@ import { AppError } from "../../server/errors";
 import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
 import { myDeploymentTools } from "../../server/features/deployments/service";
-import { SYNC_TEXT } from "../../shared/catalog";
+import { SYNC_TEXT, WORKS_TEXT } from "../../shared/catalog";
 import { connectConfigs, remoteConfigs } from "../../shared/connect";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Alert } from "../components/ui";
@@ -24,6 +24,7 @@ import { TypeBadge } from "../components/ServerCard";
 import { ConnectSection } from "../components/server/ConnectSection";
 import { OwnerCards } from "../components/server/OwnerCards";
 import { RelatedServers } from "../components/server/RelatedServers";
+import { WorksHere } from "../components/server/WorksHere";
 import { deploymentAction } from "../lib/deploy.server";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
@@ -181,12 +182,17 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               listedAt={hosting.toolsListedAt}
               className={card}
               stats={loaderData.toolStats}
-              empty="Its tools are listed here once an administrator has checked them."
+              empty={
+                hosting.check?.outcome === "works"
+                  ? WORKS_TEXT.toolsPending
+                  : "Its tools are listed here once an administrator has checked them."
+              }
             />
           )}
         </div>
 
         <aside className="order-first min-w-0 space-y-6 lg:order-none">
+          {hosting.check && <WorksHere check={hosting.check} remote={Boolean(remote)} />}
           <section className={card} aria-labelledby="deployment">
             <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
               <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment

@@ -49,6 +49,8 @@ export const mcpServers = pgTable(
     localEdits: boolean("local_edits").notNull().default(false),
     /** deleted upstream: unlisted, never deleted (deployments of it keep working and say so) */
     withdrawnAt: timestamp("withdrawn_at", { withTimezone: true }),
+    /** the platform's last check of it (catalog_listings.outcome, kept here for the directory's 'Works here' filter) */
+    checkOutcome: text("check_outcome"),
   },
   (t) => [
     index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),

@@ -10,6 +10,8 @@ export interface SearchParams {
   q?: string;
   category?: string;
   type?: string;
+  /** only entries whose last platform check worked ('Works here') */
+  works?: boolean;
   sort?: "relevance" | "popular" | "newest" | "name";
   limit: number;
   offset: number;
@@ -75,6 +77,7 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
   const base: SQL[] = [eq(mcpServers.isApproved, true)];
   if (p.category) base.push(eq(mcpServers.category, p.category));
   if (p.type) base.push(eq(mcpServers.type, p.type));
+  if (p.works) base.push(eq(mcpServers.checkOutcome, "works"));
   const q = p.q?.trim().toLowerCase();
   const words = q ? queryWords(q) : [];
   let tsq = prefixQuery(words);

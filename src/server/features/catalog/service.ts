@@ -1,6 +1,14 @@
 import { AppError } from "../../errors.js";
 import type { Db } from "../../db/client.js";
-import { CATALOG_TEXT, RELATED_LIMIT, type CatalogServer, type ListQuery, type RequiredKey } from "~/shared/catalog.js";
+import {
+  CATALOG_TEXT,
+  CHECK_OUTCOMES,
+  RELATED_LIMIT,
+  type CheckOutcome,
+  type CatalogServer,
+  type ListQuery,
+  type RequiredKey,
+} from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, type ServerRow } from "./repo.js";
 import { relatedServers, searchServers } from "./search-repo.js";
@@ -25,6 +33,8 @@ export function toCatalogServer(r: ServerRow): CatalogServer {
     useCount: r.recentUsers,
     ...(r.upstreamStatus === "deprecated" ? { deprecated: true } : {}),
     ...(r.withdrawnAt ? { withdrawn: true } : {}),
+    // Extra fields only where they say something: the spec's catalogue shape stays as it is otherwise.
+    ...((CHECK_OUTCOMES as readonly string[]).includes(r.checkOutcome ?? "") ? { check_outcome: r.checkOutcome as CheckOutcome } : {}),
   };
 }
 
@@ -34,6 +44,7 @@ export async function listServers(db: Db, q: ListQuery) {
     q: q.q?.trim().toLowerCase() || undefined,
     category: q.category,
     type: q.type,
+    works: q.works === "1",
     sort: q.sort ?? (q.q ? "relevance" : "popular"),
     limit: pageSize,
     offset: (q.page - 1) * pageSize,

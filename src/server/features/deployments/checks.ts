@@ -7,7 +7,8 @@ import { findServer } from "../catalog/repo.js";
 import { sourceFrom } from "../runtime/command.js";
 import { deployabilityOf } from "./deployability.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
-import { checkState, PLATFORM_USER_ID, platformDeployments, setCheckStatus } from "./listings.js";
+import { checkState, PLATFORM_USER_ID, platformDeployments, saveCapabilities, setCheckStatus } from "./listings.js";
+import type { ProbeResult } from "./remote-check.js";
 import { findDeployment, reserveCheck } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 
@@ -26,6 +27,8 @@ export interface CheckDeps {
   box: SecretBox;
   lifecycle: Pick<DeploymentLifecycle, "launch" | "stop">;
   log: Logger;
+  /** a remote entry's liveness check (remote-check.ts); without it remote entries cannot be checked */
+  probeRemote?: (url: string, transport: "streamable-http" | "sse") => Promise<ProbeResult>;
 }
 
 export class CatalogChecks {
@@ -51,10 +54,26 @@ export class CatalogChecks {
     const entry = await findServer(this.d.db, entryId);
     if (!entry) throw new AppError("not_found", "Server not found");
     const can = deployabilityOf(entry, { allowFileGit: this.d.config.GIT_ALLOW_FILE === "on" });
-    if (can.kind !== "deployable")
-      throw new AppError("validation_failed", CHECK_TEXT.cannotRun(can.kind === "remote" ? CHECK_TEXT.remote : can.reason));
+    // A server its publisher hosts: is its endpoint alive, and what does it list (remote-check.ts)?
+    if (can.kind === "remote" && this.d.probeRemote) {
+      if ((await checkState(this.d.db, entry.id)).status === "checking") throw new AppError("conflict", CHECK_TEXT.already);
+      await setCheckStatus(this.d.db, entry.id, "checking");
+      // In the background, as a hosted check: the admin page shows it under way and then its outcome.
+      void this.checkRemote(entry.id, can.url, can.transport).catch((e: unknown) =>
+        this.d.log.warn({ err: e, entry: entry.id }, "remote check failed"),
+      );
+      return;
+    }
+    if (can.kind !== "deployable") {
+      const why = can.kind === "remote" ? CHECK_TEXT.remote : can.reason;
+      await setCheckStatus(this.d.db, entry.id, "failed", why, "cannot-run");
+      throw new AppError("validation_failed", CHECK_TEXT.cannotRun(why));
+    }
     const source = sourceFrom(entry.npxCommand, entry.repositoryUrl, { allowFileGit: this.d.config.GIT_ALLOW_FILE === "on" });
-    if (!source) throw new AppError("validation_failed", CHECK_TEXT.cannotRun(CHECK_TEXT.noSource));
+    if (!source) {
+      await setCheckStatus(this.d.db, entry.id, "failed", CHECK_TEXT.noSource, "cannot-run");
+      throw new AppError("validation_failed", CHECK_TEXT.cannotRun(CHECK_TEXT.noSource));
+    }
     const env = Object.fromEntries((entry.requiredKeys ?? []).map((k) => [k.env_var, PLACEHOLDER]));
     const row = await reserveCheck(this.d.db, {
       id: randomUUID(),
@@ -95,11 +114,30 @@ export class CatalogChecks {
     }
     const failed = row.status === "failed" || row.status === "crashed" || row.status === "crash_looping";
     if (failed || Date.now() - startedAt > this.timeoutMs) {
-      await setCheckStatus(this.d.db, entryId, "failed", failed ? (row.statusDetail ?? CHECK_TEXT.failed) : CHECK_TEXT.timedOut);
+      const detail = failed ? (row.statusDetail ?? CHECK_TEXT.failed) : CHECK_TEXT.timedOut;
+      await setCheckStatus(this.d.db, entryId, "failed", detail, await this.outcomeOfFailure(entryId, failed, detail));
       await this.d.lifecycle.stop(deploymentId);
       return true;
     }
     return false;
+  }
+
+  /**
+   * A check that did not list: an entry that asks for keys and stopped with placeholders for them
+   * most likely needs real ones (said so, not 'fails'); one that asks for none, or that installed
+   * wrong or ran out of time, fails here.
+   */
+  private async outcomeOfFailure(entryId: string, exited: boolean, detail: string): Promise<"needs-keys" | "fails"> {
+    if (!exited || /install|build|not found|no matching version|could not be (fetched|downloaded)/i.test(detail)) return "fails";
+    const entry = await findServer(this.d.db, entryId);
+    return entry?.requiredKeys?.length ? "needs-keys" : "fails";
+  }
+
+  /** A remote entry's liveness: initialize and tools/list through the guarded outbound client. */
+  private async checkRemote(entryId: string, url: string, transport: "streamable-http" | "sse"): Promise<void> {
+    const r = await this.d.probeRemote!(url, transport);
+    if (r.ok) await saveCapabilities(this.d.db, { kind: "catalog", ref: entryId }, r.listing);
+    else await setCheckStatus(this.d.db, entryId, "failed", r.why, r.needsCredentials ? "needs-keys" : "fails");
   }
 
   /** Clears checks that overran (their process may have gone) and this process's watchers' leftovers. */
@@ -109,7 +147,7 @@ export class CatalogChecks {
     );
     for (const r of old) {
       if ((await checkState(this.d.db, r.serverRef)).status === "checking")
-        await setCheckStatus(this.d.db, r.serverRef, "failed", CHECK_TEXT.timedOut);
+        await setCheckStatus(this.d.db, r.serverRef, "failed", CHECK_TEXT.timedOut, "fails");
       await this.d.lifecycle.stop(r.id);
     }
     if (old.length) this.d.log.info({ checks: old.map((r) => r.id) }, "cleared catalogue checks that overran");

@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { catalogListings, deploymentListings, deployments, serverCapabilities } from "../../db/schema.js";
+import { catalogListings, deploymentListings, deployments, mcpServers, serverCapabilities } from "../../db/schema.js";
+import { CHECK_OUTCOMES, type CheckOutcome, type CheckResult } from "~/shared/catalog.js";
 import type { ServerKind } from "~/shared/deployments.js";
+import { invalidateCatalog } from "../catalog/cache.js";
 import { definitionOf, jsonbSafe } from "./definitions.js";
 
 type ServerRef = { kind: ServerKind; ref: string };
@@ -63,6 +65,8 @@ export async function saveListing(
       await saveCandidate(tx, row.serverRef, c, now);
     }
   });
+  // The directory's 'Works here' filter reads the entry's outcome.
+  if (row.serverKind === "catalog" && row.userId === PLATFORM_USER_ID) await invalidateCatalog(db);
 }
 
 /**
@@ -80,19 +84,31 @@ export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabili
     return;
   }
   await db.transaction((tx) => saveCandidate(tx, server.ref, c, now));
+  await invalidateCatalog(db);
 }
 
-async function saveCandidate(tx: Pick<Db, "select" | "insert">, serverId: string, c: Capabilities, now: Date): Promise<void> {
+async function saveCandidate(tx: Pick<Db, "select" | "insert" | "update">, serverId: string, c: Capabilities, now: Date): Promise<void> {
   const [current] = await tx
     .select({ approved: catalogListings.approved })
     .from(catalogListings)
     .where(eq(catalogListings.serverId, serverId));
   const candidate = sameListing(current?.approved as Capabilities | null, c) ? null : c;
-  const values = { candidate, candidateAt: candidate ? now : null, checkStatus: null, checkDetail: null, checkedAt: now };
+  const values = {
+    candidate,
+    candidateAt: candidate ? now : null,
+    checkStatus: null,
+    checkDetail: null,
+    checkedAt: now,
+    // It started and listed: it works here, with this many tools (public as a count; the tools once approved).
+    outcome: "works",
+    outcomeTools: c.tools.length,
+    outcomeDetail: null,
+  };
   await tx
     .insert(catalogListings)
     .values({ serverId, ...values })
     .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+  await tx.update(mcpServers).set({ checkOutcome: "works" }).where(eq(mcpServers.id, serverId));
 }
 
 /** What a deployment listed at its last start (its owner's view), or undefined before it has. */
@@ -131,18 +147,46 @@ export async function approveCandidate(db: Db, serverId: string): Promise<boolea
   return (r.rowCount ?? 0) > 0;
 }
 
-/** A check of the entry began (or ended without a listing: 'failed', with why). */
+/**
+ * A check of the entry began (or ended without a listing: 'failed', with why, and what that means
+ * for whoever would deploy it: it needs real keys, fails, or cannot run here).
+ */
 export async function setCheckStatus(
   db: Db,
   serverId: string,
   status: "checking" | "failed" | null,
   detail: string | null = null,
+  outcome?: Exclude<CheckOutcome, "works">,
 ): Promise<void> {
-  const values = { checkStatus: status, checkDetail: detail, ...(status === "checking" ? {} : { checkedAt: new Date() }) };
-  await db
-    .insert(catalogListings)
-    .values({ serverId, ...values })
-    .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+  const values = {
+    checkStatus: status,
+    checkDetail: detail,
+    ...(status === "checking" ? {} : { checkedAt: new Date() }),
+    ...(outcome ? { outcome, outcomeTools: null, outcomeDetail: detail } : {}),
+  };
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(catalogListings)
+      .values({ serverId, ...values })
+      .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
+    if (outcome) await tx.update(mcpServers).set({ checkOutcome: outcome }).where(eq(mcpServers.id, serverId));
+  });
+  if (outcome) await invalidateCatalog(db);
+}
+
+/** How the platform's last finished check of an entry went, for its page (null: never checked). */
+export async function checkOutcomeOf(db: Db, serverId: string): Promise<CheckResult | null> {
+  const [r] = await db
+    .select({
+      outcome: catalogListings.outcome,
+      tools: catalogListings.outcomeTools,
+      detail: catalogListings.outcomeDetail,
+      at: catalogListings.checkedAt,
+    })
+    .from(catalogListings)
+    .where(eq(catalogListings.serverId, serverId));
+  if (!r?.outcome || !r.at || !(CHECK_OUTCOMES as readonly string[]).includes(r.outcome)) return null;
+  return { outcome: r.outcome as CheckOutcome, tools: r.tools, detail: r.detail, checked_at: r.at.toISOString() };
 }
 
 export interface CheckState {

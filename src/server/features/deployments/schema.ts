@@ -170,6 +170,12 @@ export const catalogListings = pgTable("catalog_listings", {
   checkStatus: text("check_status"),
   checkDetail: text("check_detail"),
   checkedAt: timestamp("checked_at", { withTimezone: true }),
+  /** how the last finished check went ('works here'): works, needs-keys, fails or cannot-run */
+  outcome: text("outcome"),
+  /** tools it listed (works) */
+  outcomeTools: integer("outcome_tools"),
+  /** why it failed, needs keys or cannot run */
+  outcomeDetail: text("outcome_detail"),
 });
 
 // An OAuth sign-in to a remote server under way (features/deployments/upstream-oauth.ts): the

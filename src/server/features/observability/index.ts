@@ -8,7 +8,7 @@ import type { Logger } from "../../log.js";
 import type { GatewayObserver } from "../gateway/observe.js";
 import type { RunnerEvent } from "../runtime/runner.js";
 import { clusterSource, type ClusterSource } from "./cluster.js";
-import { registrySyncGauges } from "./sync-gauges.js";
+import { registrySyncGauges } from "../registry-api/sync-gauges.js";
 import { Metrics, type RunnerGauges } from "./metrics.js";
 import { listenMetrics, metricsRoutes } from "./routes.js";
 import { Tracing } from "./tracing.js";

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import { syncState } from "../registry-api/sync-repo.js";
+import { syncState } from "./sync-repo.js";
 
 // The registry sync in metrics (docs/observability.md): read from its row at scrape, so every
 // process shows the same figures (aggregated as the highest, not a sum).
