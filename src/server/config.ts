@@ -163,6 +163,8 @@ const schema = z.object({
   REGISTRY_SYNC_URL: optionalUrl,
   /** how often the cluster asks it for changes (one process at a time) */
   REGISTRY_SYNC_MS: z.coerce.number().int().min(10_000).default(3_600_000),
+  /** new synced entries the platform checks ('works here') an hour, one at a time; 0: none (admins check by hand) */
+  REGISTRY_SYNC_CHECKS_PER_HOUR: z.coerce.number().int().min(0).max(3600).default(0),
   /** one page's answer: at most this long, and this many bytes */
   REGISTRY_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   REGISTRY_SYNC_MAX_PAGE_BYTES: z.coerce

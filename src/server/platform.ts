@@ -209,7 +209,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       probeRemote: (url, transport) => probeRemote(probe, url, transport),
     });
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
-    const registrySync = new RegistrySync({ db: database.db, log, config });
+    const registrySync = new RegistrySync({ db: database.db, log, config, check: (id) => checks.start(id) });
     const deps = {
       config,
       database,

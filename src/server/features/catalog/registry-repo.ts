@@ -75,3 +75,13 @@ export async function findByRegistryNameAny(db: Db, name: string): Promise<Serve
   const [row] = await db.select().from(mcpServers).where(eq(mcpServers.registryName, name));
   return row;
 }
+
+/** The oldest synced entry the platform has not checked yet (and is not checking), if any. */
+export async function nextUnchecked(db: Db): Promise<string | undefined> {
+  const r = await db.execute<{ id: string }>(sql`
+    select m.id from mcp_servers m left join catalog_listings l on l.server_id = m.id
+    where m.upstream is not null and m.is_approved and m.withdrawn_at is null and m.check_outcome is null
+      and l.check_status is distinct from 'checking'
+    order by m.created_at, m.id limit 1`);
+  return r.rows[0]?.id;
+}

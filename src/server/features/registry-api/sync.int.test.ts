@@ -229,6 +229,39 @@ describe("registry sync", () => {
     }
   });
 
+  it("checks new synced entries at the configured rate, oldest first, one per interval across processes; withdrawn or checked ones are left alone", async () => {
+    const started: string[] = [];
+    const config = { ...t.config, REGISTRY_SYNC_CHECKS_PER_HOUR: 1 };
+    const a = new RegistrySync({ db: t.db.database.db, log, config, check: async (id) => void started.push(id) });
+    const other = await createTestApp({ REGISTRY_SYNC_URL: up.url }, { sameDatabaseAs: t });
+    try {
+      const b = new RegistrySync({ db: other.db.database.db, log, config, check: async (id) => void started.push(id) });
+      const oldest = (
+        await t.db.database.pool.query(
+          "select id from mcp_servers where upstream is not null and is_approved and withdrawn_at is null order by created_at, id limit 1",
+        )
+      ).rows[0].id;
+      const [x, y] = await Promise.all([a.checkNext(3_600_000), b.checkNext(3_600_000)]);
+      expect([x, y].filter(Boolean)).toEqual([oldest]);
+      expect(started).toEqual([oldest]);
+      // The hour is spent: nothing more until the next one.
+      expect(await a.checkNext(3_600_000)).toBeUndefined();
+      // Checked entries are not picked again; the next interval takes the next one.
+      await t.db.database.pool.query("update mcp_servers set check_outcome = 'works' where id = $1", [oldest]);
+      await t.db.database.pool.query(
+        "update cluster_jobs set last_run_at = now() - interval '2 hours' where name = 'registry-sync-checks'",
+      );
+      const next = await b.checkNext(3_600_000);
+      expect(next).toBeDefined();
+      expect(next).not.toBe(oldest);
+      expect(
+        (await t.db.database.pool.query("select withdrawn_at from mcp_servers where id = $1", [next])).rows[0].withdrawn_at,
+      ).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+
   it("'Sync now' runs it in the background and the admin page shows the run", async () => {
     up.servers.push({ name: "io.github.acme/now", updatedAt: "2026-11-09T09:00:00Z" });
     const r = await admin.post("/api/admin/registry-sync");

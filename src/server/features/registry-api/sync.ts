@@ -7,6 +7,7 @@ import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { invalidateCatalog } from "../catalog/cache.js";
+import { nextUnchecked } from "../catalog/registry-repo.js";
 import { importEntry, type UpstreamMeta } from "./importer.js";
 import { beginRun, finishRun, reportProgress, type RunReport } from "./sync-repo.js";
 
@@ -22,6 +23,7 @@ const MAX_SKIPPED = 100;
 export interface SyncConfig {
   REGISTRY_SYNC_URL?: string;
   REGISTRY_SYNC_MS: number;
+  REGISTRY_SYNC_CHECKS_PER_HOUR: number;
   REGISTRY_SYNC_TIMEOUT_MS: number;
   REGISTRY_SYNC_MAX_PAGE_BYTES: number;
 }
@@ -30,7 +32,11 @@ export interface SyncDeps {
   db: Db;
   log: Logger;
   config: SyncConfig;
+  /** starts the platform's check of an entry ('works here', deployments/checks.ts) */
+  check?: (entryId: string) => Promise<void>;
 }
+
+export const CHECK_JOB = "registry-sync-checks";
 
 export interface SyncResult extends RunReport {
   error: string | null;
@@ -120,6 +126,7 @@ function itemOf(item: unknown, upstream: string): { server: unknown; meta: Upstr
 
 export class RegistrySync {
   private timer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
   private running: Promise<SyncResult | null> | null = null;
 
   constructor(private readonly d: SyncDeps) {}
@@ -134,6 +141,29 @@ export class RegistrySync {
     const tickMs = Math.min(60_000, Math.max(1000, Math.floor(this.d.config.REGISTRY_SYNC_MS / 10)));
     this.timer = setInterval(() => void this.tick(), tickMs).unref();
     void this.tick();
+    const perHour = this.d.config.REGISTRY_SYNC_CHECKS_PER_HOUR;
+    if (perHour > 0 && this.d.check) {
+      const everyMs = Math.ceil(3_600_000 / perHour);
+      this.checkTimer = setInterval(() => void this.checkNext(everyMs), Math.min(everyMs, 60_000)).unref();
+    }
+  }
+
+  /**
+   * New synced entries are checked as they arrive, at most REGISTRY_SYNC_CHECKS_PER_HOUR across the
+   * cluster (one claim per interval), oldest first: each check runs its server in the sandbox.
+   */
+  async checkNext(everyMs: number): Promise<string | undefined> {
+    try {
+      if (!(await claimRun(this.d.db, CHECK_JOB, everyMs))) return undefined;
+      const id = await nextUnchecked(this.d.db);
+      if (!id) return undefined;
+      // One that cannot run is recorded as such by the check itself; that is its outcome too.
+      await this.d.check!(id).catch((e: unknown) => this.d.log.info({ entry: id, why: (e as Error).message }, "sync check not started"));
+      return id;
+    } catch (e) {
+      this.d.log.error({ err: e }, "registry sync: could not start a check");
+      return undefined;
+    }
   }
 
   private async tick(): Promise<void> {
@@ -217,6 +247,8 @@ export class RegistrySync {
 
   close(): void {
     clearInterval(this.timer);
+    clearInterval(this.checkTimer);
     this.timer = undefined;
+    this.checkTimer = undefined;
   }
 }
