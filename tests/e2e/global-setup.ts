@@ -20,6 +20,8 @@ declare module "vitest" {
     mailDir: string;
     /** the app's log (info level: one line per request), for tests that check what it writes */
     appLog: string;
+    /** the app's database, for tests that put catalogue entries in place as an import would */
+    appDatabaseUrl: string;
   }
 }
 
@@ -43,7 +45,7 @@ export default async function setup(project: TestProject) {
     GITHUB_OAUTH_URL: gh.url,
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
-    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com",
+    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com,works-e2e@example.com",
     LOG_LEVEL: "info",
     // Every test signs up from this one address: the sign-up and sign-in limits are integration tests' business.
     AUTH_RATE_LIMIT: "off",
@@ -61,6 +63,7 @@ export default async function setup(project: TestProject) {
   project.provide("appUrl", `http://localhost:${port}`);
   project.provide("mailDir", mailDir);
   project.provide("appLog", appLog);
+  project.provide("appDatabaseUrl", db.url);
   return async () => {
     await app.stop("SIGTERM");
     await gh.close();
