@@ -70,6 +70,8 @@ export const listQuery = z.object({
   works: z.enum(["1"]).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(30),
+  /** the previous answer's nextCursor: the next page of the same listing, in the order it began with */
+  cursor: z.string().max(2000).optional(),
 });
 export type ListQuery = z.infer<typeof listQuery>;
 
@@ -77,6 +79,8 @@ export const pagination = z.object({ page: z.number(), pageSize: z.number(), tot
 
 export const CATALOG_TEXT = {
   notFound: "Server not found",
+  badCursor: "This cursor is not one this listing gave: start again from the first page.",
+  cursorExpired: "This cursor is more than an hour old: start again from the first page.",
   backToServers: "Back to Servers",
   loadFailed: "Failed to load server details. The server may not exist or you may not have permission to view it.",
   empty: "No servers match your search.",

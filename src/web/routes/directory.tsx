@@ -31,7 +31,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const clean = Object.fromEntries(
     Object.entries(params).filter(([k, v]) => v !== "" && listQuery.shape[k as keyof typeof listQuery.shape]?.safeParse(v).success),
   );
-  const query = listQuery.parse({ ...clean, pageSize: DIRECTORY_PAGE_SIZE });
+  // The page numbers its own pages (cursors are the API's).
+  const query = listQuery.parse({ ...clean, cursor: undefined, pageSize: DIRECTORY_PAGE_SIZE });
   const result = await listServers(context.db, query);
   return {
     query: {

@@ -13,7 +13,18 @@ const list = createRoute({
   summary: "Search the directory (approved entries)",
   request: { query: listQuery },
   responses: {
-    200: { content: { "application/json": { schema: z.object({ data: z.array(catalogServer), pagination }) } }, description: "One page" },
+    200: {
+      content: {
+        "application/json": {
+          schema: z.object({
+            data: z.array(catalogServer),
+            pagination,
+            nextCursor: z.string().nullable().describe("The next page of this listing, in the order it began with (pass it as `cursor`)"),
+          }),
+        },
+      },
+      description: "One page",
+    },
     400: jsonError("Invalid query"),
   },
 });

@@ -103,3 +103,21 @@ export const registrySync = pgTable("registry_sync", {
   skipped: jsonb("skipped").$type<Array<{ name: string; reason: string }>>().notNull().default([]),
   runs: integer("runs").notNull().default(0),
 });
+
+/**
+ * What an entry's popularity (recent_users) was before each change, for an hour: a directory
+ * listing paged with a cursor keeps the order it started with while counts move (search-repo.ts).
+ * Written by a trigger on mcp_servers (migration 0020), trimmed by the popularity slide.
+ */
+export const popularityChanges = pgTable(
+  "popularity_changes",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    serverId: text("server_id").notNull(),
+    changedAt: timestamp("changed_at", { withTimezone: true })
+      .notNull()
+      .default(sql`clock_timestamp()`),
+    oldUsers: integer("old_users").notNull(),
+  },
+  (t) => [index("popularity_changes_at_idx").on(t.changedAt)],
+);

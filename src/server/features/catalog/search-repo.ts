@@ -15,6 +15,25 @@ export interface SearchParams {
   sort?: "relevance" | "popular" | "newest" | "name";
   limit: number;
   offset: number;
+  /**
+   * Popularity as it was when a cursor's listing began, for the entries whose count changed since
+   * (popularityAsOf): their old place is kept, so paging on never skips or repeats one.
+   */
+  asOf?: ReadonlyMap<string, number>;
+}
+
+/** What an entry's popularity was at `at`, for those whose count changed since (the earliest old value). */
+export async function popularityAsOf(db: Db, at: Date): Promise<Map<string, number>> {
+  const r = await db.execute<{ server_id: string; old_users: number }>(sql`
+    select distinct on (server_id) server_id, old_users from popularity_changes
+    where changed_at > ${at.toISOString()} order by server_id, changed_at, id`);
+  return new Map(r.rows.map((row) => [row.server_id, Number(row.old_users)]));
+}
+
+/** recent_users, or its value as of a cursor's start for the entries that changed since. */
+function usersOf(asOf: ReadonlyMap<string, number> | undefined): SQL {
+  if (!asOf?.size) return sql`${mcpServers.recentUsers}`;
+  return sql`coalesce((${JSON.stringify(Object.fromEntries(asOf))}::jsonb ->> ${mcpServers.id})::int, ${mcpServers.recentUsers})`;
 }
 
 /** Words of a query: only letters and digits ever reach to_tsquery. */
@@ -101,15 +120,16 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
   }
   const where = and(...conds);
 
+  const users = usersOf(p.asOf);
   if (q && tsq && (p.sort ?? "relevance") === "relevance") {
     const query = sql`to_tsquery('simple', ${tsq})`;
     const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
     const ids = await db.execute<{ id: string }>(sql`
       select id from (
-        select id, search_doc, search_text, recent_users from ${mcpServers} where ${where}
-        order by recent_users desc, id limit ${window}
+        select id, search_doc, search_text, ${users} as users from ${mcpServers} where ${where}
+        order by users desc, id limit ${window}
       ) c
-      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, recent_users desc, id
+      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, users desc, id
       limit ${p.limit} offset ${p.offset}`);
     const order = ids.rows.map((r) => r.id);
     if (order.length === 0) return { rows: [], total };
@@ -125,7 +145,7 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
+        : [sql`${users} desc`, sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
   const rows = await db
     .select()
     .from(mcpServers)

@@ -1,8 +1,10 @@
+import { z } from "zod";
 import { AppError } from "../../errors.js";
 import type { Db } from "../../db/client.js";
 import {
   CATALOG_TEXT,
   CHECK_OUTCOMES,
+  listQuery,
   RELATED_LIMIT,
   type CheckOutcome,
   type CatalogServer,
@@ -11,7 +13,7 @@ import {
 } from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, type ServerRow } from "./repo.js";
-import { relatedServers, searchServers } from "./search-repo.js";
+import { popularityAsOf, relatedServers, searchServers } from "./search-repo.js";
 import { SEED_SERVERS } from "./seed-data.js";
 import { cached } from "./cache.js";
 
@@ -38,7 +40,45 @@ export function toCatalogServer(r: ServerRow): CatalogServer {
   };
 }
 
-export async function listServers(db: Db, q: ListQuery) {
+/** A cursor names a listing (its filters, sort and page size), the next page, and when the listing began. */
+const cursorShape = z.object({
+  v: z.literal(1),
+  at: z.number().int(),
+  page: z.number().int().min(2).max(10_000),
+  q: listQuery.shape.q,
+  category: listQuery.shape.category,
+  type: listQuery.shape.type,
+  sort: listQuery.shape.sort,
+  works: listQuery.shape.works,
+  pageSize: z.number().int().min(1).max(100),
+});
+type Cursor = z.infer<typeof cursorShape>;
+/** Paging on by cursor keeps the order the listing began with for this long (popularity_changes keeps two hours). */
+const CURSOR_TTL_MS = 3_600_000;
+
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
+
+function decodeCursor(token: string): Cursor {
+  let parsed: Cursor;
+  try {
+    parsed = cursorShape.parse(JSON.parse(Buffer.from(token, "base64url").toString("utf8")));
+  } catch {
+    throw new AppError("validation_failed", CATALOG_TEXT.badCursor);
+  }
+  const age = Date.now() - parsed.at;
+  if (age > CURSOR_TTL_MS || age < -60_000) throw new AppError("validation_failed", CATALOG_TEXT.cursorExpired);
+  return parsed;
+}
+
+/**
+ * One page of the directory. With `cursor` (the previous answer's nextCursor) it is the next page
+ * of that listing in the order it began with: entries whose popularity changed since keep their old
+ * place (popularity_changes), so a client paging on never sees one twice or misses one.
+ */
+export async function listServers(db: Db, query: ListQuery) {
+  const c = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const q: Omit<Cursor, "v" | "at"> = c ?? { ...query, page: query.page };
+  const at = c?.at ?? Date.now();
   const pageSize = q.pageSize;
   const params = {
     q: q.q?.trim().toLowerCase() || undefined,
@@ -49,10 +89,20 @@ export async function listServers(db: Db, q: ListQuery) {
     limit: pageSize,
     offset: (q.page - 1) * pageSize,
   } as const;
-  const { rows, total } = await cached(db, `search:${JSON.stringify(params)}`, () => searchServers(db, params));
+  const asOf = c && params.sort !== "name" && params.sort !== "newest" ? await popularityAsOf(db, new Date(c.at)) : undefined;
+  // As of now (nothing moved since the listing began), the page is the same as anyone's: cached.
+  const { rows, total } = asOf?.size
+    ? await searchServers(db, { ...params, asOf })
+    : await cached(db, `search:${JSON.stringify(params)}`, () => searchServers(db, params));
+  const totalPages = Math.max(1, Math.ceil(total / pageSize));
+  const next: Cursor | null =
+    q.page < totalPages && rows.length > 0
+      ? { v: 1, at, page: q.page + 1, q: q.q, category: q.category, type: q.type, sort: q.sort, works: q.works, pageSize }
+      : null;
   return {
     data: rows.map(toCatalogServer),
-    pagination: { page: q.page, pageSize, total, totalPages: Math.max(1, Math.ceil(total / pageSize)) },
+    pagination: { page: q.page, pageSize, total, totalPages },
+    nextCursor: next ? encodeCursor(next) : null,
   };
 }
 

@@ -144,6 +144,8 @@ const recountRecentUsers = sql`update mcp_servers m set recent_users = (
 /** The window slides: yesterday's users fall out of it in time. Days past it are deleted. */
 export async function slidePopularity(db: Db): Promise<boolean> {
   await db.execute(sql`delete from usage_daily where day < ${RECENT} - interval '5 days'`);
+  // Cursors page a listing as of its start for an hour (catalog/search-repo.ts): older history goes.
+  await db.execute(sql`delete from popularity_changes where changed_at < now() - interval '2 hours'`);
   const r = await db.execute(sql`${recountRecentUsers} where m.recent_users > 0 and m.recent_users <> (
     select count(distinct d.user_id) from usage_daily d where d.server_kind = 'catalog' and d.server_ref = m.id and d.day >= ${RECENT})`);
   return (r.rowCount ?? 0) > 0;
