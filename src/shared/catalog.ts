@@ -145,6 +145,7 @@ export const SYNC_TEXT = {
   skippedTitle: (n: number) => `${n} skipped ${n === 1 ? "entry" : "entries"}`,
   deprecated: "Deprecated: its publisher marked this version deprecated in the registry.",
   withdrawn: "Withdrawn: the registry this entry came from deleted it. It is no longer listed; deployments of it keep working.",
+  withdrawnDeployment: "Its catalogue entry was withdrawn by the registry it came from. This deployment keeps working.",
   localEdits: "Local edits",
   localEditsHint: "Edited here: the registry sync keeps these edits.",
   takeUpstream: "Take upstream",

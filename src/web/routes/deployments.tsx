@@ -1,7 +1,9 @@
 import { ExternalLink, KeyRound, Loader2, Rocket, RotateCw, Square } from "lucide-react";
 import { data, Link, redirect, useFetcher } from "react-router";
+import { withdrawnEntries } from "../../server/features/catalog/service";
 import { keysAsked, planUsage } from "../../server/features/deployments/service";
 import { lastRequests } from "../../server/features/request-log/service";
+import { SYNC_TEXT } from "../../shared/catalog";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";
@@ -50,7 +52,7 @@ export async function loader({ context }: Route.LoaderArgs) {
   const r = await context.api<DeploymentView[]>("GET", "/api/deployments");
   // Connections (remote servers) and toolsets have their own pages.
   const deployments = r.ok ? r.data.filter((d) => !d.source.startsWith("remote:") && !d.source.startsWith("toolset:")) : [];
-  const [last, keys, usage] = await Promise.all([
+  const [last, keys, usage, withdrawn] = await Promise.all([
     lastRequests(
       context.db,
       v,
@@ -58,8 +60,12 @@ export async function loader({ context }: Route.LoaderArgs) {
     ),
     keysAsked(context.db, v),
     planUsage(context, v),
+    withdrawnEntries(
+      context.db,
+      deployments.map((d) => d.server_id),
+    ),
   ]);
-  return { deployments, last, keys, usage, loadFailed: !r.ok, now: Date.now() };
+  return { deployments, last, keys, usage, withdrawn, loadFailed: !r.ok, now: Date.now() };
 }
 
 type Answer = { error?: string; message?: string };
@@ -86,7 +92,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Deployments({ loaderData }: Route.ComponentProps) {
-  const { deployments, last, keys, usage, loadFailed, now } = loaderData;
+  const { deployments, last, keys, usage, withdrawn, loadFailed, now } = loaderData;
   return (
     <section className="mx-auto max-w-4xl px-4 py-10">
       <h1 className="text-2xl font-bold">{MY_DEPLOYMENTS_TEXT.title}</h1>
@@ -119,7 +125,14 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
       ) : (
         <ul className="mt-6 space-y-3" data-testid="my-deployments">
           {deployments.map((d) => (
-            <DeploymentRow key={d.id} d={d} lastAt={last[d.id]} now={now} hasKeys={(keys[d.id] ?? 0) > 0} />
+            <DeploymentRow
+              key={d.id}
+              d={d}
+              lastAt={last[d.id]}
+              now={now}
+              hasKeys={(keys[d.id] ?? 0) > 0}
+              withdrawn={withdrawn.includes(d.server_id)}
+            />
           ))}
         </ul>
       )}
@@ -127,7 +140,19 @@ export default function Deployments({ loaderData }: Route.ComponentProps) {
   );
 }
 
-function DeploymentRow({ d, lastAt, now, hasKeys }: { d: DeploymentView; lastAt: string | undefined; now: number; hasKeys: boolean }) {
+function DeploymentRow({
+  d,
+  lastAt,
+  now,
+  hasKeys,
+  withdrawn,
+}: {
+  d: DeploymentView;
+  lastAt: string | undefined;
+  now: number;
+  hasKeys: boolean;
+  withdrawn: boolean;
+}) {
   const fetcher = useFetcher<Answer>();
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("intent") ?? "") : null;
   const running = d.status === "running";
@@ -153,6 +178,11 @@ function DeploymentRow({ d, lastAt, now, hasKeys }: { d: DeploymentView; lastAt:
             </span>
           </p>
           <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">{d.source}</p>
+          {withdrawn && (
+            <p className="mt-1 text-xs font-medium text-amber-800 dark:text-amber-300" data-testid="entry-withdrawn">
+              {SYNC_TEXT.withdrawnDeployment}
+            </p>
+          )}
         </div>
         <div className="flex flex-wrap gap-2">
           <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>

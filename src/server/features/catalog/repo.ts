@@ -1,5 +1,5 @@
 // A catalogue entry's row: its types, reading one, counting them, and inserting entries (seed, submissions).
-import { eq, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
@@ -30,4 +30,14 @@ export async function insertSubmission(db: Db, row: NewServerRow): Promise<Inser
   const rows = await db.insert(mcpServers).values(row).onConflictDoNothing({ target: mcpServers.id }).returning();
   invalidateCatalog(db);
   return rows[0] ? { ok: true, row: rows[0] } : { ok: false, reason: "duplicate" };
+}
+
+/** Which of these entries their registry withdrew (deleted upstream). */
+export async function withdrawnAmong(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: mcpServers.id })
+    .from(mcpServers)
+    .where(and(inArray(mcpServers.id, ids), isNotNull(mcpServers.withdrawnAt)));
+  return rows.map((r) => r.id);
 }

@@ -12,7 +12,7 @@ import {
   type RequiredKey,
 } from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
-import { countServers, findServer, insertServers, type ServerRow } from "./repo.js";
+import { countServers, findServer, insertServers, withdrawnAmong, type ServerRow } from "./repo.js";
 import { popularityAsOf, relatedServers, searchServers } from "./search-repo.js";
 import { SEED_SERVERS } from "./seed-data.js";
 import { cached } from "./cache.js";
@@ -147,4 +147,9 @@ export async function seedCatalogIfEmpty(db: Db, namespace = "localhost"): Promi
       updatedAt: new Date(now - i * 60_000),
     })),
   );
+}
+
+/** Of the catalogue entries some deployments run, those their registry withdrew (My deployments says so). */
+export async function withdrawnEntries(db: Db, serverIds: string[]): Promise<string[]> {
+  return withdrawnAmong(db, [...new Set(serverIds.filter((id) => !id.includes("/")))]);
 }

@@ -95,10 +95,7 @@ export function syncRoutes(deps: { db: Db; sync: RegistrySync; config: { REGISTR
     .openapi(runNow, async (c) => {
       requireAdmin(c, ACCESS.mustLogin, ACCESS.forbidden);
       if (!sync.enabled) throw new AppError("conflict", SYNC_TEXT.notConfigured);
-      const row = await syncState(db, deps.config.REGISTRY_SYNC_URL!);
-      // A run silent for 30 minutes died with its process: the next one takes over (sync-repo.ts).
-      const live = row?.status === "running" && row.beatAt !== null && Date.now() - row.beatAt.getTime() < 30 * 60_000;
-      if (live || !sync.kick()) throw new AppError("conflict", SYNC_TEXT.already);
+      if (!(await sync.kick())) throw new AppError("conflict", SYNC_TEXT.already);
       return c.json({ started: true as const }, 202);
     })
     .openapi(edit, async (c) => {

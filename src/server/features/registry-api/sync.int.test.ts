@@ -3,6 +3,7 @@
 // two processes at once).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, client, type Client, type TestApp } from "~support/app.js";
+import { EVERYTHING, waitForStatus } from "~support/deployments.js";
 import { startFakeRegistry, type FakeRegistry } from "~support/fake-registry.js";
 import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog.js";
 import { createLogger } from "../../log.js";
@@ -124,6 +125,33 @@ describe("registry sync", () => {
     expect(await listed("moon")).toEqual(["other-moon"]);
   });
 
+  it("a deployment of an entry its registry then deletes keeps running, and My deployments says the entry was withdrawn", async () => {
+    up.servers.push({
+      name: "io.github.acme/everything",
+      description: "Everything, from npm",
+      updatedAt: "2026-11-04T11:00:00Z",
+      packages: [{ registryType: "npm", identifier: EVERYTHING, version: "latest", transport: { type: "stdio" } }],
+    });
+    expect((await sync.run())?.counts).toEqual({ created: 1 });
+    const user = await signedInUser(t, "deployer@example.com");
+    const d = await user.post("/api/deploy/acme-everything", {});
+    expect(d.status, await d.clone().text()).toBe(202);
+    await waitForStatus(user, "acme-everything", "running");
+    Object.assign(
+      up.servers.find((s) => s.name === "io.github.acme/everything")!,
+      { status: "deleted", updatedAt: "2026-11-04T12:00:00Z" },
+    );
+    expect((await sync.run())?.counts).toEqual({ withdrawn: 1 });
+    expect((await waitForStatus(user, "acme-everything", "running")).status).toBe("running");
+    expect(await (await user.get("/deployments")).text()).toContain(SYNC_TEXT.withdrawnDeployment);
+    // Nobody starts a new one of it.
+    const other = await signedInUser(t, "latecomer@example.com");
+    expect((await other.post("/api/deploy/acme-everything", {})).status).toBe(404);
+    expect((await user.post(`/api/deployments/${(await waitForStatus(user, "acme-everything", "running")).id}/restart`)).status).toBe(202);
+    await waitForStatus(user, "acme-everything", "running");
+    await user.del(`/api/deployments/${(await waitForStatus(user, "acme-everything", "running")).id}`);
+  }, 180_000);
+
   it("an admin's local edits are kept through later syncs until the admin takes upstream again", async () => {
     const edited = await admin.put("/api/admin/mcp-servers/acme-weather", {
       name: "Weather (curated)",
@@ -227,6 +255,17 @@ describe("registry sync", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("a run under way elsewhere blocks 'Sync now' (409); one silent for 30 minutes died with its process and is taken over", async () => {
+    await t.db.database.pool.query("update registry_sync set status = 'running', beat_at = now() where upstream = $1", [up.url]);
+    expect(await sync.run()).toBeNull();
+    const busy = await admin.post("/api/admin/registry-sync");
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: string }).error).toBe(SYNC_TEXT.already);
+    await t.db.database.pool.query("update registry_sync set beat_at = now() - interval '31 minutes' where upstream = $1", [up.url]);
+    expect((await sync.run())?.error).toBeNull();
+    expect((await status()).status).toBe("ok");
   });
 
   it("checks new synced entries at the configured rate, oldest first, one per interval across processes; withdrawn or checked ones are left alone", async () => {

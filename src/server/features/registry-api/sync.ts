@@ -127,7 +127,8 @@ function itemOf(item: unknown, upstream: string): { server: unknown; meta: Upstr
 export class RegistrySync {
   private timer: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
-  private running: Promise<SyncResult | null> | null = null;
+  /** a run of this process's is under way (another process's shows in the row) */
+  private running = false;
 
   constructor(private readonly d: SyncDeps) {}
 
@@ -175,26 +176,46 @@ export class RegistrySync {
     }
   }
 
-  /** A run now ('Sync now' on the admin page): null when one is already under way anywhere. */
-  run(): Promise<SyncResult | null> {
-    this.running ??= this.runOnce().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+  /** A run now, to its end: null when one is already under way anywhere. */
+  async run(): Promise<SyncResult | null> {
+    const work = await this.begin();
+    return work ? work() : null;
   }
 
-  /** Starts a run without waiting for it: false when one is under way (in this process). */
-  kick(): boolean {
-    if (this.running) return false;
-    void this.run().catch((e: unknown) => this.d.log.error({ err: e }, "registry sync failed"));
+  /**
+   * 'Sync now' on the admin page: once the run holds the upstream's row (so the page already reads
+   * it as running), it goes on in the background. False when one is under way anywhere.
+   */
+  async kick(): Promise<boolean> {
+    const work = await this.begin();
+    if (!work) return false;
+    void work().catch((e: unknown) => this.d.log.error({ err: e }, "registry sync failed"));
     return true;
   }
 
-  private async runOnce(): Promise<SyncResult | null> {
+  /** Takes the upstream's row for a run (one at a time, across processes); the run itself, or null. */
+  private async begin(): Promise<(() => Promise<SyncResult>) | null> {
     const upstream = this.d.config.REGISTRY_SYNC_URL;
-    if (!upstream) return null;
-    const claimed = await beginRun(this.d.db, upstream);
-    if (!claimed) return null;
+    if (!upstream || this.running) return null;
+    this.running = true;
+    try {
+      const claimed = await beginRun(this.d.db, upstream);
+      if (!claimed) {
+        this.running = false;
+        return null;
+      }
+      return () =>
+        this.work(upstream, claimed.watermark).finally(() => {
+          this.running = false;
+        });
+    } catch (e) {
+      this.running = false;
+      throw e;
+    }
+  }
+
+  private async work(upstream: string, watermark: string | null): Promise<SyncResult> {
+    const claimed = { watermark };
     const report: RunReport = { pages: 0, entries: 0, counts: {}, skipped: [] };
     const count = (k: string) => (report.counts[k] = (report.counts[k] ?? 0) + 1);
     const skip = (name: string, reason: string) => {
