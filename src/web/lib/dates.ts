@@ -7,6 +7,16 @@ const short = new Intl.DateTimeFormat("en-US", { year: "numeric", month: "short"
 export const longDate = (iso: string) => long.format(new Date(iso));
 /** "Nov 23, 2026" */
 export const shortDate = (iso: string) => short.format(new Date(iso));
+const stamp = new Intl.DateTimeFormat("en-US", {
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+  timeZone: "UTC",
+});
+/** "Nov 23, 14:05 UTC": when a job ran, to the minute */
+export const dateTime = (iso: string) => `${stamp.format(new Date(iso))} UTC`;
 
 const rtf = new Intl.RelativeTimeFormat("en-US", { numeric: "auto" });
 /**

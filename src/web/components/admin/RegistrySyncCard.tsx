@@ -1,6 +1,6 @@
 import { RefreshCw } from "lucide-react";
 import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog";
-import { shortDate } from "../../lib/dates";
+import { dateTime } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button } from "../ui";
 import type { AdminAnswer } from "./answer";
@@ -54,8 +54,8 @@ export function RegistrySyncCard({ sync }: { sync: SyncStatus }) {
         <div className="mt-3 space-y-2 text-sm" role="status">
           <p>
             <span className="font-medium">{sync.status === "never" ? SYNC_TEXT.never : SYNC_TEXT.status[sync.status]}</span>
-            {sync.started_at && <span className="text-slate-600 dark:text-slate-400"> · started {shortDate(sync.started_at)}</span>}
-            {sync.last_ok_at && <span className="text-slate-600 dark:text-slate-400"> · last success {shortDate(sync.last_ok_at)}</span>}
+            {sync.started_at && <span className="text-slate-600 dark:text-slate-400"> · started {dateTime(sync.started_at)}</span>}
+            {sync.last_ok_at && <span className="text-slate-600 dark:text-slate-400"> · last success {dateTime(sync.last_ok_at)}</span>}
           </p>
           {(running || sync.status !== "never") && (
             <p className="text-slate-700 dark:text-slate-300">
