@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKS_TEXT, type AdminServer, type CatalogServer, type CheckOutcome } from "~/shared/catalog.js";
 import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../support/app.js";
+import { waitForStatus } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { startHostileUpstream, type HostileUpstream } from "../support/remote-upstreams.js";
 import { until } from "../support/wait.js";
@@ -53,6 +54,7 @@ beforeAll(async () => {
   await entry("keyed", { repo: repo.url, keys: ["FIXTURE_EXIT_ON_START"] });
   await entry("broken", { repo: broken.url });
   await entry("nowhere", {});
+  await entry("unchecked", { repo: repo.url });
   await entry("remote-open", { url: hostile.url("/plain/mcp") });
   await entry("remote-locked", { url: hostile.url("/bearer/mcp") });
 }, 120_000);
@@ -136,6 +138,30 @@ describe("works here", () => {
       expect(r.headers.authorization).toBeUndefined();
     }
   }, 60_000);
+
+  it("a user's own deployment never writes a result: one that runs an unchecked entry leaves it unchecked and out of the filter", async () => {
+    const user = await signedInUser(t, "runner@example.com");
+    const r = await user.post("/api/deploy/unchecked", {});
+    expect(r.status, await r.clone().text()).toBe(202);
+    await waitForStatus(user, "unchecked", "running", 60_000);
+    // It listed its tools (its owner's view)...
+    await until(
+      async () =>
+        (
+          await t.db.database.pool.query(
+            "select 1 from deployment_listings l join deployments d on d.id = l.deployment_id where d.user_id = $1",
+            [user.id],
+          )
+        ).rowCount,
+      (n) => n === 1,
+      30_000,
+    );
+    // ...and nothing public moved.
+    expect((await api("unchecked")).check_outcome).toBeUndefined();
+    expect(await page("unchecked")).not.toContain(WORKS_TEXT.title);
+    const filtered = (await (await client(t.app).get("/api/mcp-servers?works=1&pageSize=100")).json()) as { data: CatalogServer[] };
+    expect(filtered.data.map((s) => s.id).sort()).toEqual(["remote-open", "runs"]);
+  }, 90_000);
 
   it("only admins check, and nobody else's check result can be written through the API", async () => {
     const user = await signedInUser(t, "someone@example.com");
