@@ -158,7 +158,12 @@ describe("the catalogue cache", () => {
         },
       ]),
     );
-    const found = async (t: TestApp) => (await t.app.request("/api/mcp-servers/octo-tidal-cache")).status;
+    // The entry's page, and a search (answered by each process's in-process index).
+    const found = async (t: TestApp) => {
+      const page = (await t.app.request("/api/mcp-servers/octo-tidal-cache")).status;
+      const search = (await (await t.app.request("/api/mcp-servers?q=tide")).json()) as { data: { id: string }[] };
+      return page === 200 && search.data.some((s) => s.id === "octo-tidal-cache") ? 200 : 404;
+    };
     expect(await found(a)).toBe(404);
     expect(await found(b)).toBe(404);
     const r = await promisify(execFile)(

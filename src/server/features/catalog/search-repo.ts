@@ -1,9 +1,11 @@
 // The directory's queries: a page of approved entries matching a search (prefix words, close
 // spellings, relevance among the most used) and an entry's related servers.
-import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "~/shared/catalog.js";
+import { catalogIndex } from "./catalog-index.js";
+import { approvedRowsByIds, rankedPage } from "./index-repo.js";
 import type { ServerRow } from "./repo.js";
 
 export interface SearchParams {
@@ -50,17 +52,6 @@ async function closeSpellings(db: Db, words: string[]): Promise<Map<string, stri
   return out;
 }
 
-function matchCondition(tsq: string): SQL {
-  return sql`search_doc @@ to_tsquery('simple', ${tsq})`;
-}
-
-async function countCapped(db: Db, where: SQL | undefined): Promise<number> {
-  const r = await db.execute<{ n: number }>(
-    sql`select count(*)::int as n from (select 1 from ${mcpServers} where ${where} limit ${COUNT_CAP}) s`,
-  );
-  return r.rows[0]?.n ?? 0;
-}
-
 /** Without a text query the filters are index-backed, so the exact total stays cheap. */
 async function countExact(db: Db, where: SQL | undefined): Promise<number> {
   const [r] = await db
@@ -70,87 +61,64 @@ async function countExact(db: Db, where: SQL | undefined): Promise<number> {
   return r?.n ?? 0;
 }
 
-/** Approved entries matching the filters, one page, with the total (capped at COUNT_CAP for text searches). */
-export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
+/** Browsing without words: PostgreSQL's indexes serve the filters and orders directly. */
+async function browse(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
   const base: SQL[] = [eq(mcpServers.isApproved, true)];
   if (p.category) base.push(eq(mcpServers.category, p.category));
   if (p.type) base.push(eq(mcpServers.type, p.type));
-  const q = p.q?.trim().toLowerCase();
-  const words = q ? queryWords(q) : [];
-  let tsq = prefixQuery(words);
-
-  let conds = base;
-  let total: number;
-  if (q && tsq) {
-    conds = [...base, matchCondition(tsq)];
-    total = await countCapped(db, and(...conds));
-    // Few exact hits: widen each word to its close spellings.
-    if (total < p.limit) {
-      const wider = prefixQuery(words, await closeSpellings(db, words));
-      if (wider && wider !== tsq) {
-        tsq = wider;
-        conds = [...base, matchCondition(tsq)];
-        total = await countCapped(db, and(...conds));
-      }
-    }
-  } else {
-    total = await countExact(db, and(...base));
-  }
-  const where = and(...conds);
-
-  if (q && tsq && (p.sort ?? "relevance") === "relevance") {
-    const query = sql`to_tsquery('simple', ${tsq})`;
-    const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
-    const ids = await db.execute<{ id: string }>(sql`
-      select id from (
-        select id, search_doc, search_text, recent_users from ${mcpServers} where ${where}
-        order by recent_users desc limit ${window}
-      ) c
-      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, recent_users desc, id
-      limit ${p.limit} offset ${p.offset}`);
-    const order = ids.rows.map((r) => r.id);
-    if (order.length === 0) return { rows: [], total };
-    const rows = await db.select().from(mcpServers).where(inArray(mcpServers.id, order));
-    rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    return { rows, total };
-  }
-
+  const where = and(...base);
   const order: SQL[] =
     p.sort === "name"
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`];
-  const rows = await db
-    .select()
-    .from(mcpServers)
-    .where(where)
-    .orderBy(...order)
-    .limit(p.limit)
-    .offset(p.offset);
+        : [desc(mcpServers.recentUsers), sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
+  const [total, rows] = await Promise.all([
+    countExact(db, where),
+    db
+      .select()
+      .from(mcpServers)
+      .where(where)
+      .orderBy(...order)
+      .limit(p.limit)
+      .offset(p.offset),
+  ]);
   return { rows, total };
+}
+
+/**
+ * Approved entries matching the filters, one page, with the total (capped at COUNT_CAP for text
+ * searches). Text searches are matched and ordered by the in-process index (search-index.ts);
+ * relevance is still PostgreSQL's rank, over the most-used matches only.
+ */
+export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
+  const q = p.q?.trim().toLowerCase();
+  const words = q ? queryWords(q) : [];
+  if (!q || words.length === 0) return browse(db, p);
+  const index = await catalogIndex(db);
+  const filters = { category: p.category, type: p.type };
+  let alternatives = new Map<string, string[]>();
+  let matches = index.match(words, alternatives, filters);
+  // Few exact hits: widen each word to its close spellings.
+  if (matches.length < p.limit) {
+    const close = await closeSpellings(db, words);
+    if (prefixQuery(words, close) !== prefixQuery(words)) {
+      alternatives = close;
+      matches = index.match(words, alternatives, filters);
+    }
+  }
+  const total = Math.min(matches.length, COUNT_CAP);
+  if ((p.sort ?? "relevance") === "relevance") {
+    const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
+    const candidates = index.idsOf(matches.slice(0, window));
+    return { rows: await rankedPage(db, candidates, prefixQuery(words, alternatives)!, q, p.limit, p.offset), total };
+  }
+  const ordered = p.sort === "name" || p.sort === "newest" ? index.sortBy(matches, p.sort) : matches;
+  return { rows: await approvedRowsByIds(db, index.idsOf(ordered.slice(p.offset, p.offset + p.limit))), total };
 }
 
 /** Up to `limit` approved servers: same category first, then shared tags, then use count. */
 export async function relatedServers(db: Db, server: ServerRow, limit: number): Promise<ServerRow[]> {
-  // One parameter (drizzle would spread a JS array into a list).
-  const tags = sql`array(select jsonb_array_elements_text(${JSON.stringify(server.tags)}::jsonb))`;
-  const approvedOther = and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} <> ${server.id}`);
-  const sameCategory = eq(mcpServers.category, server.category);
-  const shared = sql`${mcpServers.tags} && ${tags}`;
-  // Each step is an index-backed top-N; together they keep the detail page cheap at any size.
-  const steps = [and(approvedOther, sameCategory, shared), and(approvedOther, sameCategory), and(approvedOther, shared)];
-  const out: ServerRow[] = [];
-  for (const where of steps) {
-    if (out.length >= limit) break;
-    const taken = out.map((r) => r.id);
-    const rows = await db
-      .select()
-      .from(mcpServers)
-      .where(taken.length ? and(where, sql`${mcpServers.id} not in ${taken}`) : where)
-      .orderBy(desc(mcpServers.recentUsers), mcpServers.id)
-      .limit(limit - out.length);
-    out.push(...rows);
-  }
-  return out;
+  const index = await catalogIndex(db);
+  return approvedRowsByIds(db, index.related(server.id, server.category, server.tags, limit));
 }
