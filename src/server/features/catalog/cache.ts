@@ -19,7 +19,17 @@ interface Entry {
   /** Told of every write (and every "start over"), like the cache itself: the search index. */
   listeners: Set<() => void>;
 }
-const caches = new WeakMap<Db, Entry>();
+/**
+ * One value per process under `name`, not one per copy of a module: the pages' bundle
+ * (build/server) carries its own copy of the catalogue's modules, and its reads must see the same
+ * caches and index, cleared by the same bus, as the API's.
+ */
+export function perProcess<T>(name: string, create: () => T): T {
+  const registry = globalThis as unknown as Record<symbol, T | undefined>;
+  return (registry[Symbol.for(`switchboard.${name}`)] ??= create());
+}
+
+const caches = perProcess("catalog.caches", () => new WeakMap<Db, Entry>());
 
 function cacheFor(db: Db): Entry {
   let c = caches.get(db);

@@ -4,7 +4,7 @@
 // search never answers from an index older than a write this process has heard of: at once for its
 // own writes, within the bus's delivery (milliseconds) for another process's.
 import type { Db } from "../../db/client.js";
-import { onCatalogChange } from "./cache.js";
+import { onCatalogChange, perProcess } from "./cache.js";
 import { catalogFingerprint, loadIndexRows } from "./index-repo.js";
 import { SearchIndex } from "./search-index.js";
 
@@ -26,7 +26,8 @@ interface Keeper {
   building?: Promise<void>;
   checking?: Promise<void>;
 }
-const keepers = new WeakMap<Db, Keeper>();
+/** One index per process, shared by the API and the pages' bundle (see perProcess). */
+const keepers = perProcess("catalog.index", () => new WeakMap<Db, Keeper>());
 
 function keeperFor(db: Db): Keeper {
   let k = keepers.get(db);
