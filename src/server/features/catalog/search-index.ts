@@ -45,7 +45,9 @@ export class SearchIndex {
   private readonly relOrder: Int32Array;
   /** Sorted lexemes and, for each, the ordinals holding it (ascending). */
   private readonly vocab: string[];
-  private readonly postings: Int32Array[];
+  /** Lexeme i's ordinals are postings[postStart[i]..postStart[i + 1]): one buffer, not one per lexeme. */
+  private readonly postStart: Int32Array;
+  private readonly postings: Int32Array;
 
   constructor(rows: IndexRow[]) {
     const n = rows.length;
@@ -80,7 +82,15 @@ export class SearchIndex {
     this.relOrder.set(rel);
     // Plain code-unit order: a prefix's lexemes are one run of it, whatever the database's collation.
     this.vocab = [...byLexeme.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    this.postings = this.vocab.map((l) => Int32Array.from(byLexeme.get(l)!));
+    this.postStart = new Int32Array(this.vocab.length + 1);
+    let total = 0;
+    this.vocab.forEach((l, i) => {
+      this.postStart[i] = total;
+      total += byLexeme.get(l)!.length;
+    });
+    this.postStart[this.vocab.length] = total;
+    this.postings = new Int32Array(total);
+    this.vocab.forEach((l, i) => this.postings.set(byLexeme.get(l)!, this.postStart[i]));
   }
 
   /** A number for a category, type or tag (-1 for one no entry has). */
@@ -112,7 +122,7 @@ export class SearchIndex {
     for (let i = this.lowerBound(w); i < this.vocab.length; i++) {
       const l = this.vocab[i]!;
       if (prefix ? !l.startsWith(w) : l !== w) break;
-      out.push(this.postings[i]!);
+      out.push(this.postings.subarray(this.postStart[i], this.postStart[i + 1]));
     }
     return out;
   }
