@@ -1,6 +1,6 @@
 // The SQL behind the in-process search index: the rows it is built from, and the page rows it
 // points at (by id, in one query).
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import type { ServerRow } from "./repo.js";
@@ -64,6 +64,15 @@ export async function approvedRowsByIds(db: Db, ids: string[]): Promise<ServerRo
     .where(and(eq(mcpServers.isApproved, true), inArray(mcpServers.id, ids)));
   const place = new Map(ids.map((id, i) => [id, i]));
   return rows.sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+}
+
+/** The entry `id` (whatever its state) and the approved entries among `others`, in one query. */
+export async function entryAndApproved(db: Db, id: string, others: string[]): Promise<ServerRow[]> {
+  const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`;
+  return db
+    .select()
+    .from(mcpServers)
+    .where(or(eq(mcpServers.id, id), and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} = any(${ids})`)));
 }
 
 /**

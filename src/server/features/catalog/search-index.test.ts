@@ -99,4 +99,10 @@ describe("SearchIndex.related", () => {
     expect(index.related("x", "Data & Storage", ["git"], 3)).toEqual(["postgres", "sqlite", "github"]);
     expect(index.related("x", "Data & Storage", ["git"], 1)).toEqual(["postgres"]);
   });
+
+  it("finds an entry's own category and tags by its id, and knows no entry it does not hold", () => {
+    expect(index.relatedOf("github", 6)).toEqual(index.related("github", "Development Tools", ["git", "code"], 6));
+    expect(index.relatedOf("sqlite", 6)).toEqual(["postgres", "github"]);
+    expect(index.relatedOf("pending-or-unknown", 6)).toBeUndefined();
+  });
 });

@@ -32,6 +32,7 @@ export class SearchIndex {
   readonly size: number;
   /** Entries by ordinal; the ordinal is the place in the popular order. */
   private readonly ids: string[];
+  private readonly ordinalOf = new Map<string, number>();
   // Codes rather than strings and arrays per entry: 100,000 entries stay a few objects for the GC.
   private readonly codes = new Map<string, number>();
   private readonly category: Int32Array;
@@ -64,6 +65,7 @@ export class SearchIndex {
     const sorted = [...rows].sort((a, b) => a.pop - b.pop);
     sorted.forEach((r, o) => {
       this.ids[o] = r.id;
+      this.ordinalOf.set(r.id, o);
       this.category[o] = this.code(r.category);
       this.type[o] = this.code(r.type);
       this.tagStart[o] = tagCodes.length;
@@ -169,12 +171,21 @@ export class SearchIndex {
    * same category, then a shared tag; each step in related order (recent_users desc, id).
    */
   related(id: string, category: string, tags: string[], limit: number): string[] {
-    const wanted = new Set(tags.map((t) => this.codeOf(t)).filter((c) => c >= 0));
+    return this.relatedByCodes(id, this.codeOf(category), new Set(tags.map((t) => this.codeOf(t)).filter((c) => c >= 0)), limit);
+  }
+
+  /** related() for an approved entry the index holds, by its id alone; undefined for any other. */
+  relatedOf(id: string, limit: number): string[] | undefined {
+    const o = this.ordinalOf.get(id);
+    if (o === undefined) return undefined;
+    return this.relatedByCodes(id, this.category[o]!, new Set(this.tagCodes.subarray(this.tagStart[o], this.tagStart[o + 1])), limit);
+  }
+
+  private relatedByCodes(id: string, cat: number, wanted: Set<number>, limit: number): string[] {
     const shares = (o: number) => {
       for (let i = this.tagStart[o]!; i < this.tagStart[o + 1]!; i++) if (wanted.has(this.tagCodes[i]!)) return true;
       return false;
     };
-    const cat = this.codeOf(category);
     const steps = [(o: number) => this.category[o] === cat && shares(o), (o: number) => this.category[o] === cat, (o: number) => shares(o)];
     const out: string[] = [];
     const taken = new Set<string>([id]);

@@ -5,7 +5,7 @@ import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "~/shared/catalog.js";
 import { catalogIndex } from "./catalog-index.js";
-import { approvedRowsByIds, rankedPage } from "./index-repo.js";
+import { approvedRowsByIds, entryAndApproved, rankedPage } from "./index-repo.js";
 import type { ServerRow } from "./repo.js";
 
 export interface SearchParams {
@@ -121,4 +121,19 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
 export async function relatedServers(db: Db, server: ServerRow, limit: number): Promise<ServerRow[]> {
   const index = await catalogIndex(db);
   return approvedRowsByIds(db, index.related(server.id, server.category, server.tags, limit));
+}
+
+/**
+ * An approved entry and its related servers in one query, for its page; undefined when the index
+ * does not hold the entry (unknown, pending or rejected: relatedServers then works from its row).
+ */
+export async function serverWithRelated(db: Db, id: string, limit: number): Promise<{ row: ServerRow; related: ServerRow[] } | undefined> {
+  const related = (await catalogIndex(db)).relatedOf(id, limit);
+  if (!related) return undefined;
+  const rows = await entryAndApproved(db, id, related);
+  const row = rows.find((r) => r.id === id);
+  if (!row) return undefined;
+  const place = new Map(related.map((rid, i) => [rid, i]));
+  const others = rows.filter((r) => place.has(r.id)).sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+  return { row, related: others };
 }
