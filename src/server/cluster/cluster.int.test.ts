@@ -134,15 +134,24 @@ describe("the catalogue cache", () => {
     const detail = () => b.app.request("/api/mcp-servers/cluster-cache-probe");
     const found = async () =>
       ((await (await b.app.request("/api/mcp-servers?q=probe")).json()) as { data: { id: string }[] }).data.map((s) => s.id);
+    // B's pages come from the pages' bundle, with its own copy of the catalogue's modules.
+    const page = async () => (await b.app.request("/server/cluster-cache-probe")).status;
+    const searchPage = async () => (await (await b.app.request("/?q=probe")).text()).includes("/server/cluster-cache-probe");
     // B reads, and so caches, the entry while it is pending.
     expect((await detail()).status).toBe(404);
     expect(await found()).not.toContain("cluster-cache-probe");
+    expect(await page()).toBe(404);
+    expect(await searchPage()).toBe(false);
     expect((await admin.post("/api/admin/mcp-servers/cluster-cache-probe/approve")).status).toBe(200);
     expect((await detail()).status).toBe(200);
     expect(await found()).toContain("cluster-cache-probe");
+    expect(await page()).toBe(200);
+    expect(await searchPage()).toBe(true);
     expect((await admin.post("/api/admin/mcp-servers/cluster-cache-probe/unapprove")).status).toBe(200);
     expect((await detail()).status).toBe(404);
     expect(await found()).not.toContain("cluster-cache-probe");
+    expect(await page()).toBe(404);
+    expect(await searchPage()).toBe(false);
   });
 
   it("an import from the command line (a process of its own) clears the running processes' caches", async () => {
@@ -158,7 +167,12 @@ describe("the catalogue cache", () => {
         },
       ]),
     );
-    const found = async (t: TestApp) => (await t.app.request("/api/mcp-servers/octo-tidal-cache")).status;
+    // The entry's page, and a search (answered by each process's in-process index).
+    const found = async (t: TestApp) => {
+      const page = (await t.app.request("/api/mcp-servers/octo-tidal-cache")).status;
+      const search = (await (await t.app.request("/api/mcp-servers?q=tide")).json()) as { data: { id: string }[] };
+      return page === 200 && search.data.some((s) => s.id === "octo-tidal-cache") ? 200 : 404;
+    };
     expect(await found(a)).toBe(404);
     expect(await found(b)).toBe(404);
     const r = await promisify(execFile)(

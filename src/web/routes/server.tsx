@@ -1,7 +1,7 @@
 import { Rocket } from "lucide-react";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
-import { getRelated, getServer, toCatalogServer } from "../../server/features/catalog/service";
+import { getServer, getServerWithRelated, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { SYNC_TEXT, WORKS_TEXT } from "../../shared/catalog";
@@ -32,8 +32,7 @@ import { serverPageData } from "./server-page.server";
 
 export async function loader({ params, context, request }: Route.LoaderArgs) {
   try {
-    const row = await getServer(context.db, params.id, context.viewer);
-    const related = await getRelated(context.db, params.id, context.viewer);
+    const { row, related } = await getServerWithRelated(context.db, params.id, context.viewer);
     const page = await serverPageData(context, request, { kind: "catalog", ref: row.id }, true);
     // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
     const ownTools = page.deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, page.deployment.id) : null;

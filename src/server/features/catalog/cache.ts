@@ -16,13 +16,25 @@ interface Entry {
   /** Bumped by every write, so a read that started before it is never stored after it. */
   generation: number;
   bus?: Bus;
+  /** Told of every write (and every "start over"), like the cache itself: the search index. */
+  listeners: Set<() => void>;
 }
-const caches = new WeakMap<Db, Entry>();
+/**
+ * One value per process under `name`, not one per copy of a module: the pages' bundle
+ * (build/server) carries its own copy of the catalogue's modules, and its reads must see the same
+ * caches and index, cleared by the same bus, as the API's.
+ */
+export function perProcess<T>(name: string, create: () => T): T {
+  const registry = globalThis as unknown as Record<symbol, T | undefined>;
+  return (registry[Symbol.for(`switchboard.${name}`)] ??= create());
+}
+
+const caches = perProcess("catalog.caches", () => new WeakMap<Db, Entry>());
 
 function cacheFor(db: Db): Entry {
   let c = caches.get(db);
   if (!c) {
-    c = { lru: new LRUCache<string, { value: unknown }>({ max: 5_000, ttl: TTL_MS }), generation: 0 };
+    c = { lru: new LRUCache<string, { value: unknown }>({ max: 5_000, ttl: TTL_MS }), generation: 0, listeners: new Set() };
     caches.set(db, c);
   }
   return c;
@@ -31,6 +43,14 @@ function cacheFor(db: Db): Entry {
 function clear(c: Entry) {
   c.generation++;
   c.lru.clear();
+  for (const listener of c.listeners) listener();
+}
+
+/** `listener` runs whenever the catalogue caches are cleared (a write here or in another process). */
+export function onCatalogChange(db: Db, listener: () => void): () => void {
+  const c = cacheFor(db);
+  c.listeners.add(listener);
+  return () => c.listeners.delete(listener);
 }
 
 /**

@@ -118,6 +118,33 @@ describe("GET /api/mcp-servers", () => {
     expect(newest).toEqual(["xss-demo", "everything"]);
   });
 
+  it("sorts and filters a text search like browsing does, and counts its matches", async () => {
+    const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
+    const all = (await get("/api/mcp-servers?pageSize=100&sort=newest")).body;
+    const matching = (await get("/api/mcp-servers?q=and&pageSize=100")).body;
+    expect(matching.pagination.total).toBe(matching.data.length);
+    expect(matching.data.length).toBeGreaterThan(3);
+    const matched = new Set(ids(matching));
+    // Newest and A-Z over the matches: the same order as browsing everything, restricted to them.
+    const newest = (await get("/api/mcp-servers?q=and&sort=newest&pageSize=100")).body;
+    expect(ids(newest)).toEqual(ids(all).filter((id: string) => matched.has(id)));
+    const az = (await get("/api/mcp-servers?q=and&sort=name&pageSize=100")).body.data.map((s: { name: string }) => s.name.toLowerCase());
+    expect(az).toEqual([...az].sort());
+    const page2 = (await get("/api/mcp-servers?q=and&sort=newest&pageSize=2&page=2")).body;
+    expect(ids(page2)).toEqual(ids(newest).slice(2, 4));
+    const dev = (await get("/api/mcp-servers?q=and&category=Development%20Tools&type=Reference&pageSize=100")).body;
+    expect(dev.data.length).toBeGreaterThan(0);
+    expect(dev.data.every((s: { category: string; type: string }) => s.category === "Development Tools" && s.type === "Reference")).toBe(
+      true,
+    );
+    expect(dev.pagination.total).toBe(dev.data.length);
+  });
+
+  it("ranks a name match above entries that only mention the word", async () => {
+    const { body } = await get("/api/mcp-servers?q=memory");
+    expect(body.data[0].id).toBe("memory");
+  });
+
   it("refuses bad parameters with 400", async () => {
     expect((await get("/api/mcp-servers?pageSize=101")).status).toBe(400);
     expect((await get("/api/mcp-servers?category=Nope")).status).toBe(400);

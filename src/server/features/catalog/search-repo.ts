@@ -1,55 +1,16 @@
 // The directory's queries: a page of approved entries matching a search (prefix words, close
 // spellings, relevance among the most used) and an entry's related servers.
-import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, desc, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import { SEARCH_COUNT_CAP } from "~/shared/catalog.js";
+import { catalogIndex } from "./catalog-index.js";
+import { approvedRowsByIds, entryAndApproved, rankedPage } from "./index-repo.js";
+import { searchAsOf } from "./asof-repo.js";
+import { filtersOf, prefixQuery, queryWords, usersOf, type SearchParams } from "./search-sql.js";
+
+export { prefixQuery, queryWords, type SearchParams } from "./search-sql.js";
 import type { ServerRow } from "./repo.js";
-
-export interface SearchParams {
-  q?: string;
-  category?: string;
-  type?: string;
-  /** only entries whose last platform check worked ('Works here') */
-  works?: boolean;
-  sort?: "relevance" | "popular" | "newest" | "name";
-  limit: number;
-  offset: number;
-  /**
-   * Popularity as it was when a cursor's listing began, for the entries whose count changed since
-   * (popularityAsOf): their old place is kept, so paging on never skips or repeats one.
-   */
-  asOf?: ReadonlyMap<string, number>;
-}
-
-/** What an entry's popularity was at `at`, for those whose count changed since (the earliest old value). */
-export async function popularityAsOf(db: Db, at: Date): Promise<Map<string, number>> {
-  const r = await db.execute<{ server_id: string; old_users: number }>(sql`
-    select distinct on (server_id) server_id, old_users from popularity_changes
-    where changed_at > ${at.toISOString()} order by server_id, changed_at, id`);
-  return new Map(r.rows.map((row) => [row.server_id, Number(row.old_users)]));
-}
-
-/** recent_users, or its value as of a cursor's start for the entries that changed since. */
-function usersOf(asOf: ReadonlyMap<string, number> | undefined): SQL {
-  if (!asOf?.size) return sql`${mcpServers.recentUsers}`;
-  return sql`coalesce((${JSON.stringify(Object.fromEntries(asOf))}::jsonb ->> ${mcpServers.id})::int, ${mcpServers.recentUsers})`;
-}
-
-/** Words of a query: only letters and digits ever reach to_tsquery. */
-export function queryWords(q: string): string[] {
-  return q
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0)
-    .slice(0, 8);
-}
-
-/** Every word as a prefix term ('postgre' finds 'postgres'), optionally with close spellings. */
-export function prefixQuery(words: string[], alternatives: Map<string, string[]> = new Map()): string | null {
-  if (!words.length) return null;
-  return words.map((w) => (alternatives.get(w)?.length ? `(${[`${w}:*`, ...alternatives.get(w)!].join(" | ")})` : `${w}:*`)).join(" & ");
-}
 
 /** Counting stops here: "1,000+" is as useful to a person as an exact 8,213, and far cheaper. */
 const COUNT_CAP = SEARCH_COUNT_CAP;
@@ -71,17 +32,6 @@ async function closeSpellings(db: Db, words: string[]): Promise<Map<string, stri
   return out;
 }
 
-function matchCondition(tsq: string): SQL {
-  return sql`search_doc @@ to_tsquery('simple', ${tsq})`;
-}
-
-async function countCapped(db: Db, where: SQL | undefined): Promise<number> {
-  const r = await db.execute<{ n: number }>(
-    sql`select count(*)::int as n from (select 1 from ${mcpServers} where ${where} limit ${COUNT_CAP}) s`,
-  );
-  return r.rows[0]?.n ?? 0;
-}
-
 /** Without a text query the filters are index-backed, so the exact total stays cheap. */
 async function countExact(db: Db, where: SQL | undefined): Promise<number> {
   const [r] = await db
@@ -91,53 +41,9 @@ async function countExact(db: Db, where: SQL | undefined): Promise<number> {
   return r?.n ?? 0;
 }
 
-/** Approved entries matching the filters, one page, with the total (capped at COUNT_CAP for text searches). */
-export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
-  const base: SQL[] = [eq(mcpServers.isApproved, true)];
-  if (p.category) base.push(eq(mcpServers.category, p.category));
-  if (p.type) base.push(eq(mcpServers.type, p.type));
-  if (p.works) base.push(eq(mcpServers.checkOutcome, "works"));
-  const q = p.q?.trim().toLowerCase();
-  const words = q ? queryWords(q) : [];
-  let tsq = prefixQuery(words);
-
-  let conds = base;
-  let total: number;
-  if (q && tsq) {
-    conds = [...base, matchCondition(tsq)];
-    total = await countCapped(db, and(...conds));
-    // Few exact hits: widen each word to its close spellings.
-    if (total < p.limit) {
-      const wider = prefixQuery(words, await closeSpellings(db, words));
-      if (wider && wider !== tsq) {
-        tsq = wider;
-        conds = [...base, matchCondition(tsq)];
-        total = await countCapped(db, and(...conds));
-      }
-    }
-  } else {
-    total = await countExact(db, and(...base));
-  }
-  const where = and(...conds);
-
-  const users = usersOf(p.asOf);
-  if (q && tsq && (p.sort ?? "relevance") === "relevance") {
-    const query = sql`to_tsquery('simple', ${tsq})`;
-    const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
-    const ids = await db.execute<{ id: string }>(sql`
-      select id from (
-        select id, search_doc, search_text, ${users} as users from ${mcpServers} where ${where}
-        order by users desc, id limit ${window}
-      ) c
-      order by ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc, users desc, id
-      limit ${p.limit} offset ${p.offset}`);
-    const order = ids.rows.map((r) => r.id);
-    if (order.length === 0) return { rows: [], total };
-    const rows = await db.select().from(mcpServers).where(inArray(mcpServers.id, order));
-    rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    return { rows, total };
-  }
-
+/** Browsing without words: PostgreSQL's indexes serve the filters and orders directly. */
+async function browse(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
+  const where = and(...filtersOf(p));
   // Every order ends with the id: entries with the same name or count (the registry has many) then
   // keep one place, so a page never repeats one and no entry falls between two pages.
   const order: SQL[] =
@@ -145,37 +51,70 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Se
       ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
       : p.sort === "newest"
         ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [sql`${users} desc`, sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
-  const rows = await db
-    .select()
-    .from(mcpServers)
-    .where(where)
-    .orderBy(...order)
-    .limit(p.limit)
-    .offset(p.offset);
+        : [sql`${usersOf(p.asOf)} desc`, sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
+  const [total, rows] = await Promise.all([
+    countExact(db, where),
+    db
+      .select()
+      .from(mcpServers)
+      .where(where)
+      .orderBy(...order)
+      .limit(p.limit)
+      .offset(p.offset),
+  ]);
   return { rows, total };
+}
+
+/**
+ * Approved entries matching the filters, one page, with the total (capped at COUNT_CAP for text
+ * searches). Text searches are matched and ordered by the in-process index (search-index.ts);
+ * relevance is still PostgreSQL's rank, over the most-used matches only.
+ */
+export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: ServerRow[]; total: number }> {
+  const q = p.q?.trim().toLowerCase();
+  const words = q ? queryWords(q) : [];
+  if (!q || words.length === 0) return browse(db, p);
+  // A cursor's page after counts moved: ordered as the listing began, which only PostgreSQL knows.
+  if (p.asOf?.size) return searchAsOf(db, p, q, words, await closeSpellings(db, words));
+  const index = await catalogIndex(db);
+  const filters = { category: p.category, type: p.type, works: p.works };
+  let alternatives = new Map<string, string[]>();
+  let matches = index.match(words, alternatives, filters);
+  // Few exact hits: widen each word to its close spellings.
+  if (matches.length < p.limit) {
+    const close = await closeSpellings(db, words);
+    if (prefixQuery(words, close) !== prefixQuery(words)) {
+      alternatives = close;
+      matches = index.match(words, alternatives, filters);
+    }
+  }
+  const total = Math.min(matches.length, COUNT_CAP);
+  if ((p.sort ?? "relevance") === "relevance") {
+    const window = Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit);
+    const candidates = index.idsOf(matches.slice(0, window));
+    return { rows: await rankedPage(db, candidates, prefixQuery(words, alternatives)!, q, p.limit, p.offset), total };
+  }
+  const ordered = p.sort === "name" || p.sort === "newest" ? index.sortBy(matches, p.sort) : matches;
+  return { rows: await approvedRowsByIds(db, index.idsOf(ordered.slice(p.offset, p.offset + p.limit))), total };
 }
 
 /** Up to `limit` approved servers: same category first, then shared tags, then use count. */
 export async function relatedServers(db: Db, server: ServerRow, limit: number): Promise<ServerRow[]> {
-  // One parameter (drizzle would spread a JS array into a list).
-  const tags = sql`array(select jsonb_array_elements_text(${JSON.stringify(server.tags)}::jsonb))`;
-  const approvedOther = and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} <> ${server.id}`);
-  const sameCategory = eq(mcpServers.category, server.category);
-  const shared = sql`${mcpServers.tags} && ${tags}`;
-  // Each step is an index-backed top-N; together they keep the detail page cheap at any size.
-  const steps = [and(approvedOther, sameCategory, shared), and(approvedOther, sameCategory), and(approvedOther, shared)];
-  const out: ServerRow[] = [];
-  for (const where of steps) {
-    if (out.length >= limit) break;
-    const taken = out.map((r) => r.id);
-    const rows = await db
-      .select()
-      .from(mcpServers)
-      .where(taken.length ? and(where, sql`${mcpServers.id} not in ${taken}`) : where)
-      .orderBy(desc(mcpServers.recentUsers), mcpServers.id)
-      .limit(limit - out.length);
-    out.push(...rows);
-  }
-  return out;
+  const index = await catalogIndex(db);
+  return approvedRowsByIds(db, index.related(server.id, server.category, server.tags, limit));
+}
+
+/**
+ * An approved entry and its related servers in one query, for its page; undefined when the index
+ * does not hold the entry (unknown, pending or rejected: relatedServers then works from its row).
+ */
+export async function serverWithRelated(db: Db, id: string, limit: number): Promise<{ row: ServerRow; related: ServerRow[] } | undefined> {
+  const related = (await catalogIndex(db)).relatedOf(id, limit);
+  if (!related) return undefined;
+  const rows = await entryAndApproved(db, id, related);
+  const row = rows.find((r) => r.id === id);
+  if (!row) return undefined;
+  const place = new Map(related.map((rid, i) => [rid, i]));
+  const others = rows.filter((r) => place.has(r.id)).sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+  return { row, related: others };
 }

@@ -13,7 +13,8 @@ import {
 } from "~/shared/catalog.js";
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, withdrawnAmong, type ServerRow } from "./repo.js";
-import { popularityAsOf, relatedServers, searchServers } from "./search-repo.js";
+import { popularityAsOf } from "./asof-repo.js";
+import { relatedServers, searchServers, serverWithRelated } from "./search-repo.js";
 import { SEED_SERVERS } from "./seed-data.js";
 import { cached } from "./cache.js";
 
@@ -119,6 +120,18 @@ export async function getServer(db: Db, id: string, viewer: Viewer | null): Prom
 export async function getRelated(db: Db, id: string, viewer: Viewer | null): Promise<CatalogServer[]> {
   const row = await getServer(db, id, viewer);
   return (await cached(db, `related:${id}`, () => relatedServers(db, row, RELATED_LIMIT))).map(toCatalogServer);
+}
+
+/** getServer and getRelated together, for the server's page: one query for both when the entry is approved. */
+export async function getServerWithRelated(
+  db: Db,
+  id: string,
+  viewer: Viewer | null,
+): Promise<{ row: ServerRow; related: CatalogServer[] }> {
+  const hit = await cached(db, `page:${id}`, () => serverWithRelated(db, id, RELATED_LIMIT));
+  if (hit?.row.isApproved) return { row: hit.row, related: hit.related.map(toCatalogServer) };
+  const row = await getServer(db, id, viewer);
+  return { row, related: await getRelated(db, id, viewer) };
 }
 
 /** A fresh database gets the demo catalogue. */

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { SearchIndex, type IndexRow } from "./search-index.js";
+
+// Rows as loadIndexRows gives them: lexemes as PostgreSQL's 'simple' parser made them, and each
+// entry's place in the popular (pop), related (rel), A-Z (az) and newest (nw) orders.
+const rows: IndexRow[] = [
+  {
+    id: "github",
+    category: "Development Tools",
+    type: "Official",
+    tags: ["git", "code"],
+    works: true,
+    lexemes: ["github", "repos", "code"],
+    pop: 0,
+    rel: 0,
+    az: 1,
+    nw: 3,
+  },
+  {
+    id: "gitlab",
+    category: "Development Tools",
+    type: "Community",
+    tags: ["git"],
+    works: false,
+    lexemes: ["gitlab", "repos"],
+    pop: 1,
+    rel: 2,
+    az: 2,
+    nw: 0,
+  },
+  {
+    id: "postgres",
+    category: "Data & Storage",
+    type: "Reference",
+    tags: ["sql"],
+    works: false,
+    lexemes: ["postgres", "sql", "database"],
+    pop: 2,
+    rel: 1,
+    az: 3,
+    nw: 1,
+  },
+  {
+    id: "sqlite",
+    category: "Data & Storage",
+    type: "Community",
+    tags: ["sql", "code"],
+    works: false,
+    lexemes: ["sqlite", "sql", "database"],
+    pop: 3,
+    rel: 3,
+    az: 4,
+    nw: 2,
+  },
+  {
+    id: "figma",
+    category: "Featured",
+    type: "Community",
+    tags: ["design"],
+    works: false,
+    lexemes: ["figma", "design"],
+    pop: 4,
+    rel: 4,
+    az: 0,
+    nw: 4,
+  },
+];
+// Given out of order: the index orders by the places, not by the array.
+const index = new SearchIndex([...rows].reverse());
+const ids = (o: number[]) => index.idsOf(o);
+const none = new Map<string, string[]>();
+
+describe("SearchIndex.match (what search_doc @@ to_tsquery finds)", () => {
+  it("takes every word as a prefix and needs all words, in popular order", () => {
+    expect(ids(index.match(["git"], none, {}))).toEqual(["github", "gitlab"]);
+    expect(ids(index.match(["postgre"], none, {}))).toEqual(["postgres"]);
+    expect(ids(index.match(["sql", "data"], none, {}))).toEqual(["postgres", "sqlite"]);
+    expect(ids(index.match(["sql", "figma"], none, {}))).toEqual([]);
+    expect(ids(index.match(["zzz"], none, {}))).toEqual([]);
+  });
+
+  it("adds close spellings as exact lexemes, not prefixes", () => {
+    expect(ids(index.match(["githb"], new Map([["githb", ["github"]]]), {}))).toEqual(["github"]);
+    // 'git' as an alternative is not a prefix: it finds no 'github'.
+    expect(ids(index.match(["gxt"], new Map([["gxt", ["git"]]]), {}))).toEqual([]);
+    // An entry matching both the word and its alternative counts once.
+    expect(ids(index.match(["repos", "gitl"], new Map([["gitl", ["gitlab"]]]), {}))).toEqual(["gitlab"]);
+  });
+
+  it("filters by category and type, and knows no entry of an unknown one", () => {
+    expect(ids(index.match(["sql"], none, { category: "Data & Storage", type: "Community" }))).toEqual(["sqlite"]);
+    expect(ids(index.match(["git"], none, { type: "Official" }))).toEqual(["github"]);
+    expect(ids(index.match(["git"], none, { category: "Communication" }))).toEqual([]);
+  });
+
+  it("keeps only entries whose platform check worked with 'works'", () => {
+    expect(ids(index.match(["git"], none, { works: true }))).toEqual(["github"]);
+    expect(ids(index.match(["sql"], none, { works: true }))).toEqual([]);
+  });
+
+  it("sorts matches A-Z and newest first by PostgreSQL's places", () => {
+    const all = index.match(["s", "d"], none, {});
+    expect(ids(all)).toEqual(["postgres", "sqlite"]);
+    const both = index.match(["g"], none, {});
+    expect(ids(index.sortBy(both, "name"))).toEqual(["github", "gitlab"]);
+    expect(ids(index.sortBy(both, "newest"))).toEqual(["gitlab", "github"]);
+  });
+});
+
+describe("SearchIndex.related", () => {
+  it("gives same category with a shared tag, then same category, then a shared tag, never the entry itself", () => {
+    expect(index.related("github", "Development Tools", ["git", "code"], 6)).toEqual(["gitlab", "sqlite"]);
+    expect(index.related("postgres", "Data & Storage", ["sql"], 6)).toEqual(["sqlite"]);
+    expect(index.related("sqlite", "Data & Storage", ["code"], 6)).toEqual(["postgres", "github"]);
+    expect(index.related("figma", "Featured", ["design"], 6)).toEqual([]);
+  });
+
+  it("stops at the limit, in related order within a step", () => {
+    expect(index.related("x", "Data & Storage", ["git"], 3)).toEqual(["postgres", "sqlite", "github"]);
+    expect(index.related("x", "Data & Storage", ["git"], 1)).toEqual(["postgres"]);
+  });
+
+  it("finds an entry's own category and tags by its id, and knows no entry it does not hold", () => {
+    expect(index.relatedOf("github", 6)).toEqual(index.related("github", "Development Tools", ["git", "code"], 6));
+    expect(index.relatedOf("sqlite", 6)).toEqual(["postgres", "github"]);
+    expect(index.relatedOf("pending-or-unknown", 6)).toBeUndefined();
+  });
+});
