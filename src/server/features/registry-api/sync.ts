@@ -17,6 +17,8 @@ const OFFICIAL = "io.modelcontextprotocol.registry/official";
 const PAGE_LIMIT = 100;
 /** A run stops after this many pages: an upstream that never ends is not followed for ever. */
 const MAX_PAGES = 2_000;
+/** During a run, readers are told of its writes at most this often (and at its end). */
+const INVALIDATE_EVERY_MS = 5_000;
 /** Reasons kept for the admin page: the first ones say what is wrong. */
 const MAX_SKIPPED = 100;
 
@@ -226,11 +228,20 @@ export class RegistrySync {
     let error: string | null = null;
     const seen = new Set<string>();
     let cursor: string | null = null;
+    // Readers are told of the run's writes every few seconds and at its end, not after every page:
+    // each telling makes every web process rebuild its search index (~1 s at 100,000 entries).
+    let untold = false;
+    let toldAt = Date.now();
+    const tell = async (force: boolean) => {
+      if (!untold || (!force && Date.now() - toldAt < INVALIDATE_EVERY_MS)) return;
+      untold = false;
+      toldAt = Date.now();
+      await invalidateCatalog(this.d.db);
+    };
     try {
       for (;;) {
         const page = await fetchPage(this.d.config, claimed.watermark, cursor);
         report.pages++;
-        let changed = false;
         for (const raw of page.items) {
           report.entries++;
           const item = itemOf(raw, upstream);
@@ -247,9 +258,9 @@ export class RegistrySync {
           const r = await importEntry(this.d.db, item.server, item.meta);
           if (r.action === "invalid" || r.action === "skipped") skip(r.name, r.reason);
           else count(r.action);
-          if (r.action === "created" || r.action === "updated" || r.action === "withdrawn") changed = true;
+          if (r.action !== "invalid" && r.action !== "skipped" && r.action !== "unchanged") untold = true;
         }
-        if (changed) await invalidateCatalog(this.d.db);
+        await tell(false);
         await reportProgress(this.d.db, upstream, report);
         if (!page.nextCursor) break;
         if (seen.has(page.nextCursor)) throw new PageError("the registry sent a cursor it had sent before (a loop)");
@@ -261,6 +272,7 @@ export class RegistrySync {
       error = e instanceof PageError ? `Page ${report.pages + 1}: ${e.message}` : `Stopped: ${(e as Error).message.split("\n")[0]}`;
       this.d.log.warn({ upstream, err: error }, "registry sync stopped");
     }
+    await tell(true);
     await finishRun(this.d.db, upstream, { ...report, error, watermark: newest });
     this.d.log.info({ upstream, pages: report.pages, counts: report.counts, error }, "registry sync ran");
     return { ...report, error };
