@@ -12,8 +12,7 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
-import { probeRemote } from "./features/deployments/remote-check.js";
-import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
+import { remoteProbe } from "./features/deployments/remote-check.js";
 import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
@@ -194,20 +193,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       onWake: observability.wake,
     });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
-    const probe = {
-      allow: parseAllowList(config.SANDBOX_EGRESS_ALLOW),
-      maxBodyBytes: 4 * 1024 * 1024,
-      timeoutMs: config.CONNECTION_TIMEOUT_MS,
-      bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
-    };
-    const checks = new CatalogChecks({
-      db: database.db,
-      config,
-      box,
-      lifecycle: deployments,
-      log,
-      probeRemote: (url, transport) => probeRemote(probe, url, transport),
-    });
+    const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log, probeRemote: remoteProbe(config) });
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
     const registrySync = new RegistrySync({ db: database.db, log, config, check: (id) => checks.start(id) });
     const deps = {

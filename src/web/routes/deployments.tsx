@@ -3,7 +3,7 @@ import { data, Link, redirect, useFetcher } from "react-router";
 import { withdrawnEntries } from "../../server/features/catalog/service";
 import { keysAsked, planUsage } from "../../server/features/deployments/service";
 import { lastRequests } from "../../server/features/request-log/service";
-import { SYNC_TEXT } from "../../shared/catalog";
+import { SYNC_TEXT } from "../../shared/catalog-sync";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";

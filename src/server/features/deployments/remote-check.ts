@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { resolveUpstream, upstreamFetch, UpstreamRefused } from "../../net/upstream-fetch.js";
+import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import type { Capabilities } from "./listings.js";
 
 export type ProbeResult = { ok: true; listing: Capabilities } | { ok: false; why: string; needsCredentials: boolean };
@@ -60,4 +61,19 @@ export async function probeRemote(o: ProbeOptions, url: string, transport: "stre
     await client.close().catch(() => undefined);
     own.close();
   }
+}
+
+/** The probe as the platform configures it: what connections may reach, within their time limit. */
+export function remoteProbe(config: {
+  SANDBOX_EGRESS_ALLOW: string;
+  CONNECTION_TIMEOUT_MS: number;
+  DEPLOY_OUTPUT_BYTES_PER_SECOND: number;
+}) {
+  const o: ProbeOptions = {
+    allow: parseAllowList(config.SANDBOX_EGRESS_ALLOW),
+    maxBodyBytes: 4 * 1024 * 1024,
+    timeoutMs: config.CONNECTION_TIMEOUT_MS,
+    bytesPerSecond: config.DEPLOY_OUTPUT_BYTES_PER_SECOND,
+  };
+  return (url: string, transport: "streamable-http" | "sse") => probeRemote(o, url, transport);
 }

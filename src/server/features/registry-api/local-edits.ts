@@ -1,7 +1,8 @@
 // An admin's edits of a catalogue entry, which the registry sync keeps (its 'local edits' flag),
 // and taking the registry's version again (docs/operations.md#registry-sync).
-import type { EntryEdit } from "~/shared/catalog.js";
-import { CATALOG_TEXT, SYNC_TEXT } from "~/shared/catalog.js";
+import type { EntryEdit } from "~/shared/catalog-sync.js";
+import { CATALOG_TEXT } from "~/shared/catalog.js";
+import { SYNC_TEXT } from "~/shared/catalog-sync.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { invalidateCatalog } from "../catalog/cache.js";

@@ -1,7 +1,8 @@
 // The admin's side of the living catalogue: the registry sync's state and 'Sync now', and an
 // entry's local edits ('Edit entry', 'Take upstream').
 import { createRoute, z } from "@hono/zod-openapi";
-import { entryEdit, serverRecord, SYNC_TEXT, syncStatus, type SyncStatus } from "~/shared/catalog.js";
+import { serverRecord } from "~/shared/catalog.js";
+import { entryEdit, SYNC_TEXT, syncStatus, type SyncStatus } from "~/shared/catalog-sync.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import { ACCESS_TEXT, requireAdmin } from "../../http/guards.js";

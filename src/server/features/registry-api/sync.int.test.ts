@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, client, type Client, type TestApp } from "~support/app.js";
 import { EVERYTHING, waitForStatus } from "~support/deployments.js";
 import { startFakeRegistry, type FakeRegistry } from "~support/fake-registry.js";
-import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog.js";
+import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync.js";
 import { createLogger } from "../../log.js";
 import { COLLISION } from "./importer.js";
 import { valid } from "../catalog/submissions-test-support.js";

@@ -1,6 +1,7 @@
 import { ExternalLink } from "lucide-react";
 import { Link } from "react-router";
-import { ADMIN_TEXT, CHECK_TEXT, SYNC_TEXT, type AdminServer } from "~/shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "~/shared/catalog";
+import { SYNC_TEXT } from "~/shared/catalog-sync";
 import { shortDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button, buttonClass } from "../ui";

@@ -1,4 +1,5 @@
-import { CATEGORIES, SYNC_TEXT, type AdminServer } from "~/shared/catalog";
+import { CATEGORIES, type AdminServer } from "~/shared/catalog";
+import { SYNC_TEXT } from "~/shared/catalog-sync";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button, inputClass } from "../ui";
 import type { AdminAnswer } from "./answer";

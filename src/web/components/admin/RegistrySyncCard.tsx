@@ -1,5 +1,5 @@
 import { RefreshCw } from "lucide-react";
-import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog";
+import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync";
 import { dateTime } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { Alert, Button } from "../ui";
