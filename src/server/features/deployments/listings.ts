@@ -121,14 +121,42 @@ export async function deploymentListing(db: Db, deploymentId: string): Promise<(
 
 /** The listing other people see on a server's page: a catalogue entry's approved one, an owned server's own. */
 export async function publicListing(db: Db, server: ServerRef): Promise<(Capabilities & { listedAt: Date }) | undefined> {
+  return (await publicFacts(db, server)).listing;
+}
+
+/**
+ * What a server's page shows of it to everyone, in one read: its public listing and, for a
+ * catalogue entry, how the platform's last finished check went (null: never checked).
+ */
+export async function publicFacts(
+  db: Db,
+  server: ServerRef,
+): Promise<{ listing: (Capabilities & { listedAt: Date }) | undefined; check: CheckResult | null }> {
   if (server.kind === "catalog") {
     const [r] = await db
-      .select({ approved: catalogListings.approved, at: catalogListings.approvedAt })
+      .select({
+        approved: catalogListings.approved,
+        at: catalogListings.approvedAt,
+        outcome: catalogListings.outcome,
+        tools: catalogListings.outcomeTools,
+        detail: catalogListings.outcomeDetail,
+        checkedAt: catalogListings.checkedAt,
+      })
       .from(catalogListings)
       .where(eq(catalogListings.serverId, server.ref));
     const a = r?.approved as Capabilities | null | undefined;
-    return a && r?.at ? { ...a, listedAt: r.at } : undefined;
+    const known = r?.outcome && r.checkedAt && (CHECK_OUTCOMES as readonly string[]).includes(r.outcome);
+    return {
+      listing: a && r?.at ? { ...a, listedAt: r.at } : undefined,
+      check: known
+        ? { outcome: r.outcome as CheckOutcome, tools: r.tools, detail: r.detail, checked_at: r.checkedAt!.toISOString() }
+        : null,
+    };
   }
+  return { listing: await ownedListing(db, server), check: null };
+}
+
+async function ownedListing(db: Db, server: ServerRef): Promise<(Capabilities & { listedAt: Date }) | undefined> {
   const [r] = await db
     .select()
     .from(serverCapabilities)
@@ -172,21 +200,6 @@ export async function setCheckStatus(
     if (outcome) await tx.update(mcpServers).set({ checkOutcome: outcome }).where(eq(mcpServers.id, serverId));
   });
   if (outcome) await invalidateCatalog(db);
-}
-
-/** How the platform's last finished check of an entry went, for its page (null: never checked). */
-export async function checkOutcomeOf(db: Db, serverId: string): Promise<CheckResult | null> {
-  const [r] = await db
-    .select({
-      outcome: catalogListings.outcome,
-      tools: catalogListings.outcomeTools,
-      detail: catalogListings.outcomeDetail,
-      at: catalogListings.checkedAt,
-    })
-    .from(catalogListings)
-    .where(eq(catalogListings.serverId, serverId));
-  if (!r?.outcome || !r.at || !(CHECK_OUTCOMES as readonly string[]).includes(r.outcome)) return null;
-  return { outcome: r.outcome as CheckOutcome, tools: r.tools, detail: r.detail, checked_at: r.at.toISOString() };
 }
 
 export interface CheckState {

@@ -13,7 +13,7 @@ import { describeSource, type Source } from "../runtime/runner.js";
 import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
-import { checkOutcomeOf, deploymentListing, publicListing } from "./listings.js";
+import { deploymentListing, publicFacts } from "./listings.js";
 import { findDeployment, hostingSummary, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
@@ -143,11 +143,7 @@ function toolInfo(t: unknown): ToolInfo {
  * an owned server's own), deploy count and whether one of people's deployments runs.
  */
 export async function serverHosting(db: Db, server: ServerRef) {
-  const [h, listing, check] = await Promise.all([
-    hostingSummary(db, server),
-    publicListing(db, server),
-    server.kind === "catalog" ? checkOutcomeOf(db, server.ref) : null,
-  ]);
+  const [h, { listing, check }] = await Promise.all([hostingSummary(db, server), publicFacts(db, server)]);
   return {
     tools: (listing?.tools ?? []).map(toolInfo),
     toolsListedAt: listing ? listing.listedAt.toISOString() : null,
