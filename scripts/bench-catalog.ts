@@ -101,7 +101,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function load(base: string, paths: string[]): Promise<{ p50: number; p95: number; rps: number; errors: number; distinct: number }> {
-  const worker = new Worker(new URL("./bench-load-worker.mjs", import.meta.url), { workerData: { base, paths, concurrency: CONCURRENCY } });
+  const worker = new Worker(new URL("./bench-load-worker.mjs", import.meta.url), {
+    workerData: { base, paths, concurrency: CONCURRENCY, client: process.env.BENCH_CLIENT },
+  });
   const r = await new Promise<{ times: number[]; errors: number; seconds: number }>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
@@ -182,12 +184,15 @@ async function main() {
       base,
       Array.from({ length: 300 }, () => `/server/srv-${approvedId()}`),
     );
-    const search = await load(base, searchPaths(REQUESTS, "/api/mcp-servers", random));
-    const searchPage = await load(base, searchPaths(REQUESTS, "/", random));
-    const detail = await load(
-      base,
-      Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`),
-    );
+    // BENCH_ONLY=search|page|detail runs one lane (for profiling); the others print as skipped.
+    const only = process.env.BENCH_ONLY;
+    const skipped = { p50: NaN, p95: NaN, rps: NaN, errors: 0, distinct: 0 };
+    const searchList = searchPaths(REQUESTS, "/api/mcp-servers", random);
+    const pageList = searchPaths(REQUESTS, "/", random);
+    const detailList = Array.from({ length: REQUESTS }, () => `/server/srv-${approvedId()}`);
+    const search = !only || only === "search" ? await load(base, searchList) : skipped;
+    const searchPage = !only || only === "page" ? await load(base, pageList) : skipped;
+    const detail = !only || only === "detail" ? await load(base, detailList) : skipped;
     const fmt = (n: number) => n.toFixed(1).padStart(7);
     console.log(
       `\n${SERVERS.toLocaleString("en-US")} servers, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests each, ${workers > 0 ? `WORKERS=${workers}` : "one process"}`,
@@ -195,7 +200,9 @@ async function main() {
     console.log(`                                   p50 ms   p95 ms   req/s  errors  distinct  budget`);
     const line = (label: string, r: Awaited<ReturnType<typeof load>>, budget?: number) =>
       console.log(
-        `${label.padEnd(34)} ${fmt(r.p50)}  ${fmt(r.p95)}  ${fmt(r.rps)}  ${String(r.errors).padStart(6)}  ${String(r.distinct).padStart(8)}  ${budget ? `p95 < ${budget} ms ${r.p95 < budget ? "OK" : "OVER"}` : ""}`,
+        Number.isNaN(r.p50)
+          ? `${label.padEnd(34)} (skipped: BENCH_ONLY=${only})`
+          : `${label.padEnd(34)} ${fmt(r.p50)}  ${fmt(r.p95)}  ${fmt(r.rps)}  ${String(r.errors).padStart(6)}  ${String(r.distinct).padStart(8)}  ${budget ? `p95 < ${budget} ms ${r.p95 < budget ? "OK" : "OVER"}` : ""}`,
       );
     line("directory search (API, 24 a page)", search, 50);
     line("directory search page (SSR)", searchPage);

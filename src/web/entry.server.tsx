@@ -5,6 +5,10 @@ import { ServerRouter } from "react-router";
 
 export const streamTimeout = 5_000;
 
+// The server builds its request handler from this build's React Router (vite.config.ts: the
+// production build of it), never from a second copy: its data() and errors are checked by identity.
+export { createRequestHandler } from "react-router";
+
 /**
  * Pages are rendered whole and sent as one body with a Content-Length. Loaders have already
  * run when rendering starts and nothing suspends, so streaming would only split the same bytes

@@ -58,7 +58,10 @@ export function pagesHandler(deps: AppDeps, services: Services, app: Hono<AppEnv
     const build = await load();
     if (!handler || build !== built) {
       built = build;
-      handler = createRequestHandler(build, deps.dev ? "development" : "production") as typeof handler;
+      // The build's own React Router where it exports it (entry.server.tsx): one copy per process.
+      const create =
+        (build.entry.module as { createRequestHandler?: typeof createRequestHandler }).createRequestHandler ?? createRequestHandler;
+      handler = create(build, deps.dev ? "development" : "production") as typeof handler;
     }
     const origin = c.req.header("origin");
     const context = {

@@ -1,5 +1,6 @@
 import ReactMarkdown, { defaultUrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { isPlainText } from "./markdown-plain";
 
 // User-written markdown rendered inert: raw HTML is not rendered, only http(s)/mailto links survive,
 // and every link is marked as user content.
@@ -8,9 +9,23 @@ function safeUrl(url: string): string {
   return /^(https?:|mailto:|#|\/)/i.test(t) ? t : "";
 }
 
+const PROSE = "prose-sb space-y-3 leading-7 text-slate-700 dark:text-slate-300";
+
 export function Markdown({ children }: { children: string }) {
+  if (isPlainText(children)) {
+    return (
+      <div className={PROSE}>
+        <p>{children}</p>
+      </div>
+    );
+  }
+  return <ParsedMarkdown>{children}</ParsedMarkdown>;
+}
+
+/** Markdown through the parser, whatever it holds (Markdown takes a shortcut for plain text). */
+export function ParsedMarkdown({ children }: { children: string }) {
   return (
-    <div className="prose-sb space-y-3 leading-7 text-slate-700 dark:text-slate-300">
+    <div className={PROSE}>
       <ReactMarkdown
         remarkPlugins={[remarkGfm]}
         skipHtml

@@ -34,7 +34,7 @@ const caches = perProcess("catalog.caches", () => new WeakMap<Db, Entry>());
 function cacheFor(db: Db): Entry {
   let c = caches.get(db);
   if (!c) {
-    c = { lru: new LRUCache<string, { value: unknown }>({ max: 5_000, ttl: TTL_MS }), generation: 0, listeners: new Set() };
+    c = { lru: new LRUCache<string, { value: unknown }>({ max: 20_000, ttl: TTL_MS }), generation: 0, listeners: new Set() };
     caches.set(db, c);
   }
   return c;
@@ -77,6 +77,35 @@ export async function cached<T>(db: Db, key: string, load: () => Promise<T>): Pr
   const value = await load();
   if (c.generation === generation) c.lru.set(key, { value });
   return value;
+}
+
+/**
+ * The cached values of many keys (`prefix` + key), loading the missing ones together: `load`
+ * answers those it found; a key it did not find is remembered as absent too.
+ */
+export async function cachedEach<T>(
+  db: Db,
+  prefix: string,
+  keys: string[],
+  load: (missing: string[]) => Promise<Map<string, T>>,
+): Promise<Map<string, T | undefined>> {
+  const c = cacheFor(db);
+  const out = new Map<string, T | undefined>();
+  const missing: string[] = [];
+  for (const key of keys) {
+    const hit = c.lru.get(prefix + key);
+    if (hit) out.set(key, hit.value as T | undefined);
+    else missing.push(key);
+  }
+  if (missing.length === 0) return out;
+  const generation = c.generation;
+  const found = await load(missing);
+  for (const key of missing) {
+    const value = found.get(key);
+    out.set(key, value);
+    if (c.generation === generation) c.lru.set(prefix + key, { value });
+  }
+  return out;
 }
 
 /**

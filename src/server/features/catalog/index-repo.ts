@@ -1,6 +1,6 @@
-// The SQL behind the in-process search index: the rows it is built from, and the page rows it
-// points at (by id, in one query).
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+// The SQL behind the in-process search index: the rows it is built from, and the cards of the
+// page it points at (by id, in one query).
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import type { ServerRow } from "./repo.js";
@@ -20,6 +20,10 @@ export async function loadIndexRows(db: Db): Promise<IndexRow[]> {
     t: string;
     w: boolean;
     l: string | null;
+    la: string | null;
+    users: number;
+    n: string;
+    st: string;
     pop: number;
     rel: number;
     az: number;
@@ -27,6 +31,8 @@ export async function loadIndexRows(db: Db): Promise<IndexRow[]> {
   }>(sql`
     select id, category, type, to_json(tags)::text as t, coalesce(check_outcome = 'works', false) as w,
            to_json(tsvector_to_array(search_doc))::text as l,
+           to_json(tsvector_to_array(ts_filter(search_doc, '{a}')))::text as la,
+           recent_users as users, lower(name) as n, search_text as st,
            (row_number() over (order by recent_users desc, lower(name), id))::int - 1 as pop,
            (row_number() over (order by recent_users desc, id))::int - 1 as rel,
            (row_number() over (order by lower(name), id))::int - 1 as az,
@@ -39,6 +45,10 @@ export async function loadIndexRows(db: Db): Promise<IndexRow[]> {
     tags: JSON.parse(x.t) as string[],
     works: x.w,
     lexemes: x.l ? (JSON.parse(x.l) as string[]) : [],
+    strong: x.la ? (JSON.parse(x.la) as string[]) : [],
+    users: x.users,
+    name: x.n,
+    text: x.st,
     pop: x.pop,
     rel: x.rel,
     az: x.az,
@@ -58,51 +68,31 @@ export async function catalogFingerprint(db: Db): Promise<string> {
   return r.rows[0]!.f;
 }
 
-/** The approved entries with these ids, in the order given (an entry gone meanwhile is left out). */
-export async function approvedRowsByIds(db: Db, ids: string[]): Promise<ServerRow[]> {
+/** What a directory card shows of an entry (toCatalogServer): no documents, no search columns. */
+export const cardColumns = {
+  id: mcpServers.id,
+  name: mcpServers.name,
+  description: mcpServers.description,
+  tags: mcpServers.tags,
+  type: mcpServers.type,
+  category: mcpServers.category,
+  repositoryUrl: mcpServers.repositoryUrl,
+  homepage: mcpServers.homepage,
+  documentation: mcpServers.documentation,
+  npxCommand: mcpServers.npxCommand,
+  requiredKeys: mcpServers.requiredKeys,
+  recentUsers: mcpServers.recentUsers,
+  upstreamStatus: mcpServers.upstreamStatus,
+  withdrawnAt: mcpServers.withdrawnAt,
+  checkOutcome: mcpServers.checkOutcome,
+};
+export type CardRow = Pick<ServerRow, keyof typeof cardColumns>;
+
+/** The cards of the approved entries among these ids (in no particular order). */
+export async function approvedCardsByIds(db: Db, ids: string[]): Promise<CardRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .select()
+  return db
+    .select(cardColumns)
     .from(mcpServers)
     .where(and(eq(mcpServers.isApproved, true), inArray(mcpServers.id, ids)));
-  const place = new Map(ids.map((id, i) => [id, i]));
-  return rows.sort((a, b) => place.get(a.id)! - place.get(b.id)!);
-}
-
-/** The entry `id` (whatever its state) and the approved entries among `others`, in one query. */
-export async function entryAndApproved(db: Db, id: string, others: string[]): Promise<ServerRow[]> {
-  const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`;
-  return db
-    .select()
-    .from(mcpServers)
-    .where(or(eq(mcpServers.id, id), and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} = any(${ids})`)));
-}
-
-/**
- * One page of `candidates` by relevance: the text rank (name, tags and id weigh more than the
- * description) plus how closely the query resembles the name, tags and id; ties by use, then id.
- */
-export async function rankedPage(
-  db: Db,
-  candidates: string[],
-  tsq: string,
-  q: string,
-  limit: number,
-  offset: number,
-): Promise<ServerRow[]> {
-  if (candidates.length === 0) return [];
-  const query = sql`to_tsquery('simple', ${tsq})`;
-  // One parameter (drizzle would spread a JS array into a list).
-  const ids = sql`array(select jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))`;
-  return db
-    .select()
-    .from(mcpServers)
-    .where(and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} = any(${ids})`))
-    .orderBy(
-      sql`ts_rank_cd(search_doc, ${query}) * 4 + word_similarity(${q}, search_text) desc`,
-      sql`${mcpServers.recentUsers} desc`,
-      mcpServers.id,
-    )
-    .limit(limit)
-    .offset(offset);
 }

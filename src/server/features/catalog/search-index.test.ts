@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { SearchIndex, type IndexRow } from "./search-index.js";
 
-// Rows as loadIndexRows gives them: lexemes as PostgreSQL's 'simple' parser made them, and each
-// entry's place in the popular (pop), related (rel), A-Z (az) and newest (nw) orders.
+// Rows as loadIndexRows gives them: lexemes as PostgreSQL's 'simple' parser made them (strong: those
+// of the name, id and tags), and each entry's place in the popular (pop), related (rel), A-Z (az)
+// and newest (nw) orders. gitlab mentions 'code' only in its description.
 const rows: IndexRow[] = [
   {
     id: "github",
@@ -11,6 +12,10 @@ const rows: IndexRow[] = [
     tags: ["git", "code"],
     works: true,
     lexemes: ["github", "repos", "code"],
+    strong: ["github", "code"],
+    users: 50,
+    name: "github",
+    text: "github github git code",
     pop: 0,
     rel: 0,
     az: 1,
@@ -22,7 +27,11 @@ const rows: IndexRow[] = [
     type: "Community",
     tags: ["git"],
     works: false,
-    lexemes: ["gitlab", "repos"],
+    lexemes: ["gitlab", "repos", "code"],
+    strong: ["gitlab"],
+    users: 40,
+    name: "gitlab",
+    text: "gitlab gitlab git",
     pop: 1,
     rel: 2,
     az: 2,
@@ -35,6 +44,10 @@ const rows: IndexRow[] = [
     tags: ["sql"],
     works: false,
     lexemes: ["postgres", "sql", "database"],
+    strong: ["postgres", "sql"],
+    users: 30,
+    name: "postgres",
+    text: "postgres postgres sql",
     pop: 2,
     rel: 1,
     az: 3,
@@ -46,7 +59,11 @@ const rows: IndexRow[] = [
     type: "Community",
     tags: ["sql", "code"],
     works: false,
-    lexemes: ["sqlite", "sql", "database"],
+    lexemes: ["sqlite", "sql", "database", "code"],
+    strong: ["sqlite", "sql", "code"],
+    users: 20,
+    name: "sqlite",
+    text: "sqlite sqlite sql code",
     pop: 3,
     rel: 3,
     az: 4,
@@ -59,6 +76,10 @@ const rows: IndexRow[] = [
     tags: ["design"],
     works: false,
     lexemes: ["figma", "design"],
+    strong: ["figma", "design"],
+    users: 10,
+    name: "figma",
+    text: "figma figma design",
     pop: 4,
     rel: 4,
     az: 0,
@@ -67,7 +88,7 @@ const rows: IndexRow[] = [
 ];
 // Given out of order: the index orders by the places, not by the array.
 const index = new SearchIndex([...rows].reverse());
-const ids = (o: number[]) => index.idsOf(o);
+const ids = (m: number[] | { ordinals: number[] }) => index.idsOf(Array.isArray(m) ? m : m.ordinals);
 const none = new Map<string, string[]>();
 
 describe("SearchIndex.match (what search_doc @@ to_tsquery finds)", () => {
@@ -101,9 +122,53 @@ describe("SearchIndex.match (what search_doc @@ to_tsquery finds)", () => {
   it("sorts matches A-Z and newest first by PostgreSQL's places", () => {
     const all = index.match(["s", "d"], none, {});
     expect(ids(all)).toEqual(["postgres", "sqlite"]);
-    const both = index.match(["g"], none, {});
+    const both = index.match(["g"], none, {}).ordinals;
     expect(ids(index.sortBy(both, "name"))).toEqual(["github", "gitlab"]);
     expect(ids(index.sortBy(both, "newest"))).toEqual(["gitlab", "github"]);
+  });
+});
+
+describe("SearchIndex.relevance and popular (the orders of a text search)", () => {
+  it("ranks a word found in the name, id or tags above one found only in the description, then by popularity", () => {
+    const m = index.match(["code"], none, {});
+    expect(ids(m)).toEqual(["github", "gitlab", "sqlite"]);
+    expect(ids(index.relevance(m, ["code"], "code", 300))).toEqual(["github", "sqlite", "gitlab"]);
+  });
+
+  it("ranks only the most used matches (the window)", () => {
+    const m = index.match(["code"], none, {});
+    expect(ids(index.relevance(m, ["code"], "code", 2))).toEqual(["github", "gitlab"]);
+  });
+
+  it("puts an entry named exactly as asked first", () => {
+    const m = index.match(["sql"], none, {});
+    expect(ids(index.relevance(m, ["sql"], "sql", 300))).toEqual(["postgres", "sqlite"]);
+    const named = index.match(["sqlite"], none, {});
+    expect(ids(index.relevance(named, ["sqlite"], "sqlite", 300))).toEqual(["sqlite"]);
+    const both = index.match(["s"], none, {});
+    expect(ids(index.relevance(both, ["s"], "sqlite", 300))[0]).toBe("sqlite");
+  });
+
+  it("orders by the popularity a cursor's listing began with, where counts moved since", () => {
+    const m = index.match(["code"], none, {});
+    const asOf = new Map([["sqlite", 45]]);
+    expect(ids(index.popular(m.ordinals, asOf))).toEqual(["github", "sqlite", "gitlab"]);
+    expect(ids(index.popular(m.ordinals, new Map()))).toEqual(["github", "gitlab", "sqlite"]);
+    // Same text score (both strong): the as-of popularity breaks the tie.
+    expect(ids(index.relevance(index.match(["sql"], none, {}), ["sql"], "sql", 300, new Map([["sqlite", 99]])))).toEqual([
+      "sqlite",
+      "postgres",
+    ]);
+  });
+});
+
+describe("SearchIndex.closeSpellings", () => {
+  it("corrects words of three letters or more from the vocabulary, closest first", () => {
+    expect(index.closeSpellings(["githb"]).get("githb")?.[0]).toBe("github");
+    expect(index.closeSpellings(["postgers"]).get("postgers")).toEqual(["postgres"]);
+    expect(index.closeSpellings(["zzqxvv", "gi"]).size).toBe(0);
+    // The word itself is never its own correction.
+    expect(index.closeSpellings(["github"]).get("github") ?? []).not.toContain("github");
   });
 });
 

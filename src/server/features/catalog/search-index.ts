@@ -3,7 +3,9 @@
 // row here (its lexemes, its places in each order) comes from one query over mcp_servers
 // (index-repo.ts), and the index is rebuilt after every catalogue write (catalog-index.ts).
 // Why: at 100,000 entries, matching and ordering thousands of rows per search in PostgreSQL
-// cost ~10 ms of database CPU a request (docs/decisions/ on the catalogue index).
+// cost ~10 ms of database CPU a request (docs/decisions/020 on the catalogue index). Relevance
+// and close spellings are computed here too, so a search asks PostgreSQL only for its page's rows.
+import { paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
 
 /** One approved entry as the index sees it; the orders are 0-based places computed by PostgreSQL. */
 export interface IndexRow {
@@ -15,6 +17,14 @@ export interface IndexRow {
   works: boolean;
   /** tsvector_to_array(search_doc): exactly what to_tsquery matches against. */
   lexemes: string[];
+  /** The lexemes of its name, id and tags (search_doc's weight A); the rest are its description's. */
+  strong: string[];
+  /** recent_users: the popularity the popular order is by. */
+  users: number;
+  /** lower(name) */
+  name: string;
+  /** search_text: lower(name, id and tags), for how much of a query the entry's names hold. */
+  text: string;
   /** Place in: recent_users desc, lower(name), id (popular, and the relevance candidates). */
   pop: number;
   /** Place in: recent_users desc, id (related servers). */
@@ -31,6 +41,17 @@ export interface Filters {
   works?: boolean;
 }
 
+/** A search's matches: ordinals in popular order, and which words each matched in its name, id or tags. */
+export interface Matches {
+  ordinals: number[];
+  /** bit i of strong[o]: word i matched a lexeme of entry o's name, id or tags */
+  strong: Uint8Array;
+}
+
+/** How much a word found in the name, id or tags weighs against one found only in the description (ts_rank's A and B). */
+const STRONG = 1;
+const WEAK = 0.4;
+
 export class SearchIndex {
   readonly size: number;
   /** Entries by ordinal; the ordinal is the place in the popular order. */
@@ -42,6 +63,11 @@ export class SearchIndex {
   private readonly type: Int32Array;
   /** 1: its last platform check worked */
   private readonly works: Uint8Array;
+  /** recent_users at the time the index was built */
+  private readonly users: Int32Array;
+  private readonly names: string[];
+  /** search_text's words padded as pg_trgm pads them (search-spell.ts) */
+  private readonly padded: string[];
   /** The tags of entry o are tagCodes[tagStart[o]..tagStart[o + 1]). */
   private readonly tagStart: Int32Array;
   private readonly tagCodes: Int32Array;
@@ -54,6 +80,9 @@ export class SearchIndex {
   /** Lexeme i's ordinals are postings[postStart[i]..postStart[i + 1]): one buffer, not one per lexeme. */
   private readonly postStart: Int32Array;
   private readonly postings: Int32Array;
+  /** 1 where the posting's lexeme is in that entry's name, id or tags */
+  private readonly postStrong: Uint8Array;
+  private readonly spell: SpellIndex;
 
   constructor(rows: IndexRow[]) {
     const n = rows.length;
@@ -62,11 +91,15 @@ export class SearchIndex {
     this.category = new Int32Array(n);
     this.type = new Int32Array(n);
     this.works = new Uint8Array(n);
+    this.users = new Int32Array(n);
+    this.names = new Array<string>(n);
+    this.padded = new Array<string>(n);
     this.tagStart = new Int32Array(n + 1);
     const tagCodes: number[] = [];
     this.az = new Int32Array(n);
     this.nw = new Int32Array(n);
     this.relOrder = new Int32Array(n);
+    // Each posting is ordinal * 2 + (1 when the lexeme is among the entry's strong ones).
     const byLexeme = new Map<string, number[]>();
     const sorted = [...rows].sort((a, b) => a.pop - b.pop);
     sorted.forEach((r, o) => {
@@ -75,14 +108,19 @@ export class SearchIndex {
       this.category[o] = this.code(r.category);
       this.type[o] = this.code(r.type);
       this.works[o] = r.works ? 1 : 0;
+      this.users[o] = r.users;
+      this.names[o] = r.name;
+      this.padded[o] = paddedWords(r.text);
       this.tagStart[o] = tagCodes.length;
       for (const t of r.tags) tagCodes.push(this.code(t));
       this.az[o] = r.az;
       this.nw[o] = r.nw;
+      const strong = new Set(r.strong);
       for (const l of r.lexemes) {
+        const posting = o * 2 + (strong.has(l) ? 1 : 0);
         const list = byLexeme.get(l);
-        if (list) list.push(o);
-        else byLexeme.set(l, [o]);
+        if (list) list.push(posting);
+        else byLexeme.set(l, [posting]);
       }
     });
     this.tagStart[n] = tagCodes.length;
@@ -99,7 +137,15 @@ export class SearchIndex {
     });
     this.postStart[this.vocab.length] = total;
     this.postings = new Int32Array(total);
-    this.vocab.forEach((l, i) => this.postings.set(byLexeme.get(l)!, this.postStart[i]));
+    this.postStrong = new Uint8Array(total);
+    this.vocab.forEach((l, i) => {
+      let at = this.postStart[i]!;
+      for (const posting of byLexeme.get(l)!) {
+        this.postings[at] = posting >> 1;
+        this.postStrong[at++] = posting & 1;
+      }
+    });
+    this.spell = new SpellIndex(this.vocab);
   }
 
   /** A number for a category, type or tag (-1 for one no entry has). */
@@ -125,13 +171,24 @@ export class SearchIndex {
     return lo;
   }
 
-  /** The postings a query word stands for: `w:*` (every lexeme starting with w) or one exact lexeme. */
-  private postingsOf(w: string, prefix: boolean): Int32Array[] {
-    const out: Int32Array[] = [];
+  /** The lexemes (vocab indexes) a query word stands for: `w:*` (every lexeme starting with w) or one exact lexeme. */
+  private lexemesOf(w: string, prefix: boolean): number[] {
+    const out: number[] = [];
     for (let i = this.lowerBound(w); i < this.vocab.length; i++) {
       const l = this.vocab[i]!;
       if (prefix ? !l.startsWith(w) : l !== w) break;
-      out.push(this.postings.subarray(this.postStart[i], this.postStart[i + 1]));
+      out.push(i);
+    }
+    return out;
+  }
+
+  /** Close spellings of the query's words (3 letters or more) from the catalogue's vocabulary, for those that have some. */
+  closeSpellings(words: string[]): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const w of words) {
+      if (w.length < 3) continue;
+      const close = this.spell.closeTo(w);
+      if (close.length) out.set(w, close);
     }
     return out;
   }
@@ -140,20 +197,29 @@ export class SearchIndex {
    * Ordinals (ascending: popular order) of the entries matching every word as a prefix or as one
    * of its alternatives: what `search_doc @@ to_tsquery(prefixQuery(words, alternatives))` finds.
    */
-  match(words: string[], alternatives: Map<string, string[]>, filters: Filters): number[] {
-    if (words.length === 0 || this.size === 0) return [];
+  match(words: string[], alternatives: Map<string, string[]>, filters: Filters): Matches {
+    const strong = new Uint8Array(this.size);
+    const out: number[] = [];
+    if (words.length === 0 || this.size === 0) return { ordinals: out, strong };
     // hits[o] = how many of the words so far entry o matched (each word counts once).
     const hits = new Uint8Array(this.size);
     words.forEach((w, i) => {
-      const lists = this.postingsOf(w, true);
-      for (const alt of alternatives.get(w) ?? []) lists.push(...this.postingsOf(alt, false));
-      for (const list of lists) for (const o of list) if (hits[o] === i) hits[o] = i + 1;
+      const lexemes = this.lexemesOf(w, true);
+      for (const alt of alternatives.get(w) ?? []) lexemes.push(...this.lexemesOf(alt, false));
+      const bit = 1 << i;
+      for (const l of lexemes) {
+        for (let p = this.postStart[l]!; p < this.postStart[l + 1]!; p++) {
+          const o = this.postings[p]!;
+          if (hits[o] === i) hits[o] = i + 1;
+          else if (hits[o] !== i + 1) continue;
+          if (this.postStrong[p]) strong[o] = strong[o]! | bit;
+        }
+      }
     });
-    const out: number[] = [];
     const all = words.length;
     const category = this.codeOf(filters.category);
     const type = this.codeOf(filters.type);
-    if ((filters.category && category < 0) || (filters.type && type < 0)) return out;
+    if ((filters.category && category < 0) || (filters.type && type < 0)) return { ordinals: out, strong };
     for (let o = 0; o < this.size; o++) {
       if (hits[o] !== all) continue;
       if (filters.category && this.category[o] !== category) continue;
@@ -161,7 +227,46 @@ export class SearchIndex {
       if (filters.works && this.works[o] !== 1) continue;
       out.push(o);
     }
-    return out;
+    return { ordinals: out, strong };
+  }
+
+  private usersOf(o: number, asOf: ReadonlyMap<string, number> | undefined): number {
+    return asOf?.get(this.ids[o]!) ?? this.users[o]!;
+  }
+
+  /**
+   * Ordinals in popular order (recent_users desc, lower(name), id); with `asOf`, by the popularity
+   * its entries had when a cursor's listing began (search-sql.ts), so paging on keeps their places.
+   */
+  popular(ordinals: number[], asOf?: ReadonlyMap<string, number>): number[] {
+    if (!asOf?.size) return ordinals;
+    return [...ordinals].sort((a, b) => this.usersOf(b, asOf) - this.usersOf(a, asOf) || this.az[a]! - this.az[b]!);
+  }
+
+  /**
+   * The `window` most used matches, best match first: each word weighs more found in the name, id
+   * or tags than only in the description; then how many of the query's trigrams the name, id and
+   * tags hold; an entry named exactly as asked comes first. Ties by popularity, then id.
+   */
+  relevance(m: Matches, words: string[], q: string, window: number, asOf?: ReadonlyMap<string, number>): number[] {
+    const candidates = this.popular(m.ordinals, asOf).slice(0, window);
+    const grams = [...words.reduce((set, w) => wordTrigrams(w, set), new Set<string>())];
+    const score = new Map<number, number>();
+    for (const o of candidates) {
+      let strong = 0;
+      for (let bits = m.strong[o]!; bits; bits &= bits - 1) strong++;
+      const text = strong * STRONG + (words.length - strong) * WEAK;
+      let held = 0;
+      for (const g of grams) if (this.padded[o]!.includes(g)) held++;
+      const exact = this.names[o] === q || this.ids[o] === q ? 1 : 0;
+      score.set(o, 4 * text + held / grams.length + exact);
+    }
+    return candidates.sort(
+      (a, b) =>
+        score.get(b)! - score.get(a)! ||
+        this.usersOf(b, asOf) - this.usersOf(a, asOf) ||
+        (this.ids[a]! < this.ids[b]! ? -1 : this.ids[a]! > this.ids[b]! ? 1 : 0),
+    );
   }
 
   /** The ordinals in another order: by name (lower(name), id) or newest first (created_at desc, id). */

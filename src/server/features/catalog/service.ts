@@ -14,12 +14,12 @@ import {
 import type { Viewer } from "../auth/viewer.js";
 import { countServers, findServer, insertServers, withdrawnAmong, type ServerRow } from "./repo.js";
 import { popularityAsOf } from "./asof-repo.js";
-import { relatedServers, searchServers, serverWithRelated } from "./search-repo.js";
+import { relatedServers, searchServers, serverWithRelated, type CardRow } from "./search-repo.js";
 import { SEED_SERVERS } from "./seed-data.js";
 import { cached } from "./cache.js";
 
 /** The public catalogue shape of an entry (the API and the directory pages). */
-export function toCatalogServer(r: ServerRow): CatalogServer {
+export function toCatalogServer(r: CardRow): CatalogServer {
   return {
     id: r.id,
     name: r.name,
