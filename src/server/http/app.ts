@@ -119,13 +119,17 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use("/api/*", (c, next) => (OAUTH_CLIENT_ENDPOINT.test(c.req.path) ? next() : checkOrigin(c, next)));
   app.use("/api/auth/oauth2/*", oauthClientCors());
   // No API request needs more; a client streaming an endless body is cut off, not buffered.
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: 1024 * 1024,
-      onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: 1024 * 1024,
+    onError: (c) => c.json({ error: "Request body too large (at most 1 MB)", code: "validation_failed" }, 413),
+  });
+  // A GET or HEAD with neither Content-Length nor Transfer-Encoding has no body (HTTP/1.1), so there
+  // is nothing to limit; asking it for its body would build a whole fetch Request (~8% of a search's CPU).
+  const bodiless = (c: Context) =>
+    (c.req.method === "GET" || c.req.method === "HEAD") &&
+    c.req.header("content-length") === undefined &&
+    c.req.header("transfer-encoding") === undefined;
+  app.use("/api/*", (c, next) => (bodiless(c) ? next() : limitBody(c, next)));
   app.use("*", refuseNul());
   // A write is answered once every process has learnt what it changed (a revoked key, a catalogue
   // entry), so the very next request, to whichever process, sees it (cluster/bus.ts, pg-bus.ts).

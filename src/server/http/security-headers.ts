@@ -1,8 +1,8 @@
 // The security headers of every answer: the Content-Security-Policy with its per-request script
 // nonce and the form-action a page may widen, and the fixed headers, set by Hono's secureHeaders.
-import { randomBytes } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
-import { NONCE, secureHeaders } from "hono/secure-headers";
+import { randomFillSync } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { secureHeaders } from "hono/secure-headers";
 import type { Config } from "../config.js";
 import type { AppEnv } from "./middleware.js";
 
@@ -29,6 +29,28 @@ export function formActionSource(url: string): string | null {
   }
 }
 
+/** Random bytes for 256 nonces at a time: one call into the CSPRNG per 256 answers, not one per answer. */
+const pool = Buffer.alloc(16 * 256);
+let poolAt = pool.length;
+
+/** 16 bytes from the CSPRNG, base64: a response's script nonce. No bytes are ever given out twice. */
+export function freshNonce(): string {
+  if (poolAt >= pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const nonce = pool.toString("base64", poolAt, poolAt + 16);
+  poolAt += 16;
+  return nonce;
+}
+
+/** The policy's nonce source, made once per response (Hono's NONCE, with freshNonce's bytes). */
+function nonceSource(c: Context): string {
+  let nonce = c.get("secureHeadersNonce") as string | undefined;
+  if (!nonce) c.set("secureHeadersNonce", (nonce = freshNonce()));
+  return `'nonce-${nonce}'`;
+}
+
 export function securityHeaders(config: Config, opts: { dev: boolean }): MiddlewareHandler<AppEnv> {
   const fixed = fixedFormActions(config);
   const headers = secureHeaders({
@@ -36,7 +58,7 @@ export function securityHeaders(config: Config, opts: { dev: boolean }): Middlew
       defaultSrc: ["'self'"],
       // Scripts only from our origin or carrying this response's nonce: no 'unsafe-inline' scripts.
       // Vite's dev server injects its own inline scripts, so dev mode relaxes this.
-      scriptSrc: opts.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", NONCE],
+      scriptSrc: opts.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonceSource],
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", "data:", "https:"],
       // The playground plays audio a server returned (base64, as a data: URL; never a script).
@@ -64,7 +86,7 @@ export function securityHeaders(config: Config, opts: { dev: boolean }): Middlew
   return async (c, next) => {
     await headers(c, async () => {
       // Hono made the nonce before the handler runs (in dev mode, no policy names one: the pages get a nonce all the same).
-      c.set("cspNonce", c.get("secureHeadersNonce") ?? randomBytes(16).toString("base64"));
+      c.set("cspNonce", c.get("secureHeadersNonce") ?? freshNonce());
       await next();
     });
     // form-action is kept by hand: Hono's secureHeaders computes the policy before the handler runs,
