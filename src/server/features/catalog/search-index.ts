@@ -201,27 +201,32 @@ export class SearchIndex {
     const strong = new Uint8Array(this.size);
     const out: number[] = [];
     if (words.length === 0 || this.size === 0) return { ordinals: out, strong };
-    // hits[o] = how many of the words so far entry o matched (each word counts once).
+    const category = this.codeOf(filters.category);
+    const type = this.codeOf(filters.type);
+    if ((filters.category && category < 0) || (filters.type && type < 0)) return { ordinals: out, strong };
+    // hits[o] = how many of the words so far entry o matched (each word counts once); an entry is
+    // found when it matches the last word too, so no pass over every entry is needed.
     const hits = new Uint8Array(this.size);
+    const found: number[] = [];
+    const last = words.length - 1;
     words.forEach((w, i) => {
       const lexemes = this.lexemesOf(w, true);
       for (const alt of alternatives.get(w) ?? []) lexemes.push(...this.lexemesOf(alt, false));
       const bit = 1 << i;
       for (const l of lexemes) {
-        for (let p = this.postStart[l]!; p < this.postStart[l + 1]!; p++) {
+        for (let p = this.postStart[l]!, end = this.postStart[l + 1]!; p < end; p++) {
           const o = this.postings[p]!;
-          if (hits[o] === i) hits[o] = i + 1;
-          else if (hits[o] !== i + 1) continue;
+          const h = hits[o]!;
+          if (h === i) {
+            hits[o] = i + 1;
+            if (i === last) found.push(o);
+          } else if (h !== i + 1) continue;
           if (this.postStrong[p]) strong[o] = strong[o]! | bit;
         }
       }
     });
-    const all = words.length;
-    const category = this.codeOf(filters.category);
-    const type = this.codeOf(filters.type);
-    if ((filters.category && category < 0) || (filters.type && type < 0)) return { ordinals: out, strong };
-    for (let o = 0; o < this.size; o++) {
-      if (hits[o] !== all) continue;
+    // Popular order is ordinal order.
+    for (const o of Int32Array.from(found).sort()) {
       if (filters.category && this.category[o] !== category) continue;
       if (filters.type && this.type[o] !== type) continue;
       if (filters.works && this.works[o] !== 1) continue;
@@ -251,22 +256,26 @@ export class SearchIndex {
   relevance(m: Matches, words: string[], q: string, window: number, asOf?: ReadonlyMap<string, number>): number[] {
     const candidates = this.popular(m.ordinals, asOf).slice(0, window);
     const grams = [...words.reduce((set, w) => wordTrigrams(w, set), new Set<string>())];
-    const score = new Map<number, number>();
-    for (const o of candidates) {
+    const score = new Float64Array(candidates.length);
+    const users = new Float64Array(candidates.length);
+    candidates.forEach((o, k) => {
       let strong = 0;
       for (let bits = m.strong[o]!; bits; bits &= bits - 1) strong++;
       const text = strong * STRONG + (words.length - strong) * WEAK;
       let held = 0;
       for (const g of grams) if (this.padded[o]!.includes(g)) held++;
       const exact = this.names[o] === q || this.ids[o] === q ? 1 : 0;
-      score.set(o, 4 * text + held / grams.length + exact);
-    }
-    return candidates.sort(
-      (a, b) =>
-        score.get(b)! - score.get(a)! ||
-        this.usersOf(b, asOf) - this.usersOf(a, asOf) ||
-        (this.ids[a]! < this.ids[b]! ? -1 : this.ids[a]! > this.ids[b]! ? 1 : 0),
-    );
+      score[k] = 4 * text + held / grams.length + exact;
+      users[k] = this.usersOf(o, asOf);
+    });
+    const ids = this.ids;
+    return Array.from(candidates.keys())
+      .sort((a, b) => {
+        const x = candidates[a]!;
+        const y = candidates[b]!;
+        return score[b]! - score[a]! || users[b]! - users[a]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0);
+      })
+      .map((k) => candidates[k]!);
   }
 
   /** The ordinals in another order: by name (lower(name), id) or newest first (created_at desc, id). */
