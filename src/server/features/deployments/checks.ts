@@ -7,7 +7,7 @@ import { findServer } from "../catalog/repo.js";
 import { sourceFrom } from "../runtime/command.js";
 import { deployabilityOf } from "./deployability.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
-import { checkState, PLATFORM_USER_ID, platformDeployments, saveCapabilities, setCheckStatus } from "./listings.js";
+import { checkState, PLATFORM_USER_ID, platformDeployments, saveCapabilities, setCheckStatus, staleRemoteChecks } from "./listings.js";
 import type { ProbeResult } from "./remote-check.js";
 import { findDeployment, reserveCheck } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
@@ -33,6 +33,8 @@ export interface CheckDeps {
 
 export class CatalogChecks {
   private readonly watched = new Map<string, NodeJS.Timeout>();
+  /** Remote entries this process is probing now. */
+  private readonly probing = new Set<string>();
   private sweepTimer?: NodeJS.Timeout;
 
   constructor(private readonly d: CheckDeps) {}
@@ -135,9 +137,14 @@ export class CatalogChecks {
 
   /** A remote entry's liveness: initialize and tools/list through the guarded outbound client. */
   private async checkRemote(entryId: string, url: string, transport: "streamable-http" | "sse"): Promise<void> {
-    const r = await this.d.probeRemote!(url, transport);
-    if (r.ok) await saveCapabilities(this.d.db, { kind: "catalog", ref: entryId }, r.listing);
-    else await setCheckStatus(this.d.db, entryId, "failed", r.why, r.needsCredentials ? "needs-keys" : "fails");
+    this.probing.add(entryId);
+    try {
+      const r = await this.d.probeRemote!(url, transport);
+      if (r.ok) await saveCapabilities(this.d.db, { kind: "catalog", ref: entryId }, r.listing);
+      else await setCheckStatus(this.d.db, entryId, "failed", r.why, r.needsCredentials ? "needs-keys" : "fails");
+    } finally {
+      this.probing.delete(entryId);
+    }
   }
 
   /** Clears checks that overran (their process may have gone) and this process's watchers' leftovers. */
@@ -151,6 +158,10 @@ export class CatalogChecks {
       await this.d.lifecycle.stop(r.id);
     }
     if (old.length) this.d.log.info({ checks: old.map((r) => r.id) }, "cleared catalogue checks that overran");
+    // A remote check has no deployment: one still 'checking' long after any probe would have ended lost its process.
+    const remote = (await staleRemoteChecks(this.d.db, new Date(Date.now() - this.timeoutMs))).filter((id) => !this.probing.has(id));
+    for (const id of remote) await setCheckStatus(this.d.db, id, "failed", CHECK_TEXT.timedOut, "fails");
+    if (remote.length) this.d.log.info({ entries: remote }, "cleared remote checks whose process went away");
   }
 
   close(): void {

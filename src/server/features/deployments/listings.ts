@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, deploymentListings, deployments, mcpServers, serverCapabilities } from "../../db/schema.js";
 import { CHECK_OUTCOMES, type CheckOutcome, type CheckResult } from "~/shared/catalog.js";
@@ -189,7 +189,7 @@ export async function setCheckStatus(
   const values = {
     checkStatus: status,
     checkDetail: detail,
-    ...(status === "checking" ? {} : { checkedAt: new Date() }),
+    ...(status === "checking" ? { checkStartedAt: new Date() } : { checkedAt: new Date() }),
     ...(outcome ? { outcome, outcomeTools: null, outcomeDetail: detail } : {}),
   };
   await db.transaction(async (tx) => {
@@ -214,6 +214,35 @@ export async function checkState(db: Db, serverId: string): Promise<CheckState> 
     .from(catalogListings)
     .where(eq(catalogListings.serverId, serverId));
   return { status: (r?.status as CheckState["status"]) ?? null, detail: r?.detail ?? null, checkedAt: r?.at ?? null };
+}
+
+/**
+ * Entries still 'checking' since before `startedBefore` with no check deployment: remote checks
+ * (they have none) whose process went away mid-probe.
+ */
+export async function staleRemoteChecks(db: Db, startedBefore: Date): Promise<string[]> {
+  const rows = await db
+    .select({ id: catalogListings.serverId })
+    .from(catalogListings)
+    .where(
+      and(
+        eq(catalogListings.checkStatus, "checking"),
+        or(isNull(catalogListings.checkStartedAt), lt(catalogListings.checkStartedAt, startedBefore)),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(deployments)
+            .where(
+              and(
+                eq(deployments.userId, PLATFORM_USER_ID),
+                eq(deployments.serverKind, "catalog"),
+                eq(deployments.serverRef, catalogListings.serverId),
+              ),
+            ),
+        ),
+      ),
+    );
+  return rows.map((r) => r.id);
 }
 
 /** The platform's check deployments (a process that started one may have gone before it ended). */

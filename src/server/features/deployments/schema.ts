@@ -168,6 +168,8 @@ export const catalogListings = pgTable("catalog_listings", {
   candidateAt: timestamp("candidate_at", { withTimezone: true }),
   /** 'checking' while a check runs, 'failed' when the last one could not list */
   checkStatus: text("check_status"),
+  /** when the check under way began: a remote check whose process went away is cleared after it overran */
+  checkStartedAt: timestamp("check_started_at", { withTimezone: true }),
   checkDetail: text("check_detail"),
   checkedAt: timestamp("checked_at", { withTimezone: true }),
   /** how the last finished check went ('works here'): works, needs-keys, fails or cannot-run */

@@ -1,0 +1,1 @@
+ALTER TABLE "catalog_listings" ADD COLUMN "check_started_at" timestamp with time zone;
