@@ -24,6 +24,8 @@ export interface FakeRegistry {
   requests: URLSearchParams[];
   hostile: Hostile;
   pageSize: number;
+  /** every answer waits this long first (a run then holds its claim while another tries) */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -50,8 +52,16 @@ function item(s: UpstreamServer) {
 }
 
 export async function startFakeRegistry(): Promise<FakeRegistry> {
-  const state: Omit<FakeRegistry, "url" | "close"> = { servers: [], requests: [], hostile: "none", pageSize: 2 };
+  const state: Omit<FakeRegistry, "url" | "close"> = { servers: [], requests: [], hostile: "none", pageSize: 2, delayMs: 0 };
   const server = http.createServer((req, res) => {
+    if (state.delayMs > 0) {
+      const delay = state.delayMs;
+      setTimeout(() => answer(req, res), delay).unref();
+      return;
+    }
+    answer(req, res);
+  });
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const u = new URL(req.url ?? "/", "http://x");
     if (u.pathname !== "/v0.1/servers") {
       res.writeHead(404).end();
@@ -102,7 +112,7 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
       default:
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
     }
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {

@@ -144,16 +144,23 @@ export async function publicFacts(
       })
       .from(catalogListings)
       .where(eq(catalogListings.serverId, server.ref));
-    const a = r?.approved as Capabilities | null | undefined;
-    const known = r?.outcome && r.checkedAt && (CHECK_OUTCOMES as readonly string[]).includes(r.outcome);
-    return {
-      listing: a && r?.at ? { ...a, listedAt: r.at } : undefined,
-      check: known
-        ? { outcome: r.outcome as CheckOutcome, tools: r.tools, detail: r.detail, checked_at: r.checkedAt!.toISOString() }
-        : null,
-    };
+    return catalogFacts(r);
   }
   return { listing: await ownedListing(db, server), check: null };
+}
+
+/** A catalogue entry's public facts from its catalog_listings row (none: never listed, never checked). */
+export function catalogFacts(
+  r:
+    | { approved: unknown; at: Date | null; outcome: string | null; tools: number | null; detail: string | null; checkedAt: Date | null }
+    | undefined,
+): { listing: (Capabilities & { listedAt: Date }) | undefined; check: CheckResult | null } {
+  const a = r?.approved as Capabilities | null | undefined;
+  const known = r?.outcome && r.checkedAt && (CHECK_OUTCOMES as readonly string[]).includes(r.outcome);
+  return {
+    listing: a && r?.at ? { ...a, listedAt: r.at } : undefined,
+    check: known ? { outcome: r.outcome as CheckOutcome, tools: r.tools, detail: r.detail, checked_at: r.checkedAt!.toISOString() } : null,
+  };
 }
 
 async function ownedListing(db: Db, server: ServerRef): Promise<(Capabilities & { listedAt: Date }) | undefined> {

@@ -13,8 +13,16 @@ import { describeSource, type Source } from "../runtime/runner.js";
 import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
-import { deploymentListing, publicFacts } from "./listings.js";
-import { findDeployment, hostingSummary, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
+import { catalogFacts, deploymentListing, publicFacts } from "./listings.js";
+import {
+  catalogHostingRow,
+  findDeployment,
+  hostingSummary,
+  listUserDeployments,
+  planUse,
+  type DeploymentRow,
+  type ServerRef,
+} from "./repo.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
 // deployments, plan use, the keys each asks for and the tools a server shows. Deploying is
@@ -138,12 +146,28 @@ function toolInfo(t: unknown): ToolInfo {
   };
 }
 
+/** A catalogue entry's page facts read in one query (catalogHostingRow), as serverHosting takes them. */
+function catalogHosting(r: Awaited<ReturnType<typeof catalogHostingRow>>) {
+  const facts = catalogFacts({
+    approved: r.approved,
+    at: r.approved_at,
+    outcome: r.outcome,
+    tools: r.outcome_tools,
+    detail: r.outcome_detail,
+    checkedAt: r.checked_at,
+  });
+  return [{ deploys: r.deploys, running: r.running }, facts] as const;
+}
+
 /**
  * What a server page shows about hosting: its public tools (a catalogue entry's approved listing,
  * an owned server's own), deploy count and whether one of people's deployments runs.
  */
 export async function serverHosting(db: Db, server: ServerRef) {
-  const [h, { listing, check }] = await Promise.all([hostingSummary(db, server), publicFacts(db, server)]);
+  const [h, { listing, check }] =
+    server.kind === "catalog"
+      ? catalogHosting(await catalogHostingRow(db, server.ref))
+      : await Promise.all([hostingSummary(db, server), publicFacts(db, server)]);
   return {
     tools: (listing?.tools ?? []).map(toolInfo),
     toolsListedAt: listing ? listing.listedAt.toISOString() : null,

@@ -244,7 +244,9 @@ describe("registry sync", () => {
     try {
       up.servers.push({ name: "io.github.acme/twice", updatedAt: "2026-11-08T09:00:00Z" });
       const second = new RegistrySync({ db: other.db.database.db, log, config: other.config });
-      const results = await Promise.all([sync.run(), second.run()]);
+      // Slow answers keep the first run under way while the other tries: truly at once.
+      up.delayMs = 500;
+      const results = await Promise.all([sync.run(), second.run()]).finally(() => (up.delayMs = 0));
       expect(results.filter((r) => r === null)).toHaveLength(1);
       expect(results.find((r) => r)?.counts).toEqual({ created: 1 });
       expect(up.requests).toHaveLength(1);
