@@ -44,4 +44,14 @@ describe("the in-process search index", () => {
     await pool.query("update mcp_servers set is_approved = false where id = 'aardvark-two'");
     expect(await catalogFingerprint(t.database.db)).not.toBe(f1);
   });
+
+  it("reads lexemes and name words whatever the text holds: control characters, quotes, markup", async () => {
+    await insertServers(t.database.db, [
+      entry("odd-text", 'Odd "Quoted" <b>Name</b>', "Unit\u001fseparated, tab\tand line\nbreaks, a \\ backslash, emoji 🦫 beaver"),
+    ]);
+    expect(await search("separated")).toEqual(["odd-text"]);
+    expect(await search("beaver")).toEqual(["odd-text"]);
+    expect(await search("quoted name")).toEqual(["odd-text"]);
+    expect(await search("backslsh")).toEqual(["odd-text"]);
+  });
 });

@@ -66,8 +66,10 @@ export class SearchIndex {
   /** recent_users at the time the index was built */
   private readonly users: Int32Array;
   private readonly names: string[];
-  /** search_text's words padded as pg_trgm pads them (search-spell.ts) */
-  private readonly padded: string[];
+  /** search_text of each entry */
+  private readonly texts: string[];
+  /** search_text's words padded as pg_trgm pads them (search-spell.ts), made when first ranked */
+  private readonly padded: (string | undefined)[];
   /** The tags of entry o are tagCodes[tagStart[o]..tagStart[o + 1]). */
   private readonly tagStart: Int32Array;
   private readonly tagCodes: Int32Array;
@@ -93,15 +95,25 @@ export class SearchIndex {
     this.works = new Uint8Array(n);
     this.users = new Int32Array(n);
     this.names = new Array<string>(n);
-    this.padded = new Array<string>(n);
+    this.texts = new Array<string>(n);
+    this.padded = new Array<string | undefined>(n);
     this.tagStart = new Int32Array(n + 1);
     const tagCodes: number[] = [];
     this.az = new Int32Array(n);
     this.nw = new Int32Array(n);
     this.relOrder = new Int32Array(n);
-    // Each posting is ordinal * 2 + (1 when the lexeme is among the entry's strong ones).
-    const byLexeme = new Map<string, number[]>();
-    const sorted = [...rows].sort((a, b) => a.pop - b.pop);
+    // Lexemes get numbers as they are met; each posting is (lexeme number, ordinal * 2 + 1 when the
+    // lexeme is among the entry's strong ones), in ordinal order. No list or set per lexeme or entry:
+    // at 100,000 entries those made the build several times slower, mostly in the GC.
+    const lexId = new Map<string, number>();
+    const lexWords: string[] = [];
+    /** stamp[lexeme] = ordinal + 1 while that entry's strong lexemes are marked */
+    const stamp: number[] = [];
+    const pLex: number[] = [];
+    const pPost: number[] = [];
+    // pop, rel, az and nw are places 0..n-1 (row_number() - 1): placing is enough, no sort needed.
+    const sorted = new Array<IndexRow>(n);
+    for (const r of rows) sorted[r.pop] = r;
     sorted.forEach((r, o) => {
       this.ids[o] = r.id;
       this.ordinalOf.set(r.id, o);
@@ -110,41 +122,47 @@ export class SearchIndex {
       this.works[o] = r.works ? 1 : 0;
       this.users[o] = r.users;
       this.names[o] = r.name;
-      this.padded[o] = paddedWords(r.text);
+      this.texts[o] = r.text;
       this.tagStart[o] = tagCodes.length;
       for (const t of r.tags) tagCodes.push(this.code(t));
       this.az[o] = r.az;
       this.nw[o] = r.nw;
-      const strong = new Set(r.strong);
+      const first = pLex.length;
       for (const l of r.lexemes) {
-        const posting = o * 2 + (strong.has(l) ? 1 : 0);
-        const list = byLexeme.get(l);
-        if (list) list.push(posting);
-        else byLexeme.set(l, [posting]);
+        let id = lexId.get(l);
+        if (id === undefined) {
+          id = lexWords.length;
+          lexId.set(l, id);
+          lexWords.push(l);
+        }
+        pLex.push(id);
       }
+      for (const l of r.strong) {
+        const id = lexId.get(l);
+        if (id !== undefined) stamp[id] = o + 1;
+      }
+      for (let k = first; k < pLex.length; k++) pPost.push(o * 2 + (stamp[pLex[k]!] === o + 1 ? 1 : 0));
     });
     this.tagStart[n] = tagCodes.length;
     this.tagCodes = Int32Array.from(tagCodes);
-    const rel = Array.from({ length: n }, (_, o) => o).sort((a, b) => sorted[a]!.rel - sorted[b]!.rel);
-    this.relOrder.set(rel);
-    // Plain code-unit order: a prefix's lexemes are one run of it, whatever the database's collation.
-    this.vocab = [...byLexeme.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    sorted.forEach((r, o) => (this.relOrder[r.rel] = o));
+    // Plain code-unit order (the default sort's): a prefix's lexemes are one run of it, whatever the database's collation.
+    this.vocab = [...lexWords].sort();
+    const rank = new Int32Array(lexWords.length);
+    this.vocab.forEach((l, i) => (rank[lexId.get(l)!] = i));
+    // Counting sort of the postings by lexeme; within one, ordinals stay ascending.
     this.postStart = new Int32Array(this.vocab.length + 1);
-    let total = 0;
-    this.vocab.forEach((l, i) => {
-      this.postStart[i] = total;
-      total += byLexeme.get(l)!.length;
-    });
-    this.postStart[this.vocab.length] = total;
+    for (const id of pLex) this.postStart[rank[id]! + 1] = this.postStart[rank[id]! + 1]! + 1;
+    for (let i = 0; i < this.vocab.length; i++) this.postStart[i + 1] = this.postStart[i + 1]! + this.postStart[i]!;
+    const total = pLex.length;
     this.postings = new Int32Array(total);
     this.postStrong = new Uint8Array(total);
-    this.vocab.forEach((l, i) => {
-      let at = this.postStart[i]!;
-      for (const posting of byLexeme.get(l)!) {
-        this.postings[at] = posting >> 1;
-        this.postStrong[at++] = posting & 1;
-      }
-    });
+    const at = this.postStart.slice(0, this.vocab.length);
+    for (let k = 0; k < total; k++) {
+      const slot = at[rank[pLex[k]!]!]!++;
+      this.postings[slot] = pPost[k]! >> 1;
+      this.postStrong[slot] = pPost[k]! & 1;
+    }
     this.spell = new SpellIndex(this.vocab);
   }
 
@@ -263,7 +281,8 @@ export class SearchIndex {
       for (let bits = m.strong[o]!; bits; bits &= bits - 1) strong++;
       const text = strong * STRONG + (words.length - strong) * WEAK;
       let held = 0;
-      for (const g of grams) if (this.padded[o]!.includes(g)) held++;
+      const padded = (this.padded[o] ??= paddedWords(this.texts[o]!));
+      for (const g of grams) if (padded.includes(g)) held++;
       const exact = this.names[o] === q || this.ids[o] === q ? 1 : 0;
       score[k] = 4 * text + held / grams.length + exact;
       users[k] = this.usersOf(o, asOf);
