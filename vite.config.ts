@@ -11,18 +11,22 @@ export const aliases = [
 
 /**
  * React Router's package exports only its development build (extra checks and warnings: ~10% of a
- * server page's CPU in a profile), so a production build points the bare import at the production
- * build it also ships. Everything that renders pages imports React Router through this build (the
- * server takes createRequestHandler from entry.server), so there is one copy in a process.
+ * server page's CPU in a profile), so a production build points the bare imports at the production
+ * build it also ships: "react-router" and "react-router/dom" both, as they share its chunks (one of
+ * them alone would give the browser two copies, and hydration would fail: each has its own router
+ * context). The server takes createRequestHandler from entry.server, so there is one copy there too.
  */
-const productionReactRouter = {
-  find: /^react-router$/,
-  replacement: path.resolve(import.meta.dirname, "node_modules/react-router/dist/production/index.mjs"),
-};
+const productionReactRouter = [
+  { find: /^react-router$/, replacement: path.resolve(import.meta.dirname, "node_modules/react-router/dist/production/index.mjs") },
+  {
+    find: /^react-router\/dom$/,
+    replacement: path.resolve(import.meta.dirname, "node_modules/react-router/dist/production/dom-export.mjs"),
+  },
+];
 
 export default defineConfig(({ mode }) => ({
   plugins: [tailwindcss(), reactRouter()],
-  resolve: { alias: mode === "production" ? [...aliases, productionReactRouter] : aliases },
+  resolve: { alias: mode === "production" ? [...aliases, ...productionReactRouter] : aliases },
   server: { hmr: true },
   build: { sourcemap: false },
 }));

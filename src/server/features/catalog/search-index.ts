@@ -5,6 +5,7 @@
 // Why: at 100,000 entries, matching and ordering thousands of rows per search in PostgreSQL
 // cost ~10 ms of database CPU a request (docs/decisions/020 on the catalogue index). Relevance
 // and close spellings are computed here too, so a search asks PostgreSQL only for its page's rows.
+import { buildPostings, type Postings } from "./search-postings.js";
 import { paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
 
 /** One approved entry as the index sees it; the orders are 0-based places computed by PostgreSQL. */
@@ -77,13 +78,8 @@ export class SearchIndex {
   private readonly nw: Int32Array;
   /** Ordinals in related order (recent_users desc, id). */
   private readonly relOrder: Int32Array;
-  /** Sorted lexemes and, for each, the ordinals holding it (ascending). */
-  private readonly vocab: string[];
-  /** Lexeme i's ordinals are postings[postStart[i]..postStart[i + 1]): one buffer, not one per lexeme. */
-  private readonly postStart: Int32Array;
-  private readonly postings: Int32Array;
-  /** 1 where the posting's lexeme is in that entry's name, id or tags */
-  private readonly postStrong: Uint8Array;
+  /** Sorted lexemes and, for each, the ordinals holding it (search-postings.ts). */
+  private readonly lists: Postings;
   private readonly spell: SpellIndex;
 
   constructor(rows: IndexRow[]) {
@@ -102,15 +98,6 @@ export class SearchIndex {
     this.az = new Int32Array(n);
     this.nw = new Int32Array(n);
     this.relOrder = new Int32Array(n);
-    // Lexemes get numbers as they are met; each posting is (lexeme number, ordinal * 2 + 1 when the
-    // lexeme is among the entry's strong ones), in ordinal order. No list or set per lexeme or entry:
-    // at 100,000 entries those made the build several times slower, mostly in the GC.
-    const lexId = new Map<string, number>();
-    const lexWords: string[] = [];
-    /** stamp[lexeme] = ordinal + 1 while that entry's strong lexemes are marked */
-    const stamp: number[] = [];
-    const pLex: number[] = [];
-    const pPost: number[] = [];
     // pop, rel, az and nw are places 0..n-1 (row_number() - 1): placing is enough, no sort needed.
     const sorted = new Array<IndexRow>(n);
     for (const r of rows) sorted[r.pop] = r;
@@ -127,43 +114,12 @@ export class SearchIndex {
       for (const t of r.tags) tagCodes.push(this.code(t));
       this.az[o] = r.az;
       this.nw[o] = r.nw;
-      const first = pLex.length;
-      for (const l of r.lexemes) {
-        let id = lexId.get(l);
-        if (id === undefined) {
-          id = lexWords.length;
-          lexId.set(l, id);
-          lexWords.push(l);
-        }
-        pLex.push(id);
-      }
-      for (const l of r.strong) {
-        const id = lexId.get(l);
-        if (id !== undefined) stamp[id] = o + 1;
-      }
-      for (let k = first; k < pLex.length; k++) pPost.push(o * 2 + (stamp[pLex[k]!] === o + 1 ? 1 : 0));
+      this.relOrder[r.rel] = o;
     });
     this.tagStart[n] = tagCodes.length;
     this.tagCodes = Int32Array.from(tagCodes);
-    sorted.forEach((r, o) => (this.relOrder[r.rel] = o));
-    // Plain code-unit order (the default sort's): a prefix's lexemes are one run of it, whatever the database's collation.
-    this.vocab = [...lexWords].sort();
-    const rank = new Int32Array(lexWords.length);
-    this.vocab.forEach((l, i) => (rank[lexId.get(l)!] = i));
-    // Counting sort of the postings by lexeme; within one, ordinals stay ascending.
-    this.postStart = new Int32Array(this.vocab.length + 1);
-    for (const id of pLex) this.postStart[rank[id]! + 1] = this.postStart[rank[id]! + 1]! + 1;
-    for (let i = 0; i < this.vocab.length; i++) this.postStart[i + 1] = this.postStart[i + 1]! + this.postStart[i]!;
-    const total = pLex.length;
-    this.postings = new Int32Array(total);
-    this.postStrong = new Uint8Array(total);
-    const at = this.postStart.slice(0, this.vocab.length);
-    for (let k = 0; k < total; k++) {
-      const slot = at[rank[pLex[k]!]!]!++;
-      this.postings[slot] = pPost[k]! >> 1;
-      this.postStrong[slot] = pPost[k]! & 1;
-    }
-    this.spell = new SpellIndex(this.vocab);
+    this.lists = buildPostings(sorted);
+    this.spell = new SpellIndex(this.lists.vocab);
   }
 
   /** A number for a category, type or tag (-1 for one no entry has). */
@@ -180,10 +136,10 @@ export class SearchIndex {
   /** Index of the first lexeme >= w. */
   private lowerBound(w: string): number {
     let lo = 0;
-    let hi = this.vocab.length;
+    let hi = this.lists.vocab.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.vocab[mid]! < w) lo = mid + 1;
+      if (this.lists.vocab[mid]! < w) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -192,8 +148,8 @@ export class SearchIndex {
   /** The lexemes (vocab indexes) a query word stands for: `w:*` (every lexeme starting with w) or one exact lexeme. */
   private lexemesOf(w: string, prefix: boolean): number[] {
     const out: number[] = [];
-    for (let i = this.lowerBound(w); i < this.vocab.length; i++) {
-      const l = this.vocab[i]!;
+    for (let i = this.lowerBound(w); i < this.lists.vocab.length; i++) {
+      const l = this.lists.vocab[i]!;
       if (prefix ? !l.startsWith(w) : l !== w) break;
       out.push(i);
     }
@@ -232,14 +188,14 @@ export class SearchIndex {
       for (const alt of alternatives.get(w) ?? []) lexemes.push(...this.lexemesOf(alt, false));
       const bit = 1 << i;
       for (const l of lexemes) {
-        for (let p = this.postStart[l]!, end = this.postStart[l + 1]!; p < end; p++) {
-          const o = this.postings[p]!;
+        for (let p = this.lists.postStart[l]!, end = this.lists.postStart[l + 1]!; p < end; p++) {
+          const o = this.lists.postings[p]!;
           const h = hits[o]!;
           if (h === i) {
             hits[o] = i + 1;
             if (i === last) found.push(o);
           } else if (h !== i + 1) continue;
-          if (this.postStrong[p]) strong[o] = strong[o]! | bit;
+          if (this.lists.postStrong[p]) strong[o] = strong[o]! | bit;
         }
       }
     });

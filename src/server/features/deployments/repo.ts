@@ -3,7 +3,6 @@ import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { connectionAuthorizations, deployActions, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
-import { PLATFORM_USER_ID } from "./listings.js";
 import { prunePins } from "./definitions-repo.js";
 import type { HostingAllowance } from "~/shared/billing.js";
 import { awakeSlot, type Slept } from "./sleep-repo.js";
@@ -260,37 +259,6 @@ export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferIn
 }
 
 /** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */
-/** How often a server was deployed, and whether one of people's deployments of it runs (not the platform's checks). */
-function hostingColumns(server: ServerRef) {
-  return sql`(select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
-           exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running' and user_id <> ${PLATFORM_USER_ID}) as running`;
-}
-
-export async function hostingSummary(db: Db, server: ServerRef) {
-  const r = await db.execute<{ deploys: number; running: boolean }>(sql`select ${hostingColumns(server)}`);
-  return r.rows[0]!;
-}
-
-/** A catalogue entry's hosting figures and its public listing facts (catalog_listings), in one read: its page. */
-export async function catalogHostingRow(db: Db, ref: string) {
-  const r = await db.execute<{
-    deploys: number;
-    running: boolean;
-    approved: unknown;
-    approved_at: string | null;
-    outcome: string | null;
-    outcome_tools: number | null;
-    outcome_detail: string | null;
-    checked_at: string | null;
-  }>(sql`
-    select ${hostingColumns({ kind: "catalog", ref })}, l.approved, l.approved_at, l.outcome, l.outcome_tools, l.outcome_detail, l.checked_at
-    from (select 1) one left join catalog_listings l on l.server_id = ${ref}`);
-  // A raw statement's timestamps come back as text.
-  const row = r.rows[0]!;
-  const date = (v: string | null) => (v === null ? null : new Date(v));
-  return { ...row, approved_at: date(row.approved_at), checked_at: date(row.checked_at) };
-}
-
 /** An OAuth sign-in under way (upstream-oauth.ts): kept until `expiresAt`; old ones are cleared on the way. */
 export async function insertSignIn(db: Db, row: typeof connectionAuthorizations.$inferInsert): Promise<void> {
   await db.delete(connectionAuthorizations).where(sql`${connectionAuthorizations.expiresAt} < now()`);

@@ -14,15 +14,8 @@ import type { CatalogChecks } from "./checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { catalogFacts, deploymentListing, publicFacts } from "./listings.js";
-import {
-  catalogHostingRow,
-  findDeployment,
-  hostingSummary,
-  listUserDeployments,
-  planUse,
-  type DeploymentRow,
-  type ServerRef,
-} from "./repo.js";
+import { catalogHostingRow, hostingSummary } from "./hosting-repo.js";
+import { findDeployment, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
 // deployments, plan use, the keys each asks for and the tools a server shows. Deploying is
