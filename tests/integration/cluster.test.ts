@@ -243,6 +243,27 @@ describe("a cluster behind a round-robin balancer", () => {
     for (const g of [gw1, gw2, gw3]) expect((await rawSession(mcpUrl(g.url, proxy_id), keys.get("bert")!)).sessionId).toBeTruthy();
   });
 
+  it("shows a catalogue change made through one web process in every process's search on the next request", async () => {
+    const [entry] = await c.query<{ id: string; name: string }>("select id, name from mcp_servers where is_approved order by id limit 1");
+    const cookie = await signInCookie(gw1.url, "adam@example.com", c.publicUrl);
+    const review = (action: string) =>
+      fetch(`${gw1.url}/api/admin/mcp-servers/${entry!.id}/${action}`, { method: "POST", headers: { cookie, origin: c.publicUrl } });
+    // A new connection each time, so gw-2's searches reach each of its workers in turn.
+    const shownAt = async (g: Member) => {
+      const r = await raw(`${g.url}/api/mcp-servers?q=${encodeURIComponent(entry!.name)}`, {
+        method: "GET",
+        headers: { connection: "close" },
+      });
+      return r.json<{ data: { id: string }[] }>().data.some((s) => s.id === entry!.id);
+    };
+    // Every process has built its index and answers from it.
+    for (const g of [gw1, gw2, gw2]) expect(await shownAt(g)).toBe(true);
+    expect((await review("unapprove")).status).toBe(200);
+    for (const g of [gw2, gw2, gw1]) expect(await shownAt(g), `${g.name} after unapprove`).toBe(false);
+    expect((await review("approve")).status).toBe(200);
+    for (const g of [gw2, gw2, gw1]) expect(await shownAt(g), `${g.name} after approve`).toBe(true);
+  });
+
   it("holds the sign-in limit across two web processes: the 11th attempt for one account is refused by either", async () => {
     const signIn = (g: Member, i: number) =>
       fetch(`${g.url}/api/auth/sign-in/email`, {

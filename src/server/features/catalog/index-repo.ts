@@ -4,71 +4,89 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import type { ServerRow } from "./repo.js";
-import type { IndexRow } from "./search-index.js";
+import type { IndexRow } from "./search-columns.js";
 
-/**
- * Every approved entry with its lexemes and its place in each order the directory sorts by.
- * PostgreSQL computes the orders, so its collation decides lower(name) as it always did.
- */
 /** Lexemes are joined by the unit separator, which no lexeme holds (the parser splits on control characters). */
 const UNIT = "\u001f";
 
-export async function loadIndexRows(db: Db): Promise<IndexRow[]> {
-  // Lexemes as one separated string and tags as JSON text: both parse faster in Node than pg's
-  // array literals (measured at 100,000 rows; one json_agg document was slower still, in PostgreSQL).
-  const r = await db.execute<{
-    id: string;
-    category: string;
-    type: string;
-    t: string;
-    w: boolean;
-    l: string | null;
-    la: string | null;
-    users: number;
-    n: string;
-    st: string;
-    pop: number;
-    rel: number;
-    az: number;
-    nw: number;
-  }>(sql`
-    select id, category, type, to_json(tags)::text as t, coalesce(check_outcome = 'works', false) as w,
-           array_to_string(tsvector_to_array(search_doc), chr(31)) as l,
-           array_to_string(tsvector_to_array(ts_filter(search_doc, '{a}')), chr(31)) as la,
-           recent_users as users, lower(name) as n, search_text as st,
-           (row_number() over (order by recent_users desc, lower(name), id))::int - 1 as pop,
-           (row_number() over (order by recent_users desc, id))::int - 1 as rel,
-           (row_number() over (order by lower(name), id))::int - 1 as az,
-           (row_number() over (order by created_at desc, id))::int - 1 as nw
-    from ${mcpServers} where is_approved`);
-  return r.rows.map((x) => ({
-    id: x.id,
-    category: x.category,
-    type: x.type,
-    tags: JSON.parse(x.t) as string[],
-    works: x.w,
-    lexemes: x.l ? x.l.split(UNIT) : [],
-    strong: x.la ? x.la.split(UNIT) : [],
-    users: x.users,
-    name: x.n,
-    text: x.st,
-    pop: x.pop,
-    rel: x.rel,
-    az: x.az,
-    nw: x.nw,
-  }));
+// Lexemes as one separated string and tags as JSON text: both parse faster in Node than pg's
+// array literals (measured at 100,000 rows; one json_agg document was slower still, in PostgreSQL).
+const indexColumns = sql`id, category, type, to_json(tags)::text as t, coalesce(check_outcome = 'works', false) as w,
+  array_to_string(tsvector_to_array(search_doc), chr(31)) as l,
+  array_to_string(tsvector_to_array(ts_filter(search_doc, '{a}')), chr(31)) as la,
+  recent_users as users, lower(name) as n, search_text as st,
+  (extract(epoch from created_at) * 1000000)::float8 as c`;
+
+type IndexSqlRow = {
+  id: string;
+  category: string;
+  type: string;
+  t: string;
+  w: boolean;
+  l: string | null;
+  la: string | null;
+  users: number;
+  n: string;
+  st: string;
+  c: number;
+};
+
+const toIndexRow = (x: IndexSqlRow): IndexRow => ({
+  id: x.id,
+  category: x.category,
+  type: x.type,
+  tags: JSON.parse(x.t) as string[],
+  works: x.w,
+  lexemes: x.l ? x.l.split(UNIT) : [],
+  strong: x.la ? x.la.split(UNIT) : [],
+  users: x.users,
+  name: x.n,
+  text: x.st,
+  created: x.c,
+});
+
+/**
+ * What the index holds, read under one snapshot: `snapshot` (pg_current_snapshot) names what it
+ * saw, so loadIndexChanges can read exactly what committed after it.
+ */
+export interface IndexLoad<T> {
+  rows: T;
+  snapshot: string;
+  /** approved entries then */
+  approved: number;
+}
+
+/** Every approved entry with its lexemes and what the directory orders it by. */
+export function loadIndexRows(db: Db): Promise<IndexLoad<IndexRow[]>> {
+  return db.transaction(
+    async (tx) => {
+      const s = await tx.execute<{ s: string }>(sql`select pg_current_snapshot()::text as s`);
+      const r = await tx.execute<IndexSqlRow>(sql`select ${indexColumns} from ${mcpServers} where is_approved`);
+      return { rows: r.rows.map(toIndexRow), snapshot: s.rows[0]!.s, approved: r.rows.length };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
 }
 
 /**
- * Changes whenever a column the index is built from changes (not use_count, which every usage
- * flush bumps): lets a process notice a write it was not told of, for ~50 ms at 100,000 rows.
+ * The entries whose indexed columns changed in transactions `since` did not see (index_xid,
+ * migration 0022): their rows, or null for those no longer approved. A hard delete leaves no row:
+ * the approved count tells it.
  */
-export async function catalogFingerprint(db: Db): Promise<string> {
-  const r = await db.execute<{ f: string }>(sql`
-    select count(*) || ':' || coalesce(sum(hashtext(concat_ws(chr(31),
-      id, is_approved, category, type, recent_users, created_at, name, description, tags::text, check_outcome))::bigint), 0) as f
-    from ${mcpServers}`);
-  return r.rows[0]!.f;
+export function loadIndexChanges(db: Db, since: string): Promise<IndexLoad<Map<string, IndexRow | null>>> {
+  return db.transaction(
+    async (tx) => {
+      const s = await tx.execute<{ s: string; n: number }>(
+        sql`select pg_current_snapshot()::text as s, (select count(*) from ${mcpServers} where is_approved)::int as n`,
+      );
+      const r = await tx.execute<IndexSqlRow & { a: boolean }>(sql`
+        select ${indexColumns}, is_approved as a from ${mcpServers}
+        where index_xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(index_xid, ${since}::pg_snapshot)`);
+      const rows = new Map(r.rows.map((x) => [x.id, x.a ? toIndexRow(x) : null]));
+      return { rows, snapshot: s.rows[0]!.s, approved: s.rows[0]!.n };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
 }
 
 /** What a directory card shows of an entry (toCatalogServer): no documents, no search columns. */

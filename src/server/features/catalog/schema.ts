@@ -5,7 +5,8 @@ import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } f
 import { user } from "../auth/schema.js";
 
 // MCP server record (catalogue entries, docs/product.md#catalogue). The search columns (search_doc,
-// search_text) and their indexes are added by a hand-written migration (0003_catalog_search).
+// search_text) and their indexes are added by a hand-written migration (0003_catalog_search), as is
+// index_xid, the transaction that last changed what the search index holds (0022_index_xid).
 export const mcpServers = pgTable(
   "mcp_servers",
   {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { compareText } from "./search-columns.js";
 import { SearchIndex, type IndexRow } from "./search-index.js";
 
 // Rows as loadIndexRows gives them: lexemes as PostgreSQL's 'simple' parser made them (strong: those
-// of the name, id and tags), and each entry's place in the popular (pop), related (rel), A-Z (az)
-// and newest (nw) orders. gitlab mentions 'code' only in its description.
+// of the name, id and tags). gitlab mentions 'code' only in its description.
 const rows: IndexRow[] = [
   {
     id: "github",
@@ -16,10 +16,7 @@ const rows: IndexRow[] = [
     users: 50,
     name: "github",
     text: "github github git code",
-    pop: 0,
-    rel: 0,
-    az: 1,
-    nw: 3,
+    created: 2000,
   },
   {
     id: "gitlab",
@@ -32,10 +29,7 @@ const rows: IndexRow[] = [
     users: 40,
     name: "gitlab",
     text: "gitlab gitlab git",
-    pop: 1,
-    rel: 2,
-    az: 2,
-    nw: 0,
+    created: 5000,
   },
   {
     id: "postgres",
@@ -48,10 +42,7 @@ const rows: IndexRow[] = [
     users: 30,
     name: "postgres",
     text: "postgres postgres sql",
-    pop: 2,
-    rel: 1,
-    az: 3,
-    nw: 1,
+    created: 4000,
   },
   {
     id: "sqlite",
@@ -64,10 +55,7 @@ const rows: IndexRow[] = [
     users: 20,
     name: "sqlite",
     text: "sqlite sqlite sql code",
-    pop: 3,
-    rel: 3,
-    az: 4,
-    nw: 2,
+    created: 3000,
   },
   {
     id: "figma",
@@ -80,13 +68,10 @@ const rows: IndexRow[] = [
     users: 10,
     name: "figma",
     text: "figma figma design",
-    pop: 4,
-    rel: 4,
-    az: 0,
-    nw: 4,
+    created: 1000,
   },
 ];
-// Given out of order: the index orders by the places, not by the array.
+// Given out of order: the index orders by the columns, not by the array.
 const index = new SearchIndex([...rows].reverse());
 const ids = (m: number[] | { ordinals: number[] }) => index.idsOf(Array.isArray(m) ? m : m.ordinals);
 const none = new Map<string, string[]>();
@@ -119,7 +104,7 @@ describe("SearchIndex.match (what search_doc @@ to_tsquery finds)", () => {
     expect(ids(index.match(["sql"], none, { works: true }))).toEqual([]);
   });
 
-  it("sorts matches A-Z and newest first by PostgreSQL's places", () => {
+  it("sorts matches A-Z and newest first", () => {
     const all = index.match(["s", "d"], none, {});
     expect(ids(all)).toEqual(["postgres", "sqlite"]);
     const both = index.match(["g"], none, {}).ordinals;
@@ -189,5 +174,65 @@ describe("SearchIndex.related", () => {
     expect(index.relatedOf("github", 6)).toEqual(index.related("github", "Development Tools", ["git", "code"], 6));
     expect(index.relatedOf("sqlite", 6)).toEqual(["postgres", "github"]);
     expect(index.relatedOf("pending-or-unknown", 6)).toBeUndefined();
+  });
+});
+
+describe("SearchIndex.withChanges (a refresh: the base's lists and the changed entries')", () => {
+  const row = (id: string, users: number, created: number, extra: Partial<IndexRow> = {}): IndexRow => ({
+    id,
+    category: "Development Tools",
+    type: "Community",
+    tags: ["git"],
+    works: false,
+    lexemes: [id, "repos"],
+    strong: [id],
+    users,
+    name: id,
+    text: `${id} ${id} git`,
+    created,
+    ...extra,
+  });
+  const changed = index.withChanges(
+    new Map<string, IndexRow | null>([
+      // gitlab renamed and now the most used; figma unlisted; gitea new.
+      ["gitlab", row("gitlab", 60, 5000, { name: "a gitlab", lexemes: ["gitlab", "repos", "code"] })],
+      ["figma", null],
+      ["gitea", row("gitea", 45, 6000)],
+    ]),
+  );
+  const found = (words: string[], i = changed) => i.idsOf(i.match(words, none, {}).ordinals);
+
+  it("places changed and new entries in every order, and forgets their old places", () => {
+    expect(changed.size).toBe(5);
+    expect(found(["git"])).toEqual(["gitlab", "github", "gitea"]);
+    const git = changed.match(["git"], none, {}).ordinals;
+    expect(changed.idsOf(changed.sortBy(git, "name"))).toEqual(["gitlab", "gitea", "github"]);
+    expect(changed.idsOf(changed.sortBy(git, "newest"))).toEqual(["gitea", "gitlab", "github"]);
+    expect(changed.related("x", "Development Tools", [], 5)).toEqual(["gitlab", "github", "gitea"]);
+  });
+
+  it("finds no entry that is gone, nor one by words it no longer has", () => {
+    expect(found(["figma"])).toEqual([]);
+    expect(found(["design"])).toEqual([]);
+    expect(changed.relatedOf("figma", 5)).toBeUndefined();
+    // The base still has 'figma' in its vocabulary: no correction points at it.
+    expect(changed.closeSpellings(["figna"]).get("figna") ?? []).not.toContain("figma");
+    expect(index.closeSpellings(["figna"]).get("figna")).toContain("figma");
+    expect(changed.closeSpellings(["gitee"]).get("gitee")).toContain("gitea");
+  });
+
+  it("leaves the index it came from as it was, and applies later changes over earlier ones", () => {
+    expect(ids(index.match(["git"], none, {}))).toEqual(["github", "gitlab"]);
+    const again = changed.withChanges(new Map([["gitea", null]]));
+    expect(found(["git"], again)).toEqual(["gitlab", "github"]);
+    expect(again.changes.size).toBe(3);
+  });
+});
+
+describe('compareText (PostgreSQL\'s "C" collation: code point order)', () => {
+  it("orders by code point, astral characters after the rest of the BMP", () => {
+    const words = ["\u{1F9AB}", "\uFFFD", "b", "B", "a", "ab", "é"];
+    expect([...words].sort(compareText)).toEqual(["B", "a", "ab", "b", "é", "\uFFFD", "\u{1F9AB}"]);
+    expect(compareText("same", "same")).toBe(0);
   });
 });

@@ -1,40 +1,16 @@
 // The directory's in-process index: which approved entries match a text search, in the orders the
 // directory sorts by, and an entry's related servers. PostgreSQL stays the source of truth: every
-// row here (its lexemes, its places in each order) comes from one query over mcp_servers
-// (index-repo.ts), and the index is rebuilt after every catalogue write (catalog-index.ts).
+// entry here comes from mcp_servers (index-repo.ts). A process loads them all once, then after each
+// catalogue write reads only the entries changed since (catalog-index.ts): a refreshed index keeps
+// its base's lists and adds small ones for the changed entries, whose old slots it no longer counts.
 // Why: at 100,000 entries, matching and ordering thousands of rows per search in PostgreSQL
 // cost ~10 ms of database CPU a request (docs/decisions/020 on the catalogue index). Relevance
 // and close spellings are computed here too, so a search asks PostgreSQL only for its page's rows.
-import { buildPostings, type Postings } from "./search-postings.js";
-import { paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
+import { Codes, Columns, mergeOrders, sortAll, type IndexRow, type Orders } from "./search-columns.js";
+import { buildPostings, lexemesOf, type Postings } from "./search-postings.js";
+import { closestOf, paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
 
-/** One approved entry as the index sees it; the orders are 0-based places computed by PostgreSQL. */
-export interface IndexRow {
-  id: string;
-  category: string;
-  type: string;
-  tags: string[];
-  /** its last platform check worked ('Works here') */
-  works: boolean;
-  /** tsvector_to_array(search_doc): exactly what to_tsquery matches against. */
-  lexemes: string[];
-  /** The lexemes of its name, id and tags (search_doc's weight A); the rest are its description's. */
-  strong: string[];
-  /** recent_users: the popularity the popular order is by. */
-  users: number;
-  /** lower(name) */
-  name: string;
-  /** search_text: lower(name, id and tags), for how much of a query the entry's names hold. */
-  text: string;
-  /** Place in: recent_users desc, lower(name), id (popular, and the relevance candidates). */
-  pop: number;
-  /** Place in: recent_users desc, id (related servers). */
-  rel: number;
-  /** Place in: lower(name), id. */
-  az: number;
-  /** Place in: created_at desc, id. */
-  nw: number;
-}
+export type { IndexRow } from "./search-columns.js";
 
 export interface Filters {
   category?: string;
@@ -53,168 +29,180 @@ export interface Matches {
 const STRONG = 1;
 const WEAK = 0.4;
 
-export class SearchIndex {
-  readonly size: number;
-  /** Entries by ordinal; the ordinal is the place in the popular order. */
-  private readonly ids: string[];
-  private readonly ordinalOf = new Map<string, number>();
-  // Codes rather than strings and arrays per entry: 100,000 entries stay a few objects for the GC.
-  private readonly codes = new Map<string, number>();
-  private readonly category: Int32Array;
-  private readonly type: Int32Array;
-  /** 1: its last platform check worked */
-  private readonly works: Uint8Array;
-  /** recent_users at the time the index was built */
-  private readonly users: Int32Array;
-  private readonly names: string[];
-  /** search_text of each entry */
-  private readonly texts: string[];
+/** What a full load builds, shared by every index refreshed from it. */
+interface Base {
+  cols: Columns;
+  lists: Postings;
+  spell: SpellIndex;
+  orders: Orders;
+  slotOf: Map<string, number>;
+  codes: Codes;
   /** search_text's words padded as pg_trgm pads them (search-spell.ts), made when first ranked */
-  private readonly padded: (string | undefined)[];
-  /** The tags of entry o are tagCodes[tagStart[o]..tagStart[o + 1]). */
-  private readonly tagStart: Int32Array;
-  private readonly tagCodes: Int32Array;
+  padded: (string | undefined)[];
+}
+
+/**
+ * Entries have slots: a full load's are 0..n-1; the entries changed since come after them, and the
+ * old slots of changed entries are dead. Matches ("ordinals") are slots; the orders are places.
+ */
+export class SearchIndex {
+  /** How many entries it holds. */
+  readonly size: number;
+  /** Entries changed (or gone: null) since its base was loaded. */
+  readonly changes: ReadonlyMap<string, IndexRow | null>;
+  private readonly base: Base;
+  private readonly cols: Columns;
+  /** Postings of the base, then of the changed entries. */
+  private readonly lists: Postings[];
+  private readonly spells: SpellIndex[];
+  private readonly dead: Uint8Array;
+  private readonly addedSlotOf = new Map<string, number>();
+  private readonly addedPadded: (string | undefined)[] = [];
+  /** Place of each slot in the popular, name and newest orders. */
+  private readonly popRank: Int32Array;
   private readonly az: Int32Array;
   private readonly nw: Int32Array;
-  /** Ordinals in related order (recent_users desc, id). */
+  /** Live slots in popular and in related order (recent_users desc, id). */
+  private readonly popOrder: Int32Array;
   private readonly relOrder: Int32Array;
-  /** Sorted lexemes and, for each, the ordinals holding it (search-postings.ts). */
-  private readonly lists: Postings;
-  private readonly spell: SpellIndex;
 
-  constructor(rows: IndexRow[]) {
-    const n = rows.length;
-    this.size = n;
-    this.ids = new Array<string>(n);
-    this.category = new Int32Array(n);
-    this.type = new Int32Array(n);
-    this.works = new Uint8Array(n);
-    this.users = new Int32Array(n);
-    this.names = new Array<string>(n);
-    this.texts = new Array<string>(n);
-    this.padded = new Array<string | undefined>(n);
-    this.tagStart = new Int32Array(n + 1);
-    const tagCodes: number[] = [];
-    this.az = new Int32Array(n);
-    this.nw = new Int32Array(n);
-    this.relOrder = new Int32Array(n);
-    // pop, rel, az and nw are places 0..n-1 (row_number() - 1): placing is enough, no sort needed.
-    const sorted = new Array<IndexRow>(n);
-    for (const r of rows) sorted[r.pop] = r;
-    sorted.forEach((r, o) => {
-      this.ids[o] = r.id;
-      this.ordinalOf.set(r.id, o);
-      this.category[o] = this.code(r.category);
-      this.type[o] = this.code(r.type);
-      this.works[o] = r.works ? 1 : 0;
-      this.users[o] = r.users;
-      this.names[o] = r.name;
-      this.texts[o] = r.text;
-      this.tagStart[o] = tagCodes.length;
-      for (const t of r.tags) tagCodes.push(this.code(t));
-      this.az[o] = r.az;
-      this.nw[o] = r.nw;
-      this.relOrder[r.rel] = o;
-    });
-    this.tagStart[n] = tagCodes.length;
-    this.tagCodes = Int32Array.from(tagCodes);
-    this.lists = buildPostings(sorted);
-    this.spell = new SpellIndex(this.lists.vocab);
-  }
-
-  /** A number for a category, type or tag (-1 for one no entry has). */
-  private code(s: string): number {
-    let c = this.codes.get(s);
-    if (c === undefined) this.codes.set(s, (c = this.codes.size));
-    return c;
-  }
-
-  private codeOf(s: string | undefined): number {
-    return s === undefined ? -1 : (this.codes.get(s) ?? -1);
-  }
-
-  /** Index of the first lexeme >= w. */
-  private lowerBound(w: string): number {
-    let lo = 0;
-    let hi = this.lists.vocab.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.lists.vocab[mid]! < w) lo = mid + 1;
-      else hi = mid;
+  /** An index of `rows`; or `base`'s with `changes` applied (withChanges). */
+  constructor(rows: IndexRow[], from?: { base: Base; changes: ReadonlyMap<string, IndexRow | null> }) {
+    let base = from?.base;
+    if (!base) {
+      const codes = new Codes();
+      const cols = Columns.of(rows, codes);
+      const lists = buildPostings(rows);
+      const slotOf = new Map<string, number>();
+      rows.forEach((r, s) => slotOf.set(r.id, s));
+      base = { cols, lists, spell: new SpellIndex(lists.vocab), orders: sortAll(cols), slotOf, codes, padded: [] };
     }
-    return lo;
+    this.base = base;
+    this.changes = from?.changes ?? new Map();
+    const added = [...this.changes.values()].filter((r): r is IndexRow => r !== null);
+    this.cols = added.length ? base.cols.concat(Columns.of(added, base.codes)) : base.cols;
+    this.dead = new Uint8Array(this.cols.n);
+    for (const id of this.changes.keys()) {
+      const s = base.slotOf.get(id);
+      if (s !== undefined) this.dead[s] = 1;
+    }
+    added.forEach((r, i) => this.addedSlotOf.set(r.id, base.cols.n + i));
+    const orders = this.changes.size ? mergeOrders(this.cols, base.orders, base.cols.n, this.dead) : base.orders;
+    this.lists = [base.lists];
+    this.spells = [base.spell];
+    if (added.length) {
+      const lists = buildPostings(added, base.cols.n);
+      this.lists.push(lists);
+      this.spells.push(new SpellIndex(lists.vocab));
+    }
+    this.size = orders.pop.length;
+    const rank = (order: Int32Array) => {
+      const r = new Int32Array(this.cols.n);
+      for (let i = 0; i < order.length; i++) r[order[i]!] = i;
+      return r;
+    };
+    this.popOrder = orders.pop;
+    this.popRank = rank(orders.pop);
+    this.az = rank(orders.az);
+    this.nw = rank(orders.nw);
+    this.relOrder = orders.rel;
   }
 
-  /** The lexemes (vocab indexes) a query word stands for: `w:*` (every lexeme starting with w) or one exact lexeme. */
-  private lexemesOf(w: string, prefix: boolean): number[] {
-    const out: number[] = [];
-    for (let i = this.lowerBound(w); i < this.lists.vocab.length; i++) {
-      const l = this.lists.vocab[i]!;
-      if (prefix ? !l.startsWith(w) : l !== w) break;
-      out.push(i);
-    }
-    return out;
+  /** This index with entries changed since: their rows, or null for those no longer listed. */
+  withChanges(changed: ReadonlyMap<string, IndexRow | null>): SearchIndex {
+    if (changed.size === 0) return this;
+    const changes = new Map(this.changes);
+    for (const [id, row] of changed) changes.set(id, row);
+    return new SearchIndex([], { base: this.base, changes });
+  }
+
+  private slotOf(id: string): number | undefined {
+    const s = this.addedSlotOf.get(id) ?? this.base.slotOf.get(id);
+    return s === undefined || this.dead[s] ? undefined : s;
+  }
+
+  private paddedOf(s: number): string {
+    const n = this.base.cols.n;
+    if (s < n) return (this.base.padded[s] ??= paddedWords(this.cols.texts[s]!));
+    return (this.addedPadded[s - n] ??= paddedWords(this.cols.texts[s]!));
+  }
+
+  /** Some entry it holds has this exact lexeme. */
+  private holds(word: string): boolean {
+    return this.lists.some((lists) =>
+      lexemesOf(lists, word, false).some((l) => {
+        for (let p = lists.postStart[l]!; p < lists.postStart[l + 1]!; p++) if (!this.dead[lists.postings[p]!]) return true;
+        return false;
+      }),
+    );
   }
 
   /** Close spellings of the query's words (3 letters or more) from the catalogue's vocabulary, for those that have some. */
   closeSpellings(words: string[]): Map<string, string[]> {
     const out = new Map<string, string[]>();
+    const held = this.changes.size ? (w: string) => this.holds(w) : () => true;
     for (const w of words) {
       if (w.length < 3) continue;
-      const close = this.spell.closeTo(w);
+      const close = closestOf(w, this.spells, held);
       if (close.length) out.set(w, close);
     }
     return out;
   }
 
   /**
-   * Ordinals (ascending: popular order) of the entries matching every word as a prefix or as one
-   * of its alternatives: what `search_doc @@ to_tsquery(prefixQuery(words, alternatives))` finds.
+   * Slots, in popular order, of the entries matching every word as a prefix or as one of its
+   * alternatives: what `search_doc @@ to_tsquery(prefixQuery(words, alternatives))` finds.
    */
   match(words: string[], alternatives: Map<string, string[]>, filters: Filters): Matches {
-    const strong = new Uint8Array(this.size);
+    const n = this.cols.n;
+    const strong = new Uint8Array(n);
     const out: number[] = [];
     if (words.length === 0 || this.size === 0) return { ordinals: out, strong };
-    const category = this.codeOf(filters.category);
-    const type = this.codeOf(filters.type);
+    const category = this.base.codes.codeOf(filters.category);
+    const type = this.base.codes.codeOf(filters.type);
     if ((filters.category && category < 0) || (filters.type && type < 0)) return { ordinals: out, strong };
-    // hits[o] = how many of the words so far entry o matched (each word counts once); an entry is
+    // hits[s] = how many of the words so far entry s matched (each word counts once); an entry is
     // found when it matches the last word too, so no pass over every entry is needed.
-    const hits = new Uint8Array(this.size);
+    const hits = new Uint8Array(n);
     const found: number[] = [];
     const last = words.length - 1;
     words.forEach((w, i) => {
-      const lexemes = this.lexemesOf(w, true);
-      for (const alt of alternatives.get(w) ?? []) lexemes.push(...this.lexemesOf(alt, false));
       const bit = 1 << i;
-      for (const l of lexemes) {
-        for (let p = this.lists.postStart[l]!, end = this.lists.postStart[l + 1]!; p < end; p++) {
-          const o = this.lists.postings[p]!;
-          const h = hits[o]!;
-          if (h === i) {
-            hits[o] = i + 1;
-            if (i === last) found.push(o);
-          } else if (h !== i + 1) continue;
-          if (this.lists.postStrong[p]) strong[o] = strong[o]! | bit;
+      for (const lists of this.lists) {
+        const lexemes = lexemesOf(lists, w, true);
+        for (const alt of alternatives.get(w) ?? []) lexemes.push(...lexemesOf(lists, alt, false));
+        for (const l of lexemes) {
+          for (let p = lists.postStart[l]!, end = lists.postStart[l + 1]!; p < end; p++) {
+            const s = lists.postings[p]!;
+            const h = hits[s]!;
+            if (h === i) {
+              hits[s] = i + 1;
+              if (i === last) found.push(s);
+            } else if (h !== i + 1) continue;
+            if (lists.postStrong[p]) strong[s] = strong[s]! | bit;
+          }
         }
       }
     });
-    // Popular order is ordinal order.
-    for (const o of Int32Array.from(found).sort()) {
-      if (filters.category && this.category[o] !== category) continue;
-      if (filters.type && this.type[o] !== type) continue;
-      if (filters.works && this.works[o] !== 1) continue;
-      out.push(o);
+    const c = this.cols;
+    const places: number[] = [];
+    for (const s of found) {
+      if (this.dead[s]) continue;
+      if (filters.category && c.category[s] !== category) continue;
+      if (filters.type && c.type[s] !== type) continue;
+      if (filters.works && c.works[s] !== 1) continue;
+      places.push(this.popRank[s]!);
     }
+    for (const place of Int32Array.from(places).sort()) out.push(this.popOrder[place]!);
     return { ordinals: out, strong };
   }
 
   private usersOf(o: number, asOf: ReadonlyMap<string, number> | undefined): number {
-    return asOf?.get(this.ids[o]!) ?? this.users[o]!;
+    return asOf?.get(this.cols.ids[o]!) ?? this.cols.users[o]!;
   }
 
   /**
-   * Ordinals in popular order (recent_users desc, lower(name), id); with `asOf`, by the popularity
+   * Matches in popular order (recent_users desc, lower(name), id); with `asOf`, by the popularity
    * its entries had when a cursor's listing began (search-sql.ts), so paging on keeps their places.
    */
   popular(ordinals: number[], asOf?: ReadonlyMap<string, number>): number[] {
@@ -232,18 +220,18 @@ export class SearchIndex {
     const grams = [...words.reduce((set, w) => wordTrigrams(w, set), new Set<string>())];
     const score = new Float64Array(candidates.length);
     const users = new Float64Array(candidates.length);
+    const ids = this.cols.ids;
     candidates.forEach((o, k) => {
       let strong = 0;
       for (let bits = m.strong[o]!; bits; bits &= bits - 1) strong++;
       const text = strong * STRONG + (words.length - strong) * WEAK;
       let held = 0;
-      const padded = (this.padded[o] ??= paddedWords(this.texts[o]!));
+      const padded = this.paddedOf(o);
       for (const g of grams) if (padded.includes(g)) held++;
-      const exact = this.names[o] === q || this.ids[o] === q ? 1 : 0;
+      const exact = this.cols.names[o] === q || ids[o] === q ? 1 : 0;
       score[k] = 4 * text + held / grams.length + exact;
       users[k] = this.usersOf(o, asOf);
     });
-    const ids = this.ids;
     return Array.from(candidates.keys())
       .sort((a, b) => {
         const x = candidates[a]!;
@@ -253,14 +241,14 @@ export class SearchIndex {
       .map((k) => candidates[k]!);
   }
 
-  /** The ordinals in another order: by name (lower(name), id) or newest first (created_at desc, id). */
+  /** The matches in another order: by name (lower(name), id) or newest first (created_at desc, id). */
   sortBy(ordinals: number[], order: "name" | "newest"): number[] {
     const key = order === "name" ? this.az : this.nw;
     return [...ordinals].sort((a, b) => key[a]! - key[b]!);
   }
 
   idsOf(ordinals: number[]): string[] {
-    return ordinals.map((o) => this.ids[o]!);
+    return ordinals.map((o) => this.cols.ids[o]!);
   }
 
   /**
@@ -268,31 +256,34 @@ export class SearchIndex {
    * same category, then a shared tag; each step in related order (recent_users desc, id).
    */
   related(id: string, category: string, tags: string[], limit: number): string[] {
-    return this.relatedByCodes(id, this.codeOf(category), new Set(tags.map((t) => this.codeOf(t)).filter((c) => c >= 0)), limit);
+    const codes = this.base.codes;
+    return this.relatedByCodes(id, codes.codeOf(category), new Set(tags.map((t) => codes.codeOf(t)).filter((c) => c >= 0)), limit);
   }
 
   /** related() for an approved entry the index holds, by its id alone; undefined for any other. */
   relatedOf(id: string, limit: number): string[] | undefined {
-    const o = this.ordinalOf.get(id);
-    if (o === undefined) return undefined;
-    return this.relatedByCodes(id, this.category[o]!, new Set(this.tagCodes.subarray(this.tagStart[o], this.tagStart[o + 1])), limit);
+    const s = this.slotOf(id);
+    if (s === undefined) return undefined;
+    const c = this.cols;
+    return this.relatedByCodes(id, c.category[s]!, new Set(c.tagCodes.subarray(c.tagStart[s], c.tagStart[s + 1])), limit);
   }
 
   private relatedByCodes(id: string, cat: number, wanted: Set<number>, limit: number): string[] {
-    const shares = (o: number) => {
-      for (let i = this.tagStart[o]!; i < this.tagStart[o + 1]!; i++) if (wanted.has(this.tagCodes[i]!)) return true;
+    const c = this.cols;
+    const shares = (s: number) => {
+      for (let i = c.tagStart[s]!; i < c.tagStart[s + 1]!; i++) if (wanted.has(c.tagCodes[i]!)) return true;
       return false;
     };
-    const steps = [(o: number) => this.category[o] === cat && shares(o), (o: number) => this.category[o] === cat, (o: number) => shares(o)];
+    const steps = [(s: number) => c.category[s] === cat && shares(s), (s: number) => c.category[s] === cat, (s: number) => shares(s)];
     const out: string[] = [];
     const taken = new Set<string>([id]);
     for (const step of steps) {
       for (let i = 0; i < this.relOrder.length && out.length < limit; i++) {
-        const o = this.relOrder[i]!;
-        const oid = this.ids[o]!;
-        if (!taken.has(oid) && step(o)) {
-          out.push(oid);
-          taken.add(oid);
+        const s = this.relOrder[i]!;
+        const sid = c.ids[s]!;
+        if (!taken.has(sid) && step(s)) {
+          out.push(sid);
+          taken.add(sid);
         }
       }
       if (out.length >= limit) break;

@@ -1,5 +1,5 @@
 // The index's inverted lists (search-index.ts): for each lexeme of the catalogue, the entries
-// holding it in ascending ordinal (popular) order, and whether it is among each one's strong
+// holding it in ascending slot order, and whether it is among each one's strong
 // lexemes (its name, id and tags). Built without a list or set per lexeme or entry: at 100,000
 // entries those made the build several times slower, mostly in the GC.
 
@@ -13,12 +13,12 @@ export interface Postings {
   postStrong: Uint8Array;
 }
 
-/** The postings of entries given in ordinal order. */
-export function buildPostings(entries: { lexemes: string[]; strong: string[] }[]): Postings {
-  // Lexemes get numbers as they are met; each posting is (lexeme number, ordinal * 2 + strong).
+/** The postings of entries given in slot order, the first at slot `offset`. */
+export function buildPostings(entries: { lexemes: string[]; strong: string[] }[], offset = 0): Postings {
+  // Lexemes get numbers as they are met; each posting is (lexeme number, slot * 2 + strong).
   const lexId = new Map<string, number>();
   const lexWords: string[] = [];
-  /** stamp[lexeme] = ordinal + 1 while that entry's strong lexemes are marked */
+  /** stamp[lexeme] = slot + 1 while that entry's strong lexemes are marked */
   const stamp: number[] = [];
   const pLex: number[] = [];
   const pPost: number[] = [];
@@ -42,7 +42,7 @@ export function buildPostings(entries: { lexemes: string[]; strong: string[] }[]
   const vocab = [...lexWords].sort();
   const rank = new Int32Array(lexWords.length);
   vocab.forEach((l, i) => (rank[lexId.get(l)!] = i));
-  // A counting sort of the postings by lexeme: within one, ordinals stay ascending.
+  // A counting sort of the postings by lexeme: within one, slots stay ascending.
   const postStart = new Int32Array(vocab.length + 1);
   for (const id of pLex) postStart[rank[id]! + 1] = postStart[rank[id]! + 1]! + 1;
   for (let i = 0; i < vocab.length; i++) postStart[i + 1] = postStart[i + 1]! + postStart[i]!;
@@ -51,8 +51,31 @@ export function buildPostings(entries: { lexemes: string[]; strong: string[] }[]
   const at = postStart.slice(0, vocab.length);
   for (let k = 0; k < pLex.length; k++) {
     const slot = at[rank[pLex[k]!]!]!++;
-    postings[slot] = pPost[k]! >> 1;
+    postings[slot] = offset + (pPost[k]! >> 1);
     postStrong[slot] = pPost[k]! & 1;
   }
   return { vocab, postStart, postings, postStrong };
+}
+
+/** Index in `lists` of the first lexeme >= w. */
+function lowerBound(lists: Postings, w: string): number {
+  let lo = 0;
+  let hi = lists.vocab.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (lists.vocab[mid]! < w) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The lexemes (vocab indexes in `lists`) a query word stands for: `w:*` (every lexeme starting with w) or one exact lexeme. */
+export function lexemesOf(lists: Postings, w: string, prefix: boolean): number[] {
+  const out: number[] = [];
+  for (let i = lowerBound(lists, w); i < lists.vocab.length; i++) {
+    const l = lists.vocab[i]!;
+    if (prefix ? !l.startsWith(w) : l !== w) break;
+    out.push(i);
+  }
+  return out;
 }

@@ -42,13 +42,12 @@ async function countExact(db: Db, where: SQL | undefined): Promise<number> {
 async function browse(db: Db, p: SearchParams): Promise<{ rows: CardRow[]; total: number }> {
   const where = and(...filtersOf(p));
   // Every order ends with the id: entries with the same name or count (the registry has many) then
-  // keep one place, so a page never repeats one and no entry falls between two pages.
+  // keep one place, so a page never repeats one and no entry falls between two pages. Text compares
+  // by code point ("C"), as the search index does (search-columns.ts), whatever the database's locale.
+  const name = sql`lower(${mcpServers.name}) collate "C"`;
+  const id = sql`${mcpServers.id} collate "C"`;
   const order: SQL[] =
-    p.sort === "name"
-      ? [sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`]
-      : p.sort === "newest"
-        ? [desc(mcpServers.createdAt), sql`${mcpServers.id}`]
-        : [sql`${usersOf(p.asOf)} desc`, sql`lower(${mcpServers.name})`, sql`${mcpServers.id}`];
+    p.sort === "name" ? [name, id] : p.sort === "newest" ? [desc(mcpServers.createdAt), id] : [sql`${usersOf(p.asOf)} desc`, name, id];
   const [total, rows] = await Promise.all([
     countExact(db, where),
     db

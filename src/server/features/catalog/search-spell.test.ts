@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paddedWords, similarity, SpellIndex, spellable, wordTrigrams } from "./search-spell.js";
+import { closestOf, paddedWords, similarity, SpellIndex, spellable, wordTrigrams } from "./search-spell.js";
 
 describe("trigrams as pg_trgm makes them", () => {
   it("pads a word with two blanks before and one after", () => {
@@ -27,6 +27,7 @@ describe("trigrams as pg_trgm makes them", () => {
 
 describe("SpellIndex", () => {
   const spell = new SpellIndex(["github", "gitlab", "weather", "whether", "web3", "go", "postgres", "postgresql"]);
+  const close = (w: string) => closestOf(w, [spell], () => true);
 
   it("keeps only plain words of 3 to 40 letters", () => {
     expect(spellable("web3")).toBe(false);
@@ -38,11 +39,18 @@ describe("SpellIndex", () => {
   // Each answer is PostgreSQL's: select word from unnest(<the vocabulary>) word where word % w and
   // word <> w order by word <-> w, word limit 3.
   it("gives up to three words at least 0.3 similar, closest first, never the word itself", () => {
-    expect(spell.closeTo("githb")).toEqual(["github", "gitlab"]);
-    expect(spell.closeTo("wether")).toEqual(["weather", "whether"]);
-    expect(spell.closeTo("postgre")).toEqual(["postgres", "postgresql"]);
-    expect(spell.closeTo("github")).toEqual([]);
-    expect(spell.closeTo("zzqxvv")).toEqual([]);
-    expect(spell.closeTo("web")).toEqual([]);
+    expect(close("githb")).toEqual(["github", "gitlab"]);
+    expect(close("wether")).toEqual(["weather", "whether"]);
+    expect(close("postgre")).toEqual(["postgres", "postgresql"]);
+    expect(close("github")).toEqual([]);
+    expect(close("zzqxvv")).toEqual([]);
+    expect(close("web")).toEqual([]);
+  });
+
+  it("merges several vocabularies closest first, each word once, leaving out words no entry holds", () => {
+    // similarity to 'githb': github 0.44 (in both), githubs 0.4, gthb 0.375, gitlab 0.3.
+    const recent = new SpellIndex(["gthb", "github", "githubs"]);
+    expect(closestOf("githb", [spell, recent], () => true)).toEqual(["github", "githubs", "gthb"]);
+    expect(closestOf("githb", [spell, recent], (w) => w !== "github")).toEqual(["githubs", "gthb", "gitlab"]);
   });
 });

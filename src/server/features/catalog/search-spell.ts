@@ -65,11 +65,11 @@ export class SpellIndex {
   }
 
   /**
-   * Up to three words of the vocabulary at least SIMILARITY_THRESHOLD similar to `word` (not the
-   * word itself), the most similar first and then alphabetically: what
-   * `select word from search_words where word % w and word <> w order by word <-> w, word limit 3` gave.
+   * The words of the vocabulary at least SIMILARITY_THRESHOLD similar to `word` (not the word
+   * itself), the most similar first and then alphabetically: what
+   * `select word from search_words where word % w and word <> w order by word <-> w, word` gave.
    */
-  closeTo(word: string): string[] {
+  closeTo(word: string): { word: string; sim: number }[] {
     const grams = wordTrigrams(word);
     const common = new Map<number, number>();
     for (const g of grams) for (const i of this.byTrigram.get(g) ?? []) common.set(i, (common.get(i) ?? 0) + 1);
@@ -78,7 +78,24 @@ export class SpellIndex {
       const sim = c / (grams.size + this.sizes[i]! - c);
       if (sim >= SIMILARITY_THRESHOLD && this.words[i] !== word) found.push({ word: this.words[i]!, sim });
     }
-    found.sort((a, b) => b.sim - a.sim || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
-    return found.slice(0, ALTERNATIVES).map((f) => f.word);
+    return found.sort(closerFirst);
   }
+}
+
+const closerFirst = (a: { word: string; sim: number }, b: { word: string; sim: number }) =>
+  b.sim - a.sim || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
+
+/**
+ * Up to three close spellings of `word` from several vocabularies (an index's and its recent
+ * changes'), each once, leaving out words `held` says no entry holds any more: what
+ * `... order by word <-> w, word limit 3` gave over the catalogue's current words.
+ */
+export function closestOf(word: string, vocabularies: SpellIndex[], held: (w: string) => boolean): string[] {
+  const found = vocabularies.flatMap((v) => v.closeTo(word)).sort(closerFirst);
+  const out: string[] = [];
+  for (const f of found) {
+    if (out.length === ALTERNATIVES) break;
+    if (!out.includes(f.word) && held(f.word)) out.push(f.word);
+  }
+  return out;
 }
