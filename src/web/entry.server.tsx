@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { Writable } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import type { AppLoadContext, EntryContext } from "react-router";
 import { ServerRouter } from "react-router";
@@ -25,29 +25,47 @@ export default function handleRequest(
   const nonce = loadContext.cspNonce;
   return new Promise<Response>((resolve, reject) => {
     let status = responseStatusCode;
+    // Cleared once the page is done: a pending timer kept the whole render (its tree and loader
+    // data) alive for seconds after the response, hundreds of them at once under load, for the GC.
+    let timer: NodeJS.Timeout | undefined = undefined;
+    const done = (response: Response) => {
+      clearTimeout(timer);
+      resolve(response);
+    };
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      reject(error);
+    };
     const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
       nonce,
       onAllReady() {
-        const sink = new PassThrough();
+        // A plain Writable that keeps React's chunks: a PassThrough re-emitted each one as a
+        // readable 'data' event first (~4% of a server page's CPU in a profile).
         const chunks: Buffer[] = [];
-        sink.on("data", (c: Buffer) => chunks.push(c));
-        sink.on("end", () => {
-          const body = Buffer.concat(chunks);
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          responseHeaders.set("Content-Length", String(body.length));
-          resolve(new Response(body, { headers: responseHeaders, status }));
+        const sink = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            chunks.push(chunk);
+            callback();
+          },
+          final(callback) {
+            const body = Buffer.concat(chunks);
+            responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+            responseHeaders.set("Content-Length", String(body.length));
+            done(new Response(body, { headers: responseHeaders, status }));
+            callback();
+          },
         });
-        sink.on("error", reject);
+        sink.on("error", fail);
         pipe(sink);
       },
       onShellError(error: unknown) {
-        reject(error);
+        fail(error);
       },
       onError(error: unknown) {
         status = 500;
         console.error(error);
       },
     });
-    setTimeout(abort, streamTimeout + 1000);
+    timer = setTimeout(abort, streamTimeout + 1000);
   });
 }
