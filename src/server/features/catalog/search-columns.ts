@@ -213,3 +213,22 @@ export function mergeOrders(c: Columns, base: Orders, baseSize: number, dead: Ui
   }
   return out;
 }
+
+/**
+ * Slots in an order, given its places (`rank`, over `n` slots) and its slots by place (`order`). Many slots
+ * (a word in most descriptions matches nearly every entry) are marked and read off the order in
+ * one pass; sorting 100,000 places took ~10 ms, during which that process answered nobody else.
+ */
+export function slotsInOrder(slots: ArrayLike<number>, order: Int32Array, rank: Int32Array, n: number): Int32Array {
+  if (slots.length * 16 > order.length) {
+    const marked = new Uint8Array(n);
+    for (let k = 0; k < slots.length; k++) marked[slots[k]!] = 1;
+    const out = new Int32Array(slots.length);
+    let j = 0;
+    for (let i = 0; i < order.length; i++) if (marked[order[i]!]) out[j++] = order[i]!;
+    return out;
+  }
+  const places = Int32Array.from(slots, (s) => rank[s]!).sort();
+  for (let k = 0; k < places.length; k++) places[k] = order[places[k]!]!;
+  return places;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareText } from "./search-columns.js";
+import { compareText, slotsInOrder } from "./search-columns.js";
 import { SearchIndex, type IndexRow } from "./search-index.js";
 
 // Rows as loadIndexRows gives them: lexemes as PostgreSQL's 'simple' parser made them (strong: those
@@ -73,7 +73,7 @@ const rows: IndexRow[] = [
 ];
 // Given out of order: the index orders by the columns, not by the array.
 const index = new SearchIndex([...rows].reverse());
-const ids = (m: number[] | { ordinals: number[] }) => index.idsOf(Array.isArray(m) ? m : m.ordinals);
+const ids = (m: ArrayLike<number> | { ordinals: Int32Array }) => index.idsOf("ordinals" in m ? m.ordinals : m);
 const none = new Map<string, string[]>();
 
 describe("SearchIndex.match (what search_doc @@ to_tsquery finds)", () => {
@@ -234,5 +234,18 @@ describe('compareText (PostgreSQL\'s "C" collation: code point order)', () => {
     const words = ["\u{1F9AB}", "\uFFFD", "b", "B", "a", "ab", "é"];
     expect([...words].sort(compareText)).toEqual(["B", "a", "ab", "b", "é", "\uFFFD", "\u{1F9AB}"]);
     expect(compareText("same", "same")).toBe(0);
+  });
+});
+
+describe("slotsInOrder (matches in an order: a sort for few, one pass over the order for many)", () => {
+  // 40 slots; the order is slot 39 first, then 38, ... (place p holds slot 39 - p).
+  const order = Int32Array.from({ length: 40 }, (_, p) => 39 - p);
+  const rank = Int32Array.from({ length: 40 }, (_, s) => 39 - s);
+  it("orders a few slots by their places", () => {
+    expect([...slotsInOrder([3, 17], order, rank, 40)]).toEqual([17, 3]);
+  });
+  it("orders many slots by reading the order once", () => {
+    const many = Array.from({ length: 30 }, (_, s) => s);
+    expect([...slotsInOrder(many, order, rank, 40)]).toEqual([...many].reverse());
   });
 });

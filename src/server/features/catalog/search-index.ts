@@ -6,7 +6,7 @@
 // Why: at 100,000 entries, matching and ordering thousands of rows per search in PostgreSQL
 // cost ~10 ms of database CPU a request (docs/decisions/020 on the catalogue index). Relevance
 // and close spellings are computed here too, so a search asks PostgreSQL only for its page's rows.
-import { Codes, Columns, mergeOrders, sortAll, type IndexRow, type Orders } from "./search-columns.js";
+import { Codes, Columns, mergeOrders, slotsInOrder, sortAll, type IndexRow, type Orders } from "./search-columns.js";
 import { buildPostings, lexemesOf, type Postings } from "./search-postings.js";
 import { closestOf, paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
 
@@ -20,7 +20,7 @@ export interface Filters {
 
 /** A search's matches: ordinals in popular order, and which words each matched in its name, id or tags. */
 export interface Matches {
-  ordinals: number[];
+  ordinals: Int32Array;
   /** bit i of strong[o]: word i matched a lexeme of entry o's name, id or tags */
   strong: Uint8Array;
 }
@@ -62,9 +62,11 @@ export class SearchIndex {
   private readonly popRank: Int32Array;
   private readonly az: Int32Array;
   private readonly nw: Int32Array;
-  /** Live slots in popular and in related order (recent_users desc, id). */
+  /** Live slots in popular, related (recent_users desc, id), name and newest order. */
   private readonly popOrder: Int32Array;
   private readonly relOrder: Int32Array;
+  private readonly azOrder: Int32Array;
+  private readonly nwOrder: Int32Array;
 
   /** An index of `rows`; or `base`'s with `changes` applied (withChanges). */
   constructor(rows: IndexRow[], from?: { base: Base; changes: ReadonlyMap<string, IndexRow | null> }) {
@@ -106,6 +108,8 @@ export class SearchIndex {
     this.az = rank(orders.az);
     this.nw = rank(orders.nw);
     this.relOrder = orders.rel;
+    this.azOrder = orders.az;
+    this.nwOrder = orders.nw;
   }
 
   /** This index with entries changed since: their rows, or null for those no longer listed. */
@@ -156,7 +160,7 @@ export class SearchIndex {
   match(words: string[], alternatives: Map<string, string[]>, filters: Filters): Matches {
     const n = this.cols.n;
     const strong = new Uint8Array(n);
-    const out: number[] = [];
+    const out = new Int32Array(0);
     if (words.length === 0 || this.size === 0) return { ordinals: out, strong };
     const category = this.base.codes.codeOf(filters.category);
     const type = this.base.codes.codeOf(filters.type);
@@ -164,7 +168,9 @@ export class SearchIndex {
     // hits[s] = how many of the words so far entry s matched (each word counts once); an entry is
     // found when it matches the last word too, so no pass over every entry is needed.
     const hits = new Uint8Array(n);
-    const found: number[] = [];
+    // Typed and preallocated: a common word matches nearly every entry (100,000 pushes cost ms).
+    const found = new Int32Array(n);
+    let nFound = 0;
     const last = words.length - 1;
     words.forEach((w, i) => {
       const bit = 1 << i;
@@ -177,7 +183,7 @@ export class SearchIndex {
             const h = hits[s]!;
             if (h === i) {
               hits[s] = i + 1;
-              if (i === last) found.push(s);
+              if (i === last) found[nFound++] = s;
             } else if (h !== i + 1) continue;
             if (lists.postStrong[p]) strong[s] = strong[s]! | bit;
           }
@@ -185,16 +191,16 @@ export class SearchIndex {
       }
     });
     const c = this.cols;
-    const places: number[] = [];
-    for (const s of found) {
+    let kept = 0;
+    for (let k = 0; k < nFound; k++) {
+      const s = found[k]!;
       if (this.dead[s]) continue;
       if (filters.category && c.category[s] !== category) continue;
       if (filters.type && c.type[s] !== type) continue;
       if (filters.works && c.works[s] !== 1) continue;
-      places.push(this.popRank[s]!);
+      found[kept++] = s;
     }
-    for (const place of Int32Array.from(places).sort()) out.push(this.popOrder[place]!);
-    return { ordinals: out, strong };
+    return { ordinals: slotsInOrder(found.subarray(0, kept), this.popOrder, this.popRank, n), strong };
   }
 
   private usersOf(o: number, asOf: ReadonlyMap<string, number> | undefined): number {
@@ -205,9 +211,9 @@ export class SearchIndex {
    * Matches in popular order (recent_users desc, lower(name), id); with `asOf`, by the popularity
    * its entries had when a cursor's listing began (search-sql.ts), so paging on keeps their places.
    */
-  popular(ordinals: number[], asOf?: ReadonlyMap<string, number>): number[] {
+  popular(ordinals: Int32Array, asOf?: ReadonlyMap<string, number>): Int32Array {
     if (!asOf?.size) return ordinals;
-    return [...ordinals].sort((a, b) => this.usersOf(b, asOf) - this.usersOf(a, asOf) || this.az[a]! - this.az[b]!);
+    return Int32Array.from(ordinals).sort((a, b) => this.usersOf(b, asOf) - this.usersOf(a, asOf) || this.az[a]! - this.az[b]!);
   }
 
   /**
@@ -242,13 +248,14 @@ export class SearchIndex {
   }
 
   /** The matches in another order: by name (lower(name), id) or newest first (created_at desc, id). */
-  sortBy(ordinals: number[], order: "name" | "newest"): number[] {
-    const key = order === "name" ? this.az : this.nw;
-    return [...ordinals].sort((a, b) => key[a]! - key[b]!);
+  sortBy(ordinals: ArrayLike<number>, order: "name" | "newest"): Int32Array {
+    return order === "name"
+      ? slotsInOrder(ordinals, this.azOrder, this.az, this.cols.n)
+      : slotsInOrder(ordinals, this.nwOrder, this.nw, this.cols.n);
   }
 
-  idsOf(ordinals: number[]): string[] {
-    return ordinals.map((o) => this.cols.ids[o]!);
+  idsOf(ordinals: ArrayLike<number>): string[] {
+    return Array.from(ordinals, (o) => this.cols.ids[o]!);
   }
 
   /**
