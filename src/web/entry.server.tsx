@@ -27,7 +27,8 @@ export default function handleRequest(
     let status = responseStatusCode;
     // Cleared once the page is done: a pending timer kept the whole render (its tree and loader
     // data) alive for seconds after the response, hundreds of them at once under load, for the GC.
-    let timer: NodeJS.Timeout | undefined = undefined;
+    let abort = () => {};
+    const timer = setTimeout(() => abort(), streamTimeout + 1000);
     const done = (response: Response) => {
       clearTimeout(timer);
       resolve(response);
@@ -36,7 +37,7 @@ export default function handleRequest(
       clearTimeout(timer);
       reject(error);
     };
-    const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
+    const render = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
       nonce,
       onAllReady() {
         // A plain Writable that keeps React's chunks: a PassThrough re-emitted each one as a
@@ -56,7 +57,7 @@ export default function handleRequest(
           },
         });
         sink.on("error", fail);
-        pipe(sink);
+        render.pipe(sink);
       },
       onShellError(error: unknown) {
         fail(error);
@@ -66,6 +67,6 @@ export default function handleRequest(
         console.error(error);
       },
     });
-    timer = setTimeout(abort, streamTimeout + 1000);
+    abort = render.abort;
   });
 }

@@ -19,6 +19,8 @@ const CHECK_EVERY_MS = 30_000;
  */
 const COMPACT_AFTER = 2_000;
 
+type Read = { index: SearchIndex; snapshot: string };
+
 interface Keeper {
   index?: SearchIndex;
   /** What the current index saw (pg_current_snapshot). */
@@ -30,6 +32,8 @@ interface Keeper {
   checkedAt: number;
   building?: Promise<void>;
   compacting?: Promise<void>;
+  /** A background full load, for the next refresh to catch up and put in place. */
+  loaded?: Read;
 }
 /** One index per process, shared by the API and the pages' bundle (see perProcess). */
 const keepers = perProcess("catalog.index", () => new WeakMap<Db, Keeper>());
@@ -44,8 +48,6 @@ function keeperFor(db: Db): Keeper {
   }
   return k;
 }
-
-type Read = { index: SearchIndex; snapshot: string };
 
 async function fullLoad(db: Db): Promise<Read> {
   const load = await loadIndexRows(db);
@@ -78,7 +80,10 @@ function refreshWith(k: Keeper, read: () => Promise<Read>): Promise<void> {
 
 function refresh(db: Db, k: Keeper): Promise<void> {
   return refreshWith(k, async () => {
-    const next = k.index && k.snapshot ? await caughtUp(db, { index: k.index, snapshot: k.snapshot }) : undefined;
+    // A background full load waiting to take over is caught up by whichever refresh runs next.
+    const from = k.loaded ?? (k.index && k.snapshot ? { index: k.index, snapshot: k.snapshot } : undefined);
+    k.loaded = undefined;
+    const next = from ? await caughtUp(db, from) : undefined;
     if (!next) return fullLoad(db);
     if (next.index.changes.size > Math.max(COMPACT_AFTER, next.index.size / 20)) compact(db, k);
     return next;
@@ -88,12 +93,12 @@ function refresh(db: Db, k: Keeper): Promise<void> {
 /**
  * A full load in the background, caught up with what changed meanwhile before it replaces the
  * current index; searches keep their answers from the current one (which is up to date) till then.
+ * Under steady writes the refresh that takes it over may be one that a search started.
  */
 function compact(db: Db, k: Keeper): void {
   k.compacting ??= (async () => {
-    const loaded = await fullLoad(db);
-    while (k.building) await k.building.catch(() => undefined);
-    await refreshWith(k, async () => (await caughtUp(db, loaded)) ?? fullLoad(db));
+    k.loaded = await fullLoad(db);
+    while (k.loaded) await refresh(db, k);
   })()
     .catch(() => undefined)
     .finally(() => (k.compacting = undefined));
