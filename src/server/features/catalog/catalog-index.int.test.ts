@@ -106,6 +106,20 @@ describe("the in-process search index", () => {
     expect(refreshed.closeSpellings(["badgr"])).toEqual(full.closeSpellings(["badgr"]));
   });
 
+  it("never lets a pending submission into search through a refresh; only its approval does", async () => {
+    await catalogIndex(t.database.db);
+    await insertServers(t.database.db, [{ ...entry("sneaky-pending", "Sneakypending Tool", "Not reviewed yet"), isApproved: false }]);
+    expect(await search("sneakypending")).toEqual([]);
+    expect((await catalogIndex(t.database.db)).relatedOf("sneaky-pending", 5)).toBeUndefined();
+    // An edit to it while pending stays out too; the approval brings it in.
+    await t.database.pool.query("update mcp_servers set description = 'Still pending' where id = 'sneaky-pending'");
+    await invalidateCatalog(t.database.db);
+    expect(await search("sneakypending")).toEqual([]);
+    await t.database.pool.query("update mcp_servers set is_approved = true where id = 'sneaky-pending'");
+    await invalidateCatalog(t.database.db);
+    expect(await search("sneakypending")).toEqual(["sneaky-pending"]);
+  });
+
   it("drops an entry deleted outright, which leaves no changed row behind", async () => {
     expect(await search("badger")).toEqual(["badger-one"]);
     await t.database.pool.query("delete from mcp_servers where id = 'badger-one'");

@@ -6,7 +6,7 @@
 // Why: at 100,000 entries, matching and ordering thousands of rows per search in PostgreSQL
 // cost ~10 ms of database CPU a request (docs/decisions/020 on the catalogue index). Relevance
 // and close spellings are computed here too, so a search asks PostgreSQL only for its page's rows.
-import { Codes, Columns, mergeOrders, slotsInOrder, sortAll, type IndexRow, type Orders } from "./search-columns.js";
+import { Codes, Columns, compareText, mergeOrders, slotsInOrder, sortAll, type IndexRow, type Orders } from "./search-columns.js";
 import { buildPostings, lexemesOf, type Postings } from "./search-postings.js";
 import { closestOf, paddedWords, SpellIndex, wordTrigrams } from "./search-spell.js";
 
@@ -242,7 +242,7 @@ export class SearchIndex {
       .sort((a, b) => {
         const x = candidates[a]!;
         const y = candidates[b]!;
-        return score[b]! - score[a]! || users[b]! - users[a]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0);
+        return score[b]! - score[a]! || users[b]! - users[a]! || compareText(ids[x]!, ids[y]!);
       })
       .map((k) => candidates[k]!);
   }
