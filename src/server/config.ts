@@ -179,6 +179,14 @@ const schema = z.object({
   // Seeing what deployments do (docs/observability.md)
   /** owners' request log: how long rows are kept (0 turns the log off) */
   REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** Pro owners' request log (advanced monitoring): how long rows are kept; never less than REQUEST_LOG_RETENTION_DAYS */
+  REQUEST_LOG_RETENTION_DAYS_PRO: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Pro alerts (docs/observability.md#alerts): how often the cluster looks for what to alert on */
+  ALERTS_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
+  /** a deployment's error-rate and latency thresholds are checked once this many requests came in the last 5 minutes */
+  ALERT_MIN_REQUESTS: z.coerce.number().int().min(1).default(10),
+  /** e-mails one deployment's alerts send in an hour at most (beyond: listed, not sent) */
+  ALERT_EMAILS_PER_HOUR: z.coerce.number().int().min(1).default(10),
   /** owners' request log: at most this many rows per deployment (the oldest go first) */
   REQUEST_LOG_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
   /** GET /metrics answers only with `Authorization: Bearer METRICS_TOKEN`; without it, and without METRICS_PORT, it answers 404 */

@@ -1,7 +1,7 @@
 import type { Bus } from "./cluster/bus.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
-import { planOf } from "./features/billing/plan.js";
+import { planOf, proUserIds } from "./features/billing/plan.js";
 import { invalidateCatalog } from "./features/catalog/cache.js";
 import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions-repo.js";
 import type { Definition } from "./features/deployments/definitions.js";
@@ -75,6 +75,8 @@ export function createGateways(w: GatewayWiring): Gateways {
     db: database.db,
     log,
     retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
+    proRetentionDays: config.REQUEST_LOG_RETENTION_DAYS_PRO,
+    proUsers: () => proUserIds(database.db),
     maxRows: config.REQUEST_LOG_MAX_ROWS,
   });
   gatewayObservers.push(...w.observers);

@@ -1,5 +1,6 @@
 import type { CatalogChecks } from "./features/deployments/checks.js";
 import type { RegistrySync } from "./features/registry-api/sync.js";
+import type { Alerts } from "./features/alerts/service.js";
 import type { Billing } from "./features/billing/service.js";
 import type { Observability } from "./features/observability/index.js";
 import type { RequestLogRetention } from "./features/request-log/retention.js";
@@ -13,6 +14,8 @@ export interface JobsWiring {
   /** the deployment lifecycle (features/deployments/lifecycle.ts) */
   deployments: { start(): void; recover(): Promise<number>; shutdown(): Promise<void> };
   billing: Pick<Billing, "start" | "close">;
+  /** Pro's alerts (web processes; one at a time sweeps) */
+  alerts: Pick<Alerts, "start" | "close">;
   requestLog: Pick<RequestLogWriter, "start" | "close">;
   requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
   checks: Pick<CatalogChecks, "startSweeping" | "close">;
@@ -40,6 +43,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       const recovered = await j.deployments.recover();
       if (j.web) j.billing.start();
       if (j.web) j.registrySync.start();
+      if (j.web) j.alerts.start();
       j.requestLogRetention.start();
       return recovered;
     },
@@ -49,6 +53,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       j.requestLogRetention.close();
       await j.requestLog.close();
       j.billing.close();
+      j.alerts.close();
       j.checks.close();
       j.registrySync.close();
       // Alone: children stop gracefully and their rows stay so the next start brings them back.

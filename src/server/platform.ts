@@ -242,6 +242,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       observability,
       deployments,
       billing: services.billing,
+      alerts: services.alerts,
       requestLog,
       requestLogRetention,
       checks,

@@ -220,6 +220,9 @@ const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
   "PUT /deployments/{id}/env": "deploy",
   "GET /submissions": "servers",
   "GET /deployments/{id}/requests": "deploy",
+  "GET /deployments/{id}/alerts": "deploy",
+  "PUT /deployments/{id}/alerts": "deploy",
+  "POST /deployments/{id}/alerts/test": "deploy",
   "GET /mcp-servers/{id}/tool-stats": "public",
   "GET /servers/{owner}/{name}/tool-stats": "public",
 };

@@ -145,16 +145,31 @@ export function linkIn(mail: OutboxMail | undefined): string {
   return m[0];
 }
 
-/** Registers and confirms an account; returns a signed-in client. */
-export async function signedInUser(t: TestApp, email: string, password = "password123"): Promise<Client & { id: string }> {
+/**
+ * Registers and confirms an account; returns a signed-in client. `confirmation` reads the link the
+ * confirmation e-mail carries where the app sends real mail (SMTP_URL); otherwise the dev outbox has it.
+ */
+export async function signedInUser(
+  t: TestApp,
+  email: string,
+  password = "password123",
+  confirmation?: (email: string) => Promise<string>,
+): Promise<Client & { id: string }> {
   const c = client(t.app, new URL(t.config.PUBLIC_URL).origin);
   const r = await c.post("/api/auth/sign-up/email", { email, password, name: email.split("@")[0] });
   if (r.status !== 200) throw new Error(`sign-up failed: ${r.status} ${await r.text()}`);
-  const mail = (await outbox(t.app)).find((m) => m.to === email);
-  const link = new URL(linkIn(mail));
+  const link = new URL(confirmation ? await confirmation(email) : linkIn((await outbox(t.app)).find((m) => m.to === email)));
   await c.get(`${link.pathname}${link.search}`);
   const s = await c.post("/api/auth/sign-in/email", { email, password });
   if (s.status !== 200) throw new Error(`sign-in failed: ${s.status} ${await s.text()}`);
   const session = (await (await c.get("/api/auth/get-session")).json()) as { user: { id: string } };
   return Object.assign(c, { id: session.user.id });
+}
+
+/** Subscribes the user to Pro through the built-in test checkout (no Stripe keys). */
+export async function becomePro(c: Client): Promise<void> {
+  const r = await c.post("/api/subscriptions/checkout", { plan: "pro", period: "monthly" });
+  const { url } = (await r.json()) as { url: string };
+  const confirmed = await c.post(`/api/subscriptions/test-checkout/${url.split("/").pop()!}/confirm`);
+  if (confirmed.status >= 400) throw new Error(`test checkout: ${confirmed.status} ${await confirmed.text()}`);
 }

@@ -56,3 +56,15 @@ export async function waitForMail(
     throw new Error(`no mail to ${to} within the timeout`);
   });
 }
+
+/** Every message to `to` received so far, oldest first. */
+export async function mailsTo(dir: string, to: string): Promise<{ subject: string; text: string }[]> {
+  const { simpleParser } = await import("mailparser");
+  const out: { subject: string; text: string }[] = [];
+  for (const f of (await fs.readdir(dir)).filter((f) => f.endsWith(".eml")).sort()) {
+    const mail = await simpleParser(await fs.readFile(path.join(dir, f)));
+    const rcpt = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(",") : (mail.to?.text ?? "");
+    if (rcpt.toLowerCase().includes(to.toLowerCase())) out.push({ subject: mail.subject ?? "", text: mail.text ?? "" });
+  }
+  return out;
+}

@@ -18,6 +18,9 @@ import { revokeGrantsOf } from "../features/deployments/connections.js";
 import { clientDocument, clientDocumentPath } from "../features/deployments/upstream-oauth.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { requestLogRoutes } from "../features/request-log/routes.js";
+import { alertRoutes } from "../features/alerts/routes.js";
+import { Alerts } from "../features/alerts/service.js";
+import { planOf, proUserIds } from "../features/billing/plan.js";
 import { billingRoutes } from "../features/billing/routes.js";
 import { Billing } from "../features/billing/service.js";
 import { healthRoutes } from "../features/health/routes.js";
@@ -50,7 +53,16 @@ export function createServices(deps: AppDeps): Services {
   const revocations = new KeyRevocations(deps.bus);
   const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret, revocations });
   const billing = new Billing({ db: deps.database.db, config, log, hosting: deps.deployments });
-  return { auth, mailer, limiter: new PgRateLimiter(deps.database.db), billing, revocations };
+  const db = deps.database.db;
+  const alerts = new Alerts({
+    db,
+    log,
+    mailer,
+    config,
+    proUsers: () => proUserIds(db),
+    isPro: async (userId) => (await planOf(db, userId)).id === "pro",
+  });
+  return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
@@ -87,6 +99,7 @@ export function createApi(deps: AppDeps, services: Services) {
     }),
   );
   api.route("/", requestLogRoutes({ db }));
+  api.route("/", alertRoutes(services.alerts));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

@@ -2,6 +2,7 @@ import type { ServerBuild } from "react-router";
 import type { Bus } from "../cluster/bus.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
+import type { Alerts } from "../features/alerts/service.js";
 import type { Auth } from "../features/auth/auth.js";
 import type { Billing } from "../features/billing/service.js";
 import type { CatalogChecks } from "../features/deployments/checks.js";
@@ -45,4 +46,6 @@ export interface Services {
   billing: Billing;
   /** API-key revocation events: the publisher and profile routes report them, the gateway listens */
   revocations: KeyRevocations;
+  /** Pro's alerts: the routes, and the sweep web processes run */
+  alerts: Alerts;
 }

@@ -1,5 +1,6 @@
 import { data, redirect, type AppLoadContext } from "react-router";
 import { CONNECTION_TEXT, type ConnectionView } from "../../shared/connections";
+import { ALERTS_TEXT, alertSettingsInput, type AlertsPage } from "../../shared/alerts";
 import { DEPLOY_TEXT, deployRequest, missingKeys, type DeploymentView } from "../../shared/deployments";
 import { field, isEnhanced } from "./actions.server";
 import type { DeployAnswer } from "./deploy-types";
@@ -32,9 +33,7 @@ export async function deploymentAction(
   // Without JavaScript a success goes back to the page (which shows the new state), so reloading it posts nothing again.
   const page = new URL(request.url).pathname;
   const answer = (a: Omit<DeployAnswer, "form" | "intent">) =>
-    !a.error && !isEnhanced(form)
-      ? redirect(page, 303)
-      : data({ form: intent === "tools" ? "tools" : "deploy", intent, ...a } satisfies DeployAnswer);
+    !a.error && !isEnhanced(form) ? redirect(page, 303) : data({ form: formOf(intent), intent, ...a } satisfies DeployAnswer);
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`);
 
   if (intent === "stop") {
@@ -77,6 +76,8 @@ export async function deploymentAction(
     return r.ok ? answer({ message: DEPLOY_TEXT.toolsSaved }) : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   }
 
+  if (intent === "alert-settings" || intent === "alert-test") return answer(await alertAction(context, form, intent));
+
   if (intent === "sign-in") {
     const r = await context.api<{ authorize_url: string }>(
       "POST",
@@ -115,6 +116,41 @@ export async function deploymentAction(
   return r.ok
     ? answer({ deployment: r.data.deploymentInfo })
     : answer({ error: r.error ?? (r.status ? DEPLOY_TEXT.deployFailed : DEPLOY_TEXT.deployFailedDefault) });
+}
+
+/** Which of the page's forms an answer belongs to (its messages show there). */
+function formOf(intent: string): DeployAnswer["form"] {
+  if (intent === "tools") return "tools";
+  if (intent === "alert-settings") return "alerts";
+  if (intent === "alert-test") return "alert-test";
+  return "deploy";
+}
+
+/** The deployment's alerts for the page's first paint (its owner's; null when they cannot be read). */
+export async function viewerAlerts(context: AppLoadContext, deploymentId: string | undefined): Promise<AlertsPage | null> {
+  if (!context.viewer || !deploymentId) return null;
+  const r = await context.api<AlertsPage>("GET", `/api/deployments/${encodeURIComponent(deploymentId)}/alerts`);
+  return r.ok ? r.data : null;
+}
+
+/** Monitoring & alerts: save the settings (the API's own rules), or send a test alert. */
+async function alertAction(context: AppLoadContext, form: FormData, intent: "alert-settings" | "alert-test") {
+  const id = encodeURIComponent(field(form, "deployment"));
+  if (intent === "alert-test") {
+    const r = await context.api<{ message: string }>("POST", `/api/deployments/${id}/alerts/test`, undefined, { timeoutMs: 30_000 });
+    const alerts = await viewerAlerts(context, field(form, "deployment"));
+    return r.ok
+      ? { message: r.data.message, alerts: alerts ?? undefined }
+      : { error: r.error ?? ALERTS_TEXT.testFailed, alerts: alerts ?? undefined };
+  }
+  const input = alertSettingsInput.safeParse({
+    email: field(form, "email") === "on",
+    error_rate_pct: field(form, "error_rate_pct"),
+    p95_ms: field(form, "p95_ms"),
+  });
+  if (!input.success) return { error: formMessage(input.error) };
+  const r = await context.api<AlertsPage>("PUT", `/api/deployments/${id}/alerts`, input.data);
+  return r.ok ? { message: ALERTS_TEXT.saved, alerts: r.data } : { error: r.error ?? ALERTS_TEXT.loadFailed };
 }
 
 /** The keys typed into the panel's `env:<NAME>` fields (empty ones left out). */

@@ -109,6 +109,7 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
             owner={signedIn}
             tools={ownTools?.tools ?? []}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            alerts={loaderData.alerts}
             card={card}
           />
           <ToolsList

@@ -132,6 +132,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             owner={signedIn && isOwner}
             tools={hosting.tools}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            alerts={loaderData.alerts}
             card={card}
           />
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />

@@ -166,6 +166,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             owner={signedIn}
             tools={loaderData.ownTools?.tools ?? hosting.tools}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            alerts={loaderData.alerts}
             card={card}
           />
           {loaderData.ownTools && deployment.deployment ? (

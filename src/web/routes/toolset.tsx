@@ -107,6 +107,7 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
             owner={signedIn}
             tools={ownTools?.tools ?? []}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+            alerts={loaderData.alerts}
             card={card}
           />
           <ToolsList

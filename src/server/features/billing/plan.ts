@@ -1,6 +1,6 @@
 import { PLANS, planView, type CurrentSubscription, type Plan } from "~/shared/billing.js";
 import type { Db } from "../../db/client.js";
-import { findSubscription, type SubscriptionRow } from "./repo.js";
+import { findSubscription, paidProSubscriptions, type SubscriptionRow } from "./repo.js";
 
 // What a subscription means, decided in one place (docs/billing.md): the hosting limits, the
 // subscription page and the test provider's status all read it from here.
@@ -32,6 +32,11 @@ export function effectivePlan(state: SubscriptionState | undefined, now = new Da
 /** The user's plan right now: the hosting limits follow it. */
 export async function planOf(db: Db, userId: string): Promise<Plan> {
   return effectivePlan(await findSubscription(db, userId));
+}
+
+/** The users on Pro right now, for sweeps that treat plans differently (request log retention, alerts). */
+export async function proUserIds(db: Db, now = new Date()): Promise<string[]> {
+  return (await paidProSubscriptions(db, [...PAID_STATUSES])).filter((s) => effectivePlan(s, now).id === "pro").map((s) => s.userId);
 }
 
 /** GET /api/subscriptions/current: the subscription as the page shows it, and what it allows. */

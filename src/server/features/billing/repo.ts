@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { billingEvents, checkoutSessions, subscriptions, user } from "../../db/schema.js";
 
@@ -10,6 +10,14 @@ export type DbOrTx = Db | Tx;
 export async function findSubscription(db: DbOrTx, userId: string): Promise<SubscriptionRow | undefined> {
   const [r] = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId));
   return r;
+}
+
+/** Every Pro subscription a provider still calls paid (the caller decides which give Pro now: plan.ts). */
+export async function paidProSubscriptions(db: DbOrTx, statuses: readonly string[]): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.plan, "pro"), inArray(subscriptions.status, [...statuses])));
 }
 
 export async function findSubscriptionById(db: DbOrTx, subscriptionId: string): Promise<SubscriptionRow | undefined> {

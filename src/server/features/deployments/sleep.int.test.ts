@@ -4,7 +4,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
-import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { becomePro, createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { addCatalogEntry, EVERYTHING, registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { MCP_ACCEPT, newApiKey, raw, sdkClient, sdkV2Client, textOf } from "~support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
@@ -35,13 +35,6 @@ const deployment = async (id: string) =>
 
 async function asleep(c: Client, serverId: string): Promise<DeploymentView> {
   return waitForStatus(c, serverId, "sleeping", 20_000);
-}
-
-async function becomePro(c: Client): Promise<void> {
-  const r = await c.post("/api/subscriptions/checkout", { plan: "pro", period: "monthly" });
-  const { url } = (await r.json()) as { url: string };
-  const id = url.split("/").pop()!;
-  expect((await c.post(`/api/subscriptions/test-checkout/${id}/confirm`)).status).toBeLessThan(400);
 }
 
 beforeAll(async () => {

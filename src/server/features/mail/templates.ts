@@ -36,3 +36,19 @@ export function resetPasswordMail(site: string, to: string, url: string): Mail {
     html: layout(site, "Reset your password", body, { label: "Reset password", url }, footer),
   };
 }
+
+/** Control characters (a server's output may carry any) become spaces: one line of plain text. */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
+
+/** An alert on one of the recipient's deployments (features/alerts). */
+export function alertMail(site: string, to: string, a: { subject: string; heading: string; message: string; url: string }): Mail {
+  const message = oneLine(a.message).slice(0, 2000);
+  const footer = "You get this because alerts are on for this deployment. Turn e-mail off under 'Monitoring & alerts' on its page.";
+  return {
+    to,
+    subject: oneLine(a.subject).slice(0, 200),
+    text: `${oneLine(a.heading)}\n\n${message}\n\n${a.url}\n\n${footer}\n`,
+    html: layout(site, oneLine(a.heading), message, { label: "Open the deployment", url: a.url }, footer),
+  };
+}

@@ -150,6 +150,27 @@ export async function deleteOlderThan(db: Db, days: number, chunk = 10_000): Pro
 }
 
 /**
+ * Deletes rows older than `days` of every deployment whose owner is not in `keep` (the Pro owners,
+ * whose rows the sweep keeps longer): each deployment's own index, walked to its cutoff.
+ */
+export async function deleteOthersOlderThan(db: Db, days: number, keep: readonly string[], chunk = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const r = await db.execute(sql`
+      delete from request_log where id = any(array(
+        select old.id from deployments d
+        cross join lateral (
+          select id from request_log where deployment_id = d.id and at < now() - make_interval(days => ${days}) limit ${chunk}
+        ) old
+        where d.user_id <> all(${sql.param([...keep])}::text[])
+        limit ${chunk}
+      ))`);
+    total += r.rowCount ?? 0;
+    if ((r.rowCount ?? 0) < chunk) return total;
+  }
+}
+
+/**
  * Keeps the newest `max` rows of each deployment that logged anything in the last `activeMinutes`
  * (only those can have grown past it since the last sweep). Every step walks an index: recent rows
  * by time, each deployment's rows newest first to its max-th, and the delete of what lies beyond

@@ -1,7 +1,7 @@
 import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import { deleteOldToolStats, deleteOlderThan, trimBeyond } from "./repo.js";
+import { deleteOldToolStats, deleteOlderThan, deleteOthersOlderThan, trimBeyond } from "./repo.js";
 
 export const RETENTION_JOB = "request-log-retention";
 /** tool figures are shown over 24 h; a day more lets every hour of that window be complete */
@@ -12,6 +12,10 @@ export interface RetentionOptions {
   log: Logger;
   /** REQUEST_LOG_RETENTION_DAYS (0: the log is off and every row goes) */
   retentionDays: number;
+  /** REQUEST_LOG_RETENTION_DAYS_PRO: Pro owners' rows are kept this long (never less than retentionDays) */
+  proRetentionDays?: number;
+  /** the owners on Pro now (billing/plan.ts proUserIds) */
+  proUsers?: () => Promise<string[]>;
   /** REQUEST_LOG_MAX_ROWS per deployment */
   maxRows: number;
   everyMs?: number;
@@ -49,7 +53,7 @@ export class RequestLogRetention {
     if (this.sweeping) return { old: 0, beyondMax: 0, toolStats: 0 };
     this.sweeping = true;
     try {
-      const old = await deleteOlderThan(this.o.db, this.o.retentionDays);
+      const old = await this.deleteOld();
       // Only deployments that logged since about the last run can have grown past the maximum;
       // a run missed now and then is made up by the wide window.
       const beyondMax = await trimBeyond(this.o.db, this.o.maxRows, Math.max(10, Math.ceil((this.everyMs * 5) / 60_000)));
@@ -61,6 +65,15 @@ export class RequestLogRetention {
     } finally {
       this.sweeping = false;
     }
+  }
+
+  /** Rows past their owner's plan's retention: Pro's for everyone, then the shorter one for everyone else. */
+  private async deleteOld(): Promise<number> {
+    const free = this.o.retentionDays;
+    const pro = Math.max(free, this.o.proRetentionDays ?? free);
+    if (free === 0 || pro === free || !this.o.proUsers) return deleteOlderThan(this.o.db, free);
+    const all = await deleteOlderThan(this.o.db, pro);
+    return all + (await deleteOthersOlderThan(this.o.db, free, await this.o.proUsers()));
   }
 
   close(): void {

@@ -1,13 +1,15 @@
+import type { AlertsPage } from "../../../shared/alerts";
 import type { DeploymentState } from "../../lib/use-deployment";
 import { DefinitionReview } from "../DefinitionReview";
 import { Playground } from "../playground/Playground";
 import { RequestLog } from "../RequestLog";
 import { ToolSelection } from "../ToolSelection";
 import type { ToolInfo } from "../ToolsList";
+import { AlertsCard } from "./AlertsCard";
 
 // What a server page shows its deployment's owner, on a catalogue entry's page and on an owned
 // server's: the definition changes to review, the playground, the request log and the tool
-// selection. Anyone else sees none of them.
+// selection, and its monitoring and alerts. Anyone else sees none of them.
 
 interface Props {
   deployment: DeploymentState;
@@ -16,16 +18,21 @@ interface Props {
   /** the tools the tool selection offers */
   tools: ToolInfo[];
   gatewayTimeoutMs: number;
+  /** the deployment's alerts as the page loaded them (the owner's) */
+  alerts: AlertsPage | null;
   card: string;
 }
 
-export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, card }: Props) {
+export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts, card }: Props) {
   const own = owner ? deployment.deployment : undefined;
   return (
     <>
       {own && <DefinitionReview key={`review-${own.id}`} deployment={own} onStopping={deployment.onStopping} className={card} />}
       <Playground state={deployment} signedIn={owner} gatewayTimeoutMs={gatewayTimeoutMs} className={card} />
       {own && <RequestLog key={`log-${own.id}`} deploymentId={own.id} onStopping={deployment.onStopping} className={card} />}
+      {own && (
+        <AlertsCard key={`alerts-${own.id}`} deploymentId={own.id} initial={alerts?.settings && own ? alerts : null} className={card} />
+      )}
       {own && <ToolSelection key={`tools-${own.id}`} deployment={own} tools={tools} onSaved={deployment.refresh} className={card} />}
     </>
   );

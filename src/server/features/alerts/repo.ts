@@ -1,0 +1,194 @@
+import { sql } from "drizzle-orm";
+import type { AlertKind, AlertSettingsInput, AlertSettingsView, AlertView } from "~/shared/alerts.js";
+import type { Db } from "../../db/client.js";
+
+// Alerts' SQL (docs/observability.md#alerts). The sweep reads deployments, their request log and
+// their owners' pending definition changes; it writes only its own two tables.
+
+const DEFAULT_SETTINGS: AlertSettingsView = { email: true, error_rate_pct: null, p95_ms: null };
+
+/** Whose deployment it is, and of which server (a key limited to servers is checked against it). */
+export async function ownerOf(db: Db, deploymentId: string): Promise<{ userId: string; kind: string; ref: string } | undefined> {
+  const r = await db.execute<{ user_id: string; server_kind: string; server_ref: string }>(
+    sql`select user_id, server_kind, server_ref from deployments where id = ${deploymentId}`,
+  );
+  const d = r.rows[0];
+  return d && { userId: d.user_id, kind: d.server_kind, ref: d.server_ref };
+}
+
+export async function loadSettings(db: Db, deploymentId: string): Promise<AlertSettingsView> {
+  const r = await db.execute<{ email: boolean; error_rate_pct: number | null; p95_ms: number | null }>(
+    sql`select email, error_rate_pct, p95_ms from alert_settings where deployment_id = ${deploymentId}`,
+  );
+  return r.rows[0] ?? DEFAULT_SETTINGS;
+}
+
+export async function saveSettings(db: Db, deploymentId: string, s: AlertSettingsInput): Promise<void> {
+  await db.execute(sql`
+    insert into alert_settings (deployment_id, email, error_rate_pct, p95_ms, updated_at)
+    values (${deploymentId}, ${s.email}, ${s.error_rate_pct}, ${s.p95_ms}, now())
+    on conflict (deployment_id) do update
+      set email = excluded.email, error_rate_pct = excluded.error_rate_pct, p95_ms = excluded.p95_ms, updated_at = now()`);
+}
+
+export async function listAlerts(db: Db, deploymentId: string, limit = 20): Promise<AlertView[]> {
+  const r = await db.execute<{
+    id: string;
+    kind: AlertKind;
+    message: string;
+    opened_at: Date;
+    resolved_at: Date | null;
+    email: AlertView["email"];
+  }>(sql`
+    select id, kind, message, opened_at, resolved_at, email from deployment_alerts
+    where deployment_id = ${deploymentId} order by opened_at desc, id desc limit ${limit}`);
+  return r.rows.map((a) => ({
+    id: Number(a.id),
+    kind: a.kind,
+    message: a.message,
+    opened_at: new Date(a.opened_at).toISOString(),
+    resolved_at: a.resolved_at ? new Date(a.resolved_at).toISOString() : null,
+    email: a.email,
+  }));
+}
+
+/** A Pro owner's deployment as the sweep sees it. */
+export interface Watched {
+  id: string;
+  userId: string;
+  status: string;
+  statusDetail: string | null;
+  serverKind: string;
+  serverRef: string;
+  /** the server's name as its page shows it */
+  name: string;
+  ownerEmail: string;
+  settings: AlertSettingsView;
+}
+
+/** Every deployment of these owners, with its settings and its server's name. */
+export async function watchedDeployments(db: Db, owners: readonly string[]): Promise<Watched[]> {
+  if (!owners.length) return [];
+  const r = await db.execute<{
+    id: string;
+    user_id: string;
+    status: string;
+    status_detail: string | null;
+    server_kind: string;
+    server_ref: string;
+    name: string | null;
+    owner_email: string;
+    email: boolean | null;
+    error_rate_pct: number | null;
+    p95_ms: number | null;
+  }>(sql`
+    select d.id, d.user_id, d.status, d.status_detail, d.server_kind, d.server_ref, u.email as owner_email,
+           coalesce(m.name, o.display_name) as name, s.email, s.error_rate_pct, s.p95_ms
+    from deployments d
+    join "user" u on u.id = d.user_id
+    left join mcp_servers m on d.server_kind = 'catalog' and m.id = d.server_ref
+    left join servers o on d.server_kind = 'owned' and o.qualified_name = d.server_ref
+    left join alert_settings s on s.deployment_id = d.id
+    where d.user_id = any(${sql.param([...owners])}::text[])`);
+  return r.rows.map((d) => ({
+    id: d.id,
+    userId: d.user_id,
+    status: d.status,
+    statusDetail: d.status_detail,
+    serverKind: d.server_kind,
+    serverRef: d.server_ref,
+    name: d.name ?? d.server_ref,
+    ownerEmail: d.owner_email,
+    settings: d.email === null ? DEFAULT_SETTINGS : { email: d.email, error_rate_pct: d.error_rate_pct, p95_ms: d.p95_ms },
+  }));
+}
+
+export interface WindowFigures {
+  /** requests counted: the playground's and those refused by fair use are not the server's doing */
+  n: number;
+  /** JSON-RPC errors and tool results with isError */
+  errors: number;
+  p95Ms: number;
+}
+
+/** The last `minutes` of these deployments' request log, walked by time (the log's own index). */
+export async function windowFigures(db: Db, ids: readonly string[], minutes: number): Promise<Map<string, WindowFigures>> {
+  if (!ids.length) return new Map();
+  const r = await db.execute<{ deployment_id: string; n: string; errors: string; p95: number | null }>(sql`
+    select deployment_id, count(*) as n, count(*) filter (where outcome in ('error', 'tool_error')) as errors,
+           percentile_cont(0.95) within group (order by duration_ms) as p95
+    from request_log
+    where at > now() - make_interval(mins => ${minutes}) and not playground and outcome not in ('rate_limited', 'cancelled')
+      and deployment_id = any(${sql.param([...ids])}::text[])
+    group by deployment_id`);
+  return new Map(r.rows.map((x) => [x.deployment_id, { n: Number(x.n), errors: Number(x.errors), p95Ms: Math.round(x.p95 ?? 0) }]));
+}
+
+/** Definitions listed but neither approved nor rejected, per deployment (pins are per owner and server). */
+export async function pendingDefinitions(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
+  if (!ids.length) return new Map();
+  const r = await db.execute<{ id: string; names: string[] }>(sql`
+    select d.id, array_agg(p.name order by p.kind, p.name) as names
+    from deployments d
+    join definition_pins p on p.user_id = d.user_id and p.server_kind = d.server_kind and p.server_ref = d.server_ref
+    where d.id = any(${sql.param([...ids])}::text[])
+      and p.current_hash is not null and p.current_hash is distinct from p.approved_hash
+      and p.current_hash is distinct from p.rejected_hash
+    group by d.id`);
+  return new Map(r.rows.map((x) => [x.id, x.names]));
+}
+
+/** The open alerts of these deployments, as `${id} ${kind}`. */
+export async function openAlerts(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const r = await db.execute<{ deployment_id: string; kind: string }>(sql`
+    select deployment_id, kind from deployment_alerts
+    where resolved_at is null and deployment_id = any(${sql.param([...ids])}::text[])`);
+  return new Set(r.rows.map((x) => `${x.deployment_id} ${x.kind}`));
+}
+
+/**
+ * Opens an alert unless one of its kind is open for the deployment already (any process's: the
+ * unique index decides). A test alert is resolved as it opens. Its id, or undefined when one was open.
+ */
+export async function openAlert(db: Db, deploymentId: string, kind: AlertKind, message: string): Promise<number | undefined> {
+  const r = await db.execute<{ id: string }>(sql`
+    insert into deployment_alerts (deployment_id, kind, message, resolved_at)
+    values (${deploymentId}, ${kind}, ${message.slice(0, 2000)}, ${kind === "test" ? sql`now()` : null})
+    on conflict (deployment_id, kind) where resolved_at is null do nothing
+    returning id`);
+  return r.rows[0] ? Number(r.rows[0].id) : undefined;
+}
+
+export async function resolveAlert(db: Db, deploymentId: string, kind: AlertKind): Promise<void> {
+  await db.execute(sql`
+    update deployment_alerts set resolved_at = now()
+    where deployment_id = ${deploymentId} and kind = ${kind} and resolved_at is null`);
+}
+
+export async function setEmailOutcome(db: Db, alertId: number, outcome: AlertView["email"]): Promise<void> {
+  await db.execute(sql`update deployment_alerts set email = ${outcome} where id = ${alertId}`);
+}
+
+/** E-mails this deployment's alerts sent (or tried) in the last hour. */
+export async function emailsLastHour(db: Db, deploymentId: string): Promise<number> {
+  const r = await db.execute<{ n: string }>(sql`
+    select count(*) as n from deployment_alerts
+    where deployment_id = ${deploymentId} and email in ('sent', 'failed', 'pending') and opened_at > now() - interval '1 hour'`);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/** When the deployment's last test alert was sent, if in the last minute. */
+export async function recentTest(db: Db, deploymentId: string): Promise<boolean> {
+  const r = await db.execute(sql`
+    select 1 from deployment_alerts
+    where deployment_id = ${deploymentId} and kind = 'test' and opened_at > now() - interval '1 minute' limit 1`);
+  return r.rows.length > 0;
+}
+
+/** Resolved alerts older than `days` go; a deployment's list stays short. */
+export async function deleteResolvedOlderThan(db: Db, days: number): Promise<number> {
+  const r = await db.execute(sql`
+    delete from deployment_alerts where resolved_at is not null and resolved_at < now() - make_interval(days => ${days})`);
+  return r.rowCount ?? 0;
+}
