@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "~support/db.js";
 import { invalidateCatalog } from "./cache.js";
-import { catalogIndex } from "./catalog-index.js";
+import { INDEX_TIMING, catalogIndex } from "./catalog-index.js";
 import { loadIndexChanges, loadIndexRows } from "./index-repo.js";
 import { insertServers } from "./repo.js";
 import { searchServers } from "./search-repo.js";
@@ -126,6 +126,33 @@ describe("the in-process search index", () => {
     // Told as any write is (here directly: no bus in this test).
     await invalidateCatalog(t.database.db);
     expect(await search("badger")).toEqual([]);
+  });
+
+  it("reads a write that skipped the change-marking trigger at its periodic full load", async () => {
+    await insertServers(t.database.db, [entry("numbat-one", "Numbat One", "Eats termites")]);
+    expect(await search("numbat")).toEqual(["numbat-one"]);
+    // A restore with triggers off: the row changes, its change mark does not.
+    const c = await t.database.pool.connect();
+    try {
+      await c.query("set session_replication_role = replica");
+      await c.query("update mcp_servers set name = 'Wombat One' where id = 'numbat-one'");
+    } finally {
+      await c.query("reset session_replication_role");
+      c.release();
+    }
+    await invalidateCatalog(t.database.db);
+    expect(await search("wombat")).toEqual([]);
+    const timing = { ...INDEX_TIMING };
+    Object.assign(INDEX_TIMING, { checkEveryMs: 0, fullEveryMs: 0 });
+    try {
+      await catalogIndex(t.database.db);
+      const until = Date.now() + 20_000;
+      while (!(await search("wombat")).length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      Object.assign(INDEX_TIMING, timing);
+    }
+    const found = await searchServers(t.database.db, { q: "wombat", limit: 24, offset: 0 });
+    expect(found.rows.map((r) => [r.id, r.name])).toEqual([["numbat-one", "Wombat One"]]);
   });
 
   it("loads itself again in the background once many entries changed, answering from the refreshed index meanwhile", async () => {

@@ -5,26 +5,35 @@
 // own writes, within the bus's delivery (milliseconds) for another process's.
 // A refresh reads only the entries changed since the last read (index-repo.ts: loadIndexChanges):
 // ~20 ms at 100,000 entries, where a full load takes seconds. The index is loaded in full at
-// start and after a hard delete; and in the background once the changes kept beside its base grow.
+// start and after a hard delete; and in the background once the changes kept beside its base grow,
+// and every INDEX_TIMING.fullEveryMs (writes that skipped the trigger leave no mark to read).
 import type { Db } from "../../db/client.js";
 import { onCatalogChange, perProcess } from "./cache.js";
 import { loadIndexChanges, loadIndexRows } from "./index-repo.js";
 import { SearchIndex } from "./search-index.js";
 
-/** A write made by something without a bus is noticed within this (the cache's TTL), by a refresh in the background. */
-const CHECK_EVERY_MS = 30_000;
+/**
+ * checkEveryMs: a write made by something without a bus is noticed within this (the cache's TTL),
+ * by a refresh in the background. fullEveryMs: a write that skipped the trigger marking changed
+ * rows (a restore with triggers off, session_replication_role = replica) is read within this, by
+ * a full load in the background. Tests shorten them.
+ */
+export const INDEX_TIMING = { checkEveryMs: 30_000, fullEveryMs: 15 * 60_000 };
 /**
  * Past this many changed entries (or a twentieth of the base, if more), the index is loaded again
  * in full in the background: each refresh rebuilds the changed entries' lists, so they stay small.
  */
 const COMPACT_AFTER = 2_000;
 
-type Read = { index: SearchIndex; snapshot: string };
+/** An index, the snapshot it saw, and when the full load it grew from began. */
+type Read = { index: SearchIndex; snapshot: string; fullAt: number };
 
 interface Keeper {
   index?: SearchIndex;
   /** What the current index saw (pg_current_snapshot). */
   snapshot?: string;
+  /** When the full load the current index grew from began. */
+  fullAt: number;
   /** Bumped by every catalogue change. */
   version: number;
   /** The version the current index was read at (its read started after that change). */
@@ -41,7 +50,7 @@ const keepers = perProcess("catalog.index", () => new WeakMap<Db, Keeper>());
 function keeperFor(db: Db): Keeper {
   let k = keepers.get(db);
   if (!k) {
-    const keeper: Keeper = { version: 0, builtVersion: -1, checkedAt: 0 };
+    const keeper: Keeper = { version: 0, builtVersion: -1, checkedAt: 0, fullAt: 0 };
     onCatalogChange(db, () => keeper.version++);
     keepers.set(db, keeper);
     k = keeper;
@@ -50,15 +59,16 @@ function keeperFor(db: Db): Keeper {
 }
 
 async function fullLoad(db: Db): Promise<Read> {
+  const fullAt = Date.now();
   const load = await loadIndexRows(db);
-  return { index: new SearchIndex(load.rows), snapshot: load.snapshot };
+  return { index: new SearchIndex(load.rows), snapshot: load.snapshot, fullAt };
 }
 
 /** `from` with what changed since it was read; undefined where that cannot be told (a hard delete leaves no changed row). */
 async function caughtUp(db: Db, from: Read): Promise<Read | undefined> {
   const changes = await loadIndexChanges(db, from.snapshot);
   const index = from.index.withChanges(changes.rows);
-  return index.size === changes.approved ? { index, snapshot: changes.snapshot } : undefined;
+  return index.size === changes.approved ? { index, snapshot: changes.snapshot, fullAt: from.fullAt } : undefined;
 }
 
 /** Runs `read` as the keeper's one refresh at a time, and keeps what it gives as of the version it started at. */
@@ -69,6 +79,7 @@ function refreshWith(k: Keeper, read: () => Promise<Read>): Promise<void> {
       const next = await read();
       k.index = next.index;
       k.snapshot = next.snapshot;
+      k.fullAt = next.fullAt;
       k.builtVersion = version;
       k.checkedAt = Date.now();
     } finally {
@@ -81,7 +92,7 @@ function refreshWith(k: Keeper, read: () => Promise<Read>): Promise<void> {
 function refresh(db: Db, k: Keeper): Promise<void> {
   return refreshWith(k, async () => {
     // A background full load waiting to take over is caught up by whichever refresh runs next.
-    const from = k.loaded ?? (k.index && k.snapshot ? { index: k.index, snapshot: k.snapshot } : undefined);
+    const from = k.loaded ?? (k.index && k.snapshot ? { index: k.index, snapshot: k.snapshot, fullAt: k.fullAt } : undefined);
     k.loaded = undefined;
     const next = from ? await caughtUp(db, from) : undefined;
     if (!next) return fullLoad(db);
@@ -109,10 +120,11 @@ export async function catalogIndex(db: Db): Promise<SearchIndex> {
   const k = keeperFor(db);
   const wanted = k.version;
   while (!k.index || k.builtVersion < wanted) await refresh(db, k);
-  // The backstop, in the background: answers keep coming from the current index meanwhile.
-  if (Date.now() - k.checkedAt > CHECK_EVERY_MS && !k.building) {
+  // The backstops, in the background: answers keep coming from the current index meanwhile.
+  if (Date.now() - k.checkedAt > INDEX_TIMING.checkEveryMs && !k.building) {
     k.checkedAt = Date.now();
-    refresh(db, k).catch(() => undefined);
+    if (Date.now() - k.fullAt > INDEX_TIMING.fullEveryMs) compact(db, k);
+    else refresh(db, k).catch(() => undefined);
   }
   return k.index;
 }
