@@ -149,12 +149,17 @@ export async function openAlerts(db: Db, ids: readonly string[]): Promise<Set<st
 
 /**
  * Opens an alert unless one of its kind is open for the deployment already (any process's: the
- * unique index decides). A test alert is resolved as it opens. Its id, or undefined when one was open.
+ * unique index decides). Its id, or undefined when one was open.
  */
-export async function openAlert(db: Db, deploymentId: string, kind: AlertKind, message: string): Promise<number | undefined> {
+export async function openAlert(
+  db: Db,
+  deploymentId: string,
+  kind: Exclude<AlertKind, "test">,
+  message: string,
+): Promise<number | undefined> {
   const r = await db.execute<{ id: string }>(sql`
-    insert into deployment_alerts (deployment_id, kind, message, resolved_at)
-    values (${deploymentId}, ${kind}, ${message.slice(0, 2000)}, ${kind === "test" ? sql`now()` : null})
+    insert into deployment_alerts (deployment_id, kind, message)
+    values (${deploymentId}, ${kind}, ${message.slice(0, 2000)})
     on conflict (deployment_id, kind) where resolved_at is null do nothing
     returning id`);
   return r.rows[0] ? Number(r.rows[0].id) : undefined;
@@ -178,12 +183,22 @@ export async function emailsLastHour(db: Db, deploymentId: string): Promise<numb
   return Number(r.rows[0]?.n ?? 0);
 }
 
-/** When the deployment's last test alert was sent, if in the last minute. */
-export async function recentTest(db: Db, deploymentId: string): Promise<boolean> {
-  const r = await db.execute(sql`
-    select 1 from deployment_alerts
-    where deployment_id = ${deploymentId} and kind = 'test' and opened_at > now() - interval '1 minute' limit 1`);
-  return r.rows.length > 0;
+/**
+ * A test alert, unless one was sent in the last minute: decided under a lock on the deployment, so
+ * concurrent clicks (or a script) send one. Its id, or undefined when it is too soon.
+ */
+export async function openTestAlert(db: Db, deploymentId: string, message: string): Promise<number | undefined> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`alert-test:${deploymentId}`}, 0))`);
+    const recent = await tx.execute(sql`
+      select 1 from deployment_alerts
+      where deployment_id = ${deploymentId} and kind = 'test' and opened_at > now() - interval '1 minute' limit 1`);
+    if (recent.rows.length) return undefined;
+    const r = await tx.execute<{ id: string }>(sql`
+      insert into deployment_alerts (deployment_id, kind, message, resolved_at, opened_at)
+      values (${deploymentId}, 'test', ${message}, clock_timestamp(), clock_timestamp()) returning id`);
+    return Number(r.rows[0]!.id);
+  });
 }
 
 /** Resolved alerts older than `days` go; a deployment's list stays short. */

@@ -18,7 +18,7 @@ import {
   openAlerts,
   ownerOf,
   pendingDefinitions,
-  recentTest,
+  openTestAlert,
   resolveAlert,
   saveSettings,
   setEmailOutcome,
@@ -194,10 +194,9 @@ export class Alerts {
   async sendTest(viewer: Viewer, deploymentId: string): Promise<{ message: string }> {
     const owner = await this.own(viewer, deploymentId);
     await this.requirePro(viewer);
-    if (await recentTest(this.d.db, deploymentId)) throw new AppError("rate_limited", ALERTS_TEXT.testTooSoon);
     const [w] = (await watchedDeployments(this.d.db, [owner.userId])).filter((x) => x.id === deploymentId);
     if (!w) throw new AppError("not_found", DEPLOY_TEXT.notFound);
-    const id = await openAlert(this.d.db, deploymentId, "test", ALERTS_TEXT.test);
+    const id = await openTestAlert(this.d.db, deploymentId, ALERTS_TEXT.test);
     if (id === undefined) throw new AppError("rate_limited", ALERTS_TEXT.testTooSoon);
     const outcome = await this.deliver({ ...w, settings: { ...w.settings, email: true } }, id, "test", ALERTS_TEXT.test);
     if (outcome === "throttled") throw new AppError("rate_limited", ALERTS_TEXT.throttled);
