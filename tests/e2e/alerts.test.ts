@@ -23,6 +23,7 @@ describe("alerts in Chromium", () => {
     await page.getByRole("region", { name: "Deployment" }).getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
     const card = page.getByTestId("alerts");
     await card.getByText(ALERTS_TEXT.proOnly).waitFor();
+    await card.screenshot({ path: "test-results/alerts-card-free.png" });
     await card.getByRole("link", { name: ALERTS_TEXT.upgrade }).click();
     await page.waitForURL((u) => u.pathname === "/subscription");
 
