@@ -181,6 +181,24 @@ const schema = z.object({
   REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   /** Pro owners' request log (advanced monitoring): how long rows are kept; never less than REQUEST_LOG_RETENTION_DAYS */
   REQUEST_LOG_RETENTION_DAYS_PRO: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Custom domains (docs/operations.md#custom-domains): DNS servers (ip or ip:port, comma separated) the TXT records are read from; empty: the system's */
+  CUSTOM_DOMAIN_RESOLVERS: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+  /** how often the cluster checks every custom domain's TXT record again */
+  CUSTOM_DOMAIN_CHECK_MS: z.coerce.number().int().min(100).default(3_600_000),
+  /** a verified domain whose record is missing this long is suspended (it stops routing until verified again) */
+  CUSTOM_DOMAIN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(72 * 3_600_000),
   /** Pro alerts (docs/observability.md#alerts): how often the cluster looks for what to alert on */
   ALERTS_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   /** a deployment's error-rate and latency thresholds are checked once this many requests came in the last 5 minutes */

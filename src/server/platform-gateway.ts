@@ -27,7 +27,7 @@ export interface GatewayWiring {
   database: Database;
   log: Logger;
   bus: Bus;
-  services: Pick<Services, "auth" | "revocations">;
+  services: Pick<Services, "auth" | "revocations" | "domains">;
   /** the observability's observers (metrics, traces) */
   observers: GatewayObserver[];
   /** this process's runner, when it has the runner role */
@@ -105,6 +105,7 @@ export function createGateways(w: GatewayWiring): Gateways {
     bus: w.bus,
     fairUse,
     popularityChanged: () => void invalidateCatalog(database.db),
+    domains: services.domains,
   };
   // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
   // the deployment, where the sessions live (features/gateway/cluster.ts).

@@ -2,6 +2,7 @@ import type { CatalogChecks } from "./features/deployments/checks.js";
 import type { RegistrySync } from "./features/registry-api/sync.js";
 import type { Alerts } from "./features/alerts/service.js";
 import type { Billing } from "./features/billing/service.js";
+import type { Domains } from "./features/domains/service.js";
 import type { Observability } from "./features/observability/index.js";
 import type { RequestLogRetention } from "./features/request-log/retention.js";
 import type { RequestLogWriter } from "./features/request-log/writer.js";
@@ -16,6 +17,8 @@ export interface JobsWiring {
   billing: Pick<Billing, "start" | "close">;
   /** Pro's alerts (web processes; one at a time sweeps) */
   alerts: Pick<Alerts, "start" | "close">;
+  /** custom domains' TXT record checks (web processes; one at a time checks) */
+  domains: Pick<Domains, "start" | "close">;
   requestLog: Pick<RequestLogWriter, "start" | "close">;
   requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
   checks: Pick<CatalogChecks, "startSweeping" | "close">;
@@ -44,6 +47,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       if (j.web) j.billing.start();
       if (j.web) j.registrySync.start();
       if (j.web) j.alerts.start();
+      if (j.web) j.domains.start();
       j.requestLogRetention.start();
       return recovered;
     },
@@ -54,6 +58,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       await j.requestLog.close();
       j.billing.close();
       j.alerts.close();
+      j.domains.close();
       j.checks.close();
       j.registrySync.close();
       // Alone: children stop gracefully and their rows stay so the next start brings them back.

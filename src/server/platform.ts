@@ -243,6 +243,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       deployments,
       billing: services.billing,
       alerts: services.alerts,
+      domains: services.domains,
       requestLog,
       requestLogRetention,
       checks,

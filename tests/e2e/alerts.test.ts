@@ -4,7 +4,7 @@ import { ALERTS_TEXT } from "~/shared/alerts.js";
 import { BILLING_TEXT } from "~/shared/billing.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
+import { registerConfirmAndLogIn, registerOwnedServer, subscribeToPro } from "./helpers.js";
 
 // Monitoring & alerts on a deployment's page (issue 37, item 2), in Chromium: Free sees what Pro
 // adds; after the test checkout, the owner sets a threshold and sends a test alert, which reaches
@@ -26,13 +26,9 @@ describe("alerts in Chromium", () => {
     await card.screenshot({ path: "test-results/alerts-card-free.png" });
     await card.getByRole("link", { name: ALERTS_TEXT.upgrade }).click();
     await page.waitForURL((u) => u.pathname === "/subscription");
+    await page.getByRole("heading", { level: 1, name: BILLING_TEXT.title }).waitFor();
 
-    await page
-      .getByRole("article", { name: "Pro", exact: true })
-      .getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") })
-      .click();
-    await page.getByRole("button", { name: BILLING_TEXT.confirmPayment }).click();
-    await page.getByText(BILLING_TEXT.checkoutSuccess).waitFor();
+    await subscribeToPro(page);
 
     await page.goto(`/server/${qn}`);
     await card.getByText(ALERTS_TEXT.intro).waitFor();

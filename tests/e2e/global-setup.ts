@@ -12,6 +12,7 @@ import { removeDataDir } from "../support/deployments.js";
 import { startFakeGitHub } from "../support/github-oauth.js";
 import { freePort, startAppProcess } from "../support/process.js";
 import { startSmtpSink } from "../support/smtp-sink.js";
+import { startTestDns } from "../support/dns-server.js";
 import { E2E_REMOTE_HOST } from "../support/remote-upstreams.js";
 
 declare module "vitest" {
@@ -22,6 +23,8 @@ declare module "vitest" {
     appLog: string;
     /** the app's database, for tests that put catalogue entries in place as an import would */
     appDatabaseUrl: string;
+    /** the TXT records the app's DNS server answers (custom domains): a JSON file of name -> values */
+    dnsRecords: string;
   }
 }
 
@@ -32,6 +35,9 @@ export default async function setup(project: TestProject) {
   const mailDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-mail-"));
   const smtp = await startSmtpSink(mailDir);
   const gh = await startFakeGitHub();
+  // Custom domains' TXT records come from this machine, never from the world's DNS.
+  const dnsRecords = path.join(mailDir, "dns-records.json");
+  const dns = await startTestDns(dnsRecords);
   const port = await freePort();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "switchboard-e2e-data-"));
   const app = await startAppProcess({
@@ -55,6 +61,7 @@ export default async function setup(project: TestProject) {
     GIT_ALLOW_FILE: "on",
     // The connections test's remote server: a test host the operator lets connections (and hosted code) reach.
     SANDBOX_EGRESS_ALLOW: E2E_REMOTE_HOST,
+    CUSTOM_DOMAIN_RESOLVERS: dns.address,
   });
   const appLog = path.join(mailDir, "app.log");
   const log = createWriteStream(appLog);
@@ -64,9 +71,11 @@ export default async function setup(project: TestProject) {
   project.provide("mailDir", mailDir);
   project.provide("appLog", appLog);
   project.provide("appDatabaseUrl", db.url);
+  project.provide("dnsRecords", dnsRecords);
   return async () => {
     await app.stop("SIGTERM");
     await gh.close();
+    await dns.close();
     await smtp.close();
     await fs.rm(mailDir, { recursive: true, force: true });
     await removeDataDir(dataDir);

@@ -1,3 +1,4 @@
+import { BILLING_TEXT } from "~/shared/billing.js";
 import type { Page } from "playwright-core";
 import { inject } from "vitest";
 import { AUTH_TEXT } from "~/shared/auth.js";
@@ -74,4 +75,15 @@ export async function generateKey(page: Page, name: string, extraScopes: string[
   const key = (await page.getByTestId("new-key-value").textContent())!.trim();
   if (!/^sb_[A-Za-z0-9_-]{43}$/.test(key)) throw new Error(`not a key: ${key}`);
   return key;
+}
+
+/** Subscribes the signed-in person to Pro through the test-mode checkout, as they would click it. */
+export async function subscribeToPro(page: Page): Promise<void> {
+  await page.goto("/subscription");
+  await page
+    .getByRole("article", { name: "Pro", exact: true })
+    .getByRole("button", { name: BILLING_TEXT.subscribeTo("Pro") })
+    .click();
+  await page.getByRole("button", { name: BILLING_TEXT.confirmPayment }).click();
+  await page.getByText(BILLING_TEXT.checkoutSuccess).waitFor();
 }

@@ -11,4 +11,5 @@ export * from "../features/gateway/schema.js";
 export * from "../features/oauth/schema.js";
 export * from "../features/request-log/schema.js";
 export * from "../features/alerts/schema.js";
+export * from "../features/domains/schema.js";
 export * from "../cluster/schema.js";

@@ -20,6 +20,9 @@ import { deploymentRoutes } from "../features/deployments/routes.js";
 import { requestLogRoutes } from "../features/request-log/routes.js";
 import { alertRoutes } from "../features/alerts/routes.js";
 import { Alerts } from "../features/alerts/service.js";
+import { txtLookup } from "../features/domains/dns.js";
+import { domainRoutes } from "../features/domains/routes.js";
+import { Domains } from "../features/domains/service.js";
 import { planOf, proUserIds } from "../features/billing/plan.js";
 import { billingRoutes } from "../features/billing/routes.js";
 import { Billing } from "../features/billing/service.js";
@@ -62,7 +65,14 @@ export function createServices(deps: AppDeps): Services {
     proUsers: () => proUserIds(db),
     isPro: async (userId) => (await planOf(db, userId)).id === "pro",
   });
-  return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts };
+  const domains = new Domains({
+    db,
+    log,
+    config,
+    txt: txtLookup(config.CUSTOM_DOMAIN_RESOLVERS),
+    isPro: async (userId) => (await planOf(db, userId)).id === "pro",
+  });
+  return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts, domains };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
@@ -100,6 +110,7 @@ export function createApi(deps: AppDeps, services: Services) {
   );
   api.route("/", requestLogRoutes({ db }));
   api.route("/", alertRoutes(services.alerts));
+  api.route("/", domainRoutes(services.domains));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

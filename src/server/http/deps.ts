@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Alerts } from "../features/alerts/service.js";
 import type { Auth } from "../features/auth/auth.js";
+import type { Domains } from "../features/domains/service.js";
 import type { Billing } from "../features/billing/service.js";
 import type { CatalogChecks } from "../features/deployments/checks.js";
 import type { RegistrySync } from "../features/registry-api/sync.js";
@@ -48,4 +49,6 @@ export interface Services {
   revocations: KeyRevocations;
   /** Pro's alerts: the routes, and the sweep web processes run */
   alerts: Alerts;
+  /** custom domains: the routes, the gateway's Host lookups, and the TXT record checks web processes run */
+  domains: Domains;
 }

@@ -1,6 +1,7 @@
 import { data, redirect, type AppLoadContext } from "react-router";
 import { CONNECTION_TEXT, type ConnectionView } from "../../shared/connections";
 import { ALERTS_TEXT, alertSettingsInput, type AlertsPage } from "../../shared/alerts";
+import { DOMAIN_TEXT, domainInput, type DomainsPage, type DomainView } from "../../shared/domains";
 import { DEPLOY_TEXT, deployRequest, missingKeys, type DeploymentView } from "../../shared/deployments";
 import { field, isEnhanced } from "./actions.server";
 import type { DeployAnswer } from "./deploy-types";
@@ -77,6 +78,8 @@ export async function deploymentAction(
   }
 
   if (intent === "alert-settings" || intent === "alert-test") return answer(await alertAction(context, form, intent));
+  if (intent === "domain-add" || intent === "domain-verify" || intent === "domain-remove")
+    return answer(await domainAction(context, form, intent));
 
   if (intent === "sign-in") {
     const r = await context.api<{ authorize_url: string }>(
@@ -123,6 +126,7 @@ function formOf(intent: string): DeployAnswer["form"] {
   if (intent === "tools") return "tools";
   if (intent === "alert-settings") return "alerts";
   if (intent === "alert-test") return "alert-test";
+  if (intent.startsWith("domain-")) return "domains";
   return "deploy";
 }
 
@@ -151,6 +155,37 @@ async function alertAction(context: AppLoadContext, form: FormData, intent: "ale
   if (!input.success) return { error: formMessage(input.error) };
   const r = await context.api<AlertsPage>("PUT", `/api/deployments/${id}/alerts`, input.data);
   return r.ok ? { message: ALERTS_TEXT.saved, alerts: r.data } : { error: r.error ?? ALERTS_TEXT.loadFailed };
+}
+
+/** The deployment's custom domains for the page's first paint (its owner's; null when they cannot be read). */
+export async function viewerDomains(context: AppLoadContext, deploymentId: string | undefined): Promise<DomainsPage | null> {
+  if (!context.viewer || !deploymentId) return null;
+  const r = await context.api<DomainsPage>("GET", `/api/deployments/${encodeURIComponent(deploymentId)}/domains`);
+  return r.ok ? r.data : null;
+}
+
+/** Custom domains: add one (the API's own rules), verify its TXT record, or remove it. */
+async function domainAction(context: AppLoadContext, form: FormData, intent: "domain-add" | "domain-verify" | "domain-remove") {
+  const deployment = field(form, "deployment");
+  const base = `/api/deployments/${encodeURIComponent(deployment)}/domains`;
+  const after = async (a: { message?: string; error?: string }) => ({
+    ...a,
+    domains: (await viewerDomains(context, deployment)) ?? undefined,
+  });
+  if (intent === "domain-add") {
+    const input = domainInput.safeParse({ domain: field(form, "domain") });
+    if (!input.success) return after({ error: formMessage(input.error) });
+    const r = await context.api<DomainView>("POST", base, input.data);
+    return after(r.ok ? { message: DOMAIN_TEXT.added(r.data.domain) } : { error: r.error ?? DOMAIN_TEXT.invalid });
+  }
+  const domain = field(form, "domain");
+  const path = `${base}/${encodeURIComponent(domain)}`;
+  if (intent === "domain-verify") {
+    const r = await context.api<DomainView>("POST", `${path}/verify`, undefined, { timeoutMs: 30_000 });
+    return after(r.ok ? { message: DOMAIN_TEXT.verified(r.data.domain) } : { error: r.error ?? DOMAIN_TEXT.dnsFailed });
+  }
+  const r = await context.api("DELETE", path);
+  return after(r.ok ? { message: DOMAIN_TEXT.removed(domain) } : { error: r.error ?? DOMAIN_TEXT.notFound });
 }
 
 /** The keys typed into the panel's `env:<NAME>` fields (empty ones left out). */

@@ -1,5 +1,5 @@
 import type { FieldMetadata, FormMetadata } from "@conform-to/react";
-import { useEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import { useActionData, useFetcher, useNavigate } from "react-router";
 import { Alert } from "../components/ui";
 
@@ -106,4 +106,23 @@ export function FormError({
       <Alert kind="error">{text}</Alert>
     </div>
   );
+}
+
+/**
+ * What a card shows: what the page loaded, replaced by each newer answer of its forms that carries
+ * a fresh copy (`pick`), and by a newer page load (after a post without JavaScript).
+ */
+export function useLatest<T, A extends object>(initial: T, answers: readonly (A | undefined)[], pick: (a: A) => T | undefined): T {
+  const [s, setS] = useState<{ value: T; base: T; seen: readonly (A | undefined)[] }>({ value: initial, base: initial, seen: answers });
+  if (s.base !== initial) {
+    setS({ value: initial, base: initial, seen: answers });
+    return initial;
+  }
+  const fresh = answers.find((a, i) => a !== undefined && a !== s.seen[i] && pick(a) !== undefined);
+  if (fresh) {
+    const value = pick(fresh)!;
+    setS({ value, base: initial, seen: answers });
+    return value;
+  }
+  return s.value;
 }

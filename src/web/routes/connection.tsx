@@ -110,6 +110,7 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
             tools={ownTools?.tools ?? []}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
             alerts={loaderData.alerts}
+            domains={loaderData.domains}
             card={card}
           />
           <ToolsList

@@ -133,6 +133,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             tools={hosting.tools}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
             alerts={loaderData.alerts}
+            domains={loaderData.domains}
             card={card}
           />
           <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />

@@ -2,7 +2,7 @@ import type { AppLoadContext } from "react-router";
 import { serverHosting } from "../../server/features/deployments/service";
 import { toolStats } from "../../server/features/request-log/service";
 import { hostingOpen } from "../../shared/deployments";
-import { viewerAlerts, viewerDeployment } from "../lib/deploy.server";
+import { viewerAlerts, viewerDeployment, viewerDomains } from "../lib/deploy.server";
 
 // What a server's page loads whichever kind it is (server.tsx, a catalogue entry; owned-server.tsx,
 // a registered server): its hosting figures, tool figures, the viewer's deployment and the page's
@@ -21,9 +21,11 @@ export async function serverPageData(context: AppLoadContext, request: Request, 
     usage ? toolStats(context.db, server) : [],
     usage ? viewerDeployment(context, server.ref) : null,
   ]);
+  // The owner's Monitoring & alerts and Custom domains cards, for the first paint (and the page without JavaScript).
+  const [alerts, domains] = await Promise.all([viewerAlerts(context, deployment?.id), viewerDomains(context, deployment?.id)]);
   return {
-    // The owner's Monitoring & alerts card, for the first paint (and the page without JavaScript).
-    alerts: await viewerAlerts(context, deployment?.id),
+    alerts,
+    domains,
     editKeys: new URL(request.url).searchParams.get("edit") === "keys",
     hosting,
     toolStats: stats,

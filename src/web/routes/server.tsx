@@ -167,6 +167,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             tools={loaderData.ownTools?.tools ?? hosting.tools}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
             alerts={loaderData.alerts}
+            domains={loaderData.domains}
             card={card}
           />
           {loaderData.ownTools && deployment.deployment ? (

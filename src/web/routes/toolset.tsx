@@ -108,6 +108,7 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
             tools={ownTools?.tools ?? []}
             gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
             alerts={loaderData.alerts}
+            domains={loaderData.domains}
             card={card}
           />
           <ToolsList

@@ -7,15 +7,6 @@ import type { Db } from "../../db/client.js";
 
 const DEFAULT_SETTINGS: AlertSettingsView = { email: true, error_rate_pct: null, p95_ms: null };
 
-/** Whose deployment it is, and of which server (a key limited to servers is checked against it). */
-export async function ownerOf(db: Db, deploymentId: string): Promise<{ userId: string; kind: string; ref: string } | undefined> {
-  const r = await db.execute<{ user_id: string; server_kind: string; server_ref: string }>(
-    sql`select user_id, server_kind, server_ref from deployments where id = ${deploymentId}`,
-  );
-  const d = r.rows[0];
-  return d && { userId: d.user_id, kind: d.server_kind, ref: d.server_ref };
-}
-
 export async function loadSettings(db: Db, deploymentId: string): Promise<AlertSettingsView> {
   const r = await db.execute<{ email: boolean; error_rate_pct: number | null; p95_ms: number | null }>(
     sql`select email, error_rate_pct, p95_ms from alert_settings where deployment_id = ${deploymentId}`,

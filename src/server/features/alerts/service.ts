@@ -1,5 +1,5 @@
 import { ALERTS_TEXT, type AlertKind, type AlertSettingsInput, type AlertsPage, type AlertView } from "~/shared/alerts.js";
-import { DEPLOY_TEXT, type ServerKind } from "~/shared/deployments.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { claimRun } from "../../cluster/jobs.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -8,7 +8,7 @@ import type { Logger } from "../../log.js";
 import type { Viewer } from "../auth/viewer.js";
 import type { Mailer } from "../mail/mailer.js";
 import { alertMail } from "../mail/templates.js";
-import { keyReaches } from "../publishers/api-keys.js";
+import { ownedDeployment } from "../deployments/owner-actions.js";
 import {
   deleteResolvedOlderThan,
   emailsLastHour,
@@ -16,7 +16,6 @@ import {
   loadSettings,
   openAlert,
   openAlerts,
-  ownerOf,
   pendingDefinitions,
   openTestAlert,
   resolveAlert,
@@ -205,11 +204,7 @@ export class Alerts {
   }
 
   private async own(viewer: Viewer, deploymentId: string): Promise<{ userId: string }> {
-    const owner = /^[0-9a-f-]{36}$/.test(deploymentId) ? await ownerOf(this.d.db, deploymentId) : undefined;
-    // Another user's deployment, or one a key limited to other servers cannot reach, is not found.
-    if (!owner || owner.userId !== viewer.id || !keyReaches(viewer, { kind: owner.kind as ServerKind, ref: owner.ref }))
-      throw new AppError("not_found", DEPLOY_TEXT.notFound);
-    return owner;
+    return ownedDeployment(this.d.db, viewer, deploymentId);
   }
 
   private async requirePro(viewer: Viewer): Promise<void> {

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { DEPLOY_TEXT, type DeploymentView, hostingOpen, missingKeys, SLEEP_TEXT } from "~/shared/deployments.js";
 import { publish, TOPICS } from "../../cluster/topics.js";
 import { planOf } from "../billing/plan.js";
+import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { keyReaches } from "../publishers/api-keys.js";
@@ -18,14 +19,19 @@ import { planLimits } from "~/shared/billing.js";
 // choose its tools, review its changed definitions, read its output. Another user's deployment is
 // never found.
 
-/** Another user's deployment is reported as not found: its existence is not revealed. */
-async function ownDeployment(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
-  const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(deps.db, id) : undefined;
-  // A key limited to other servers sees it no more than another user's.
+/**
+ * The viewer's deployment by id. Another user's is reported as not found (its existence is not
+ * revealed), and so is one a key limited to other servers cannot reach. Other features' routes
+ * under /api/deployments/{id} (alerts, domains) check ownership with it too.
+ */
+export async function ownedDeployment(db: Db, v: Viewer, id: string): Promise<DeploymentRow> {
+  const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(db, id) : undefined;
   if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
     throw new AppError("not_found", DEPLOY_TEXT.notFound);
   return r;
 }
+
+const ownDeployment = (deps: DeploymentDeps, v: Viewer, id: string) => ownedDeployment(deps.db, v, id);
 
 export async function stopDeployment(deps: DeploymentDeps, viewer: Viewer, id: string): Promise<void> {
   const r = await ownDeployment(deps, viewer, id);

@@ -5,7 +5,8 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { KeyRevocations } from "../publishers/revocations.js";
 import type { Runner } from "../runtime/runner.js";
-import { BROWSER_CALLER, GatewayAccess, type BrowserSessions } from "./admission/access.js";
+import { BROWSER_CALLER, GatewayAccess, siteHosts, type BrowserSessions } from "./admission/access.js";
+import { serveCustomDomain, type CustomDomains } from "./custom-domain.js";
 import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { subscribe, TOPICS } from "../../cluster/topics.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER, WOKE_HEADER } from "./cluster.js";
@@ -74,6 +75,8 @@ export interface GatewayDeps {
   wake?: WakePort;
   /** the gateway that serves the sessions reports each request from start to end: idle deployments sleep (features/deployments/idle.ts) */
   activity?: { begin(id: string): () => void };
+  /** custom domains (features/domains): where a Host that is not the site's leads */
+  domains?: CustomDomains;
 }
 
 /** How a gateway wakes a sleeping deployment: resolves once it answers, or with why it cannot. */
@@ -151,7 +154,7 @@ export class Gateway implements TransportHost {
 
   /** Node request listener: answers gateway paths, hands everything else to `next`. */
   handler(next: RequestListener): RequestListener {
-    return (req, res) => {
+    const routed: RequestListener = (req, res) => {
       const url = req.url ?? "/";
       // cheap test first: "/" + 32 hex digits + "/"
       if (url.length < 36 || url.charCodeAt(33) !== 47) {
@@ -161,12 +164,25 @@ export class Gateway implements TransportHost {
       const q = url.indexOf("?");
       const m = ROUTE.exec(q < 0 ? url : url.slice(0, q));
       if (!m) return next(req, res);
-      this.handle(req, res, m[1]!, m[2]!, q < 0 ? "" : url.slice(q + 1)).catch((e: unknown) => {
-        this.d.log.error({ err: e }, "gateway request failed");
-        if (!res.headersSent) rpcError(res, 500, GATEWAY_TEXT.internal, {}, RPC.internal);
-        else res.end();
-      });
+      this.handle(req, res, m[1]!, m[2]!, q < 0 ? "" : url.slice(q + 1)).catch((e: unknown) => this.failed(res, e));
     };
+    if (!this.d.domains || this.mode === "runner") return routed;
+    // Not one of the site's hosts: perhaps a custom domain (a front gateway's question; a runner's
+    // gateway is reached by front gateways, with the path they rewrote). Anything else is routed as
+    // before, where a gateway path refuses the Host.
+    const site = siteHosts(this.d.config);
+    const custom = { domains: this.d.domains, metadata: this.metadata, handle: this.handle.bind(this) };
+    return (req, res) => {
+      const host = req.headers.host;
+      if (!host || site.has(host.toLowerCase())) return routed(req, res);
+      serveCustomDomain(custom, req, res, host, routed).catch((e: unknown) => this.failed(res, e));
+    };
+  }
+
+  private failed(res: ServerResponse, e: unknown): void {
+    this.d.log.error({ err: e }, "gateway request failed");
+    if (!res.headersSent) rpcError(res, 500, GATEWAY_TEXT.internal, {}, RPC.internal);
+    else res.end();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, proxyId: string, kind: string, query: string) {

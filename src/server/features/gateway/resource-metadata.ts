@@ -14,13 +14,16 @@ import { GATEWAY_TEXT } from "./text.js";
 export const METADATA_PREFIX = "/.well-known/oauth-protected-resource/";
 const METADATA_ROUTE = /^\/\.well-known\/oauth-protected-resource\/([0-9a-f]{32})\/mcp\/?$/;
 
-/** The WWW-Authenticate value of a 401 (RFC 6750, RFC 9728 section 5.1); `invalid` when a token was sent and refused. */
-export const challenge = (publicUrl: string, proxyId: string, invalid: boolean) =>
-  `Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(publicUrl, proxyId)}"${invalid ? ', error="invalid_token"' : ""}`;
+/**
+ * The WWW-Authenticate value of a 401 (RFC 6750, RFC 9728 section 5.1); `invalid` when a token was
+ * sent and refused. `meta`: the metadata URL at a custom domain, where the request came to one.
+ */
+export const challenge = (publicUrl: string, proxyId: string, invalid: boolean, meta?: string) =>
+  `Bearer realm="mcp", resource_metadata="${meta ?? protectedResourceMetadataUrl(publicUrl, proxyId)}"${invalid ? ', error="invalid_token"' : ""}`;
 
 /** The WWW-Authenticate value of a 403: the credential is good but does not reach this (RFC 6750 insufficient_scope). */
-export const scopeChallenge = (publicUrl: string, proxyId: string, scope: string) =>
-  `Bearer realm="mcp", resource_metadata="${protectedResourceMetadataUrl(publicUrl, proxyId)}", error="insufficient_scope", scope="${scope}"`;
+export const scopeChallenge = (publicUrl: string, proxyId: string, scope: string, meta?: string) =>
+  `Bearer realm="mcp", resource_metadata="${meta ?? protectedResourceMetadataUrl(publicUrl, proxyId)}", error="insufficient_scope", scope="${scope}"`;
 
 /** A document is looked up again after this long (a renamed server, a deleted deployment). */
 const CACHE_TTL_MS = 10_000;
@@ -37,6 +40,15 @@ export class ResourceMetadata {
     const q = url.indexOf("?");
     const m = METADATA_ROUTE.exec(q < 0 ? url : url.slice(0, q));
     if (!m) return void next(req, res);
+    this.answer(req, res, m[1]!, resourceUrl(this.d.config.PUBLIC_URL, m[1]!));
+  }
+
+  /** The metadata at a verified custom domain (/.well-known/oauth-protected-resource/mcp): its URL is the resource there. */
+  handleCustom(req: IncomingMessage, res: ServerResponse, proxyId: string, origin: string): void {
+    this.answer(req, res, proxyId, `${origin}/mcp`);
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, proxyId: string, resource: string): void {
     const method = req.method ?? "GET";
     if (method === "OPTIONS") {
       res
@@ -51,7 +63,7 @@ export class ResourceMetadata {
     }
     if (method !== "GET" && method !== "HEAD")
       return this.reply(res, 405, JSON.stringify({ error: GATEWAY_TEXT.methodNotAllowed }), method, { allow: "GET, HEAD, OPTIONS" });
-    this.document(m[1]!).then(
+    this.document(proxyId, resource).then(
       (body) =>
         body
           ? this.reply(res, 200, body, method, { "cache-control": "public, max-age=60" })
@@ -65,8 +77,8 @@ export class ResourceMetadata {
   }
 
   /** The deployment's metadata as JSON, or null when no deployment has this proxy id; cached briefly either way. */
-  private async document(proxyId: string): Promise<string | null> {
-    const hit = this.cache.get(proxyId);
+  private async document(proxyId: string, resource: string): Promise<string | null> {
+    const hit = this.cache.get(resource);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.body;
     const name = await findResourceName(this.d.db, proxyId);
     const publicUrl = this.d.config.PUBLIC_URL;
@@ -74,14 +86,14 @@ export class ResourceMetadata {
       name === undefined
         ? null
         : JSON.stringify({
-            resource: resourceUrl(publicUrl, proxyId),
+            resource,
             authorization_servers: [`${publicUrl}/api/auth`],
             bearer_methods_supported: ["header"],
             scopes_supported: OAUTH_SCOPES,
             resource_name: name,
           });
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(proxyId, { body, at: Date.now() });
+    this.cache.set(resource, { body, at: Date.now() });
     return body;
   }
 }

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findClient, findDeploymentByProxyId } from "./repo.js";
 import { allowedRedirectUri, isLoopbackHost, proxyIdOf } from "./resource.js";
+import { proxyIdForResource } from "../domains/resolve.js";
 import { OAUTH_SERVER_TEXT } from "./text.js";
 
 /** What the consent page shows for an authorize request's query, or the reason it cannot be granted. */
@@ -51,7 +52,7 @@ export async function consentContext(
   const resources = query.getAll("resource");
   if (resources.length !== 1) return { error: OAUTH_SERVER_TEXT.needsOneDeployment };
   const url = resources[0]!;
-  const proxyId = proxyIdOf(config.PUBLIC_URL, url);
+  const proxyId = proxyIdOf(config.PUBLIC_URL, url) ?? (await proxyIdForResource(db, config.PUBLIC_URL, url))?.proxyId;
   const dep = proxyId ? await findDeploymentByProxyId(db, proxyId) : undefined;
   if (!dep) return { error: OAUTH_SERVER_TEXT.unknownDeployment };
   if (dep.ownerId !== viewer.id) return { error: OAUTH_SERVER_TEXT.notOwner };

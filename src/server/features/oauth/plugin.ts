@@ -7,6 +7,8 @@ import type { KeyRevocations } from "../publishers/revocations.js";
 import { cimdTransport, cimdUrlAllowed } from "./cimd-fetch.js";
 import { findDeploymentByProxyId, insertDeploymentResource, pruneExpired } from "./repo.js";
 import { allowedRedirectUri, isLoopbackHost, OAUTH_SCOPES, proxyIdOf, resourceUrl } from "./resource.js";
+import { ensureCustomResource } from "./custom-resources.js";
+import { proxyIdForResource } from "../domains/resolve.js";
 import { OAUTH_SERVER_TEXT } from "./text.js";
 
 // better-auth's OAuth 2.1 provider, configured for MCP clients (docs/decisions/010-oauth.md):
@@ -65,10 +67,19 @@ function errorPage(ctx: HookCtx, error: string, description: string): never {
   throw ctx.redirect(url.toString());
 }
 
-/** The deployment a `resource` names, with its resource row created if an older deployment has none yet. */
+/**
+ * The deployment a `resource` names (its URL here, or at a verified custom domain), with its
+ * resource row created if it has none yet (an older deployment, a domain's first token).
+ */
 async function deploymentOf(deps: OAuthDeps, resource: string) {
   const proxyId = proxyIdOf(deps.config.PUBLIC_URL, resource);
-  const dep = proxyId ? await findDeploymentByProxyId(deps.db, proxyId) : undefined;
+  if (!proxyId) {
+    const custom = await proxyIdForResource(deps.db, deps.config.PUBLIC_URL, resource);
+    const dep = custom ? await findDeploymentByProxyId(deps.db, custom.proxyId) : undefined;
+    if (dep && custom) await ensureCustomResource(deps.db, custom.domain, resource);
+    return dep;
+  }
+  const dep = await findDeploymentByProxyId(deps.db, proxyId);
   if (dep && dep.identifier !== resource)
     await insertDeploymentResource(deps.db, dep.deploymentId, resourceUrl(deps.config.PUBLIC_URL, dep.proxyId));
   return dep;

@@ -20,6 +20,14 @@ export async function insertDeploymentResource(tx: DbOrTx, deploymentId: string,
     .onConflictDoUpdate({ target: oauthResource.deploymentId, set: { identifier, name: identifier, updatedAt: new Date() } });
 }
 
+/** A verified custom domain's URL as a resource of its own (the row goes with the domain). */
+export async function insertCustomResource(tx: DbOrTx, domain: string, identifier: string): Promise<void> {
+  await tx
+    .insert(oauthResource)
+    .values({ id: randomUUID(), identifier, name: identifier, customDomain: domain, allowedScopes: [...OAUTH_SCOPES], disabled: false })
+    .onConflictDoUpdate({ target: oauthResource.customDomain, set: { identifier, name: identifier, updatedAt: new Date() } });
+}
+
 /** Every token, consent entry and use record bound to the deployment's resource, and the resource row itself. */
 export async function deleteDeploymentResource(tx: DbOrTx, deploymentId: string): Promise<number> {
   const rows = await tx
@@ -88,14 +96,16 @@ export interface AccessTokenRow {
 
 /**
  * A live access token by the hash of its value: unrevoked, unexpired, bound to exactly one
- * resource that is a deployment of the token's user. One lookup by the token's unique index.
+ * resource that is a deployment of the token's user (its URL here, or at a verified custom
+ * domain). One lookup by the token's unique index.
  */
 export async function findLiveAccessToken(db: Db, tokenHash: string): Promise<AccessTokenRow | undefined> {
   const r = await db.execute<{ user_id: string; client_id: string; resource: string; scopes: string[]; expires_at: Date | string }>(sql`
     select t.user_id, t.client_id, r.identifier as resource, t.scopes, t.expires_at
       from oauth_access_token t
       join oauth_resource r on r.identifier = t.resources ->> 0 and not coalesce(r.disabled, false)
-      join deployments d on d.id = r.deployment_id and d.user_id = t.user_id
+      left join custom_domains c on c.domain = r.custom_domain and c.status = 'verified'
+      join deployments d on d.id = coalesce(r.deployment_id, c.deployment_id) and d.user_id = t.user_id
      where t.token = ${tokenHash} and t.revoked is null and t.expires_at > now() and jsonb_array_length(t.resources) = 1`);
   const row = r.rows[0];
   if (!row) return undefined;
@@ -157,7 +167,8 @@ export async function listGrants(db: Db, userId: string): Promise<GrantRow[]> {
       from grants g
       join oauth_client c on c.client_id = g.client_id
       left join oauth_resource r on r.identifier = g.resource
-      left join deployments d on d.id = r.deployment_id and d.user_id = ${userId}
+      left join custom_domains cd on cd.domain = r.custom_domain
+      left join deployments d on d.id = coalesce(r.deployment_id, cd.deployment_id) and d.user_id = ${userId}
       left join oauth_grant_use u on u.user_id = ${userId} and u.client_id = g.client_id and u.resource = g.resource
      order by g.granted_at, g.client_id`);
   return r.rows.map((x) => ({

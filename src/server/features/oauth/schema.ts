@@ -3,6 +3,7 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { session, user } from "../auth/schema.js";
 import { deployments } from "../deployments/schema.js";
+import { customDomains } from "../domains/schema.js";
 
 // OAuth authorization server (docs/decisions/010-oauth.md): the tables of better-auth's
 // oauth-provider plugin, exported under the plugin's model names (the adapter finds them by
@@ -72,6 +73,10 @@ export const oauthResource = pgTable("oauth_resource", {
   deploymentId: text("deployment_id")
     .unique()
     .references(() => deployments.id, { onDelete: "cascade" }),
+  /** Switchboard's own column: a verified custom domain's URL of a deployment (the row goes with the domain) */
+  customDomain: text("custom_domain")
+    .unique()
+    .references(() => customDomains.domain, { onDelete: "cascade" }),
 });
 
 export const oauthClientResource = pgTable(

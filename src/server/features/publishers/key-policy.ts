@@ -19,6 +19,8 @@ const RULES: readonly [method: string | null, path: RegExp, rule: KeyRule][] = [
   ["GET", /^\/api\/mcp-servers(\/|$)/, "public"],
   ["GET", /^\/api\/openapi\.json$/, "public"],
   ["POST", /^\/api\/waitlist\/?$/, "public"],
+  // A TLS proxy asks it before getting a certificate: whether this site serves a domain.
+  ["GET", /^\/api\/custom-domains\/allowed$/, "public"],
 ];
 
 /** What a request with an API key needs: a scope, nothing (a public route), or a sign-in. */

@@ -1,10 +1,9 @@
 import { BellRing, Loader2, Send } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ALERT_EMAIL_LABEL, ALERT_KIND_LABEL, ALERTS_TEXT, type AlertsPage } from "../../../shared/alerts";
 import type { DeployAnswer } from "../../lib/deploy-types";
 import { dateTime } from "../../lib/dates";
-import { Enhanced, useActionForm } from "../../lib/forms";
+import { Enhanced, useActionForm, useLatest } from "../../lib/forms";
 import { Alert, Button, inputClass } from "../ui";
 
 // Monitoring & alerts on a deployment's page (its owner only; docs/observability.md#alerts). Pro:
@@ -19,24 +18,9 @@ interface Props {
 }
 
 export function AlertsCard({ deploymentId, initial, className }: Props) {
-  const [page, setPage] = useState(initial);
   const settings = useActionForm<DeployAnswer>("alerts");
   const test = useActionForm<DeployAnswer>("alert-test");
-  // A newer page load (after a post without JavaScript, or a new deployment) replaces what is shown.
-  const [base, setBase] = useState(initial);
-  if (base !== initial) {
-    setBase(initial);
-    setPage(initial);
-  }
-  const seen = useRef<DeployAnswer | undefined>(undefined);
-  useEffect(() => {
-    for (const d of [settings.fetcher.data, test.fetcher.data]) {
-      if (d && d !== seen.current && d.alerts) {
-        seen.current = d;
-        setPage(d.alerts);
-      }
-    }
-  }, [settings.fetcher.data, test.fetcher.data]);
+  const page = useLatest(initial, [settings.fetcher.data, test.fetcher.data], (d) => d.alerts);
 
   const id = `alerts-${deploymentId}`;
   return (

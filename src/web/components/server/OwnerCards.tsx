@@ -1,4 +1,5 @@
 import type { AlertsPage } from "../../../shared/alerts";
+import type { DomainsPage } from "../../../shared/domains";
 import type { DeploymentState } from "../../lib/use-deployment";
 import { DefinitionReview } from "../DefinitionReview";
 import { Playground } from "../playground/Playground";
@@ -6,10 +7,11 @@ import { RequestLog } from "../RequestLog";
 import { ToolSelection } from "../ToolSelection";
 import type { ToolInfo } from "../ToolsList";
 import { AlertsCard } from "./AlertsCard";
+import { DomainsCard } from "./DomainsCard";
 
 // What a server page shows its deployment's owner, on a catalogue entry's page and on an owned
 // server's: the definition changes to review, the playground, the request log and the tool
-// selection, and its monitoring and alerts. Anyone else sees none of them.
+// selection, its monitoring and alerts, and its custom domains. Anyone else sees none of them.
 
 interface Props {
   deployment: DeploymentState;
@@ -20,10 +22,12 @@ interface Props {
   gatewayTimeoutMs: number;
   /** the deployment's alerts as the page loaded them (the owner's) */
   alerts: AlertsPage | null;
+  /** the deployment's custom domains as the page loaded them (the owner's) */
+  domains: DomainsPage | null;
   card: string;
 }
 
-export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts, card }: Props) {
+export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts, domains, card }: Props) {
   const own = owner ? deployment.deployment : undefined;
   return (
     <>
@@ -33,6 +37,7 @@ export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts,
       {own && (
         <AlertsCard key={`alerts-${own.id}`} deploymentId={own.id} initial={alerts?.settings && own ? alerts : null} className={card} />
       )}
+      {own && domains && <DomainsCard key={`domains-${own.id}`} deploymentId={own.id} initial={domains} className={card} />}
       {own && <ToolSelection key={`tools-${own.id}`} deployment={own} tools={tools} onSaved={deployment.refresh} className={card} />}
     </>
   );

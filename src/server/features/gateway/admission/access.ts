@@ -21,7 +21,7 @@ import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
 import { toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
 import { TOOLSET_TOKEN, toolsetTokenHash } from "../../publishers/toolset-token.js";
-import { challenge, scopeChallenge } from "../resource-metadata.js";
+import { challenge, METADATA_PREFIX, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
 
 // Who may reach a deployment through the gateway (docs/gateway.md, "Who may connect"): the Host
@@ -71,6 +71,27 @@ export interface AccessDeps {
   browserSessions?: BrowserSessions;
 }
 
+/**
+ * Set on a request that reached a deployment at its verified custom domain (features/domains): that
+ * domain's origin. Its Host was matched there; its tokens must be for that URL; no cookie opens it.
+ */
+export const CUSTOM_ORIGIN = Symbol("custom domain origin");
+export type CustomMarked = IncomingMessage & { [CUSTOM_ORIGIN]?: string };
+
+/** The hosts the site itself answers to: PUBLIC_URL's and ALLOWED_ORIGINS', and the machine's own on PORT. */
+export function siteHosts(config: Pick<Config, "allowedOrigins" | "PORT">): Set<string> {
+  const hosts = new Set<string>();
+  for (const o of config.allowedOrigins) {
+    const u = new URL(o);
+    hosts.add(u.host.toLowerCase());
+    // "example.com" and "example.com:443" name the same server
+    if (!u.port) hosts.add(`${u.hostname.toLowerCase()}:${u.protocol === "https:" ? 443 : 80}`);
+  }
+  // The machine itself (health checks, a local reverse proxy) on the port the app listens on.
+  for (const h of ["localhost", "127.0.0.1", "[::1]"]) hosts.add(`${h}:${config.PORT}`);
+  return hosts;
+}
+
 /** The credential of an `Authorization: Bearer ...` header (the scheme in any case), or "". */
 export function bearer(authz: string | undefined): string {
   if (!authz || authz.length < 7 || authz.slice(0, 6).toLowerCase() !== "bearer") return "";
@@ -85,7 +106,7 @@ export class GatewayAccess {
   private readonly keys: Verified<KeyGrant & { userId: string }>;
   private readonly cookies: Verified<{ userId: string; sessionId: string }>;
   private readonly allowedOrigins: Set<string>;
-  private readonly allowedHosts = new Set<string>();
+  private readonly allowedHosts: Set<string>;
   private readonly tokens: TokenCheck;
   private readonly toolsets: Verified<{ userId: string; members: string[] }>;
 
@@ -97,14 +118,7 @@ export class GatewayAccess {
     // Signing out is a revocation: a remembered sign-in is checked again at once.
     this.cookies = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     this.allowedOrigins = new Set(d.config.allowedOrigins);
-    for (const o of d.config.allowedOrigins) {
-      const u = new URL(o);
-      this.allowedHosts.add(u.host.toLowerCase());
-      // "example.com" and "example.com:443" name the same server
-      if (!u.port) this.allowedHosts.add(`${u.hostname.toLowerCase()}:${u.protocol === "https:" ? 443 : 80}`);
-    }
-    // The machine itself (health checks, a local reverse proxy) on the port the app listens on.
-    for (const h of ["localhost", "127.0.0.1", "[::1]"]) this.allowedHosts.add(`${h}:${d.config.PORT}`);
+    this.allowedHosts = siteHosts(d.config);
   }
 
   /** The deployment and the caller, or undefined once the client has been answered (403, 401 or 404). */
@@ -114,21 +128,26 @@ export class GatewayAccess {
     proxyId: string,
     query: string,
   ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
+    // At a custom domain the Host was matched to the deployment already; its own origin may call it too.
+    const custom = (req as CustomMarked)[CUSTOM_ORIGIN];
     const host = req.headers.host?.toLowerCase();
-    if (!host || !this.allowedHosts.has(host)) return void rpcError(res, 403, GATEWAY_TEXT.badHost);
+    if (!custom && (!host || !this.allowedHosts.has(host))) return void rpcError(res, 403, GATEWAY_TEXT.badHost);
     const origin = req.headers.origin;
-    if (origin !== undefined && !this.allowedOrigins.has(origin)) return void rpcError(res, 403, GATEWAY_TEXT.badOrigin);
+    if (origin !== undefined && !this.allowedOrigins.has(origin) && origin !== custom)
+      return void rpcError(res, 403, GATEWAY_TEXT.badOrigin);
     const publicUrl = this.d.config.PUBLIC_URL;
+    const meta = custom ? `${custom}${METADATA_PREFIX}mcp` : undefined;
     // The challenges are built only for a refusal: most requests are admitted.
-    const ask = () => ({ "www-authenticate": challenge(publicUrl, proxyId, false) });
+    const ask = () => ({ "www-authenticate": challenge(publicUrl, proxyId, false, meta) });
     if (query && apiKeyInQuery(new URL(`http://x/?${query}`))) return void rpcError(res, 401, GATEWAY_TEXT.keyInQuery, ask());
     const authz = req.headers.authorization;
     const key = bearer(authz);
-    if (!key && authz === undefined && req.headers.cookie && this.fromSiteItself(req)) return this.admitBrowser(req, res, proxyId, ask);
+    if (!custom && !key && authz === undefined && req.headers.cookie && this.fromSiteItself(req))
+      return this.admitBrowser(req, res, proxyId, ask);
     if (!key) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
-    const invalid = () => ({ "www-authenticate": challenge(publicUrl, proxyId, true) });
+    const invalid = () => ({ "www-authenticate": challenge(publicUrl, proxyId, true, meta) });
     if (key.startsWith(TOOLSET_PREFIX)) return this.admitToolset(res, proxyId, key, invalid);
-    if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid);
+    if (!key.startsWith(KEY_PREFIX)) return this.admitToken(res, proxyId, key, invalid, custom ? `${custom}/mcp` : undefined);
     if (!KEY_PATTERN.test(key)) return void rpcError(res, 401, GATEWAY_TEXT.invalidKey, invalid());
     const keyHash = hashKey(key);
     const grant = await this.grantOf(key, keyHash);
@@ -136,33 +155,35 @@ export class GatewayAccess {
     // Expiry is the cached grant's own time: every process refuses it from that moment.
     if (isExpired(grant)) return void rpcError(res, 401, GATEWAY_TEXT.expiredKey, invalid());
     if (!grant.scopes.includes("mcp"))
-      return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
+      return void rpcError(res, 403, GATEWAY_TEXT.keyScope("mcp"), { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp", meta) });
     const { userId } = grant;
     const target = await this.targets.lookup(proxyId);
     // Another user's key: the deployment's existence is not revealed.
     if (!target || target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // A key limited to other servers: refused here as a token bound elsewhere is.
     if (grant.resources && !grant.resources.includes(resourceOf({ kind: target.serverKind, ref: target.serverRef }))) {
-      return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp") });
+      return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp", meta) });
     }
     return { target, who: { userId, keyHash, ...(grant.expiresAt ? { expiresAt: grant.expiresAt.getTime() } : {}) } };
   }
 
   /**
-   * An OAuth access token: its grant must be for this deployment's URL exactly (a token for another
-   * deployment is refused like an unknown one) and its owner's, and not expired.
+   * An OAuth access token: its grant must be for the URL the request came to exactly (this site's,
+   * or the custom domain's: a token for another deployment, or for the other URL of this one, is
+   * refused like an unknown one) and its owner's, and not expired.
    */
   private async admitToken(
     res: ServerResponse,
     proxyId: string,
     token: string,
     invalid: () => Record<string, string>,
+    customResource?: string,
   ): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const refuse = () => void rpcError(res, 401, GATEWAY_TEXT.invalidToken, invalid());
     if (token.length > MAX_TOKEN_LENGTH) return refuse();
     const hash = hashKey(token);
     const grant = await this.tokens.grant(token, hash);
-    if (!grant || grant.resource !== resourceUrl(this.d.config.PUBLIC_URL, proxyId)) return refuse();
+    if (!grant || grant.resource !== (customResource ?? resourceUrl(this.d.config.PUBLIC_URL, proxyId))) return refuse();
     const target = await this.targets.lookup(proxyId);
     if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // Only the owner can grant access to a deployment; this holds even if a grant says otherwise.
