@@ -71,6 +71,7 @@ export function createServices(deps: AppDeps): Services {
     config,
     txt: txtLookup(config.CUSTOM_DOMAIN_RESOLVERS),
     isPro: async (userId) => (await planOf(db, userId)).id === "pro",
+    proUsers: () => proUserIds(db),
   });
   return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts, domains };
 }

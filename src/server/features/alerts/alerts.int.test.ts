@@ -181,6 +181,15 @@ describe("alerts on Pro", () => {
     const after = (await alertsOf()).alerts;
     expect(after.filter((a) => a.resolved_at === null).map((a) => a.kind)).toEqual(["definitions"]);
     expect(await mailSubjects()).toHaveLength(3);
+
+    // Back under the threshold within minutes (a flapping rate): the same alert reopens, no second e-mail.
+    expect((await owner.put(`/api/deployments/${d.id}/alerts`, { email: true, error_rate_pct: 50, p95_ms: 60_000 })).status).toBe(200);
+    expect(await sweep()).toEqual({ opened: 1, resolved: 0 });
+    const reopened = (await alertsOf()).alerts.filter((a) => a.kind === "error_rate");
+    expect(reopened.map((a) => a.resolved_at)).toEqual([null]);
+    expect(await mailSubjects()).toHaveLength(3);
+    expect((await owner.put(`/api/deployments/${d.id}/alerts`, { email: true, error_rate_pct: 90, p95_ms: 60_000 })).status).toBe(200);
+    expect(await sweep()).toEqual({ opened: 0, resolved: 1 });
   }, 60_000);
 
   it("a test alert reaches the owner's inbox, once a minute at most", async () => {

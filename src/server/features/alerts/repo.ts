@@ -5,6 +5,9 @@ import type { Db } from "../../db/client.js";
 // Alerts' SQL (docs/observability.md#alerts). The sweep reads deployments, their request log and
 // their owners' pending definition changes; it writes only its own two tables.
 
+/** an alert resolved this recently is reopened rather than raised again */
+const REOPEN_MINUTES = 15;
+
 const DEFAULT_SETTINGS: AlertSettingsView = { email: true, error_rate_pct: null, p95_ms: null };
 
 export async function loadSettings(db: Db, deploymentId: string): Promise<AlertSettingsView> {
@@ -147,13 +150,23 @@ export async function openAlert(
   deploymentId: string,
   kind: Exclude<AlertKind, "test">,
   message: string,
-): Promise<number | undefined> {
+): Promise<{ id: number; reopened: boolean } | undefined> {
+  // A condition that cleared and came back within minutes (a flapping error rate) reopens its
+  // alert: no new row, and no second e-mail.
+  const again = await db.execute<{ id: string }>(sql`
+    update deployment_alerts set resolved_at = null, message = ${message.slice(0, 2000)}
+    where id = (
+      select id from deployment_alerts where deployment_id = ${deploymentId} and kind = ${kind}
+        and resolved_at > now() - make_interval(mins => ${REOPEN_MINUTES}) order by resolved_at desc limit 1)
+      and not exists (select 1 from deployment_alerts where deployment_id = ${deploymentId} and kind = ${kind} and resolved_at is null)
+    returning id`);
+  if (again.rows[0]) return { id: Number(again.rows[0].id), reopened: true };
   const r = await db.execute<{ id: string }>(sql`
     insert into deployment_alerts (deployment_id, kind, message)
     values (${deploymentId}, ${kind}, ${message.slice(0, 2000)})
     on conflict (deployment_id, kind) where resolved_at is null do nothing
     returning id`);
-  return r.rows[0] ? Number(r.rows[0].id) : undefined;
+  return r.rows[0] ? { id: Number(r.rows[0].id), reopened: false } : undefined;
 }
 
 export async function resolveAlert(db: Db, deploymentId: string, kind: AlertKind): Promise<void> {
@@ -175,16 +188,25 @@ export async function emailsLastHour(db: Db, deploymentId: string): Promise<numb
 }
 
 /**
- * A test alert, unless one was sent in the last minute: decided under a lock on the deployment, so
- * concurrent clicks (or a script) send one. Its id, or undefined when it is too soon.
+ * A test alert, unless one was sent in the last minute or `perHour` in the last hour: decided under
+ * a lock on the deployment, so concurrent clicks (or a script) send one. Its id, or why not.
  */
-export async function openTestAlert(db: Db, deploymentId: string, message: string): Promise<number | undefined> {
+export async function openTestAlert(
+  db: Db,
+  deploymentId: string,
+  message: string,
+  perHour: number,
+): Promise<number | "too_soon" | "throttled"> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`alert-test:${deploymentId}`}, 0))`);
     const recent = await tx.execute(sql`
       select 1 from deployment_alerts
       where deployment_id = ${deploymentId} and kind = 'test' and opened_at > now() - interval '1 minute' limit 1`);
-    if (recent.rows.length) return undefined;
+    if (recent.rows.length) return "too_soon";
+    const hour = await tx.execute<{ n: string }>(sql`
+      select count(*) as n from deployment_alerts
+      where deployment_id = ${deploymentId} and kind = 'test' and opened_at > now() - interval '1 hour'`);
+    if (Number(hour.rows[0]!.n) >= perHour) return "throttled";
     const r = await tx.execute<{ id: string }>(sql`
       insert into deployment_alerts (deployment_id, kind, message, resolved_at, opened_at)
       values (${deploymentId}, 'test', ${message}, clock_timestamp(), clock_timestamp()) returning id`);

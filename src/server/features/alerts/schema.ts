@@ -47,5 +47,9 @@ export const deploymentAlerts = pgTable(
       .on(t.deploymentId, t.kind)
       .where(sql`${t.resolvedAt} is null`),
     index("deployment_alerts_deployment_idx").on(t.deploymentId, t.openedAt.desc()),
+    // The sweep's clean-up of old resolved alerts walks this, not the whole table.
+    index("deployment_alerts_resolved_idx")
+      .on(t.resolvedAt)
+      .where(sql`${t.resolvedAt} is not null`),
   ],
 );

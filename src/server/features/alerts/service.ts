@@ -123,10 +123,10 @@ export class Alerts {
           await resolveAlert(db, w.id, kind);
           resolved++;
         } else if (!isOpen && message !== undefined) {
-          const id = await openAlert(db, w.id, kind, message);
-          if (id === undefined) continue;
+          const opening = await openAlert(db, w.id, kind, message);
+          if (opening === undefined) continue;
           opened++;
-          await this.deliver(w, id, kind, message);
+          if (!opening.reopened) await this.deliver(w, opening.id, kind, message);
         }
       }
     }
@@ -195,8 +195,9 @@ export class Alerts {
     await this.requirePro(viewer);
     const [w] = (await watchedDeployments(this.d.db, [owner.userId])).filter((x) => x.id === deploymentId);
     if (!w) throw new AppError("not_found", DEPLOY_TEXT.notFound);
-    const id = await openTestAlert(this.d.db, deploymentId, ALERTS_TEXT.test);
-    if (id === undefined) throw new AppError("rate_limited", ALERTS_TEXT.testTooSoon);
+    const id = await openTestAlert(this.d.db, deploymentId, ALERTS_TEXT.test, this.d.config.ALERT_EMAILS_PER_HOUR);
+    if (id === "too_soon") throw new AppError("rate_limited", ALERTS_TEXT.testTooSoon);
+    if (id === "throttled") throw new AppError("rate_limited", ALERTS_TEXT.throttled);
     const outcome = await this.deliver({ ...w, settings: { ...w.settings, email: true } }, id, "test", ALERTS_TEXT.test);
     if (outcome === "throttled") throw new AppError("rate_limited", ALERTS_TEXT.throttled);
     if (outcome !== "sent") throw new AppError("unavailable", ALERTS_TEXT.testFailed);

@@ -234,10 +234,36 @@ describe("custom domains", () => {
     await waitFor("routing again", async () => (await initialize(DOMAIN, `Bearer ${key}`)).status === 200 || undefined, 10_000, 100);
   });
 
+  it("stops routing when its owner leaves Pro, and routes again once they are back and verify", async () => {
+    const pool = o.t.db.database.pool;
+    await pool.query("update subscriptions set status = 'canceled' where user_id = $1", [alice.id]);
+    expect(await sweep()).toMatchObject({ suspended: 1 });
+    expect((await initialize(DOMAIN, `Bearer ${key}`)).status).toBe(404);
+    await pool.query("update subscriptions set status = 'active' where user_id = $1", [alice.id]);
+    expect((await alice.post(`/api/deployments/${dep.id}/domains/${DOMAIN}/verify`)).status).toBe(200);
+    expect((await initialize(DOMAIN, `Bearer ${key}`)).status).toBe(200);
+  });
+
+  it("a claim never proved gives way to someone who proves control", async () => {
+    const bobs = await o.deploy(bob, "squatter");
+    expect((await bob.post(`/api/deployments/${bobs.id}/domains`, { domain: "squat.example.test" })).status).toBe(201);
+    // Within the hour it holds; after it, a new claim (with a token of its own) takes its place.
+    expect((await alice.post(`/api/deployments/${dep.id}/domains`, { domain: "squat.example.test" })).status).toBe(409);
+    await o.t.db.database.pool.query(
+      "update custom_domains set created_at = now() - interval '2 hours' where domain = 'squat.example.test'",
+    );
+    const mine = await alice.post(`/api/deployments/${dep.id}/domains`, { domain: "squat.example.test" });
+    expect(mine.status, mine.text).toBe(201);
+    expect((await bob.get(`/api/deployments/${bobs.id}/domains`)).json<DomainsPage>().domains).toEqual([]);
+    expect((await alice.del(`/api/deployments/${dep.id}/domains/squat.example.test`)).status).toBe(204);
+    await bob.del(`/api/deployments/${bobs.id}`);
+  }, 90_000);
+
   it("removed, it stops routing at once here and its OAuth tokens go; the deployment's own URL keeps working", async () => {
     const r = await alice.del(`/api/deployments/${dep.id}/domains/${DOMAIN}`);
     expect(r.status).toBe(204);
-    expect((await initialize(DOMAIN, `Bearer ${key}`)).status).not.toBe(200);
+    // Nobody's domain now, though the TLS proxy may still hold its certificate: nothing is served there.
+    for (const path of ["/mcp", "/", "/login"]) expect((await at(DOMAIN, path)).status, path).toBe(404);
     expect((await alice.get(`/api/deployments/${dep.id}/domains`)).json<DomainsPage>().domains).toEqual([]);
     const left = await o.t.db.database.pool.query("select count(*)::int as n from oauth_access_token where resources::text like $1", [
       `%${DOMAIN}%`,

@@ -1,5 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { CHALLENGE_PREFIX, DOMAIN_TEXT, MAX_DOMAINS_PER_DEPLOYMENT, type DomainsPage, type DomainView } from "~/shared/domains.js";
+import {
+  CHALLENGE_PREFIX,
+  DOMAIN_TEXT,
+  MAX_DOMAINS_PER_DEPLOYMENT,
+  normalDomain,
+  type DomainsPage,
+  type DomainView,
+} from "~/shared/domains.js";
 import { claimRun } from "../../cluster/jobs.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -9,7 +16,17 @@ import type { Viewer } from "../auth/viewer.js";
 import { ownedDeployment } from "../deployments/owner-actions.js";
 import { forgetResource } from "../oauth/custom-resources.js";
 import type { TxtLookup } from "./dns.js";
-import { addDomain, domainsOf, dueForCheck, recordCheck, removeDomain, routeOf, type DomainRow } from "./repo.js";
+import {
+  addDomain,
+  deleteStalePending,
+  domainsOf,
+  dueForCheck,
+  recordCheck,
+  removeDomain,
+  routeOf,
+  suspendUnlessOwnedBy,
+  type DomainRow,
+} from "./repo.js";
 import { customOrigin, customResourceUrl, domainOfHost } from "./resolve.js";
 
 // Custom domains (Pro; docs/operations.md#custom-domains). The owner adds a domain and publishes
@@ -22,6 +39,8 @@ export const DOMAINS_JOB = "custom-domains";
 /** a process looks a Host up again after this long (a removed or suspended domain stops routing within it) */
 const ROUTE_TTL_MS = 5_000;
 const ROUTE_CACHE_MAX = 10_000;
+/** a claim never proved is dropped after this many days */
+const PENDING_DAYS = 3;
 
 export interface DomainsDeps {
   db: Db;
@@ -29,12 +48,17 @@ export interface DomainsDeps {
   config: Pick<Config, "PUBLIC_URL" | "allowedOrigins" | "CUSTOM_DOMAIN_CHECK_MS" | "CUSTOM_DOMAIN_GRACE_MS">;
   txt: TxtLookup;
   isPro(userId: string): Promise<boolean>;
+  /** the users on Pro now (billing/plan.ts proUserIds) */
+  proUsers(): Promise<string[]>;
 }
 
-export type DomainRoute = { proxyId: string; status: DomainRow["status"]; origin: string };
+export type DomainRoute = { proxyId: string; status: DomainRow["status"] | "none"; origin: string };
+/** A well-formed domain that is nobody's custom domain: it serves nothing here (see `route`). */
+const NOT_CUSTOM: DomainRoute = { proxyId: "", status: "none", origin: "" };
 
 export class Domains {
   private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<{ checked: number; suspended: number; verified: number }> | undefined;
   private readonly routes = new Map<string, { route: DomainRoute | null; at: number }>();
   /** the site's own hosts: never a custom domain */
   private readonly reserved: Set<string>;
@@ -53,6 +77,7 @@ export class Domains {
   }
 
   private async tick(): Promise<void> {
+    if (this.sweeping) return;
     try {
       if (await claimRun(this.d.db, DOMAINS_JOB, Math.min(this.d.config.CUSTOM_DOMAIN_CHECK_MS, 60_000))) await this.sweep();
     } catch (e) {
@@ -60,23 +85,31 @@ export class Domains {
     }
   }
 
-  /** Reads the TXT record of every domain due (never checked, or not for CUSTOM_DOMAIN_CHECK_MS). */
-  async sweep(everyMs = this.d.config.CUSTOM_DOMAIN_CHECK_MS): Promise<{ checked: number; suspended: number; verified: number }> {
-    let suspended = 0;
+  /**
+   * One check, now (one at a time in this process): domains of owners no longer on Pro stop
+   * routing, claims never proved go, and every Pro owner's domain due (never checked, or not for
+   * `everyMs`) has its TXT record read. A lookup that fails changes nothing but its turn.
+   */
+  sweep(everyMs = this.d.config.CUSTOM_DOMAIN_CHECK_MS): Promise<{ checked: number; suspended: number; verified: number }> {
+    this.sweeping ??= this.sweepOnce(everyMs).finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(everyMs: number): Promise<{ checked: number; suspended: number; verified: number }> {
+    const pro = await this.d.proUsers();
+    let suspended = await suspendUnlessOwnedBy(this.d.db, pro);
     let verified = 0;
-    const due = await dueForCheck(this.d.db, everyMs);
+    await deleteStalePending(this.d.db, PENDING_DAYS);
+    const due = await dueForCheck(this.d.db, pro, everyMs);
     for (const row of due) {
-      const found = await this.lookup(row);
-      // A resolver that fails says nothing about the record: the domain stays as it is.
-      if (found === "failed") continue;
-      const after = await recordCheck(this.d.db, row.domain, found, this.d.config.CUSTOM_DOMAIN_GRACE_MS);
+      const after = await recordCheck(this.d.db, row, await this.lookup(row), this.d.config.CUSTOM_DOMAIN_GRACE_MS);
       if (after?.status === "suspended" && row.status !== "suspended") {
         suspended++;
         this.d.log.warn({ domain: row.domain }, "custom domain suspended: its TXT record is gone");
       }
       if (after?.status === "verified" && row.status !== "verified") verified++;
-      this.routes.delete(row.domain);
     }
+    this.routes.clear();
     return { checked: due.length, suspended, verified };
   }
 
@@ -110,7 +143,7 @@ export class Domains {
     if (!(await this.d.isPro(viewer.id))) throw new AppError("forbidden", DOMAIN_TEXT.proOnly);
     const found = await this.lookup(row);
     if (found === "failed") throw new AppError("unavailable", DOMAIN_TEXT.dnsFailed);
-    const after = await recordCheck(this.d.db, row.domain, found, this.d.config.CUSTOM_DOMAIN_GRACE_MS);
+    const after = await recordCheck(this.d.db, row, found, this.d.config.CUSTOM_DOMAIN_GRACE_MS);
     this.routes.delete(row.domain);
     if (!found || !after) throw new AppError("conflict", DOMAIN_TEXT.notYet(`${CHALLENGE_PREFIX}.${row.domain}`));
     return this.view(after);
@@ -133,16 +166,21 @@ export class Domains {
 
   /**
    * Where a request with this Host goes, when the Host is not one of the site's: a custom
-   * domain's deployment (whatever its status; the gateway serves only verified ones), or null.
+   * domain's deployment (whatever its status; the gateway serves only verified ones), status
+   * "none" for a domain name that is nobody's (it serves nothing: it may be one removed, whose
+   * certificate the TLS proxy still holds), or null for an address or a single label.
    */
   async route(host: string): Promise<DomainRoute | null> {
     const domain = domainOfHost(this.d.config.PUBLIC_URL, host);
-    if (!domain || this.reserved.has(domain)) return null;
+    // An address, a single label (a probe's, a local name) or a site's own host is never one.
+    if (!domain || normalDomain(domain) !== domain || this.reserved.has(domain)) return null;
     const hit = this.routes.get(domain);
     if (hit && Date.now() - hit.at < ROUTE_TTL_MS) return hit.route;
     const r = await routeOf(this.d.db, domain);
-    const route = r ? { proxyId: r.proxyId, status: r.status, origin: customOrigin(this.d.config.PUBLIC_URL, domain) } : null;
-    if (this.routes.size >= ROUTE_CACHE_MAX) this.routes.clear();
+    const route = r ? { proxyId: r.proxyId, status: r.status, origin: customOrigin(this.d.config.PUBLIC_URL, domain) } : NOT_CUSTOM;
+    // The oldest entry makes room (a Map keeps insertion order).
+    if (this.routes.size >= ROUTE_CACHE_MAX) this.routes.delete(this.routes.keys().next().value!);
+    this.routes.delete(domain);
     this.routes.set(domain, { route, at: Date.now() });
     return route;
   }

@@ -6,16 +6,19 @@ import { rpcError } from "./wire/http.js";
 
 // A request to a host that is not the site's (features/domains decides what it is). A verified
 // custom domain serves its deployment's endpoints and their OAuth metadata, and nothing else:
-// never the web app, whose cookies would then belong to a host its owner controls. An unknown host
-// goes on as before.
+// never the web app, whose cookies would then belong to a host its owner controls; nor does any
+// other domain name. An address or a single label (a probe, a local name) goes on as before.
 
 /** Where a custom domain leads (features/domains `Domains.route`). */
 export interface CustomDomains {
+  /** null: an address or a single label; status "none": a domain name that is nobody's custom domain */
   route(host: string): Promise<{ proxyId: string; status: string; origin: string } | null>;
 }
 
 /** What a custom domain serves: the deployment's endpoints, at / or under its proxy id (as legacy SSE's endpoint event names them). */
 const CUSTOM_ROUTE = /^\/(?:([0-9a-f]{32})\/)?(mcp|sse|messages)\/?$/;
+/** the site's gateway paths: a deployment's endpoints and metadata under its proxy id */
+const SITE_GATEWAY = /^\/([0-9a-f]{32}\/|\.well-known\/oauth-protected-resource\/)/;
 
 export async function serveCustomDomain(
   d: {
@@ -34,6 +37,9 @@ export async function serveCustomDomain(
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
+  // A domain name that is nobody's custom domain (one removed, say: the TLS proxy may still hold
+  // its certificate): the gateway's own paths refuse its Host as ever; nothing else is served.
+  if (route.status === "none") return SITE_GATEWAY.test(path) ? void next(req, res) : rpcError(res, 404, GATEWAY_TEXT.notFound);
   const m = CUSTOM_ROUTE.exec(path);
   if (route.status !== "verified" || (m?.[1] !== undefined && m[1] !== route.proxyId)) return rpcError(res, 404, GATEWAY_TEXT.notFound);
   if (path === `${METADATA_PREFIX}mcp`) return d.metadata.handleCustom(req, res, route.proxyId, route.origin);

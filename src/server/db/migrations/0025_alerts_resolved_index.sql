@@ -1,0 +1,1 @@
+CREATE INDEX "deployment_alerts_resolved_idx" ON "deployment_alerts" USING btree ("resolved_at") WHERE "deployment_alerts"."resolved_at" is not null;
