@@ -46,6 +46,20 @@ describe("config", () => {
   });
 });
 
+describe("custom domains' resolvers", () => {
+  it("takes addresses with optional ports, and refuses a name at start rather than failing every Verify", () => {
+    expect(loadConfig({ CUSTOM_DOMAIN_RESOLVERS: "127.0.0.1:5353, ::1,[::1]:53 ,9.9.9.9" }).CUSTOM_DOMAIN_RESOLVERS).toEqual([
+      "127.0.0.1:5353",
+      "::1",
+      "[::1]:53",
+      "9.9.9.9",
+    ]);
+    expect(loadConfig({}).CUSTOM_DOMAIN_RESOLVERS).toEqual([]);
+    for (const bad of ["dns.example.com", "127.0.0.1:0", "127.0.0.1:99999", "127.0.0.1;rm -rf /"])
+      expect(() => loadConfig({ CUSTOM_DOMAIN_RESOLVERS: bad }), bad).toThrow(/CUSTOM_DOMAIN_RESOLVERS/);
+  });
+});
+
 describe("several processes (ROLES, WORKERS, cluster settings)", () => {
   const cluster = { DATABASE_URL: "postgres://db/switchboard", CLUSTER_SECRET: "s".repeat(32) };
 

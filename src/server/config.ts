@@ -1,9 +1,17 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { parseAllowList } from "./features/runtime/sandbox/cidr.js";
 import { DEFAULT_FLOW } from "./features/runtime/runner.js";
 import { DEFAULT_DEPLOYMENT_STREAM_BYTES, DEFAULT_STREAM_BYTES } from "./features/gateway/wire/sse.js";
 
 // The one schema over process.env. Read once at start-up; every bad variable is reported together.
+/** 1.2.3.4, 1.2.3.4:5353, ::1 or [::1]:5353: what node:dns setServers takes. */
+function isResolverAddress(a: string): boolean {
+  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(a) ?? /^([^:]+):(\d{1,5})$/.exec(a);
+  const [host, port] = m ? [m[1]!, Number(m[2])] : [a, 53];
+  return isIP(host) !== 0 && port >= 1 && port <= 65535;
+}
+
 const port = z.coerce.number().int().min(1).max(65535);
 // An unset or blank variable means "use the default".
 const optional = <T extends z.ZodType>(s: T) =>
@@ -190,6 +198,10 @@ const schema = z.object({
         .split(",")
         .map((x) => x.trim())
         .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every(isResolverAddress),
+      "must be IP addresses, each with an optional :port (an IPv6 one with a port as [addr]:port)",
     ),
   /** how often the cluster checks every custom domain's TXT record again */
   CUSTOM_DOMAIN_CHECK_MS: z.coerce.number().int().min(100).default(3_600_000),

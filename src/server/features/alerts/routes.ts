@@ -1,14 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { alertSettingsInput, alertsPage } from "~/shared/alerts.js";
-import { DEPLOY_TEXT } from "~/shared/deployments.js";
-import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
+import { bearer, idParams, viewerOf } from "../deployments/route-parts.js";
 import type { Alerts } from "./service.js";
 
 // A deployment's alerts under /api/deployments/{id}/alerts (Pro's advanced monitoring).
 
-const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
-const params = z.object({ id: z.string().min(1).max(100) });
+const params = idParams;
 const page = { content: { "application/json": { schema: alertsPage } }, description: "Settings, recent alerts and retention" };
 
 const getRoute = createRoute({
@@ -55,9 +53,8 @@ const testRoute = createRoute({
 });
 
 export function alertRoutes(alerts: Alerts) {
-  const viewer = (c: Parameters<typeof requireViewer>[0]) => requireViewer(c, DEPLOY_TEXT.mustLogin);
   return apiRouter()
-    .openapi(getRoute, async (c) => c.json(await alerts.page(viewer(c), c.req.valid("param").id), 200))
-    .openapi(putRoute, async (c) => c.json(await alerts.saveSettings(viewer(c), c.req.valid("param").id, c.req.valid("json")), 200))
-    .openapi(testRoute, async (c) => c.json(await alerts.sendTest(viewer(c), c.req.valid("param").id), 200));
+    .openapi(getRoute, async (c) => c.json(await alerts.page(viewerOf(c), c.req.valid("param").id), 200))
+    .openapi(putRoute, async (c) => c.json(await alerts.saveSettings(viewerOf(c), c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(testRoute, async (c) => c.json(await alerts.sendTest(viewerOf(c), c.req.valid("param").id), 200));
 }

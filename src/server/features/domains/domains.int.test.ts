@@ -246,7 +246,10 @@ describe("custom domains", () => {
 
   it("a claim never proved gives way to someone who proves control", async () => {
     const bobs = await o.deploy(bob, "squatter");
-    expect((await bob.post(`/api/deployments/${bobs.id}/domains`, { domain: "squat.example.test" })).status).toBe(201);
+    const claim = await bob.post(`/api/deployments/${bobs.id}/domains`, { domain: "squat.example.test" });
+    expect(claim.status).toBe(201);
+    // Bob's record is published, but he lets the claim lapse unverified.
+    dns.txt.set("_switchboard-challenge.squat.example.test", [claim.json<DomainView>().txt.value]);
     // Within the hour it holds; after it, a new claim (with a token of its own) takes its place.
     expect((await alice.post(`/api/deployments/${dep.id}/domains`, { domain: "squat.example.test" })).status).toBe(409);
     await o.t.db.database.pool.query(
@@ -255,6 +258,11 @@ describe("custom domains", () => {
     const mine = await alice.post(`/api/deployments/${dep.id}/domains`, { domain: "squat.example.test" });
     expect(mine.status, mine.text).toBe(201);
     expect((await bob.get(`/api/deployments/${bobs.id}/domains`)).json<DomainsPage>().domains).toEqual([]);
+    // The record still there is Bob's token, not Alice's: neither a check nor Verify proves her claim with it.
+    expect(await sweep()).toMatchObject({ verified: 0 });
+    expect((await alice.post(`/api/deployments/${dep.id}/domains/squat.example.test/verify`)).status).toBe(409);
+    expect((await initialize("squat.example.test", `Bearer ${key}`)).status).toBe(404);
+    dns.txt.delete("_switchboard-challenge.squat.example.test");
     expect((await alice.del(`/api/deployments/${dep.id}/domains/squat.example.test`)).status).toBe(204);
     await bob.del(`/api/deployments/${bobs.id}`);
   }, 90_000);

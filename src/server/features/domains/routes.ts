@@ -1,14 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { domainInput, domainsPage, domainView } from "~/shared/domains.js";
-import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
+import { bearer, idParams, viewerOf } from "../deployments/route-parts.js";
 import type { Domains } from "./service.js";
 
 // A deployment's (or a toolset's: the same id) custom domains, and the TLS proxy's question.
 
-const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
-const id = z.string().min(1).max(100);
+const id = idParams.shape.id;
 const domain = z.string().min(1).max(300);
 const notYours = jsonError("No such deployment of yours, or no such domain on it");
 
@@ -83,22 +81,21 @@ const allowedRoute = createRoute({
 });
 
 export function domainRoutes(domains: Domains) {
-  const viewer = (c: Parameters<typeof requireViewer>[0]) => requireViewer(c, DEPLOY_TEXT.mustLogin);
   const api = apiRouter().openapi(allowedRoute, async (c) =>
     (await domains.allowed(c.req.valid("query").domain.trim().toLowerCase().replace(/\.$/, ""))) ? c.body(null, 200) : c.body(null, 404),
   );
   for (const base of ["deployments", "toolsets"] as const) {
     const r = routesUnder(base);
     api
-      .openapi(r.list, async (c) => c.json(await domains.page(viewer(c), c.req.valid("param").id), 200))
-      .openapi(r.add, async (c) => c.json(await domains.add(viewer(c), c.req.valid("param").id, c.req.valid("json").domain), 201))
+      .openapi(r.list, async (c) => c.json(await domains.page(viewerOf(c), c.req.valid("param").id), 200))
+      .openapi(r.add, async (c) => c.json(await domains.add(viewerOf(c), c.req.valid("param").id, c.req.valid("json").domain), 201))
       .openapi(r.verify, async (c) => {
         const p = c.req.valid("param");
-        return c.json(await domains.verify(viewer(c), p.id, p.domain), 200);
+        return c.json(await domains.verify(viewerOf(c), p.id, p.domain), 200);
       })
       .openapi(r.remove, async (c) => {
         const p = c.req.valid("param");
-        await domains.remove(viewer(c), p.id, p.domain);
+        await domains.remove(viewerOf(c), p.id, p.domain);
         return c.body(null, 204);
       });
   }

@@ -34,9 +34,7 @@ export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts,
       {own && <DefinitionReview key={`review-${own.id}`} deployment={own} onStopping={deployment.onStopping} className={card} />}
       <Playground state={deployment} signedIn={owner} gatewayTimeoutMs={gatewayTimeoutMs} className={card} />
       {own && <RequestLog key={`log-${own.id}`} deploymentId={own.id} onStopping={deployment.onStopping} className={card} />}
-      {own && (
-        <AlertsCard key={`alerts-${own.id}`} deploymentId={own.id} initial={alerts?.settings && own ? alerts : null} className={card} />
-      )}
+      {own && <AlertsCard key={`alerts-${own.id}`} deploymentId={own.id} initial={alerts} className={card} />}
       {own && domains && <DomainsCard key={`domains-${own.id}`} deploymentId={own.id} initial={domains} className={card} />}
       {own && <ToolSelection key={`tools-${own.id}`} deployment={own} tools={tools} onSaved={deployment.refresh} className={card} />}
     </>
