@@ -4,4 +4,9 @@ export default {
   appDirectory: "src/web",
   buildDirectory: "build",
   ssr: true,
+  // The browser loads the whole route manifest (one cached file, ~23 kB) with its first page
+  // instead of discovering routes as links appear: with some thirty routes that is cheap, it saves
+  // a /__manifest request per new link, and the server no longer works out a partial manifest
+  // for every page it renders (~4% of a server page's CPU in a profile).
+  routeDiscovery: { mode: "initial" },
 } satisfies Config;

@@ -24,9 +24,19 @@ const productionReactRouter = [
   },
 ];
 
-export default defineConfig(({ mode }) => ({
+/**
+ * The browser's chunks: every icon on its own chunk made a page name ~20 tiny modules in its
+ * modulepreload links, which React Router also works out for each server-rendered page. The icons
+ * (a few hundred bytes each, 27 kB together) go in one chunk instead.
+ */
+function clientChunk(id: string): string | undefined {
+  if (id.includes("/node_modules/lucide-react/")) return "icons";
+  return undefined;
+}
+
+export default defineConfig(({ mode, isSsrBuild }) => ({
   plugins: [tailwindcss(), reactRouter()],
   resolve: { alias: mode === "production" ? [...aliases, ...productionReactRouter] : aliases },
   server: { hmr: true },
-  build: { sourcemap: false },
+  build: { sourcemap: false, rollupOptions: isSsrBuild ? undefined : { output: { manualChunks: clientChunk } } },
 }));

@@ -5,6 +5,7 @@ import type http from "node:http";
 import type net from "node:net";
 import path from "node:path";
 import type { Gateway } from "./features/gateway/index.js";
+import { setAnswerHeader } from "./http/middleware.js";
 import { projectRoot } from "./paths.js";
 
 // The platform's HTTP servers (platform.ts): opening a port, the public server's listener (the
@@ -52,7 +53,7 @@ export function serveAssets(app: Hono) {
   const clientDir = path.relative(process.cwd(), path.join(projectRoot, "build/client"));
   app.use("/assets/*", async (c, next) => {
     await next();
-    if (c.res.status === 200) c.header("Cache-Control", "public, max-age=31536000, immutable");
+    if (c.res.status === 200) setAnswerHeader(c, "Cache-Control", "public, max-age=31536000, immutable");
   });
   app.use("/assets/*", serveStatic({ root: clientDir }));
   app.use("/favicon.svg", serveStatic({ root: clientDir }));

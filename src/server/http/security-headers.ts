@@ -4,7 +4,7 @@ import { randomFillSync } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { Config } from "../config.js";
-import type { AppEnv } from "./middleware.js";
+import { setAnswerHeader, type AppEnv } from "./middleware.js";
 
 /**
  * Where forms may lead the browser besides this site: a form without JavaScript is answered with a
@@ -92,6 +92,6 @@ export function securityHeaders(config: Config, opts: { dev: boolean }): Middlew
     // form-action is kept by hand: Hono's secureHeaders computes the policy before the handler runs,
     // and a page's loader adds the OAuth client it answers to c.var.formAction while it runs.
     const formAction = ["'self'", ...fixed, ...(c.get("formAction") ?? [])].join(" ");
-    c.header("Content-Security-Policy", `${c.res.headers.get("Content-Security-Policy")}; form-action ${formAction}`);
+    setAnswerHeader(c, "Content-Security-Policy", `${c.res.headers.get("Content-Security-Policy")}; form-action ${formAction}`);
   };
 }

@@ -16,11 +16,13 @@ type ServerRef = Parameters<typeof serverHosting>[1];
  * (anyone for a catalogue entry; only its owner for a registered server).
  */
 export async function serverPageData(context: AppLoadContext, request: Request, server: ServerRef, usage: boolean) {
-  const [hosting, stats, deployment] = await Promise.all([
+  const [hosting, deployment] = await Promise.all([
     serverHosting(context.db, server),
-    usage ? toolStats(context.db, server) : [],
     usage ? viewerDeployment(context, server.ref) : null,
   ]);
+  // Tool figures are kept only for the tools of its public listing: without one (most entries)
+  // there are none to read, and the page saves a query.
+  const stats = usage && hosting.tools.length > 0 ? await toolStats(context.db, server) : [];
   // The owner's Monitoring & alerts and Custom domains cards, for the first paint (and the page without JavaScript).
   const [alerts, domains] = await Promise.all([viewerAlerts(context, deployment?.id), viewerDomains(context, deployment?.id)]);
   return {

@@ -1,7 +1,7 @@
 // The SQL behind the in-process search index: the rows it is built from, and the cards of the
 // page it points at (by id, in one query).
-import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import { and, eq, sql } from "drizzle-orm";
+import { prepared, type Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import type { ServerRow } from "./repo.js";
 import type { IndexRow } from "./search-columns.js";
@@ -112,8 +112,12 @@ export type CardRow = Pick<ServerRow, keyof typeof cardColumns>;
 /** The cards of the approved entries among these ids (in no particular order). */
 export async function approvedCardsByIds(db: Db, ids: string[]): Promise<CardRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .select(cardColumns)
-    .from(mcpServers)
-    .where(and(eq(mcpServers.isApproved, true), inArray(mcpServers.id, ids)));
+  // One statement whatever the number of ids (an array parameter), so it is prepared once.
+  return prepared(db, "catalog_cards_by_ids", (d) =>
+    d
+      .select(cardColumns)
+      .from(mcpServers)
+      .where(and(eq(mcpServers.isApproved, true), sql`${mcpServers.id} = any(${sql.placeholder("ids")}::text[])`))
+      .prepare("catalog_cards_by_ids"),
+  ).execute({ ids });
 }

@@ -1,6 +1,6 @@
 // A catalogue entry's row: its types, reading one, counting them, and inserting entries (seed, submissions).
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import { prepared, type Db } from "../../db/client.js";
 import { mcpServers } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
 
@@ -8,7 +8,13 @@ export type ServerRow = typeof mcpServers.$inferSelect;
 export type NewServerRow = typeof mcpServers.$inferInsert;
 
 export async function findServer(db: Db, id: string): Promise<ServerRow | undefined> {
-  const [row] = await db.select().from(mcpServers).where(eq(mcpServers.id, id));
+  const [row] = await prepared(db, "catalog_find_server", (d) =>
+    d
+      .select()
+      .from(mcpServers)
+      .where(eq(mcpServers.id, sql.placeholder("id")))
+      .prepare("catalog_find_server"),
+  ).execute({ id });
   return row;
 }
 

@@ -1,37 +1,42 @@
 // What a server's page says about its hosting: how often it was deployed, whether one of people's
 // deployments of it runs, and for a catalogue entry its public listing facts, in one read.
-import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import { eq, sql, type Placeholder } from "drizzle-orm";
+import { prepared, type Db } from "../../db/client.js";
+import { catalogListings } from "./schema.js";
 import { PLATFORM_USER_ID } from "./listings.js";
 import type { ServerRef } from "./repo.js";
 
 /** How often a server was deployed, and whether one of people's deployments of it runs (not the platform's checks). */
-function hostingColumns(server: ServerRef) {
-  return sql`(select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref}) as deploys,
-           exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running' and user_id <> ${PLATFORM_USER_ID}) as running`;
+function hostingFacts(server: { kind: ServerRef["kind"]; ref: string | Placeholder }) {
+  return {
+    deploys: sql<number>`(select count(*)::int from deploy_actions where server_kind = ${server.kind} and server_ref = ${server.ref})`,
+    running: sql<boolean>`exists (select 1 from deployments where server_kind = ${server.kind} and server_ref = ${server.ref} and status = 'running' and user_id <> ${PLATFORM_USER_ID})`,
+  };
 }
 
 export async function hostingSummary(db: Db, server: ServerRef) {
-  const r = await db.execute<{ deploys: number; running: boolean }>(sql`select ${hostingColumns(server)}`);
-  return r.rows[0]!;
+  const [r] = await db.select(hostingFacts(server)).from(sql`(select 1) one`);
+  return r!;
 }
 
 /** A catalogue entry's hosting figures and its public listing facts (catalog_listings), in one read: its page. */
 export async function catalogHostingRow(db: Db, ref: string) {
-  const r = await db.execute<{
-    deploys: number;
-    running: boolean;
-    approved: unknown;
-    approved_at: string | null;
-    outcome: string | null;
-    outcome_tools: number | null;
-    outcome_detail: string | null;
-    checked_at: string | null;
-  }>(sql`
-    select ${hostingColumns({ kind: "catalog", ref })}, l.approved, l.approved_at, l.outcome, l.outcome_tools, l.outcome_detail, l.checked_at
-    from (select 1) one left join catalog_listings l on l.server_id = ${ref}`);
-  // A raw statement's timestamps come back as text.
-  const row = r.rows[0]!;
-  const date = (v: string | null) => (v === null ? null : new Date(v));
-  return { ...row, approved_at: date(row.approved_at), checked_at: date(row.checked_at) };
+  // Every server page reads it: a prepared statement, planned once per connection.
+  const [row] = await prepared(db, "catalog_hosting_row", (d) => {
+    const id = sql.placeholder("ref");
+    return d
+      .select({
+        ...hostingFacts({ kind: "catalog", ref: id }),
+        approved: catalogListings.approved,
+        approved_at: catalogListings.approvedAt,
+        outcome: catalogListings.outcome,
+        outcome_tools: catalogListings.outcomeTools,
+        outcome_detail: catalogListings.outcomeDetail,
+        checked_at: catalogListings.checkedAt,
+      })
+      .from(sql`(select 1) one`)
+      .leftJoin(catalogListings, eq(catalogListings.serverId, id))
+      .prepare("catalog_hosting_row");
+  }).execute({ ref });
+  return row!;
 }
