@@ -18,6 +18,17 @@ const port = z.coerce.number().int().min(1).max(65535);
 const optional = <T extends z.ZodType>(s: T) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v), s.optional());
 const optionalUrl = optional(z.url({ protocol: /^https?$/ }));
+/** A comma-separated list; unset or blank: empty. */
+const commaList = () =>
+  z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    );
 
 export const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -33,15 +44,7 @@ export const schema = z.object({
   AUTH_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")),
   MAIL_FROM: optional(z.string().min(3)),
-  ADMIN_EMAILS: z
-    .string()
-    .default("")
-    .transform((v) =>
-      v
-        .split(",")
-        .map((e) => e.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  ADMIN_EMAILS: commaList().transform((list) => list.map((e) => e.toLowerCase())),
   GITHUB_CLIENT_ID: optional(z.string()),
   GITHUB_CLIENT_SECRET: optional(z.string()),
   GITHUB_OAUTH_URL: z.url({ protocol: /^https?$/ }).default("https://github.com"),
@@ -70,16 +73,9 @@ export const schema = z.object({
       }
     }),
   /** container registries (host or host:port, comma-separated) pulled from over plain HTTP or without checking TLS: an operator's own mirror or a test registry, never a tenant's choice */
-  IMAGE_INSECURE_REGISTRIES: z
-    .string()
-    .default("")
-    .transform((v) =>
-      v
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, "must be host or host:port names, comma-separated"))),
+  IMAGE_INSECURE_REGISTRIES: commaList().pipe(
+    z.array(z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, "must be host or host:port names, comma-separated")),
+  ),
   /**
    * credentials for private container registries: a file in docker's config.json (or containers'
    * auth.json) format, `{"auths": {"registry.example.com": {"auth": base64("user:token")}}}`; an
@@ -191,19 +187,10 @@ export const schema = z.object({
   /** Pro owners' request log (advanced monitoring): how long rows are kept; never less than REQUEST_LOG_RETENTION_DAYS */
   REQUEST_LOG_RETENTION_DAYS_PRO: z.coerce.number().int().min(1).max(3650).default(30),
   /** Custom domains (docs/operations.md#custom-domains): DNS servers (ip or ip:port, comma separated) the TXT records are read from; empty: the system's */
-  CUSTOM_DOMAIN_RESOLVERS: z
-    .string()
-    .default("")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (list) => list.every(isResolverAddress),
-      "must be IP addresses, each with an optional :port (an IPv6 one with a port as [addr]:port)",
-    ),
+  CUSTOM_DOMAIN_RESOLVERS: commaList().refine(
+    (list) => list.every(isResolverAddress),
+    "must be IP addresses, each with an optional :port (an IPv6 one with a port as [addr]:port)",
+  ),
   /** how often the cluster checks every custom domain's TXT record again */
   CUSTOM_DOMAIN_CHECK_MS: z.coerce.number().int().min(100).default(3_600_000),
   /** a verified domain whose record is missing this long is suspended (it stops routing until verified again) */
