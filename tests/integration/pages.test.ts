@@ -91,6 +91,17 @@ describe("server-rendered pages", () => {
     expect(html).toMatch(/<a[^>]*href="\/"[^>]*>Return to Home<\/a>/);
   });
 
+  it("sends a client-side navigation to log in and back to the page's own address, not its data address", async () => {
+    // Loaders get the request as it came (react-router.config.ts), so a navigation in the browser
+    // asks /servers/server/new.data?_routes=...; the way back after logging in must still be the page.
+    const res = await t.app.request("/servers/server/new.data?_routes=server-new");
+    const body = await res.text();
+    expect(body).toContain('"/login?redirect=/servers/server/new"');
+    expect(body).not.toContain(".data");
+    const doc = await t.app.request("/servers/server/new", { redirect: "manual" });
+    expect(doc.headers.get("location")).toBe("/login?redirect=/servers/server/new");
+  });
+
   it("sends a Content-Security-Policy without unsafe-inline scripts, and nonces on inline scripts", async () => {
     const { res, html } = await page("/docs");
     const csp = res.headers.get("content-security-policy") ?? "";

@@ -189,12 +189,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.all("/v0.1/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   app.all("/api/*", (c) => c.json({ error: "Not found", code: "not_found" }, 404));
   // Page forms post to their route (they work without JavaScript); a body is at most 1 MB there too.
-  if (deps.pages)
-    app.all(
-      "*",
-      bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.text("Request body too large (at most 1 MB)", 413) }),
-      pagesHandler(deps, services, app),
-    );
+  // A page's GET skips the limit as the API's does: React Router then builds the only fetch Request.
+  const limitPageBody = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.text("Request body too large (at most 1 MB)", 413) });
+  if (deps.pages) app.all("*", (c, next) => (bodiless(c) ? next() : limitPageBody(c, next)), pagesHandler(deps, services, app));
   return app;
 }
 

@@ -22,6 +22,8 @@ export async function viewerDeployment(context: AppLoadContext, serverId: string
 export async function deploymentAction(
   context: AppLoadContext,
   request: Request,
+  /** the page the form posted to, as React Router normalised it */
+  url: URL,
   server: {
     id: string;
     requiredKeys: readonly { key: string; env_var: string }[];
@@ -32,7 +34,7 @@ export async function deploymentAction(
   const form = await request.formData();
   const intent = field(form, "intent");
   // Without JavaScript a success goes back to the page (which shows the new state), so reloading it posts nothing again.
-  const page = new URL(request.url).pathname;
+  const page = url.pathname;
   const answer = (a: Omit<DeployAnswer, "form" | "intent">) =>
     !a.error && !isEnhanced(form) ? redirect(page, 303) : data({ form: formOf(intent), intent, ...a } satisfies DeployAnswer);
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`);

@@ -21,7 +21,7 @@ export function meta() {
   return [{ title: API_KEY_TEXT.title }];
 }
 
-export async function loader({ context, request }: Route.LoaderArgs) {
+export async function loader({ context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/servers/apikeys");
   // The servers the viewer has deployed or connected, and their toolsets: a key may be limited to
   // some of them. A connection by URL is `remote:<name>`, a toolset `toolset:<name>`.
@@ -34,7 +34,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     d.source.startsWith("toolset:") ? `toolset:${d.server_id}` : byUrl.has(d.id) ? `remote:${d.server_id}` : d.server_id;
   const servers = deployed.ok ? [...new Set(deployed.data.map(idOf))].sort() : [];
   // From a server page's "create one for this server only": the form starts limited to it.
-  const wanted = new URL(request.url).searchParams.get("for");
+  const wanted = url.searchParams.get("for");
   const forServer = wanted ? (servers.find((s) => s === wanted || s.replace(/^(remote|toolset):/, "") === wanted) ?? null) : null;
   try {
     return { keys: await listApiKeys(context.db, context.viewer), failed: false, servers, forServer, now: Date.now() };

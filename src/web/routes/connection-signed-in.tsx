@@ -14,8 +14,7 @@ export function meta() {
   return [{ title: CONNECTION_TEXT.title }, { name: "robots", content: "noindex" }];
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const u = new URL(request.url);
+export async function loader({ url: u, context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(u.pathname + u.search)}`);
   const q = (name: string) => u.searchParams.get(name)?.slice(0, 4096) || undefined;
   const r = await context.api<{ connection: ConnectionView }>(

@@ -28,11 +28,11 @@ async function own(context: Route.LoaderArgs["context"], name: string): Promise<
   return found;
 }
 
-export async function loader({ params, context, request }: Route.LoaderArgs) {
+export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
   const connection = await own(context, params.name);
   const [page, ownTools] = await Promise.all([
-    serverPageData(context, request, { kind: "remote", ref: connection.name }, true),
+    serverPageData(context, url, { kind: "remote", ref: connection.name }, true),
     myDeploymentTools(context.db, context.viewer, connection.id),
   ]);
   return { ...page, connection, ownTools };
@@ -41,11 +41,11 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 type HeadersAnswer = { form: "headers"; error?: string; message?: string };
 
 // Edit headers posts here; Stop (remove), Restart, Sign in again and the exposed tools too, as on a server's page.
-export async function action({ params, context, request }: Route.ActionArgs) {
+export async function action({ params, context, request, url }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
   const form = await request.clone().formData();
   if (field(form, "intent") !== "headers")
-    return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
+    return deploymentAction(context, request, url, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
   let headers: Record<string, string>;
   try {
     headers = parseHeaderLines(field(form, "headers"));

@@ -25,8 +25,8 @@ export function meta({ matches, data }: Route.MetaArgs) {
   ];
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const params = Object.fromEntries(url.searchParams);
   // Unknown or malformed filters fall back to their defaults instead of failing.
   const clean = Object.fromEntries(
     Object.entries(params).filter(([k, v]) => v !== "" && listQuery.shape[k as keyof typeof listQuery.shape]?.safeParse(v).success),

@@ -19,8 +19,8 @@ export function meta({ data }: Route.MetaArgs) {
   return [{ title: data ? AUTH_TEXT.loginTitle(data.site) : "Log in" }];
 }
 
-export async function loader({ context, request }: Route.LoaderArgs) {
-  const query = new URL(request.url).searchParams;
+export async function loader({ context, url }: Route.LoaderArgs) {
+  const query = url.searchParams;
   // Reached from an OAuth authorization request: once signed in, that request goes on.
   const oauth = isAuthorizeQuery(query);
   if (context.viewer && oauth && !wantsFreshLogin(query)) throw redirect(resumeAuthorizeUrl(query));
@@ -48,9 +48,9 @@ function afterSignIn(params: URLSearchParams): string {
 type Answer = { form?: string; result?: SubmissionResult<string[]>; redirectTo?: string };
 
 // Signs in through the API (its rate limits included) and hands the session cookie to the browser.
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, context, url }: Route.ActionArgs) {
   const form = await request.formData();
-  const query = new URL(request.url).searchParams;
+  const query = url.searchParams;
   await allowClientRedirect(context, query);
   if (field(form, "intent") === "github") return githubSignIn(context, form, "login", authorizeQueryOf(query));
   const submission = parseWithZod(form, { schema: loginForm });

@@ -21,8 +21,8 @@ export function headers() {
   return { "Cache-Control": "no-store" };
 }
 
-export async function loader({ context, request }: Route.LoaderArgs) {
-  const query = new URL(request.url).searchParams;
+export async function loader({ context, url }: Route.LoaderArgs) {
+  const query = url.searchParams;
   if (!context.viewer) {
     // Back through the login page, which resumes the authorization request after signing in.
     throw redirect(isAuthorizeQuery(query) ? `/login?${query.toString()}` : "/login?redirect=/oauth/consent");
@@ -87,8 +87,7 @@ const browserCalls: ConsentCalls = {
 
 // Without JavaScript, Approve and Deny post here: the same answer, sent in-process, and the
 // browser is sent on to where the authorization server says (the client's redirect URI).
-export async function action({ context, request }: Route.ActionArgs) {
-  const url = new URL(request.url);
+export async function action({ context, request, url }: Route.ActionArgs) {
   if (!context.viewer)
     throw redirect(isAuthorizeQuery(url.searchParams) ? `/login?${url.searchParams.toString()}` : "/login?redirect=/oauth/consent");
   const form = await request.formData();

@@ -15,8 +15,8 @@ export function meta() {
 
 const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export function loader({ request }: Route.LoaderArgs) {
-  const q = new URL(request.url).searchParams;
+export function loader({ url }: Route.LoaderArgs) {
+  const q = url.searchParams;
   const raw = q.get("error");
   const code = raw && CODE.test(raw) ? raw : null;
   const description = (q.get("error_description") ?? "").slice(0, 300) || null;

@@ -22,20 +22,20 @@ import type { Route } from "./+types/owned-server";
 import { serverPageData } from "./server-page.server";
 import { OwnerCards } from "../components/server/OwnerCards";
 
-export async function loader({ params, context, request }: Route.LoaderArgs) {
+export async function loader({ params, context, url }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
   const isOwner = context.viewer?.id === server.owner.id;
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
-  const page = await serverPageData(context, request, { kind: "owned", ref: server.qualifiedName }, isOwner);
+  const page = await serverPageData(context, url, { kind: "owned", ref: server.qualifiedName }, isOwner);
   return { ...page, server, isOwner };
 }
 
 // Deploy, Stop Server and the exposed tools post here (they work without JavaScript); the API checks ownership.
-export async function action({ params, context, request }: Route.ActionArgs) {
+export async function action({ params, context, request, url }: Route.ActionArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
-  return deploymentAction(context, request, {
+  return deploymentAction(context, request, url, {
     id: server.qualifiedName,
     requiredKeys: server.required_keys,
     repositoryUrl: server.repositoryUrl,

@@ -16,8 +16,8 @@ export function meta({ data }: Route.MetaArgs) {
   return [{ title: data ? AUTH_TEXT.registerTitle(data.site) : "Register" }];
 }
 
-export function loader({ context, request }: Route.LoaderArgs) {
-  const query = new URL(request.url).searchParams;
+export function loader({ context, url }: Route.LoaderArgs) {
+  const query = url.searchParams;
   // Reached from an OAuth authorization request (through the login page): signed in, it goes on.
   if (context.viewer) throw redirect(isAuthorizeQuery(query) ? resumeAuthorizeUrl(query) : safeRedirect(query.get("redirect")));
   return { site: context.config.SITE_NAME, github: context.githubEnabled };
@@ -25,9 +25,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
 
 type Answer = { form?: string; result?: SubmissionResult<string[]>; registered?: boolean };
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, context, url }: Route.ActionArgs) {
   const form = await request.formData();
-  const query = new URL(request.url).searchParams;
+  const query = url.searchParams;
   if (field(form, "intent") === "github") return githubSignIn(context, form, "register", authorizeQueryOf(query));
   const submission = parseWithZod(form, { schema: registerForm });
   if (submission.status !== "success") return { form: "register", result: submission.reply({ hideFields: ["password"] }) } satisfies Answer;

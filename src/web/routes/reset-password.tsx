@@ -13,9 +13,9 @@ export function meta() {
 
 type Answer = { result?: SubmissionResult<string[]>; done?: boolean };
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request, context, url }: Route.ActionArgs) {
   // The link's token travels in the address the form posts to (the e-mailed link put it there).
-  const token = new URL(request.url).searchParams.get("token");
+  const token = url.searchParams.get("token");
   const submission = parseWithZod(await request.formData(), { schema: resetForm });
   const hideFields = ["password", "confirm"];
   if (!token) return { result: submission.reply({ formErrors: [RESET_TEXT.invalid], hideFields }) } satisfies Answer;

@@ -18,8 +18,8 @@ export function meta({ params }: Route.MetaArgs) {
   return [{ title: params.owner ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle }];
 }
 
-export async function loader({ context, params, request }: Route.LoaderArgs) {
-  const path = new URL(request.url).pathname;
+export async function loader({ context, params, url }: Route.LoaderArgs) {
+  const path = url.pathname;
   if (!context.viewer) throw redirect(`/login?redirect=${path}`);
   if (!params.owner || !params.name) return { mode: "new" as const, username: context.viewer.username, server: null };
   try {
@@ -54,8 +54,8 @@ const serverForm = z.preprocess((v) => {
 
 type Answer = { result?: SubmissionResult<string[]>; message?: string; redirectTo?: string };
 
-export async function action({ request, context, params }: Route.ActionArgs) {
-  if (!context.viewer) throw redirect(`/login?redirect=${new URL(request.url).pathname}`);
+export async function action({ request, context, params, url }: Route.ActionArgs) {
+  if (!context.viewer) throw redirect(`/login?redirect=${url.pathname}`);
   const editing = Boolean(params.owner && params.name);
   const form = await request.formData();
   const submission = parseForm(form, serverForm, FORM_LEVEL);

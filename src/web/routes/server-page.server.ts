@@ -15,7 +15,7 @@ type ServerRef = Parameters<typeof serverHosting>[1];
  * `usage` says whether the viewer may see the server's tool figures and have a deployment of it
  * (anyone for a catalogue entry; only its owner for a registered server).
  */
-export async function serverPageData(context: AppLoadContext, request: Request, server: ServerRef, usage: boolean) {
+export async function serverPageData(context: AppLoadContext, url: URL, server: ServerRef, usage: boolean) {
   const [hosting, deployment] = await Promise.all([
     serverHosting(context.db, server),
     usage ? viewerDeployment(context, server.ref) : null,
@@ -28,7 +28,7 @@ export async function serverPageData(context: AppLoadContext, request: Request, 
   return {
     alerts,
     domains,
-    editKeys: new URL(request.url).searchParams.get("edit") === "keys",
+    editKeys: url.searchParams.get("edit") === "keys",
     hosting,
     toolStats: stats,
     deployment,

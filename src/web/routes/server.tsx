@@ -31,10 +31,10 @@ import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
 import { serverPageData } from "./server-page.server";
 
-export async function loader({ params, context, request }: Route.LoaderArgs) {
+export async function loader({ params, context, url }: Route.LoaderArgs) {
   try {
     const { row, related } = await getServerWithRelated(context.db, params.id, context.viewer);
-    const page = await serverPageData(context, request, { kind: "catalog", ref: row.id }, true);
+    const page = await serverPageData(context, url, { kind: "catalog", ref: row.id }, true);
     // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
     const ownTools = page.deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, page.deployment.id) : null;
     return {
@@ -55,12 +55,12 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 }
 
 // Deploy, Stop Server and the exposed tools post here (they work without JavaScript).
-export async function action({ params, context, request }: Route.ActionArgs) {
+export async function action({ params, context, request, url }: Route.ActionArgs) {
   const row = await getServer(context.db, params.id, context.viewer).catch((e: unknown) => {
     if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
     throw e;
   });
-  return deploymentAction(context, request, {
+  return deploymentAction(context, request, url, {
     id: row.id,
     requiredKeys: row.requiredKeys ?? [],
     repositoryUrl: row.repositoryUrl,

@@ -29,11 +29,11 @@ async function own(context: Route.LoaderArgs["context"], name: string): Promise<
   return found;
 }
 
-export async function loader({ params, context, request }: Route.LoaderArgs) {
+export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
   const toolset = await own(context, params.name);
   const [page, ownTools, mine] = await Promise.all([
-    serverPageData(context, request, { kind: "toolset", ref: toolset.name }, true),
+    serverPageData(context, url, { kind: "toolset", ref: toolset.name }, true),
     myDeploymentTools(context.db, context.viewer, toolset.id),
     context.api<DeploymentView[]>("GET", "/api/deployments"),
   ]);
@@ -43,11 +43,11 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 type MembersAnswer = { form: "members"; error?: string; message?: string };
 
 // Save members posts here; Remove, Restart and the exposed tools too, as on a server's page.
-export async function action({ params, context, request }: Route.ActionArgs) {
+export async function action({ params, context, request, url }: Route.ActionArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
   const form = await request.clone().formData();
   if (field(form, "intent") !== "members")
-    return deploymentAction(context, request, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
+    return deploymentAction(context, request, url, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
   const current = await own(context, params.name);
   // The tools chosen per member (through the API) stay with the members that stay.
   const members = membersFromForm(form).map((m) => {

@@ -9,8 +9,8 @@ export function meta() {
   return [{ title: "Confirm your email" }, { name: "robots", content: "noindex" }];
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const query = new URL(request.url).searchParams;
+export async function loader({ url, context }: Route.LoaderArgs) {
+  const query = url.searchParams;
   // Where the visitor was going when they signed up (a same-site path only), for after logging in.
   return { outcome: await confirmEmail(context.auth, context.db, query.get("token")), login: loginPath(query.get("redirect")) };
 }
