@@ -27,10 +27,11 @@ const productionReactRouter = [
 /**
  * The browser's chunks: every icon on its own chunk made a page name ~20 tiny modules in its
  * modulepreload links, which React Router also works out for each server-rendered page. The icons
- * (a few hundred bytes each, 27 kB together) go in one chunk instead.
+ * (a few hundred bytes each, 27 kB together) go in one chunk instead, with the module that draws
+ * them (src/web/components/icons.ts).
  */
 function clientChunk(id: string): string | undefined {
-  if (id.includes("/node_modules/lucide-react/")) return "icons";
+  if (id.includes("/node_modules/lucide-react/") || id.endsWith("/src/web/components/icons.ts")) return "icons";
   return undefined;
 }
 

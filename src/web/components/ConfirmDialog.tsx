@@ -1,5 +1,5 @@
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
-import { Loader2 } from "lucide-react";
+import { Loader2 } from "~/web/components/icons";
 import type { ReactNode } from "react";
 import { useHydrated } from "../lib/forms";
 import { Button } from "./ui";

@@ -1,4 +1,4 @@
-import { Loader2, PlugZap, Trash2 } from "lucide-react";
+import { Loader2, PlugZap, Trash2 } from "~/web/components/icons";
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { toast } from "sonner";

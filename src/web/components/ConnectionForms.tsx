@@ -1,4 +1,4 @@
-import { Loader2, LogIn } from "lucide-react";
+import { Loader2, LogIn } from "~/web/components/icons";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { Button } from "./ui";
 

@@ -1,4 +1,4 @@
-import { Check, Copy } from "lucide-react";
+import { Check, Copy } from "~/web/components/icons";
 import { useState } from "react";
 import { Button } from "./ui";
 

@@ -1,4 +1,4 @@
-import { Loader2, RefreshCw, TriangleAlert } from "lucide-react";
+import { Loader2, RefreshCw, TriangleAlert } from "~/web/components/icons";
 import { useState } from "react";
 import type { FetcherWithComponents } from "react-router";
 import { BILLING_TEXT, type CurrentSubscription as Current } from "../../shared/billing";

@@ -1,5 +1,5 @@
 import { diffLines } from "diff";
-import { Loader2, ShieldAlert } from "lucide-react";
+import { Loader2, ShieldAlert } from "~/web/components/icons";
 import { useCallback, useEffect, useState } from "react";
 import { DEFINITION_TEXT, showInvisible, type DefinitionChange, type DefinitionReviewView } from "../../shared/definitions";
 import type { DeploymentView } from "../../shared/deployments";

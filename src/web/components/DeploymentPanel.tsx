@@ -1,4 +1,4 @@
-import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "lucide-react";
+import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "~/web/components/icons";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";

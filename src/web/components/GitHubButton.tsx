@@ -1,4 +1,4 @@
-import { Loader2 } from "lucide-react";
+import { Loader2 } from "~/web/components/icons";
 import { AUTH_TEXT } from "../../shared/auth";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { Alert, Button, GitHubIcon } from "./ui";

@@ -1,4 +1,4 @@
-import { ExternalLink, Menu, Network, X } from "lucide-react";
+import { ExternalLink, Menu, Network, X } from "~/web/components/icons";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useRootData } from "../lib/root-data";

@@ -1,4 +1,4 @@
-import { Check, Loader2 } from "lucide-react";
+import { Check, Loader2 } from "~/web/components/icons";
 import type { FetcherWithComponents } from "react-router";
 import { BILLING_TEXT, priceLabel, type SubscriptionView } from "../../shared/billing";
 import { Enhanced } from "../lib/forms";

@@ -1,4 +1,4 @@
-import { History, Loader2 } from "lucide-react";
+import { History, Loader2 } from "~/web/components/icons";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { formatBytes, formatDuration } from "../../shared/format";
 import {

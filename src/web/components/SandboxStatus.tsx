@@ -1,4 +1,4 @@
-import { CheckCircle2, ShieldAlert, ShieldCheck, XCircle } from "lucide-react";
+import { CheckCircle2, ShieldAlert, ShieldCheck, XCircle } from "~/web/components/icons";
 import { SANDBOX_TEXT, type SandboxInfo } from "../../shared/deployments";
 import { Alert } from "./ui";
 

@@ -1,4 +1,4 @@
-import { Activity, CheckCircle2, KeyRound } from "lucide-react";
+import { Activity, CheckCircle2, KeyRound } from "~/web/components/icons";
 import { Link } from "react-router";
 import { WORKS_TEXT, type CatalogServer } from "../../shared/catalog";
 

@@ -1,4 +1,4 @@
-import { ArrowLeft, ExternalLink, GitBranch, KeyRound } from "lucide-react";
+import { ArrowLeft, ExternalLink, GitBranch, KeyRound } from "~/web/components/icons";
 import { Link } from "react-router";
 import { CATALOG_TEXT } from "../../shared/catalog";
 import { longDate } from "../lib/dates";

@@ -1,4 +1,4 @@
-import { Loader2, Moon } from "lucide-react";
+import { Loader2, Moon } from "~/web/components/icons";
 import type { FetcherWithComponents } from "react-router";
 import { SLEEP_TEXT, type DeploymentView } from "../../shared/deployments";
 import { Enhanced } from "../lib/forms";

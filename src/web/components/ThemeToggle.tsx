@@ -1,4 +1,4 @@
-import { Moon, Sun } from "lucide-react";
+import { Moon, Sun } from "~/web/components/icons";
 import { applyTheme, useTheme, type Theme } from "../lib/theme";
 import { Button } from "./ui";
 

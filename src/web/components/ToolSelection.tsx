@@ -1,4 +1,4 @@
-import { Loader2, SlidersHorizontal } from "lucide-react";
+import { Loader2, SlidersHorizontal } from "~/web/components/icons";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { DEPLOY_TEXT, type DeploymentView } from "../../shared/deployments";
 import type { DeployAnswer } from "../lib/deploy-types";

@@ -1,4 +1,4 @@
-import { Wrench } from "lucide-react";
+import { Wrench } from "~/web/components/icons";
 import { toolStatLine, type ToolStat } from "../../shared/request-log";
 import { shortDate } from "../lib/dates";
 

@@ -1,5 +1,5 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { CreditCard, Inbox, KeyRound, Layers, LogOut, Plug, PlusCircle, Rocket, ShieldCheck, User } from "lucide-react";
+import { CreditCard, Inbox, KeyRound, Layers, LogOut, Plug, PlusCircle, Rocket, ShieldCheck, User } from "~/web/components/icons";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";

@@ -1,4 +1,4 @@
-import { AlertCircle, CheckCircle2 } from "lucide-react";
+import { AlertCircle, CheckCircle2 } from "~/web/components/icons";
 import type { ComponentProps, ReactNode } from "react";
 
 export const inputClass =

@@ -1,5 +1,5 @@
 import * as Tabs from "@radix-ui/react-tabs";
-import { ArrowLeft } from "lucide-react";
+import { ArrowLeft } from "~/web/components/icons";
 import { useEffect, type ReactNode } from "react";
 import { Link, redirect, useActionData, useRevalidator } from "react-router";
 import { adminList } from "../../server/features/catalog/submissions";

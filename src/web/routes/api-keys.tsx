@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { KeyRound, Loader2 } from "lucide-react";
+import { KeyRound, Loader2 } from "~/web/components/icons";
 import { useState } from "react";
 import { redirect } from "react-router";
 import { Toaster } from "sonner";

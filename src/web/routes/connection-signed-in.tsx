@@ -1,4 +1,4 @@
-import { ArrowLeft, Plug } from "lucide-react";
+import { ArrowLeft, Plug } from "~/web/components/icons";
 import { Link, redirect } from "react-router";
 import { CONNECTION_TEXT, type ConnectionView } from "../../shared/connections";
 import { Alert, buttonClass } from "../components/ui";

@@ -1,4 +1,4 @@
-import { ArrowLeft, KeyRound, Loader2, LogIn, Plug } from "lucide-react";
+import { ArrowLeft, KeyRound, Loader2, LogIn, Plug } from "~/web/components/icons";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { CONNECTION_TEXT, connectionHeadersUpdate, parseHeaderLines, type ConnectionView } from "../../shared/connections";

@@ -1,4 +1,4 @@
-import { ExternalLink, Loader2, Plug, Trash2 } from "lucide-react";
+import { ExternalLink, Loader2, Plug, Trash2 } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";

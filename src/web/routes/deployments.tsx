@@ -1,4 +1,4 @@
-import { ExternalLink, KeyRound, Loader2, Rocket, RotateCw, Square } from "lucide-react";
+import { ExternalLink, KeyRound, Loader2, Rocket, RotateCw, Square } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { withdrawnEntries } from "../../server/features/catalog/service";
 import { keysAsked, planUsage } from "../../server/features/deployments/service";

@@ -1,4 +1,4 @@
-import { CheckCircle2, ChevronLeft, ChevronRight, Search, SearchX } from "lucide-react";
+import { CheckCircle2, ChevronLeft, ChevronRight, Search, SearchX } from "~/web/components/icons";
 import { Form, Link, useNavigation, useSubmit } from "react-router";
 import { listServers } from "../../server/features/catalog/service";
 import {

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Loader2 } from "lucide-react";
+import { Loader2 } from "~/web/components/icons";
 import { Link } from "react-router";
 import { FORGOT_TEXT, AUTH_TEXT, forgotForm } from "../../shared/auth";
 import { Alert, AuthCard, Button, inputClass, linkClass } from "../components/ui";

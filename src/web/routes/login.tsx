@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Loader2 } from "lucide-react";
+import { Loader2 } from "~/web/components/icons";
 import { useState } from "react";
 import { data, Link, redirect, useActionData, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginForm, loginPath, withRedirect } from "../../shared/auth";

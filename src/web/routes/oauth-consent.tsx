@@ -1,4 +1,4 @@
-import { Loader2, ShieldCheck, TriangleAlert } from "lucide-react";
+import { Loader2, ShieldCheck, TriangleAlert } from "~/web/components/icons";
 import { useEffect, useRef, useState } from "react";
 import { data, Link, redirect, useActionData } from "react-router";
 import { consentContext, registeredRedirect } from "../../server/features/oauth";

@@ -1,4 +1,4 @@
-import { TriangleAlert } from "lucide-react";
+import { TriangleAlert } from "~/web/components/icons";
 import { useEffect, useRef } from "react";
 import { data, Link } from "react-router";
 import { OAUTH_TEXT, oauthErrorText } from "../../shared/oauth";

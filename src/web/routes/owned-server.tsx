@@ -1,4 +1,4 @@
-import { Activity, Pencil, Rocket, User } from "lucide-react";
+import { Activity, Pencil, Rocket, User } from "~/web/components/icons";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { DeploymentPanel } from "../components/DeploymentPanel";

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Loader2, TriangleAlert } from "lucide-react";
+import { Loader2, TriangleAlert } from "~/web/components/icons";
 import { useState } from "react";
 import { data, Link, redirect } from "react-router";
 import { listMyServers } from "../../server/features/publishers/service";

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Loader2, MailCheck } from "lucide-react";
+import { Loader2, MailCheck } from "~/web/components/icons";
 import { data, Link, redirect, useSearchParams } from "react-router";
 import { AUTH_TEXT, LOGIN_TIMEOUT_MS, loginPath, registerForm, safeRedirect } from "../../shared/auth";
 import { authorizeQueryOf, isAuthorizeQuery, resumeAuthorizeUrl } from "../../shared/oauth";

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm, type Submission, type SubmissionResult } from "@conform-to/react";
-import { ArrowLeft, Loader2, Plus } from "lucide-react";
+import { ArrowLeft, Loader2, Plus } from "~/web/components/icons";
 import { data, Link, redirect } from "react-router";
 import { z } from "zod";
 import { AppError } from "../../server/errors";

@@ -1,4 +1,4 @@
-import { Rocket } from "lucide-react";
+import { Rocket } from "~/web/components/icons";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getServer, getServerWithRelated, toCatalogServer } from "../../server/features/catalog/service";

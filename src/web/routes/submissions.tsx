@@ -1,4 +1,4 @@
-import { Send } from "lucide-react";
+import { Send } from "~/web/components/icons";
 import { Link, redirect } from "react-router";
 import { mySubmissions } from "../../server/features/catalog/submissions";
 import { MY_SUBMISSIONS_TEXT, type SubmissionLine } from "../../shared/catalog";

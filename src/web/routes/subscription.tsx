@@ -1,4 +1,4 @@
-import { CreditCard } from "lucide-react";
+import { CreditCard } from "~/web/components/icons";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, redirect, useSearchParams } from "react-router";
 import { toast, Toaster } from "sonner";

@@ -1,4 +1,4 @@
-import { ArrowLeft, Check, FlaskConical, Loader2 } from "lucide-react";
+import { ArrowLeft, Check, FlaskConical, Loader2 } from "~/web/components/icons";
 import { Link, redirect } from "react-router";
 import { BILLING_TEXT, priceLabel, type SubscriptionView } from "../../shared/billing";
 import { Alert, Button, linkClass } from "../components/ui";

@@ -1,4 +1,4 @@
-import { ArrowLeft, Layers, Loader2 } from "lucide-react";
+import { ArrowLeft, Layers, Loader2 } from "~/web/components/icons";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import type { DeploymentView } from "../../shared/deployments";

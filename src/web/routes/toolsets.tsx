@@ -1,4 +1,4 @@
-import { ExternalLink, Layers, Loader2, Trash2 } from "lucide-react";
+import { ExternalLink, Layers, Loader2, Trash2 } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
 import type { DeploymentView } from "../../shared/deployments";
 import { statusLabel } from "../../shared/deployments";

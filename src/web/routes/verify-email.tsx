@@ -1,4 +1,4 @@
-import { CheckCircle2, XCircle } from "lucide-react";
+import { CheckCircle2, XCircle } from "~/web/components/icons";
 import { Link } from "react-router";
 import { confirmEmail } from "../../server/features/auth/service";
 import { loginPath } from "../../shared/auth";

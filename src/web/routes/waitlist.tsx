@@ -1,4 +1,4 @@
-import { Loader2, Sparkles } from "lucide-react";
+import { Loader2, Sparkles } from "~/web/components/icons";
 import { useState } from "react";
 import { Form, useActionData } from "react-router";
 import { joinWaitlist } from "../../server/features/waitlist/service";

@@ -1,4 +1,4 @@
-import { Plus, X } from "lucide-react";
+import { Plus, X } from "~/web/components/icons";
 import type { RequiredKey } from "~/shared/catalog";
 import { Button, formLegend, formSection, inputClass } from "../ui";
 

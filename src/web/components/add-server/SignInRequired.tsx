@@ -1,4 +1,4 @@
-import { Lock } from "lucide-react";
+import { Lock } from "~/web/components/icons";
 import { Link } from "react-router";
 import { SUBMIT_TEXT } from "~/shared/catalog";
 import { buttonClass } from "../ui";

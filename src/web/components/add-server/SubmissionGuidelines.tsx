@@ -1,4 +1,4 @@
-import { Info } from "lucide-react";
+import { Info } from "~/web/components/icons";
 
 // The submit page's aside: what reviewers look for in a submission.
 

@@ -1,4 +1,4 @@
-import { ExternalLink } from "lucide-react";
+import { ExternalLink } from "~/web/components/icons";
 import { Link } from "react-router";
 import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "~/shared/catalog";
 import { SYNC_TEXT } from "~/shared/catalog-sync";

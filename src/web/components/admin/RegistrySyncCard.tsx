@@ -1,4 +1,4 @@
-import { RefreshCw } from "lucide-react";
+import { RefreshCw } from "~/web/components/icons";
 import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync";
 import { dateTime } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";

@@ -1,4 +1,4 @@
-import { Loader2, Trash2 } from "lucide-react";
+import { Loader2, Trash2 } from "~/web/components/icons";
 import { useState } from "react";
 import { API_KEY_TEXT, type ApiKeyView } from "~/shared/publishers";
 import { ConfirmDialog } from "../ConfirmDialog";

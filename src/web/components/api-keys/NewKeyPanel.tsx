@@ -1,4 +1,4 @@
-import { Check, Copy, TriangleAlert, X } from "lucide-react";
+import { Check, Copy, TriangleAlert, X } from "~/web/components/icons";
 import { API_KEY_TEXT } from "~/shared/publishers";
 import { Button } from "../ui";
 

@@ -1,4 +1,4 @@
-import { ExternalLink } from "lucide-react";
+import { ExternalLink } from "~/web/components/icons";
 import { ApiKeysAndOAuth } from "./ApiKeysAndOAuth";
 import { Code, h2, h3, p } from "./doc-parts";
 

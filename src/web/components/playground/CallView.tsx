@@ -1,4 +1,4 @@
-import { Ban, Loader2, XCircle } from "lucide-react";
+import { Ban, Loader2, XCircle } from "~/web/components/icons";
 import type { ReactNode } from "react";
 import { formatDuration } from "~/shared/format";
 import type { LogEntry } from "./mcp-client";

@@ -1,5 +1,5 @@
 import * as Tabs from "@radix-ui/react-tabs";
-import { FlaskConical, Loader2, RotateCw } from "lucide-react";
+import { FlaskConical, Loader2, RotateCw } from "~/web/components/icons";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { DeploymentState } from "../../lib/use-deployment";
 import { Button, NeedsScript } from "../ui";

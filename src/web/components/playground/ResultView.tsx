@@ -1,4 +1,4 @@
-import { AlertCircle, ExternalLink, FileText, Link2 } from "lucide-react";
+import { AlertCircle, ExternalLink, FileText, Link2 } from "~/web/components/icons";
 import type { ReactNode } from "react";
 import { formatBytes } from "~/shared/format";
 import { LIMITS, type Clipped, type Media } from "./limits";

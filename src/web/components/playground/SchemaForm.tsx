@@ -1,4 +1,4 @@
-import { Plus, Trash2 } from "lucide-react";
+import { Plus, Trash2 } from "~/web/components/icons";
 import type { ReactNode } from "react";
 import { Button, inputClass } from "../ui";
 import { own, toValue, type Errors, type Field, type ObjectField, type Value } from "./schema";

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { Braces, ListTree } from "lucide-react";
+import { Braces, ListTree } from "~/web/components/icons";
 import { useMemo, useState } from "react";
 import { inputClass } from "../ui";
 import { CallView } from "./CallView";

@@ -1,4 +1,4 @@
-import { Loader2, Play, Square } from "lucide-react";
+import { Loader2, Play, Square } from "~/web/components/icons";
 import { useId, useState, type ReactNode } from "react";
 import { Button, inputClass } from "../ui";
 import { PLAYGROUND_TEXT as T } from "./text";

@@ -1,5 +1,5 @@
 import { getInputProps, getSelectProps, getTextareaProps, type FieldMetadata } from "@conform-to/react";
-import { X } from "lucide-react";
+import { X } from "~/web/components/icons";
 import { useState } from "react";
 import { CONNECTION_TYPES } from "~/shared/publishers";
 import { FormField } from "../../lib/forms";

@@ -1,5 +1,5 @@
 import { getTextareaProps, type FieldMetadata } from "@conform-to/react";
-import { Eye, Pencil } from "lucide-react";
+import { Eye, Pencil } from "~/web/components/icons";
 import { useState } from "react";
 import { useHydrated } from "../../lib/forms";
 import { Markdown } from "../Markdown";

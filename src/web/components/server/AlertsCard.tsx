@@ -1,4 +1,4 @@
-import { BellRing, Loader2, Send } from "lucide-react";
+import { BellRing, Loader2, Send } from "~/web/components/icons";
 import { Link } from "react-router";
 import { ALERT_EMAIL_LABEL, ALERT_KIND_LABEL, ALERTS_TEXT, type AlertsPage } from "../../../shared/alerts";
 import type { DeployAnswer } from "../../lib/deploy-types";

@@ -1,4 +1,4 @@
-import { Globe, Loader2, Plus } from "lucide-react";
+import { Globe, Loader2, Plus } from "~/web/components/icons";
 import { Link } from "react-router";
 import { DOMAIN_TEXT, type DomainsPage, type DomainView } from "../../../shared/domains";
 import type { DeployAnswer } from "../../lib/deploy-types";

@@ -1,4 +1,4 @@
-import { CheckCircle2, KeyRound, XCircle, Ban } from "lucide-react";
+import { CheckCircle2, KeyRound, XCircle, Ban } from "~/web/components/icons";
 import { WORKS_TEXT, type CheckResult } from "~/shared/catalog";
 import { shortDate } from "../../lib/dates";
 
