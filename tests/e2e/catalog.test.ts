@@ -37,6 +37,25 @@ describe("the directory in Chromium", () => {
     // The confirmation lasts about a second.
     await page.getByRole("tabpanel").getByRole("button", { name: "Copy" }).waitFor({ timeout: 3000 });
 
+    // The client tabs from the keyboard: arrows move along (and wrap), Home and End jump.
+    const selected = () => page.getByRole("tab", { selected: true }).textContent();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent);
+    await page.getByRole("tab", { name: "Claude Code" }).focus();
+    await page.keyboard.press("ArrowRight");
+    expect([await selected(), await focused()]).toEqual(["Cursor", "Cursor"]);
+    await expect.poll(() => page.getByRole("tabpanel").textContent()).toContain("~/.cursor/mcp.json");
+    await page.keyboard.press("End");
+    expect(await selected()).toBe("VS Code");
+    await page.keyboard.press("ArrowRight");
+    expect([await selected(), await focused()]).toEqual(["Claude Desktop", "Claude Desktop"]);
+    await page.keyboard.press("ArrowLeft");
+    expect(await selected()).toBe("VS Code");
+    await page.keyboard.press("Home");
+    expect(await selected()).toBe("Claude Desktop");
+    // One tab in the page's tab order: Tab leaves the tablist for the panel.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("tabpanel");
+
     await page.getByRole("heading", { name: "Related Servers" }).waitFor();
     expect(problemsOf(page)).toEqual([]);
     await context.close();

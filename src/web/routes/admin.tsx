@@ -1,4 +1,3 @@
-import * as Tabs from "@radix-ui/react-tabs";
 import { ArrowLeft } from "~/web/components/icons";
 import { useEffect, type ReactNode } from "react";
 import { Link, redirect, useActionData, useRevalidator } from "react-router";
@@ -8,6 +7,7 @@ import { SYNC_TEXT, type SyncStatus } from "../../shared/catalog-sync";
 import { AdminCard, type AdminAnswer, type AdminIntent } from "../components/admin/AdminCard";
 import { RegistrySyncCard } from "../components/admin/RegistrySyncCard";
 import { SandboxStatus } from "../components/SandboxStatus";
+import { Tabs } from "../components/Tabs";
 import { Alert } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { useHydrated } from "../lib/forms";
@@ -144,22 +144,18 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
         </div>
       )}
       {hydrated ? (
-        <Tabs.Root defaultValue="pending" className="mt-6">
-          <Tabs.List aria-label="Submissions" className="flex gap-2 border-b border-slate-200 dark:border-slate-800">
-            <Tabs.Trigger value="pending" className={tab}>
-              {ADMIN_TEXT.pendingTab(counts.pending)}
-            </Tabs.Trigger>
-            <Tabs.Trigger value="approved" className={tab}>
-              {ADMIN_TEXT.approvedTab(counts.approved)}
-            </Tabs.Trigger>
-          </Tabs.List>
-          <Tabs.Content value="pending" className="mt-6">
-            {pendingList}
-          </Tabs.Content>
-          <Tabs.Content value="approved" className="mt-6">
-            {approvedList}
-          </Tabs.Content>
-        </Tabs.Root>
+        <Tabs
+          label="Submissions"
+          defaultValue="pending"
+          className="mt-6"
+          listClassName="flex gap-2 border-b border-slate-200 dark:border-slate-800"
+          tabClassName={tab}
+          panelClassName="mt-6"
+          tabs={[
+            { value: "pending", label: ADMIN_TEXT.pendingTab(counts.pending), panel: pendingList },
+            { value: "approved", label: ADMIN_TEXT.approvedTab(counts.approved), panel: approvedList },
+          ]}
+        />
       ) : (
         // Tabs need scripts: without them both lists show, one after the other.
         <>

@@ -1,4 +1,3 @@
-import * as Tabs from "@radix-ui/react-tabs";
 import { FlaskConical, Loader2, RotateCw } from "~/web/components/icons";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { DeploymentState } from "../../lib/use-deployment";
@@ -10,6 +9,7 @@ import { PromptsTab } from "./PromptsTab";
 import { ResourcesTab } from "./ResourcesTab";
 import { PLAYGROUND_TEXT as T } from "./text";
 import { ToolsTab } from "./ToolsTab";
+import { Tabs } from "../Tabs";
 
 // The playground (issue 18): the owner of a running deployment tries its tools, prompts and
 // resources in the page. It speaks MCP through the gateway like any client, with the page's
@@ -153,28 +153,44 @@ function Connection({
         {T.connectedTo} <span className="font-mono">{s.server.name || T.theServer}</span>
         {s.server.version && <span className="font-mono"> {s.server.version}</span>}
       </p>
-      <Tabs.Root defaultValue="tools" className="mt-3">
-        <Tabs.List aria-label={T.title} className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
-          <Tabs.Trigger value="tools" className={tab}>
-            {T.tabs.tools} {count(s.tools.length)}
-          </Tabs.Trigger>
-          <Tabs.Trigger value="prompts" className={tab}>
-            {T.tabs.prompts} {count(s.prompts.length)}
-          </Tabs.Trigger>
-          <Tabs.Trigger value="resources" className={tab}>
-            {T.tabs.resources} {count(s.resources.length + s.templates.length)}
-          </Tabs.Trigger>
-        </Tabs.List>
-        <Tabs.Content value="tools" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
-          <ToolsTab session={s} logs={logs} clearLogs={clearLogs} />
-        </Tabs.Content>
-        <Tabs.Content value="prompts" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
-          <PromptsTab session={s} />
-        </Tabs.Content>
-        <Tabs.Content value="resources" className="mt-4 focus-visible:outline-none data-[state=inactive]:hidden" forceMount>
-          <ResourcesTab session={s} />
-        </Tabs.Content>
-      </Tabs.Root>
+      <Tabs
+        label={T.title}
+        defaultValue="tools"
+        className="mt-3"
+        listClassName="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800"
+        tabClassName={tab}
+        panelClassName="mt-4 focus-visible:outline-none data-[state=inactive]:hidden"
+        keepMounted
+        tabs={[
+          {
+            value: "tools",
+            label: (
+              <>
+                {T.tabs.tools} {count(s.tools.length)}
+              </>
+            ),
+            panel: <ToolsTab session={s} logs={logs} clearLogs={clearLogs} />,
+          },
+          {
+            value: "prompts",
+            label: (
+              <>
+                {T.tabs.prompts} {count(s.prompts.length)}
+              </>
+            ),
+            panel: <PromptsTab session={s} />,
+          },
+          {
+            value: "resources",
+            label: (
+              <>
+                {T.tabs.resources} {count(s.resources.length + s.templates.length)}
+              </>
+            ),
+            panel: <ResourcesTab session={s} />,
+          },
+        ]}
+      />
     </div>
   );
 }

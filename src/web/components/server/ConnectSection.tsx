@@ -1,23 +1,17 @@
-import * as Tabs from "@radix-ui/react-tabs";
 import { localCommand, type ConnectConfigs, type HostedConfigs } from "~/shared/connect";
 import type { Deployability } from "~/shared/deployments";
 import { CopyButton } from "../CopyButton";
+import { Tabs } from "../Tabs";
 
 // A catalogue entry's Connect card: each client's configuration for running it locally, or for
 // reaching it where its publisher hosts it.
 
+/** each client: its tab and where its configuration goes */
 const CLIENTS = [
-  ["claudeDesktop", "Claude Desktop"],
-  ["claudeCode", "Claude Code"],
-  ["cursor", "Cursor"],
-  ["vscode", "VS Code"],
-] as const;
-
-const WHERE = [
-  ["claudeDesktop", "claude_desktop_config.json"],
-  ["claudeCode", "Terminal"],
-  ["cursor", "~/.cursor/mcp.json"],
-  ["vscode", ".vscode/mcp.json"],
+  ["claudeDesktop", "Claude Desktop", "claude_desktop_config.json"],
+  ["claudeCode", "Claude Code", "Terminal"],
+  ["cursor", "Cursor", "~/.cursor/mcp.json"],
+  ["vscode", "VS Code", ".vscode/mcp.json"],
 ] as const;
 
 export function ConnectSection({
@@ -50,30 +44,30 @@ export function ConnectSection({
               keys.
             </p>
           )}
-          <Tabs.Root defaultValue="claudeDesktop" className="mt-4">
-            <Tabs.List aria-label="Client" className="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800">
-              {CLIENTS.map(([v, label]) => (
-                <Tabs.Trigger
-                  key={v}
-                  value={v}
-                  className="-mb-px border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300"
-                >
-                  {label}
-                </Tabs.Trigger>
-              ))}
-            </Tabs.List>
-            {WHERE.map(([v, where]) => (
-              <Tabs.Content key={v} value={v} className="mt-3 data-[state=inactive]:hidden" forceMount>
-                <div className="flex items-center justify-between text-xs text-slate-600 dark:text-slate-400">
-                  <span>{where}</span>
-                  <CopyButton text={configs[v]} />
-                </div>
-                <pre tabIndex={0} className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
-                  <code className="font-mono">{configs[v]}</code>
-                </pre>
-              </Tabs.Content>
-            ))}
-          </Tabs.Root>
+          <Tabs
+            label="Client"
+            defaultValue="claudeDesktop"
+            className="mt-4"
+            listClassName="flex flex-wrap gap-1 border-b border-slate-200 dark:border-slate-800"
+            tabClassName="-mb-px border-b-2 border-transparent px-3 py-2 text-sm font-medium text-slate-600 hover:text-slate-900 data-[state=active]:border-indigo-600 data-[state=active]:text-indigo-700 dark:text-slate-400 dark:hover:text-white dark:data-[state=active]:text-indigo-300"
+            panelClassName="mt-3 data-[state=inactive]:hidden"
+            keepMounted
+            tabs={CLIENTS.map(([v, label, where]) => ({
+              value: v,
+              label,
+              panel: (
+                <>
+                  <div className="flex items-center justify-between text-xs text-slate-600 dark:text-slate-400">
+                    <span>{where}</span>
+                    <CopyButton text={configs[v]} />
+                  </div>
+                  <pre tabIndex={0} className="mt-2 overflow-x-auto rounded-lg bg-slate-100 p-3 text-sm dark:bg-slate-950">
+                    <code className="font-mono">{configs[v]}</code>
+                  </pre>
+                </>
+              ),
+            }))}
+          />
         </>
       ) : (
         <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
