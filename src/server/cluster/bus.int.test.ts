@@ -82,6 +82,32 @@ describe("PgBus", () => {
     expect(atB).toEqual(["fire and forget"]);
   });
 
+  it("settle() still follows a write that outlives another one settled meanwhile, and the next write after both", async () => {
+    const a = bus(t.database);
+    const b = bus(other);
+    await a.listen();
+    await b.listen();
+    const atB = inbox(b, "overlap");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = a.settle(async () => {
+      void a.publish("overlap", "first");
+    });
+    const second = a.settle(async () => {
+      await gate;
+      void a.publish("overlap", "second");
+    });
+    await first;
+    release();
+    await second;
+    expect(atB).toEqual(["first", "second"]);
+    await a.settle(async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      void a.publish("overlap", "third");
+    });
+    expect(atB).toEqual(["first", "second", "third"]);
+  });
+
   it("gives up on a listener that never confirms after the time limit, and does not wait for it again", async () => {
     const a = new PgBus(t.database.pool, { ackTimeoutMs: 300 });
     buses.push(a);

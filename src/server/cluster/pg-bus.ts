@@ -78,6 +78,8 @@ export class PgBus implements Bus {
   private readonly silent = new Set<string>();
   private readonly sending = new Set<Promise<void>>();
   private readonly scope = new AsyncLocalStorage<Set<Promise<void>>>();
+  /** writes settling now (the scope is enabled while there are any) */
+  private settling = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -117,10 +119,18 @@ export class PgBus implements Bus {
 
   async settle<T>(fn: () => Promise<T>): Promise<T> {
     const published = new Set<Promise<void>>();
+    this.settling++;
     try {
       return await this.scope.run(published, fn);
     } finally {
-      await Promise.all(published);
+      try {
+        await Promise.all(published);
+      } finally {
+        // On Node 20 an enabled AsyncLocalStorage follows every promise of the process through
+        // async hooks: once a write had settled, every page cost ~12% more CPU. It is enabled
+        // only while a write is settling.
+        if (--this.settling === 0) this.scope.disable();
+      }
     }
   }
 
