@@ -31,6 +31,15 @@ function inbox(b: PgBus, topic: string) {
   return got;
 }
 
+/** Two processes' buses, both listening. */
+async function listeningPair(): Promise<[PgBus, PgBus]> {
+  const a = bus(t.database);
+  const b = bus(other);
+  await a.listen();
+  await b.listen();
+  return [a, b];
+}
+
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -71,10 +80,7 @@ describe("PgBus", () => {
   });
 
   it("settle() waits for what was published inside it, even when nobody awaited the publish", async () => {
-    const a = bus(t.database);
-    const b = bus(other);
-    await a.listen();
-    await b.listen();
+    const [a, b] = await listeningPair();
     const atB = inbox(b, "news");
     await a.settle(async () => {
       void a.publish("news", "fire and forget");
@@ -83,10 +89,7 @@ describe("PgBus", () => {
   });
 
   it("settle() still follows a write that outlives another one settled meanwhile, and the next write after both", async () => {
-    const a = bus(t.database);
-    const b = bus(other);
-    await a.listen();
-    await b.listen();
+    const [a, b] = await listeningPair();
     const atB = inbox(b, "overlap");
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -139,10 +142,7 @@ describe("PgBus", () => {
   });
 
   it("sends a payload too big for NOTIFY as 'start over', and the full one to its own subscribers", async () => {
-    const a = bus(t.database);
-    const b = bus(other);
-    await a.listen();
-    await b.listen();
+    const [a, b] = await listeningPair();
     const atA = inbox(a, "big");
     const atB = inbox(b, "big");
     const big = "x".repeat(10_000);
@@ -153,10 +153,7 @@ describe("PgBus", () => {
   });
 
   it("reconnects after its connection is killed, tells every subscriber to start over, and hears messages again", async () => {
-    const a = bus(t.database);
-    const b = bus(other);
-    await a.listen();
-    await b.listen();
+    const [a, b] = await listeningPair();
     const news = inbox(b, "news");
     const keys = inbox(b, "keys");
     await kill(b);

@@ -61,3 +61,21 @@ describe("the API's body limit", () => {
     expect(await raw(head, `${piece.length.toString(16)}\r\n${piece}\r\n`, 8 * 1024 * 1024)).toContain("413");
   });
 });
+
+describe("the pages' body limit", () => {
+  it("answers a page's GET without a body as usual", async () => {
+    expect(await raw("GET /docs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", "", 0)).toContain("200");
+  });
+
+  it("refuses a form post to a page that streams a chunked body without end, at 1 MB", async () => {
+    const piece = "y".repeat(64 * 1024);
+    const chunked = "POST /waitlist HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    expect(await raw(chunked, `${piece.length.toString(16)}\r\n${piece}\r\n`, 8 * 1024 * 1024)).toContain("413");
+  });
+
+  it("never reads a body sent with a page's GET: the page answers and the next request is served", async () => {
+    const announced = `GET /docs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`;
+    expect(await raw(announced, "x".repeat(64 * 1024), 2 * 1024 * 1024)).toContain("200");
+    expect(await raw("GET /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", "", 0)).toContain("200");
+  });
+});
