@@ -15,7 +15,7 @@ export interface UpstreamServer {
   packages?: unknown[];
 }
 
-export type Hostile = "none" | "huge" | "loop" | "slow" | "not-json" | "error";
+export type Hostile = "none" | "huge" | "loop" | "nonce" | "slow" | "trickle" | "not-json" | "error";
 
 export interface FakeRegistry {
   url: string;
@@ -89,6 +89,22 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ ...body, metadata: { count: page.length, nextCursor: "0" } }));
         return;
+      case "nonce": {
+        // The first page again and again, each time under a new cursor.
+        const first = matching.slice(0, state.pageSize).map(item);
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ servers: first, metadata: { count: first.length, nextCursor: `n${Math.random()}` } }));
+        return;
+      }
+      case "trickle": {
+        // Headers at once, then the body a byte at a time, never finished.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write("{");
+        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(" ")), 100);
+        res.on("close", () => clearInterval(drip));
+        return;
+      }
       case "slow":
         setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body)), 3000).unref();
         return;

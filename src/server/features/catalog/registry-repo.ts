@@ -2,7 +2,7 @@
 // entries created before registry names existed.
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { mcpServers } from "../../db/schema.js";
+import { catalogListings, mcpServers } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
 import type { NewServerRow, ServerRow } from "./repo.js";
 
@@ -71,9 +71,29 @@ export async function assignRegistryNames(db: Db, namespace: string): Promise<nu
   return rows.length;
 }
 
+/** The entry that holds `name`, compared without case (registry names are matched so): an exact match first. */
 export async function findByRegistryNameAny(db: Db, name: string): Promise<ServerRow | undefined> {
-  const [row] = await db.select().from(mcpServers).where(eq(mcpServers.registryName, name));
-  return row;
+  const rows = await db
+    .select()
+    .from(mcpServers)
+    .where(sql`lower(${mcpServers.registryName}) = lower(${name})`)
+    .orderBy(sql`${mcpServers.registryName} = ${name} desc`, mcpServers.id)
+    .limit(1);
+  return rows[0];
+}
+
+/**
+ * What the entry runs changed (its package, command, address or keys): the platform's check of
+ * it says nothing about the new one. Its outcome goes (the 'Works here' filter drops it and the
+ * sync's checks take it again); a listing waiting for review goes with it. The listing an admin
+ * approved stays, with its date.
+ */
+export async function forgetCheck(db: Db, id: string): Promise<void> {
+  await db
+    .update(catalogListings)
+    .set({ outcome: null, outcomeTools: null, outcomeDetail: null, candidate: null, candidateAt: null })
+    .where(eq(catalogListings.serverId, id));
+  await db.update(mcpServers).set({ checkOutcome: null }).where(eq(mcpServers.id, id));
 }
 
 /** The oldest synced entry the platform has not checked yet (and is not checking), if any. */

@@ -1,6 +1,6 @@
 // Review of submissions: the admin's lists and counts, approving and rejecting, and what a
 // submitter sees of their own entries (My submissions).
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, mcpServers, profiles, rejectedSubmissions } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
@@ -61,17 +61,27 @@ export async function countByApproval(db: Db): Promise<{ pending: number; approv
 export async function setApproval(db: Db, id: string, approved: boolean): Promise<ServerRow | undefined> {
   const [row] = await db
     .update(mcpServers)
-    .set({ isApproved: approved, updatedAt: new Date() })
+    // A synced entry remembers that an admin took it off the list: its registry never relists it.
+    .set({ isApproved: approved, adminHold: approved ? null : "unapproved", updatedAt: new Date() })
     .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, !approved), isNull(mcpServers.withdrawnAt)))
     .returning();
   invalidateCatalog(db);
   return row;
 }
 
-/** Reject: only a pending entry is deleted. */
-/** A rejection: the pending entry goes and its submitter keeps a line of it (My submissions), together. */
+/**
+ * A rejection: the pending entry goes and its submitter keeps a line of it (My submissions),
+ * together. An entry the registry sync keeps in step is withdrawn here instead, for good: deleted,
+ * its registry's next change would bring it back.
+ */
 export async function deletePending(db: Db, id: string): Promise<boolean> {
   const gone = await db.transaction(async (tx) => {
+    const [held] = await tx
+      .update(mcpServers)
+      .set({ adminHold: "rejected", withdrawnAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt), isNotNull(mcpServers.upstream)))
+      .returning({ id: mcpServers.id });
+    if (held) return true;
     const [row] = await tx
       .delete(mcpServers)
       .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt)))

@@ -50,6 +50,11 @@ export const mcpServers = pgTable(
     localEdits: boolean("local_edits").notNull().default(false),
     /** deleted upstream: unlisted, never deleted (deployments of it keep working and say so) */
     withdrawnAt: timestamp("withdrawn_at", { withTimezone: true }),
+    /**
+     * an admin's decision on a synced entry that the registry must not undo: 'unapproved' (a
+     * return from deleted leaves it pending) or 'rejected' (withdrawn here for good, never listed again by the sync)
+     */
+    adminHold: text("admin_hold"),
     /** the platform's last check of it (catalog_listings.outcome, kept here for the directory's 'Works here' filter) */
     checkOutcome: text("check_outcome"),
   },
@@ -60,6 +65,8 @@ export const mcpServers = pgTable(
     index("mcp_servers_approved_name_idx").on(t.isApproved, t.name),
     index("mcp_servers_approved_category_use_idx").on(t.isApproved, t.category, t.recentUsers),
     index("mcp_servers_tags_idx").using("gin", t.tags),
+    // Registry names are matched without case (the sync's collisions).
+    index("mcp_servers_registry_name_lower_idx").on(sql`lower(${t.registryName})`),
   ],
 );
 

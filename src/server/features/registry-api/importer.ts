@@ -3,7 +3,7 @@
 import type { Db } from "../../db/client.js";
 import { invalidateCatalog } from "../catalog/cache.js";
 import { findServer, type NewServerRow, type ServerRow } from "../catalog/repo.js";
-import { findByRegistryNameAny, insertImported, updateImported } from "../catalog/registry-repo.js";
+import { findByRegistryNameAny, forgetCheck, insertImported, updateImported } from "../catalog/registry-repo.js";
 import { normalise, serverJson, type ServerJson } from "./format.js";
 import { slugFor, toRow } from "./import-row.js";
 
@@ -61,10 +61,27 @@ export function changesTo(existing: ServerRow, next: NewServerRow): Partial<NewS
   return changes;
 }
 
+/** What an entry runs: a change to any of these makes the platform's check of it say nothing. */
+const RUN_FIELDS = ["type", "url", "npxCommand", "requiredKeys", "version", "packages"] as const;
+/** What an admin edits here (shared/catalog-sync.ts entryEdit): the sync keeps these while 'local edits' is set. */
+const EDITED_FIELDS = ["name", "description", "category", "tags"] as const;
+
+/**
+ * Writes `changes` (and `extra`) to the entry; when what it runs changed, its check is forgotten
+ * (a 'Works here' earned by one package never vouches for another).
+ */
+export async function applyChanges(tx: Db, id: string, changes: Partial<NewServerRow>, extra: Partial<NewServerRow> = {}): Promise<void> {
+  if (Object.keys(changes).length + Object.keys(extra).length === 0) return;
+  await updateImported(tx, id, { ...changes, ...extra });
+  if (RUN_FIELDS.some((k) => k in changes)) await forgetCheck(tx, id);
+}
+
 /** The upstream's word on one entry (the registry's `_meta` of it); none for a file import. */
 export interface UpstreamMeta {
   /** REGISTRY_SYNC_URL */
   upstream: string;
+  /** this site's own namespace (its submissions' registry names): never the upstream's to take */
+  ownNamespace?: string;
   status: "active" | "deprecated" | "deleted";
   updatedAt: Date | null;
 }
@@ -76,6 +93,7 @@ export type ImportOutcome =
 /** A local entry (submitted here, or the demo catalogue) owns its name: the upstream's is skipped. */
 export const COLLISION = "the name belongs to a local entry";
 export const OTHER_UPSTREAM = "the entry is kept in step with another registry";
+export const OWN_NAMESPACE = "the name is in this site's own namespace";
 
 function labelOf(raw: unknown): string {
   const given = raw && typeof raw === "object" ? (raw as { name?: unknown }).name : undefined;
@@ -105,12 +123,16 @@ export async function importEntry(db: Db, raw: unknown, meta?: UpstreamMeta): Pr
   try {
     return await db.transaction(async (t) => {
       const tx = t as unknown as Db;
+      // Names are matched without case: 'COM.EXAMPLE/Clock' is the entry 'com.example/clock'.
       const existing = await findByRegistryNameAny(tx, s.name);
-      if (meta && existing && existing.upstream !== meta.upstream) {
-        // Adopted only when it came from an import of the same registry's data (no upstream yet).
-        if (existing.source !== "imported") return { action: "skipped" as const, name: s.name, reason: COLLISION };
-        if (existing.upstream) return { action: "skipped" as const, name: s.name, reason: OTHER_UPSTREAM };
-      }
+      // A local entry (submitted here, or the demo catalogue) is never taken over, by a sync or a file.
+      if (existing && existing.source !== "imported") return { action: "skipped" as const, name: s.name, reason: COLLISION };
+      // Nor is a name this site gives its own submissions.
+      if (meta?.ownNamespace && s.name.toLowerCase().startsWith(`${meta.ownNamespace.toLowerCase()}/`))
+        return { action: "skipped" as const, name: s.name, reason: OWN_NAMESPACE };
+      // Adopted only when it came from an import of the same registry's data (no upstream yet).
+      if (meta && existing?.upstream && existing.upstream !== meta.upstream)
+        return { action: "skipped" as const, name: s.name, reason: OTHER_UPSTREAM };
       return meta ? await fromUpstream(tx, s, existing, meta) : await fromFile(tx, s, existing);
     });
   } catch (e) {
@@ -118,15 +140,25 @@ export async function importEntry(db: Db, raw: unknown, meta?: UpstreamMeta): Pr
   }
 }
 
+/** The changes an admin's local edits leave to upstream: everything but the edited fields. */
+function notEdited(changes: Partial<NewServerRow>): Partial<NewServerRow> {
+  const rest: Partial<NewServerRow> = { ...changes };
+  for (const k of EDITED_FIELDS) delete rest[k];
+  return rest;
+}
+
 async function fromFile(tx: Db, s: ServerJson, existing: ServerRow | undefined): Promise<ImportOutcome> {
   if (!existing) {
     await insertImported(tx, toRow(s, await freeId(tx, s.name)));
     return { action: "created", name: s.name };
   }
-  if (existing.localEdits) return { action: "kept-local", name: s.name };
   const changes = changesTo(existing, toRow(s, existing.id));
+  if (existing.localEdits) {
+    await applyChanges(tx, existing.id, notEdited(changes));
+    return { action: "kept-local", name: s.name };
+  }
   if (Object.keys(changes).length === 0) return { action: "unchanged", name: s.name };
-  await updateImported(tx, existing.id, changes);
+  await applyChanges(tx, existing.id, changes);
   return { action: "updated", name: s.name };
 }
 
@@ -143,20 +175,24 @@ async function fromUpstream(tx: Db, s: ServerJson, existing: ServerRow | undefin
     await insertImported(tx, { ...toRow(s, await freeId(tx, s.name)), ...upstream });
     return { action: "created", name: s.name };
   }
-  // Back from deleted: listed again. Otherwise approval stays as an admin left it.
-  const restored = existing.withdrawnAt ? { isApproved: true, withdrawnAt: null } : {};
+  // Back from deleted: listed again, or pending again if an admin had taken it off the list; one an
+  // admin rejected stays withdrawn. Otherwise approval stays as an admin left it.
+  const restored =
+    existing.withdrawnAt && existing.adminHold !== "rejected" ? { isApproved: existing.adminHold !== "unapproved", withdrawnAt: null } : {};
   const statusChanged = existing.upstreamStatus !== meta.status || existing.upstream !== meta.upstream;
+  const stillWithdrawn = existing.withdrawnAt && !("withdrawnAt" in restored);
+  const changes = changesTo(existing, toRow(s, existing.id));
   if (existing.localEdits) {
-    await updateImported(tx, existing.id, { ...upstream, ...restored });
+    // The admin's words stay; what the entry runs (its version, package, keys) follows upstream.
+    await applyChanges(tx, existing.id, notEdited(changes), { ...upstream, ...restored });
     return { action: "kept-local", name: s.name };
   }
-  const changes = changesTo(existing, toRow(s, existing.id));
-  if (Object.keys(changes).length === 0 && !statusChanged && !existing.withdrawnAt) {
+  if (Object.keys(changes).length === 0 && !statusChanged && (!existing.withdrawnAt || stillWithdrawn)) {
     // The document as received is kept up to date ('Take upstream' applies it) without a catalogue change.
     await updateImported(tx, existing.id, { upstreamDoc: s, upstreamUpdatedAt: meta.updatedAt }, { touch: false });
     return { action: "unchanged", name: s.name };
   }
-  await updateImported(tx, existing.id, { ...changes, ...upstream, ...restored });
+  await applyChanges(tx, existing.id, changes, { ...upstream, ...restored });
   return { action: "updated", name: s.name };
 }
 

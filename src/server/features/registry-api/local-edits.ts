@@ -9,7 +9,7 @@ import { invalidateCatalog } from "../catalog/cache.js";
 import { findServer, type ServerRow } from "../catalog/repo.js";
 import { updateImported } from "../catalog/registry-repo.js";
 import { serverJson } from "./format.js";
-import { changesTo } from "./importer.js";
+import { applyChanges, changesTo } from "./importer.js";
 import { toRow } from "./import-row.js";
 
 export async function editEntry(db: Db, id: string, edit: EntryEdit): Promise<ServerRow> {
@@ -25,7 +25,7 @@ export async function takeUpstream(db: Db, id: string): Promise<ServerRow> {
   if (!existing) throw new AppError("not_found", CATALOG_TEXT.notFound);
   const doc = existing.upstreamDoc ? serverJson.safeParse(existing.upstreamDoc) : undefined;
   if (!doc?.success) throw new AppError("conflict", SYNC_TEXT.noUpstream);
-  const row = await updateImported(db, id, { ...changesTo(existing, toRow(doc.data, id)), localEdits: false });
+  await db.transaction((tx) => applyChanges(tx as unknown as Db, id, changesTo(existing, toRow(doc.data, id)), { localEdits: false }));
   await invalidateCatalog(db);
-  return row ?? existing;
+  return (await findServer(db, id)) ?? existing;
 }

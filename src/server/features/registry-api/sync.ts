@@ -3,11 +3,13 @@
 // claims each interval's run (cluster/jobs.ts) and one run at a time holds the upstream's row
 // (sync-repo.ts). A run asks for what changed since the last complete run (`updated_since`) and
 // follows the cursors; each entry is written whole or skipped with its reason (importer.ts).
+import { createHash } from "node:crypto";
 import { claimRun } from "../../cluster/jobs.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import { invalidateCatalog } from "../catalog/cache.js";
 import { nextUnchecked } from "../catalog/registry-repo.js";
+import { namespaceFor } from "./format.js";
 import { importEntry, type UpstreamMeta } from "./importer.js";
 import { beginRun, finishRun, reportProgress, type RunReport } from "./sync-repo.js";
 
@@ -17,13 +19,15 @@ const OFFICIAL = "io.modelcontextprotocol.registry/official";
 const PAGE_LIMIT = 100;
 /** A run stops after this many pages: an upstream that never ends is not followed for ever. */
 const MAX_PAGES = 2_000;
-/** During a run, readers are told of its writes at most this often (and at its end). */
-const INVALIDATE_EVERY_MS = 5_000;
+/** A run stops after this long, whatever its pages: an upstream that trickles is not followed for ever. */
+const MAX_RUN_MS = 60 * 60_000;
 /** Reasons kept for the admin page: the first ones say what is wrong. */
 const MAX_SKIPPED = 100;
 
 export interface SyncConfig {
   REGISTRY_SYNC_URL?: string;
+  /** this site's address: its own namespace of registry names is never the upstream's */
+  PUBLIC_URL?: string;
   REGISTRY_SYNC_MS: number;
   REGISTRY_SYNC_CHECKS_PER_HOUR: number;
   REGISTRY_SYNC_TIMEOUT_MS: number;
@@ -114,14 +118,14 @@ async function fetchPage(config: SyncConfig, since: string | null, cursor: strin
 }
 
 /** One item of a page: the server.json and the registry's word on it. */
-function itemOf(item: unknown, upstream: string): { server: unknown; meta: UpstreamMeta; latest: boolean } | null {
+function itemOf(item: unknown, upstream: string, ownNamespace?: string): { server: unknown; meta: UpstreamMeta; latest: boolean } | null {
   if (!item || typeof item !== "object" || !("server" in item)) return null;
   const official = ((item as { _meta?: Record<string, unknown> })._meta?.[OFFICIAL] ?? {}) as Record<string, unknown>;
   const status = official.status === "deprecated" || official.status === "deleted" ? official.status : "active";
   const at = typeof official.updatedAt === "string" ? new Date(official.updatedAt) : null;
   return {
     server: (item as { server: unknown }).server,
-    meta: { upstream, status, updatedAt: at && !Number.isNaN(at.getTime()) ? at : null },
+    meta: { upstream, ownNamespace, status, updatedAt: at && !Number.isNaN(at.getTime()) ? at : null },
     latest: official.isLatest !== false,
   };
 }
@@ -224,32 +228,41 @@ export class RegistrySync {
       count("skipped");
       if (report.skipped.length < MAX_SKIPPED) report.skipped.push({ name: name.slice(0, 200), reason: reason.slice(0, 300) });
     };
+    // The next run asks for what changed since the newest date read, never past this run's start:
+    // an upstream date in the future would otherwise hide every later change.
+    const startedAt = Date.now();
+    const ownNamespace = this.d.config.PUBLIC_URL ? namespaceFor(this.d.config.PUBLIC_URL) : undefined;
     let newest = claimed.watermark;
     let error: string | null = null;
     const seen = new Set<string>();
+    const pagesSeen = new Set<string>();
     let cursor: string | null = null;
-    // Readers are told of the run's writes every few seconds and at its end, not after every page:
-    // each telling makes every web process rebuild its search index (~1 s at 100,000 entries).
+    // Readers are told after each page that changed something (every web process refreshes its
+    // search index by what changed, 30-100 ms at 100,000 entries), so they agree within a page.
     let untold = false;
-    let toldAt = Date.now();
-    const tell = async (force: boolean) => {
-      if (!untold || (!force && Date.now() - toldAt < INVALIDATE_EVERY_MS)) return;
+    const tell = async () => {
+      if (!untold) return;
       untold = false;
-      toldAt = Date.now();
       await invalidateCatalog(this.d.db);
     };
     try {
       for (;;) {
+        if (Date.now() - startedAt > MAX_RUN_MS) throw new PageError(`the run took longer than ${MAX_RUN_MS / 60_000} minutes: stopped`);
         const page = await fetchPage(this.d.config, claimed.watermark, cursor);
+        // A cursor that changes every time around the same entries is a loop too.
+        const content = createHash("sha256").update(JSON.stringify(page.items)).digest("base64");
+        if (page.items.length && pagesSeen.has(content)) throw new PageError("the registry sent a page it had sent before (a loop)");
+        pagesSeen.add(content);
         report.pages++;
         for (const raw of page.items) {
           report.entries++;
-          const item = itemOf(raw, upstream);
+          const item = itemOf(raw, upstream, ownNamespace);
           if (!item) {
             skip("(unnamed)", "not a server response ({server, _meta})");
             continue;
           }
-          if (item.meta.updatedAt && (!newest || item.meta.updatedAt > new Date(newest))) newest = item.meta.updatedAt.toISOString();
+          const at = item.meta.updatedAt && Math.min(item.meta.updatedAt.getTime(), startedAt);
+          if (at && (!newest || at > new Date(newest).getTime())) newest = new Date(at).toISOString();
           // One row per server: an older version's news changes nothing here.
           if (!item.latest) {
             count("older");
@@ -260,7 +273,7 @@ export class RegistrySync {
           else count(r.action);
           if (r.action !== "invalid" && r.action !== "skipped" && r.action !== "unchanged") untold = true;
         }
-        await tell(false);
+        await tell();
         await reportProgress(this.d.db, upstream, report);
         if (!page.nextCursor) break;
         if (seen.has(page.nextCursor)) throw new PageError("the registry sent a cursor it had sent before (a loop)");
@@ -272,7 +285,7 @@ export class RegistrySync {
       error = e instanceof PageError ? `Page ${report.pages + 1}: ${e.message}` : `Stopped: ${(e as Error).message.split("\n")[0]}`;
       this.d.log.warn({ upstream, err: error }, "registry sync stopped");
     }
-    await tell(true);
+    await tell();
     await finishRun(this.d.db, upstream, { ...report, error, watermark: newest });
     this.d.log.info({ upstream, pages: report.pages, counts: report.counts, error }, "registry sync ran");
     return { ...report, error };
