@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKS_TEXT, type AdminServer, type CatalogServer, type CheckOutcome } from "~/shared/catalog.js";
 import { client, createTestApp, freePort, signedInUser, type Client, type TestApp } from "../support/app.js";
-import { waitForStatus } from "../support/deployments.js";
+import { EVERYTHING, waitForStatus } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { startHostileUpstream, type HostileUpstream } from "../support/remote-upstreams.js";
 import { until } from "../support/wait.js";
@@ -19,12 +19,12 @@ let hostile: HostileUpstream;
 let admin: Client & { id: string };
 const SCRIPT = "<script>alert('from stderr')</script>";
 
-async function entry(id: string, o: { repo?: string; url?: string; keys?: string[] }) {
+async function entry(id: string, o: { repo?: string; url?: string; npx?: string; keys?: string[] }) {
   const keys = o.keys?.map((k) => ({ key: k, env_var: k, description: "A key" })) ?? null;
   await t.db.database.db.execute(sql`
-    insert into mcp_servers (id, name, description, category, type, source, tags, repository_url, url, required_keys, is_approved)
+    insert into mcp_servers (id, name, description, category, type, source, tags, repository_url, url, npx_command, required_keys, is_approved)
     values (${id}, ${`Check ${id}`}, ${"Checked " + id}, 'Development Tools', 'Community', 'imported', array['checked'],
-      ${o.repo ?? null}, ${o.url ?? null}, ${keys === null ? null : JSON.stringify(keys)}::jsonb, true)`);
+      ${o.repo ?? null}, ${o.url ?? null}, ${o.npx ?? null}, ${keys === null ? null : JSON.stringify(keys)}::jsonb, true)`);
 }
 
 beforeAll(async () => {
@@ -46,6 +46,8 @@ beforeAll(async () => {
     RESTART_BACKOFF_MS: "200",
     // The operator's exception for the stand-in remote server on this machine.
     SANDBOX_EGRESS_ALLOW: "127.0.0.1",
+    // The plan sweep runs often: it must leave the platform's checks alone.
+    BILLING_SWEEP_MS: "200",
   });
   await t.listen();
   admin = await signedInUser(t, "admin@example.com");
@@ -55,6 +57,8 @@ beforeAll(async () => {
   await entry("broken", { repo: broken.url });
   await entry("nowhere", {});
   await entry("unchecked", { repo: repo.url });
+  await entry("npm-everything", { npx: `npx -y ${EVERYTHING}` });
+  await entry("runs-too", { repo: repo.url });
   await entry("remote-open", { url: hostile.url("/plain/mcp") });
   await entry("remote-locked", { url: hostile.url("/bearer/mcp") });
 }, 120_000);
@@ -107,6 +111,20 @@ describe("works here", () => {
     expect(directory).not.toContain("Check keyed");
   }, 120_000);
 
+  it("an npm entry works here too, and two checks at once both finish: the plan sweep leaves the platform's account alone", async () => {
+    await Promise.all([check("npm-everything", "works"), check("runs-too", "works")]);
+    const tools = async (id: string) =>
+      (await t.db.database.pool.query("select outcome_tools from catalog_listings where server_id = $1", [id])).rows[0]
+        .outcome_tools as number;
+    // The reference server lists its tools (more than a handful), and the page says how many.
+    expect(await tools("npm-everything")).toBeGreaterThan(5);
+    expect(await tools("runs-too")).toBeGreaterThan(1);
+    expect(await page("npm-everything")).toContain(html(WORKS_TEXT.works(await tools("npm-everything"))));
+    expect(
+      (await t.db.database.pool.query("select 1 from deployments where user_id = 'switchboard-platform' and status = 'sleeping'")).rowCount,
+    ).toBe(0);
+  }, 200_000);
+
   it("one that stops with placeholder keys needs real keys; one that cannot start fails, with its reason shown as text", async () => {
     await check("keyed", "needs-keys");
     expect(await page("keyed")).toContain(WORKS_TEXT.needsKeys);
@@ -116,7 +134,7 @@ describe("works here", () => {
     // What the server wrote is the server's: never markup on the page.
     expect(body).not.toContain(SCRIPT);
     const filtered = (await (await client(t.app).get("/api/mcp-servers?works=1&pageSize=100")).json()) as { data: CatalogServer[] };
-    expect(filtered.data.map((s) => s.id)).toEqual(["runs"]);
+    expect(filtered.data.map((s) => s.id).sort()).toEqual(["npm-everything", "runs", "runs-too"]);
   }, 200_000);
 
   it("one with nothing to run cannot run here, and says why", async () => {
@@ -160,7 +178,7 @@ describe("works here", () => {
     expect((await api("unchecked")).check_outcome).toBeUndefined();
     expect(await page("unchecked")).not.toContain(WORKS_TEXT.title);
     const filtered = (await (await client(t.app).get("/api/mcp-servers?works=1&pageSize=100")).json()) as { data: CatalogServer[] };
-    expect(filtered.data.map((s) => s.id).sort()).toEqual(["remote-open", "runs"]);
+    expect(filtered.data.map((s) => s.id).sort()).toEqual(["npm-everything", "remote-open", "runs", "runs-too"]);
   }, 90_000);
 
   it("only admins check, and nobody else's check result can be written through the API", async () => {

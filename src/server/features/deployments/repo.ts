@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { connectionAuthorizations, deployActions, deployments } from "../../db/schema.js";
@@ -6,6 +6,7 @@ import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/rep
 import { prunePins } from "./definitions-repo.js";
 import type { HostingAllowance } from "~/shared/billing.js";
 import { awakeSlot, type Slept } from "./sleep-repo.js";
+import { PLATFORM_USER_ID } from "./listings.js";
 
 export { saveCapabilities, type Capabilities } from "./listings.js";
 
@@ -50,12 +51,16 @@ export async function listLiveDeployments(db: Db, userId: string): Promise<Deplo
     .orderBy(desc(deployments.createdAt));
 }
 
-/** Users keeping more deployments than `maxKept` or with more than `maxRunning` awake: candidates for a plan check. */
+/**
+ * Users keeping more deployments than `maxKept` or with more than `maxRunning` awake: candidates
+ * for a plan check. Never the platform's account: its 'Works here' checks run side by side and
+ * each goes once it listed; a plan would stop one mid-check and record it as failing.
+ */
 export async function usersWithLiveDeployments(db: Db, limits: { maxRunning: number; maxKept: number }): Promise<string[]> {
   const rows = await db
     .select({ userId: deployments.userId })
     .from(deployments)
-    .where(counted())
+    .where(and(counted(), ne(deployments.userId, PLATFORM_USER_ID)))
     .groupBy(deployments.userId)
     .having(sql`count(*) > ${limits.maxKept} or count(*) filter (where ${deployments.status} <> 'sleeping') > ${limits.maxRunning}`);
   return rows.map((r) => r.userId);
