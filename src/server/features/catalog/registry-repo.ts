@@ -71,6 +71,22 @@ export async function assignRegistryNames(db: Db, namespace: string): Promise<nu
   return rows.length;
 }
 
+/**
+ * `base` if no entry has that id, else `base-N` past every numbered one: one read however many
+ * names came to the same slug (an upstream sending thousands of them costs no more each).
+ */
+export async function freeIdFor(db: Db, base: string): Promise<string> {
+  const taken = await db
+    .select({ id: mcpServers.id })
+    .from(mcpServers)
+    .where(
+      sql`${mcpServers.id} = ${base} or (${mcpServers.id} like ${`${base.replace(/[\\%_]/g, "\\$&")}-%`} and substr(${mcpServers.id}, ${base.length + 2}) ~ '^[0-9]{1,9}$')`,
+    );
+  if (!taken.some((r) => r.id === base)) return base;
+  const highest = taken.reduce((max, r) => Math.max(max, Number(r.id.slice(base.length + 1)) || 0), 1);
+  return `${base}-${highest + 1}`;
+}
+
 /** The entry that holds `name`, compared without case (registry names are matched so): an exact match first. */
 export async function findByRegistryNameAny(db: Db, name: string): Promise<ServerRow | undefined> {
   const rows = await db

@@ -2,8 +2,8 @@
 // time: the import command (a file) and the registry sync (sync.ts) share importEntry.
 import type { Db } from "../../db/client.js";
 import { invalidateCatalog } from "../catalog/cache.js";
-import { findServer, type NewServerRow, type ServerRow } from "../catalog/repo.js";
-import { findByRegistryNameAny, forgetCheck, insertImported, updateImported } from "../catalog/registry-repo.js";
+import type { NewServerRow, ServerRow } from "../catalog/repo.js";
+import { findByRegistryNameAny, forgetCheck, freeIdFor, insertImported, updateImported } from "../catalog/registry-repo.js";
 import { normalise, serverJson, type ServerJson } from "./format.js";
 import { slugFor, toRow } from "./import-row.js";
 
@@ -100,12 +100,7 @@ function labelOf(raw: unknown): string {
   return typeof given === "string" && given.trim() ? given.slice(0, 200) : "(unnamed)";
 }
 
-async function freeId(db: Db, name: string): Promise<string> {
-  const base = slugFor(name);
-  let id = base;
-  for (let n = 2; await findServer(db, id); n++) id = `${base}-${n}`;
-  return id;
-}
+const freeId = (db: Db, name: string) => freeIdFor(db, slugFor(name));
 
 /**
  * One entry, written whole or not at all. Without `meta` (a file): created or updated like any

@@ -120,6 +120,24 @@ describe("registry sync: what it never takes", () => {
     up.servers.splice(-2);
   });
 
+  it("names that come to the same id are numbered past the highest taken, in one read each", async () => {
+    await t.db.database.pool.query(
+      "insert into mcp_servers (id, name, description, category, type, source, tags, is_approved) values ('acme-beacon-7', 'Beacon seven', 'A local one', 'Featured', 'Community', 'official', '{}', true)",
+    );
+    up.servers.push(
+      { name: "io.github.acme/beacon", updatedAt: later() },
+      { name: "io.gitlab.acme/beacon", updatedAt: later() },
+      { name: "com.acme/Beacon", updatedAt: later() },
+    );
+    expect((await sync.run())?.counts).toEqual({ created: 3 });
+    const ids = async (name: string) => (await row(name))?.id;
+    expect([await ids("io.github.acme/beacon"), await ids("io.gitlab.acme/beacon"), await ids("com.acme/Beacon")]).toEqual([
+      "acme-beacon",
+      "acme-beacon-8",
+      "acme-beacon-9",
+    ]);
+  });
+
   it("local edits keep the admin's words while what the entry runs follows upstream; a new package forgets its 'Works here'", async () => {
     up.servers.push({ name: "io.github.acme/compass", description: "Points north", version: "1.0.0", updatedAt: later() });
     expect((await sync.run())?.counts).toEqual({ created: 1 });
