@@ -16,6 +16,7 @@ export const SYNC_TEXT = {
   never: "Not run yet",
   status: { running: "Running", ok: "Last run succeeded", failed: "Last run failed" } as Record<string, string>,
   skippedTitle: (n: number) => `${n} skipped ${n === 1 ? "entry" : "entries"}`,
+  skippedFirst: (n: number) => `The first ${n} with their reasons:`,
   deprecated: "Deprecated: its publisher marked this version deprecated in the registry.",
   withdrawn: "Withdrawn: the registry this entry came from deleted it. It is no longer listed; deployments of it keep working.",
   withdrawnDeployment: "Its catalogue entry was withdrawn by the registry it came from. This deployment keeps working.",

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { startFakeRegistry, type FakeRegistry } from "~support/fake-registry.js";
+import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync.js";
 import { createLogger } from "../../log.js";
 import { valid } from "../catalog/submissions-test-support.js";
 import { COLLISION, importEntries, OWN_NAMESPACE } from "./importer.js";
@@ -118,6 +119,23 @@ describe("registry sync: what it never takes", () => {
     const mine = await user.post("/api/mcp-servers", { ...valid, id: "squatted", name: "Squatted", description: "Mine" });
     expect(mine.status, await mine.clone().text()).toBe(201);
     up.servers.splice(-2);
+  });
+
+  it("the admin page counts every skipped entry and lists the first hundred with their reasons", async () => {
+    const bad = Array.from({ length: 105 }, (_, i) => ({
+      name: `io.github.acme/bad-${i}`,
+      raw: { name: `io.github.acme/bad-${i}` },
+      updatedAt: later(),
+    }));
+    up.servers.push(...bad);
+    const r = await sync.run();
+    expect(r?.counts).toEqual({ skipped: 105 });
+    const status = (await (await admin.get("/api/admin/registry-sync")).json()) as SyncStatus;
+    expect(status.skipped).toHaveLength(100);
+    const page = await (await admin.get("/admin/mcp-servers")).text();
+    expect(page).toContain(SYNC_TEXT.skippedTitle(105));
+    expect(page).toContain(SYNC_TEXT.skippedFirst(100));
+    up.servers.splice(up.servers.length - bad.length);
   });
 
   it("names that come to the same id are numbered past the highest taken, in one read each", async () => {

@@ -66,7 +66,12 @@ export function RegistrySyncCard({ sync }: { sync: SyncStatus }) {
           {sync.error && <Alert kind="error">{sync.error}</Alert>}
           {sync.skipped.length > 0 && (
             <details>
-              <summary className="cursor-pointer text-slate-700 dark:text-slate-300">{SYNC_TEXT.skippedTitle(sync.skipped.length)}</summary>
+              <summary className="cursor-pointer text-slate-700 dark:text-slate-300">
+                {SYNC_TEXT.skippedTitle(Math.max(sync.counts.skipped ?? 0, sync.skipped.length))}
+              </summary>
+              {(sync.counts.skipped ?? 0) > sync.skipped.length && (
+                <p className="mt-2 text-slate-600 dark:text-slate-400">{SYNC_TEXT.skippedFirst(sync.skipped.length)}</p>
+              )}
               <ul className="mt-2 space-y-1">
                 {sync.skipped.map((s, i) => (
                   <li key={i} className="break-words">
