@@ -34,9 +34,15 @@ export interface RegistryListParams {
   version?: string;
 }
 
-/** Approved entries in registry-name order, for cursor pagination. */
+/**
+ * Approved entries in registry-name order, for cursor pagination. Asked for changes
+ * (`updatedSince`), withdrawn ones too: a registry that follows this one learns they were deleted.
+ */
 export async function listByRegistryName(db: Db, p: RegistryListParams): Promise<ServerRow[]> {
-  const conds: SQL[] = [eq(mcpServers.isApproved, true), sql`${mcpServers.registryName} is not null`];
+  const listed = p.updatedSince
+    ? sql`(${mcpServers.isApproved} or ${mcpServers.withdrawnAt} is not null)`
+    : eq(mcpServers.isApproved, true);
+  const conds: SQL[] = [listed, sql`${mcpServers.registryName} is not null`];
   if (p.after) conds.push(sql`${mcpServers.registryName} > ${p.after}`);
   if (p.search) {
     const like = `%${p.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

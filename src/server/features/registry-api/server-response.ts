@@ -64,7 +64,8 @@ export function toServerResponse(r: ServerRow) {
     },
     _meta: {
       [OFFICIAL]: {
-        status: "active",
+        // What its own registry said of it, or withdrawn here: a registry following this one learns it too.
+        status: r.withdrawnAt ? "deleted" : r.upstreamStatus === "deprecated" ? "deprecated" : "active",
         publishedAt: r.createdAt.toISOString(),
         updatedAt: r.updatedAt.toISOString(),
         isLatest: true,
