@@ -8,9 +8,12 @@ import { syncState } from "./sync-repo.js";
 
 export function registrySyncGauges(registry: Registry, d: { db: Db; log: Logger; upstream: string }): void {
   const registers = [registry];
+  // One read of the row per scrape, whatever the number of gauges.
+  let last: { at: number; state: ReturnType<typeof syncState> } | undefined;
   const read = async () => {
+    if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), state: syncState(d.db, d.upstream) };
     try {
-      return await syncState(d.db, d.upstream);
+      return await last.state;
     } catch (e) {
       d.log.warn({ err: e }, "metrics: could not read the registry sync");
       return undefined;
@@ -33,6 +36,24 @@ export function registrySyncGauges(registry: Registry, d: { db: Db; log: Logger;
     aggregator: "max",
     async collect() {
       this.set((await read())?.status === "failed" ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "switchboard_registry_sync_running",
+    help: "1 while a registry sync run is under way (in any process), else 0",
+    registers,
+    aggregator: "max",
+    async collect() {
+      this.set((await read())?.status === "running" ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "switchboard_registry_sync_pages",
+    help: "Pages the registry sync's last (or current) run has read: its progress",
+    registers,
+    aggregator: "max",
+    async collect() {
+      this.set((await read())?.progress.pages ?? 0);
     },
   });
   new Gauge({

@@ -348,6 +348,8 @@ describe("registry sync", () => {
     const metrics = await (await t.app.request("/metrics", { headers: { authorization: `Bearer ${METRICS}` } })).text();
     expect(metrics).toMatch(/^switchboard_registry_sync_entries\{action="created"\} 1$/m);
     expect(metrics).toMatch(/^switchboard_registry_sync_failing 0$/m);
+    expect(metrics).toMatch(/^switchboard_registry_sync_running 0$/m);
+    expect(metrics).toMatch(/^switchboard_registry_sync_pages 1$/m);
     const last = Number(/^switchboard_registry_sync_last_success_timestamp_seconds (\S+)$/m.exec(metrics)?.[1]);
     expect(Date.now() / 1000 - last).toBeLessThan(60);
   });
