@@ -8,6 +8,7 @@ import { createTestApp, freePort, signedInUser, type Client, type TestApp } from
 import { addCatalogEntry, alive, registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { newApiKey, sdkClient, textOf } from "~support/gateway.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
+import { until } from "~support/wait.js";
 import { PY_FIXTURE, pythonIndexUnavailable, startPythonIndex, type PythonIndex } from "~support/python-index.js";
 import { UVX_TEXT } from "./uvx.js";
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     RESTART_BACKOFF_MS: "200",
     DEPLOY_START_TIMEOUT_MS: "20000",
+    ADMIN_EMAILS: "admin@example.com",
   });
   await t.listen();
   repo = await createFixtureRepo({ fixture: "python-server" });
@@ -284,4 +286,18 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
       await plain.cleanup();
     }
   }, 480_000);
+
+  it("an admin's 'Check now' of a uvx entry installs it from the index, starts it with a placeholder key and records that it works", async () => {
+    await addCatalogEntry(t, "pycheck", `uvx ${PY_FIXTURE}==1.0.0`, [{ key: "Greeting", env_var: "GREETING", description: "What to say" }]);
+    const admin = await signedInUser(t, "admin@example.com");
+    const r = await admin.post("/api/admin/mcp-servers/pycheck/check");
+    expect(r.status, await r.clone().text()).toBe(202);
+    const outcome = async () =>
+      (await t.db.database.pool.query("select outcome, outcome_tools from catalog_listings where server_id = 'pycheck'")).rows[0] as
+        { outcome: string | null; outcome_tools: number | null } | undefined;
+    const done = await until(outcome, (o) => o?.outcome != null, 180_000, 250);
+    expect(done).toMatchObject({ outcome: "works" });
+    expect(done!.outcome_tools).toBeGreaterThanOrEqual(4);
+    expect(await (await t.app.request("/server/pycheck")).text()).toContain(`listed ${done!.outcome_tools} tools`);
+  }, 240_000);
 });
