@@ -90,6 +90,37 @@ describe("directory paging", () => {
     },
   );
 
+  it.each(["sort=newest", "sort=name", "sort=popular", "q=twin"])(
+    "by cursor, entries added or removed between pages shift nothing: every entry listed throughout comes once (%s)",
+    async (query) => {
+      const before = await byCursor(`category=Featured&${query}`, 8);
+      let round = 0;
+      const removed: string[] = [];
+      const during = await byCursor(`category=Featured&${query}`, 8, async (seen) => {
+        round++;
+        // A new look-alike lands ahead of the place reached (newest, most used) or anywhere (A-Z)...
+        await t.db.database.pool.query(
+          `insert into mcp_servers (id, name, description, category, type, source, tags, is_approved, recent_users, created_at)
+           values ($1, 'Same Name', 'Twin entry new', 'Featured', 'Community', 'imported', array['twin'], true, 900, now())`,
+          [`new-${String(round).padStart(3, "0")}`],
+        );
+        // ...and two already seen go: the first, and the page's last (the place reached itself).
+        for (const id of [seen[0]!, seen[seen.length - 1]!]) {
+          await t.db.database.pool.query("update mcp_servers set is_approved = false where id = $1", [id]);
+          removed.push(id);
+        }
+        await invalidateCatalog(t.db.database.db);
+      });
+      expect(round).toBeGreaterThan(5);
+      expect(during.filter((id) => !id.startsWith("new-"))).toEqual(before);
+      expect(new Set(during).size).toBe(during.length);
+      // Back to the entries the next test starts from.
+      await t.db.database.pool.query("delete from mcp_servers where id like 'new-%'");
+      await t.db.database.pool.query("update mcp_servers set is_approved = true where id = any($1)", [removed]);
+      await invalidateCatalog(t.db.database.db);
+    },
+  );
+
   it("refuses a cursor it did not give, or one more than an hour old, with the reason", async () => {
     const bad = await get("/api/mcp-servers?cursor=not-a-cursor");
     expect(bad.status).toBe(400);

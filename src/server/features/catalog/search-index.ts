@@ -254,6 +254,13 @@ export class SearchIndex {
       : slotsInOrder(ordinals, this.nwOrder, this.nw, this.cols.n);
   }
 
+  /** Where the entry `id` is in `ordered` (-1: not there): a cursor's page goes on after it. */
+  positionOf(ordered: ArrayLike<number>, id: string): number {
+    const ids = this.cols.ids;
+    for (let k = 0; k < ordered.length; k++) if (ids[ordered[k]!] === id) return k;
+    return -1;
+  }
+
   idsOf(ordinals: ArrayLike<number>): string[] {
     return Array.from(ordinals, (o) => this.cols.ids[o]!);
   }

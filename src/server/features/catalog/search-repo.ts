@@ -19,6 +19,8 @@ export type { CardRow } from "./index-repo.js";
 const COUNT_CAP = SEARCH_COUNT_CAP;
 /** Relevance is computed among this many most-used matches, which bounds the work per query. */
 const RELEVANCE_CANDIDATES = 300;
+/** Entries a cursor's listing may gain ahead of its place between two pages, still ranked. */
+const SHIFT_ROOM = 100;
 
 /** The approved entries' cards with these ids, in the order given (an entry gone meanwhile is left out). */
 export async function cardsByIds(db: Db, ids: string[]): Promise<CardRow[]> {
@@ -46,19 +48,46 @@ async function browse(db: Db, p: SearchParams): Promise<{ rows: CardRow[]; total
   // by code point ("C"), as the search index does (search-columns.ts), whatever the database's locale.
   const name = sql`lower(${mcpServers.name}) collate "C"`;
   const id = sql`${mcpServers.id} collate "C"`;
+  const users = usersOf(p.asOf);
   const order: SQL[] =
-    p.sort === "name" ? [name, id] : p.sort === "newest" ? [desc(mcpServers.createdAt), id] : [sql`${usersOf(p.asOf)} desc`, name, id];
+    p.sort === "name" ? [name, id] : p.sort === "newest" ? [desc(mcpServers.createdAt), id] : [sql`${users} desc`, name, id];
+  const after = p.after?.length ? await keyAfter(db, p, name, id, users) : undefined;
   const [total, rows] = await Promise.all([
     countExact(db, where),
     db
       .select(cardColumns)
       .from(mcpServers)
-      .where(where)
+      .where(after ? and(where, after) : where)
       .orderBy(...order)
       .limit(p.limit)
-      .offset(p.offset),
+      .offset(after ? 0 : p.offset),
   ]);
   return { rows, total };
+}
+
+/**
+ * What comes after the previous page's last entry in the listing's order, by its sort key as it is
+ * now (its row is read whether or not it is still listed; the one before it if it was deleted);
+ * undefined when all are gone.
+ */
+async function keyAfter(db: Db, p: SearchParams, name: SQL, id: SQL, users: SQL): Promise<SQL | undefined> {
+  const ids = p.after!;
+  const found = await db
+    .select({
+      id: mcpServers.id,
+      name: sql<string>`${name}`,
+      created: sql<string>`${mcpServers.createdAt}::text`,
+      users: sql<number>`${users}`,
+    })
+    .from(mcpServers)
+    .where(sql`${mcpServers.id} in ${ids}`);
+  const k = ids.map((i) => found.find((f) => f.id === i)).find((f) => f !== undefined);
+  if (!k) return undefined;
+  const afterId = sql`${id} > ${k.id} collate "C"`;
+  if (p.sort === "name") return sql`(${name} > ${k.name} or (${name} = ${k.name} and ${afterId}))`;
+  if (p.sort === "newest")
+    return sql`(${mcpServers.createdAt} < ${k.created}::timestamptz or (${mcpServers.createdAt} = ${k.created}::timestamptz and ${afterId}))`;
+  return sql`(${users} < ${k.users} or (${users} = ${k.users} and (${name} > ${k.name} or (${name} = ${k.name} and ${afterId}))))`;
 }
 
 /**
@@ -86,11 +115,20 @@ export async function searchServers(db: Db, p: SearchParams): Promise<{ rows: Ca
   const sort = p.sort ?? "relevance";
   const ordered =
     sort === "relevance"
-      ? index.relevance(matches, words, q, Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit), p.asOf)
+      ? index.relevance(matches, words, q, Math.max(RELEVANCE_CANDIDATES, p.offset + p.limit + SHIFT_ROOM), p.asOf)
       : sort === "popular"
         ? index.popular(matches.ordinals, p.asOf)
         : index.sortBy(matches.ordinals, sort);
-  return { rows: await cardsByIds(db, index.idsOf(ordered.slice(p.offset, p.offset + p.limit))), total };
+  // A cursor's page goes on after its previous page's last entry, wherever that is now.
+  let start = p.offset;
+  for (const id of p.after ?? []) {
+    const at = index.positionOf(ordered, id);
+    if (at >= 0) {
+      start = at + 1;
+      break;
+    }
+  }
+  return { rows: await cardsByIds(db, index.idsOf(ordered.slice(start, start + p.limit))), total };
 }
 
 /** Up to `limit` approved servers: same category first, then shared tags, then use count. */

@@ -17,6 +17,12 @@ export interface SearchParams {
    * (popularityAsOf): their old place is kept, so paging on never skips or repeats one.
    */
   asOf?: ReadonlyMap<string, number>;
+  /**
+   * The last entries of a cursor's previous page, its last first: the page goes on after the first
+   * of them still there, wherever it now is, so entries added or removed meanwhile shift nothing
+   * (`offset` is the fallback when all are gone).
+   */
+  after?: string[];
 }
 
 /** Words of a query: only letters and digits ever reach to_tsquery. */

@@ -52,6 +52,8 @@ const cursorShape = z.object({
   sort: listQuery.shape.sort,
   works: listQuery.shape.works,
   pageSize: z.number().int().min(1).max(100),
+  /** the previous page's last entries, its last first: the next page starts after them (entries added or removed meanwhile shift nothing) */
+  after: z.array(z.string().max(200)).max(3).optional(),
 });
 type Cursor = z.infer<typeof cursorShape>;
 /** Paging on by cursor keeps the order the listing began with for this long (popularity_changes keeps two hours). */
@@ -89,6 +91,7 @@ export async function listServers(db: Db, query: ListQuery) {
     sort: q.sort ?? (q.q ? "relevance" : "popular"),
     limit: pageSize,
     offset: (q.page - 1) * pageSize,
+    after: c?.after,
   } as const;
   const asOf = c && params.sort !== "name" && params.sort !== "newest" ? await popularityAsOf(db, new Date(c.at)) : undefined;
   // As of now (nothing moved since the listing began), the page is the same as anyone's: cached.
@@ -98,7 +101,18 @@ export async function listServers(db: Db, query: ListQuery) {
   const totalPages = Math.max(1, Math.ceil(total / pageSize));
   const next: Cursor | null =
     q.page < totalPages && rows.length > 0
-      ? { v: 1, at, page: q.page + 1, q: q.q, category: q.category, type: q.type, sort: q.sort, works: q.works, pageSize }
+      ? {
+          v: 1,
+          at,
+          page: q.page + 1,
+          q: q.q,
+          category: q.category,
+          type: q.type,
+          sort: q.sort,
+          works: q.works,
+          pageSize,
+          after: rows.slice(-3).map((r) => r.id).reverse(),
+        }
       : null;
   return {
     data: rows.map(toCatalogServer),
