@@ -111,7 +111,10 @@ export async function listServers(db: Db, query: ListQuery) {
           sort: q.sort,
           works: q.works,
           pageSize,
-          after: rows.slice(-3).map((r) => r.id).reverse(),
+          after: rows
+            .slice(-3)
+            .map((r) => r.id)
+            .reverse(),
         }
       : null;
   return {
