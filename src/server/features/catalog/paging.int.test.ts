@@ -121,6 +121,22 @@ describe("directory paging", () => {
     },
   );
 
+  it("a forged cursor naming a pending entry learns nothing of it: the page is the one a made-up id gives", async () => {
+    await t.db.database.pool.query(
+      `insert into mcp_servers (id, name, description, category, type, source, tags, is_approved)
+       values ('hidden-pending', 'Same Name M', 'Not reviewed', 'Featured', 'Community', 'user_submitted', array['twin'], false)`,
+    );
+    const forge = (after: string[]) =>
+      Buffer.from(JSON.stringify({ v: 1, at: Date.now(), page: 2, pageSize: 5, sort: "name", category: "Featured", after })).toString(
+        "base64url",
+      );
+    const pending = await get(`/api/mcp-servers?cursor=${forge(["hidden-pending"])}`);
+    const madeUp = await get(`/api/mcp-servers?cursor=${forge(["no-such-entry"])}`);
+    expect(pending.status).toBe(200);
+    expect(pending.body.data.map((s) => s.id)).toEqual(madeUp.body.data.map((s) => s.id));
+    await t.db.database.pool.query("delete from mcp_servers where id = 'hidden-pending'");
+  });
+
   it("refuses a cursor it did not give, or one more than an hour old, with the reason", async () => {
     const bad = await get("/api/mcp-servers?cursor=not-a-cursor");
     expect(bad.status).toBe(400);

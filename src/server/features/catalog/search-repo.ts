@@ -67,7 +67,7 @@ async function browse(db: Db, p: SearchParams): Promise<{ rows: CardRow[]; total
 
 /**
  * What comes after the previous page's last entry in the listing's order, by its sort key as it is
- * now (its row is read whether or not it is still listed; the one before it if it was deleted);
+ * now (its row is read while it is listed or withdrawn; the one before it otherwise);
  * undefined when all are gone.
  */
 async function keyAfter(db: Db, p: SearchParams, name: SQL, id: SQL, users: SQL): Promise<SQL | undefined> {
@@ -80,7 +80,9 @@ async function keyAfter(db: Db, p: SearchParams, name: SQL, id: SQL, users: SQL)
       users: sql<number>`${users}`,
     })
     .from(mcpServers)
-    .where(sql`${mcpServers.id} in ${ids}`);
+    // Only an entry anyone may see (listed, or withdrawn with its page kept): a forged cursor must
+    // not learn where a pending entry would sort.
+    .where(sql`${mcpServers.id} in ${ids} and (${mcpServers.isApproved} or ${mcpServers.withdrawnAt} is not null)`);
   const k = ids.map((i) => found.find((f) => f.id === i)).find((f) => f !== undefined);
   if (!k) return undefined;
   const afterId = sql`${id} > ${k.id} collate "C"`;
