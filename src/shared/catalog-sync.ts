@@ -19,7 +19,7 @@ export const SYNC_TEXT = {
   skippedFirst: (n: number) => `The first ${n} with their reasons:`,
   deprecated: "Deprecated: its publisher marked this version deprecated in the registry.",
   withdrawn: "Withdrawn: the registry this entry came from deleted it. It is no longer listed; deployments of it keep working.",
-  withdrawnDeployment: "Its catalogue entry was withdrawn by the registry it came from. This deployment keeps working.",
+  withdrawnDeployment: "Its catalogue entry was withdrawn: it is no longer listed. This deployment keeps working.",
   localEdits: "Local edits",
   localEditsHint: "Edited here: the registry sync keeps these edits.",
   takeUpstream: "Take upstream",

@@ -71,7 +71,7 @@ export const listQuery = z.object({
   page: z.coerce.number().int().min(1).max(10_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(30),
   /** the previous answer's nextCursor: the next page of the same listing, in the order it began with */
-  cursor: z.string().max(2000).optional(),
+  cursor: z.string().max(6000).optional(),
 });
 export type ListQuery = z.infer<typeof listQuery>;
 

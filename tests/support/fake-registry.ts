@@ -15,7 +15,7 @@ export interface UpstreamServer {
   packages?: unknown[];
 }
 
-export type Hostile = "none" | "huge" | "loop" | "nonce" | "slow" | "trickle" | "not-json" | "error";
+export type Hostile = "none" | "huge" | "crowded" | "loop" | "nonce" | "slow" | "trickle" | "not-json" | "error";
 
 export interface FakeRegistry {
   url: string;
@@ -89,6 +89,12 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ ...body, metadata: { count: page.length, nextCursor: "0" } }));
         return;
+      case "crowded": {
+        // Far more entries than the page size asked for.
+        const crowd = Array.from({ length: 150 }, (_, i) => item({ name: `io.github.crowd/c${i}`, updatedAt: "2026-11-01T00:00:00Z" }));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ servers: crowd, metadata: { count: 150 } }));
+        return;
+      }
       case "nonce": {
         // The first page again and again, each time under a new cursor.
         const first = matching.slice(0, state.pageSize).map(item);

@@ -121,13 +121,35 @@ describe("directory paging", () => {
     },
   );
 
+  it("by cursor, a page's last entry renamed to sort first keeps marking the place reached (sort=name)", async () => {
+    const before = await byCursor("category=Featured&sort=name", 8);
+    const during = await byCursor("category=Featured&sort=name", 8, async (seen) => {
+      await t.db.database.pool.query("update mcp_servers set name = 'AAA renamed' where id = $1", [seen[seen.length - 1]]);
+      await invalidateCatalog(t.db.database.db);
+    });
+    expect(during).toEqual(before);
+    await t.db.database.pool.query("update mcp_servers set name = 'Same Name' where id like 'same-%'");
+    await invalidateCatalog(t.db.database.db);
+  });
+
+  it("by cursor, every entry already read withdrawn meanwhile loses no page (the total shrinks under the reader)", async () => {
+    const before = await byCursor("category=Featured&sort=name", 8);
+    const during = await byCursor("category=Featured&sort=name", 8, async (seen) => {
+      await t.db.database.pool.query("update mcp_servers set is_approved = false where id = any($1)", [seen]);
+      await invalidateCatalog(t.db.database.db);
+    });
+    expect(during).toEqual(before);
+    await t.db.database.pool.query("update mcp_servers set is_approved = true where id like 'same-%'");
+    await invalidateCatalog(t.db.database.db);
+  });
+
   it("a forged cursor naming a pending entry learns nothing of it: the page is the one a made-up id gives", async () => {
     await t.db.database.pool.query(
       `insert into mcp_servers (id, name, description, category, type, source, tags, is_approved)
        values ('hidden-pending', 'Same Name M', 'Not reviewed', 'Featured', 'Community', 'user_submitted', array['twin'], false)`,
     );
     const forge = (after: string[]) =>
-      Buffer.from(JSON.stringify({ v: 1, at: Date.now(), page: 2, pageSize: 5, sort: "name", category: "Featured", after })).toString(
+      Buffer.from(JSON.stringify({ v: 1, at: Date.now(), page: 2, pageSize: 5, sort: "newest", category: "Featured", after })).toString(
         "base64url",
       );
     const pending = await get(`/api/mcp-servers?cursor=${forge(["hidden-pending"])}`);

@@ -5,6 +5,7 @@ import type { Db } from "../../db/client.js";
 import { catalogListings, mcpServers } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
 import type { NewServerRow, ServerRow } from "./repo.js";
+import { seenByAll } from "./search-sql.js";
 
 /** Import writes run inside the importer's per-entry transaction; it clears the cache once at the end. */
 export async function insertImported(db: Db, row: NewServerRow): Promise<void> {
@@ -39,9 +40,7 @@ export interface RegistryListParams {
  * (`updatedSince`), withdrawn ones too: a registry that follows this one learns they were deleted.
  */
 export async function listByRegistryName(db: Db, p: RegistryListParams): Promise<ServerRow[]> {
-  const listed = p.updatedSince
-    ? sql`(${mcpServers.isApproved} or ${mcpServers.withdrawnAt} is not null)`
-    : eq(mcpServers.isApproved, true);
+  const listed = p.updatedSince ? seenByAll() : eq(mcpServers.isApproved, true);
   const conds: SQL[] = [listed, sql`${mcpServers.registryName} is not null`];
   if (p.after) conds.push(sql`${mcpServers.registryName} > ${p.after}`);
   if (p.search) {
@@ -86,11 +85,15 @@ export async function freeIdFor(db: Db, base: string): Promise<string> {
     .select({ id: mcpServers.id })
     .from(mcpServers)
     .where(
-      sql`${mcpServers.id} = ${base} or (${mcpServers.id} like ${`${base.replace(/[\\%_]/g, "\\$&")}-%`} and substr(${mcpServers.id}, ${base.length + 2}) ~ '^[0-9]{1,9}$')`,
+      sql`${mcpServers.id} = ${base} or (${mcpServers.id} like ${`${base.replace(/[\\%_]/g, "\\$&")}-%`} and substr(${mcpServers.id}, ${base.length + 2}) ~ '^[0-9]{1,40}$')`,
     );
   if (!taken.some((r) => r.id === base)) return base;
-  const highest = taken.reduce((max, r) => Math.max(max, Number(r.id.slice(base.length + 1)) || 0), 1);
-  return `${base}-${highest + 1}`;
+  // Any number of digits (an upstream could take base-999999999 on purpose): compared as big integers.
+  const highest = taken.reduce((max, r) => {
+    const n = /^\d+$/.test(r.id.slice(base.length + 1)) ? BigInt(r.id.slice(base.length + 1)) : 0n;
+    return n > max ? n : max;
+  }, 1n);
+  return `${base}-${highest + 1n}`;
 }
 
 /** The entry that holds `name`, compared without case (registry names are matched so): an exact match first. */
@@ -113,7 +116,16 @@ export async function findByRegistryNameAny(db: Db, name: string): Promise<Serve
 export async function forgetCheck(db: Db, id: string): Promise<void> {
   await db
     .update(catalogListings)
-    .set({ outcome: null, outcomeTools: null, outcomeDetail: null, candidate: null, candidateAt: null })
+    // A check under way ran the old one: it is disowned (its listing is not saved, its deployment goes).
+    .set({
+      outcome: null,
+      outcomeTools: null,
+      outcomeDetail: null,
+      candidate: null,
+      candidateAt: null,
+      checkStatus: null,
+      checkDetail: null,
+    })
     .where(eq(catalogListings.serverId, id));
   await db.update(mcpServers).set({ checkOutcome: null }).where(eq(mcpServers.id, id));
 }

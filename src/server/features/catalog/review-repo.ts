@@ -1,6 +1,6 @@
 // Review of submissions: the admin's lists and counts, approving and rejecting, and what a
 // submitter sees of their own entries (My submissions).
-import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, mcpServers, profiles, rejectedSubmissions } from "../../db/schema.js";
 import { invalidateCatalog } from "./cache.js";
@@ -71,15 +71,18 @@ export async function setApproval(db: Db, id: string, approved: boolean): Promis
 
 /**
  * A rejection: the pending entry goes and its submitter keeps a line of it (My submissions),
- * together. An entry the registry sync keeps in step is withdrawn here instead, for good: deleted,
- * its registry's next change would bring it back.
+ * together. An imported entry (the registry sync's, or a file's) is withdrawn here instead, for
+ * good, and answers 404 like a deleted one: deleted, its registry's next change or the next import
+ * would bring it back.
  */
 export async function deletePending(db: Db, id: string): Promise<boolean> {
   const gone = await db.transaction(async (tx) => {
     const [held] = await tx
       .update(mcpServers)
       .set({ adminHold: "rejected", withdrawnAt: new Date(), updatedAt: new Date() })
-      .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt), isNotNull(mcpServers.upstream)))
+      .where(
+        and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt), eq(mcpServers.source, "imported")),
+      )
       .returning({ id: mcpServers.id });
     if (held) return true;
     const [row] = await tx

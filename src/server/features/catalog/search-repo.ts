@@ -10,7 +10,7 @@ import { catalogIndex } from "./catalog-index.js";
 import { cachedEach } from "./cache.js";
 import { approvedCardsByIds, cardColumns, type CardRow } from "./index-repo.js";
 import { findServer, type ServerRow } from "./repo.js";
-import { filtersOf, prefixQuery, queryWords, usersOf, type SearchParams } from "./search-sql.js";
+import { filtersOf, prefixQuery, queryWords, seenByAll, usersOf, type SearchParams } from "./search-sql.js";
 
 export { prefixQuery, queryWords, type SearchParams } from "./search-sql.js";
 export type { CardRow } from "./index-repo.js";
@@ -66,30 +66,30 @@ async function browse(db: Db, p: SearchParams): Promise<{ rows: CardRow[]; total
 }
 
 /**
- * What comes after the previous page's last entry in the listing's order, by its sort key as it is
- * now (its row is read while it is listed or withdrawn; the one before it otherwise);
- * undefined when all are gone.
+ * What comes after the previous page's last entry in the listing's order. By name or popularity,
+ * by the key the cursor carries (the entry's name and count as that page had them), so nothing
+ * done to the entry since (renamed, withdrawn) moves the place. Newest first, by its creation
+ * time (which never changes), read from the first of the page's last entries anyone may still see;
+ * undefined when none is.
  */
 async function keyAfter(db: Db, p: SearchParams, name: SQL, id: SQL, users: SQL): Promise<SQL | undefined> {
   const ids = p.after!;
+  const afterId = (last: string) => sql`${id} > ${last} collate "C"`;
+  if (p.sort !== "newest" && p.afterKey) {
+    const kName = sql`lower(${p.afterKey.name}) collate "C"`;
+    const byName = sql`(${name} > ${kName} or (${name} = ${kName} and ${afterId(ids[0]!)}))`;
+    return p.sort === "name" ? byName : sql`(${users} < ${p.afterKey.users} or (${users} = ${p.afterKey.users} and ${byName}))`;
+  }
+  if (p.sort !== "newest") return undefined;
   const found = await db
-    .select({
-      id: mcpServers.id,
-      name: sql<string>`${name}`,
-      created: sql<string>`${mcpServers.createdAt}::text`,
-      users: sql<number>`${users}`,
-    })
+    .select({ id: mcpServers.id, created: sql<string>`${mcpServers.createdAt}::text` })
     .from(mcpServers)
     // Only an entry anyone may see (listed, or withdrawn with its page kept): a forged cursor must
-    // not learn where a pending entry would sort.
-    .where(sql`${mcpServers.id} in ${ids} and (${mcpServers.isApproved} or ${mcpServers.withdrawnAt} is not null)`);
+    // not learn when a pending entry was made.
+    .where(sql`${mcpServers.id} in ${ids} and ${seenByAll()}`);
   const k = ids.map((i) => found.find((f) => f.id === i)).find((f) => f !== undefined);
   if (!k) return undefined;
-  const afterId = sql`${id} > ${k.id} collate "C"`;
-  if (p.sort === "name") return sql`(${name} > ${k.name} or (${name} = ${k.name} and ${afterId}))`;
-  if (p.sort === "newest")
-    return sql`(${mcpServers.createdAt} < ${k.created}::timestamptz or (${mcpServers.createdAt} = ${k.created}::timestamptz and ${afterId}))`;
-  return sql`(${users} < ${k.users} or (${users} = ${k.users} and (${name} > ${k.name} or (${name} = ${k.name} and ${afterId}))))`;
+  return sql`(${mcpServers.createdAt} < ${k.created}::timestamptz or (${mcpServers.createdAt} = ${k.created}::timestamptz and ${afterId(k.id)}))`;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface SearchParams {
    * (`offset` is the fallback when all are gone).
    */
   after?: string[];
+  /** the name and count the first of `after` had on its page: its place, whatever became of it since */
+  afterKey?: { name: string; users: number };
 }
 
 /** Words of a query: only letters and digits ever reach to_tsquery. */
@@ -50,6 +52,13 @@ export function filtersOf(p: SearchParams): SQL[] {
 }
 
 /** recent_users, or its value as of a cursor's start for the entries that changed since. */
+/**
+ * An entry anyone may see: listed, or withdrawn by its registry (unlisted, its page kept for whoever
+ * deployed it). Never a pending one, nor one an admin took off the list or rejected.
+ */
+export const seenByAll = (): SQL =>
+  sql`(${mcpServers.isApproved} or (${mcpServers.withdrawnAt} is not null and ${mcpServers.adminHold} is null))`;
+
 export function usersOf(asOf: ReadonlyMap<string, number> | undefined): SQL {
   if (!asOf?.size) return sql`${mcpServers.recentUsers}`;
   return sql`coalesce((${JSON.stringify(Object.fromEntries(asOf))}::jsonb ->> ${mcpServers.id})::int, ${mcpServers.recentUsers})`;

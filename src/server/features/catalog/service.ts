@@ -54,6 +54,8 @@ const cursorShape = z.object({
   pageSize: z.number().int().min(1).max(100),
   /** the previous page's last entries, its last first: the next page starts after them (entries added or removed meanwhile shift nothing) */
   after: z.array(z.string().max(200)).max(3).optional(),
+  /** the name and count (as the listing ordered it) the last of them had then: its place */
+  afterKey: z.object({ name: z.string().max(1000), users: z.number().int().min(0) }).optional(),
 });
 type Cursor = z.infer<typeof cursorShape>;
 /** Paging on by cursor keeps the order the listing began with for this long (popularity_changes keeps two hours). */
@@ -92,6 +94,7 @@ export async function listServers(db: Db, query: ListQuery) {
     limit: pageSize,
     offset: (q.page - 1) * pageSize,
     after: c?.after,
+    afterKey: c?.afterKey,
   } as const;
   const asOf = c && params.sort !== "name" && params.sort !== "newest" ? await popularityAsOf(db, new Date(c.at)) : undefined;
   // As of now (nothing moved since the listing began), the page is the same as anyone's: cached.
@@ -99,8 +102,11 @@ export async function listServers(db: Db, query: ListQuery) {
     ? await searchServers(db, { ...params, asOf })
     : await cached(db, `search:${JSON.stringify(params)}`, () => searchServers(db, params));
   const totalPages = Math.max(1, Math.ceil(total / pageSize));
+  // Paged by cursor, a full page has a next one even if the total shrank meanwhile (entries ahead
+  // of the place reached were withdrawn): the total is counted again on each page.
+  const more = q.page < totalPages || (c !== undefined && rows.length === pageSize);
   const next: Cursor | null =
-    q.page < totalPages && rows.length > 0
+    more && rows.length > 0
       ? {
           v: 1,
           at,
@@ -115,6 +121,7 @@ export async function listServers(db: Db, query: ListQuery) {
             .slice(-3)
             .map((r) => r.id)
             .reverse(),
+          afterKey: { name: rows.at(-1)!.name, users: asOf?.get(rows.at(-1)!.id) ?? rows.at(-1)!.recentUsers },
         }
       : null;
   return {
@@ -127,10 +134,12 @@ export async function listServers(db: Db, query: ListQuery) {
 /**
  * A server as its page sees it: pending or rejected entries exist only for admins. An entry its
  * registry withdrew is unlisted but keeps its page, which says so (whoever deployed it finds it).
+ * (search-sql.ts seenByAll says the same in SQL.)
  */
 export async function getServer(db: Db, id: string, viewer: Viewer | null): Promise<ServerRow> {
   const row = await cached(db, `server:${id}`, () => findServer(db, id));
-  if (!row || (!row.isApproved && !row.withdrawnAt && !viewer?.isAdmin)) throw new AppError("not_found", CATALOG_TEXT.notFound);
+  const seen = row && (row.isApproved || (row.withdrawnAt && !row.adminHold));
+  if (!row || (!seen && !viewer?.isAdmin)) throw new AppError("not_found", CATALOG_TEXT.notFound);
   return row;
 }
 

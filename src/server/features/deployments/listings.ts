@@ -89,9 +89,13 @@ export async function saveCapabilities(db: Db, server: ServerRef, caps: Capabili
 
 async function saveCandidate(tx: Pick<Db, "select" | "insert" | "update">, serverId: string, c: Capabilities, now: Date): Promise<void> {
   const [current] = await tx
-    .select({ approved: catalogListings.approved })
+    .select({ approved: catalogListings.approved, status: catalogListings.checkStatus })
     .from(catalogListings)
-    .where(eq(catalogListings.serverId, serverId));
+    .where(eq(catalogListings.serverId, serverId))
+    .for("update");
+  // Only the check under way speaks for the entry: one its entry's package changed under (the
+  // registry sync forgot it, registry-repo.ts forgetCheck) ran something else, and says nothing.
+  if (current?.status !== "checking") return;
   const candidate = sameListing(current?.approved as Capabilities | null, c) ? null : c;
   const values = {
     candidate,

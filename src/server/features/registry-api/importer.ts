@@ -147,6 +147,7 @@ async function fromFile(tx: Db, s: ServerJson, existing: ServerRow | undefined):
     await insertImported(tx, toRow(s, await freeId(tx, s.name)));
     return { action: "created", name: s.name };
   }
+  if (existing.adminHold === "rejected") return { action: "unchanged", name: s.name };
   const changes = changesTo(existing, toRow(s, existing.id));
   if (existing.localEdits) {
     await applyChanges(tx, existing.id, notEdited(changes));
@@ -159,6 +160,11 @@ async function fromFile(tx: Db, s: ServerJson, existing: ServerRow | undefined):
 
 async function fromUpstream(tx: Db, s: ServerJson, existing: ServerRow | undefined, meta: UpstreamMeta): Promise<ImportOutcome> {
   const upstream = { upstream: meta.upstream, upstreamStatus: meta.status, upstreamDoc: s, upstreamUpdatedAt: meta.updatedAt };
+  if (existing?.adminHold === "rejected") {
+    // An admin rejected it: nothing the registry sends changes it (the document is kept, unseen).
+    await updateImported(tx, existing.id, upstream, { touch: false });
+    return { action: "unchanged", name: s.name };
+  }
   if (meta.status === "deleted") {
     // Never deleted: whoever deployed or connected it keeps it, and its page says it was withdrawn.
     if (!existing) return { action: "unchanged", name: s.name };

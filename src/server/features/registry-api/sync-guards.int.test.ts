@@ -9,6 +9,7 @@ import { createLogger } from "../../log.js";
 import { valid } from "../catalog/submissions-test-support.js";
 import { COLLISION, importEntries, OWN_NAMESPACE } from "./importer.js";
 import { RegistrySync } from "./sync.js";
+import { saveCapabilities } from "../deployments/listings.js";
 
 let up: FakeRegistry;
 let t: TestApp;
@@ -68,6 +69,7 @@ describe("registry sync: what it never takes", () => {
     change("io.github.acme/lighthouse", { status: "active" });
     expect((await sync.run())?.counts).toEqual({ updated: 1 });
     expect(await row("io.github.acme/lighthouse")).toMatchObject({ is_approved: false, withdrawn_at: null });
+    expect((await t.app.request("/server/acme-lighthouse")).status).toBe(404);
     expect(await listed("lighthouse")).toEqual([]);
     const pending = (await (await admin.get("/api/admin/mcp-servers?status=pending")).json()) as { data: { id: string }[] };
     expect(pending.data.map((s) => s.id)).toContain("acme-lighthouse");
@@ -83,11 +85,29 @@ describe("registry sync: what it never takes", () => {
     await sync.run();
     change("io.github.acme/spammy", { status: "active" });
     await sync.run();
-    expect(await row("io.github.acme/spammy")).toMatchObject({ is_approved: false });
+    expect(await row("io.github.acme/spammy")).toMatchObject({ is_approved: false, description: "Spam spam spam" });
     expect((await row("io.github.acme/spammy"))?.withdrawn_at).not.toBeNull();
     expect(await listed("spammy")).toEqual([]);
+    // Nobody sees it: no page, nothing in this site's own registry API, even asked for changes.
+    expect((await t.app.request("/server/acme-spammy")).status).toBe(404);
+    expect((await t.app.request("/api/mcp-servers/acme-spammy")).status).toBe(404);
+    const changes = (await (await t.app.request("/v0.1/servers?updated_since=2000-01-01T00:00:00Z&limit=100")).json()) as {
+      servers: { server: { name: string } }[];
+    };
+    expect(changes.servers.map((s) => s.server.name)).not.toContain("io.github.acme/spammy");
     const stillPending = (await (await admin.get("/api/admin/mcp-servers?status=pending")).json()) as { data: { id: string }[] };
     expect(stillPending.data.map((s) => s.id)).not.toContain("acme-spammy");
+  });
+
+  it("a file-imported entry an admin rejected stays rejected through the next import", async () => {
+    const doc = { name: "io.github.acme/from-file", description: "Imported once", version: "1.0.0", packages: [] };
+    expect((await importEntries(t.db.database.db, [doc])).created).toEqual(["io.github.acme/from-file"]);
+    expect((await admin.post("/api/admin/mcp-servers/acme-from-file/unapprove")).status).toBe(200);
+    expect((await admin.del("/api/admin/mcp-servers/acme-from-file")).status).toBe(200);
+    const again = await importEntries(t.db.database.db, [{ ...doc, description: "Imported again", version: "2.0.0" }]);
+    expect(again.created).toEqual([]);
+    expect(await row("io.github.acme/from-file")).toMatchObject({ is_approved: false, description: "Imported once" });
+    expect((await t.app.request("/server/acme-from-file")).status).toBe(404);
   });
 
   it("a local entry's name is its own whatever the case, by sync or by file; names in this site's namespace are never taken", async () => {
@@ -178,13 +198,22 @@ describe("registry sync: what it never takes", () => {
     expect((await sync.run())?.counts).toEqual({ "kept-local": 1 });
     expect(await row("io.github.acme/compass")).toMatchObject({ description: "Our own words", version: "1.0.0", check_outcome: "works" });
 
-    // A new version: it runs that one now, and nobody has checked it.
+    // A new version while a check of the old one is under way: it runs that one now, nobody has
+    // checked it, and the old one's check no longer speaks for it when it lists.
+    await t.db.database.pool.query("update catalog_listings set check_status = 'checking' where server_id = 'acme-compass'");
     change("io.github.acme/compass", { version: "2.0.0" });
     expect((await sync.run())?.counts).toEqual({ "kept-local": 1 });
     expect(await row("io.github.acme/compass")).toMatchObject({ description: "Our own words", version: "2.0.0", check_outcome: null });
     expect(
       (await t.db.database.pool.query("select outcome from catalog_listings where server_id = 'acme-compass'")).rows[0].outcome,
     ).toBeNull();
+    expect(await listed("compass", "&works=1")).toEqual([]);
+    await saveCapabilities(
+      t.db.database.db,
+      { kind: "catalog", ref: "acme-compass" },
+      { tools: [{ name: "old" }], prompts: [], resources: [] },
+    );
+    expect(await row("io.github.acme/compass")).toMatchObject({ check_outcome: null });
     expect(await listed("compass", "&works=1")).toEqual([]);
     const page = (await (await t.app.request("/api/mcp-servers/acme-compass")).json()) as { check?: unknown; version?: string };
     expect(page.check ?? null).toBeNull();

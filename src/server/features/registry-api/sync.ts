@@ -245,16 +245,23 @@ export class RegistrySync {
       untold = false;
       await invalidateCatalog(this.d.db);
     };
+    const overdue = () => {
+      if (Date.now() - startedAt > MAX_RUN_MS) throw new PageError(`the run took longer than ${MAX_RUN_MS / 60_000} minutes: stopped`);
+    };
     try {
       for (;;) {
-        if (Date.now() - startedAt > MAX_RUN_MS) throw new PageError(`the run took longer than ${MAX_RUN_MS / 60_000} minutes: stopped`);
+        overdue();
         const page = await fetchPage(this.d.config, claimed.watermark, cursor);
+        // Asked for PAGE_LIMIT: a page of thousands of tiny entries is not taken (each is a transaction).
+        if (page.items.length > PAGE_LIMIT)
+          throw new PageError(`the page has ${page.items.length} entries, more than the ${PAGE_LIMIT} asked for`);
         // A cursor that changes every time around the same entries is a loop too.
         const content = createHash("sha256").update(JSON.stringify(page.items)).digest("base64");
         if (page.items.length && pagesSeen.has(content)) throw new PageError("the registry sent a page it had sent before (a loop)");
         pagesSeen.add(content);
         report.pages++;
         for (const raw of page.items) {
+          overdue();
           report.entries++;
           const item = itemOf(raw, upstream, ownNamespace);
           if (!item) {
