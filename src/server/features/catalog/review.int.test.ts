@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { ADMIN_TEXT, type AdminServer } from "~/shared/catalog.js";
-import { saveCapabilities } from "../deployments/repo.js";
+import { saveCapabilities as save, setCheckStatus, type Capabilities } from "../deployments/listings.js";
 import { startSubmissionsApp, valid } from "./submissions-test-support.js";
 
 let t: TestApp;
@@ -129,6 +129,12 @@ describe("admin review", () => {
     expect(body.data.find((s: { id: string }) => s.id === "orphan").submitter).toEqual({ username: "Unknown", email: "Unknown" });
   });
 });
+
+/** What a platform check saves once its server listed: only a check under way speaks for the entry. */
+async function saveCapabilities(db: TestApp["db"]["database"]["db"], server: { kind: "catalog"; ref: string }, caps: Capabilities) {
+  await setCheckStatus(db, server.ref, "checking");
+  await save(db, server, caps);
+}
 
 describe("a catalogue entry's listing from a platform check", () => {
   it("waits for an admin: shown as what was added, changed and removed until accepted (or approved with the entry)", async () => {
