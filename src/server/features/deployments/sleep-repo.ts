@@ -85,7 +85,7 @@ export async function awakeSlot(
     select id, proxy_id, runner_id from deployments
      where user_id = ${userId} and id <> ${except} and status = 'running' and not keep_awake and ${HOSTED}
        and coalesce(last_active_at, started_at, created_at) <= now() - (${policy.lruIdleMs} * interval '1 millisecond')
-     order by coalesce(last_active_at, started_at, created_at), id
+     order by coalesce(last_active_at, started_at, created_at), created_at, id
      limit ${over}
      for update`);
   if (idle.rows.length < over) return { ok: false };
@@ -150,12 +150,15 @@ export async function setKeepAwake(db: Db, id: string, keep: boolean): Promise<v
   await db.execute(sql`update deployments set keep_awake = ${keep}, updated_at = now() where id = ${id}`);
 }
 
-/** A user's deployments that are awake (hosted code only), least recently used first: what a lower plan puts to sleep. */
+/**
+ * A user's deployments that are awake (hosted code only), least recently used first: what a lower
+ * plan puts to sleep. Two last seen at once (the runner records activity in batches) go oldest first.
+ */
 export async function awakeOf(db: Db, userId: string): Promise<Slept[]> {
   const r = await db.execute<{ id: string; proxy_id: string; runner_id: string | null }>(sql`
     select id, proxy_id, runner_id from deployments
      where user_id = ${userId} and ${AWAKE} and ${HOSTED}
-     order by keep_awake, coalesce(last_active_at, started_at, created_at), id`);
+     order by keep_awake, coalesce(last_active_at, started_at, created_at), created_at, id`);
   return r.rows.map((d) => ({ id: d.id, proxyId: d.proxy_id, runnerId: d.runner_id }));
 }
 

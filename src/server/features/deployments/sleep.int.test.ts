@@ -247,8 +247,22 @@ describe("plans count what is awake", () => {
   it("Free keeps 3 deployments, 1 awake: beyond it, the least recently used idle one sleeps, else the plan's message", async () => {
     const free = await signedInUser(t, "free-sleeper@example.com");
     const freeKey = await newApiKey(free, "free");
+    // Set back once the runner has written its own record of the start (it writes activity every
+    // quarter of the idle time, and would otherwise overwrite this): set back, wait past a write, and
+    // again until it holds.
     const idleFor = (id: string, minutes: number) =>
-      db().execute(sql`update deployments set last_active_at = now() - (${minutes} * interval '1 minute') where id = ${id}`);
+      waitFor(
+        "its last activity set back",
+        async () => {
+          await db().execute(sql`update deployments set last_active_at = now() - (${minutes} * interval '1 minute') where id = ${id}`);
+          await new Promise((ok) => setTimeout(ok, IDLE_MS / 2));
+          const r = await db().execute(
+            sql`select 1 from deployments where id = ${id} and last_active_at < now() - (${minutes - 0.5} * interval '1 minute')`,
+          );
+          return r.rows.length > 0 || undefined;
+        },
+        20_000,
+      );
 
     expect((await free.post("/api/deploy/everything", { env: {} })).status).toBe(202);
     const first = await waitForStatus(free, "everything", "running", 60_000);
