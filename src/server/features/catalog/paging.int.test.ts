@@ -156,6 +156,16 @@ describe("directory paging", () => {
     const madeUp = await get(`/api/mcp-servers?cursor=${forge(["no-such-entry"])}`);
     expect(pending.status).toBe(200);
     expect(pending.body.data.map((s) => s.id)).toEqual(madeUp.body.data.map((s) => s.id));
+    // Nor can its place's name and count reach the database as anything but values.
+    for (const afterKey of [
+      { name: "'; drop table mcp_servers; --", users: 2 ** 53 - 1 },
+      { name: "x".repeat(1000), users: -1 },
+    ]) {
+      const forged = Buffer.from(JSON.stringify({ v: 1, at: Date.now(), page: 2, pageSize: 5, after: ["same-001"], afterKey })).toString(
+        "base64url",
+      );
+      expect([200, 400]).toContain((await get(`/api/mcp-servers?cursor=${forged}`)).status);
+    }
     await t.db.database.pool.query("delete from mcp_servers where id = 'hidden-pending'");
   });
 

@@ -55,7 +55,7 @@ const cursorShape = z.object({
   /** the previous page's last entries, its last first: the next page starts after them (entries added or removed meanwhile shift nothing) */
   after: z.array(z.string().max(200)).max(3).optional(),
   /** the name and count (as the listing ordered it) the last of them had then: its place */
-  afterKey: z.object({ name: z.string().max(1000), users: z.number().int().min(0) }).optional(),
+  afterKey: z.object({ name: z.string().max(1000), users: z.number().int().min(0).max(2_147_483_647) }).optional(),
 });
 type Cursor = z.infer<typeof cursorShape>;
 /** Paging on by cursor keeps the order the listing began with for this long (popularity_changes keeps two hours). */
