@@ -2,35 +2,30 @@
 // rejected), a local entry's name whatever its case, this site's own namespace, an admin's words;
 // and a 'Works here' earned by one package never vouches for the next.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
-import { startFakeRegistry, type FakeRegistry } from "~support/fake-registry.js";
+import { signedInUser, type Client, type TestApp } from "~support/app.js";
+import type { FakeRegistry } from "~support/fake-registry.js";
 import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync.js";
-import { createLogger } from "../../log.js";
 import { valid } from "../catalog/submissions-test-support.js";
 import { COLLISION, importEntries, OWN_NAMESPACE } from "./importer.js";
-import { RegistrySync } from "./sync.js";
+import type { RegistrySync } from "./sync.js";
+import { startSyncTest, type SyncTest } from "./sync-test-support.js";
 import { saveCapabilities } from "../deployments/listings.js";
 
 let up: FakeRegistry;
 let t: TestApp;
 let admin: Client & { id: string };
 let sync: RegistrySync;
-const log = createLogger({ level: "silent", pretty: false });
 let clock = Date.parse("2026-11-01T00:00:00Z");
 /** Each change upstream is later than the last one. */
 const later = () => new Date((clock += 60_000)).toISOString();
 
+let env: SyncTest;
 beforeAll(async () => {
-  up = await startFakeRegistry();
+  env = await startSyncTest();
+  ({ up, t, admin, sync } = env);
   up.pageSize = 50;
-  t = await createTestApp({ ADMIN_EMAILS: "admin@example.com", REGISTRY_SYNC_URL: up.url });
-  admin = await signedInUser(t, "admin@example.com");
-  sync = new RegistrySync({ db: t.db.database.db, log, config: t.config });
 });
-afterAll(async () => {
-  await t.close();
-  await up.close();
-});
+afterAll(() => env?.close());
 beforeEach(() => {
   up.hostile = "none";
 });

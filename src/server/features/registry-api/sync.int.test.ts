@@ -4,36 +4,30 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, client, type Client, type TestApp } from "~support/app.js";
 import { EVERYTHING, waitForStatus } from "~support/deployments.js";
-import { startFakeRegistry, type FakeRegistry } from "~support/fake-registry.js";
+import type { FakeRegistry } from "~support/fake-registry.js";
 import { SYNC_TEXT, type SyncStatus } from "~/shared/catalog-sync.js";
-import { createLogger } from "../../log.js";
 import { COLLISION } from "./importer.js";
 import { valid } from "../catalog/submissions-test-support.js";
 import { RegistrySync } from "./sync.js";
+import { silentLog, startSyncTest, type SyncTest } from "./sync-test-support.js";
 
 let up: FakeRegistry;
 let t: TestApp;
 let admin: Client & { id: string };
 let sync: RegistrySync;
+let env: SyncTest;
 const METRICS = "metrics-token-for-sync-tests";
-const log = createLogger({ level: "silent", pretty: false });
+const log = silentLog;
 
 beforeAll(async () => {
-  up = await startFakeRegistry();
-  t = await createTestApp({
-    ADMIN_EMAILS: "admin@example.com",
-    REGISTRY_SYNC_URL: up.url,
+  env = await startSyncTest({
     REGISTRY_SYNC_TIMEOUT_MS: "1000",
     REGISTRY_SYNC_MAX_PAGE_BYTES: String(256 * 1024),
     METRICS_TOKEN: METRICS,
   });
-  admin = await signedInUser(t, "admin@example.com");
-  sync = new RegistrySync({ db: t.db.database.db, log, config: t.config });
+  ({ up, t, admin, sync } = env);
 });
-afterAll(async () => {
-  await t.close();
-  await up.close();
-});
+afterAll(() => env?.close());
 beforeEach(() => {
   up.hostile = "none";
   up.requests.length = 0;
