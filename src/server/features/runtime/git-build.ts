@@ -7,7 +7,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { caFiles, tenantEnv } from "./install-env.js";
-import { entryPoint, InstallError, openForReading, serverJsonArgs } from "./package-files.js";
+import { entryPoint, InstallError, sealTree, serverJsonArgs } from "./package-files.js";
 import type { Identity } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { readTenantJson, removeTree, tenantPathKind } from "./sandbox/tenant-files.js";
@@ -50,7 +50,7 @@ async function stageFileRepo(packagesDir: string, id: string, repo: string): Pro
   await fs.chmod(dir, 0o711);
   const copy = path.join(dir, `${id}-${randomBytes(4).toString("hex")}`);
   await fs.cp(repo, copy, { recursive: true, verbatimSymlinks: true });
-  await openForReading(copy);
+  await sealTree(copy);
   return copy;
 }
 

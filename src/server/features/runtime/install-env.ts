@@ -4,8 +4,9 @@ import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 
 // The environments of installs and hosted processes: what of the operator's settings reaches them.
 
-// The operator's network settings (proxy, extra CA roots, npm registry) reach npm on the host
-// (`npm view`) and in the platform's install sandbox, which run no package code.
+// The operator's network settings (proxy, extra CA roots, npm registry) reach npm in the
+// platform's install sandbox (`npm install`, `npm view`), which runs no package code. No process
+// on the host is given them (sandbox/host-process.ts).
 const NETWORK_ENV =
   /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|https?_proxy|no_proxy|npm_config_(registry|strict_ssl|cafile|proxy|https_proxy|noproxy))$/i;
 

@@ -1,15 +1,13 @@
 // The shared cache of npm packages: each name@version installed once, by npm with the platform's
 // configuration and no install scripts, in a sandbox of the platform's own (its installer uid,
 // nothing of the host but the cache), its disk watched; tags resolved to exact versions.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
-import { caFiles, installEnv, networkEnv } from "./install-env.js";
-import { cacheName, diskWatch, InstallError, newest, openForReading, treeBytes, type WatchStop } from "./package-files.js";
-import { SANDBOX_PATH } from "./sandbox/bwrap.js";
+import { caFiles, installEnv } from "./install-env.js";
+import { cacheName, diskWatch, InstallError, newest, sealTree, treeBytes, type WatchStop } from "./package-files.js";
 import type { UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { removeTree } from "./sandbox/tenant-files.js";
@@ -26,30 +24,9 @@ export interface NpmCacheOptions {
 }
 
 const TAG_TTL_MS = 60 * 60 * 1000;
+/** `npm view ... version --json`: a version, or a list of them (a range), never megabytes */
+const VIEW_MAX_BYTES = 1024 * 1024;
 const EXACT = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
-
-function exec(file: string, args: string[], opts: { env: Record<string, string>; timeoutMs: number }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { env: opts.env, timeout: opts.timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: "SIGKILL" },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const tail = String(stderr || stdout)
-          .trim()
-          .split("\n")
-          .slice(-6)
-          .join("\n");
-        reject(
-          new InstallError(
-            `${path.basename(file)} ${args[0]} failed${(err as { killed?: boolean }).killed ? " (timed out)" : ""}: ${tail}`,
-          ),
-        );
-      },
-    );
-  });
-}
 
 export class NpmCache {
   private readonly locks = new Map<string, Promise<string>>();
@@ -57,14 +34,45 @@ export class NpmCache {
 
   constructor(private readonly o: NpmCacheOptions) {}
 
-  /** For `npm view` on the host: registry metadata only, in a cache of its own (the install sandbox's is not the platform's to write). */
-  private viewEnv(): Record<string, string> {
-    return {
-      ...networkEnv(),
-      PATH: SANDBOX_PATH,
-      npm_config_cache: path.join(this.o.packagesDir, ".cache", "npm-view"),
-      npm_config_update_notifier: "false",
-    };
+  /**
+   * `npm view <name>@<tag> version --json`, in the installer's sandbox like the install: the
+   * registry's answer is anyone's to publish, so no host process parses it. Its npm cache is a
+   * folder of this one question, gone with it.
+   */
+  private async view(key: string): Promise<string> {
+    const tmp = path.join(this.o.packagesDir, `.view-${randomBytes(6).toString("hex")}`);
+    const installer = this.o.uids.installer();
+    await fs.mkdir(tmp, { recursive: true, mode: 0o700 });
+    if (installer) await fs.chown(tmp, installer.uid, installer.gid);
+    try {
+      const out = await this.o.sandbox.capture(
+        {
+          argv: ["npm", "view", key, "version", "--json"],
+          env: {
+            ...installEnv(),
+            HOME: tmp,
+            npm_config_cache: tmp,
+            npm_config_userconfig: "/dev/null",
+            npm_config_update_notifier: "false",
+          },
+          cwd: tmp,
+          writable: [tmp],
+          readOnly: caFiles(),
+          network: true,
+          identity: installer,
+          limits: this.o.limits,
+          label: "install",
+        },
+        30_000,
+        VIEW_MAX_BYTES,
+      );
+      return out.toString("utf8");
+    } catch (e) {
+      if (e instanceof StepError) throw new InstallError(`npm view failed: ${e.message}`);
+      throw e;
+    } finally {
+      await removeTree(tmp);
+    }
   }
 
   /** The exact version a tag or empty version means now; remembered for an hour so redeploys skip the network. */
@@ -75,8 +83,7 @@ export class NpmCache {
     const known = this.tags.get(key);
     if (known && Date.now() - known.at < TAG_TTL_MS) return known.version;
     try {
-      const out = await exec("npm", ["view", key, "version", "--json"], { env: this.viewEnv(), timeoutMs: 30_000 });
-      const parsed = JSON.parse(out) as string | string[];
+      const parsed = JSON.parse(await this.view(key)) as string | string[];
       const v = Array.isArray(parsed) ? parsed[parsed.length - 1]! : parsed;
       if (typeof v !== "string" || !EXACT.test(v)) throw new InstallError(`npm answered an unexpected version for ${key}`);
       this.tags.set(key, { version: v, at: Date.now() });
@@ -168,7 +175,8 @@ export class NpmCache {
         throw new InstallError(
           `The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
         );
-      if (process.umask() & 0o005) await openForReading(prefix); // every deployment's uid reads the cache
+      // Every deployment's uid reads the cache; only the installer writes it, whatever modes the package asked for.
+      await sealTree(prefix);
       // wx: created here or not at all, never through a link the install might have left.
       await fs.writeFile(path.join(prefix, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(prefix, dir).catch((e: NodeJS.ErrnoException) => {

@@ -1,8 +1,8 @@
-import { constants } from "node:fs";
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { escapeControl } from "./lines.js";
 import { readTenantJson, tenantPathKind } from "./sandbox/tenant-files.js";
+import { TreeTooDeep as WalkTooDeep, walkTree, type TreeEntry } from "./sandbox/tree-walk.js";
 
 // What the platform reads and sizes of an installed package or a built repository: its entry
 // point and server.json (through the no-follow reader), its size, its permissions.
@@ -12,46 +12,67 @@ export class InstallError extends Error {}
 /** A tenant's text in a status line: one line, no control characters, bounded. */
 const shown = (s: string) => escapeControl(s).slice(0, 200);
 
-/** Under a strict umask, makes an installed package readable by every deployment's uid (links are left alone). */
-export async function openForReading(dir: string): Promise<void> {
-  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isSymbolicLink()) continue;
-    const st = await fs.lstat(p);
-    await fs.chmod(p, (st.mode & 0o7777) | (e.isDirectory() || st.mode & 0o100 ? 0o055 : 0o044));
-    if (e.isDirectory()) await openForReading(p);
-  }
-  const st = await fs.lstat(dir);
-  await fs.chmod(dir, (st.mode & 0o7777) | 0o055);
-}
-
 /** A tree nested deeper than anything an install makes (a build's attempt to exhaust the platform). */
 export const MAX_TREE_DEPTH = 256;
 export class TreeTooDeep extends InstallError {}
 
+/** The mode an entry of a shared cache gets: readable by all, writable by its owner alone, no set-id or sticky bit. */
+export function sealedMode(mode: number, isDir: boolean): number {
+  const m = mode & 0o755;
+  return m | 0o044 | (isDir || m & 0o100 ? 0o011 : 0);
+}
+
+/**
+ * Seals a tree the shared caches keep (an npm package, a Python environment, an image's files):
+ * readable by every deployment's uid (they run as others than the installer), writable by its
+ * owner alone (no group or world write, whatever the package or image asked for), and no set-uid,
+ * set-gid or sticky bit, the root included. Links are left alone (never followed); `visit` sees
+ * each entry first and may refuse it (throw) or remove it ("skip"). Returns the entries seen.
+ */
+export async function sealTree(dir: string, visit?: (e: TreeEntry) => void | "skip"): Promise<number> {
+  let n = 0;
+  const seal = (p: string, st: { mode: number; isDirectory(): boolean }) => {
+    const want = sealedMode(st.mode, st.isDirectory());
+    if ((st.mode & 0o7777) !== want) fs.chmodSync(p, want);
+  };
+  await walkTree(
+    dir,
+    (e) => {
+      n++;
+      const v = visit?.(e);
+      if (v === "skip" || e.stat.isSymbolicLink() || (!e.stat.isFile() && !e.stat.isDirectory())) return v;
+      seal(e.path, e.stat);
+      return v;
+    },
+    MAX_TREE_DEPTH,
+  ).catch((e: unknown) => {
+    throw e instanceof WalkTooDeep ? new TreeTooDeep(e.message) : e;
+  });
+  const top = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (top?.isDirectory()) seal(dir, top);
+  return n;
+}
+
 /**
  * Bytes under a directory, folders included (links counted as themselves, never followed; what
- * vanishes meanwhile counts nothing). Each folder is opened without following links and read
- * through its open descriptor, so a build running meanwhile cannot swap a folder for a link and
- * have the platform walk a host tree; at most MAX_TREE_DEPTH descriptors are open at once, and a
- * deeper tree throws TreeTooDeep.
+ * vanishes meanwhile counts nothing), walked by walkTree: a build running meanwhile cannot lead it
+ * into a host tree, and a deeper tree than MAX_TREE_DEPTH throws TreeTooDeep.
  */
-export async function treeBytes(dir: string, depth = 0, count?: { files: number }): Promise<number> {
-  if (depth > MAX_TREE_DEPTH) throw new TreeTooDeep(`folders nested more than ${MAX_TREE_DEPTH} deep`);
-  const fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
-  if (!fh) return 0;
-  try {
-    const here = `/proc/self/fd/${fh.fd}`;
-    let total = (await fh.stat()).size;
-    for (const e of await fs.readdir(here, { withFileTypes: true }).catch(() => [])) {
-      const p = path.join(here, e.name);
+export async function treeBytes(dir: string, count?: { files: number }): Promise<number> {
+  const top = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!top?.isDirectory()) return 0;
+  let total = top.size;
+  await walkTree(
+    dir,
+    (e) => {
       if (count) count.files++;
-      total += e.isDirectory() ? await treeBytes(p, depth + 1, count) : ((await fs.lstat(p).catch(() => null))?.size ?? 0);
-    }
-    return total;
-  } finally {
-    await fh.close();
-  }
+      total += e.stat.size;
+    },
+    MAX_TREE_DEPTH,
+  ).catch((e: unknown) => {
+    throw e instanceof WalkTooDeep ? new TreeTooDeep(e.message) : e;
+  });
+  return total;
 }
 
 /** Why the disk watch stopped an install: too much written, or something no install does. */
@@ -77,8 +98,8 @@ export class WatchStop {
 
 /**
  * Stops an install that writes more than `limitMb` under `dir` (or nests folders deeper than any
- * install does, or makes more than `maxFiles` files and folders) while it runs, checked every 2 s,
- * one walk at a time: `signal` aborts with the reason; `stop` ends the watch.
+ * install does, or makes more than `maxFiles` files and folders) while it runs, checked every
+ * second, one walk at a time: `signal` aborts with the reason; `stop` ends the watch.
  */
 export function diskWatch(dir: string, limitMb: number, maxFiles = Infinity): { signal: AbortSignal; stop: () => void } {
   const abort = new AbortController();
@@ -87,7 +108,7 @@ export function diskWatch(dir: string, limitMb: number, maxFiles = Infinity): { 
     if (walking || abort.signal.aborted) return;
     walking = true;
     const count = { files: 0 };
-    void treeBytes(dir, 0, count)
+    void treeBytes(dir, count)
       .then(
         (b) => {
           if (b > limitMb * 1024 * 1024) abort.abort(new WatchStop(true, `it wrote more than ${limitMb} MB`));
@@ -98,7 +119,7 @@ export function diskWatch(dir: string, limitMb: number, maxFiles = Infinity): { 
         },
       )
       .finally(() => (walking = false));
-  }, 2000);
+  }, 1000);
   return { signal: abort.signal, stop: () => clearInterval(timer) };
 }
 

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
-import { diskWatch, InstallError, openForReading, treeBytes, type WatchStop } from "./package-files.js";
+import { diskWatch, InstallError, sealTree, treeBytes, type WatchStop } from "./package-files.js";
 import { findPython } from "./python-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
@@ -139,7 +139,8 @@ export class PythonEnvironments {
         throw new InstallError(
           `${capitalised(what)} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
         );
-      if (process.umask() & 0o005) await openForReading(venv);
+      // Every deployment's uid reads the cache; only the installer writes it, whatever modes the build left.
+      await sealTree(venv);
       await fs.writeFile(path.join(venv, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(venv, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, ".complete"))) throw e; // someone else finished first

@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { InstallError } from "./package-files.js";
 import { SANDBOX_PATH, systemRoots } from "./sandbox/bwrap.js";
+import { hostRun } from "./sandbox/host-process.js";
 import { readTenantFile, readTenantJson, tenantPathKind } from "./sandbox/tenant-files.js";
 
 // What the platform reads of a Python environment pip filled (site-packages, dist-info folders,
@@ -12,7 +11,6 @@ import { readTenantFile, readTenantJson, tenantPathKind } from "./sandbox/tenant
 // an sdist's build or a repository's own steps wrote it. And the machine's interpreter.
 
 export const PYTHON_MIN: readonly [number, number] = [3, 10];
-const run = promisify(execFile);
 
 /** PEP 503 normalised name: the same project however it is spelled. */
 export const normalisedName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
@@ -27,7 +25,7 @@ export async function findPython(setting: string): Promise<string> {
   if (!systemRoots().some((r) => found === r || found.startsWith(`${r}/`)))
     throw new InstallError(`PYTHON (${found}) must live under ${systemRoots().join(", ")}, which the sandbox can see`);
   const probe = "import sys, venv, ensurepip; print('%d.%d' % sys.version_info[:2])";
-  const out = await run(found, ["-I", "-c", probe], { timeout: 10_000 }).then(
+  const out = await hostRun(found, ["-I", "-c", probe], { timeout: 10_000 }).then(
     (r) => r.stdout.trim(),
     () => null,
   );

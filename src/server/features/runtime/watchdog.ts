@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Logger } from "../../log.js";
+import { hostSpawn } from "./sandbox/host-process.js";
 
 // A runner's dead-man's switch. It is a separate, tiny process (bash, no Node) that knows the
 // process groups of the runner's hosted servers. The runner ticks it after every heartbeat that
@@ -49,7 +50,8 @@ export class Watchdog {
   /** Starts the switch (again, after it fired): it watches every group it was told of. */
   arm(): void {
     if (this.closed || (this.proc && this.proc.exitCode === null && !this.proc.killed)) return;
-    const proc = spawn("bash", ["-c", SCRIPT, "watchdog", String(Math.round(this.timeoutMs * 1000))], {
+    // HOST_ENV: bash reads BASH_ENV and more from its environment; it gets only PATH.
+    const proc = hostSpawn("bash", ["-c", SCRIPT, "watchdog", String(Math.round(this.timeoutMs * 1000))], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
     });

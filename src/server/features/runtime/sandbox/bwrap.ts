@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { hostRun } from "./host-process.js";
 import type { Identity } from "./identity.js";
-
-const run = promisify(execFile);
 
 export interface BwrapFeatures {
   version: string;
@@ -16,11 +13,11 @@ export interface BwrapFeatures {
 
 export async function bwrapFeatures(bin: string): Promise<BwrapFeatures> {
   const [help, version] = await Promise.all([
-    run(bin, ["--help"]).then(
+    hostRun(bin, ["--help"]).then(
       (r) => r.stdout,
       () => "",
     ),
-    run(bin, ["--version"]).then(
+    hostRun(bin, ["--version"]).then(
       (r) => r.stdout.trim(),
       () => "bubblewrap",
     ),
@@ -107,14 +104,14 @@ export const SANDBOX_PATH = [...new Set([path.dirname(process.execPath), "/usr/l
  * system, its own /proc with the machine-wide figures masked, sized private /tmp and /dev/shm,
  * and only `writable` writable. bwrap waits on `userns` until the platform has written the
  * namespace's uid and gid maps, and on `block` until the platform has placed it in its cgroup and
- * attached its network; `seccomp` carries the filter (which also refuses any new namespace, so
+ * attached its network; `args` carries the program's environment and working directory (descriptorArgs); `seccomp` carries the filter (which also refuses any new namespace, so
  * the one user namespace, which owns the network namespace, is the only one). It dies with the
  * platform.
  */
 export function bwrapArgs(
   f: BwrapFeatures,
   plan: MountPlan,
-  fds: { info: number; block: number; userns?: number; seccomp?: number },
+  fds: { info: number; block: number; userns?: number; seccomp?: number; args: number },
   argv: string[],
 ): string[] {
   const a: string[] = [];
@@ -148,11 +145,43 @@ export function bwrapArgs(
   for (const d of plan.readOnly) a.push("--ro-bind", d, d);
   for (const d of plan.writable) a.push("--bind", d, d);
   for (const b of plan.binds ?? []) a.push("--bind", b.source, b.dest);
-  a.push("--chdir", plan.cwd, "--info-fd", String(fds.info), "--block-fd", String(fds.block));
+  a.push("--info-fd", String(fds.info), "--block-fd", String(fds.block));
   if (fds.userns !== undefined) a.push("--userns-block-fd", String(fds.userns));
   if (fds.seccomp !== undefined) a.push("--seccomp", String(fds.seccomp));
+  // The program's environment and working directory: read from a descriptor (descriptorArgs), never on the command line.
+  a.push("--args", String(fds.args));
   a.push("--", ...argv);
   return a;
+}
+
+/** The longest environment a sandboxed program is given (the kernel's own limit for argv and environment together is about 2 MB). */
+export const MAX_ENV_BYTES = 1024 * 1024;
+/** A POSIX name: what `setenv` takes, with no `=` and no NUL. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export class SandboxEnvError extends Error {}
+
+/**
+ * What bubblewrap reads from its `--args` descriptor (NUL-separated): `--clearenv`, then each
+ * variable with `--setenv`, then `--chdir`. bubblewrap applies them in its child, inside the
+ * sandbox, just before the program starts: the program gets exactly `env`, and no host process
+ * ever has a tenant's variable in its environment or a secret in its argv (/proc/<pid>/cmdline is
+ * readable by every uid). A NUL would end one argument and begin another (a `--bind / /host`
+ * smuggled in a value), so names and values are refused with one, whoever checked them before.
+ */
+export function descriptorArgs(env: Readonly<Record<string, string>>, cwd: string): Buffer {
+  const parts = ["--clearenv"];
+  let bytes = 0;
+  for (const [name, value] of Object.entries(env)) {
+    if (!ENV_NAME.test(name)) throw new SandboxEnvError(`"${name.slice(0, 100)}" is not a valid environment variable name`);
+    if (value.includes("\0")) throw new SandboxEnvError(`The environment variable ${name} holds a NUL character`);
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 2;
+    parts.push("--setenv", name, value);
+  }
+  if (bytes > MAX_ENV_BYTES) throw new SandboxEnvError(`The environment is larger than ${MAX_ENV_BYTES / 1024} KB`);
+  if (cwd.includes("\0")) throw new SandboxEnvError("The working directory holds a NUL character");
+  parts.push("--chdir", cwd);
+  return Buffer.from(parts.join("\0") + "\0");
 }
 
 /** Written once, atomically (a sandbox starting meanwhile binds the old file or the new one), world-readable whatever the umask. */

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { egressPolicies, egressRoutes, hostAddresses, hostRoutes, type EgressPlan } from "./egress-rules.js";
+import { hostSpawn } from "./host-process.js";
 import type { Identity } from "./identity.js";
 
 // A sandbox's network: its own namespace, joined to the outside by slirp4netns (user-mode NAT),
@@ -38,11 +39,7 @@ export function egressPolicyProblem(): string | null | undefined {
 
 function run(file: string, args: string[], input: string | null, opts: { uid?: number; gid?: number } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(file, args, {
-      stdio: [input === null ? "ignore" : "pipe", "ignore", "pipe"],
-      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-      ...opts,
-    });
+    const p = hostSpawn(file, args, { stdio: [input === null ? "ignore" : "pipe", "ignore", "pipe"], ...opts });
     let err = "";
     p.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));
     p.once("error", reject);
@@ -66,7 +63,7 @@ export interface EgressOptions {
 
 function capture(file: string, args: string[]): Promise<string> {
   return new Promise((resolve) => {
-    const p = spawn(file, args, { stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+    const p = hostSpawn(file, args, { stdio: ["ignore", "pipe", "ignore"] });
     let out = "";
     p.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
     p.once("error", () => resolve(""));
@@ -97,7 +94,7 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
   const userns = process.getuid?.() === 0 ? [] : ["--user", "--preserve-credentials"];
   await loopbackReady(o.pid, userns);
   const ids = o.identity ? { uid: o.identity.uid, gid: o.identity.gid } : {};
-  const slirp = spawn(
+  const slirp = hostSpawn(
     "slirp4netns",
     [
       "--configure",
@@ -112,7 +109,7 @@ export async function attachEgress(o: EgressOptions): Promise<ChildProcess> {
       "tap0",
     ],
     // fd 4 closes when the platform dies (even by kill -9), which ends slirp4netns too.
-    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/bin:/bin" }, ...ids },
+    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], ...ids },
   );
   let err = "";
   slirp.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));

@@ -12,7 +12,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Identity } from "./identity.js";
-import { mountPoints, run, SYS_PATH, unmount } from "./mounts.js";
+import { hostRun } from "./host-process.js";
+import { mountPoints, unmount } from "./mounts.js";
 import { removeTree } from "./tenant-files.js";
 
 /** Folders of the tree the sandbox mounts over (the layer has nothing to add there). */
@@ -48,11 +49,14 @@ export async function mountLayer(paths: LayerPaths, lower: string, digest: strin
     await fs.writeFile(ready, "", { mode: 0o600 });
   }
   await fs.mkdir(paths.merged, { recursive: true, mode: 0o755 });
-  await run(
-    "mount",
-    ["-t", "overlay", "overlay", "-o", `lowerdir=${lower},upperdir=${upper},workdir=${work},nosuid,nodev,noatime`, paths.merged],
-    { env: { PATH: SYS_PATH } },
-  );
+  await hostRun("mount", [
+    "-t",
+    "overlay",
+    "overlay",
+    "-o",
+    `lowerdir=${lower},upperdir=${upper},workdir=${work},nosuid,nodev,noatime`,
+    paths.merged,
+  ]);
 }
 
 /** Each folder of the image's tree made again under `upper` (never through a link), the deployment's own, with the image's mode. */
@@ -60,8 +64,8 @@ async function mirrorFolders(lower: string, upper: string, identity: Identity | 
   const own = async (dir: string, mode: number) => {
     await fs.mkdir(dir, { mode: 0o700 });
     if (identity) await fs.chown(dir, identity.uid, identity.gid);
-    // The owner may always write and enter; set-id and sticky bits are not carried over.
-    await fs.chmod(dir, (mode & 0o777) | 0o700);
+    // The owner may always write and enter; no one else may write, and set-id and sticky bits are not carried over.
+    await fs.chmod(dir, (mode & 0o755) | 0o700);
   };
   const walk = async (from: string, to: string, depth: number): Promise<void> => {
     if (depth > MAX_DEPTH) return;

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { bwrapArgs, sandboxEtc, type BwrapFeatures, type MountPlan } from "./bwrap.js";
+import { bwrapArgs, descriptorArgs, sandboxEtc, type BwrapFeatures, type MountPlan } from "./bwrap.js";
+import { hostSpawn, spawnUnsandboxed } from "./host-process.js";
 import { Cgroup, type CgroupSupport } from "./cgroup.js";
 import { startRelay } from "./relay.js";
 import { attachEgress } from "./egress.js";
@@ -73,12 +74,7 @@ export class Sandbox {
     // An image's programs expect its tree as their root: only bubblewrap gives them one.
     if (spec.root) throw new Error("Container images run only in the bubblewrap sandbox, which this machine does not have");
     if (spec.relay) throw new Error("Servers that speak HTTP run only in the bubblewrap sandbox, which this machine does not have");
-    const proc = spawn(spec.argv[0]!, spec.argv.slice(1), {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
+    const proc = spawnUnsandboxed(spec.argv[0]!, spec.argv.slice(1), spec.env, spec.cwd);
     for (const s of proc.stdio) (s as NodeJS.EventEmitter | null)?.on("error", () => {});
     await spawned(proc);
     await cg?.join(proc.pid!);
@@ -106,7 +102,12 @@ export class Sandbox {
     // Root mapping its own uid would make the sandbox host root: a root platform always names an identity.
     if (inside && !spec.identity && process.getuid?.() === 0) throw new Error("a sandbox launched by root needs an unprivileged identity");
     const plan: MountPlan = { ...base, user: inside };
-    const fds = { info: 3, block: 4, userns: inside ? 5 : undefined, seccomp: this.p.seccomp ? (inside ? 6 : 5) : undefined };
+    let next = 5;
+    const userns = inside ? next++ : undefined;
+    const seccomp = this.p.seccomp ? next++ : undefined;
+    const fds = { info: 3, block: 4, userns, seccomp, args: next++ };
+    // The program's environment and working directory go to bwrap through a descriptor, applied inside the sandbox.
+    const inner = descriptorArgs(spec.env, plan.cwd);
     let file = bw.bin;
     let args = bwrapArgs(bw.features, plan, fds, spec.argv);
     if (this.p.prlimit) {
@@ -115,11 +116,11 @@ export class Sandbox {
       args = ["--core=0", ...nproc, "--", file, ...args];
       file = this.p.prlimit;
     }
-    const extra = 2 + (fds.userns !== undefined ? 1 : 0) + (fds.seccomp !== undefined ? 1 : 0);
-    const stdio = Array.from({ length: 3 + extra }, () => "pipe" as const);
+    const stdio = Array.from({ length: next }, () => "pipe" as const);
     const ids = inside && spec.identity ? { uid: spec.identity.uid, gid: spec.identity.gid } : {};
-    // detached: its own process group, so a signal reaches bwrap and the program together.
-    const proc = spawn(file, args, { cwd: "/", env: spec.env, stdio, detached: true, ...ids });
+    // detached: its own process group, so a signal reaches bwrap and the program together. prlimit
+    // and bwrap themselves run with the platform's environment (host-process.ts), never the program's.
+    const proc = hostSpawn(file, args, { cwd: "/", stdio, detached: true, ...ids });
     const fd = (n: number) => (proc.stdio as unknown as (NodeJS.ReadWriteStream | null)[])[n]!;
     // These are socketpairs: bwrap closing one with our bytes unread resets it. The exit says what happened.
     for (const s of proc.stdio) (s as NodeJS.EventEmitter | null)?.on("error", () => {});
@@ -127,17 +128,18 @@ export class Sandbox {
     let relay: ChildProcess | undefined;
     try {
       await spawned(proc);
+      fd(fds.args).end(inner);
       if (fds.seccomp !== undefined) fd(fds.seccomp).end(this.p.seccomp!);
-      const inner = await childPid(proc);
+      const pid = await childPid(proc);
       if (inside && fds.userns !== undefined) {
-        writeIdMaps(inner, inside, spec.identity ? this.p.setupUid : null);
+        writeIdMaps(pid, inside, spec.identity ? this.p.setupUid : null);
         fd(fds.userns).end("1");
       }
       await cg?.join(proc.pid!);
-      await cg?.join(inner);
+      await cg?.join(pid);
       if (egress) {
         slirp = await attachEgress({
-          pid: inner,
+          pid,
           userns: inside !== null,
           identity: inside ? spec.identity : null,
           allow: this.p.egressAllow,
@@ -145,11 +147,10 @@ export class Sandbox {
         // The network stack works for this deployment: its memory counts against it.
         await cg?.join(slirp.pid!).catch(() => {});
       }
-      if (spec.relay)
-        relay = await startRelay({ pid: inner, userns: inside !== null, identity: inside ? spec.identity : null, ...spec.relay });
+      if (spec.relay) relay = await startRelay({ pid, userns: inside !== null, identity: inside ? spec.identity : null, ...spec.relay });
       // Unblock: bwrap starts the program once it reads from its block fd.
       fd(fds.block).end("1");
-      return new Launched(proc, inner, spec, cg, slirp, true, relay);
+      return new Launched(proc, pid, spec, cg, slirp, true, relay);
     } catch (e) {
       slirp?.kill("SIGKILL");
       relay?.kill("SIGKILL");
@@ -167,35 +168,53 @@ export class Sandbox {
    * output on failure. `signal` kills it (a deployment stopped meanwhile, a limit); its reason is the error.
    */
   async run(spec: LaunchSpec, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+    return (await this.step(spec, timeoutMs, signal)).output;
+  }
+
+  /**
+   * A step whose standard output is its answer (a registry's manifest, a version): stdout alone,
+   * at most `maxBytes` of it (more fails the step, which is killed at once), the platform's to
+   * read as data.
+   */
+  async capture(spec: LaunchSpec, timeoutMs: number, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+    return (await this.step(spec, timeoutMs, signal, maxBytes)).stdout;
+  }
+
+  private async step(
+    spec: LaunchSpec,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    stdoutBytes?: number,
+  ): Promise<{ output: string; stdout: Buffer }> {
     signal?.throwIfAborted();
     const l = await this.launch(spec);
-    const onAbort = () => l.kill();
+    let why: string | undefined;
+    const stop = (reason: string) => {
+      why ??= reason;
+      l.kill();
+    };
+    const onAbort = () => stop(`stopped: ${String(signal!.reason)}`);
     signal?.addEventListener("abort", onAbort);
     l.proc.stdin!.end();
     let out = "";
     const keep = (d: Buffer) => (out = (out + d.toString("utf8")).slice(-64 * 1024));
-    l.proc.stdout!.on("data", keep);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    l.proc.stdout!.on("data", (d: Buffer) => {
+      if (stdoutBytes === undefined) return keep(d);
+      size += d.length;
+      if (size > stdoutBytes) return stop(`its answer was larger than ${stdoutBytes} bytes`);
+      chunks.push(d);
+    });
     l.proc.stderr!.on("data", keep);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      l.kill();
-    }, timeoutMs);
+    const timer = setTimeout(() => stop(`timed out after ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
     const exit = await l.exited;
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
-    if (exit.code === 0 && !exit.reason && !signal?.aborted) return out;
-    const why =
-      exit.reason ??
-      (signal?.aborted
-        ? `stopped: ${String(signal.reason)}`
-        : timedOut
-          ? `timed out after ${Math.round(timeoutMs / 1000)} s`
-          : exit.signal
-            ? `killed by ${exit.signal}`
-            : `exit code ${exit.code}`);
+    if (exit.code === 0 && !exit.reason && !why) return { output: out, stdout: Buffer.concat(chunks) };
+    const reason = exit.reason ?? why ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
     const tail = out.trim().split("\n").slice(-6).join("\n");
-    throw new StepError(`${why}${tail ? `: ${tail}` : ""}`);
+    throw new StepError(`${reason}${tail ? `: ${tail}` : ""}`);
   }
 }
 

@@ -1,12 +1,7 @@
-// What the platform's mount handling shares (deployment volumes, image layers, the HTTP relay):
-// the system's PATH for the tools it runs, this process's mount points, and unmounting.
-import { execFile } from "node:child_process";
+// What the platform's mount handling shares (deployment volumes, image layers): this process's
+// mount points, and unmounting.
 import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
-
-export const run = promisify(execFile);
-/** PATH for mount, umount, mkfs.ext4, nsenter and socat: the system's own folders only. */
-export const SYS_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+import { hostRun } from "./host-process.js";
 
 /** Mount points of this process's view, unescaped (mountinfo writes spaces as \040). */
 export function mountPoints(): Set<string> {
@@ -25,9 +20,9 @@ export function mountPoints(): Set<string> {
 
 export async function unmount(dir: string): Promise<void> {
   try {
-    await run("umount", [dir], { env: { PATH: SYS_PATH } });
+    await hostRun("umount", [dir]);
   } catch {
     // Something still holds it (a process not yet reaped): detach now, freed when it lets go.
-    await run("umount", ["-l", dir], { env: { PATH: SYS_PATH } });
+    await hostRun("umount", ["-l", dir]);
   }
 }

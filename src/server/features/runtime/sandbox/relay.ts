@@ -4,12 +4,12 @@
 // connects each stream to 127.0.0.1:<port> inside the sandbox. Nothing listens on the host's
 // network; the platform reaches the server through the socket only. socat reads no file and runs
 // nothing: it moves bytes.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Identity } from "./identity.js";
-import { SYS_PATH } from "./mounts.js";
+import { hostSpawn, SYS_PATH } from "./host-process.js";
 
 export interface RelaySpec {
   /** the sandbox's first process (bwrap's child-pid) */
@@ -38,10 +38,10 @@ export async function startRelay(r: RelaySpec): Promise<ChildProcess> {
   // which enters the sandbox's user namespace (its own) first, as a platform that is not root does.
   const enter = r.userns ? ["--user", "--preserve-credentials"] : [];
   const ids = r.identity ? { uid: r.identity.uid, gid: r.identity.gid } : {};
-  const relay = spawn(
+  const relay = hostSpawn(
     "nsenter",
     [`--target=${r.pid}`, ...enter, "--net", "--", "socat", `UNIX-LISTEN:${r.socket},fork,umask=0077`, `TCP:127.0.0.1:${r.port},nodelay`],
-    { stdio: ["ignore", "ignore", "pipe"], env: { PATH: SYS_PATH }, ...ids },
+    { stdio: ["ignore", "ignore", "pipe"], ...ids },
   );
   let err = "";
   relay.stderr!.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-2000)));

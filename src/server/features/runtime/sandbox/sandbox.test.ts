@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "~/server/config.js";
-import { bwrapArgs, type MountPlan } from "./bwrap.js";
+import { bwrapArgs, descriptorArgs, MAX_ENV_BYTES, SandboxEnvError, type MountPlan } from "./bwrap.js";
 import { networkOf, parseAllowList } from "./cidr.js";
 import { DENIED_V4, egressPolicies, egressRoutes, hostRoutes, NEVER_V4 } from "./egress-rules.js";
 import { volumeState } from "./launched.js";
@@ -259,7 +259,7 @@ describe("the bubblewrap command", () => {
   };
 
   it("creates every namespace, drops every capability, waits for the platform and hands over the filter", () => {
-    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, plan, { info: 3, block: 4, userns: 5, seccomp: 6 }, [
+    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, plan, { info: 3, block: 4, userns: 5, seccomp: 6, args: 7 }, [
       "node",
       "server.js",
     ]);
@@ -283,6 +283,10 @@ describe("the bubblewrap command", () => {
     expect(a.join(" ")).toContain("--bind /data/deployments/d1 /data/deployments/d1");
     expect(a.join(" ")).toContain("--ro-bind /data/packages/p@1 /data/packages/p@1");
     expect(a.slice(a.indexOf("--") + 1)).toEqual(["node", "server.js"]);
+    // The environment and the working directory come from a descriptor, never the command line.
+    expect(a.join(" ")).toContain("--args 7 --");
+    expect(a).not.toContain("--chdir");
+    expect(a).not.toContain("--setenv");
     // Machine-wide figures are covered once the sandbox's own /proc is mounted.
     expect(a.join(" ").indexOf("--ro-bind /e/proc/loadavg-0123 /proc/loadavg")).toBeGreaterThan(a.join(" ").indexOf("--proc /proc"));
     // A platform installed under /usr is covered after /usr is bound (bwrap applies its arguments in order).
@@ -293,14 +297,16 @@ describe("the bubblewrap command", () => {
 
   it("gives an image its tree as / (read-only, or its own writable layer) and none of the host's system", () => {
     const image = { ...plan, writable: [], root: "/pk/images/sha256-ab-amd64/rootfs", binds: [{ source: "/dd/d1/data", dest: "/data" }] };
-    const ro = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, image, { info: 3, block: 4 }, ["/usr/bin/node"]).join(" ");
+    const ro = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: true }, image, { info: 3, block: 4, args: 5 }, ["/usr/bin/node"]).join(
+      " ",
+    );
     expect(ro).toContain("--ro-bind /pk/images/sha256-ab-amd64/rootfs /");
     expect(ro).not.toContain("--ro-bind /usr /usr");
     expect(ro).toContain("--bind /dd/d1/data /data");
     const rw = bwrapArgs(
       { version: "bubblewrap 0.8.0", tmpfsSize: true },
       { ...image, root: "/dd/.roots/d1", rootWritable: true },
-      { info: 3, block: 4 },
+      { info: 3, block: 4, args: 5 },
       ["/usr/bin/node"],
     ).join(" ");
     expect(rw).toContain("--bind /dd/.roots/d1 / ");
@@ -309,8 +315,36 @@ describe("the bubblewrap command", () => {
     expect(rw.indexOf("--ro-bind /e/passwd /etc/passwd")).toBeGreaterThan(rw.indexOf("--bind /dd/.roots/d1 /"));
   });
 
+  it("hands the program its environment and working directory through a descriptor, applied inside: nothing a NUL could smuggle", () => {
+    const text = (b: Buffer) => b.toString("utf8").split("\0");
+    const parts = text(descriptorArgs({ API_KEY: "s3cret --bind / /host", LD_PRELOAD: "/x.so", EMPTY: "" }, "/app"));
+    expect(parts).toEqual([
+      "--clearenv",
+      "--setenv",
+      "API_KEY",
+      "s3cret --bind / /host",
+      "--setenv",
+      "LD_PRELOAD",
+      "/x.so",
+      "--setenv",
+      "EMPTY",
+      "",
+      "--chdir",
+      "/app",
+      "",
+    ]);
+    // A NUL would end the value and make the rest options of bwrap's.
+    expect(() => descriptorArgs({ API_KEY: "x\0--bind\0/\0/host" }, "/")).toThrow(SandboxEnvError);
+    expect(() => descriptorArgs({ "A=B": "x" }, "/")).toThrow(/not a valid environment variable name/);
+    expect(() => descriptorArgs({ "1A": "x" }, "/")).toThrow(SandboxEnvError);
+    expect(() => descriptorArgs({ A: "x" }, "/a\0--bind")).toThrow(SandboxEnvError);
+    expect(() => descriptorArgs({ A: "x".repeat(MAX_ENV_BYTES) }, "/")).toThrow(/larger than/);
+  });
+
   it("shares the host's network only when told to", () => {
-    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: false }, { ...plan, network: "host" }, { info: 3, block: 4 }, ["true"]);
+    const a = bwrapArgs({ version: "bubblewrap 0.8.0", tmpfsSize: false }, { ...plan, network: "host" }, { info: 3, block: 4, args: 5 }, [
+      "true",
+    ]);
     expect(a).not.toContain("--unshare-net");
     expect(a).not.toContain("--size");
   });

@@ -1,8 +1,7 @@
-import { execFile } from "node:child_process";
 import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { hostRun } from "./host-process.js";
 
 // Files a tenant controls (a cloned repository, anything its build wrote) are read by the platform
 // only through these functions: every path component is checked without following symbolic
@@ -13,14 +12,12 @@ import { promisify } from "node:util";
 
 export class TenantFileError extends Error {}
 
-const run = promisify(execFile);
-
 /** Removes a tree a tenant wrote, without following links, however deep (Node's recursive rm gives up on very deep ones). */
 export async function removeTree(p: string): Promise<void> {
   try {
     await fs.rm(p, { recursive: true, force: true });
   } catch {
-    await run("rm", ["-rf", "--one-file-system", "--", p], { env: { PATH: "/usr/bin:/bin" } });
+    await hostRun("rm", ["-rf", "--one-file-system", "--", p]);
   }
 }
 

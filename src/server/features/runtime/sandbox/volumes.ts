@@ -3,7 +3,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Identity } from "./identity.js";
 import { mountLayer } from "./image-layer.js";
-import { mountPoints, run, SYS_PATH, unmount } from "./mounts.js";
+import { hostRun } from "./host-process.js";
+import { mountPoints, unmount } from "./mounts.js";
 import { removeTree } from "./tenant-files.js";
 
 // Each deployment's writable directory (its HOME, its git checkout, whatever it writes). Where
@@ -48,7 +49,7 @@ export class Volumes {
       if (!mountPoints().has(dir)) {
         const img = this.image(id);
         if (!existsSync(img)) await createImage(img, this.o.diskMb, identity);
-        await run("mount", ["-t", "ext4", "-o", "loop,nosuid,nodev,noatime,errors=remount-ro", img, dir], { env: { PATH: SYS_PATH } });
+        await hostRun("mount", ["-t", "ext4", "-o", "loop,nosuid,nodev,noatime,errors=remount-ro", img, dir]);
       }
     } else if (identity) {
       await fs.chown(dir, identity.uid, identity.gid);
@@ -152,8 +153,6 @@ async function createImage(img: string, mb: number, identity: Identity | null): 
   await fh.close();
   const owner = identity ? `${identity.uid}:${identity.gid}` : `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
   // One inode per 8 KB (node_modules is many small files), a 4 MB journal, no blocks reserved for root.
-  await run("mkfs.ext4", ["-q", "-F", "-m", "0", "-i", "8192", "-J", "size=4", "-E", `root_owner=${owner}`, tmp], {
-    env: { PATH: SYS_PATH },
-  });
+  await hostRun("mkfs.ext4", ["-q", "-F", "-m", "0", "-i", "8192", "-J", "size=4", "-E", `root_owner=${owner}`, tmp]);
   await fs.rename(tmp, img);
 }
