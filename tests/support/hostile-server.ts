@@ -2,7 +2,7 @@
 // deployed through the API like any repository, with tools that try every way out the threat model
 // names (docs/hosting.md). The full sandbox (an own uid per deployment, cgroups, volumes) needs a
 // root platform, as on CI.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { expect } from "vitest";
 import type { DeploymentView } from "~/shared/deployments.js";
 import { createTestApp, signedInUser, type Client, type TestApp } from "./app.js";
@@ -90,6 +90,54 @@ export function hostProcesses(pid: number): { pid: number; uid: number; cmdline:
         stack.push(...readFileSync(`/proc/${p}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number));
     } catch {
       // gone
+    }
+  }
+  return out;
+}
+
+export interface HostSideProcess {
+  pid: number;
+  comm: string;
+  /** its environment as it started (NAME=value) */
+  environ: string[];
+  cmdline: string;
+}
+
+/**
+ * The processes of the host that run as `uid` (a deployment's own: the sandbox's launcher, its
+ * network and its relay), in the host's pid namespace: those of the sandbox itself have their own.
+ */
+export function hostSideOf(uid: number): HostSideProcess[] {
+  const ours = readlinkSync("/proc/self/ns/pid");
+  const out: HostSideProcess[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${d}/status`, "utf8"))?.[1]) !== uid) continue;
+      if (readlinkSync(`/proc/${d}/ns/pid`) !== ours) continue;
+      out.push({
+        pid: Number(d),
+        comm: readFileSync(`/proc/${d}/comm`, "utf8").trim(),
+        environ: readFileSync(`/proc/${d}/environ`, "utf8").split("\0").filter(Boolean),
+        cmdline: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " "),
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Every process of the machine whose command line holds `text` (every uid may read them all). */
+export function cmdlinesHolding(text: string): string[] {
+  const out: string[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      if (cmdline.includes(text)) out.push(`${d}: ${cmdline.replace(/\0/g, " ").slice(0, 200)}`);
+    } catch {
+      // gone meanwhile
     }
   }
   return out;

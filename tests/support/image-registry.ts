@@ -136,6 +136,10 @@ with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
             t.addfile(ti)
 `;
 
+/** An image's configuration as JSON: its `config` holds Env, Entrypoint, Cmd, WorkingDir, ... */
+export type ImageConfigJson = { config: Record<string, unknown> } & Record<string, unknown>;
+export type ManifestJson = { config: Descriptor; annotations?: Record<string, string> } & Record<string, unknown>;
+
 export interface ImageBuilder {
   /** the OCI layout holding every image built */
   layout: string;
@@ -157,6 +161,15 @@ export interface ImageBuilder {
   buildPython(tag: string): Promise<void>;
   /** An image index (a multi-arch image) tagged `tag`, of the images `tags` (each with its own architecture). */
   index(tag: string, tags: string[]): Promise<void>;
+  /**
+   * `tag` with its configuration and manifest edited as JSON, written back byte for byte as the
+   * edits leave them (what no tool would write: a NUL in a variable, a 5 MB annotation), tagged `newTag`.
+   */
+  rewrite(
+    tag: string,
+    newTag: string,
+    edit: { config?: (c: ImageConfigJson) => void; manifest?: (m: ManifestJson) => void },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -306,8 +319,43 @@ export async function imageBuilder(): Promise<ImageBuilder> {
       });
       await fs.writeFile(indexFile, JSON.stringify(top));
     },
+    async rewrite(tag, newTag, edit) {
+      const indexFile = path.join(layout, "index.json");
+      const top = JSON.parse(await fs.readFile(indexFile, "utf8")) as { manifests: Descriptor[] };
+      const read = async (digest: string) => JSON.parse(await fs.readFile(path.join(layout, "blobs/sha256", digest.slice(7)), "utf8"));
+      const write = async (value: unknown) => {
+        const body = JSON.stringify(value);
+        const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+        await fs.writeFile(path.join(layout, "blobs/sha256", digest.slice(7)), body);
+        return { digest, size: Buffer.byteLength(body) };
+      };
+      const d = top.manifests.find((m) => m.annotations?.["org.opencontainers.image.ref.name"] === tag)!;
+      const manifest = (await read(d.digest)) as ManifestJson;
+      const config = (await read(manifest.config.digest)) as ImageConfigJson;
+      edit.config?.(config);
+      manifest.config = { ...manifest.config, ...(await write(config)) };
+      edit.manifest?.(manifest);
+      const written = await write(manifest);
+      top.manifests.push({ mediaType: d.mediaType, ...written, annotations: { "org.opencontainers.image.ref.name": newTag } });
+      await fs.writeFile(indexFile, JSON.stringify(top));
+    },
     async close() {
       if (existsSync(dir)) await fs.rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A registry of the test's own (tests/fixtures/hostile-registry) on a test host, serving `layout`
+ * exactly as it is: a manifest over the 4 MB the distribution server takes, say. Images are named
+ * `<host>/<any name>:<tag in the layout>`.
+ */
+export async function startHostileRegistry(opts: {
+  address: string;
+  port: number;
+  layout: string;
+}): Promise<{ host: string; close(): Promise<void> }> {
+  const script = path.join(projectRoot, "tests/fixtures/hostile-registry/server.mjs");
+  const hosts = await createTestHosts([opts.address], opts.port, { command: [process.execPath, script, opts.layout, String(opts.port)] });
+  return { host: `${opts.address}:${opts.port}`, close: () => hosts.close() };
 }

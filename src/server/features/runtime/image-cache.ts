@@ -6,14 +6,23 @@
 // is a tenant's choice). The platform then walks the tree without following any link: set-id bits
 // go, anything but files, folders and links goes, and its size is capped. Deployments of that
 // digest share the tree read-only as their `/`; a tag is resolved to a digest once an hour.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { imageName, parseImageRef, type ImageRef } from "./docker.js";
 import { installEnv } from "./install-env.js";
 import { registryAuth } from "./image-auth.js";
-import { confine, envOf, IMAGE_TEXT, mountPoints, readLayoutConfig, stringList } from "./image-tree.js";
+import {
+  confine,
+  IMAGE_TEXT,
+  MAX_MANIFEST_BYTES,
+  mountPoints,
+  readLayoutConfig,
+  registryJson,
+  runConfig,
+  type RunConfig,
+} from "./image-tree.js";
 
 export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME } from "./image-tree.js";
 import { diskWatch, InstallError, type WatchStop } from "./package-files.js";
@@ -32,16 +41,11 @@ export interface ImageCacheOptions extends NpmCacheOptions {
   maxFiles: number;
 }
 
-/** What a deployment of the image runs: its tree and its configuration. */
-export interface CachedImage {
+/** What a deployment of the image runs: its tree and its configuration (checked: image-tree.ts runConfig). */
+export interface CachedImage extends RunConfig {
   /** the unpacked tree, bound read-only as `/` */
   root: string;
   digest: string;
-  entrypoint: string[];
-  cmd: string[];
-  env: Record<string, string>;
-  /** WorkingDir ("/" when none) */
-  cwd: string;
 }
 
 const TAG_TTL_MS = 60 * 60 * 1000;
@@ -57,6 +61,8 @@ export function imageArch(): string {
 export class ImageCache {
   private readonly locks = new Map<string, Promise<CachedImage>>();
   private readonly tags = new Map<string, { digest: string; at: number }>();
+  /** the manifest a tag's resolve just read, for the pull that follows (no second request for it) */
+  private readonly raws = new Map<string, Buffer>();
 
   constructor(private readonly o: ImageCacheOptions) {}
 
@@ -73,8 +79,11 @@ export class ImageCache {
     const digest = ref.digest ?? (await this.resolveTag(ref));
     const arch = imageArch();
     const dir = path.join(this.dir, `${digest.replace(":", "-")}-${arch}`);
-    const done = await readCached(dir);
-    if (done) return done;
+    const done = await readCached(dir, imageName(ref));
+    if (done) {
+      this.raws.delete(digest);
+      return done;
+    }
     let p = this.locks.get(dir);
     if (!p) {
       p = this.pull({ ...ref, digest }, imageName(ref), arch, dir).finally(() => this.locks.delete(dir));
@@ -92,16 +101,51 @@ export class ImageCache {
     const name = imageName(ref);
     const known = this.tags.get(name);
     if (known && Date.now() - known.at < TAG_TTL_MS) return known.digest;
-    const out = await this.skopeo(
-      ["inspect", "--format", "{{.Digest}}", "--retry-times", "1", ...this.tls(ref, "--tls-verify"), `docker://${name}`],
-      name,
-      null,
-      { registry: ref.registry, flag: "--authfile" },
-    );
-    const digest = /sha256:[a-f0-9]{64}\s*$/.exec(out)?.[0].trim();
-    if (!digest) throw new InstallError(IMAGE_TEXT.pullFailed(name, "the registry answered no digest"));
+    const raw = await this.rawManifest(ref, `docker://${name}`, name);
+    const digest = `sha256:${createHash("sha256").update(raw).digest("hex")}`;
     this.tags.set(name, { digest, at: Date.now() });
+    if (this.raws.size > 16) this.raws.clear();
+    this.raws.set(digest, raw);
     return digest;
+  }
+
+  /**
+   * The manifest (or index) the registry serves, as it is, by skopeo in the installer's sandbox:
+   * at most 4 MB, as registries cap them, or the pull stops here. Its sizes are checked before
+   * anything reads the rest: a manifest an index points to and a configuration over 4 MB are
+   * refused before they are downloaded.
+   */
+  private async rawManifest(ref: ImageRef, source: string, name: string, work?: { dir: string; signal: AbortSignal }): Promise<Buffer> {
+    const raw = await this.skopeo(
+      ["inspect", "--raw", "--retry-times", "1", ...this.tls(ref, "--tls-verify"), source],
+      name,
+      work ?? null,
+      { registry: ref.registry, flag: "--authfile" },
+      MAX_MANIFEST_BYTES,
+    );
+    return raw;
+  }
+
+  /** The sizes a manifest names, checked (an index: this machine's manifest in it, then that manifest's own). */
+  private async checkSizes(ref: ImageRef & { digest: string }, name: string, arch: string, work: { dir: string; signal: AbortSignal }) {
+    const source = (digest: string) => `docker://${ref.registry}/${ref.repository}@${digest}`;
+    const raw = this.raws.get(ref.digest) ?? (await this.rawManifest(ref, source(ref.digest), name, work));
+    this.raws.delete(ref.digest);
+    const top = registryJson(raw, name, "manifest");
+    if (top.schemaVersion === 1)
+      throw new InstallError(`The image ${name} has a schema 1 manifest, which Docker retired in 2019: push it again with a current tool`);
+    const size = (d: unknown) => (d && typeof d === "object" ? (d as { size?: unknown }).size : undefined);
+    let manifest = top;
+    if (Array.isArray(top.manifests)) {
+      const mine = (top.manifests as { platform?: { os?: unknown; architecture?: unknown }; digest?: unknown }[]).find(
+        (d) => d?.platform?.os === "linux" && d.platform.architecture === arch,
+      );
+      // None for this machine: skopeo's copy says which there are.
+      if (!mine || typeof mine.digest !== "string" || !/^sha256:[a-f0-9]{64}$/.test(mine.digest)) return;
+      if (Number(size(mine)) > MAX_MANIFEST_BYTES) throw new InstallError(IMAGE_TEXT.manifestTooLarge(name, "manifest"));
+      manifest = registryJson(await this.rawManifest(ref, source(mine.digest), name, work), name, "manifest");
+    }
+    if (Number(size(manifest.config)) > MAX_MANIFEST_BYTES) throw new InstallError(IMAGE_TEXT.manifestTooLarge(name, "configuration"));
   }
 
   /**
@@ -114,7 +158,21 @@ export class ImageCache {
     image: string,
     work: { dir: string; signal: AbortSignal } | null,
     auth: { registry: string; flag: "--authfile" | "--src-authfile" },
-  ): Promise<string> {
+  ): Promise<string>;
+  private async skopeo(
+    args: string[],
+    image: string,
+    work: { dir: string; signal: AbortSignal } | null,
+    auth: { registry: string; flag: "--authfile" | "--src-authfile" },
+    capture: number,
+  ): Promise<Buffer>;
+  private async skopeo(
+    args: string[],
+    image: string,
+    work: { dir: string; signal: AbortSignal } | null,
+    auth: { registry: string; flag: "--authfile" | "--src-authfile" },
+    capture?: number,
+  ): Promise<string | Buffer> {
     const scratch = work?.dir ?? (await this.scratch());
     try {
       const creds = await registryAuth(this.o.registryAuthFile, auth.registry);
@@ -126,23 +184,25 @@ export class ImageCache {
         if (installer) await fs.chown(file, installer.uid, installer.gid);
         authArgs.push(auth.flag, file);
       }
-      return await this.o.sandbox.run(
-        {
-          argv: ["skopeo", "--insecure-policy", args[0]!, ...authArgs, ...args.slice(1)],
-          // No one's credentials but the operator's for this registry: HOME is empty, so no other auth file is found.
-          env: { ...installEnv(), HOME: scratch, TMPDIR: scratch, XDG_RUNTIME_DIR: scratch },
-          cwd: scratch,
-          writable: [scratch],
-          readOnly: [],
-          network: true,
-          identity: this.o.uids.installer(),
-          limits: this.o.limits,
-          label: "image-pull",
-        },
-        this.o.timeoutMs,
-        work?.signal,
-      );
+      const spec = {
+        argv: ["skopeo", "--insecure-policy", args[0]!, ...authArgs, ...args.slice(1)],
+        // No one's credentials but the operator's for this registry: HOME is empty, so no other auth file is found.
+        env: { ...installEnv(), HOME: scratch, TMPDIR: scratch, XDG_RUNTIME_DIR: scratch },
+        cwd: scratch,
+        writable: [scratch],
+        readOnly: [],
+        network: true,
+        identity: this.o.uids.installer(),
+        limits: this.o.limits,
+        label: "image-pull",
+      };
+      return capture === undefined
+        ? await this.o.sandbox.run(spec, this.o.timeoutMs, work?.signal)
+        : await this.o.sandbox.capture(spec, this.o.timeoutMs, capture, work?.signal);
     } catch (e) {
+      // Over 4 MB: our own cap on what skopeo prints, or skopeo's on what it reads from the registry.
+      if (e instanceof StepError && capture !== undefined && /^its answer was larger than|exceeded maximum allowed size/.test(e.message))
+        throw new InstallError(IMAGE_TEXT.manifestTooLarge(image, "manifest"));
       if (e instanceof StepError) throw new InstallError(IMAGE_TEXT.pullFailed(image, lastLine(e.message)));
       throw e;
     } finally {
@@ -169,6 +229,7 @@ export class ImageCache {
     const t = performance.now();
     try {
       const layout = path.join(tmp, "layout");
+      await this.checkSizes(ref, name, arch, { dir: tmp, signal: watch.signal });
       const source = `docker://${ref.registry}/${ref.repository}@${ref.digest}`;
       await this.skopeo(
         [
@@ -187,9 +248,12 @@ export class ImageCache {
         { dir: tmp, signal: watch.signal },
         { registry: ref.registry, flag: "--src-authfile" },
       );
-      const config = await readLayoutConfig(layout);
+      const config = await readLayoutConfig(layout, name);
       const have = `${config.os ?? "?"}/${config.architecture ?? "?"}`;
       if (config.os !== "linux" || config.architecture !== arch) throw new InstallError(IMAGE_TEXT.otherArch(name, have, `linux/${arch}`));
+      // Refused before anything is unpacked: an image whose command, environment or folder is not one a deployment takes.
+      const image: Omit<CachedImage, "root"> = { digest: ref.digest, ...runConfig(config.config, name) };
+      if (image.entrypoint.length + image.cmd.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(name));
       const bundle = path.join(tmp, "bundle");
       try {
         await this.o.sandbox.run(
@@ -214,15 +278,6 @@ export class ImageCache {
       const rootfs = path.join(bundle, "rootfs");
       await confine(rootfs, name, this.o.diskMb, this.o.maxFiles);
       await mountPoints(rootfs);
-      const c = config.config ?? {};
-      const image: Omit<CachedImage, "root"> = {
-        digest: ref.digest,
-        entrypoint: stringList(c.Entrypoint),
-        cmd: stringList(c.Cmd),
-        env: envOf(stringList(c.Env)),
-        cwd: c.WorkingDir && path.posix.isAbsolute(c.WorkingDir) ? path.posix.normalize(c.WorkingDir) : "/",
-      };
-      if (image.entrypoint.length + image.cmd.length === 0) throw new InstallError(IMAGE_TEXT.noCommand(name));
       const staged = path.join(tmp, "image");
       await fs.mkdir(staged, { mode: 0o755 });
       await fs.rename(rootfs, path.join(staged, "rootfs"));
@@ -249,13 +304,17 @@ export class ImageCache {
   }
 }
 
-async function readCached(dir: string): Promise<CachedImage | null> {
+/** A tree already here, its configuration checked again (a cache an older version wrote is held to today's rules). */
+async function readCached(dir: string, name: string): Promise<CachedImage | null> {
+  let image: Omit<CachedImage, "root">;
   try {
-    const image = JSON.parse(await fs.readFile(path.join(dir, "image.json"), "utf8")) as Omit<CachedImage, "root">;
-    return { ...image, root: path.join(dir, "rootfs") };
+    image = JSON.parse(await fs.readFile(path.join(dir, "image.json"), "utf8")) as Omit<CachedImage, "root">;
   } catch {
     return null;
   }
+  const env = Object.entries(image.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const checked = runConfig({ Entrypoint: image.entrypoint, Cmd: image.cmd, Env: env, WorkingDir: image.cwd }, name);
+  return { ...checked, digest: image.digest, root: path.join(dir, "rootfs") };
 }
 
 /** The end of a tool's output, for a status: skopeo's and umoci's log lines reduced to their message. */

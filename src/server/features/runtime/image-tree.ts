@@ -2,10 +2,12 @@
 // its configuration from the OCI layout, read by digest without following links; the tree walked
 // without following links (set-id bits, special files, size and file count); the sandbox's mount
 // points made real inside it.
-import { constants } from "node:fs";
-import fs from "node:fs/promises";
+import fs, { constants } from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
-import { InstallError } from "./package-files.js";
+import { escapeControl } from "./lines.js";
+import { InstallError, sealTree } from "./package-files.js";
+import { ENV_NAME } from "./sandbox/bwrap.js";
 
 /** PATH inside an image whose configuration sets none (docker's default). */
 export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -22,7 +24,30 @@ export const IMAGE_TEXT = {
   pullFailed: (image: string, why: string) => `Could not pull the image ${image}: ${why}`,
   noTools: (missing: string[]) =>
     `Container images cannot run on this machine: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not installed (apt-get install skopeo umoci)`,
+  manifestTooLarge: (image: string, what: string) => `The image ${image} has a ${what} larger than 4 MB, which no registry serves`,
+  badEnv: (image: string, entry: string) =>
+    `The image ${image} sets an environment entry that is not NAME=value with a name of letters, digits and underscores: "${shown(entry)}"`,
+  envNul: (image: string, name: string) => `The image ${image} sets ${shown(name)} to a value with a NUL character`,
+  envTooLarge: (image: string) =>
+    `The image ${image} sets more than ${IMAGE_LIMITS.envEntries} environment variables, or more than ${IMAGE_LIMITS.envBytes / 1024} KB of them (${IMAGE_LIMITS.envValueBytes / 1024} KB each at most)`,
+  badCommand: (image: string, field: string) => `The image ${image} has a ${field} that is not a list of strings without NUL characters`,
+  commandTooLarge: (image: string) =>
+    `The image ${image} has a command (Entrypoint and Cmd) of more than ${IMAGE_LIMITS.args} arguments or ${IMAGE_LIMITS.argsBytes / 1024} KB`,
+  badWorkingDir: (image: string) => `The image ${image} names a working directory that is not a path (WorkingDir)`,
 } as const;
+
+/** What of an image's configuration a deployment takes, at most. */
+export const IMAGE_LIMITS = {
+  envEntries: 256,
+  envValueBytes: 32 * 1024,
+  envBytes: 128 * 1024,
+  args: 256,
+  argsBytes: 128 * 1024,
+  pathBytes: 4096,
+} as const;
+
+/** A tenant's text in a status: one line, no control characters, short. */
+const shown = (s: string) => escapeControl(s).slice(0, 100);
 
 /** Mount points the sandbox binds over inside an image's root (made real folders and files, never links). */
 const MOUNT_DIRS = ["proc", "dev", "tmp", "etc", IMAGE_VOLUME.slice(1)];
@@ -31,88 +56,141 @@ const MOUNT_FILES = ["etc/passwd", "etc/group", "etc/resolv.conf"];
 export interface ImageConfig {
   architecture?: string;
   os?: string;
-  config?: { Entrypoint?: string[] | null; Cmd?: string[] | null; Env?: string[] | null; WorkingDir?: string };
+  /** as the registry gave it: every field is the image author's, checked by runConfig before use */
+  config?: { Entrypoint?: unknown; Cmd?: unknown; Env?: unknown; WorkingDir?: unknown };
 }
 
-export const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+/** What a deployment of an image runs: its command, environment and working directory. */
+export interface RunConfig {
+  entrypoint: string[];
+  cmd: string[];
+  env: Record<string, string>;
+  /** WorkingDir ("/" when none); bubblewrap changes into it inside the sandbox */
+  cwd: string;
+}
 
-export function envOf(list: string[]): Record<string, string> {
+const bytes = (s: string) => Buffer.byteLength(s);
+
+/** A list of strings (null or absent: none), each without NUL; else the image is refused. */
+function stringList(v: unknown, image: string, field: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === "string" && !x.includes("\0")))
+    throw new InstallError(IMAGE_TEXT.badCommand(image, field));
+  return v;
+}
+
+/**
+ * The only fields of an image's configuration the platform takes, each checked and bounded:
+ * Entrypoint and Cmd (the command, run inside the sandbox), Env (POSIX names, set inside the
+ * sandbox only, never on a host process) and WorkingDir (an absolute path inside the image, made
+ * so lexically; bubblewrap enters it inside). User, Volumes, ExposedPorts, Labels and the rest
+ * are never read: the platform decides who the server runs as and what it mounts.
+ */
+export function runConfig(c: ImageConfig["config"], image: string): RunConfig {
+  const entrypoint = stringList(c?.Entrypoint, image, "Entrypoint");
+  const cmd = stringList(c?.Cmd, image, "Cmd");
+  const command = [...entrypoint, ...cmd];
+  if (command.length > IMAGE_LIMITS.args || command.reduce((n, a) => n + bytes(a) + 1, 0) > IMAGE_LIMITS.argsBytes)
+    throw new InstallError(IMAGE_TEXT.commandTooLarge(image));
+  if (c?.Env !== undefined && c.Env !== null && (!Array.isArray(c.Env) || !c.Env.every((e) => typeof e === "string")))
+    throw new InstallError(IMAGE_TEXT.badEnv(image, String(c.Env)));
+  const list = (c?.Env ?? []) as string[];
+  if (list.length > IMAGE_LIMITS.envEntries) throw new InstallError(IMAGE_TEXT.envTooLarge(image));
   const env: Record<string, string> = {};
+  let total = 0;
   for (const kv of list) {
     const i = kv.indexOf("=");
-    if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
+    const name = i > 0 ? kv.slice(0, i) : kv;
+    if (i <= 0 || !ENV_NAME.test(name) || name.length > 128) throw new InstallError(IMAGE_TEXT.badEnv(image, kv));
+    const value = kv.slice(i + 1);
+    if (value.includes("\0")) throw new InstallError(IMAGE_TEXT.envNul(image, name));
+    total += bytes(kv) + 1;
+    if (bytes(value) > IMAGE_LIMITS.envValueBytes || total > IMAGE_LIMITS.envBytes) throw new InstallError(IMAGE_TEXT.envTooLarge(image));
+    env[name] = value;
   }
-  return env;
+  const wd = c?.WorkingDir;
+  if (wd !== undefined && wd !== null && (typeof wd !== "string" || wd.includes("\0") || bytes(wd) > IMAGE_LIMITS.pathBytes))
+    throw new InstallError(IMAGE_TEXT.badWorkingDir(image));
+  // Relative (`../..`) or empty: the image's root, as docker reads it; absolute: normalized, never above `/`.
+  const cwd = typeof wd === "string" && path.posix.isAbsolute(wd) ? path.posix.normalize(wd) : "/";
+  return { entrypoint, cmd, env, cwd };
 }
 
-/** The image's configuration, from the OCI layout skopeo wrote: index -> manifest -> config, each read by its digest. */
-export async function readLayoutConfig(layout: string): Promise<ImageConfig> {
-  const json = async (file: string) => {
-    const fh = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+/** The largest manifest or configuration read, as registries cap them. */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/** JSON of a registry document the platform reads (a manifest, a configuration): size checked before it is parsed. */
+export function registryJson(text: Buffer | string, image: string, what: string): Record<string, unknown> {
+  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw new InstallError(IMAGE_TEXT.manifestTooLarge(image, what));
+  let v: unknown;
+  try {
+    v = JSON.parse(text.toString());
+  } catch {
+    throw new InstallError(`The image ${image} has a ${what} that is not valid JSON`);
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new InstallError(`The image ${image} has a ${what} that is not a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+/** The image's configuration, from the OCI layout skopeo wrote: index -> manifest -> config, each read by its digest, none over 4 MB. */
+export async function readLayoutConfig(layout: string, image: string): Promise<ImageConfig> {
+  const json = async (file: string, what: string) => {
+    const fh = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
-      if ((await fh.stat()).size > 4 * 1024 * 1024) throw new InstallError("The image's manifest is too large");
-      return JSON.parse(await fh.readFile("utf8")) as Record<string, unknown>;
+      if ((await fh.stat()).size > MAX_MANIFEST_BYTES) throw new InstallError(IMAGE_TEXT.manifestTooLarge(image, what));
+      return registryJson(await fh.readFile(), image, what);
     } finally {
       await fh.close();
     }
   };
-  const blob = (digest: unknown) => {
-    if (typeof digest !== "string" || !/^sha256:[a-f0-9]{64}$/.test(digest)) throw new InstallError("The image's manifest is malformed");
-    return json(path.join(layout, "blobs", "sha256", digest.slice(7)));
+  const blob = (digest: unknown, what: string) => {
+    if (typeof digest !== "string" || !/^sha256:[a-f0-9]{64}$/.test(digest))
+      throw new InstallError(`The image ${image} has a malformed ${what}`);
+    return json(path.join(layout, "blobs", "sha256", digest.slice(7)), what);
   };
-  const index = (await json(path.join(layout, "index.json"))) as { manifests?: { digest?: string }[] };
-  const manifest = await blob(index.manifests?.[0]?.digest);
-  return (await blob((manifest.config as { digest?: string } | undefined)?.digest)) as ImageConfig;
+  const index = (await json(path.join(layout, "index.json"), "manifest")) as { manifests?: { digest?: string }[] };
+  const manifest = await blob(index.manifests?.[0]?.digest, "manifest");
+  return (await blob((manifest.config as { digest?: string } | undefined)?.digest, "configuration")) as ImageConfig;
 }
 
 /**
- * Walks the unpacked tree without following a link: set-uid and set-gid bits go, anything but a
- * file, a folder or a link goes (device nodes, fifos, sockets), every file becomes readable by
- * the deployments' uids (they run as others than the installer), and the tree's apparent size
- * (a sparse file counts whole) and its number of files are capped.
+ * Walks the unpacked tree without following a link (sealTree): set-uid, set-gid and sticky bits
+ * go, so does any write bit but the owner's (the shared cache is nobody else's to change),
+ * anything but a file, a folder or a link goes (device nodes, fifos, sockets), every file becomes
+ * readable by the deployments' uids (they run as others than the installer), and the tree's
+ * apparent size (a sparse file counts whole), its nesting and its number of files are capped.
  */
 export async function confine(root: string, image: string, limitMb: number, maxFiles: number): Promise<void> {
-  let bytes = 0;
+  let size = 0;
   let files = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > 64) throw new InstallError(`The image ${image} nests folders more than 64 deep`);
-    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (++files > maxFiles) throw new InstallError(IMAGE_TEXT.tooManyFiles(image, maxFiles));
-      const st = await fs.lstat(p);
-      if (st.isSymbolicLink()) continue; // resolved inside the sandbox, where this tree is /
-      if (!st.isFile() && !st.isDirectory()) {
-        await fs.rm(p, { force: true });
-        continue;
-      }
-      bytes += st.size;
-      if (bytes > limitMb * 1024 * 1024) throw new InstallError(IMAGE_TEXT.tooLarge(image, limitMb));
-      const mode = st.mode & 0o7777;
-      // No set-id bit, and others may read (and enter, or run what its owner may run).
-      const want = (mode & ~0o6000) | 0o004 | (st.isDirectory() || mode & 0o100 ? 0o001 : 0);
-      if (want !== mode) await fs.chmod(p, want);
-      if (st.isDirectory()) await walk(p, depth + 1);
+  await sealTree(root, (e) => {
+    if (++files > maxFiles) throw new InstallError(IMAGE_TEXT.tooManyFiles(image, maxFiles));
+    if (e.depth > 64) throw new InstallError(`The image ${image} nests folders more than 64 deep`);
+    if (e.stat.isSymbolicLink()) return; // resolved inside the sandbox, where this tree is /
+    if (!e.stat.isFile() && !e.stat.isDirectory()) {
+      fs.rmSync(e.path, { force: true });
+      return "skip";
     }
-  };
-  await fs.chmod(root, 0o755);
-  await walk(root, 0);
+    size += e.stat.size;
+    if (size > limitMb * 1024 * 1024) throw new InstallError(IMAGE_TEXT.tooLarge(image, limitMb));
+  });
 }
 
 /** The sandbox's mount points inside the tree: real folders and empty files, replacing links or anything else there. */
 export async function mountPoints(root: string): Promise<void> {
-  const st = (p: string) => fs.lstat(p).catch(() => null);
+  const st = (p: string) => fsp.lstat(p).catch(() => null);
   for (const d of MOUNT_DIRS) {
     const p = path.join(root, d);
     const s = await st(p);
     if (s?.isDirectory()) continue;
-    if (s) await fs.rm(p, { force: true });
-    await fs.mkdir(p, { mode: 0o755 });
+    if (s) await fsp.rm(p, { force: true });
+    await fsp.mkdir(p, { mode: 0o755 });
   }
   for (const f of MOUNT_FILES) {
     const p = path.join(root, f);
     const s = await st(p);
     if (s?.isFile()) continue;
-    if (s) await fs.rm(p, { recursive: true, force: true });
-    await fs.writeFile(p, "", { flag: "wx", mode: 0o644 });
+    if (s) await fsp.rm(p, { recursive: true, force: true });
+    await fsp.writeFile(p, "", { flag: "wx", mode: 0o644 });
   }
 }
