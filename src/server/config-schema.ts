@@ -157,6 +157,12 @@ export const schema = z.object({
     .int()
     .min(64 * 1024)
     .default(DEFAULT_DEPLOYMENT_STREAM_BYTES),
+  /** bytes of requests in flight at once per deployment and per credential (gateway/in-flight.ts); one request alone may be larger */
+  GATEWAY_INFLIGHT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(8 * 1024 * 1024),
   GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).default(200),
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce
     .number()

@@ -7,6 +7,7 @@
 // within twice its quiet value (see withinTwiceQuiet).
 import { droppedMessages } from "~/server/features/gateway/sessions.js";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { execFile } from "node:child_process";
 import http from "node:http";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import { floodNotice } from "~/server/features/runtime/flow.js";
 import { recordListing, MAX_PINS_PER_USER } from "~/server/features/deployments/definitions-repo.js";
 import { definitionOf, type Definition } from "~/server/features/deployments/definitions.js";
 import { streamTotals } from "~/server/features/gateway/wire/sse.js";
+import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../../support/git-fixture.js";
@@ -196,6 +198,75 @@ describe("a tenant cannot make the platform hold its memory", () => {
     expect(p99).toBeLessThanOrEqual(Math.max(2 * controlP99, controlP99 + 40));
     const back = await session.call(3, "tools/call", { name: "echo", arguments: { text: "back" } });
     expect(textOf(back.json<{ result: unknown }>().result)).toBe('{"echo":"back"}');
+  }, 120_000);
+
+  it("30 posts of 4 MB at once to a server that stopped reading: refused past GATEWAY_INFLIGHT_BYTES before their bodies are read, and the platform's memory grows by at most 64 MB and comes back down", async () => {
+    const a = await deploy();
+    const session = await rawSession(a.d.url, a.key);
+    const url = new URL(a.d.url);
+    // The attacker is a process of its own (on the other core), so what the neighbour feels is the
+    // platform's work alone; each body is streamed from one 64 KB chunk (4 MB each, Content-Length declared).
+    const attacker = `
+      const http = require("node:http");
+      const [host, port, path, headers] = [process.argv[1], process.argv[2], process.argv[3], JSON.parse(process.argv[4])];
+      const chunk = Buffer.alloc(64 * 1024, "p");
+      const post = (i) => new Promise((resolve) => {
+        const head = Buffer.from('{"jsonrpc":"2.0","id":' + (1000 + i) + ',"method":"tools/call","params":{"name":"echo","arguments":{"text":"');
+        const tail = Buffer.from('"}}}');
+        const req = http.request({ host, port, path, method: "POST", headers: { ...headers, "content-length": head.length + 64 * chunk.length + tail.length } }, (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => (text += text.length < 1000 ? d.slice(0, 1000) : ""));
+          res.on("end", () => resolve({ status: res.statusCode, retryAfter: res.headers["retry-after"], text }));
+        });
+        req.on("error", (e) => resolve({ status: 0, text: e.message }));
+        req.write(head);
+        let sent = 0;
+        const more = () => { while (sent < 64) { sent++; if (!req.write(chunk)) return void req.once("drain", more); } req.end(tail); };
+        more();
+      });
+      Promise.all(Array.from({ length: 30 }, (_, i) => post(i))).then((r) => process.stdout.write(JSON.stringify(r)));
+    `;
+    const posts = () =>
+      new Promise<{ status: number; retryAfter?: string; text: string }[]>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ["-e", attacker, url.hostname, url.port, url.pathname, JSON.stringify(session.headers)],
+          { maxBuffer: 1024 * 1024 },
+          (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))),
+        );
+      });
+    expect((await session.call(2, "tools/call", { name: "stall", arguments: { ms: 6000 } })).status).toBe(200);
+    await sleep(200);
+    const rss = () => process.memoryUsage.rss();
+    const before = Math.min(rss(), rss());
+    const attack = posts();
+    const [peak, p99] = await Promise.all([peakWhile(rss, attack), neighbourP99(4000)]);
+    const answers = await attack;
+    const refused = answers.filter((r) => r.status === 503);
+    console.info(
+      `RSS ${Math.round(before / MB)} MB before, peak ${Math.round(peak / MB)} MB (+${Math.round((peak - before) / MB)} MB); ${refused.length} of 30 refused`,
+    );
+    // The deployment's budget (8 MB) takes one of them at a time: the rest are refused at once, with a retry.
+    expect(refused.length).toBeGreaterThanOrEqual(28);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe("1");
+      expect((JSON.parse(r.text) as { error: { message: string } }).error.message).toBe(GATEWAY_TEXT.inFlight("deployment", 8 * MB));
+    }
+    expect(peak - before).toBeLessThanOrEqual(64 * MB);
+    // What was taken is answered once the server reads again; then nothing is in flight, and the memory is given back.
+    const taken = answers.filter((r) => r.status === 200);
+    expect(taken.length).toBeGreaterThanOrEqual(1);
+    for (const r of taken) expect(r.text).toContain('\\"echo\\"');
+    expect(t.gateway.inflight.held(a.d.id)).toBe(0);
+    await expect.poll(() => rss() - before, { timeout: 20_000, interval: 500 }).toBeLessThanOrEqual(32 * MB);
+    // Reading, parsing and answering a 4 MB request is the gateway's work for any server: the
+    // neighbour's yardstick is the same posts to this server while it reads them.
+    const [, controlP99] = await Promise.all([posts(), neighbourP99(4000)]);
+    console.info(
+      `neighbour p99 ${p99.toFixed(1)} ms under the attack, ${controlP99.toFixed(1)} ms under the same posts to a server that reads them`,
+    );
+    expect(p99).toBeLessThanOrEqual(Math.max(2 * controlP99, controlP99 + 40));
   }, 120_000);
 
   it("a client that stops reading its stream: it is closed at GATEWAY_STREAM_BUFFER_BYTES, whatever the server sends", async () => {

@@ -11,7 +11,8 @@ import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { subscribe, TOPICS } from "../../cluster/topics.js";
 import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER, WOKE_HEADER } from "./cluster.js";
 import { gatewayMode, type GatewayMode } from "./gateway-mode.js";
-import { rpcError } from "./wire/http.js";
+import { inFlightRefusal, rpcError } from "./wire/http.js";
+import { InFlight, type BodyBudget } from "./in-flight.js";
 import { RPC, type Msg } from "./protocol.js";
 import { isPlayground, markPlayground, markWoke, whenAnswered, wokeMs, type GatewayObserver } from "./observe.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
@@ -103,11 +104,14 @@ export class Gateway implements TransportHost {
   readonly stateless: StatelessLane;
   readonly maxBodyBytes: number;
   readonly usage: UsageCounter;
+  /** bytes of requests in flight, per deployment and per credential (GATEWAY_INFLIGHT_BYTES) */
+  readonly inflight: InFlight;
 
   constructor(private readonly d: GatewayDeps) {
     this.mode = gatewayMode(d);
     this.runner = d.runner ?? NO_RUNNER;
     this.maxBodyBytes = d.config.GATEWAY_MAX_BODY_BYTES;
+    this.inflight = new InFlight(d.config.GATEWAY_INFLIGHT_BYTES);
     if (this.mode === "runner") {
       this.access = new ForwardedAccess({ db: d.db, pins: d.pins, runner: this.runner });
     } else {
@@ -193,6 +197,14 @@ export class Gateway implements TransportHost {
     let target = admitted.target;
     if (who.keyHash.startsWith(BROWSER_CALLER)) markPlayground(req);
     const method = req.method ?? "GET";
+    // Bytes in flight, by the gateway the client reached: a request that does not fit is refused before its body is read.
+    if (method === "POST" && this.mode !== "runner") {
+      const declared = Number(req.headers["content-length"]);
+      const size = Number.isFinite(declared) && declared > 0 ? Math.min(declared, this.maxBodyBytes + 1) : 0;
+      const ticket = this.inflight.admit(req, target.id, who.keyHash, size);
+      if (typeof ticket === "string") return inFlightRefusal(res, ticket, this.inflight.capBytes);
+      res.once("close", () => ticket.release());
+    }
     // Fair use, by the gateway the client reached (a runner's gateway was reached through one).
     if (this.d.fairUse && this.mode !== "runner" && method !== "DELETE") {
       const v = this.d.fairUse.check(target.id, target.userId, who.keyHash);
@@ -262,7 +274,11 @@ export class Gateway implements TransportHost {
     };
   }
 
-  /** What happens once a request is answered (observe.ts). */
+  budgetOf(req: IncomingMessage): BodyBudget | undefined {
+    return this.inflight.of(req);
+  }
+
+  /** What happens once a request is answered (observe.ts); until then it stays in flight, its HTTP answer sent or not (legacy POSTs). */
   onDone(
     req: IncomingMessage,
     target: GatewayTarget,
@@ -272,7 +288,13 @@ export class Gateway implements TransportHost {
     client: Session["client"] | undefined,
     transport: "streamable" | "sse",
   ) {
-    return whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport });
+    const done = whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport });
+    const release = this.inflight.of(req)?.hold();
+    if (!release) return done;
+    return ((...args: Parameters<typeof done>) => {
+      release();
+      done(...args);
+    }) as typeof done;
   }
 
   /**

@@ -27,6 +27,10 @@ export const GATEWAY_TEXT = {
   keyNotForThis: API_KEY_TEXT.notForThisServer,
   rateLimited: (limit: number, scope: "deployment" | "credential", seconds: number) =>
     `Too Many Requests: its plan allows ${limit.toLocaleString("en-US")} requests a minute ${scope === "deployment" ? "to one deployment" : "with one key"}; try again in ${seconds} s`,
+  inFlight: (scope: "deployment" | "credential", capBytes: number) =>
+    scope === "deployment"
+      ? `Service Unavailable: this deployment already has ${Math.round(capBytes / 1024 / 1024)} MB of requests in flight; try again once they are answered`
+      : `Too Many Requests: this key already has ${Math.round(capBytes / 1024 / 1024)} MB of requests in flight; try again once they are answered`,
   tooManySessions: (n: number) =>
     `Too Many Requests: this deployment already has ${n} open sessions; end unused ones (DELETE) or let them expire`,
   conflict: "Conflict: this session already has an open SSE stream",

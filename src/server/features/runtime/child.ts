@@ -267,9 +267,14 @@ export class Child implements ServerLink {
     if (this.done) throw new Error("the server has exited");
     if (this.upstream) return this.upstream.send(msg);
     const stdin = this.l.proc.stdin!;
-    const text = JSON.stringify(msg) + "\n";
-    if (stdin.writableLength > 0 && stdin.writableLength + text.length > this.flow.stdinBytes) throw new InputFull(this.flow.stdinBytes);
-    stdin.write(text);
+    const text = JSON.stringify(msg);
+    if (stdin.writableLength > 0 && stdin.writableLength + text.length + 1 > this.flow.stdinBytes)
+      throw new InputFull(this.flow.stdinBytes);
+    // A large message is written as it is and its newline after it: joining them would copy it once more.
+    if (text.length > 64 * 1024) {
+      stdin.write(text);
+      stdin.write("\n");
+    } else stdin.write(text + "\n");
   }
 
   /** Bytes written to the server's stdin that it has not read yet (held by the platform). */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { BodyBudget } from "../in-flight.js";
 import type { whenAnswered } from "../observe.js";
 import type { Msg } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";
@@ -17,6 +18,8 @@ export interface TransportHost {
   readonly stateless: StatelessLane;
   /** GATEWAY_MAX_BODY_BYTES */
   readonly maxBodyBytes: number;
+  /** what an admitted request's body without a declared size counts against (in-flight.ts) */
+  budgetOf(req: IncomingMessage): BodyBudget | undefined;
   /** 503: the server is starting or restarting (retry soon), or not running at all */
   unavailable(target: GatewayTarget): { status: number; message: string; headers: Record<string, string> };
   /** each deployment's exposure rules (hidden tools, pinned definitions) for the Mux */

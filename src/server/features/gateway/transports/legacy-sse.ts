@@ -47,7 +47,7 @@ export async function legacyPost(
   started: number,
 ) {
   if (!sessionOf(h, res, sessionId, target, who, true)) return;
-  const read = await readMessage(req, res, h.maxBodyBytes);
+  const read = await readMessage(req, res, h.maxBodyBytes, h.budgetOf(req));
   if (!read) return;
   const { msg, bytes } = read;
   // The stream may have closed while the body arrived.

@@ -28,7 +28,7 @@ export async function rateLimited(
   const message = GATEWAY_TEXT.rateLimited(v.limit, v.scope, v.retryAfterSec);
   const headers = { "retry-after": String(v.retryAfterSec) };
   if (req.method !== "POST") return rpcError(res, 429, message, headers);
-  const read = await readMessage(req, res, h.maxBodyBytes);
+  const read = await readMessage(req, res, h.maxBodyBytes, h.budgetOf(req));
   if (!read) return;
   const { msg, bytes } = read;
   const id = msg.id ?? null;

@@ -24,7 +24,7 @@ export async function streamablePost(
   if (!(accepts(req.headers.accept, MEDIA.json) && accepts(req.headers.accept, MEDIA.sse)))
     return rpcError(res, 406, GATEWAY_TEXT.notAcceptable);
   if (!req.headers["content-type"]?.toLowerCase().startsWith(MEDIA.json)) return rpcError(res, 415, GATEWAY_TEXT.unsupportedMedia);
-  const read = await readMessage(req, res, h.maxBodyBytes);
+  const read = await readMessage(req, res, h.maxBodyBytes, h.budgetOf(req));
   if (!read) return;
   const { msg, bytes } = read;
   // 2026-07-28: the request says so in its _meta (or its header does); no session.

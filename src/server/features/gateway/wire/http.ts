@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { BodyBudget, InFlightScope } from "../in-flight.js";
 import { asMessage, MEDIA, RPC, type Msg } from "../protocol.js";
 import { GATEWAY_TEXT } from "../text.js";
 
@@ -31,29 +32,51 @@ class BodyError extends Error {
     readonly status: number,
     message: string,
     readonly code: number,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
-async function readJson(req: IncomingMessage, limit: number): Promise<{ raw: unknown; bytes: number }> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) throw new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest);
+/** A request refused for the bytes already in flight (in-flight.ts): 503 for the deployment's budget, 429 for the credential's. */
+export function inFlightRefusal(res: ServerResponse, scope: InFlightScope, capBytes: number) {
+  // The body is never read: Node discards what the client still sends.
+  rpcError(res, scope === "deployment" ? 503 : 429, GATEWAY_TEXT.inFlight(scope, capBytes), { "retry-after": "1" });
+}
+
+async function readJson(req: IncomingMessage, limit: number, budget?: BodyBudget): Promise<{ raw: unknown; bytes: number }> {
+  const declared = req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]);
+  if ((declared ?? 0) > limit) throw new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest);
+  // A declared size was counted when the request was admitted; a body without one counts as it arrives.
+  const counting = declared === undefined ? budget : undefined;
   const chunks: Buffer[] = [];
+  // A large declared body is copied into one buffer as it arrives: its chunks and their concatenation are never held together.
+  const whole = declared !== undefined && declared > 64 * 1024 ? Buffer.allocUnsafe(declared) : undefined;
+  let size = 0;
   await new Promise<void>((resolve, reject) => {
-    let size = 0;
+    const stop = (e: BodyError) => {
+      req.removeAllListeners("data");
+      req.resume();
+      reject(e);
+    };
     req.on("data", (chunk: Buffer) => {
+      const at = size;
       size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners("data");
-        req.resume();
-        reject(new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest));
-      } else chunks.push(chunk);
+      const full = counting?.grow(chunk.length);
+      if (size > limit || (whole && size > whole.length)) stop(new BodyError(413, GATEWAY_TEXT.tooLarge, RPC.invalidRequest));
+      else if (full)
+        stop(
+          new BodyError(full === "deployment" ? 503 : 429, GATEWAY_TEXT.inFlight(full, counting!.capBytes), RPC.serverError, {
+            "retry-after": "1",
+          }),
+        );
+      else if (whole) chunk.copy(whole, at);
+      else chunks.push(chunk);
     });
     req.once("end", resolve);
     req.once("error", reject);
   });
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const body = whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   try {
     return { raw: JSON.parse(body.toString("utf8")), bytes: body.length };
   } catch {
@@ -66,13 +89,14 @@ export async function readMessage(
   req: IncomingMessage,
   res: ServerResponse,
   limit: number,
+  budget?: BodyBudget,
 ): Promise<{ msg: Msg; bytes: number } | undefined> {
   let raw: unknown;
   let bytes: number;
   try {
-    ({ raw, bytes } = await readJson(req, limit));
+    ({ raw, bytes } = await readJson(req, limit, budget));
   } catch (e) {
-    if (e instanceof BodyError) return void rpcError(res, e.status, e.message, {}, e.code);
+    if (e instanceof BodyError) return void rpcError(res, e.status, e.message, e.headers, e.code);
     throw e;
   }
   if (Array.isArray(raw)) return void rpcError(res, 400, GATEWAY_TEXT.batch, {}, RPC.invalidRequest);
