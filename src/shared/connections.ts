@@ -58,6 +58,7 @@ export const CONNECTION_TEXT = {
   tooLong: (seconds: number) => `The remote server's answer took longer than ${seconds} s`,
   refused: (why: string) => `The remote server did not take the request: ${why}`,
   ended: (why: string) => `The connection to the remote server ended: ${why}`,
+  unanswered: "The remote server's answer ended without answering this request (it answered another id, or nothing)",
   // OAuth to the remote server (features/deployments/upstream-oauth.ts).
   oauthLabel: "Sign in to the server (OAuth)",
   oauthHint:

@@ -2,7 +2,8 @@
 // and legacy SSE modes on a test host (a network namespace at a documentation address, installed
 // once into a cache outside the project), and a hostile upstream of the test's own on loopback:
 // it demands a bearer token (and echoes what it was sent when refused), redirects to loopback and
-// to the metadata address, answers 50 MB, never ends a stream, and changes a tool's description.
+// to the metadata address, answers 50 MB, never ends a stream, answers a call without answering it
+// (another id, an empty batch, a notification alone, a 202), and changes a tool's description.
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -114,6 +115,19 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
           res.on("error", () => undefined);
           return more();
         }
+        // Answers that end without answering the call: another id, an empty batch, a notification
+        // alone (as JSON, or as an event stream that then ends), a 202 as if it were a notification.
+        if (name === "echo" && mode === "wrong-id") {
+          res.writeHead(200, { "content-type": "application/json" });
+          return void res.end(JSON.stringify({ jsonrpc: "2.0", id: `not-${String(msg.id)}`, result: { content: [] } }));
+        }
+        if (name === "echo" && mode === "empty-batch") return void res.writeHead(200, { "content-type": "application/json" }).end("[]");
+        const note = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "thinking" } };
+        if (name === "echo" && mode === "only-notification")
+          return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(note));
+        if (name === "echo" && mode === "events-no-answer")
+          return void res.writeHead(200, { "content-type": "text/event-stream" }).end(`event: message\ndata: ${JSON.stringify(note)}\n\n`);
+        if (name === "echo" && mode === "accepted") return void res.writeHead(202).end();
         if (mode === "endless" && name === "echo") {
           // An answer as a stream of events that never carries the answer.
           res.writeHead(200, { "content-type": "text/event-stream" });

@@ -235,6 +235,51 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
     for (const name of ["huge", "endless"]) expect((await waitForConnection(c, name, "running")).status).toBe("running");
   }, 120_000);
 
+  it("answers at once a call whose answer ended without answering it (another id, an empty batch, only a notification, a 202), for a client and a toolset alike", async () => {
+    const modes = ["wrong-id", "empty-batch", "only-notification", "events-no-answer", "accepted"];
+    // One user each (CONNECTIONS_PER_USER is 4 here); the first one's connection goes into a toolset below.
+    const owners = await Promise.all(modes.map(() => user()));
+    const conns = await Promise.all(modes.map((m, i) => connect(owners[i]!.c, { name: m, url: hostile.url(`/${m}/mcp`) })));
+    for (const [i, m] of modes.entries()) await waitForConnection(owners[i]!.c, m, "running", 30_000);
+    for (const [i, m] of modes.entries()) {
+      const client = await sdkClient(conns[i]!.url, owners[i]!.key);
+      const started = Date.now();
+      const answer = await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { timeout: 20_000 }).then(
+        (r) => JSON.stringify(r),
+        (e: Error) => e.message,
+      );
+      expect([m, answer]).toEqual([m, expect.stringContaining(CONNECTION_TEXT.unanswered)]);
+      expect(Date.now() - started, m).toBeLessThan(3000);
+      // The connection carries on: the next call that is answered is answered.
+      expect(textOf(await client.callTool({ name: "headers", arguments: {} }))).toContain("host");
+      await client.close();
+    }
+    const { c, key } = owners[0]!;
+    // Behind a toolset, the member's error reaches the toolset's client just as soon.
+    const made = await c.post("/api/toolsets", { name: "unanswered", members: [{ connection_id: conns[0]!.id }] });
+    expect(made.status, await made.clone().text()).toBe(202);
+    const ts = ((await made.json()) as { toolset: { id: string; url: string } }).toolset;
+    await waitFor(
+      "the toolset",
+      async () => ((await (await c.get(`/api/toolsets/${ts.id}`)).json()) as { status: string }).status === "running" || undefined,
+      30_000,
+    );
+    const viaToolset = await sdkClient(ts.url, key);
+    const echo = await waitFor(
+      "the member's tools",
+      async () => (await viaToolset.listTools()).tools.find((x) => x.name.endsWith("_echo"))?.name,
+      30_000,
+    );
+    const started = Date.now();
+    const answer = await viaToolset.callTool({ name: echo, arguments: { text: "x" } }, undefined, { timeout: 20_000 }).then(
+      (r) => JSON.stringify(r),
+      (e: Error) => e.message,
+    );
+    expect(answer).toContain(CONNECTION_TEXT.unanswered);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await viaToolset.close();
+  }, 120_000);
+
   it("pins the remote server's definitions: a changed description is withheld until the owner approves it", async () => {
     const { c, key } = await user();
     const conn = await connect(c, { name: "rug", url: hostile.url("/plain/mcp") });

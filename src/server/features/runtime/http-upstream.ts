@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { abortWith } from "../../net/upstream-fetch.js";
 import { IMAGE_MCP_PATH } from "./docker.js";
+import { asRequest, watchAnswers } from "./answer-watch.js";
 import { OneSession } from "./one-session.js";
 
 export interface HttpUpstreamOptions {
@@ -64,10 +65,12 @@ export class HttpUpstream {
   private readonly started = Date.now();
   private closed = false;
   private readonly session = new OneSession();
+  /** ids of requests sent and not answered yet: one whose answer ended without it gets an error, once */
+  private readonly pending = new Set<string | number>();
 
   constructor(private readonly o: HttpUpstreamOptions) {
     this.transport = new StreamableHTTPClientTransport(new URL(`http://localhost${IMAGE_MCP_PATH}`), {
-      fetch: unixFetch(o.socket, o.maxBodyBytes),
+      fetch: watchAnswers(unixFetch(o.socket, o.maxBodyBytes), (id) => this.unanswered(id)),
       // The server's own restarts are the runner's business: no reconnection of a dropped stream in a loop.
       reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
     });
@@ -76,6 +79,8 @@ export class HttpUpstream {
       // The revision the server agreed to names every later request (the specification's header).
       const version = (m as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
       if (typeof version === "string") this.transport.setProtocolVersion(version);
+      const id = (m as { id?: unknown }).id;
+      if (!("method" in m) && (typeof id === "string" || typeof id === "number")) this.pending.delete(id);
       this.session.seen(m);
       o.onMessage(m);
     };
@@ -84,9 +89,20 @@ export class HttpUpstream {
   }
 
   /** Sends one message; a request the server could not take is answered with an error, as a stdio server's would be. */
-  send(m: JSONRPCMessage): void {
+  send(message: JSONRPCMessage): void {
+    const m = asRequest(message);
     if (this.session.intercept(m, (answer) => queueMicrotask(() => this.o.onMessage(answer)))) return;
+    const id = (m as { id?: unknown }).id;
+    if ("method" in m && (typeof id === "string" || typeof id === "number")) this.pending.add(id);
     void this.deliver(m);
+  }
+
+  /** A request whose POST's answer ended without its answer: nothing more can come for it. */
+  private unanswered(id: string | number): void {
+    if (!this.pending.delete(id)) return;
+    const message = "The server's answer over HTTP ended without answering this request";
+    this.o.onLog(`[switchboard] ${message}`);
+    this.o.onMessage({ jsonrpc: "2.0", id, error: { code: -32000, message } });
   }
 
   private async deliver(m: JSONRPCMessage): Promise<void> {
@@ -104,7 +120,7 @@ export class HttpUpstream {
         const id = (m as { id?: unknown }).id;
         const message = `The server did not take the request over HTTP: ${String((e as Error).message).slice(0, 300)}`;
         this.o.onLog(`[switchboard] ${message}`);
-        if ("method" in m && (typeof id === "string" || typeof id === "number"))
+        if ("method" in m && (typeof id === "string" || typeof id === "number") && this.pending.delete(id))
           this.o.onMessage({ jsonrpc: "2.0", id, error: { code: -32000, message } });
         return;
       }

@@ -12,6 +12,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import { guardedFetch, resolveUpstream, upstreamFetch, UpstreamRefused, type FetchLike } from "../../net/upstream-fetch.js";
 import { escapeControl, maskSecrets } from "./lines.js";
+import { asRequest, watchAnswers } from "./answer-watch.js";
 import { LinkBase } from "./link-base.js";
 import { refreshOnce, SignInNeeded, signInGone } from "./remote-auth.js";
 import { OneSession } from "./one-session.js";
@@ -114,7 +115,9 @@ export class RemoteLink extends LinkBase implements ServerLink {
       other && new URL(input instanceof Request ? input.url : String(input)).origin !== url.origin
         ? other(input, init)
         : own.fetch(input, init);
-    const fetch = spec.auth ? refreshOnce(routed) : routed;
+    const refreshed = spec.auth ? refreshOnce(routed) : routed;
+    // Streamable HTTP answers each request in its POST's answer: one that ends without it is answered at once.
+    const fetch = spec.transport === "sse" ? refreshed : watchAnswers(refreshed, (id) => holder.link?.unanswered(id));
     const close = own.close;
     const authProvider = spec.auth;
     const transport =
@@ -160,6 +163,13 @@ export class RemoteLink extends LinkBase implements ServerLink {
     for (const m of Array.isArray(sent) ? sent : [sent]) this.fail(m as JSONRPCMessage, CONNECTION_TEXT.refused(message));
   }
 
+  /** A request whose POST's answer ended without its answer: nothing more can come for it. */
+  unanswered(id: string | number): void {
+    if (!this.pending.delete(id)) return;
+    this.log(`[switchboard] ${CONNECTION_TEXT.unanswered}`);
+    this.transport.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message: CONNECTION_TEXT.unanswered } });
+  }
+
   /** The request (if it is one still waiting) gets `message` as its error, as a server's own would read. */
   private fail(m: JSONRPCMessage, message: string) {
     const id = (m as { id?: unknown }).id;
@@ -180,8 +190,9 @@ export class RemoteLink extends LinkBase implements ServerLink {
     this.ended({ code: null, signal: null, reason, ...(final ? { final } : {}) });
   }
 
-  send(m: JSONRPCMessage): void {
+  send(message: JSONRPCMessage): void {
     if (this.done) throw new Error("the connection has ended");
+    const m = asRequest(message);
     const id = (m as { id?: unknown }).id;
     if (this.session.intercept(m, (answer) => queueMicrotask(() => this.transport.onmessage?.(answer)))) return;
     if ("method" in m && (typeof id === "string" || typeof id === "number")) this.pending.add(id);
