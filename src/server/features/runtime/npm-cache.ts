@@ -7,7 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
 import { caFiles, installEnv } from "./install-env.js";
-import { cacheName, diskWatch, InstallError, newest, sealTree, treeBytes, type WatchStop } from "./package-files.js";
+import { cacheName, diskWatch, InstallError, newest, sealFresh, sealOnce, treeBytes, type WatchStop } from "./package-files.js";
 import type { UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { removeTree } from "./sandbox/tenant-files.js";
@@ -102,7 +102,10 @@ export class NpmCache {
   async ensurePackage(name: string, version: string | null): Promise<string> {
     const exact = await this.resolveVersion(name, version);
     const dir = path.join(this.o.packagesDir, `${cacheName(name)}@${exact}`);
-    if (existsSync(path.join(dir, ".complete"))) return dir;
+    if (existsSync(path.join(dir, ".complete"))) {
+      await sealOnce(dir);
+      return dir;
+    }
     let p = this.locks.get(dir);
     if (!p) {
       p = this.install(name, exact, dir).finally(() => this.locks.delete(dir));
@@ -176,7 +179,7 @@ export class NpmCache {
           `The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
         );
       // Every deployment's uid reads the cache; only the installer writes it, whatever modes the package asked for.
-      await sealTree(prefix);
+      await sealFresh(prefix);
       // wx: created here or not at all, never through a link the install might have left.
       await fs.writeFile(path.join(prefix, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(prefix, dir).catch((e: NodeJS.ErrnoException) => {

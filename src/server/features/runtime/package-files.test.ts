@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_TREE_DEPTH, TreeTooDeep, treeBytes } from "./package-files.js";
+import { MAX_TREE_DEPTH, sealFresh, sealOnce, TreeTooDeep, treeBytes } from "./package-files.js";
 
 // The disk watch of installs that run package code (sdist builds): it sizes what a build wrote
 // while the build may still be changing it.
@@ -30,5 +30,56 @@ describe("treeBytes", () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "treebytes-"));
     await fs.mkdir(path.join(dir, ...Array<string>(MAX_TREE_DEPTH + 5).fill("d")), { recursive: true });
     await expect(treeBytes(dir)).rejects.toBeInstanceOf(TreeTooDeep);
+  });
+});
+
+describe("sealing a cache's tree", () => {
+  const mode = async (p: string) => ((await fs.lstat(p)).mode & 0o7777).toString(8);
+
+  it("leaves no write bit but the owner's, no set-id or sticky bit, readable by all, and follows no link", async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), "seal-"));
+    const outside = path.join(dir, "outside");
+    await fs.writeFile(outside, "host");
+    await fs.chmod(outside, 0o666);
+    const tree = path.join(dir, "tree");
+    await fs.mkdir(path.join(tree, "open/sticky"), { recursive: true });
+    await fs.chmod(path.join(tree, "open"), 0o777);
+    await fs.chmod(path.join(tree, "open/sticky"), 0o1777);
+    await fs.writeFile(path.join(tree, "open/file"), "x");
+    await fs.chmod(path.join(tree, "open/file"), 0o666);
+    await fs.writeFile(path.join(tree, "open/suid"), "x");
+    await fs.chmod(path.join(tree, "open/suid"), 0o4770);
+    await fs.writeFile(path.join(tree, "private"), "x");
+    await fs.chmod(path.join(tree, "private"), 0o600);
+    await fs.symlink(outside, path.join(tree, "open/link"));
+    await fs.chmod(tree, 0o777);
+    await sealOnce(tree);
+    expect(await mode(tree)).toBe("755");
+    expect(await mode(path.join(tree, "open"))).toBe("755");
+    expect(await mode(path.join(tree, "open/sticky"))).toBe("755");
+    expect(await mode(path.join(tree, "open/file"))).toBe("644");
+    expect(await mode(path.join(tree, "open/suid"))).toBe("755");
+    expect(await mode(path.join(tree, "private"))).toBe("644");
+    expect(await mode(outside)).toBe("666");
+    expect((await fs.lstat(path.join(tree, ".sealed"))).isFile()).toBe(true);
+  });
+
+  it("seals a fresh install whatever marker it left of its own, and an old entry once, on its next use", async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), "seal-"));
+    const fresh = path.join(dir, "fresh");
+    await fs.mkdir(fresh);
+    await fs.writeFile(path.join(fresh, "file"), "x");
+    await fs.chmod(path.join(fresh, "file"), 0o666);
+    // A wheel may write to its environment's root: a marker of the install's own says nothing.
+    await fs.symlink("/etc/passwd", path.join(fresh, ".sealed"));
+    await sealFresh(fresh);
+    expect(await mode(path.join(fresh, "file"))).toBe("644");
+    expect((await fs.lstat(path.join(fresh, ".sealed"))).isFile()).toBe(true);
+    const old = path.join(dir, "old");
+    await fs.mkdir(old);
+    await fs.writeFile(path.join(old, "file"), "x");
+    await fs.chmod(path.join(old, "file"), 0o666);
+    await sealOnce(old);
+    expect(await mode(path.join(old, "file"))).toBe("644");
   });
 });

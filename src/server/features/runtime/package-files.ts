@@ -53,6 +53,29 @@ export async function sealTree(dir: string, visit?: (e: TreeEntry) => void | "sk
   return n;
 }
 
+/** Trees sealed by this process, or found sealed (the marker says so). */
+const sealed = new Set<string>();
+
+/**
+ * A fresh install on its way into a cache, sealed, with the platform's marker saying so in
+ * `markerDir` (the tree itself for npm and PyPI, the folder above an image's root). Whatever the
+ * install left under that name goes first: a wheel may write to its environment's root.
+ */
+export async function sealFresh(tree: string, markerDir = tree): Promise<void> {
+  await sealTree(tree);
+  const marker = path.join(markerDir, ".sealed");
+  await fs.promises.rm(marker, { recursive: true, force: true });
+  await fs.promises.writeFile(marker, "", { flag: "wx", mode: 0o644 });
+  sealed.add(tree);
+}
+
+/** A cache entry an older version of the platform kept without sealing it is sealed on its next use (see sealFresh). */
+export async function sealOnce(tree: string, markerDir = tree): Promise<void> {
+  if (sealed.has(tree)) return;
+  if (!fs.existsSync(path.join(markerDir, ".sealed"))) await sealFresh(tree, markerDir);
+  sealed.add(tree);
+}
+
 /**
  * Bytes under a directory, folders included (links counted as themselves, never followed; what
  * vanishes meanwhile counts nothing), walked by walkTree: a build running meanwhile cannot lead it

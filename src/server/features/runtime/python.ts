@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { InstallError, newest } from "./package-files.js";
+import { InstallError, newest, sealOnce } from "./package-files.js";
 import { PythonEnvironments, StepFailed, type PythonOptions } from "./python-env.js";
 import { consoleScripts, dists, normalisedName, sitePackages, type Dist } from "./python-files.js";
 import type { Source } from "./runner.js";
@@ -115,7 +115,10 @@ export class PythonRuntime {
     const key = normalisedName(name);
     if (version !== null) {
       const dir = path.join(this.cacheDir, `${key}@${version}`);
-      if (existsSync(path.join(dir, ".complete"))) return { dir, version };
+      if (existsSync(path.join(dir, ".complete"))) {
+        await sealOnce(dir);
+        return { dir, version };
+      }
     }
     const lockKey = `${key}@${version ?? ""}`;
     let p = this.locks.get(lockKey);

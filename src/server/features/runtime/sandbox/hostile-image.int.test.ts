@@ -309,6 +309,11 @@ describe.skipIf(why)(`Hostile container images${why ? ` (skipped: ${why})` : ""}
     const client = await sdkClient(d.url, d.key);
     expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "/app/open-dir/open-file" } }))).toBe("x");
     await client.close();
+    // A tree an older version kept unsealed (no marker) is sealed on its next use.
+    await fs.chmod(path.join(treeOf(digest), "app/open-dir"), 0o777);
+    await fs.rm(path.join(path.dirname(treeOf(digest)), ".sealed"));
+    await deploy(`docker run -i ${registry.host}/fixture/modes:modes`, {}, "running");
+    expect(((await fs.stat(path.join(treeOf(digest), "app/open-dir"))).mode & 0o777).toString(8)).toBe("755");
   }, 180_000);
 
   it("refuses manifests and configurations over 4 MB before it downloads or parses them, whatever the registry serves", async () => {
