@@ -4,7 +4,9 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
 import type { Caller } from "./admission/access.js";
-import { rpcError } from "./wire/http.js";
+import type { BodyBudget } from "./in-flight.js";
+import { RPC } from "./protocol.js";
+import { inFlightRefusal, rpcError } from "./wire/http.js";
 import { TargetCache } from "./admission/targets.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
 import { GATEWAY_TEXT } from "./text.js";
@@ -68,6 +70,10 @@ export interface ForwarderDeps {
   forget(proxyId: string): void;
   /** one more for the deployment's server's 'Total Usage' */
   count(target: GatewayTarget): void;
+  /** GATEWAY_MAX_BODY_BYTES: a body piped without a declared size is held to it here, as the runner would */
+  maxBodyBytes: number;
+  /** what an admitted request's body without a declared size counts against (in-flight.ts) */
+  budgetOf(req: IncomingMessage): BodyBudget | undefined;
 }
 
 /** The front gateway's half: forwards an admitted request to the runner holding the deployment. */
@@ -115,7 +121,9 @@ export class Forwarder {
       if (String(ur.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
       ur.pipe(res);
     });
+    let refused = false;
     up.on("error", (e) => {
+      if (refused) return;
       this.d.forget(proxyId);
       this.d.log.warn({ err: e, deployment: target.id, runner: target.runnerUrl }, "could not reach the deployment's runner");
       if (!res.headersSent) rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
@@ -127,7 +135,27 @@ export class Forwarder {
     });
     const declared = Number(req.headers["content-length"] ?? NaN);
     if (req.method !== "POST") return void up.end();
-    if (!(declared >= 0 && declared <= SMALL_BODY)) return void req.pipe(up);
+    if (declared > SMALL_BODY) return void req.pipe(up);
+    if (!(declared >= 0)) {
+      // No declared size: counted as it arrives, against the body limit and the bytes in flight, as the runner cannot.
+      const budget = this.d.budgetOf(req);
+      let size = 0;
+      req.on("data", (c: Buffer) => {
+        if (refused) return;
+        size += c.length;
+        const full = budget?.grow(c.length) ?? null;
+        if (size <= this.d.maxBodyBytes && !full) return;
+        refused = true;
+        budget?.end();
+        req.unpipe(up);
+        up.destroy();
+        req.resume();
+        if (res.headersSent) return void res.destroy();
+        if (full) inFlightRefusal(res, full, budget!.capBytes);
+        else rpcError(res, 413, GATEWAY_TEXT.tooLarge, {}, RPC.invalidRequest);
+      });
+      return void req.pipe(up);
+    }
     // A small request body is read first, so headers and body leave in one write.
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));

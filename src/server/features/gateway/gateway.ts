@@ -123,6 +123,8 @@ export class Gateway implements TransportHost {
           log: d.log,
           forget: (p) => access.forget(p),
           count: (t) => this.usage.add(t.serverKind, t.serverRef, t.userId),
+          maxBodyBytes: d.config.GATEWAY_MAX_BODY_BYTES,
+          budgetOf: (req) => this.inflight.of(req),
         });
       }
     }

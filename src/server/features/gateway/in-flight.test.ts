@@ -46,6 +46,12 @@ describe("bytes in flight", () => {
     expect(chunked.grow(300 * 1024)).toBeNull();
     expect(chunked.grow(300 * 1024)).toBe("deployment");
     expect(f.held("d1")).toBe(900 * 1024);
+    // Refused while its body arrives: what it held is free at once, whatever its client still sends.
+    chunked.end();
+    expect(chunked.grow(300 * 1024)).toBeNull();
+    expect(f.held("d1")).toBe(600 * 1024);
+    chunked.release();
+    expect(f.held("d1")).toBe(600 * 1024);
   });
 
   it("keeps a request in flight until every holder lets go (a legacy POST's answer comes on its stream), and releases once", () => {

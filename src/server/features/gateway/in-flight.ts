@@ -19,6 +19,8 @@ export interface BodyBudget {
   grow(n: number): InFlightScope | null;
   /** GATEWAY_INFLIGHT_BYTES, for the refusal's words */
   readonly capBytes: number;
+  /** The request was refused while its body arrived: what it held is free at once, whatever its client still sends. */
+  end(): void;
 }
 
 export class InFlightTicket implements BodyBudget {
@@ -57,6 +59,13 @@ export class InFlightTicket implements BodyBudget {
       released = true;
       this.release();
     };
+  }
+
+  end(): void {
+    if (this.holders === 0) return;
+    this.holders = 0;
+    this.owner.add(this.deploymentId, this.credential, -this.bytes);
+    this.bytes = 0;
   }
 
   /** The response ended (or its client left): this holder lets go. */

@@ -25,6 +25,7 @@ async function exchange(message: JSONRPCMessage, answer: (m: { id?: unknown }) =
     (id) => {
       if (waiting.delete(id)) unanswered.push(id);
     },
+    10,
   );
   if ("method" in message && "id" in message) waiting.add(message.id);
   const transport = new StreamableHTTPClientTransport(new URL("http://upstream.test/mcp"), { fetch });
@@ -84,5 +85,7 @@ describe("answers that end without answering", () => {
     const note = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } })}`;
     expect((await exchange(call, () => ({ type: "text/event-stream", body: sse(note) }))).unanswered).toEqual(["sb7"]);
     expect((await exchange(call, () => ({ type: "text/event-stream", body: sse(`id: e1\n${note}`) }))).unanswered).toEqual([]);
+    // An empty id resumes nothing (the SDK resumes only from one with a value).
+    expect((await exchange(call, () => ({ type: "text/event-stream", body: sse(`id:\n${note}`) }))).unanswered).toEqual(["sb7"]);
   });
 });

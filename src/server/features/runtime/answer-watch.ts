@@ -4,7 +4,7 @@ import type { FetchLike } from "../../net/upstream-fetch.js";
 // A server reached over streamable HTTP (a connection's remote server, an image that speaks HTTP)
 // answers each POSTed request in that POST's answer: a JSON body or an event stream that carries
 // the response. An answer that ends without it (another id, an empty batch, only notifications, a
-// 202 to a request) leaves nothing to wait for: the SDK's transport would drop it silently and the
+// 202 to a request, after a grace) leaves nothing to wait for: the SDK's transport would drop it silently and the
 // client wait until its own timeout. This watch tells the link at once, and the link answers the
 // request with an error, as a server's own would read. An event stream that carried event ids
 // may be resumed (the specification's Last-Event-ID): the SDK does so, and it is not called
@@ -37,21 +37,31 @@ export function requestId(body: unknown): string | number | undefined {
 /** After what the SDK still does with the answer's last bytes (its parsing runs in promise jobs and stream hops). */
 const afterDispatch = (f: () => void) => setImmediate(() => setImmediate(f));
 
-/** Whether SSE text holds a field `id:` at the start of a line. */
-const hasEventId = (text: string) => /(?:^|\n|\r)id:/.test(text);
+/** Whether SSE text holds a field `id:` with a value at the start of a line (the SDK resumes only from a non-empty one). */
+const hasEventId = (text: string) => /(?:^|[\r\n])id: ?[^ \r\n]/.test(text);
+
+/**
+ * A 202 to a request breaks the specification (a request's POST answers with JSON or an event
+ * stream), but a lenient server may still answer it on its GET stream: it has this long to.
+ */
+export const ACCEPTED_GRACE_MS = 5000;
 
 /**
  * `fetch` with each POST that carries a request watched: once its answer has ended without
  * answering it, `unanswered(id)` is called (the link answers the request if it still waits).
  * A refusal (an HTTP error) is the transport's to report and is not watched.
  */
-export function watchAnswers(fetch: FetchLike, unanswered: (id: string | number) => void): FetchLike {
+export function watchAnswers(fetch: FetchLike, unanswered: (id: string | number) => void, acceptedGraceMs = ACCEPTED_GRACE_MS): FetchLike {
   return async (input, init) => {
     const r = await fetch(input, init);
     if ((init?.method ?? "GET").toUpperCase() !== "POST" || !r.ok) return r;
     const id = requestId(init?.body);
     if (id === undefined) return r;
-    if (r.status === 202 || !r.body) {
+    if (r.status === 202) {
+      setTimeout(() => unanswered(id), acceptedGraceMs).unref();
+      return r;
+    }
+    if (!r.body) {
       afterDispatch(() => unanswered(id));
       return r;
     }
@@ -64,7 +74,7 @@ export function watchAnswers(fetch: FetchLike, unanswered: (id: string | number)
         if (events && !resumable) {
           const text = carry + decoder.decode(chunk, { stream: true });
           resumable = hasEventId(text);
-          carry = text.slice(-4);
+          carry = text.slice(-8);
         }
         controller.enqueue(chunk);
       },

@@ -29,6 +29,8 @@ export interface ChildSpec extends LaunchSpec {
   flow?: FlowLimits;
   /** with `relay`: how long a server that speaks HTTP may take to open its port */
   startTimeoutMs?: number;
+  /** lines of the platform's for the output before the server's own */
+  notes?: string[];
 }
 
 /** Process start time in clock ticks since boot (field 22 of /proc/pid/stat); pairs with a pid. */
@@ -113,6 +115,7 @@ export class Child implements ServerLink {
       guarded((chunk) => this.account(chunk.length, this.onStderr(chunk))),
     );
     proc.stdin!.on("error", () => {}); // a dead child's stdin: the exit handler reports it
+    for (const note of spec.notes ?? []) this.log(note);
     l.onNotice((line) => this.log(line));
     proc.once("exit", () => {
       this.done = true;

@@ -25,7 +25,7 @@ import {
 } from "./image-tree.js";
 
 export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME } from "./image-tree.js";
-import { diskWatch, InstallError, sealOnce, type WatchStop } from "./package-files.js";
+import { diskWatch, InstallError, markSealed, sealOnce, type WatchStop } from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import { StepError } from "./sandbox/index.js";
 import type { NpmCacheOptions } from "./npm-cache.js";
@@ -284,11 +284,11 @@ export class ImageCache {
       await fs.chmod(path.join(staged, "rootfs"), 0o755);
       // wx: created here or not at all, never through a link.
       await fs.writeFile(path.join(staged, "image.json"), JSON.stringify(image), { flag: "wx" });
-      // confine sealed the tree: the marker says so (sealOnce, for trees an older version kept).
-      await fs.writeFile(path.join(staged, ".sealed"), "", { flag: "wx", mode: 0o644 });
       await fs.rename(staged, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, "image.json"))) throw e; // someone else finished first
       });
+      // confine sealed the tree: the platform notes it (sealOnce seals a tree an older version kept).
+      await markSealed(dir);
       this.o.log.info({ image: name, digest: ref.digest, ms: Math.round(performance.now() - t) }, "image pulled");
       return { ...image, root: path.join(dir, "rootfs") };
     } catch (e) {
@@ -316,7 +316,7 @@ async function readCached(dir: string, name: string): Promise<CachedImage | null
   }
   const env = Object.entries(image.env ?? {}).map(([k, v]) => `${k}=${v}`);
   const checked = runConfig({ Entrypoint: image.entrypoint, Cmd: image.cmd, Env: env, WorkingDir: image.cwd }, name);
-  await sealOnce(path.join(dir, "rootfs"), dir);
+  await sealOnce(dir, path.join(dir, "rootfs"));
   return { ...checked, digest: image.digest, root: path.join(dir, "rootfs") };
 }
 

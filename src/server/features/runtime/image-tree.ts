@@ -25,8 +25,8 @@ export const IMAGE_TEXT = {
   noTools: (missing: string[]) =>
     `Container images cannot run on this machine: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not installed (apt-get install skopeo umoci)`,
   manifestTooLarge: (image: string, what: string) => `The image ${image} has a ${what} larger than 4 MB, which no registry serves`,
-  badEnv: (image: string, entry: string) =>
-    `The image ${image} sets an environment entry that is not NAME=value with a name of letters, digits and underscores: "${shown(entry)}"`,
+  envLeftOut: (entries: string[]) =>
+    `[switchboard] left out the image's environment entries that are not NAME=value with a name of letters, digits and underscores: ${entries.map((e) => `"${shown(e)}"`).join(", ")}`,
   envNul: (image: string, name: string) => `The image ${image} sets ${shown(name)} to a value with a NUL character`,
   envTooLarge: (image: string) =>
     `The image ${image} sets more than ${IMAGE_LIMITS.envEntries} environment variables, or more than ${IMAGE_LIMITS.envBytes / 1024} KB of them (${IMAGE_LIMITS.envValueBytes / 1024} KB each at most)`,
@@ -67,6 +67,8 @@ export interface RunConfig {
   env: Record<string, string>;
   /** WorkingDir ("/" when none); bubblewrap changes into it inside the sandbox */
   cwd: string;
+  /** Env entries that are not NAME=value with a POSIX name: not passed on, and the owner is told (their start) */
+  envLeftOut?: string[];
 }
 
 const bytes = (s: string) => Buffer.byteLength(s);
@@ -82,7 +84,7 @@ function stringList(v: unknown, image: string, field: string): string[] {
 /**
  * The only fields of an image's configuration the platform takes, each checked and bounded:
  * Entrypoint and Cmd (the command, run inside the sandbox), Env (POSIX names, set inside the
- * sandbox only, never on a host process) and WorkingDir (an absolute path inside the image, made
+ * sandbox only, never on a host process; other names are left out) and WorkingDir (an absolute path inside the image, made
  * so lexically; bubblewrap enters it inside). User, Volumes, ExposedPorts, Labels and the rest
  * are never read: the platform decides who the server runs as and what it mounts.
  */
@@ -93,27 +95,33 @@ export function runConfig(c: ImageConfig["config"], image: string): RunConfig {
   if (command.length > IMAGE_LIMITS.args || command.reduce((n, a) => n + bytes(a) + 1, 0) > IMAGE_LIMITS.argsBytes)
     throw new InstallError(IMAGE_TEXT.commandTooLarge(image));
   if (c?.Env !== undefined && c.Env !== null && (!Array.isArray(c.Env) || !c.Env.every((e) => typeof e === "string")))
-    throw new InstallError(IMAGE_TEXT.badEnv(image, String(c.Env)));
+    throw new InstallError(IMAGE_TEXT.badCommand(image, "Env"));
   const list = (c?.Env ?? []) as string[];
   if (list.length > IMAGE_LIMITS.envEntries) throw new InstallError(IMAGE_TEXT.envTooLarge(image));
   const env: Record<string, string> = {};
+  const leftOut: string[] = [];
   let total = 0;
   for (const kv of list) {
     const i = kv.indexOf("=");
-    const name = i > 0 ? kv.slice(0, i) : kv;
-    if (i <= 0 || !ENV_NAME.test(name) || name.length > 128) throw new InstallError(IMAGE_TEXT.badEnv(image, kv));
-    const value = kv.slice(i + 1);
-    if (value.includes("\0")) throw new InstallError(IMAGE_TEXT.envNul(image, name));
+    // A NUL would end one argument of bubblewrap's descriptor and begin another: refused, never passed on.
+    if (kv.includes("\0")) throw new InstallError(IMAGE_TEXT.envNul(image, i > 0 ? kv.slice(0, i) : kv));
     total += bytes(kv) + 1;
-    if (bytes(value) > IMAGE_LIMITS.envValueBytes || total > IMAGE_LIMITS.envBytes) throw new InstallError(IMAGE_TEXT.envTooLarge(image));
-    env[name] = value;
+    if (bytes(kv) - i - 1 > IMAGE_LIMITS.envValueBytes || total > IMAGE_LIMITS.envBytes)
+      throw new InstallError(IMAGE_TEXT.envTooLarge(image));
+    const name = i > 0 ? kv.slice(0, i) : "";
+    // Docker passes any name on; a shell cannot read one that is not a POSIX name. Left out, and the owner is told.
+    if (!ENV_NAME.test(name) || name.length > 128) {
+      leftOut.push(kv);
+      continue;
+    }
+    env[name] = kv.slice(i + 1);
   }
   const wd = c?.WorkingDir;
   if (wd !== undefined && wd !== null && (typeof wd !== "string" || wd.includes("\0") || bytes(wd) > IMAGE_LIMITS.pathBytes))
     throw new InstallError(IMAGE_TEXT.badWorkingDir(image));
   // Relative (`../..`) or empty: the image's root, as docker reads it; absolute: normalized, never above `/`.
   const cwd = typeof wd === "string" && path.posix.isAbsolute(wd) ? path.posix.normalize(wd) : "/";
-  return { entrypoint, cmd, env, cwd };
+  return { entrypoint, cmd, env, cwd, ...(leftOut.length ? { envLeftOut: leftOut.map((e) => e.slice(0, 100)) } : {}) };
 }
 
 /** The largest manifest or configuration read, as registries cap them. */

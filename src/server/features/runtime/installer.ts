@@ -30,6 +30,8 @@ export interface Prepared {
   readOnly: string[];
   /** who the server runs as (null: the platform's own uid, where it cannot switch) */
   identity: Identity | null;
+  /** lines for the deployment's output before the server's own (what of its image was left out) */
+  notes?: string[];
   /**
    * a container image's `/` (its tree, under the deployment's writable layer where `writable`),
    * the folder of the volume seen at /data, the environment its configuration sets, and the port
@@ -92,7 +94,8 @@ export class Installer {
         const noRelay = source.port ? relayMissing() : null;
         if (noRelay) throw new InstallError(`Images that speak HTTP cannot run on this machine: ${noRelay}`);
         const layer = await this.o.volumes.imageRoot(id, img.root, img.digest, identity);
-        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, image: { ...layer, env: img.env, port: source.port } };
+        const notes = img.envLeftOut ? [IMAGE_TEXT.envLeftOut(img.envLeftOut)] : [];
+        return { argv, workDir, cwd: img.cwd, readOnly: [], identity, notes, image: { ...layer, env: img.env, port: source.port } };
       }
       return {
         ...(await buildFromGit(this.o, (entry, args) => this.nodeArgv(entry, args), id, workDir, identity, source, signal)),

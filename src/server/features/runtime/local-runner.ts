@@ -188,6 +188,7 @@ export class LocalRunner implements Runner {
       label: id,
       disk: this.o.volumes.kernelLimited ? { path: prepared.workDir, limitMb: this.o.diskMb } : undefined,
       flow: this.o.flow,
+      notes: prepared.notes,
     });
   }
 

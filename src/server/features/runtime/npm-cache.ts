@@ -7,7 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
 import { caFiles, installEnv } from "./install-env.js";
-import { cacheName, diskWatch, InstallError, newest, sealFresh, sealOnce, treeBytes, type WatchStop } from "./package-files.js";
+import { cacheName, diskWatch, InstallError, newest, markSealed, sealOnce, sealTree, treeBytes, type WatchStop } from "./package-files.js";
 import type { UidPool } from "./sandbox/identity.js";
 import { StepError, type Limits, type Sandbox } from "./sandbox/index.js";
 import { removeTree } from "./sandbox/tenant-files.js";
@@ -179,12 +179,13 @@ export class NpmCache {
           `The npm package ${name}@${version} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
         );
       // Every deployment's uid reads the cache; only the installer writes it, whatever modes the package asked for.
-      await sealFresh(prefix);
+      await sealTree(prefix);
       // wx: created here or not at all, never through a link the install might have left.
       await fs.writeFile(path.join(prefix, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(prefix, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, ".complete"))) throw e; // someone else finished first
       });
+      await markSealed(dir);
       this.o.log.info({ package: `${name}@${version}`, ms: Math.round(performance.now() - t) }, "npm package installed");
       return dir;
     } catch (e) {

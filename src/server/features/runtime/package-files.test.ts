@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_TREE_DEPTH, sealFresh, sealOnce, TreeTooDeep, treeBytes } from "./package-files.js";
+import { MAX_TREE_DEPTH, sealOnce, TreeTooDeep, treeBytes } from "./package-files.js";
 
 // The disk watch of installs that run package code (sdist builds): it sizes what a build wrote
 // while the build may still be changing it.
@@ -61,25 +61,28 @@ describe("sealing a cache's tree", () => {
     expect(await mode(path.join(tree, "open/suid"))).toBe("755");
     expect(await mode(path.join(tree, "private"))).toBe("644");
     expect(await mode(outside)).toBe("666");
-    expect((await fs.lstat(path.join(tree, ".sealed"))).isFile()).toBe(true);
+    // The platform's note lies beside the entry, in a folder of its own, never in what an install wrote.
+    expect((await fs.lstat(path.join(dir, ".sealed", "tree"))).isFile()).toBe(true);
   });
 
-  it("seals a fresh install whatever marker it left of its own, and an old entry once, on its next use", async () => {
+  it("seals an entry an older version kept once, whatever a marker inside it says, and walks no folder it cannot open unseen", async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "seal-"));
-    const fresh = path.join(dir, "fresh");
-    await fs.mkdir(fresh);
-    await fs.writeFile(path.join(fresh, "file"), "x");
-    await fs.chmod(path.join(fresh, "file"), 0o666);
-    // A wheel may write to its environment's root: a marker of the install's own says nothing.
-    await fs.symlink("/etc/passwd", path.join(fresh, ".sealed"));
-    await sealFresh(fresh);
-    expect(await mode(path.join(fresh, "file"))).toBe("644");
-    expect((await fs.lstat(path.join(fresh, ".sealed"))).isFile()).toBe(true);
     const old = path.join(dir, "old");
     await fs.mkdir(old);
     await fs.writeFile(path.join(old, "file"), "x");
     await fs.chmod(path.join(old, "file"), 0o666);
-    await sealOnce(old);
+    // A wheel may write to its environment's root: a marker of the install's own says nothing.
+    await fs.writeFile(path.join(old, ".sealed"), "");
+    await Promise.all([sealOnce(old), sealOnce(old)]);
     expect(await mode(path.join(old, "file"))).toBe("644");
+    // A folder its owner may not even read is opened for it (the owner keeps read and write), so nothing in it escapes.
+    const locked = path.join(dir, "locked");
+    await fs.mkdir(path.join(locked, "closed"), { recursive: true });
+    await fs.writeFile(path.join(locked, "closed", "f"), "x");
+    await fs.chmod(path.join(locked, "closed", "f"), 0o666);
+    await fs.chmod(path.join(locked, "closed"), 0o000);
+    await sealOnce(locked);
+    expect(await mode(path.join(locked, "closed"))).toBe("755");
+    expect(await mode(path.join(locked, "closed", "f"))).toBe("644");
   });
 });

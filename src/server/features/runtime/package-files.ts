@@ -16,10 +16,28 @@ const shown = (s: string) => escapeControl(s).slice(0, 200);
 export const MAX_TREE_DEPTH = 256;
 export class TreeTooDeep extends InstallError {}
 
-/** The mode an entry of a shared cache gets: readable by all, writable by its owner alone, no set-id or sticky bit. */
+/** The mode an entry of a shared cache gets: readable by all, writable by its owner alone (who may always read and write it), no set-id or sticky bit. */
 export function sealedMode(mode: number, isDir: boolean): number {
-  const m = mode & 0o755;
-  return m | 0o044 | (isDir || m & 0o100 ? 0o011 : 0);
+  return (mode & 0o755) | 0o644 | (isDir || mode & 0o100 ? 0o111 : 0);
+}
+
+/** Linux's O_PATH: a descriptor that names an inode without opening it (Node has no constant for it). */
+const O_PATH = 0o10000000;
+
+/**
+ * chmod of the very entry walked, never of what a link swapped in since would point to: the
+ * entry is named by an O_PATH descriptor opened without following links, checked to be the same
+ * inode, and changed through that descriptor.
+ */
+function chmodEntry(p: string, st: fs.Stats, mode: number): void {
+  const fd = fs.openSync(p, O_PATH | fs.constants.O_NOFOLLOW);
+  try {
+    const now = fs.fstatSync(fd);
+    if (now.ino !== st.ino || now.dev !== st.dev || !(now.isFile() || now.isDirectory())) return;
+    fs.chmodSync(`/proc/self/fd/${fd}`, mode);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -31,9 +49,9 @@ export function sealedMode(mode: number, isDir: boolean): number {
  */
 export async function sealTree(dir: string, visit?: (e: TreeEntry) => void | "skip"): Promise<number> {
   let n = 0;
-  const seal = (p: string, st: { mode: number; isDirectory(): boolean }) => {
+  const seal = (p: string, st: fs.Stats) => {
     const want = sealedMode(st.mode, st.isDirectory());
-    if ((st.mode & 0o7777) !== want) fs.chmodSync(p, want);
+    if ((st.mode & 0o7777) !== want) chmodEntry(p, st, want);
   };
   await walkTree(
     dir,
@@ -53,27 +71,36 @@ export async function sealTree(dir: string, visit?: (e: TreeEntry) => void | "sk
   return n;
 }
 
-/** Trees sealed by this process, or found sealed (the marker says so). */
-const sealed = new Set<string>();
+/** Where the platform notes that a cache entry is sealed: a folder of root's beside it, never inside what an install wrote. */
+const markerOf = (entry: string) => path.join(path.dirname(entry), ".sealed", path.basename(entry));
 
-/**
- * A fresh install on its way into a cache, sealed, with the platform's marker saying so in
- * `markerDir` (the tree itself for npm and PyPI, the folder above an image's root). Whatever the
- * install left under that name goes first: a wheel may write to its environment's root.
- */
-export async function sealFresh(tree: string, markerDir = tree): Promise<void> {
-  await sealTree(tree);
-  const marker = path.join(markerDir, ".sealed");
-  await fs.promises.rm(marker, { recursive: true, force: true });
-  await fs.promises.writeFile(marker, "", { flag: "wx", mode: 0o644 });
-  sealed.add(tree);
+/** The platform's note that `entry` (a cache's folder, under its final name) is sealed. */
+export async function markSealed(entry: string): Promise<void> {
+  const marker = markerOf(entry);
+  await fs.promises.mkdir(path.dirname(marker), { recursive: true, mode: 0o755 });
+  await fs.promises.writeFile(marker, "", { flag: "w", mode: 0o644 });
 }
 
-/** A cache entry an older version of the platform kept without sealing it is sealed on its next use (see sealFresh). */
-export async function sealOnce(tree: string, markerDir = tree): Promise<void> {
-  if (sealed.has(tree)) return;
-  if (!fs.existsSync(path.join(markerDir, ".sealed"))) await sealFresh(tree, markerDir);
-  sealed.add(tree);
+/** Entries sealed by this process, or found sealed, and the seals under way. */
+const sealing = new Map<string, Promise<void>>();
+
+/**
+ * A cache entry an older version of the platform kept without sealing it is sealed (sealTree on
+ * `tree`: the entry itself, or an image's root inside it) on its next use, once however many
+ * deployments start from it at the same time.
+ */
+export function sealOnce(entry: string, tree = entry): Promise<void> {
+  let p = sealing.get(entry);
+  if (!p) {
+    p = (async () => {
+      if (fs.existsSync(markerOf(entry))) return;
+      await sealTree(tree);
+      await markSealed(entry);
+    })();
+    p.catch(() => sealing.delete(entry));
+    sealing.set(entry, p);
+  }
+  return p;
 }
 
 /**
@@ -138,7 +165,9 @@ export function diskWatch(dir: string, limitMb: number, maxFiles = Infinity): { 
           else if (count.files > maxFiles) abort.abort(new WatchStop(false, `it made more than ${maxFiles} files`, true));
         },
         (e: unknown) => {
+          // A tree the platform cannot measure (a folder it may not open) is not one it keeps.
           if (e instanceof TreeTooDeep) abort.abort(new WatchStop(false, `it made ${e.message}`));
+          else abort.abort(new WatchStop(false, `what it wrote could not be measured (${(e as NodeJS.ErrnoException).code ?? "error"})`));
         },
       )
       .finally(() => (walking = false));

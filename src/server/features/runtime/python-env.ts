@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../log.js";
-import { diskWatch, InstallError, sealFresh, treeBytes, type WatchStop } from "./package-files.js";
+import { diskWatch, InstallError, markSealed, sealTree, treeBytes, type WatchStop } from "./package-files.js";
 import { findPython } from "./python-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import type { UidPool } from "./sandbox/identity.js";
@@ -140,11 +140,12 @@ export class PythonEnvironments {
           `${capitalised(what)} takes ${Math.ceil(mb)} MB with its dependencies, more than the ${this.o.diskMb} MB a deployment may use`,
         );
       // Every deployment's uid reads the cache; only the installer writes it, whatever modes the build left.
-      await sealFresh(venv);
+      await sealTree(venv);
       await fs.writeFile(path.join(venv, ".complete"), new Date().toISOString(), { flag: "wx" });
       await fs.rename(venv, dir).catch((e: NodeJS.ErrnoException) => {
         if (!existsSync(path.join(dir, ".complete"))) throw e; // someone else finished first
       });
+      await markSealed(dir);
       return dir;
     } finally {
       watch.stop();

@@ -55,6 +55,7 @@ async function readJson(req: IncomingMessage, limit: number, budget?: BodyBudget
   let size = 0;
   await new Promise<void>((resolve, reject) => {
     const stop = (e: BodyError) => {
+      counting?.end();
       req.removeAllListeners("data");
       req.resume();
       reject(e);

@@ -163,8 +163,10 @@ export class SandboxEnvError extends Error {}
 
 /**
  * What bubblewrap reads from its `--args` descriptor (NUL-separated): `--clearenv`, then each
- * variable with `--setenv`, then `--chdir`. bubblewrap applies them in its child, inside the
- * sandbox, just before the program starts: the program gets exactly `env`, and no host process
+ * variable with `--setenv`, then `--chdir`. bubblewrap sets them in its own environment while it
+ * parses its options, long after its loader ran (with PATH alone), and the program it then
+ * executes inside the sandbox gets exactly `env`; `--chdir` is always given, so bubblewrap reads
+ * no variable of the tenant's (HOME, PWD) for itself; no host process
  * ever has a tenant's variable in its environment or a secret in its argv (/proc/<pid>/cmdline is
  * readable by every uid). A NUL would end one argument and begin another (a `--bind / /host`
  * smuggled in a value), so names and values are refused with one, whoever checked them before.

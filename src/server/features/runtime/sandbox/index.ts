@@ -195,6 +195,8 @@ export class Sandbox {
     };
     const onAbort = () => stop(`stopped: ${String(signal!.reason)}`);
     signal?.addEventListener("abort", onAbort);
+    // Stopped while it was being launched: killed now, not left to finish.
+    if (signal?.aborted) onAbort();
     l.proc.stdin!.end();
     let out = "";
     const keep = (d: Buffer) => (out = (out + d.toString("utf8")).slice(-64 * 1024));

@@ -28,12 +28,17 @@ interface Frame {
   depth: number;
 }
 
+/** What a walk passes over: an entry gone meanwhile, or a link or file put in a folder's place. Anything else stops it. */
+const PASSED_OVER = new Set(["ENOENT", "ENOTDIR", "ELOOP"]);
+
 function open(path: string, depth: number): Frame | null {
   let fd: number;
   try {
     fd = fs.openSync(path, FLAGS);
-  } catch {
-    return null; // gone meanwhile, or a link put in its place
+  } catch (e) {
+    // A folder the walk cannot open (its modes, no descriptor left) is never skipped unseen: its files would escape every cap.
+    if (PASSED_OVER.has((e as NodeJS.ErrnoException).code ?? "")) return null;
+    throw e;
   }
   try {
     return { fd, dir: fs.opendirSync(`/proc/self/fd/${fd}`, { bufferSize: 256 }), depth };
