@@ -200,13 +200,9 @@ export class Gateway implements TransportHost {
     if (who.keyHash.startsWith(BROWSER_CALLER)) markPlayground(req);
     const method = req.method ?? "GET";
     // Bytes in flight, by the gateway the client reached: a request that does not fit is refused before its body is read.
-    if (method === "POST" && this.mode !== "runner") {
-      const declared = Number(req.headers["content-length"]);
-      const size = Number.isFinite(declared) && declared > 0 ? Math.min(declared, this.maxBodyBytes + 1) : 0;
-      const ticket = this.inflight.admit(req, target.id, who.keyHash, size);
-      if (typeof ticket === "string") return inFlightRefusal(res, ticket, this.inflight.capBytes);
-      res.once("close", () => ticket.release());
-    }
+    const full =
+      method === "POST" && this.mode !== "runner" ? this.inflight.admitPost(req, res, target.id, who.keyHash, this.maxBodyBytes) : null;
+    if (full) return inFlightRefusal(res, full, this.inflight.capBytes);
     // Fair use, by the gateway the client reached (a runner's gateway was reached through one).
     if (this.d.fairUse && this.mode !== "runner" && method !== "DELETE") {
       const v = this.d.fairUse.check(target.id, target.userId, who.keyHash);
@@ -290,13 +286,10 @@ export class Gateway implements TransportHost {
     client: Session["client"] | undefined,
     transport: "streamable" | "sse",
   ) {
-    const done = whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport });
-    const release = this.inflight.of(req)?.hold();
-    if (!release) return done;
-    return ((...args: Parameters<typeof done>) => {
-      release();
-      done(...args);
-    }) as typeof done;
+    return this.inflight.untilAnswered(
+      req,
+      whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport }),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 // Bytes in flight (docs/gateway.md#bytes-in-flight): what one deployment's requests, and one
 // credential's, make the platform hold at once, from the moment their headers arrive until they
@@ -90,6 +90,35 @@ export class InFlight {
     if (full) return full;
     this.tickets.set(req, ticket);
     return ticket;
+  }
+
+  /**
+   * A POST admitted by its declared size (at most the body limit, plus one byte), its ticket let go
+   * when its response ends; or the scope whose budget is full (nothing held, the body unread).
+   */
+  admitPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    deploymentId: string,
+    credential: string,
+    maxBodyBytes: number,
+  ): InFlightScope | null {
+    const declared = Number(req.headers["content-length"]);
+    const size = Number.isFinite(declared) && declared > 0 ? Math.min(declared, maxBodyBytes + 1) : 0;
+    const ticket = this.admit(req, deploymentId, credential, size);
+    if (typeof ticket === "string") return ticket;
+    res.once("close", () => ticket.release());
+    return null;
+  }
+
+  /** `done` (a request's answer), the request held in flight until it is called (a legacy POST's answer comes after its 202). */
+  untilAnswered<A extends unknown[]>(req: IncomingMessage, done: (...args: A) => void): (...args: A) => void {
+    const release = this.tickets.get(req)?.hold();
+    if (!release) return done;
+    return (...args: A) => {
+      release();
+      done(...args);
+    };
   }
 
   /** The ticket of an admitted request (transports count a body without a declared size against it; answers release it). */

@@ -18,14 +18,16 @@ import {
   IMAGE_TEXT,
   MAX_MANIFEST_BYTES,
   mountPoints,
+  readCached,
   readLayoutConfig,
   registryJson,
   runConfig,
-  type RunConfig,
+  toolMessage as lastLine,
+  type CachedImage,
 } from "./image-tree.js";
 
-export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME } from "./image-tree.js";
-import { diskWatch, InstallError, markSealed, sealOnce, type WatchStop } from "./package-files.js";
+export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME, type CachedImage } from "./image-tree.js";
+import { diskWatch, InstallError, markSealed, type WatchStop } from "./package-files.js";
 import { SANDBOX_PATH } from "./sandbox/bwrap.js";
 import { StepError } from "./sandbox/index.js";
 import type { NpmCacheOptions } from "./npm-cache.js";
@@ -39,13 +41,6 @@ export interface ImageCacheOptions extends NpmCacheOptions {
   registryAuthFile: string | null;
   /** IMAGE_MAX_FILES: an image's files and folders, at most (a layer bomb is stopped while it unpacks) */
   maxFiles: number;
-}
-
-/** What a deployment of the image runs: its tree and its configuration (checked: image-tree.ts runConfig). */
-export interface CachedImage extends RunConfig {
-  /** the unpacked tree, bound read-only as `/` */
-  root: string;
-  digest: string;
 }
 
 const TAG_TTL_MS = 60 * 60 * 1000;
@@ -305,31 +300,3 @@ export class ImageCache {
     }
   }
 }
-
-/** A tree already here, its configuration checked again (a cache an older version wrote is held to today's rules). */
-async function readCached(dir: string, name: string): Promise<CachedImage | null> {
-  let image: Omit<CachedImage, "root">;
-  try {
-    image = JSON.parse(await fs.readFile(path.join(dir, "image.json"), "utf8")) as Omit<CachedImage, "root">;
-  } catch {
-    return null;
-  }
-  const env = Object.entries(image.env ?? {}).map(([k, v]) => `${k}=${v}`);
-  const checked = runConfig({ Entrypoint: image.entrypoint, Cmd: image.cmd, Env: env, WorkingDir: image.cwd }, name);
-  await sealOnce(dir, path.join(dir, "rootfs"));
-  return { ...checked, digest: image.digest, root: path.join(dir, "rootfs") };
-}
-
-/** The end of a tool's output, for a status: skopeo's and umoci's log lines reduced to their message. */
-const lastLine = (s: string) =>
-  s
-    .trim()
-    .split("\n")
-    .filter((l) => l.trim())
-    .slice(-2)
-    .map((l) => {
-      const m = /level=\w+ msg="((?:[^"\\]|\\.)*)"/.exec(l);
-      return m ? m[1]!.replace(/\\"/g, '"') : l;
-    })
-    .join(" ")
-    .slice(0, 500);

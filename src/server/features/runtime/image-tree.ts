@@ -1,12 +1,12 @@
 // An unpacked image's files, read and confined by the platform (image-cache.ts pulls and unpacks):
 // its configuration from the OCI layout, read by digest without following links; the tree walked
 // without following links (set-id bits, special files, size and file count); the sandbox's mount
-// points made real inside it.
+// points made real inside it; and the record a pulled image keeps beside its tree.
 import fs, { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { escapeControl } from "./lines.js";
-import { InstallError, sealTree } from "./package-files.js";
+import { InstallError, sealOnce, sealTree } from "./package-files.js";
 import { ENV_NAME } from "./sandbox/bwrap.js";
 
 /** PATH inside an image whose configuration sets none (docker's default). */
@@ -202,3 +202,38 @@ export async function mountPoints(root: string): Promise<void> {
     await fsp.writeFile(p, "", { flag: "wx", mode: 0o644 });
   }
 }
+
+/** What a deployment of the image runs: its tree and its configuration (checked: image-tree.ts runConfig). */
+export interface CachedImage extends RunConfig {
+  /** the unpacked tree, bound read-only as `/` */
+  root: string;
+  digest: string;
+}
+
+/** A tree already here, its configuration checked again (a cache an older version wrote is held to today's rules), sealed if it never was. */
+export async function readCached(dir: string, name: string): Promise<CachedImage | null> {
+  let image: Omit<CachedImage, "root">;
+  try {
+    image = JSON.parse(await fsp.readFile(path.join(dir, "image.json"), "utf8")) as Omit<CachedImage, "root">;
+  } catch {
+    return null;
+  }
+  const env = Object.entries(image.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const checked = runConfig({ Entrypoint: image.entrypoint, Cmd: image.cmd, Env: env, WorkingDir: image.cwd }, name);
+  await sealOnce(dir, path.join(dir, "rootfs"));
+  return { ...checked, digest: image.digest, root: path.join(dir, "rootfs") };
+}
+
+/** The end of a tool's output, for a status: skopeo's and umoci's log lines reduced to their message. */
+export const toolMessage = (s: string) =>
+  s
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim())
+    .slice(-2)
+    .map((l) => {
+      const m = /level=\w+ msg="((?:[^"\\]|\\.)*)"/.exec(l);
+      return m ? m[1]!.replace(/\\"/g, '"') : l;
+    })
+    .join(" ")
+    .slice(0, 500);
