@@ -144,7 +144,7 @@ export class ImageCache {
   }
 
   /**
-   * skopeo in the installer's sandbox, with the network; resolves with its stdout. `auth`: the
+   * skopeo in the installer's sandbox, with the network; resolves with its stdout when `capture` (its most bytes) is given. `auth`: the
    * registry pulled from, whose entry of the operator's credentials (if any) skopeo is given in a
    * file of the step's own folder, gone with it.
    */
@@ -153,21 +153,8 @@ export class ImageCache {
     image: string,
     work: { dir: string; signal: AbortSignal } | null,
     auth: { registry: string; flag: "--authfile" | "--src-authfile" },
-  ): Promise<string>;
-  private async skopeo(
-    args: string[],
-    image: string,
-    work: { dir: string; signal: AbortSignal } | null,
-    auth: { registry: string; flag: "--authfile" | "--src-authfile" },
-    capture: number,
-  ): Promise<Buffer>;
-  private async skopeo(
-    args: string[],
-    image: string,
-    work: { dir: string; signal: AbortSignal } | null,
-    auth: { registry: string; flag: "--authfile" | "--src-authfile" },
     capture?: number,
-  ): Promise<string | Buffer> {
+  ): Promise<Buffer> {
     const scratch = work?.dir ?? (await this.scratch());
     try {
       const creds = await registryAuth(this.o.registryAuthFile, auth.registry);
@@ -191,9 +178,9 @@ export class ImageCache {
         limits: this.o.limits,
         label: "image-pull",
       };
-      return capture === undefined
-        ? await this.o.sandbox.run(spec, this.o.timeoutMs, work?.signal)
-        : await this.o.sandbox.capture(spec, this.o.timeoutMs, capture, work?.signal);
+      if (capture !== undefined) return await this.o.sandbox.capture(spec, this.o.timeoutMs, capture, work?.signal);
+      await this.o.sandbox.run(spec, this.o.timeoutMs, work?.signal);
+      return Buffer.alloc(0);
     } catch (e) {
       // Over 4 MB: our own cap on what skopeo prints, or skopeo's on what it reads from the registry.
       if (e instanceof StepError && capture !== undefined && /^its answer was larger than|exceeded maximum allowed size/.test(e.message))
