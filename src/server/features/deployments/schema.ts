@@ -7,8 +7,8 @@ import { user } from "../auth/schema.js";
 import { mcpServers } from "../catalog/schema.js";
 
 // Deployment. One running instance of a server for one user with that user's
-// keys (docs/product.md#hosting). Stop Server deletes the row; `deploy_actions` keeps the history
-// that plan limits and 'Total Deployments' count.
+// keys (docs/product.md#hosting). Stop Server deletes the row (its address stays, below);
+// `deploy_actions` keeps the history that 'Total Deployments' counts.
 export const deployments = pgTable(
   "deployments",
   {
@@ -61,6 +61,23 @@ export const deployments = pgTable(
     index("deployments_server_idx").on(t.serverKind, t.serverRef),
     index("deployments_runner_idx").on(t.runnerId),
   ],
+);
+
+// A deployment's address (docs/product.md#stable-urls): the proxy id a user's deployments of one
+// server are reached at. It outlives the deployment: Stop ends the deployment, and deploying the
+// same server again takes the same address, so clients configured with its URL carry on.
+export const deploymentAddresses = pgTable(
+  "deployment_addresses",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    serverKind: text("server_kind").notNull(),
+    serverRef: text("server_ref").notNull(),
+    proxyId: text("proxy_id").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.serverKind, t.serverRef] })],
 );
 
 export const deployActions = pgTable(
