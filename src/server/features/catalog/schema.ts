@@ -85,6 +85,8 @@ export const rejectedSubmissions = pgTable(
       .references(() => user.id, { onDelete: "cascade" }),
     submittedAt: timestamp("submitted_at", { withTimezone: true }).notNull(),
     rejectedAt: timestamp("rejected_at", { withTimezone: true }).notNull().defaultNow(),
+    /** the admin's reason, when they gave one (also e-mailed to the submitter) */
+    reason: text("reason"),
   },
   (t) => [index("rejected_submissions_user_idx").on(t.submittedBy, t.rejectedAt)],
 );

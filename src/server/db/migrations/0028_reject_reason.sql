@@ -1,0 +1,1 @@
+ALTER TABLE "rejected_submissions" ADD COLUMN "reason" text;
