@@ -57,6 +57,13 @@ export const mcpServers = pgTable(
     adminHold: text("admin_hold"),
     /** the platform's last check of it (catalog_listings.outcome, kept here for the directory's 'Works here' filter) */
     checkOutcome: text("check_outcome"),
+    /**
+     * the command the platform's own demo catalogue gave it (seedCatalogIfEmpty, its one writer):
+     * while the entry still runs exactly that command it is trusted, so the platform checks it after
+     * start-up and its checks' listings are public without an admin (deployments/seed-checks.ts).
+     * No submission, import, sync or edit writes it; one that changes the command ends the trust.
+     */
+    seedCommand: text("seed_command"),
   },
   (t) => [
     index("mcp_servers_approved_category_idx").on(t.isApproved, t.category),
