@@ -169,6 +169,11 @@ export const schema = z.object({
     .int()
     .min(1000)
     .default(10 * 60_000),
+  /**
+   * the platform checks its own demo catalogue's entries ('works here') in the background after
+   * start-up, one at a time, once the sandbox is complete; their listings need no admin (docs/product.md#works-here)
+   */
+  SEED_CHECKS: z.enum(["on", "off"]).default("on"),
   // The living catalogue (docs/operations.md#registry-sync): an official-registry compatible
   // /v0.1/servers endpoint the catalogue is kept in step with (the operator's choice of address); unset: off.
   REGISTRY_SYNC_URL: optionalUrl,

@@ -1,4 +1,5 @@
 import type { CatalogChecks } from "./features/deployments/checks.js";
+import type { SeedChecks } from "./features/deployments/seed-checks.js";
 import type { RegistrySync } from "./features/registry-api/sync.js";
 import type { Alerts } from "./features/alerts/service.js";
 import type { Billing } from "./features/billing/service.js";
@@ -22,6 +23,8 @@ export interface JobsWiring {
   requestLog: Pick<RequestLogWriter, "start" | "close">;
   requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
   checks: Pick<CatalogChecks, "startSweeping" | "close">;
+  /** the demo catalogue's checks after start-up (web processes; one check at a time across the cluster) */
+  seedChecks: Pick<SeedChecks, "start" | "close">;
   /** keeps the catalogue in step with REGISTRY_SYNC_URL (web processes; one at a time runs it) */
   registrySync: Pick<RegistrySync, "start" | "close">;
   /** the process has the web role: it runs the billing sweep */
@@ -46,6 +49,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       const recovered = await j.deployments.recover();
       if (j.web) j.billing.start();
       if (j.web) j.registrySync.start();
+      if (j.web) j.seedChecks.start();
       if (j.web) j.alerts.start();
       if (j.web) j.domains.start();
       j.requestLogRetention.start();
@@ -60,6 +64,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       j.alerts.close();
       j.domains.close();
       j.checks.close();
+      j.seedChecks.close();
       j.registrySync.close();
       // Alone: children stop gracefully and their rows stay so the next start brings them back.
       // In a cluster: each deployment is handed over to another runner first.

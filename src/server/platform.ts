@@ -13,6 +13,7 @@ import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { CatalogChecks } from "./features/deployments/checks.js";
 import { remoteProbe } from "./features/deployments/remote-check.js";
+import { SeedChecks } from "./features/deployments/seed-checks.js";
 import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
@@ -188,12 +189,21 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       lifecycle: deployments,
       planOf: (userId) => planOf(database.db, userId),
       policy: { lruIdleMs: LRU_IDLE_MS },
+      publicUrl: config.PUBLIC_URL,
       startTimeoutMs: config.DEPLOY_START_TIMEOUT_MS,
       ...(servesHere ? { servedHere: (id: string) => runtime.runner.channel(id) !== undefined } : {}),
       onWake: observability.wake,
     });
     // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
     const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log, probeRemote: remoteProbe(config) });
+    // The demo catalogue checked in the background, its listings trusted (deployments/seed-checks.ts): SEED_CHECKS.
+    const seedChecks = new SeedChecks({
+      db: database.db,
+      log,
+      config,
+      sandboxComplete: () => deployments.sandbox.complete,
+      check: (id) => checks.start(id),
+    });
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
     const registrySync = new RegistrySync({ db: database.db, log, config, check: (id) => checks.start(id) });
     const deps = {
@@ -247,6 +257,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       requestLog,
       requestLogRetention,
       checks,
+      seedChecks,
       registrySync,
       web: roles.web,
     });

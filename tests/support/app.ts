@@ -63,6 +63,8 @@ export async function createTestApp(env: Record<string, string> = {}, opts: { sa
     AUTH_RATE_LIMIT: "off",
     DATA_DIR: dataDir,
     PACKAGES_DIR: TEST_PACKAGES_DIR,
+    // No background checks of a demo catalogue unless a test asks for them (seed-checks.int.test.ts).
+    SEED_CHECKS: "off",
     ...env,
   });
   const log = createLogger({ level: "silent", pretty: false });

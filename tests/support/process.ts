@@ -31,9 +31,18 @@ export interface StartOptions {
 
 export async function startAppProcess(env: Record<string, string>, timeoutMs = 60_000, opts: StartOptions = {}): Promise<AppProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
+  // SEED_CHECKS off: a fresh database's demo catalogue is checked in the background only where a test asks for it.
   const child = spawn(process.execPath, [path.join(projectRoot, "dist/server.js")], {
     cwd: projectRoot,
-    env: { ...networkEnv(), PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env, PORT: String(port) },
+    env: {
+      ...networkEnv(),
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      LOG_LEVEL: "warn",
+      SEED_CHECKS: "off",
+      ...env,
+      PORT: String(port),
+    },
     stdio: ["ignore", "pipe", "pipe", ...(opts.inheritFd ? [...Array<"ignore">(INHERITED_FD - 3).fill("ignore"), "pipe" as const] : [])],
   });
   let out = "";

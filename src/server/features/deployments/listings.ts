@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, notExists, or, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { catalogListings, deploymentListings, deployments, mcpServers, serverCapabilities } from "../../db/schema.js";
 import { CHECK_OUTCOMES, type CheckOutcome, type CheckResult } from "~/shared/catalog.js";
@@ -14,7 +14,8 @@ type DeploymentRow = typeof deployments.$inferSelect;
 // - an owned server's listing (server_capabilities): its owner's deployment's, public like the
 //   rest of its page (only its owner can deploy it);
 // - a catalogue entry's public listing (catalog_listings.approved): only one an admin approved,
-//   taken from a check the platform ran itself (candidate). No user's deployment writes it.
+//   taken from a check the platform ran itself (candidate), or the check's own listing for the
+//   platform's own demo entries (trustedSeed). No user's deployment writes it.
 // This module is the one writer of these tables.
 
 /** The platform's own account (made at its first check, repo.ts reserveCheck): it runs catalogue checks and never signs in. */
@@ -96,8 +97,11 @@ async function saveCandidate(tx: Pick<Db, "select" | "insert" | "update">, serve
   // Only the check under way speaks for the entry: one its entry's package changed under (the
   // registry sync forgot it, registry-repo.ts forgetCheck) ran something else, and says nothing.
   if (current?.status !== "checking") return;
-  const candidate = sameListing(current?.approved as Capabilities | null, c) ? null : c;
+  // The platform's own seed is trusted: its check's listing is public at once (trustedSeed).
+  const trusted = await isTrustedSeed(tx, serverId);
+  const candidate = trusted || sameListing(current?.approved as Capabilities | null, c) ? null : c;
   const values = {
+    ...(trusted ? { approved: c, approvedAt: now } : {}),
     candidate,
     candidateAt: candidate ? now : null,
     checkStatus: null,
@@ -113,6 +117,23 @@ async function saveCandidate(tx: Pick<Db, "select" | "insert" | "update">, serve
     .values({ serverId, ...values })
     .onConflictDoUpdate({ target: catalogListings.serverId, set: values });
   await tx.update(mcpServers).set({ checkOutcome: "works" }).where(eq(mcpServers.id, serverId));
+}
+
+/**
+ * A catalogue entry of the platform's own demo catalogue that still runs the command the seed gave
+ * it (mcp_servers.seed_command, written only by seedCatalogIfEmpty): its checks' listings need no
+ * admin. A submitted or imported entry never is one; an edit of its command ends it.
+ */
+export function trustedSeed(e: { seedCommand: string | null; npxCommand: string | null }): boolean {
+  return e.seedCommand !== null && e.seedCommand === e.npxCommand;
+}
+
+async function isTrustedSeed(tx: Pick<Db, "select">, serverId: string): Promise<boolean> {
+  const [e] = await tx
+    .select({ seedCommand: mcpServers.seedCommand, npxCommand: mcpServers.npxCommand })
+    .from(mcpServers)
+    .where(eq(mcpServers.id, serverId));
+  return e ? trustedSeed(e) : false;
 }
 
 /** What a deployment listed at its last start (its owner's view), or undefined before it has. */
@@ -254,6 +275,53 @@ export async function staleRemoteChecks(db: Db, startedBefore: Date): Promise<st
       ),
     );
   return rows.map((r) => r.id);
+}
+
+/** What deployabilityOf reads of an entry, with its id. */
+export interface SeedEntry {
+  id: string;
+  npxCommand: string | null;
+  repositoryUrl: string | null;
+  url: string | null;
+  packages: unknown;
+}
+
+/**
+ * The platform's own demo entries (trustedSeed) still listed and never checked, and not being
+ * checked now: the seed's order (newest first, as the directory shows them).
+ */
+export async function uncheckedSeeds(db: Db): Promise<SeedEntry[]> {
+  return db
+    .select({
+      id: mcpServers.id,
+      npxCommand: mcpServers.npxCommand,
+      repositoryUrl: mcpServers.repositoryUrl,
+      url: mcpServers.url,
+      packages: mcpServers.packages,
+    })
+    .from(mcpServers)
+    .leftJoin(catalogListings, eq(catalogListings.serverId, mcpServers.id))
+    .where(
+      and(
+        sql`${mcpServers.seedCommand} = ${mcpServers.npxCommand}`,
+        eq(mcpServers.isApproved, true),
+        isNull(mcpServers.withdrawnAt),
+        isNull(mcpServers.checkOutcome),
+        sql`${catalogListings.checkStatus} is distinct from 'checking'`,
+      ),
+    )
+    .orderBy(desc(mcpServers.createdAt), mcpServers.id);
+}
+
+/** A check of one of the platform's own demo entries is under way (by anyone, anywhere). */
+export async function seedCheckUnderWay(db: Db): Promise<boolean> {
+  const [r] = await db
+    .select({ id: mcpServers.id })
+    .from(mcpServers)
+    .innerJoin(catalogListings, eq(catalogListings.serverId, mcpServers.id))
+    .where(and(sql`${mcpServers.seedCommand} = ${mcpServers.npxCommand}`, eq(catalogListings.checkStatus, "checking")))
+    .limit(1);
+  return Boolean(r);
 }
 
 /** The platform's check deployments (a process that started one may have gone before it ended). */
