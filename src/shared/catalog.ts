@@ -128,6 +128,39 @@ export const ADMIN_TEXT = {
   toolsRemoved: "Removed",
   acceptTools: "Accept tools",
   acceptToolsFailed: "Failed to accept the tools. Please try again later.",
+  reject: "Reject",
+  rejectTitle: (name: string) => `Reject "${name}"?`,
+  rejectText:
+    "It is deleted and will not be listed. Its submitter is told by e-mail and on My submissions, with your reason if you give one; they may submit it again.",
+  rejectImportedText:
+    "It came from a registry import: it is withdrawn for good and never listed again, even when its registry lists it anew.",
+  reasonLabel: "Reason (optional)",
+  reasonHint: (max: number) => `Sent to the submitter as written, up to ${max} characters.`,
+  cancel: "Cancel",
+} as const;
+
+/** Reject's optional reason (DELETE /api/admin/mcp-servers/{id}): kept for the submitter, e-mailed to them. */
+export const REJECT_REASON_MAX = 1000;
+export const rejectRequest = z.object({
+  reason: z
+    .string()
+    .trim()
+    .max(REJECT_REASON_MAX, `The reason can be at most ${REJECT_REASON_MAX} characters.`)
+    .nullish()
+    .transform((r) => r || null),
+});
+export type RejectRequest = z.input<typeof rejectRequest>;
+
+/** The e-mail a submitter gets when an admin rejects their submission (features/mail/templates.ts). */
+export const REJECTION_MAIL_TEXT = {
+  subject: (site: string, name: string) => `Your ${site} submission "${name}" was not listed`,
+  heading: "Your submission was not listed",
+  body: (site: string, name: string, id: string) => `An administrator of ${site} reviewed "${name}" (${id}) and did not list it.`,
+  reason: (reason: string) => `Their reason: ${reason}`,
+  noReason: "They gave no reason.",
+  again: "You may submit it again with more detail.",
+  action: "Open My submissions",
+  footer: "You get this because you submitted this server to the catalogue.",
 } as const;
 
 export const checkResult = z.object({
@@ -281,6 +314,8 @@ export const submissionLine = z.object({
   submitted_at: z.string(),
   /** when it was approved or rejected */
   decided_at: z.string().nullable(),
+  /** a rejection's reason, when the admin gave one */
+  reason: z.string().nullable(),
 });
 export type SubmissionLine = z.infer<typeof submissionLine>;
 
@@ -291,4 +326,5 @@ export const MY_SUBMISSIONS_TEXT = {
   submit: "Submit a server",
   status: { pending: "Pending review", approved: "Approved", rejected: "Rejected" },
   rejectedHint: "An administrator did not list it. You may submit it again with more detail.",
+  reason: "Reason:",
 } as const;

@@ -91,7 +91,12 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", catalogRoutes({ db }));
   api.route(
     "/",
-    submissionRoutes({ db, namespace: namespaceFor(deps.config.PUBLIC_URL), allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
+    submissionRoutes({
+      db,
+      namespace: namespaceFor(deps.config.PUBLIC_URL),
+      allowFileGit: deps.config.GIT_ALLOW_FILE === "on",
+      rejection: { mailer: services.mailer, log: deps.log, site: deps.config.SITE_NAME, publicUrl: deps.config.PUBLIC_URL },
+    }),
   );
   if (deps.registrySync) api.route("/", syncRoutes({ db, sync: deps.registrySync, config: deps.config }));
   api.route("/", publisherRoutes({ db, revocations: services.revocations }));

@@ -1,6 +1,6 @@
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { Loader2 } from "~/web/components/icons";
-import type { ReactNode } from "react";
+import { useCallback, useEffect, useRef, type ReactNode } from "react";
 import { useHydrated } from "../lib/forms";
 import { Button } from "./ui";
 
@@ -42,9 +42,20 @@ interface Props {
 export function ConfirmDialog(p: Props) {
   const busy = p.busy ?? false;
   const hydrated = useHydrated();
+  // Unfolded by a click before the scripts ran: the dialog takes over, open.
+  const details = useRef<HTMLDetailsElement | null>(null);
+  const keep = useCallback((el: HTMLDetailsElement | null) => {
+    if (el) details.current = el;
+  }, []);
+  const { onOpenChange } = p;
+  useEffect(() => {
+    if (!hydrated) return;
+    if (details.current?.open) onOpenChange(true);
+    details.current = null;
+  }, [hydrated, onOpenChange]);
   if (!hydrated && p.noScript) {
     return (
-      <details className="group" open={p.noScript.open}>
+      <details className="group" open={p.noScript.open} ref={keep}>
         <summary className={`${p.noScript.className} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>
           {p.noScript.label}
         </summary>

@@ -47,13 +47,13 @@ const FAILED: Record<AdminIntent, string> = {
   "take-upstream": SYNC_TEXT.takeUpstreamFailed,
   edit: SYNC_TEXT.editFailed,
 };
-/** Refusals that say something the admin can act on (it cannot run here, one runs already, a field is wrong). */
-const SAYS_WHY = new Set<AdminIntent>(["check", "sync", "take-upstream", "edit"]);
+/** Refusals that say something the admin can act on (it cannot run here, one runs already, a field or a reason is wrong). */
+const SAYS_WHY = new Set<AdminIntent>(["check", "sync", "take-upstream", "edit", "reject"]);
 
 /** The API call an intent makes. */
 function callFor(context: Route.ActionArgs["context"], intent: AdminIntent, id: string, form: FormData) {
   const path = `/api/admin/mcp-servers/${encodeURIComponent(id)}`;
-  if (intent === "reject") return context.api("DELETE", path);
+  if (intent === "reject") return context.api("DELETE", path, { reason: field(form, "reason") || undefined });
   if (intent === "sync") return context.api("POST", "/api/admin/registry-sync", {});
   if (intent === "edit")
     return context.api("PUT", path, {

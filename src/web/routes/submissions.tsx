@@ -70,6 +70,15 @@ export default function Submissions({ loaderData }: Route.ComponentProps) {
                   </>
                 )}
               </p>
+              {s.status === "rejected" && s.reason && (
+                <div
+                  className="mt-2 rounded-md bg-red-50 p-3 text-sm text-red-900 dark:bg-red-950/40 dark:text-red-200"
+                  data-testid="rejection-reason"
+                >
+                  <p className="font-medium">{MY_SUBMISSIONS_TEXT.reason}</p>
+                  <p className="mt-1 whitespace-pre-line break-words">{s.reason}</p>
+                </div>
+              )}
               {s.status === "rejected" && (
                 <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{MY_SUBMISSIONS_TEXT.rejectedHint}</p>
               )}

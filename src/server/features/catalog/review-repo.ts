@@ -69,13 +69,19 @@ export async function setApproval(db: Db, id: string, approved: boolean): Promis
   return row;
 }
 
+/** Whom a rejection concerns: the entry's name and its submitter's address (none for an imported entry). */
+export interface Rejected {
+  name: string;
+  submitterEmail: string | null;
+}
+
 /**
- * A rejection: the pending entry goes and its submitter keeps a line of it (My submissions),
- * together. An imported entry (the registry sync's, or a file's) is withdrawn here instead, for
- * good, and answers 404 like a deleted one: deleted, its registry's next change or the next import
- * would bring it back.
+ * A rejection: the pending entry goes and its submitter keeps a line of it with the admin's reason
+ * (My submissions), together. An imported entry (the registry sync's, or a file's) is withdrawn
+ * here instead, for good, and answers 404 like a deleted one: deleted, its registry's next change
+ * or the next import would bring it back. Undefined when no pending entry has that id.
  */
-export async function deletePending(db: Db, id: string): Promise<boolean> {
+export async function deletePending(db: Db, id: string, reason: string | null): Promise<Rejected | undefined> {
   const gone = await db.transaction(async (tx) => {
     const [held] = await tx
       .update(mcpServers)
@@ -83,17 +89,19 @@ export async function deletePending(db: Db, id: string): Promise<boolean> {
       .where(
         and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt), eq(mcpServers.source, "imported")),
       )
-      .returning({ id: mcpServers.id });
-    if (held) return true;
+      .returning({ name: mcpServers.name });
+    if (held) return { name: held.name, submitterEmail: null };
     const [row] = await tx
       .delete(mcpServers)
       .where(and(eq(mcpServers.id, id), eq(mcpServers.isApproved, false), isNull(mcpServers.withdrawnAt)))
       .returning({ id: mcpServers.id, name: mcpServers.name, submittedBy: mcpServers.submittedBy, createdAt: mcpServers.createdAt });
-    if (row?.submittedBy)
-      await tx
-        .insert(rejectedSubmissions)
-        .values({ serverId: row.id, name: row.name, submittedBy: row.submittedBy, submittedAt: row.createdAt });
-    return row !== undefined;
+    if (!row) return undefined;
+    if (!row.submittedBy) return { name: row.name, submitterEmail: null };
+    await tx
+      .insert(rejectedSubmissions)
+      .values({ serverId: row.id, name: row.name, submittedBy: row.submittedBy, submittedAt: row.createdAt, reason });
+    const [who] = await tx.select({ email: profiles.email }).from(profiles).where(eq(profiles.id, row.submittedBy));
+    return { name: row.name, submitterEmail: who?.email ?? null };
   });
   invalidateCatalog(db);
   return gone;
@@ -106,6 +114,8 @@ export interface SubmissionLine {
   submittedAt: Date;
   /** when it was approved (its last change) or rejected */
   decidedAt: Date | null;
+  /** a rejection's reason, when the admin gave one */
+  reason: string | null;
 }
 
 /** A submitter's entries, newest first: pending and approved ones as they are, rejected ones as they were (at most `limit` of each). */
@@ -137,6 +147,7 @@ export async function submissionsOf(db: Db, userId: string, limit = 200): Promis
       status: r.approved ? ("approved" as const) : ("pending" as const),
       submittedAt: r.createdAt,
       decidedAt: r.approved ? r.updatedAt : null,
+      reason: null,
     })),
     ...rejected.map((r) => ({
       id: r.serverId,
@@ -144,6 +155,7 @@ export async function submissionsOf(db: Db, userId: string, limit = 200): Promis
       status: "rejected" as const,
       submittedAt: r.submittedAt,
       decidedAt: r.rejectedAt,
+      reason: r.reason,
     })),
   ];
   return lines.sort((a, b) => b.submittedAt.getTime() - a.submittedAt.getTime());

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminServer, serverRecord, SUBMIT_TEXT, submissionLine, submissionRequest } from "~/shared/catalog.js";
+import { adminServer, rejectRequest, serverRecord, SUBMIT_TEXT, submissionLine, submissionRequest } from "~/shared/catalog.js";
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { acceptTools, adminList, approve, mySubmissions, reject, submitServer, unapprove } from "./submissions.js";
+import { acceptTools, adminList, approve, mySubmissions, reject, submitServer, unapprove, type RejectionNotice } from "./submissions.js";
 
 const submit = createRoute({
   method: "post",
@@ -68,10 +68,29 @@ const action = (path: string, method: "post" | "delete", summary: string) =>
     },
   });
 
+const rejectRoute = createRoute({
+  method: "delete",
+  path: "/admin/mcp-servers/{id}",
+  tags: ["admin"],
+  summary: "Reject (delete) a pending entry, with an optional reason its submitter gets by e-mail and on My submissions",
+  request: {
+    params: idParam,
+    body: { required: false, content: { "application/json": { schema: rejectRequest } } },
+  },
+  responses: {
+    200: { content: { "application/json": { schema: z.object({ success: z.literal(true) }) } }, description: "Rejected" },
+    400: jsonError("The reason is too long"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Not an admin"),
+    404: jsonError("Unknown server"),
+    409: jsonError("Not pending"),
+  },
+});
+
 /** What the review routes answer a signed-out caller (401) and a signed-in non-admin (403). */
 const REVIEW_ACCESS = { mustLogin: "You must be logged in", forbidden: ACCESS_TEXT.adminsOnly } as const;
 
-export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit: boolean }) {
+export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit: boolean; rejection: RejectionNotice }) {
   const { db } = deps;
   return apiRouter()
     .openapi(submit, async (c) => {
@@ -103,9 +122,11 @@ export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit
         return c.json({ success: true as const }, 200);
       },
     )
-    .openapi(action("/admin/mcp-servers/{id}", "delete", "Reject (delete) a pending entry"), async (c) => {
+    .openapi(rejectRoute, async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-      await reject(db, c.req.valid("param").id);
+      // Without a body (the spec's call) there is no reason.
+      const { reason } = rejectRequest.parse(c.req.valid("json"));
+      await reject(db, c.req.valid("param").id, reason, deps.rejection);
       return c.json({ success: true as const }, 200);
     });
 }

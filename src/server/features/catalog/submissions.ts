@@ -10,7 +10,10 @@ import {
   type SubmissionLine,
   type SubmissionRequest,
 } from "~/shared/catalog.js";
+import type { Logger } from "../../log.js";
 import type { Viewer } from "../auth/viewer.js";
+import type { Mailer } from "../mail/mailer.js";
+import { rejectionMail } from "../mail/templates.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { keyReaches } from "../publishers/api-keys.js";
 import { definitionOf } from "../deployments/definitions.js";
@@ -141,8 +144,29 @@ export async function acceptTools(db: Db, id: string): Promise<void> {
   await approveCandidate(db, id);
 }
 
-export async function reject(db: Db, id: string): Promise<void> {
-  if (await deletePending(db, id)) return;
+/** How a rejection reaches its submitter: an e-mail with a link to My submissions. */
+export interface RejectionNotice {
+  mailer: Mailer;
+  log: Logger;
+  site: string;
+  publicUrl: string;
+}
+
+/**
+ * Rejects a pending entry, keeping the admin's reason for its submitter, who is told by e-mail. The
+ * rejection stands when the e-mail cannot be sent (My submissions says it too): that is logged.
+ */
+export async function reject(db: Db, id: string, reason: string | null, notice: RejectionNotice): Promise<void> {
+  const rejected = await deletePending(db, id, reason);
+  if (rejected) {
+    if (rejected.submitterEmail)
+      await notice.mailer
+        .send(
+          rejectionMail(notice.site, rejected.submitterEmail, { name: rejected.name, id, reason, url: `${notice.publicUrl}/submissions` }),
+        )
+        .catch((e: unknown) => notice.log.warn({ err: e, server: id }, "the rejection e-mail could not be sent"));
+    return;
+  }
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
   throw new AppError("conflict", "Only pending submissions can be rejected; unapprove it first");
@@ -156,5 +180,6 @@ export async function mySubmissions(db: Db, viewer: Viewer): Promise<SubmissionL
     status: l.status,
     submitted_at: l.submittedAt.toISOString(),
     decided_at: l.decidedAt?.toISOString() ?? null,
+    reason: l.reason,
   }));
 }

@@ -1,3 +1,4 @@
+import { REJECTION_MAIL_TEXT as R } from "~/shared/catalog.js";
 import type { Mail } from "./mailer.js";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -50,5 +51,19 @@ export function alertMail(site: string, to: string, a: { subject: string; headin
     subject: oneLine(a.subject).slice(0, 200),
     text: `${oneLine(a.heading)}\n\n${message}\n\n${a.url}\n\n${footer}\n`,
     html: layout(site, oneLine(a.heading), message, { label: "Open the deployment", url: a.url }, footer),
+  };
+}
+
+/** A submission an admin rejected (features/catalog): its name, id and the admin's reason as written. */
+export function rejectionMail(site: string, to: string, r: { name: string; id: string; reason: string | null; url: string }): Mail {
+  const name = oneLine(r.name);
+  const lines = (r.reason ?? "").split("\n").map(oneLine).filter(Boolean);
+  const intro = R.body(site, name, oneLine(r.id));
+  const reason = (sep: string) => (lines.length ? R.reason(lines.join(sep)) : R.noReason);
+  return {
+    to,
+    subject: R.subject(site, name).slice(0, 200),
+    text: `${intro}\n\n${reason("\n")}\n\n${R.again}\n\n${r.url}\n\n${R.footer}\n`,
+    html: layout(site, R.heading, `${intro} ${reason(" ")} ${R.again}`, { label: R.action, url: r.url }, R.footer),
   };
 }

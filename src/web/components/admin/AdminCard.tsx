@@ -1,10 +1,11 @@
 import { ExternalLink } from "~/web/components/icons";
 import { Link } from "react-router";
-import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "~/shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, REJECT_REASON_MAX, type AdminServer } from "~/shared/catalog";
 import { SYNC_TEXT } from "~/shared/catalog-sync";
 import { shortDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
-import { Alert, Button, buttonClass } from "../ui";
+import { ConfirmButton } from "../ConfirmButton";
+import { Alert, Button, buttonClass, inputClass } from "../ui";
 import type { AdminAnswer, AdminIntent } from "./answer";
 import { EditEntry } from "./EditEntry";
 import { ToolsChanged } from "./ToolsChanged";
@@ -20,6 +21,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
   const { fetcher, busy } = useActionForm<AdminAnswer>(`admin-${s.id}`);
   const error = fetcher.data?.error ?? null;
   const label = (text: string) => (busy ? ADMIN_TEXT.processing : text);
+  const formId = `admin-${s.id}`;
   const act = (intent: AdminIntent, variant: "danger" | "success" | "warning", text: string) => (
     <Button type="submit" name="intent" value={intent} variant={variant} size="sm" disabled={busy}>
       {label(text)}
@@ -106,7 +108,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
           <Alert kind="error">{error}</Alert>
         </div>
       )}
-      <fetcher.Form method="post" className="mt-4 flex flex-wrap gap-2">
+      <fetcher.Form method="post" id={formId} className="mt-4 flex flex-wrap gap-2">
         <Enhanced />
         <input type="hidden" name="id" value={s.id} />
         {kind === "approved" && (
@@ -125,7 +127,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
         {s.local_edits && s.synced && act("take-upstream", "warning", SYNC_TEXT.takeUpstream)}
         {kind === "pending" ? (
           <>
-            {act("reject", "danger", "Reject")}
+            <RejectButton s={s} formId={formId} busy={busy} />
             {act("approve", "success", "Approve")}
           </>
         ) : (
@@ -137,5 +139,46 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
       </fetcher.Form>
       <EditEntry s={s} />
     </li>
+  );
+}
+
+/**
+ * Reject: it asks first, with an optional reason for the submitter (e-mailed, and shown on My
+ * submissions). The reason's field belongs to the card's form wherever the question shows.
+ */
+function RejectButton({ s, formId, busy }: { s: AdminServer; formId: string; busy: boolean }) {
+  const imported = s.source === "imported";
+  return (
+    <ConfirmButton
+      variant="danger"
+      label={busy ? ADMIN_TEXT.processing : ADMIN_TEXT.reject}
+      disabled={busy}
+      name="intent"
+      value="reject"
+      title={ADMIN_TEXT.rejectTitle(s.name)}
+      description={imported ? ADMIN_TEXT.rejectImportedText : ADMIN_TEXT.rejectText}
+      confirmLabel={ADMIN_TEXT.reject}
+      cancelLabel={ADMIN_TEXT.cancel}
+    >
+      {!imported && (
+        <div>
+          <label htmlFor={`${formId}-reason`} className="mb-1 block text-sm font-medium">
+            {ADMIN_TEXT.reasonLabel}
+          </label>
+          <textarea
+            id={`${formId}-reason`}
+            name="reason"
+            form={formId}
+            rows={3}
+            maxLength={REJECT_REASON_MAX}
+            aria-describedby={`${formId}-reason-hint`}
+            className={inputClass}
+          />
+          <p id={`${formId}-reason-hint`} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            {ADMIN_TEXT.reasonHint(REJECT_REASON_MAX)}
+          </p>
+        </div>
+      )}
+    </ConfirmButton>
   );
 }
