@@ -14,6 +14,7 @@ import type { Logger } from "./log.js";
 import { createPlatform, type Platform } from "./platform.js";
 import { serveWorkersMetrics } from "./features/observability/index.js";
 import { loadOrCreateSecret } from "./secrets.js";
+import { WAY_IN_TEXT } from "../shared/way-in.js";
 
 export interface Running {
   config: Config;
@@ -68,6 +69,7 @@ export async function start(opts: StartOptions = {}): Promise<Running> {
   const url = `http://localhost:${config.PORT}`;
   if (cluster.isWorker) log.info({ worker: cluster.worker?.id }, `worker listening on ${url}`);
   else log.info(`${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL})`);
+  if (!cluster.isWorker && config.publicUrlDerived) log.warn(WAY_IN_TEXT.publicUrlUnset(config.PUBLIC_URL));
   if (recovered) log.info({ deployments: recovered }, "restarting deployments that were running");
 
   let stopping: Promise<void> | undefined;
@@ -161,6 +163,7 @@ async function startPrimary(config: Config, log: Logger, workers: number): Promi
   }
   const url = `http://localhost:${config.PORT}`;
   log.info({ workers }, `${config.SITE_NAME} is listening on ${url} (public URL ${config.PUBLIC_URL}) with ${workers} worker processes`);
+  if (config.publicUrlDerived) log.warn(WAY_IN_TEXT.publicUrlUnset(config.PUBLIC_URL));
   let done: Promise<void> | undefined;
   const stop = () =>
     (done ??= (async () => {

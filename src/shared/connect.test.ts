@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { clientName, connectConfigs, hostedConfigs, localCommand, npxArgs, remoteConfigs, shellWord } from "./connect.js";
+import {
+  clientName,
+  connectConfigs,
+  hostedConfigs,
+  installLinks,
+  localCommand,
+  npxArgs,
+  olderSseUrl,
+  remoteConfigs,
+  shellWord,
+} from "./connect.js";
 
 describe("connect configurations", () => {
   const keys = [{ key: "GitHub Personal Access Token", env_var: "GITHUB_PERSONAL_ACCESS_TOKEN", description: "repo scope" }];
@@ -59,6 +69,36 @@ describe("hostedConfigs", () => {
   it("names the server after its id", () => {
     expect(clientName("GitHub")).toBe("github");
     expect(clientName("@scope/x y")).toBe("scope-x-y");
+  });
+  const key = "sb_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
+  it("fills in a key given, everywhere but VS Code's file, which asks for it", () => {
+    const c = hostedConfigs("alice/weather", url, key);
+    expect(c.claudeCode).toBe(`claude mcp add --transport http alice-weather ${url} --header "Authorization: Bearer ${key}"`);
+    expect(JSON.parse(c.cursor)).toEqual({ mcpServers: { "alice-weather": { url, headers: { Authorization: `Bearer ${key}` } } } });
+    expect(c.claudeDesktop).toContain(`Authorization:Bearer ${key}`);
+    expect(c.vscode).not.toContain(key);
+    expect(c.plain).toBe(
+      `URL: ${url}\nTransport: Streamable HTTP\nHeader: Authorization: Bearer ${key}\nOlder clients (HTTP+SSE transport): ${url.replace(/mcp$/, "sse")}`,
+    );
+    expect(hostedConfigs("alice/weather", url).plain).toContain("Header: Authorization: Bearer <your API key>");
+  });
+  it("offers the /sse address beside /mcp only", () => {
+    expect(olderSseUrl(url)).toBe(url.replace(/\/mcp$/, "/sse"));
+    expect(olderSseUrl("https://x.example/other")).toBeNull();
+  });
+  it("makes Cursor's and VS Code's install links with the key", () => {
+    const links = installLinks("alice/weather", url, key);
+    const cursor = new URL(links.cursor);
+    expect(`${cursor.protocol}//${cursor.host}${cursor.pathname}`).toBe("cursor://anysphere.cursor-deeplink/mcp/install");
+    expect(cursor.searchParams.get("name")).toBe("alice-weather");
+    expect(JSON.parse(atob(cursor.searchParams.get("config")!))).toEqual({ url, headers: { Authorization: `Bearer ${key}` } });
+    expect(links.vscode.startsWith("vscode:mcp/install?")).toBe(true);
+    expect(JSON.parse(decodeURIComponent(links.vscode.slice("vscode:mcp/install?".length)))).toEqual({
+      name: "alice-weather",
+      type: "http",
+      url,
+      headers: { Authorization: `Bearer ${key}` },
+    });
   });
 });
 

@@ -65,6 +65,8 @@ export interface HostedConfigs {
   vscode: string;
   /** clients that speak only stdio: the mcp-remote bridge */
   claudeDesktop: string;
+  /** any other client: the address, its transport and the header, as a person types them in */
+  plain: string;
 }
 
 export const KEY_PLACEHOLDER = "<your API key>";
@@ -79,8 +81,43 @@ export function clientName(serverId: string): string {
   );
 }
 
-export function hostedConfigs(serverId: string, url: string): HostedConfigs {
-  return remoteConfigs(serverId, url, "streamable-http", `Bearer ${KEY_PLACEHOLDER}`);
+/**
+ * A deployment's configurations, with `apiKey` in them when the page has one to show (a key just
+ * made from this page, shown this once) and the placeholder otherwise. VS Code's file keeps asking
+ * for the key (its input prompt keeps it in VS Code's secret storage): `.vscode/mcp.json` sits in a
+ * workspace that is often committed.
+ */
+export function hostedConfigs(serverId: string, url: string, apiKey?: string): HostedConfigs {
+  const configs = remoteConfigs(serverId, url, "streamable-http", `Bearer ${apiKey ?? KEY_PLACEHOLDER}`);
+  const sse = olderSseUrl(url);
+  return sse ? { ...configs, plain: `${configs.plain}\nOlder clients (HTTP+SSE transport): ${sse}` } : configs;
+}
+
+/** A deployment's `/sse` address (the older HTTP+SSE transport) beside its `/mcp` one; null for any other URL. */
+export function olderSseUrl(url: string): string | null {
+  return /\/mcp$/.test(url) ? url.replace(/\/mcp$/, "/sse") : null;
+}
+
+/** UTF-8 text as base64, in the browser and on the server alike. */
+function base64(text: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+/**
+ * One-click installs of a deployment with its key: Cursor's deeplink (`config` is the server's
+ * mcp.json entry, base64) and VS Code's `vscode:mcp/install` link (the entry with its name, as
+ * JSON). Offered only with a real key: a link with a placeholder would install a client that fails.
+ * They open the app on the user's own machine; the browser keeps no history of them.
+ */
+export function installLinks(serverId: string, url: string, apiKey: string): { cursor: string; vscode: string } {
+  const name = clientName(serverId);
+  const headers = { Authorization: `Bearer ${apiKey}` };
+  return {
+    cursor: `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(base64(JSON.stringify({ url, headers })))}`,
+    vscode: `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name, type: "http", url, headers }))}`,
+  };
 }
 
 /**
@@ -114,5 +151,10 @@ export function remoteConfigs(serverId: string, url: string, transport: "streama
     claudeDesktop: json({
       mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization:${auth}`] : [])] } },
     }),
+    plain: [
+      `URL: ${url}`,
+      `Transport: ${transport === "sse" ? "HTTP+SSE (the older transport)" : "Streamable HTTP"}`,
+      ...(auth ? [`Header: Authorization: ${auth}`] : []),
+    ].join("\n"),
   };
 }

@@ -7,11 +7,15 @@ import { Header } from "./components/Header";
 import { buttonClass } from "./components/ui";
 import { useRootData, type RootData } from "./lib/root-data";
 import { themeBootScript } from "./lib/theme";
+import { otherHost } from "../shared/public-address";
+import { WAY_IN_TEXT } from "../shared/way-in";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
-export function loader({ context }: Route.LoaderArgs): RootData {
+export function loader({ context, request }: Route.LoaderArgs): RootData {
   const { config, cspNonce } = context;
+  // Every URL the platform gives out is built on PUBLIC_URL: an admin reaching the site elsewhere is told.
+  const seen = context.viewer?.isAdmin ? otherHost(request.url, config.PUBLIC_URL) : null;
   return {
     site: {
       name: config.SITE_NAME,
@@ -21,11 +25,13 @@ export function loader({ context }: Route.LoaderArgs): RootData {
     },
     nonce: cspNonce,
     user: context.viewer ? { id: context.viewer.id, username: context.viewer.username, isAdmin: context.viewer.isAdmin } : null,
+    otherHost: seen ? { seen, publicUrl: config.PUBLIC_URL } : null,
   };
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
-  const nonce = useRootData()?.nonce;
+  const root = useRootData();
+  const nonce = root?.nonce;
   return (
     <html lang="en" className="dark" suppressHydrationWarning>
       <head>
@@ -39,6 +45,15 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <body className="min-h-screen bg-white text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         <div className="flex min-h-screen flex-col">
           <Header />
+          {root?.otherHost && (
+            <p
+              role="status"
+              data-testid="other-host"
+              className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-center text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+            >
+              {WAY_IN_TEXT.otherHost(root.otherHost.seen, root.otherHost.publicUrl)} {WAY_IN_TEXT.otherHostFix}
+            </p>
+          )}
           <main id="main" className="flex-1">
             {children}
           </main>

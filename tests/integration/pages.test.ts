@@ -23,12 +23,18 @@ describe("server-rendered pages", () => {
     }
     expect(html).toContain("Settings &gt; MCP");
     expect(html).toContain("Add New MCP Server");
-    expect(html).toContain("/YOUR_PROXY_ID/sse");
-    // ... marked deprecated (MCP deprecated HTTP+SSE), in the text and in the snippets.
+    // Streamable HTTP (/mcp) leads: the prose, the connect command and both SDK examples use it ...
+    const sse = html.indexOf("/YOUR_PROXY_ID/sse");
+    expect(html.indexOf("/YOUR_PROXY_ID/mcp")).toBeGreaterThan(0);
+    expect(html.indexOf("/YOUR_PROXY_ID/mcp")).toBeLessThan(sse);
+    expect(html).toContain("--transport http");
+    expect(html).toContain("streamablehttp_client");
+    expect(html).toContain("StreamableHTTPClientTransport");
+    expect(html).not.toContain("SSEClientTransport");
+    // ... and /sse is shown after them as the older transport, marked deprecated (MCP deprecated HTTP+SSE).
     expect(html).toMatch(/data-testid="sse-deprecated"[^>]*><strong>Deprecated:<\/strong>/);
-    expect(html).toMatch(/# HTTP\+SSE is deprecated in MCP/);
-    expect(html).toMatch(/\/\/ HTTP\+SSE is deprecated in MCP/);
-    expect(html).toContain("--transport sse is deprecated");
+    expect(html.indexOf('data-testid="sse-deprecated"')).toBeGreaterThan(html.indexOf("StreamableHTTPClientTransport"));
+    expect(html).toContain("HTTP+SSE is deprecated in MCP");
     expect(html).toContain("green indicator");
     expect(html).toMatch(/class="hljs-keyword">import</);
     expect(html).toContain("Python");

@@ -8,7 +8,9 @@ import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
 import { CopyButton } from "./CopyButton";
 import { KeepAwakeForm, SleepLine } from "./SleepLine";
-import { HostedConnect } from "./HostedConnect";
+import { WAY_IN_TEXT } from "../../shared/way-in";
+import { HostedConnect, type NewKey } from "./HostedConnect";
+import { SignInLinks } from "./SignInLinks";
 import { OAuthChoice, SignInAgainButton } from "./ConnectionForms";
 import { DeployError, KeyFields } from "./DeployFields";
 import { Button, inputClass } from "./ui";
@@ -39,6 +41,8 @@ interface Props {
   editKeys?: boolean;
   /** its publisher hosts it: 'Connect' (a connection with the viewer's keys) instead of 'Deploy' */
   connect?: boolean;
+  /** a key just made from this page for this server (shown this once: lib/new-key-flash.server.ts) */
+  newKey?: NewKey | null;
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
@@ -151,7 +155,7 @@ export function DeploymentPanel(p: Props) {
             <CopyButton text={deployment.url} />
           </div>
         </div>
-        {(running || sleeping) && <HostedConnect serverId={p.serverId} url={deployment.url} />}
+        {(running || sleeping) && <HostedConnect serverId={p.serverId} url={deployment.url} newKey={p.newKey} />}
         {error && <DeployError error={error} />}
         {deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && (
           // A connection whose OAuth sign-in the server no longer takes: only signing in again mends it.
@@ -246,9 +250,12 @@ export function DeploymentPanel(p: Props) {
           {busy === "connect" ? CONNECTION_TEXT.connecting : CONNECTION_TEXT.connect}
         </Button>
         {!p.signedIn && (
-          <p className="text-xs text-slate-600 dark:text-slate-400">
-            You will be asked to log in first; your keys stay encrypted and are only sent to this server.
-          </p>
+          <>
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              You will be asked to log in first; your keys stay encrypted and are only sent to this server.
+            </p>
+            <SignInLinks after={WAY_IN_TEXT.deployInvite} />
+          </>
         )}
       </fetcher.Form>
     );
@@ -256,12 +263,15 @@ export function DeploymentPanel(p: Props) {
 
   if (p.unavailable) {
     return (
-      <p
-        data-testid="not-deployable"
-        className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300"
-      >
-        {p.unavailable}
-      </p>
+      <>
+        <p
+          data-testid="not-deployable"
+          className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-300"
+        >
+          {p.unavailable}
+        </p>
+        {!p.signedIn && <SignInLinks className="mt-3" />}
+      </>
     );
   }
 
@@ -300,9 +310,12 @@ export function DeploymentPanel(p: Props) {
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}
       </Button>
       {!p.signedIn && (
-        <p className="text-xs text-slate-600 dark:text-slate-400">
-          You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.
-        </p>
+        <>
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            You will be asked to log in first; your keys stay encrypted and are only given to your own deployment.
+          </p>
+          <SignInLinks after={WAY_IN_TEXT.deployInvite} />
+        </>
       )}
     </fetcher.Form>
   );

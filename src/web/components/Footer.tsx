@@ -1,8 +1,15 @@
 import { Link } from "react-router";
-import { useSite } from "../lib/root-data";
+import { AUTH_TEXT, loginPath, withRedirect } from "../../shared/auth";
+import { WAY_IN_TEXT } from "../../shared/way-in";
+import { useRootData, useSite } from "../lib/root-data";
+import { useHere } from "./SignInLinks";
+
+const footerLink = "font-medium text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400";
 
 export function Footer() {
   const site = useSite();
+  const signedIn = Boolean(useRootData()?.user);
+  const here = useHere();
   return (
     <footer className="border-t border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900/50">
       <div className="mx-auto grid max-w-7xl gap-6 px-4 py-10 sm:px-6 md:grid-cols-3">
@@ -17,6 +24,24 @@ export function Footer() {
           </p>
         </div>
         <div className="text-sm md:text-right">
+          {/* The way in and the docs, which the header (the spec's) does not offer. */}
+          <nav aria-label="Footer" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 md:justify-end">
+            <Link to="/docs" className={footerLink}>
+              {WAY_IN_TEXT.docsLink}
+            </Link>
+            {!signedIn && (
+              <span data-testid="way-in">
+                {WAY_IN_TEXT.footerInvite}{" "}
+                <Link to={loginPath(here)} className={footerLink}>
+                  {AUTH_TEXT.logIn}
+                </Link>{" "}
+                or{" "}
+                <Link to={withRedirect("/register", here)} className={footerLink}>
+                  {AUTH_TEXT.signUp}
+                </Link>
+              </span>
+            )}
+          </nav>
           <a
             href={site.communityUrl}
             target="_blank"

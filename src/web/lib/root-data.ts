@@ -21,6 +21,8 @@ export interface RootData {
   site: SiteInfo;
   nonce: string;
   user: RootUser | null;
+  /** admins only: the host this page was reached at, when it is not PUBLIC_URL's (root.tsx) */
+  otherHost?: { seen: string; publicUrl: string } | null;
 }
 
 export function useRootData(): RootData | undefined {

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionRe
 import { parseWithZod } from "@conform-to/zod/v4";
 import { KeyRound, Loader2 } from "~/web/components/icons";
 import { useState } from "react";
-import { redirect } from "react-router";
+import { Link, redirect } from "react-router";
 import { Toaster } from "sonner";
 import { listApiKeys } from "../../server/features/publishers/api-keys";
 import type { ConnectionView } from "../../shared/connections";
@@ -12,7 +12,10 @@ import { KeyRow } from "../components/api-keys/KeyRow";
 import { NewKeyPanel } from "../components/api-keys/NewKeyPanel";
 import { ConnectedApps } from "../components/ConnectedApps";
 import { Alert, Button, inputClass } from "../components/ui";
-import { field } from "../lib/actions.server";
+import { WAY_IN_TEXT } from "../../shared/way-in";
+import { safeRedirect } from "../../shared/auth";
+import { field, finish } from "../lib/actions.server";
+import { newKeyCookie } from "../lib/new-key-flash.server";
 import { Enhanced, FieldError, useActionForm } from "../lib/forms";
 import { useTheme } from "../lib/theme";
 import type { Route } from "./+types/api-keys";
@@ -36,17 +39,36 @@ export async function loader({ context, url }: Route.LoaderArgs) {
   // From a server page's "create one for this server only": the form starts limited to it.
   const wanted = url.searchParams.get("for");
   const forServer = wanted ? (servers.find((s) => s === wanted || s.replace(/^(remote|toolset):/, "") === wanted) ?? null) : null;
+  // ... and, from that server's own page, goes back there with the key (returnPage checks it).
+  const back = forServer ? returnPage(url.searchParams.get("back"), [forServer], ["mcp"]) : null;
   try {
-    return { keys: await listApiKeys(context.db, context.viewer), failed: false, servers, forServer, now: Date.now() };
+    return { keys: await listApiKeys(context.db, context.viewer), failed: false, servers, forServer, back, now: Date.now() };
   } catch {
-    return { keys: [] as ApiKeyView[], failed: true, servers, forServer, now: Date.now() };
+    return { keys: [] as ApiKeyView[], failed: true, servers, forServer, back, now: Date.now() };
   }
+}
+
+/**
+ * The server page a key made from it goes back to: `/server/{id}` for a server the key opens
+ * (limited to it, or to every deployment) with the `mcp` scope; else null and the key is shown
+ * here as always. Only that path shape, so nothing here redirects anywhere else.
+ */
+function returnPage(back: string | null, resources: string[], scopes: string[]): string | null {
+  if (!back || safeRedirect(back, "") !== back || !back.startsWith("/server/")) return null;
+  const id = back.slice("/server/".length);
+  if (!/^[\w.-]+(\/[\w.-]+)?$/.test(id) || !scopes.includes("mcp")) return null;
+  return resources.length === 0 || resources.includes(id) ? back : null;
 }
 
 /** The key form's fields as posted (apiKeyCreateBody). */
 type KeyForm = { name: string; scopes: string[]; resources: string[]; expiry: string; expiresAt: string };
 
-type Answer = { result?: SubmissionResult<string[]>; message?: { kind: "error" | "success"; text: string }; apiKey?: string };
+type Answer = {
+  result?: SubmissionResult<string[]>;
+  message?: { kind: "error" | "success"; text: string };
+  apiKey?: string;
+  redirectTo?: string;
+};
 
 // Creating and revoking keys: the API's own calls, with the spec's messages (docs/product.md#api-keys).
 export async function action({ request, context }: Route.ActionArgs) {
@@ -73,6 +95,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (r.status === 409 || r.status === 400)
       return { result: submission.reply({ fieldErrors: { name: [r.error ?? API_KEY_TEXT.generateFailed] } }) } satisfies Answer;
     return { result: submission.reply({ formErrors: [API_KEY_TEXT.generateFailed] }) } satisfies Answer;
+  }
+  // Made from a server page: back there, the key going along sealed in a one-read cookie
+  // (lib/new-key-flash.server.ts), never in the URL.
+  const back = returnPage(field(form, "back"), v.resources ?? [], v.scopes);
+  if (back) {
+    const cookie = await newKeyCookie(context, { name: v.name, value: r.data.apiKey }, back.slice("/server/".length));
+    return finish(form, back, new Headers({ "Set-Cookie": cookie }));
   }
   // The key itself is in this answer only: shown once, never stored or sent again.
   return {
@@ -153,6 +182,17 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         className="mt-6 space-y-4 rounded-xl border border-slate-200 p-4 dark:border-slate-800"
       >
         <Enhanced />
+        {loaderData.back && loaderData.forServer && (
+          <>
+            <input type="hidden" name="back" value={loaderData.back} />
+            <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="key-returns">
+              {WAY_IN_TEXT.returnsTo(loaderData.forServer)}{" "}
+              <Link to={loaderData.back} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                {WAY_IN_TEXT.backTo(loaderData.forServer)}
+              </Link>
+            </p>
+          </>
+        )}
         <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
           <div className="flex-1">
             <label htmlFor={fields.name.id} className="block text-sm font-medium">

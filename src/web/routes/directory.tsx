@@ -12,8 +12,11 @@ import {
   WORKS_TEXT,
   listQuery,
 } from "../../shared/catalog";
+import { WAY_IN_TEXT } from "../../shared/way-in";
 import { ServerCard } from "../components/ServerCard";
+import { SignInButtons } from "../components/SignInLinks";
 import { Button, buttonClass } from "../components/ui";
+import { useRootData } from "../lib/root-data";
 import type { Route } from "./+types/directory";
 
 export function meta({ matches, data }: Route.MetaArgs) {
@@ -77,6 +80,7 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const loading = navigation.state === "loading" && navigation.location?.pathname === "/";
   const autoSubmit = (e: React.ChangeEvent<HTMLSelectElement>) => submit(e.currentTarget.form);
+  const signedIn = Boolean(useRootData()?.user);
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -86,6 +90,18 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
           Find Model Context Protocol servers, deploy them with your own keys, and connect Claude, Cursor, VS Code or any MCP client to the
           URL you get.
         </p>
+        {/* Signed out, the way in (the header has none, as the spec wants). */}
+        {!signedIn && (
+          <div className="mt-5 flex flex-col gap-3 sm:flex-row sm:items-center">
+            <SignInButtons />
+            <p className="text-sm text-slate-600 dark:text-slate-400">
+              {WAY_IN_TEXT.homeInvite}{" "}
+              <Link to="/docs" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                {WAY_IN_TEXT.docsLink}
+              </Link>
+            </p>
+          </div>
+        )}
       </header>
 
       <Form method="get" action="/" role="search" className="mt-8 flex flex-col gap-3 md:flex-row md:items-center">

@@ -1,4 +1,4 @@
-import { assistantExample, pythonExample, typescriptExample } from "../components/docs/client-examples";
+import { assistantExample, pythonExample, sseAssistantExample, typescriptExample } from "../components/docs/client-examples";
 import { DOC_SECTIONS, DocsArticle } from "../components/docs/DocsArticle";
 import { highlight } from "../lib/highlight.server";
 import type { Route } from "./+types/docs";
@@ -23,6 +23,7 @@ export function loader({ context }: Route.LoaderArgs) {
       assistant: highlight(assistantExample(base), "bash"),
       python: highlight(pythonExample(base), "python"),
       typescript: highlight(typescriptExample(base), "typescript"),
+      sse: highlight(sseAssistantExample(base), "bash"),
     },
   };
 }

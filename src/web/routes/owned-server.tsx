@@ -17,18 +17,24 @@ import {
   VisitServerButton,
 } from "../components/ServerParts";
 import { deploymentAction } from "../lib/deploy.server";
+import { serverPageHeaders, takeNewKey } from "../lib/new-key-flash.server";
+import { useNewKey } from "../lib/use-new-key";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/owned-server";
 import { serverPageData } from "./server-page.server";
 import { OwnerCards } from "../components/server/OwnerCards";
+import { DocsHint } from "../components/server/ConnectSection";
+import { SignInLinks } from "../components/SignInLinks";
 
-export async function loader({ params, context, url }: Route.LoaderArgs) {
+export async function loader({ params, context, url, request }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
   const isOwner = context.viewer?.id === server.owner.id;
   // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
   const page = await serverPageData(context, url, { kind: "owned", ref: server.qualifiedName }, isOwner);
-  return { ...page, server, isOwner };
+  // A key its owner just made from this page for it: filled into its snippets this once.
+  const flash = await takeNewKey(context, request, server.qualifiedName);
+  return data({ ...page, server, isOwner, newKey: flash.newKey }, { headers: flash.headers });
 }
 
 // Deploy, Stop Server and the exposed tools post here (they work without JavaScript); the API checks ownership.
@@ -43,6 +49,9 @@ export async function action({ params, context, request, url }: Route.ActionArgs
   });
 }
 
+// Kept out of caches when it shows a new key.
+export const headers = serverPageHeaders;
+
 export function meta({ data: d }: Route.MetaArgs) {
   return serverMeta(d && { name: d.server.displayName, description: d.server.description, site: d.site });
 }
@@ -56,6 +65,7 @@ export function ErrorBoundary() {
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const { server, isOwner, signedIn, hosting } = loaderData;
   const deployment = useDeployment(server.qualifiedName, signedIn, signedIn && isOwner ? loaderData.deployment : undefined);
+  const newKey = useNewKey(loaderData.newKey, server.qualifiedName);
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
@@ -112,6 +122,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             <h2 id="connections" className="text-lg font-semibold">
               Connections
             </h2>
+            <DocsHint />
             <ul className="mt-3 space-y-3">
               {server.connections.map((c, i) => (
                 <li key={i} className="rounded-lg border border-slate-200 p-3 dark:border-slate-700">
@@ -185,17 +196,10 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
                 hasSource={Boolean(server.repositoryUrl)}
                 state={deployment}
                 editKeys={loaderData.editKeys}
+                newKey={newKey}
               />
             ) : (
-              <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
-                <Link
-                  to={`/login?redirect=${encodeURIComponent(`/server/${server.qualifiedName}`)}`}
-                  className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
-                >
-                  Log in
-                </Link>{" "}
-                to see more.
-              </p>
+              <SignInLinks className="mt-3" after="to see more." />
             )}
           </section>
         </aside>

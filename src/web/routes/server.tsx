@@ -27,27 +27,35 @@ import { OwnerCards } from "../components/server/OwnerCards";
 import { RelatedServers } from "../components/server/RelatedServers";
 import { WorksHere } from "../components/server/WorksHere";
 import { deploymentAction } from "../lib/deploy.server";
+import { serverPageHeaders, takeNewKey } from "../lib/new-key-flash.server";
+import { useNewKey } from "../lib/use-new-key";
 import { useDeployment } from "../lib/use-deployment";
 import type { Route } from "./+types/server";
 import { serverPageData } from "./server-page.server";
 
-export async function loader({ params, context, url }: Route.LoaderArgs) {
+export async function loader({ params, context, url, request }: Route.LoaderArgs) {
   try {
     const { row, related } = await getServerWithRelated(context.db, params.id, context.viewer);
     const page = await serverPageData(context, url, { kind: "catalog", ref: row.id }, true);
     // Its public listing is the approved one; a viewer with a deployment sees what theirs listed.
     const ownTools = page.deployment && context.viewer ? await myDeploymentTools(context.db, context.viewer, page.deployment.id) : null;
-    return {
-      ...page,
-      server: toCatalogServer(row),
-      url: row.url,
-      deployability: deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }),
-      createdAt: row.createdAt.toISOString(),
-      updatedAt: row.updatedAt.toISOString(),
-      approved: row.isApproved,
-      related,
-      ownTools,
-    };
+    // A key just made from this page for it: filled into its snippets this once.
+    const flash = await takeNewKey(context, request, row.id);
+    return data(
+      {
+        newKey: flash.newKey,
+        ...page,
+        server: toCatalogServer(row),
+        url: row.url,
+        deployability: deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }),
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+        approved: row.isApproved,
+        related,
+        ownTools,
+      },
+      { headers: flash.headers },
+    );
   } catch (e) {
     if (e instanceof AppError && e.code === "not_found") throw data({ id: params.id }, { status: 404 });
     throw e;
@@ -68,6 +76,9 @@ export async function action({ params, context, request, url }: Route.ActionArgs
   });
 }
 
+// Kept out of caches when it shows a new key.
+export const headers = serverPageHeaders;
+
 export function meta({ data: d }: Route.MetaArgs) {
   return serverMeta(d && { name: d.server.name, description: d.server.description, site: d.site });
 }
@@ -87,6 +98,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
     (remote && remoteConfigs(server.id, remote.url, remote.transport));
   const unavailable = deployability.kind === "unsupported" ? deployability.reason : undefined;
   const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
+  const newKey = useNewKey(loaderData.newKey, server.id);
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
       <BackToServers />
@@ -160,7 +172,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             )}
           </section>
 
-          <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} />
+          <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} signedIn={signedIn} />
           <OwnerCards
             deployment={deployment}
             owner={signedIn}
@@ -211,6 +223,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               connect={remote !== null}
               state={deployment}
               editKeys={loaderData.editKeys}
+              newKey={newKey}
             />
           </section>
         </aside>

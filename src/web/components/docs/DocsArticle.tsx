@@ -22,7 +22,7 @@ export function DocsArticle({
 }: {
   base: string;
   site: string;
-  code: { assistant: string; python: string; typescript: string };
+  code: { assistant: string; python: string; typescript: string; sse: string };
 }) {
   return (
     <article className="min-w-0 max-w-3xl">
@@ -50,18 +50,14 @@ export function DocsArticle({
           Using MCP Servers
         </h2>
         <p className={p}>
-          Every server you deploy gets its own address. Use the <code className="font-mono">/sse</code> URL shown on the server page
-          (Streamable HTTP clients can use the <code className="font-mono">/mcp</code> URL beside it) together with one of your API keys
-          with the <code className="font-mono">mcp</code> scope.
-        </p>
-        <p className={p} data-testid="sse-deprecated">
-          <strong>Deprecated:</strong> the <code className="font-mono">/sse</code> URL speaks MCP's HTTP+SSE transport, which the protocol
-          has deprecated. It keeps working here, but prefer the <code className="font-mono">/mcp</code> URL: it speaks Streamable HTTP for
-          clients of every MCP revision, the stateless 2026-07-28 revision included, and it is what the server page's connect snippets use.
+          Every server you deploy gets its own address, <code className="break-all font-mono">{base}/YOUR_PROXY_ID/mcp</code>, shown on the
+          server page once it runs. It speaks MCP&apos;s <strong>Streamable HTTP</strong> transport, for clients of every MCP revision, the
+          stateless 2026-07-28 revision included; it is what the server page&apos;s connect snippets use. Send one of your API keys with the{" "}
+          <code className="font-mono">mcp</code> scope as the header <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>.
         </p>
 
         <h3 className={h3}>With an AI assistant</h3>
-        <p className={p}>Add the server with your assistant's connect command, pointing it at the server's /sse URL:</p>
+        <p className={p}>Add the server with your assistant&apos;s connect command, pointing it at the server&apos;s /mcp URL:</p>
         <Code html={code.assistant} label="Connect command" />
 
         <h3 className={h3}>With a code editor</h3>
@@ -73,11 +69,11 @@ export function DocsArticle({
             Click <strong>Add New MCP Server</strong> and give it a name.
           </li>
           <li>
-            Choose the type <strong>sse</strong>.
+            Choose the type <strong>http</strong> (Streamable HTTP).
           </li>
           <li>
-            Paste the server URL ending in <code className="font-mono">/sse</code>, for example{" "}
-            <code className="break-all font-mono">{base}/YOUR_PROXY_ID/sse</code>, and add the header{" "}
+            Paste the server URL ending in <code className="font-mono">/mcp</code>, for example{" "}
+            <code className="break-all font-mono">{base}/YOUR_PROXY_ID/mcp</code>, and add the header{" "}
             <code className="font-mono">Authorization: Bearer YOUR_API_KEY</code>.
           </li>
           <li>
@@ -85,6 +81,9 @@ export function DocsArticle({
           </li>
         </ol>
         <p className={p}>The code editor supports up to 40 tools per MCP server; deploy focused servers rather than one with everything.</p>
+        <p className={p}>
+          The server page&apos;s Cursor and VS Code tabs also offer one-click install links once you have made a key there.
+        </p>
 
         <h3 className={h3}>From Python</h3>
         <p className={p}>
@@ -97,6 +96,15 @@ export function DocsArticle({
           With the official SDK (<code className="font-mono">npm install @modelcontextprotocol/sdk</code>):
         </p>
         <Code html={code.typescript} label="TypeScript client example" />
+
+        <h3 className={h3}>The older HTTP+SSE transport</h3>
+        <p className={p} data-testid="sse-deprecated">
+          <strong>Deprecated:</strong> beside <code className="font-mono">/mcp</code>, every deployment also answers at{" "}
+          <code className="break-all font-mono">{base}/YOUR_PROXY_ID/sse</code>, MCP&apos;s older HTTP+SSE transport, which the protocol has
+          deprecated. It keeps working here for a client that speaks nothing else (an editor&apos;s type <strong>sse</strong>, the
+          SDKs&apos; SSE client), with the same API key header; prefer <code className="font-mono">/mcp</code> everywhere else.
+        </p>
+        <Code html={code.sse} label="Connect command on the older transport" />
       </section>
 
       <ApiKeysAndOAuth base={base} site={site} />

@@ -1,17 +1,16 @@
 // The Documentation page's client examples as plain text, for a deployment at `base`; its loader
-// highlights them on the server (lib/highlight.server.ts).
+// highlights them on the server (lib/highlight.server.ts). Streamable HTTP (`/mcp`) first; the
+// older HTTP+SSE transport (`/sse`) is shown apart, for clients that only speak it.
 
-export const pythonExample = (base: string) => `# HTTP+SSE is deprecated in MCP: it keeps working here, but new code should use
-# the /mcp URL (Streamable HTTP, MCP 2026-07-28 too) with mcp.client.streamable_http.
-import asyncio
+export const pythonExample = (base: string) => `import asyncio
 from mcp import ClientSession
-from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamablehttp_client
 
-SERVER_URL = "${base}/YOUR_PROXY_ID/sse"
+SERVER_URL = "${base}/YOUR_PROXY_ID/mcp"
 HEADERS = {"Authorization": "Bearer YOUR_API_KEY"}
 
 async def main():
-    async with sse_client(SERVER_URL, headers=HEADERS) as (read, write):
+    async with streamablehttp_client(SERVER_URL, headers=HEADERS) as (read, write, _):
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = await session.list_tools()
@@ -21,15 +20,11 @@ async def main():
 
 asyncio.run(main())`;
 
-export const typescriptExample = (base: string) => `// HTTP+SSE is deprecated in MCP: it keeps working here, but new code should use the
-// /mcp URL (Streamable HTTP, MCP 2026-07-28 too) with StreamableHTTPClientTransport.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+export const typescriptExample = (base: string) => `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const headers = { Authorization: \`Bearer \${process.env.SWITCHBOARD_API_KEY}\` };
-const transport = new SSEClientTransport(new URL("${base}/YOUR_PROXY_ID/sse"), {
-  eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...headers } }) },
-  requestInit: { headers },
+const transport = new StreamableHTTPClientTransport(new URL("${base}/YOUR_PROXY_ID/mcp"), {
+  requestInit: { headers: { Authorization: \`Bearer \${process.env.SWITCHBOARD_API_KEY}\` } },
 });
 
 const client = new Client({ name: "my-app", version: "1.0.0" });
@@ -43,6 +38,11 @@ console.log(result.content);
 await client.close();`;
 
 export const assistantExample = (base: string) =>
-  `# --transport sse is deprecated; --transport http with the /mcp URL is the current one
+  `claude mcp add --transport http my-server ${base}/YOUR_PROXY_ID/mcp \\
+  --header "Authorization: Bearer YOUR_API_KEY"`;
+
+/** The same assistant on the older HTTP+SSE transport. */
+export const sseAssistantExample = (base: string) =>
+  `# HTTP+SSE is deprecated in MCP: only for a client that cannot speak Streamable HTTP
 claude mcp add --transport sse my-server ${base}/YOUR_PROXY_ID/sse \\
   --header "Authorization: Bearer YOUR_API_KEY"`;

@@ -1,7 +1,24 @@
+import { Link } from "react-router";
 import { localCommand, type ConnectConfigs, type HostedConfigs } from "~/shared/connect";
 import type { Deployability } from "~/shared/deployments";
+import { WAY_IN_TEXT } from "~/shared/way-in";
 import { CopyButton } from "../CopyButton";
+import { SignInLinks } from "../SignInLinks";
 import { Tabs } from "../Tabs";
+import { linkClass } from "../ui";
+
+/** A server page's pointer to the docs page. */
+export function DocsHint() {
+  return (
+    <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="docs-hint">
+      {WAY_IN_TEXT.docsHint}{" "}
+      <Link to="/docs" className={linkClass}>
+        {WAY_IN_TEXT.docsLink}
+      </Link>
+      .
+    </p>
+  );
+}
 
 // A catalogue entry's Connect card: each client's configuration for running it locally, or for
 // reaching it where its publisher hosts it.
@@ -19,18 +36,23 @@ export function ConnectSection({
   remote,
   npxCommand,
   className,
+  signedIn,
 }: {
   /** null: not distributed as a package and not hosted by its publisher */
   configs: ConnectConfigs | HostedConfigs | null;
   remote: Extract<Deployability, { kind: "remote" }> | null;
   npxCommand: string | null;
   className: string;
+  /** signed out, the way in: to deploy it here (a hosted URL) instead of running it locally */
+  signedIn: boolean;
 }) {
   return (
     <section className={className} aria-labelledby="connect">
       <h2 id="connect" className="text-lg font-semibold">
         Connect
       </h2>
+      {!signedIn && <SignInLinks className="mt-1" after={WAY_IN_TEXT.connectInvite} />}
+      <DocsHint />
       {configs ? (
         <>
           {remote ? (
