@@ -7,7 +7,6 @@ export interface Plan {
   description: string;
   price_monthly: number;
   features: string[];
-  maxDeploysPerMonth: number;
   /** awake at once ('concurrent') */
   maxRunning: number;
   /** deployments kept, asleep or awake, where deployments sleep (DEPLOY_IDLE_MS); without sleeping, every kept one runs */
@@ -22,7 +21,6 @@ export const PLANS: Record<Plan["id"], Plan> = {
     description: "For trying out hosted MCP servers",
     price_monthly: 0,
     features: ["3 deployments", "1 concurrent deployment", "Community support"],
-    maxDeploysPerMonth: 3,
     maxRunning: 1,
     maxKept: 3,
   },
@@ -32,29 +30,32 @@ export const PLANS: Record<Plan["id"], Plan> = {
     description: "For people who rely on their MCP servers every day",
     price_monthly: 20,
     features: ["Unlimited deployments", "5 concurrent deployments", "Priority support", "Custom domains", "Advanced monitoring"],
-    maxDeploysPerMonth: Number.POSITIVE_INFINITY,
     maxRunning: 5,
     maxKept: Number.POSITIVE_INFINITY,
   },
 };
 
-/** A wake (or a deploy) beyond the running limit puts the owner's least recently used deployment to sleep only if it has been idle this long. */
-export const LRU_IDLE_MS = 60_000;
+/**
+ * A wake (or a deploy) beyond the awake limit puts the owner's least recently used deployment to
+ * sleep only if it has been idle this long: no request and no open stream. Its runner writes when
+ * it was last active every few seconds at most (5 s, idle.ts), an open stream included, so three
+ * of those periods without a word mean nothing is using it.
+ */
+export const LRU_IDLE_MS = 15_000;
 
-/** What a plan allows on this platform (docs/product.md#deploy-limits). */
+/** What a plan allows on this platform (docs/product.md#deploy-limits): what is kept and what is awake, never how often one deploys. */
 export interface HostingAllowance {
   /** awake at once */
   maxRunning: number;
   /** kept, asleep or awake */
   maxKept: number;
-  maxDeploysPerMonth: number;
   /** deployments sleep here (DEPLOY_IDLE_MS): going beyond maxRunning puts an idle one to sleep */
   sleep?: { lruIdleMs: number };
 }
 
 /** With sleeping (DEPLOY_IDLE_MS > 0) a plan keeps `maxKept` deployments, `maxRunning` of them awake; without, every kept one runs. */
-export function planLimits(plan: Pick<Plan, "maxRunning" | "maxKept" | "maxDeploysPerMonth">, idleMs: number): HostingAllowance {
-  const base = { maxRunning: plan.maxRunning, maxDeploysPerMonth: plan.maxDeploysPerMonth };
+export function planLimits(plan: Pick<Plan, "maxRunning" | "maxKept">, idleMs: number): HostingAllowance {
+  const base = { maxRunning: plan.maxRunning };
   return idleMs > 0 ? { ...base, maxKept: plan.maxKept, sleep: { lruIdleMs: LRU_IDLE_MS } } : { ...base, maxKept: plan.maxRunning };
 }
 

@@ -21,7 +21,6 @@ export const DEPLOY_TEXT = {
   mustLogin: "You must be logged in to deploy a server",
   runningLimit: (plan: string, n: number) =>
     `Your ${plan} plan allows ${n} running deployment${n === 1 ? "" : "s"} at a time. Stop a deployment or upgrade your plan.`,
-  monthlyLimit: (plan: string, n: number) => `Your ${plan} plan allows ${n} deployments a month. Upgrade to Pro for unlimited deployments.`,
   hostingClosed:
     "Deploying is limited to administrators on this server for now: its hosting sandbox is missing a protection. An administrator can see which on the admin page.",
   badEnvName: (name: string) => `"${name}" is not a valid environment variable name`,
@@ -54,6 +53,10 @@ export const DEPLOY_TEXT = {
     "New values are encrypted and the server restarts with them: same URL, grants, tool selection and request log. This is not a new deploy. Leave a key empty to keep its current value.",
   saveKeys: "Save and restart",
   keysSaved: "Keys saved: the server is restarting with them.",
+  stopTitle: (name: string) => `Stop ${name}?`,
+  stopText:
+    "Clients using its URL get no answers until you deploy it again. The URL stays yours for this server: deploying it again gives the same URL, and clients configured with it carry on once it runs. Its keys are deleted (you enter them again to deploy), and so are its request log, its tool selection, its custom domains and the access of apps connected to it with OAuth.",
+  cancel: "Cancel",
 } as const;
 
 // Sleeping deployments (docs/hosting.md#sleeping): stopped after DEPLOY_IDLE_MS without a request
@@ -75,6 +78,16 @@ export const SLEEP_TEXT = {
   wakeFailed: (detail: string) => `The MCP server could not be woken: ${detail}`,
   woke: (ms: number) => `woke in ${ms} ms`,
   neverSleeps: "Connections and toolsets run no process of their own: they never sleep.",
+  sleptFor: (name: string) =>
+    `Put to sleep to make room for ${name}: your plan keeps a limited number of deployments awake at a time. It wakes on its next request.`,
+  deploySleeps: (plan: string, n: number, names: string[]) =>
+    `Your ${plan} plan keeps ${n} deployment${n === 1 ? "" : "s"} awake at a time: deploying this one puts ${names.join(", ")} to sleep. ${names.length === 1 ? "It wakes" : "They wake"} on the next request, putting another to sleep in turn.`,
+  wakeSleeps: (plan: string, n: number, names: string[]) =>
+    `Your ${plan} plan keeps ${n} deployment${n === 1 ? "" : "s"} awake at a time: waking this one puts ${names.join(", ")} to sleep.`,
+  noRoom: (plan: string, n: number) =>
+    `Your ${plan} plan keeps ${n} deployment${n === 1 ? "" : "s"} awake at a time, and ${n === 1 ? "the awake one is" : "every awake one is"} in use (a client has it open). Close that client or stop a deployment on My deployments, or upgrade to Pro.`,
+  wakeRefused: (plan: string, n: number, deploymentsUrl: string, subscriptionUrl: string) =>
+    `This MCP server is asleep and cannot wake now: your ${plan} plan keeps ${n} deployment${n === 1 ? "" : "s"} awake at a time, and ${n === 1 ? "the awake one is" : "every awake one is"} in use (a client has it open). Close that client, stop a deployment at ${deploymentsUrl}, or upgrade to Pro at ${subscriptionUrl}; then try again.`,
 } as const;
 
 /** PUT /api/deployments/{id}/sleep: whether it stays awake while idle (Pro). */

@@ -7,22 +7,33 @@ export type RequiredKey = { key: string; env_var: string; description: string };
 
 /** A deploy's refusal; a plan's limit says where to stop a deployment or change the plan. */
 export function DeployError({ error }: { error: string }) {
-  const planLimit = /^Your \w+ plan allows /.test(error);
   return (
     <Alert kind="error">
       {error}
-      {planLimit && (
-        <span className="mt-1 block" data-testid="plan-limit-links">
-          <Link to="/deployments" className={linkClass}>
-            My deployments
-          </Link>{" "}
-          ·{" "}
-          <Link to="/subscription" className={linkClass}>
-            Subscription
-          </Link>
+      {isPlanLimit(error) && (
+        <span className="mt-1 block">
+          <PlanLinks />
         </span>
       )}
     </Alert>
+  );
+}
+
+/** A refusal of the plan's (a deploy, a restart, a wake): shown with where to make room or upgrade. */
+export const isPlanLimit = (text: string) => /^(Your \w+ plan (allows|keeps) |This MCP server is asleep and cannot wake)/.test(text);
+
+/** Where the owner makes room (My deployments) or upgrades (Subscription). */
+export function PlanLinks() {
+  return (
+    <span data-testid="plan-limit-links">
+      <Link to="/deployments" className={linkClass}>
+        My deployments
+      </Link>{" "}
+      ·{" "}
+      <Link to="/subscription" className={linkClass}>
+        Subscription
+      </Link>
+    </span>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { AppLoadContext } from "react-router";
 import { serverHosting } from "../../server/features/deployments/service";
+import { planOutlook } from "../../server/features/deployments/plan-outlook";
 import { toolStats } from "../../server/features/request-log/service";
 import { hostingOpen } from "../../shared/deployments";
 import { viewerAlerts, viewerDeployment, viewerDomains } from "../lib/deploy.server";
@@ -24,7 +25,11 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
   // there are none to read, and the page saves a query.
   const stats = usage && hosting.tools.length > 0 ? await toolStats(context.db, server) : [];
   // The owner's Monitoring & alerts and Custom domains cards, for the first paint (and the page without JavaScript).
-  const [alerts, domains] = await Promise.all([viewerAlerts(context, deployment?.id), viewerDomains(context, deployment?.id)]);
+  const [alerts, domains, outlook] = await Promise.all([
+    viewerAlerts(context, deployment?.id),
+    viewerDomains(context, deployment?.id),
+    outlookFor(context, usage, deployment),
+  ]);
   return {
     alerts,
     domains,
@@ -32,9 +37,17 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
     hosting,
     toolStats: stats,
     deployment,
+    planOutlook: outlook,
     signedIn: Boolean(context.viewer),
     gatewayTimeoutMs: context.config.GATEWAY_REQUEST_TIMEOUT_MS,
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
     site: context.config.SITE_NAME,
   };
+}
+
+/** What the viewer's plan says before a deploy of this server, or before waking their sleeping deployment of it (null: nothing to say). */
+async function outlookFor(context: AppLoadContext, usage: boolean, deployment: { id: string; status: string } | null) {
+  if (!context.viewer || !usage) return null;
+  if (deployment && deployment.status !== "sleeping") return null;
+  return planOutlook(context, context.viewer, deployment?.id);
 }

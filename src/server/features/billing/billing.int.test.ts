@@ -4,7 +4,7 @@ import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
 import { waitFor } from "~support/wait.js";
 import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "~/shared/billing.js";
-import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 // Billing on a real PostgreSQL: the built-in test-mode provider end to end, and the hosting limits
 // that follow the plan. Stripe: stripe.int.test.ts.
@@ -126,7 +126,7 @@ describe("test mode (no Stripe keys)", () => {
     expect((await deploy("one")).status).toBe(202);
     const refused = await deploy("two");
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect(((await refused.json()) as { error: string }).error).toBe(SLEEP_TEXT.noRoom("Free", 1));
 
     await cy.post(`/api/subscriptions/test-checkout/${(await urlOf(await checkout(cy))).split("/").pop()}/confirm`);
     expect((await deploy("two")).status).toBe(202); // at once

@@ -153,7 +153,6 @@ export async function finishConnection(
 export async function createConnection(deps: DeploymentDeps, v: Viewer, input: ConnectionInput, grant?: string): Promise<ConnectionView> {
   const target = await checkedTarget(deps, v, input);
   if (input.oauth && !grant) throw new AppError("validation_failed", CONNECTION_TEXT.signInExpired);
-  const proxyId = randomBytes(16).toString("hex");
   const max = deps.config.CONNECTIONS_PER_USER;
   const result = await reserveDeployment(
     deps.db,
@@ -166,9 +165,10 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
       source: target.source,
       secrets: deps.box.seal(target.headers),
       upstreamGrant: grant ?? null,
-      proxyId,
+      // used only at its first creation: after that it keeps the address it had
+      proxyId: randomBytes(16).toString("hex"),
     },
-    resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
   );
   if (!result.ok) {
     if (result.reason === "connection_limit") throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys, SLEEP_TEXT } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, type DeploymentView, deployInput, hostingOpen, missingKeys } from "~/shared/deployments.js";
 import { planLimits } from "~/shared/billing.js";
+import { planRefusal } from "./plan-outlook.js";
 import { planOf } from "../billing/plan.js";
 import type { RequiredKey } from "~/shared/catalog.js";
 import { requiredKeysFromConnections, type Connection } from "~/shared/publishers.js";
@@ -70,10 +71,10 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   const missing = missingKeys(target.requiredKeys, env);
   if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
   const plan = await planOf(deps.db, v.id);
-  const proxyId = randomBytes(16).toString("hex");
+  const limits = planLimits(plan, deps.config.DEPLOY_IDLE_MS);
   const result = await reserveDeployment(
     deps.db,
-    planLimits(plan, deps.config.DEPLOY_IDLE_MS),
+    limits,
     {
       id: randomUUID(),
       userId: v.id,
@@ -81,20 +82,14 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
       serverRef: target.server.ref,
       source: target.source,
       secrets: deps.box.seal(env),
-      proxyId,
+      // used only at this server's first deploy: after that it keeps the address it had
+      proxyId: randomBytes(16).toString("hex"),
     },
-    resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
   );
   if (!result.ok) {
     if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);
-    throw new AppError(
-      "plan_limit",
-      result.reason === "running_limit"
-        ? DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning)
-        : result.reason === "kept_limit"
-          ? SLEEP_TEXT.keptLimit(plan.name, plan.maxKept)
-          : DEPLOY_TEXT.monthlyLimit(plan.name, plan.maxDeploysPerMonth),
-    );
+    throw new AppError("plan_limit", planRefusal(plan, limits, result.reason));
   }
   await deps.lifecycle.sleepOthers(result.slept);
   // A failed deployment this one replaced leaves nothing behind (its directory, a checkout).

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, signedInUser, type TestApp } from "~support/app.js";
 import { registerFixture, startDeploymentsApp, type DeploymentsApp } from "~support/deployments-app.js";
 import { EVERYTHING, addCatalogEntry, alive, deploymentsOf, removeDataDir, waitForStatus } from "~support/deployments.js";
-import { DEPLOY_TEXT, SANDBOX_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, SLEEP_TEXT, SANDBOX_TEXT, type DeploymentView } from "~/shared/deployments.js";
 import { loadConfig } from "../../config.js";
 import { createLogger } from "../../log.js";
 import { createHosting } from "../runtime/sandbox/detect.js";
@@ -25,29 +25,34 @@ afterAll(async () => {
 });
 
 describe("plan limits", () => {
-  it("10 parallel deploy requests from a Free user end with exactly 1 deployment; the 4th deploy of the month is refused", async () => {
+  it("10 parallel deploy requests from a Free user end with exactly 1 deployment; deploying again is never counted and keeps the URL", async () => {
     const c = await signedInUser(t, "parallel@example.com");
     for (let i = 0; i < 10; i++) await addCatalogEntry(t, `par-${i}`, `npx -y ${EVERYTHING}`);
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => c.post(`/api/deploy/par-${i}`, { env: {} })));
     const codes = answers.map((r) => r.status).sort();
     expect(codes).toEqual([202, 403, 403, 403, 403, 403, 403, 403, 403, 403]);
     const refused = answers.find((r) => r.status === 403)!;
-    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect(((await refused.json()) as { error: string }).error).toBe(SLEEP_TEXT.noRoom("Free", 1));
     const mine = (await (await c.get("/api/deployments")).json()) as DeploymentView[];
     expect(mine).toHaveLength(1);
     const first = await waitForStatus(c, mine[0]!.server_id, "running", 60_000);
 
-    // Deploys 2 and 3 of the month are allowed (after stopping), the 4th is not.
+    // A plan counts what is kept and awake, never deploy actions: stopping and deploying again is
+    // allowed as often as one likes, and the same server keeps its URL every time.
     await c.del(`/api/deployments/${first.id}`);
-    for (const id of ["par-1", "par-2"]) {
+    const urls = new Map<string, string>();
+    for (const id of ["par-1", "par-2", "par-1", "par-2", "par-1"]) {
       const r = await c.post(`/api/deploy/${id}`, { env: {} });
       expect(r.status).toBe(202);
       const d = ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
+      if (urls.has(id)) expect(d.url).toBe(urls.get(id));
+      else urls.set(id, d.url);
       await c.del(`/api/deployments/${d.id}`);
     }
-    const fourth = await c.post("/api/deploy/par-3", { env: {} });
-    expect(fourth.status).toBe(403);
-    expect(((await fourth.json()) as { error: string }).error).toBe(DEPLOY_TEXT.monthlyLimit("Free", 3));
+    expect(urls.get("par-1")).not.toBe(urls.get("par-2"));
+    const again = await c.post(`/api/deploy/${first.server_id}`, { env: {} });
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { deploymentInfo: DeploymentView }).deploymentInfo.url).toBe(first.url);
   }, 120_000);
 });
 

@@ -83,7 +83,7 @@ async function person(admin = false): Promise<string> {
 async function deployment(userId: string, ref: string, env: Record<string, string> = {}): Promise<DeploymentRow> {
   const r = await reserveDeployment(
     db.database.db,
-    { maxRunning: 10, maxKept: 10, maxDeploysPerMonth: 100 },
+    { maxRunning: 10, maxKept: 10 },
     {
       id: randomUUID(),
       userId,

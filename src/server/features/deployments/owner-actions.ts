@@ -12,6 +12,7 @@ import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, 
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
 import { isConnection, isToolset } from "./service.js";
 import { setKeepAwake } from "./sleep-repo.js";
+import { planRefusal } from "./plan-outlook.js";
 import { headerOfKey } from "~/shared/connections.js";
 import { planLimits } from "~/shared/billing.js";
 
@@ -95,9 +96,10 @@ export async function restartRow(
     if (!hit.ok) throw new AppError("rate_limited", DEPLOY_TEXT.tooManyRestarts(hit.retryAfterSec));
   }
   const plan = await planOf(deps.db, v.id);
-  const result = await restartInPlace(deps.db, r.id, planLimits(plan, deps.config.DEPLOY_IDLE_MS), sealed);
+  const limits = planLimits(plan, deps.config.DEPLOY_IDLE_MS);
+  const result = await restartInPlace(deps.db, r.id, limits, sealed);
   if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
-  if (!result.ok) throw new AppError("plan_limit", DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning));
+  if (!result.ok) throw new AppError("plan_limit", planRefusal(plan, limits, result.reason));
   await deps.lifecycle.sleepOthers(result.slept);
   await deps.lifecycle.restart(result.row, result.runnerId);
   return result.row;

@@ -19,7 +19,7 @@ async function deployment(): Promise<string> {
   await db.database.db.insert(user).values({ id: userId, name: "P", email: `${userId}@example.com`, emailVerified: true });
   const r = await reserveDeployment(
     db.database.db,
-    { maxRunning: 10, maxKept: 10, maxDeploysPerMonth: 100 },
+    { maxRunning: 10, maxKept: 10 },
     {
       id: randomUUID(),
       userId,

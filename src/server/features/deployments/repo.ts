@@ -1,7 +1,7 @@
-import { and, count, desc, eq, gte, inArray, ne, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
-import { connectionAuthorizations, deployActions, deployments } from "../../db/schema.js";
+import { connectionAuthorizations, deployActions, deploymentAddresses, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { prunePins } from "./definitions-repo.js";
 import type { HostingAllowance } from "~/shared/billing.js";
@@ -66,6 +66,15 @@ export async function usersWithLiveDeployments(db: Db, limits: { maxRunning: num
   return rows.map((r) => r.userId);
 }
 
+/** Whose address `proxyId` is, and for which server, with or without a deployment there now (the gateway says a stopped one is stopped). */
+export async function addressOf(db: Db, proxyId: string): Promise<{ userId: string; serverKind: string; serverRef: string } | undefined> {
+  const [r] = await db
+    .select({ userId: deploymentAddresses.userId, serverKind: deploymentAddresses.serverKind, serverRef: deploymentAddresses.serverRef })
+    .from(deploymentAddresses)
+    .where(eq(deploymentAddresses.proxyId, proxyId));
+  return r;
+}
+
 /** The deployment's row and what hangs off it go together: its OAuth resource, every token granted for it, its pins as prunePins says. */
 export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
@@ -79,11 +88,10 @@ export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
   });
 }
 
-/** A user's deploys this calendar month (what Free's monthly limit counts), their deployments awake (a running slot) and kept (asleep too). */
-export async function planUse(db: Db, userId: string): Promise<{ deploys: number; live: number; kept: number }> {
-  const r = await db.execute<{ deploys: number; live: number; kept: number }>(sql`
-    select (select count(*)::int from deploy_actions where user_id = ${userId} and created_at >= date_trunc('month', now())) as deploys,
-           (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped', 'sleeping')
+/** A user's deployments awake (a running slot) and kept (asleep too): what the plan counts. */
+export async function planUse(db: Db, userId: string): Promise<{ live: number; kept: number }> {
+  const r = await db.execute<{ live: number; kept: number }>(sql`
+    select (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped', 'sleeping')
                                                    and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as live,
            (select count(*)::int from deployments where user_id = ${userId} and status not in ('failed', 'stopped')
                                                    and coalesce(source->>'kind', '') not in ('remote', 'toolset')) as kept`);
@@ -95,7 +103,7 @@ export type PlanLimits = HostingAllowance;
 
 export type ReserveResult =
   | { ok: true; row: DeploymentRow; replaced?: string; slept: Slept[] }
-  | { ok: false; reason: "running_limit" | "kept_limit" | "monthly_limit" | "already_deployed" | "connection_limit" };
+  | { ok: false; reason: "running_limit" | "kept_limit" | "already_deployed" | "connection_limit" };
 
 /** A connection: no plan's limit counts it, at most `maxConnections` per user do (CONNECTIONS_PER_USER). */
 /** A connection's or a toolset's own limit (how many of that kind a user may have); no deploy action records them. */
@@ -104,24 +112,40 @@ export type ConnectionLimit = { maxConnections: number } | { maxToolsets: number
 /**
  * Checks the plan's limits and records the deploy in one transaction, serialised per user by an
  * advisory lock, so parallel requests can never slip past the limits together. A failed or
- * stopped deployment of the same server is replaced; a live one is refused. `resource` (the
- * deployment's URL) is recorded as its OAuth resource in the same transaction.
+ * stopped deployment of the same server is replaced; a live one is refused. The user's address
+ * for this server is kept (deployment_addresses): a server deployed again, after a Stop, takes the
+ * proxy id it had, so its URL does not change; the first deploy records `row.proxyId` as it. The
+ * deployment's URL (`resource`, from the proxy id it takes) is recorded as its OAuth resource in
+ * the same transaction.
  */
 export async function reserveDeployment(
   db: Db,
   /** a plan's for a deploy; a connection's own (no deploy action records it) */
   limits: PlanLimits | ConnectionLimit,
   row: Omit<typeof deployments.$inferInsert, "status">,
-  resource?: string,
+  resource?: string | ((proxyId: string) => string),
 ): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
     const server = { kind: row.serverKind as ServerKind, ref: row.serverRef };
+    const [kept] = await tx
+      .select({ proxyId: deploymentAddresses.proxyId })
+      .from(deploymentAddresses)
+      .where(
+        and(
+          eq(deploymentAddresses.userId, row.userId),
+          eq(deploymentAddresses.serverKind, row.serverKind),
+          eq(deploymentAddresses.serverRef, row.serverRef),
+        ),
+      );
+    const proxyId = kept?.proxyId ?? row.proxyId;
     const [existing] = await tx
       .select()
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), refIs(server)));
     if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
+    const reserve = () =>
+      insertReserved(tx, { ...row, proxyId }, existing, typeof resource === "function" ? resource(proxyId) : resource, !kept);
     if ("maxConnections" in limits || "maxToolsets" in limits) {
       const [kind, max] = "maxConnections" in limits ? ["remote", limits.maxConnections] : ["toolset", limits.maxToolsets];
       // Counted under the same lock: parallel requests cannot pass the limit together.
@@ -131,25 +155,21 @@ export async function reserveDeployment(
         .where(and(eq(deployments.userId, row.userId), sql`${deployments.source}->>'kind' = ${kind}`));
       const replacing = existing && (existing.source as { kind?: string }).kind === kind ? 1 : 0;
       if ((held?.n ?? 0) - replacing >= max) return { ok: false, reason: "connection_limit" } as const;
-      return insertReserved(tx, row, existing, resource);
+      return reserve();
     }
-    // Kept (asleep or awake) within the plan; without sleeping, that is its running limit.
-    const [kept] = await tx
+    // Kept (asleep or awake) within the plan; without sleeping, that is its running limit. A plan
+    // counts what is kept and what is awake, never how often one deploys.
+    const [held] = await tx
       .select({ n: count() })
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), counted()));
-    if ((kept?.n ?? 0) >= limits.maxKept) return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
-    const monthStart = sql`date_trunc('month', now())`;
-    const [month] = await tx
-      .select({ n: count() })
-      .from(deployActions)
-      .where(and(eq(deployActions.userId, row.userId), gte(deployActions.createdAt, monthStart)));
-    if ((month?.n ?? 0) >= limits.maxDeploysPerMonth) return { ok: false, reason: "monthly_limit" } as const;
+    if ((held?.n ?? 0) >= limits.maxKept) return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
     // It starts awake: room among the awake ones, an idle one put to sleep if need be.
-    const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id ?? "", limits.sleep);
+    const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id ?? "", limits.sleep, row.serverRef);
     if (!slot.ok) return { ok: false, reason: "running_limit" } as const;
+    // The history 'Total Deployments' counts.
     await tx.insert(deployActions).values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef });
-    const reserved = await insertReserved(tx, row, existing, resource);
+    const reserved = await reserve();
     return reserved.ok ? { ...reserved, slept: slot.slept } : reserved;
   });
 }
@@ -160,11 +180,17 @@ async function insertReserved(
   row: Omit<typeof deployments.$inferInsert, "status">,
   existing: DeploymentRow | undefined,
   resource: string | undefined,
+  /** its first deploy: the proxy id becomes the user's address for this server */
+  firstAddress: boolean,
 ): Promise<ReserveResult> {
   if (existing) {
     await deleteDeploymentResource(tx, existing.id);
     await tx.delete(deployments).where(eq(deployments.id, existing.id));
   }
+  if (firstAddress)
+    await tx
+      .insert(deploymentAddresses)
+      .values({ userId: row.userId, serverKind: row.serverKind, serverRef: row.serverRef, proxyId: row.proxyId });
   const [inserted] = await tx
     .insert(deployments)
     // A failed deployment deployed again keeps the tools its owner chose to hide.
@@ -175,7 +201,7 @@ async function insertReserved(
 }
 
 export type RestartResult =
-  { ok: true; row: DeploymentRow; runnerId: string | null; slept: Slept[] } | { ok: false; reason: "running_limit" };
+  { ok: true; row: DeploymentRow; runnerId: string | null; slept: Slept[] } | { ok: false; reason: "running_limit" | "kept_limit" };
 
 /**
  * Restart in place (the owner's Restart or Edit keys): the same row, so its URL, OAuth grants,
@@ -203,10 +229,10 @@ export async function restartInPlace(
         .select({ n: count() })
         .from(deployments)
         .where(and(eq(deployments.userId, row.userId), counted()));
-      if ((kept?.n ?? 0) >= limits.maxKept) return { ok: false, reason: "running_limit" } as const;
+      if ((kept?.n ?? 0) >= limits.maxKept) return { ok: false, reason: limits.sleep ? "kept_limit" : "running_limit" } as const;
     }
     if (hosted && (RESTING.includes(row.status) || row.status === "sleeping")) {
-      const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id, limits.sleep);
+      const slot = await awakeSlot(tx, row.userId, limits.maxRunning, row.id, limits.sleep, row.serverRef);
       if (!slot.ok) return { ok: false, reason: "running_limit" } as const;
       slept = slot.slept;
     }

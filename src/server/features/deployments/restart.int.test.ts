@@ -5,7 +5,7 @@ import { signedInUser, type Client, type TestApp } from "~support/app.js";
 import { startDeploymentsApp, toolText, type DeploymentsApp } from "~support/deployments-app.js";
 import { alive, waitForStatus } from "~support/deployments.js";
 import { waitFor } from "~support/wait.js";
-import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 let t: TestApp;
 let deployFixture: DeploymentsApp["deployFixture"];
@@ -159,7 +159,7 @@ describe("Restart", () => {
     // The failed one would take a second running slot.
     const refused = await c.post(`/api/deployments/${broken.id}/restart`, {});
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect(((await refused.json()) as { error: string }).error).toBe(SLEEP_TEXT.noRoom("Free", 1));
     expect((await row(broken.id)).status).toBe("failed");
 
     // Once the healthy one is stopped, it may start again (and fails again, as its keys say).

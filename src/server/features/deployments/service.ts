@@ -91,14 +91,12 @@ export async function requiredKeysOf(db: Db, r: Pick<DeploymentRow, "serverKind"
   return owned ? requiredKeysFromConnections(owned.connections as Connection[]) : [];
 }
 
-/** What the viewer's plan allows and what they use of it: deploys this month and deployments running (My deployments). */
+/** What the viewer's plan allows and what they use of it: deployments awake and kept (My deployments). */
 export async function planUsage(deps: Pick<DeploymentDeps, "db" | "config">, viewer: Viewer) {
   const db = deps.db;
   const [plan, use] = await Promise.all([planOf(db, viewer.id), planUse(db, viewer.id)]);
   return {
     plan: plan.name,
-    deploys: use.deploys,
-    maxDeploys: Number.isFinite(plan.maxDeploysPerMonth) ? plan.maxDeploysPerMonth : null,
     running: use.live,
     maxRunning: plan.maxRunning,
     kept: use.kept,

@@ -3,7 +3,8 @@ import path from "node:path";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { GATEWAY_TEXT } from "../gateway/text.js";
 import { becomePro, createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { addCatalogEntry, EVERYTHING, registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { MCP_ACCEPT, newApiKey, raw, sdkClient, sdkV2Client, textOf } from "~support/gateway.js";
@@ -28,8 +29,8 @@ const db = () => t.db.database.db;
 const mcpUrl = (d: DeploymentView) => d.url;
 const deployment = async (id: string) =>
   (
-    await db().execute<{ status: string; runner_id: string | null; last_active_at: Date | null }>(
-      sql`select status, runner_id, last_active_at from deployments where id = ${id}`,
+    await db().execute<{ status: string; status_detail: string | null; runner_id: string | null; last_active_at: Date | null }>(
+      sql`select status, status_detail, runner_id, last_active_at from deployments where id = ${id}`,
     )
   ).rows[0]!;
 
@@ -238,8 +239,25 @@ describe("sleeping deployments", () => {
     await pro.put(`/api/deployments/${d.id}/sleep`, { keep_awake: false });
     await asleep(pro, "everything-2");
     expect((await pro.del(`/api/deployments/${d.id}`)).status).toBeLessThan(300);
-    // Stopped by its owner: gone, and its URL wakes nothing.
+    // Stopped by its owner: gone, and its URL wakes nothing. Its owner's client is told it is
+    // stopped and how to bring it back; anyone else learns nothing.
     expect((await raw(d.url, { headers: { authorization: "Bearer x" }, body: {} })).status).toBe(401);
+    const proKey = await newApiKey(pro, "pro");
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const stopped = await raw(d.url, { headers: { authorization: `Bearer ${proKey}`, accept: MCP_ACCEPT }, body: ping });
+    expect(stopped.status).toBe(503);
+    expect(stopped.json<{ error: { message: string } }>().error.message).toBe(GATEWAY_TEXT.stopped);
+    const stranger = await newApiKey(await signedInUser(t, "stranger-sleep@example.com"), "s");
+    const hidden = await raw(d.url, { headers: { authorization: `Bearer ${stranger}`, accept: MCP_ACCEPT }, body: ping });
+    expect(hidden.status).toBe(404);
+    // Deployed again: the same URL, and the owner's client carries on there.
+    const again = await pro.post("/api/deploy/everything-2", { env: {} });
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { deploymentInfo: DeploymentView }).deploymentInfo.url).toBe(d.url);
+    await waitForStatus(pro, "everything-2", "running", 60_000);
+    const back = await sdkClient(d.url, proKey);
+    expect(textOf(await back.callTool({ name: "echo", arguments: { message: "same url" } }))).toContain("same url");
+    await back.close();
   });
 });
 
@@ -266,15 +284,20 @@ describe("plans count what is awake", () => {
 
     expect((await free.post("/api/deploy/everything", { env: {} })).status).toBe(202);
     const first = await waitForStatus(free, "everything", "running", 60_000);
-    // The first has been idle for less than a minute: no room for a second one awake.
+    // The first was just used: no room for a second one awake. The server page says so before a
+    // deploy, and the deploy is refused with the same sentence.
+    const html = async (id: string) => (await (await free.get(`/server/${id}`)).text()).replaceAll("&#x27;", "'");
+    expect(await html("everything-2")).toContain(SLEEP_TEXT.noRoom("Free", 1));
     const refused = await free.post("/api/deploy/everything-2", { env: {} });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: string }).error).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    expect(((await refused.json()) as { error: string }).error).toBe(SLEEP_TEXT.noRoom("Free", 1));
 
     await idleFor(first.id, 2);
+    // Idle now: the page names the one a deploy puts to sleep, before the deploy.
+    expect(await html("everything-2")).toContain(SLEEP_TEXT.deploySleeps("Free", 1, ["everything"]));
     expect((await free.post("/api/deploy/everything-2", { env: {} })).status).toBe(202);
     const second = await waitForStatus(free, "everything-2", "running", 60_000);
-    expect((await deployment(first.id)).status).toBe("sleeping");
+    expect(await deployment(first.id)).toMatchObject({ status: "sleeping", status_detail: SLEEP_TEXT.sleptFor("everything-2") });
     await waitFor("the first one's process gone", async () => !t.runtime.runner.runs(first.id) || undefined, 10_000);
 
     await idleFor(second.id, 2);
@@ -288,8 +311,13 @@ describe("plans count what is awake", () => {
       body: { jsonrpc: "2.0", id: 1, method: "ping" },
     });
     expect(busy.status).toBe(503);
-    expect(busy.json<{ error: { message: string } }>().error.message).toBe(DEPLOY_TEXT.runningLimit("Free", 1));
+    const base = t.config.PUBLIC_URL;
+    expect(busy.json<{ error: { message: string } }>().error.message).toBe(
+      SLEEP_TEXT.wakeRefused("Free", 1, `${base}/deployments`, `${base}/subscription`),
+    );
     expect((await deployment(first.id)).status).toBe("sleeping");
+    // The sleeping one's page says waking it cannot be done now.
+    expect(await html("everything")).toContain(SLEEP_TEXT.noRoom("Free", 1));
 
     // Once the awake one has been idle a minute, the request wakes the first and the third sleeps. (On
     // a busy machine the runner's own activity write may land between the set-back and the request:

@@ -64,7 +64,6 @@ export async function createToolset(deps: DeploymentDeps, v: Viewer, input: Tool
   const members = membersOf(v, input, rows);
   const id = randomUUID();
   const token = `sbt_${id}_${randomBytes(24).toString("base64url")}`;
-  const proxyId = randomBytes(16).toString("hex");
   const max = deps.config.TOOLSETS_PER_USER;
   const source: Toolset = { kind: "toolset", name: input.name, members, token_hash: toolsetTokenHash(token) };
   const result = await reserveDeployment(
@@ -77,9 +76,10 @@ export async function createToolset(deps: DeploymentDeps, v: Viewer, input: Tool
       serverRef: input.name,
       source,
       secrets: deps.box.seal({ [TOOLSET_TOKEN_ENV]: token }),
-      proxyId,
+      // used only at its first creation: after that it keeps the address it had
+      proxyId: randomBytes(16).toString("hex"),
     },
-    resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
   );
   if (!result.ok) {
     if (result.reason === "connection_limit") throw new AppError("plan_limit", TOOLSET_TEXT.tooMany(max));

@@ -20,6 +20,8 @@ export interface WakerDeps {
   /** the owner's plan: its name and how many may be awake at once */
   planOf(userId: string): Promise<{ name: string; maxRunning: number }>;
   policy: SleepPolicy;
+  /** PUBLIC_URL: a refused wake names the pages where its owner makes room */
+  publicUrl: string;
   /** DEPLOY_START_TIMEOUT_MS */
   startTimeoutMs: number;
   /** whether this process serves it now (its runner's channel answers), where this process serves its sessions */
@@ -58,7 +60,10 @@ export class Waker {
     if (!out.woke && out.reason === "gone") return { ok: false, status: 404, message: DEPLOY_TEXT.notFound };
     if (!out.woke && out.reason === "running_limit") {
       const plan = await this.ownerPlan(id);
-      return done({ ok: false, status: 503, message: DEPLOY_TEXT.runningLimit(plan.name, plan.maxRunning) }, "refused");
+      // What the owner's client shows: why, and what to do (a client cannot wake it by retrying alone).
+      const base = this.d.publicUrl.replace(/\/+$/, "");
+      const message = SLEEP_TEXT.wakeRefused(plan.name, plan.maxRunning, `${base}/deployments`, `${base}/subscription`);
+      return done({ ok: false, status: 503, message, retryAfter: 30 }, "refused");
     }
     if (out.woke) {
       this.d.log.info({ deployment: id }, "waking a sleeping deployment for a request");

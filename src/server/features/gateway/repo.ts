@@ -1,10 +1,19 @@
 import { timingSafeEqual } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
+import { deploymentAddresses, deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
 import type { ServerKind } from "~/shared/deployments.js";
 import type { DefinitionKind } from "~/shared/definitions.js";
 import type { Definition, DefinitionReview } from "../deployments/definitions.js";
+
+/** The user whose address `proxyId` is (deployment_addresses), deployed there now or not: a stopped one's URL is kept for its next deploy. */
+export async function addressOwner(db: Db, proxyId: string): Promise<string | undefined> {
+  const [r] = await db
+    .select({ userId: deploymentAddresses.userId })
+    .from(deploymentAddresses)
+    .where(eq(deploymentAddresses.proxyId, proxyId));
+  return r?.userId;
+}
 
 export interface GatewayTarget {
   id: string;

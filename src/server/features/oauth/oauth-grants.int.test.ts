@@ -114,7 +114,7 @@ describe("tokens at the REST API, Connected apps, deployments going away", () =>
     const url = resourceUrl(t.config.PUBLIC_URL, proxyId);
     const res = await reserveDeployment(
       db(),
-      { maxRunning: 100, maxKept: 100, maxDeploysPerMonth: 100 },
+      { maxRunning: 100, maxKept: 100 },
       { id: randomUUID(), userId: alice.id, serverKind: "catalog", serverRef: "server-d", source: {}, secrets: "x", proxyId },
       url,
     );

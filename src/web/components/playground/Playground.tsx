@@ -1,4 +1,6 @@
 import { FlaskConical, Loader2, RotateCw } from "~/web/components/icons";
+import { readableFailure } from "./failure";
+import { isPlanLimit, PlanLinks } from "../DeployFields";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { DeploymentState } from "../../lib/use-deployment";
 import { Button, NeedsScript } from "../ui";
@@ -100,7 +102,8 @@ function Connection({
         });
       },
       (e: unknown) => {
-        if (!gone) setConn({ phase: "failed", title: T.connectFailed, message: e instanceof Error ? e.message.slice(0, 500) : String(e) });
+        if (!gone)
+          setConn({ phase: "failed", title: T.connectFailed, message: readableFailure(e instanceof Error ? e.message : String(e)) });
       },
     );
     // Leaving the page, or the deployment stopping, ends the session at the gateway.
@@ -129,6 +132,11 @@ function Connection({
       >
         <p className="font-medium">{conn.title}</p>
         <p className="whitespace-pre-wrap break-words text-xs">{conn.message}</p>
+        {isPlanLimit(conn.message) && (
+          <p className="text-xs">
+            <PlanLinks />
+          </p>
+        )}
         <Button
           size="sm"
           variant="secondary"

@@ -19,7 +19,7 @@ import { rpcError } from "../wire/http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
-import { toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
+import { addressOwner, toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
 import { TOOLSET_TOKEN, toolsetTokenHash } from "../../publishers/toolset-token.js";
 import { challenge, METADATA_PREFIX, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
@@ -159,7 +159,8 @@ export class GatewayAccess {
     const { userId } = grant;
     const target = await this.targets.lookup(proxyId);
     // Another user's key: the deployment's existence is not revealed.
-    if (!target || target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    if (!target) return this.notDeployed(res, proxyId, userId);
+    if (target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // A key limited to other servers: refused here as a token bound elsewhere is.
     if (grant.resources && !grant.resources.includes(resourceOf({ kind: target.serverKind, ref: target.serverRef }))) {
       return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp", meta) });
@@ -185,7 +186,7 @@ export class GatewayAccess {
     const grant = await this.tokens.grant(token, hash);
     if (!grant || grant.resource !== (customResource ?? resourceUrl(this.d.config.PUBLIC_URL, proxyId))) return refuse();
     const target = await this.targets.lookup(proxyId);
-    if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    if (!target) return this.notDeployed(res, proxyId, grant.userId);
     // Only the owner can grant access to a deployment; this holds even if a grant says otherwise.
     if (target.userId !== grant.userId) return refuse();
     this.tokens.used(grant);
@@ -245,8 +246,18 @@ export class GatewayAccess {
     });
     if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
     const target = await this.targets.lookup(proxyId);
-    if (!target || target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    if (!target) return this.notDeployed(res, proxyId, hit.userId);
+    if (target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
+  }
+
+  /**
+   * Nothing is deployed at `proxyId`: to the owner of the address (kept after a Stop), a 503 that
+   * says it is stopped and how to bring it back; to anyone else, not found (nothing revealed).
+   */
+  private async notDeployed(res: ServerResponse, proxyId: string, userId: string): Promise<undefined> {
+    if ((await addressOwner(this.d.db, proxyId)) === userId) return void rpcError(res, 503, GATEWAY_TEXT.stopped);
+    return void rpcError(res, 404, GATEWAY_TEXT.notFound);
   }
 
   /** The key's owner and what it allows: checked on every request, against the database at least every KEY_TTL_MS. */
