@@ -6,6 +6,7 @@ import { Footer } from "./components/Footer";
 import { Header } from "./components/Header";
 import { buttonClass } from "./components/ui";
 import { useRootData, type RootData } from "./lib/root-data";
+import { earlySubmitScript } from "./lib/early-submit";
 import { themeBootScript } from "./lib/theme";
 import { otherHost } from "../shared/public-address";
 import { WAY_IN_TEXT } from "../shared/way-in";
@@ -39,6 +40,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="dark light" />
         <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeBootScript }} />
+        {/* Before the page hydrates, a form clicked posts as it does without scripts (lib/early-submit.ts). */}
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: earlySubmitScript }} />
         <Meta />
         <Links />
       </head>
