@@ -16,6 +16,10 @@ export const CONNECTION_TEXT = {
   connected: "Connection created",
   disconnect: "Remove",
   removed: "Connection removed",
+  removeTitle: (name: string) => `Remove the connection "${name}"?`,
+  removeText:
+    "Clients using its Switchboard URL get no answers, and toolsets that include it lose its tools. Its headers and its sign-in to the remote server are deleted, and so are its request log and tool selection. The remote server itself is not changed.",
+  cancel: "Cancel",
   none: "No connections yet. Connect a remote server from its catalogue page, or by URL here.",
   byUrl: "Connect a server by URL",
   nameLabel: "Name",

@@ -22,6 +22,10 @@ export const DOMAIN_TEXT = {
     `No TXT record with this value at ${name} yet. DNS changes can take a few minutes to be seen; try again shortly.`,
   remove: "Remove",
   removed: (domain: string) => `${domain} removed.`,
+  removeTitle: (domain: string) => `Remove ${domain}?`,
+  removeText: (domain: string) =>
+    `Clients using https://${domain}/mcp get no answers, and apps connected there with OAuth lose their access. The deployment's own URL keeps working. To use the domain again, add it and verify its new TXT record.`,
+  cancel: "Cancel",
   none: "No custom domains yet.",
   txtName: "TXT record name",
   txtValue: "Value",

@@ -17,6 +17,14 @@ export const TOOLSET_TEXT = {
   saved: "Members saved: the toolset is restarting with them.",
   remove: "Remove",
   removed: "Toolset removed",
+  removeTitle: (name: string) => `Remove the toolset "${name}"?`,
+  removeText:
+    "Clients using its URL get no answers, and so does its custom domain if it has one. Its members are not changed: each keeps running at its own URL.",
+  removeMembersTitle: (n: number) => `Remove ${n === 1 ? "a member" : `${n} members`} from this toolset?`,
+  removeMembersText: (names: string[]) =>
+    `Clients using the toolset's URL no longer see the tools of ${names.join(", ")}, and calls to them fail. ${names.length === 1 ? "That server keeps" : "Those servers keep"} running at ${names.length === 1 ? "its" : "their"} own URL.`,
+  removeMembersConfirm: "Remove and save",
+  cancel: "Cancel",
   none: "No toolsets yet. Tick the deployments and connections to combine above.",
   noMembers: "You have no deployments or connections to combine yet: deploy or connect a server first.",
   nameLabel: "Name",

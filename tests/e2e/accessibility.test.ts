@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { axeViolations, settled } from "./axe.js";
 import { appUrl, launchBrowser, newPage } from "./browser.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { confirmDialog, registerConfirmAndLogIn } from "./helpers.js";
 
 let browser: Browser;
 let signedIn: Awaited<ReturnType<BrowserContext["storageState"]>>;
@@ -68,6 +68,7 @@ afterAll(async () => {
   const { page, context } = await newPage(browser, { storageState: signedIn });
   await page.goto("/server/everything");
   await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+  await confirmDialog(page, DEPLOY_TEXT.stop);
   await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
   await context.close();
   await browser?.close();

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import { describe, expect, inject, it } from "vitest";
 import { DOMAIN_TEXT } from "~/shared/domains.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn, registerOwnedServer, subscribeToPro } from "./helpers.js";
+import { confirmDialog, registerConfirmAndLogIn, registerOwnedServer, subscribeToPro } from "./helpers.js";
 
 // Custom domains on a deployment's page (issue 37, item 1), in Chromium: a Pro owner adds a domain,
 // is shown the TXT record to publish, verifies it once the (test) DNS server has it, and is shown
@@ -46,7 +46,15 @@ describe("custom domains in Chromium", () => {
     await item.getByText(`${url.protocol}//${domain}:${url.port}/mcp`, { exact: true }).waitFor();
     await card.screenshot({ path: "test-results/domains-card.png" });
 
+    // Remove asks first, saying what stops working; Cancel keeps the domain.
     await item.getByRole("button", { name: `${DOMAIN_TEXT.remove} ${domain}` }).click();
+    const ask = page.getByRole("alertdialog", { name: DOMAIN_TEXT.removeTitle(domain) });
+    await ask.getByText(DOMAIN_TEXT.removeText(domain)).waitFor();
+    await ask.getByRole("button", { name: DOMAIN_TEXT.cancel }).click();
+    await ask.waitFor({ state: "detached" });
+    await item.getByText(DOMAIN_TEXT.status.verified, { exact: true }).waitFor();
+    await item.getByRole("button", { name: `${DOMAIN_TEXT.remove} ${domain}` }).click();
+    await confirmDialog(page, DOMAIN_TEXT.remove);
     await card.getByText(DOMAIN_TEXT.removed(domain)).waitFor();
     await card.getByText(DOMAIN_TEXT.none).waitFor();
     expect(problems).toEqual([]);

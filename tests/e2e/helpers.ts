@@ -87,3 +87,10 @@ export async function subscribeToPro(page: Page): Promise<void> {
   await page.getByRole("button", { name: BILLING_TEXT.confirmPayment }).click();
   await page.getByText(BILLING_TEXT.checkoutSuccess).waitFor();
 }
+
+/** Confirms the question a destructive action asks first (with scripts): the dialog's button named `confirm`. */
+export async function confirmDialog(page: Page, confirm: string): Promise<void> {
+  const dialog = page.getByRole("alertdialog");
+  await dialog.getByRole("button", { name: confirm, exact: true }).click();
+  await dialog.waitFor({ state: "detached" });
+}

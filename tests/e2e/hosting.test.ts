@@ -4,7 +4,7 @@ import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
-import { registerConfirmAndLogIn } from "./helpers.js";
+import { confirmDialog, registerConfirmAndLogIn } from "./helpers.js";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -114,6 +114,7 @@ describe("the Deployment panel in Chromium", () => {
     expect(await mine.getByRole("link", { name: "everything" }).getAttribute("href")).toBe("/server/everything");
     await page.screenshot({ path: "test-results/my-deployments.png", fullPage: true });
     await mine.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await confirmDialog(page, DEPLOY_TEXT.stop);
     await page.getByText("You have no deployments yet.").waitFor();
     await page.goto("/server/everything");
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
@@ -134,6 +135,7 @@ describe("the Deployment panel in Chromium", () => {
     expect(shown).toBe(`· runner ${fromApi!.runner}`);
     await page.screenshot({ path: "test-results/hosting-admin-runner.png", fullPage: false });
     await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await confirmDialog(page, DEPLOY_TEXT.stop);
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(problems).toEqual([]);
   }, 180_000);

@@ -9,7 +9,7 @@ import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { waitForMail } from "../support/smtp-sink.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
-import { logIn, registerConfirmAndLogIn } from "./helpers.js";
+import { confirmDialog, logIn, registerConfirmAndLogIn } from "./helpers.js";
 
 const env = browserWithFixtureRepo();
 
@@ -131,6 +131,7 @@ describe("My deployments in Chromium", () => {
       await page.screenshot({ path: `test-results/my-deployments-${viewport.width}.png`, fullPage: true });
       expect(await planUsage(page)).toMatch(/^Free plan: 1 of 3 deploys this month, 1 of 1 awake\./);
       await row.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+      await confirmDialog(page, DEPLOY_TEXT.stop);
       await page.getByText("You have no deployments yet.").waitFor();
       const notFound = "console: Failed to load resource: the server responded with a status of 404 (Not Found)";
       expect(problems.filter((p) => !p.startsWith(notFound))).toEqual([]);
@@ -180,6 +181,7 @@ describe("My deployments in Chromium", () => {
       .waitFor({ timeout: 10_000 });
     expect(await page.getByText(DEPLOY_TEXT.toolsNone).count()).toBe(0);
     await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await confirmDialog(page, DEPLOY_TEXT.stop);
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(problems).toEqual([]);
   }, 120_000);

@@ -261,7 +261,11 @@ describe("forms without JavaScript", () => {
     }
     expect(await panel.getByTestId("deployment-status").textContent()).toBe("Running");
     expect(await panel.locator("code").first().textContent()).toMatch(/\/[0-9a-f]{32}\/mcp$/);
-    await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    // Stop asks first, in place: what stops working, and its own Stop Server.
+    await panel.locator("summary", { hasText: DEPLOY_TEXT.stop }).click();
+    const ask = panel.getByRole("group", { name: DEPLOY_TEXT.stopTitle("everything") });
+    await ask.getByText(DEPLOY_TEXT.stopText).waitFor();
+    await ask.getByRole("button", { name: DEPLOY_TEXT.stop, exact: true }).click();
     await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     await context.close();
   }, 180_000);
@@ -285,6 +289,11 @@ describe("forms without JavaScript", () => {
     await page.goto("/admin/mcp-servers");
     await page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
     const card = (id: string) => page.locator(`[data-server="${id}"]`);
+    // Reject asks first, in place (its reason is optional).
+    const reject = async (c: ReturnType<typeof card>) => {
+      await c.locator("summary", { hasText: ADMIN_TEXT.reject }).click();
+      await c.getByRole("group").getByRole("button", { name: ADMIN_TEXT.reject, exact: true }).click();
+    };
     await card(`nojs-approve-${stamp}`).getByText(ADMIN_TEXT.pendingBadge).waitFor();
     await card(`nojs-approve-${stamp}`).getByRole("button", { name: "Approve" }).click();
     await card(`nojs-approve-${stamp}`).getByText(ADMIN_TEXT.approvedBadge, { exact: true }).waitFor();
@@ -292,14 +301,14 @@ describe("forms without JavaScript", () => {
     await card(`nojs-approve-${stamp}`).getByRole("button", { name: "Unapprove" }).click();
     await card(`nojs-approve-${stamp}`).getByText(ADMIN_TEXT.pendingBadge).waitFor();
     expect((await fetch(`${appUrl()}/api/mcp-servers/nojs-approve-${stamp}`)).status).toBe(404);
-    await card(`nojs-reject-${stamp}`).getByRole("button", { name: "Reject" }).click();
+    await reject(card(`nojs-reject-${stamp}`));
     await page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
     expect(await card(`nojs-reject-${stamp}`).count()).toBe(0);
     // Leave no pending entry behind (this file's submissions): the review test counts them.
     for (;;) {
       const pending = page.locator('[data-server^="nojs-"]').filter({ hasText: ADMIN_TEXT.pendingBadge });
       if ((await pending.count()) === 0) break;
-      await pending.first().getByRole("button", { name: "Reject" }).click();
+      await reject(pending.first());
       await page.getByRole("heading", { name: ADMIN_TEXT.title }).waitFor();
     }
     await context.close();

@@ -5,7 +5,7 @@ import { REQUEST_LOG_TEXT } from "~/shared/request-log.js";
 import { DEFINITION_TEXT } from "~/shared/definitions.js";
 import { browserWithFixtureRepo, newPage, problemsOf } from "./browser.js";
 import { PLAYGROUND_TEXT } from "~/web/components/playground/text.js";
-import { registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
+import { confirmDialog, registerConfirmAndLogIn, registerOwnedServer } from "./helpers.js";
 
 // The playground (issue 18): in Chromium, the owner of a running server-everything tries its
 // tools, prompts and resources through the gateway with the page's own sign-in, and sees the
@@ -185,6 +185,7 @@ describe("the playground in Chromium", () => {
 
     // Stopping the deployment takes the playground away.
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await confirmDialog(page, DEPLOY_TEXT.stop);
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
     expect(await page.getByTestId("playground").count()).toBe(0);
     expect(problems).toEqual([]);

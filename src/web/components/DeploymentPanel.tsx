@@ -1,11 +1,13 @@
 import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "~/web/components/icons";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
+import { TOOLSET_TEXT } from "../../shared/toolsets";
 import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
+import { ConfirmButton } from "./ConfirmButton";
 import { CopyButton } from "./CopyButton";
 import { KeepAwakeForm, SleepLine } from "./SleepLine";
 import { WAY_IN_TEXT } from "../../shared/way-in";
@@ -171,14 +173,7 @@ export function DeploymentPanel(p: Props) {
             <Enhanced />
             <input type="hidden" name="intent" value="stop" />
             <input type="hidden" name="deployment" value={deployment.id} />
-            <Button type="submit" variant="dangerOutline" size="sm" disabled={busy !== null}>
-              {busy === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
-              {busy === "stop"
-                ? DEPLOY_TEXT.stopping
-                : deployment.source.startsWith("remote:") || deployment.source.startsWith("toolset:")
-                  ? CONNECTION_TEXT.disconnect
-                  : DEPLOY_TEXT.stop}
-            </Button>
+            <StopButton source={deployment.source} name={p.serverId} busy={busy} />
           </fetcher.Form>
           <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
             <Enhanced />
@@ -318,5 +313,50 @@ export function DeploymentPanel(p: Props) {
         </>
       )}
     </fetcher.Form>
+  );
+}
+
+/** Stop Server (Remove for a connection or a toolset): it asks first, saying what stops working. */
+function StopButton({ source, name, busy }: { source: string; name: string; busy: string | null }) {
+  const kind = source.startsWith("remote:") ? "connection" : source.startsWith("toolset:") ? "toolset" : "deployment";
+  const icon = <Square className="h-4 w-4" aria-hidden />;
+  const label = kind === "deployment" ? DEPLOY_TEXT.stop : CONNECTION_TEXT.disconnect;
+  const ask =
+    kind === "connection"
+      ? { title: CONNECTION_TEXT.removeTitle(name), description: CONNECTION_TEXT.removeText }
+      : kind === "toolset"
+        ? { title: TOOLSET_TEXT.removeTitle(name), description: TOOLSET_TEXT.removeText }
+        : { title: DEPLOY_TEXT.stopTitle(name), description: DEPLOY_TEXT.stopText };
+  return (
+    <ConfirmButton
+      label={
+        <>
+          {icon} {label}
+        </>
+      }
+      busy={busy === "stop"}
+      busyLabel={
+        <>
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
+        </>
+      }
+      disabled={busy !== null}
+      {...ask}
+      confirmLabel={label}
+      cancelLabel={DEPLOY_TEXT.cancel}
+    />
+  );
+}
+
+/** The plan's word before a deploy or a wake: which deployment it puts to sleep, or why it would be refused (with where to go). */
+function PlanOutlook({ text }: { text: string }) {
+  return (
+    <div
+      data-testid="plan-outlook"
+      role="note"
+      className="rounded-md border border-amber-300 bg-amber-50 p-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+    >
+      {text} <PlanLinks />
+    </div>
   );
 }

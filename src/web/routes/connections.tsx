@@ -3,6 +3,7 @@ import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";
 import { OAuthChoice } from "../components/ConnectionForms";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
@@ -193,10 +194,24 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
             <Enhanced />
             <input type="hidden" name="intent" value="remove" />
             <input type="hidden" name="connection" value={c.id} />
-            <Button type="submit" variant="dangerOutline" size="sm" disabled={removing} aria-label={`Remove ${c.name}`}>
-              {removing ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />}
-              {CONNECTION_TEXT.disconnect}
-            </Button>
+            <ConfirmButton
+              label={
+                <>
+                  <Trash2 className="h-4 w-4" aria-hidden /> {CONNECTION_TEXT.disconnect}
+                  <span className="sr-only"> {c.name}</span>
+                </>
+              }
+              busy={removing}
+              busyLabel={
+                <>
+                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {CONNECTION_TEXT.disconnect}
+                </>
+              }
+              title={CONNECTION_TEXT.removeTitle(c.name)}
+              description={CONNECTION_TEXT.removeText}
+              confirmLabel={CONNECTION_TEXT.disconnect}
+              cancelLabel={CONNECTION_TEXT.cancel}
+            />
           </fetcher.Form>
         </div>
       </div>

@@ -5,6 +5,7 @@ import { keysAsked, planUsage } from "../../server/features/deployments/service"
 import { lastRequests } from "../../server/features/request-log/service";
 import { SYNC_TEXT } from "../../shared/catalog-sync";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
@@ -206,10 +207,25 @@ function DeploymentRow({
             <input type="hidden" name="intent" value="stop" />
             <input type="hidden" name="deployment" value={d.id} />
             <Enhanced />
-            <Button type="submit" variant="dangerOutline" size="sm" disabled={pending !== null}>
-              {pending === "stop" ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Square className="h-4 w-4" aria-hidden />}
-              {pending === "stop" ? DEPLOY_TEXT.stopping : DEPLOY_TEXT.stop}
-            </Button>
+            <ConfirmButton
+              label={
+                <>
+                  <Square className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.stop}
+                  <span className="sr-only"> {d.server_id}</span>
+                </>
+              }
+              busy={pending === "stop"}
+              busyLabel={
+                <>
+                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
+                </>
+              }
+              disabled={pending !== null}
+              title={DEPLOY_TEXT.stopTitle(d.server_id)}
+              description={DEPLOY_TEXT.stopText}
+              confirmLabel={DEPLOY_TEXT.stop}
+              cancelLabel={DEPLOY_TEXT.cancel}
+            />
           </fetcher.Form>
         </div>
       </div>

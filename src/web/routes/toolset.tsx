@@ -1,9 +1,11 @@
 import { ArrowLeft, Layers, Loader2 } from "~/web/components/icons";
+import { useRef, useState } from "react";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import type { DeploymentView } from "../../shared/deployments";
 import { statusLabel } from "../../shared/deployments";
-import { TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
+import { defaultPrefix, TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { OwnerCards } from "../components/server/OwnerCards";
 import { serverCard } from "../components/ServerParts";
@@ -12,7 +14,7 @@ import { ToolsList } from "../components/ToolsList";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { deploymentAction } from "../lib/deploy.server";
-import { Enhanced, useActionForm } from "../lib/forms";
+import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import { useDeployment } from "../lib/use-deployment";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/toolset";
@@ -40,7 +42,13 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   return { ...page, toolset, ownTools, candidates: mine.ok ? mine.data.filter(canBeMember) : [] };
 }
 
-type MembersAnswer = { form: "members"; error?: string; message?: string };
+type MembersAnswer = {
+  form: "members";
+  error?: string;
+  message?: string;
+  /** the members this save would remove: asked first (the choice posted, to show it again) */
+  confirmRemoval?: { names: string[]; chosen: [string, string][] };
+};
 
 // Save members posts here; Remove, Restart and the exposed tools too, as on a server's page.
 export async function action({ params, context, request, url }: Route.ActionArgs) {
@@ -56,6 +64,13 @@ export async function action({ params, context, request, url }: Route.ActionArgs
   });
   const input = toolsetInput.safeParse({ name: current.name, members });
   if (!input.success) return data({ form: "members", error: formMessage(input.error) } satisfies MembersAnswer);
+  // Removing members takes their tools from every client of the toolset: asked first.
+  const removed = current.members.filter((m) => !members.some((x) => x.deployment_id === m.deployment_id));
+  if (removed.length > 0 && field(form, "confirmRemove") !== "1")
+    return data({
+      form: "members",
+      confirmRemoval: { names: removed.map((m) => m.name), chosen: members.map((m) => [m.deployment_id, m.prefix ?? ""]) },
+    } satisfies MembersAnswer);
   const r = await context.api("PUT", `/api/toolsets/${current.id}`, input.data, { timeoutMs: 30_000 });
   if (!r.ok) return data({ form: "members", error: r.error ?? TOOLSET_TEXT.notFound } satisfies MembersAnswer);
   return isEnhanced(form)
@@ -143,19 +158,61 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
   );
 }
 
+const inPlaceClass = "space-y-3 rounded-xl border border-slate-200 p-4 text-sm dark:border-slate-800";
+
 /** The toolset's members and prefixes (a form: it works without JavaScript); saving restarts it in place. */
 function EditMembers({ toolset, candidates, card }: { toolset: ToolsetView; candidates: DeploymentView[]; card: string }) {
   const { fetcher, answer, busy } = useActionForm<MembersAnswer>("members");
-  const chosen = new Map(toolset.members.map((m) => [m.deployment_id, m.prefix]));
+  const hydrated = useHydrated();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [dismissed, setDismissed] = useState<MembersAnswer | null>(null);
+  const asking = answer?.confirmRemoval && answer !== dismissed ? answer.confirmRemoval : null;
+  // Asked to confirm, the form shows the choice that was posted (without scripts the page is new).
+  const posted = answer?.confirmRemoval?.chosen.map(([id, prefix]): [string, string] => [
+    id,
+    prefix || defaultPrefix(candidates.find((c) => c.id === id)?.server_id ?? ""),
+  ]);
+  const chosen = new Map(posted ?? toolset.members.map((m) => [m.deployment_id, m.prefix]));
+  const confirm = () => {
+    if (!formRef.current) return;
+    const form = new FormData(formRef.current);
+    form.set("confirmRemove", "1");
+    setDismissed(answer ?? null);
+    void fetcher.submit(form, { method: "post" });
+  };
   return (
     <section className={card} aria-labelledby="edit-members">
       <h2 id="edit-members" className="flex items-center gap-2 text-lg font-semibold">
         <Layers className="h-5 w-5 text-indigo-500" aria-hidden /> {TOOLSET_TEXT.membersTitle}
       </h2>
-      <fetcher.Form method="post" className="mt-3 space-y-3">
+      <fetcher.Form method="post" className="mt-3 space-y-3" ref={formRef}>
         <Enhanced />
         <input type="hidden" name="intent" value="members" />
         <ToolsetMembers candidates={candidates} chosen={chosen} legend={false} />
+        {asking && !hydrated && (
+          // Without scripts the question is asked in place, above the same choice.
+          <div role="group" aria-label={TOOLSET_TEXT.removeMembersTitle(asking.names.length)} className={inPlaceClass}>
+            <p className="font-semibold">{TOOLSET_TEXT.removeMembersTitle(asking.names.length)}</p>
+            <p className="text-slate-600 dark:text-slate-300">{TOOLSET_TEXT.removeMembersText(asking.names)}</p>
+            <div className="flex flex-wrap justify-end gap-3">
+              <Link to={`/toolsets/${encodeURIComponent(toolset.name)}`} className={buttonClass("secondary", "sm")}>
+                {TOOLSET_TEXT.cancel}
+              </Link>
+              <Button type="submit" name="confirmRemove" value="1" variant="danger" size="sm">
+                {TOOLSET_TEXT.removeMembersConfirm}
+              </Button>
+            </div>
+          </div>
+        )}
+        <ConfirmDialog
+          open={Boolean(asking) && hydrated}
+          onOpenChange={(open) => !open && setDismissed(answer ?? null)}
+          title={asking ? TOOLSET_TEXT.removeMembersTitle(asking.names.length) : ""}
+          description={asking ? TOOLSET_TEXT.removeMembersText(asking.names) : ""}
+          confirmLabel={TOOLSET_TEXT.removeMembersConfirm}
+          cancelLabel={TOOLSET_TEXT.cancel}
+          onConfirm={confirm}
+        />
         {answer?.error && <Alert kind="error">{answer.error}</Alert>}
         {answer?.message && !answer.error && (
           <p role="status" className="text-sm text-green-700 dark:text-green-400">

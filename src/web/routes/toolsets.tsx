@@ -3,6 +3,7 @@ import { data, Link, redirect, useFetcher } from "react-router";
 import type { DeploymentView } from "../../shared/deployments";
 import { statusLabel } from "../../shared/deployments";
 import { TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
@@ -142,10 +143,24 @@ function ToolsetRow({ ts }: { ts: ToolsetView }) {
             <Enhanced />
             <input type="hidden" name="intent" value="remove" />
             <input type="hidden" name="toolset" value={ts.id} />
-            <Button type="submit" variant="dangerOutline" size="sm" disabled={removing} aria-label={`Remove ${ts.name}`}>
-              {removing ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Trash2 className="h-4 w-4" aria-hidden />}
-              {TOOLSET_TEXT.remove}
-            </Button>
+            <ConfirmButton
+              label={
+                <>
+                  <Trash2 className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.remove}
+                  <span className="sr-only"> {ts.name}</span>
+                </>
+              }
+              busy={removing}
+              busyLabel={
+                <>
+                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {TOOLSET_TEXT.remove}
+                </>
+              }
+              title={TOOLSET_TEXT.removeTitle(ts.name)}
+              description={TOOLSET_TEXT.removeText}
+              confirmLabel={TOOLSET_TEXT.remove}
+              cancelLabel={TOOLSET_TEXT.cancel}
+            />
           </fetcher.Form>
         </div>
       </div>

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { DOMAIN_TEXT, type DomainsPage, type DomainView } from "../../../shared/domains";
 import type { DeployAnswer } from "../../lib/deploy-types";
 import { Enhanced, useActionForm, useLatest } from "../../lib/forms";
+import { ConfirmButton } from "../ConfirmButton";
 import { CopyButton } from "../CopyButton";
 import { Alert, Button, inputClass } from "../ui";
 
@@ -156,9 +157,21 @@ function DomainItem(p: {
         )}
         <p.Form method="post">
           {hidden("domain-remove")}
-          <Button type="submit" size="sm" variant="secondary" disabled={p.busy} aria-label={`${DOMAIN_TEXT.remove} ${d.domain}`}>
-            {DOMAIN_TEXT.remove}
-          </Button>
+          <ConfirmButton
+            variant="secondary"
+            label={
+              <>
+                {DOMAIN_TEXT.remove}
+                <span className="sr-only"> {d.domain}</span>
+              </>
+            }
+            busy={p.pending === "domain-remove"}
+            disabled={p.busy}
+            title={DOMAIN_TEXT.removeTitle(d.domain)}
+            description={DOMAIN_TEXT.removeText(d.domain)}
+            confirmLabel={DOMAIN_TEXT.remove}
+            cancelLabel={DOMAIN_TEXT.cancel}
+          />
         </p.Form>
       </div>
     </li>
