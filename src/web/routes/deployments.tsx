@@ -24,17 +24,9 @@ export const MY_DEPLOYMENTS_TEXT = {
   lastRequest: "Last request",
   noRequest: "No requests yet",
   open: "Open",
-  /** Restarts and key edits are not deploys: only new deploys count against the month. */
-  usage: (u: {
-    plan: string;
-    deploys: number;
-    maxDeploys: number | null;
-    running: number;
-    maxRunning: number;
-    kept: number;
-    maxKept: number | null;
-  }) =>
-    `${u.plan} plan: ${u.deploys}${u.maxDeploys === null ? "" : ` of ${u.maxDeploys}`} deploys this month, ${u.running} of ${u.maxRunning} awake${u.kept > u.running ? ` (${u.kept - u.running} sleeping${u.maxKept === null ? "" : `, ${u.kept} of ${u.maxKept} kept`})` : ""}. Idle deployments sleep and wake on their next request. Restarting or editing keys is not a deploy.`,
+  /** A plan counts what is kept and what is awake, never deploy actions (docs/product.md#deploy-limits). */
+  usage: (u: { plan: string; running: number; maxRunning: number; kept: number; maxKept: number | null }) =>
+    `${u.plan} plan: ${u.running} of ${u.maxRunning} awake${u.maxKept === null ? (u.kept > u.running ? `, ${u.kept - u.running} sleeping` : "") : `, ${u.kept} of ${u.maxKept} kept`}. Idle deployments sleep and wake on their next request; a wake beyond your awake limit puts your least recently used idle one to sleep. Stopping and deploying again keeps a server's URL.`,
   plans: "Plans",
   connections: "Remote servers you connected (from a catalogue page or by URL) are on",
 } as const;

@@ -1,3 +1,4 @@
+import { GATEWAY_TEXT } from "../gateway/text.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONNECTION_TEXT, type ConnectionView } from "~/shared/connections.js";
 import type { DefinitionReviewView } from "~/shared/definitions.js";
@@ -372,7 +373,9 @@ describe.skipIf(why)(`Connections${why ? ` (skipped: ${why})` : ""}`, () => {
       headers: { authorization: `Bearer ${owner.key}`, accept: "application/json, text/event-stream" },
       body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     });
-    expect(gone.status).toBe(404);
+    // Its owner's client is told it was removed, and that connecting it again keeps the URL.
+    expect(gone.status).toBe(503);
+    expect(gone.json<{ error: { message: string } }>().error.message).toBe(GATEWAY_TEXT.stopped);
   }, 120_000);
 
   it("ends the upstream session and deletes the sealed headers when the account is deleted", async () => {

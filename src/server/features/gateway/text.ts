@@ -11,7 +11,7 @@ export const GATEWAY_TEXT = {
   notFound: "Not found",
   /** to its owner only (their key, token or browser): a URL whose deployment was stopped answers again once the server is deployed again */
   stopped:
-    "This MCP server is stopped: its owner stopped the deployment. Deploy the server again from its page (the URL stays the same) and this client carries on once it runs.",
+    "This MCP server is stopped: its owner stopped or removed it. Deploy or connect it again (the URL stays the same) and this client carries on once it runs.",
   badHost: "Forbidden: the Host header does not name this server",
   badOrigin: "Forbidden: requests from this origin are not accepted",
   notAcceptable: "Not Acceptable: the client must accept both application/json and text/event-stream",
