@@ -7,7 +7,7 @@ import type { Unreachable } from "./public-address.js";
 
 export const WAY_IN_TEXT = {
   /** the home page's invitation, beside Log in and Sign up */
-  homeInvite: "Deploy any of these servers with your own keys and connect your clients to the URL you get.",
+  homeInvite: "An account is free: your keys stay encrypted, and each deployment gets its own URL. How to connect a client is in the",
   /** the Deployment panel, signed out */
   deployInvite: "to deploy this server with your own keys.",
   /** the Connect card and the owned server's panel, signed out */

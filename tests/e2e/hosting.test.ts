@@ -68,8 +68,10 @@ describe("the Deployment panel in Chromium", () => {
     expect(await page.getByLabel(API_KEY_TEXT.expiryLabel).inputValue()).toBe("90");
     await page.getByLabel(API_KEY_TEXT.expiryLabel).selectOption("30");
     await page.getByRole("button", { name: "Generate API Key" }).click();
-    await page.getByText(API_KEY_TEXT.onceWarning).waitFor();
-    const apiKey = (await page.getByTestId("new-key-value").textContent())!.trim();
+    // Made from the server page, it goes back there, filled into the snippets (way-in.test.ts).
+    await page.waitForURL((u) => u.pathname === "/server/everything");
+    const apiKey = (await panel.getByTestId("new-key-filled").locator("code").textContent())!.trim();
+    await page.goto("/servers/apikeys");
     const row = page.getByRole("listitem").filter({ hasText: "everything client" });
     const scopes = row.getByTestId("key-scopes");
     // The list shows the new key once the page has read the keys again.

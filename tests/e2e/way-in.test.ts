@@ -47,7 +47,8 @@ describe("the way in, signed out", () => {
       const footer = page.getByRole("contentinfo");
       expect(await wayIn(footer)).toEqual({ logIn: "/login", signUp: "/register" });
       expect(await footer.getByRole("link", { name: WAY_IN_TEXT.docsLink }).getAttribute("href")).toBe("/docs");
-      await page.screenshot({ path: `${shots}/home-signed-out-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${shots}/home-signed-out-${width}.png` });
+      await footer.screenshot({ path: `${shots}/footer-signed-out-${width}.png` });
       expect(problems).toEqual([]);
       await page.context().close();
     }
@@ -72,7 +73,9 @@ describe("the way in, signed out", () => {
       );
       await article.getByRole("heading", { name: "The older HTTP+SSE transport" }).waitFor();
       expect(await article.getByTestId("sse-deprecated").textContent()).toContain(`${appUrl()}/YOUR_PROXY_ID/sse`);
-      await page.screenshot({ path: `${shots}/docs-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${shots}/docs-${width}.png` });
+      await article.getByTestId("sse-deprecated").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${shots}/docs-sse-${width}.png` });
       await page.context().close();
     }
   });
@@ -97,7 +100,8 @@ describe("the way in, signed out", () => {
       expect(await wayIn(connect.getByTestId("way-in"))).toEqual(back);
       expect(await connect.getByRole("link", { name: WAY_IN_TEXT.docsLink }).getAttribute("href")).toBe("/docs");
       expect(await wayIn(page.getByRole("contentinfo"))).toEqual(back);
-      await page.screenshot({ path: `${shots}/server-signed-out-${width}.png`, fullPage: true });
+      await page.screenshot({ path: `${shots}/server-signed-out-${width}.png`, fullPage: width === 1280 });
+      await connect.screenshot({ path: `${shots}/server-connect-signed-out-${width}.png` });
       expect(problems).toEqual([]);
       if (width === 1280) {
         await deployment.getByRole("link", { name: AUTH_TEXT.logIn, exact: true }).click();
@@ -174,9 +178,9 @@ describe("one-click connect", () => {
     expect(await connect.locator("pre").textContent()).toContain(`Authorization:Bearer ${key}`);
     await connect.getByRole("radio", { name: WAY_IN_TEXT.plainLabel }).click();
     expect(await connect.locator("pre").textContent()).toContain(`Header: Authorization: Bearer ${key}`);
-    await page.screenshot({ path: `${shots}/server-key-filled-1280.png`, fullPage: true });
+    await panel.screenshot({ path: `${shots}/server-key-filled-1280.png` });
     await page.setViewportSize({ width: 390, height: 900 });
-    await page.screenshot({ path: `${shots}/server-key-filled-390.png`, fullPage: true });
+    await panel.screenshot({ path: `${shots}/server-key-filled-390.png` });
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // It is the real key: a client connects with what the page shows.

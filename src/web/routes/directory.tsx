@@ -93,12 +93,13 @@ export default function Directory({ loaderData }: Route.ComponentProps) {
         {/* Signed out, the way in (the header has none, as the spec wants). */}
         {!signedIn && (
           <div className="mt-5 flex flex-col gap-3 sm:flex-row sm:items-center">
-            <SignInButtons />
+            <SignInButtons className="shrink-0" />
             <p className="text-sm text-slate-600 dark:text-slate-400">
               {WAY_IN_TEXT.homeInvite}{" "}
               <Link to="/docs" className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
                 {WAY_IN_TEXT.docsLink}
               </Link>
+              .
             </p>
           </div>
         )}
