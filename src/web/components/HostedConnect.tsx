@@ -137,7 +137,7 @@ export function HostedConnect({ serverId, url, newKey }: { serverId: string; url
       >
         <code className="font-mono">{configs[client]}</code>
       </pre>
-      {sse && (
+      {sse && client !== "plain" && (
         <p className="mt-2 break-all text-xs text-slate-600 dark:text-slate-400" data-testid="older-sse">
           Older clients (the HTTP+SSE transport): <code className="font-mono">{sse}</code>
         </p>
