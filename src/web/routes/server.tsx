@@ -3,6 +3,7 @@ import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getServer, getServerWithRelated, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
+import { trustedSeed } from "../../server/features/deployments/listings";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { WORKS_TEXT } from "../../shared/catalog";
 import { SYNC_TEXT } from "../../shared/catalog-sync";
@@ -53,6 +54,13 @@ export async function loader({ params, context, url, request }: Route.LoaderArgs
         approved: row.isApproved,
         related,
         ownTools,
+        // The platform's own demo entry, checked by the platform itself before long (deployments/seed-checks.ts).
+        seedPending:
+          context.config.SEED_CHECKS === "on" &&
+          !page.hosting.check &&
+          page.hosting.tools.length === 0 &&
+          trustedSeed(row) &&
+          deployabilityOf(row, { allowFileGit: context.config.GIT_ALLOW_FILE === "on" }).kind === "deployable",
       },
       { headers: flash.headers },
     );
@@ -199,7 +207,9 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               empty={
                 hosting.check?.outcome === "works"
                   ? WORKS_TEXT.toolsPending
-                  : "Its tools are listed here once an administrator has checked them."
+                  : loaderData.seedPending
+                    ? WORKS_TEXT.seedPending
+                    : WORKS_TEXT.toolsUnchecked
               }
             />
           )}
@@ -213,6 +223,7 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
             </h2>
             {!signedIn && <RequiredKeysList keys={server.required_keys ?? []} />}
             <DeploymentPanel
+              planOutlook={loaderData.planOutlook}
               serverId={server.id}
               requiredKeys={server.required_keys ?? []}
               signedIn={signedIn}
