@@ -175,7 +175,8 @@ describe("destructive actions ask first", () => {
     await keys.getByRole("button", { name: "Revoke confirm-key" }).click();
     await confirmDialog(page, "Revoke");
     await page.getByText(API_KEY_TEXT.revoked("confirm-key")).waitFor();
-    expect(problems).toEqual([]);
+    // A playground's session from before a restart (the members' save) or a stop is answered 404, as MCP says.
+    expect(problems.filter((p) => !/404 \(Not Found\) \(http:\/\/[^)]+\/mcp\)$/.test(p))).toEqual([]);
   }, 300_000);
 
   it("without scripts: each unfolds its question in place; folded again nothing happens, its button does it", async () => {
