@@ -67,7 +67,13 @@ describe("server-rendered pages", () => {
     expect(html).toContain('href="/"');
     expect(html).toMatch(/target="_blank" rel="noopener noreferrer"[^>]*>Workflow Builder/);
     expect(html).not.toContain("Add Server");
-    expect(html).not.toMatch(/>(Log in|Sign in|Sign up)</);
+    // No sign-in links in the header (the spec); the way in is on the page and in the footer.
+    const header = html.slice(html.indexOf("<header"), html.indexOf("</header>"));
+    expect(header).not.toMatch(/>(Log in|Sign in|Sign up)</);
+    const footer = html.slice(html.indexOf("<footer"), html.indexOf("</footer>"));
+    expect(footer).toContain('href="/login"');
+    expect(footer).toContain('href="/register"');
+    expect(footer).toContain('href="/docs"');
     expect(html).toContain('aria-controls="mobile-menu"');
     expect(html).toContain("building a workflow automation platform for orchestrating work, data and AI");
     expect(html).toContain('href="/waitlist"');
