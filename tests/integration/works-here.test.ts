@@ -10,7 +10,7 @@ import { EVERYTHING, waitForStatus } from "../support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "../support/git-fixture.js";
 import { startHostileUpstream, type HostileUpstream } from "../support/remote-upstreams.js";
 import { until } from "../support/wait.js";
-import { shortDate } from "~/web/lib/dates.js";
+import { longDate } from "~/web/lib/dates.js";
 
 let t: TestApp;
 let repo: FixtureRepo;
@@ -96,7 +96,7 @@ describe("works here", () => {
     // With the check's date, as the page writes dates.
     const checkedAt = (await t.db.database.pool.query("select checked_at from catalog_listings where server_id = 'runs'")).rows[0]
       .checked_at;
-    expect(body).toContain(html(WORKS_TEXT.checkedOn(shortDate(new Date(checkedAt).toISOString()))));
+    expect(body).toContain(html(WORKS_TEXT.checkedOn(longDate(new Date(checkedAt).toISOString()))));
     expect(body).toContain(WORKS_TEXT.toolsPending);
     // The check's deployment is gone once it listed.
     await until(

@@ -4,7 +4,7 @@ import { Link } from "react-router";
 import { toast } from "sonner";
 import { OAUTH_TEXT, type ConnectedAppView } from "../../shared/oauth";
 import { api } from "../lib/api";
-import { shortDate } from "../lib/dates";
+import { longDate } from "../lib/dates";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { Alert, Button, linkClass, NeedsScript } from "./ui";
 
@@ -83,8 +83,8 @@ export function ConnectedApps() {
                     )}
                   </p>
                   <p className="text-sm text-slate-600 dark:text-slate-400">
-                    {OAUTH_TEXT.granted(shortDate(app.grantedAt))} ·{" "}
-                    {app.lastUsedAt ? OAUTH_TEXT.lastUsed(shortDate(app.lastUsedAt)) : OAUTH_TEXT.neverUsed}
+                    {OAUTH_TEXT.granted(longDate(app.grantedAt))} ·{" "}
+                    {app.lastUsedAt ? OAUTH_TEXT.lastUsed(longDate(app.lastUsedAt)) : OAUTH_TEXT.neverUsed}
                   </p>
                 </div>
                 <ConfirmDialog

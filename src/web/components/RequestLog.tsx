@@ -10,6 +10,7 @@ import {
   type RequestLogPage,
 } from "../../shared/request-log";
 import { api } from "../lib/api";
+import { dateTime } from "../lib/dates";
 import type { DeploymentState } from "../lib/use-deployment";
 import { useStopping } from "../lib/use-stopping";
 import { serverCard } from "./ServerParts";
@@ -30,11 +31,6 @@ interface Filters {
   /** the playground's own requests too (hidden by default: they are not use) */
   playground: boolean;
 }
-
-const time =
-  typeof Intl === "undefined"
-    ? undefined
-    : new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
 function queryOf(f: Filters): string {
   const q = new URLSearchParams();
@@ -59,7 +55,7 @@ function Row({ r }: { r: RequestLogEntry }) {
   return (
     <tr data-testid="request-log-row" className="align-top">
       <td className="whitespace-nowrap py-1.5 pr-3 text-slate-600 dark:text-slate-400">
-        <time dateTime={r.at}>{time ? time.format(new Date(r.at)) : r.at}</time>
+        <time dateTime={r.at}>{dateTime(r.at, { seconds: true })}</time>
       </td>
       <td className="max-w-40 truncate py-1.5 pr-3" title={client}>
         {r.playground && (

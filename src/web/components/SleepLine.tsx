@@ -1,6 +1,7 @@
 import { Loader2, Moon } from "~/web/components/icons";
 import type { FetcherWithComponents } from "react-router";
 import { SLEEP_TEXT, type DeploymentView } from "../../shared/deployments";
+import { dateTime } from "../lib/dates";
 import { Enhanced } from "../lib/forms";
 import { Button } from "./ui";
 
@@ -12,7 +13,7 @@ export function SleepLine({ deployment }: { deployment: DeploymentView }) {
   return (
     <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deployment-sleep">
       {deployment.status === "sleeping" && <span className="font-medium text-sky-800 dark:text-sky-300">{SLEEP_TEXT.sleeping}. </span>}
-      {last ? <time dateTime={last}>{SLEEP_TEXT.lastActive(`${last.slice(0, 16).replace("T", " ")} UTC`)}</time> : SLEEP_TEXT.neverActive}
+      {last ? <time dateTime={last}>{SLEEP_TEXT.lastActive(dateTime(last))}</time> : SLEEP_TEXT.neverActive}
       {deployment.keep_awake && ` · ${SLEEP_TEXT.keptAwake}`}
     </p>
   );

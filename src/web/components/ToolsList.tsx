@@ -1,6 +1,6 @@
 import { Wrench } from "~/web/components/icons";
 import { toolStatLine, type ToolStat } from "../../shared/request-log";
-import { shortDate } from "../lib/dates";
+import { longDate } from "../lib/dates";
 
 export interface ToolInfo {
   name: string;
@@ -41,7 +41,7 @@ export function ToolsList({
       ) : (
         <>
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-            {tools.length} tools{listedAt ? `, listed ${shortDate(listedAt)}` : ""}
+            {tools.length} tools{listedAt ? `, listed ${longDate(listedAt)}` : ""}
             {own ? " by your deployment (only you see this list)" : ""}
           </p>
           <ul className="mt-3 divide-y divide-slate-200 dark:divide-slate-800">

@@ -7,7 +7,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
-import { longDate, shortDate } from "../lib/dates";
+import { dateTime, longDate } from "../lib/dates";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/connections";
@@ -177,7 +177,10 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
               <span data-testid="connection-status">{statusLabel(c.status)}</span>
             </span>
             <span className="text-slate-600 dark:text-slate-400">
-              · Created <span title={longDate(c.created_at)}>{shortDate(c.created_at)}</span>
+              · Created{" "}
+              <time dateTime={c.created_at} title={dateTime(c.created_at)}>
+                {longDate(c.created_at)}
+              </time>
               {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
               {c.auth === "oauth" ? " · signs in with OAuth" : ""}
             </span>

@@ -9,7 +9,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
-import { longDate, shortDate, timeAgo } from "../lib/dates";
+import { dateTime, longDate, timeAgo } from "../lib/dates";
 import { Enhanced } from "../lib/forms";
 import type { Route } from "./+types/deployments";
 
@@ -165,8 +165,18 @@ function DeploymentRow({
               <span data-testid="my-deployment-status">{statusLabel(d.status)}</span>
             </span>
             <span className="text-slate-600 dark:text-slate-400">
-              · Created <span title={longDate(d.created_at)}>{shortDate(d.created_at)}</span> · {MY_DEPLOYMENTS_TEXT.lastRequest}:{" "}
-              {lastAt ? <span title={longDate(lastAt)}>{timeAgo(lastAt, now)}</span> : MY_DEPLOYMENTS_TEXT.noRequest}
+              · Created{" "}
+              <time dateTime={d.created_at} title={dateTime(d.created_at)}>
+                {longDate(d.created_at)}
+              </time>{" "}
+              · {MY_DEPLOYMENTS_TEXT.lastRequest}:{" "}
+              {lastAt ? (
+                <time dateTime={lastAt} title={dateTime(lastAt)}>
+                  {timeAgo(lastAt, now)}
+                </time>
+              ) : (
+                MY_DEPLOYMENTS_TEXT.noRequest
+              )}
               {d.restarts > 0 ? ` · restarted ${d.restarts}×` : ""}
             </span>
           </p>

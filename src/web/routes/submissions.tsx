@@ -3,7 +3,7 @@ import { Link, redirect } from "react-router";
 import { mySubmissions } from "../../server/features/catalog/submissions";
 import { MY_SUBMISSIONS_TEXT, type SubmissionLine } from "../../shared/catalog";
 import { buttonClass, linkClass } from "../components/ui";
-import { longDate, shortDate } from "../lib/dates";
+import { dateTime, longDate } from "../lib/dates";
 import type { Route } from "./+types/submissions";
 
 // 'My submissions' (docs/product.md#my-submissions): the servers the signed-in user submitted to
@@ -61,12 +61,17 @@ export default function Submissions({ loaderData }: Route.ComponentProps) {
                 </span>
               </div>
               <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-                Submitted <span title={longDate(s.submitted_at)}>{shortDate(s.submitted_at)}</span>
+                Submitted{" "}
+                <time dateTime={s.submitted_at} title={dateTime(s.submitted_at)}>
+                  {longDate(s.submitted_at)}
+                </time>
                 {s.decided_at && (
                   <>
                     {" "}
                     · {s.status === "approved" ? "approved" : "rejected"}{" "}
-                    <span title={longDate(s.decided_at)}>{shortDate(s.decided_at)}</span>
+                    <time dateTime={s.decided_at} title={dateTime(s.decided_at)}>
+                      {longDate(s.decided_at)}
+                    </time>
                   </>
                 )}
               </p>

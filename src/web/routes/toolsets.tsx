@@ -8,7 +8,7 @@ import { CopyButton } from "../components/CopyButton";
 import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
-import { longDate, shortDate } from "../lib/dates";
+import { dateTime, longDate } from "../lib/dates";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/toolsets";
@@ -130,7 +130,10 @@ function ToolsetRow({ ts }: { ts: ToolsetView }) {
               <span data-testid="toolset-status">{statusLabel(ts.status)}</span>
             </span>
             <span className="text-slate-600 dark:text-slate-400">
-              · Created <span title={longDate(ts.created_at)}>{shortDate(ts.created_at)}</span>
+              · Created{" "}
+              <time dateTime={ts.created_at} title={dateTime(ts.created_at)}>
+                {longDate(ts.created_at)}
+              </time>
             </span>
           </p>
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{ts.members.map((m) => `${m.prefix}_ → ${m.name}`).join(" · ")}</p>

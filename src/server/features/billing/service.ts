@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import { BILLING_TEXT, PLANS, type CurrentSubscription, type ProviderStatusView } from "~/shared/billing.js";
+import { formatDate } from "~/shared/format.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
@@ -28,7 +29,7 @@ export interface BillingDeps {
   hosting?: HostingLimits;
 }
 
-const dateText = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "");
+const dateText = (d: Date | null) => (d ? formatDate(d) : "");
 
 export class Billing {
   readonly stripe: Stripe | undefined;

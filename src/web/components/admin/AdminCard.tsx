@@ -2,7 +2,7 @@ import { ExternalLink } from "~/web/components/icons";
 import { Link } from "react-router";
 import { ADMIN_TEXT, CHECK_TEXT, REJECT_REASON_MAX, type AdminServer } from "~/shared/catalog";
 import { SYNC_TEXT } from "~/shared/catalog-sync";
-import { shortDate } from "../../lib/dates";
+import { longDate } from "../../lib/dates";
 import { Enhanced, useActionForm } from "../../lib/forms";
 import { ConfirmButton } from "../ConfirmButton";
 import { Alert, Button, buttonClass, inputClass } from "../ui";
@@ -92,7 +92,7 @@ export function AdminCard({ s, kind }: { s: AdminServer; kind: "pending" | "appr
         </div>
         <div>
           <dt className="inline text-slate-600 dark:text-slate-400">{kind === "pending" ? "Submitted: " : "Approved: "}</dt>
-          <dd className="inline">{shortDate(kind === "pending" ? s.created_at : s.updated_at)}</dd>
+          <dd className="inline">{longDate(kind === "pending" ? s.created_at : s.updated_at)}</dd>
         </div>
       </dl>
       {s.runs && <WhatRuns runs={s.runs} keys={s.required_keys ?? []} />}

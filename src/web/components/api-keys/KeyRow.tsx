@@ -3,7 +3,7 @@ import { useState } from "react";
 import { API_KEY_TEXT, type ApiKeyView } from "~/shared/publishers";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { Button, buttonClass } from "../ui";
-import { longDate, shortDate, timeAgo } from "../../lib/dates";
+import { dateTime, longDate, timeAgo } from "../../lib/dates";
 import type { useActionForm } from "../../lib/forms";
 
 // One of the viewer's API keys in the list: its scopes, deployments, use and expiry, and Revoke
@@ -11,7 +11,7 @@ import type { useActionForm } from "../../lib/forms";
 
 function expiryOf(k: ApiKeyView, now: number): string {
   if (!k.expiresAt) return "Never expires";
-  return new Date(k.expiresAt).getTime() <= now ? `Expired ${shortDate(k.expiresAt)}` : `Expires ${shortDate(k.expiresAt)}`;
+  return new Date(k.expiresAt).getTime() <= now ? `Expired ${longDate(k.expiresAt)}` : `Expires ${longDate(k.expiresAt)}`;
 }
 
 export function KeyRow({
@@ -33,9 +33,18 @@ export function KeyRow({
       <div>
         <p className="font-medium">{k.name}</p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          <code>{k.prefix}…</code> · Created {shortDate(k.createdAt)} ·{" "}
-          {k.lastUsedAt ? <span title={longDate(k.lastUsedAt)}>Last used {timeAgo(k.lastUsedAt, now)}</span> : "Never used"} ·{" "}
-          {expiryOf(k, now)}
+          <code>{k.prefix}…</code> · Created {longDate(k.createdAt)} ·{" "}
+          {k.lastUsedAt ? (
+            <>
+              Last used{" "}
+              <time dateTime={k.lastUsedAt} title={dateTime(k.lastUsedAt)}>
+                {timeAgo(k.lastUsedAt, now)}
+              </time>
+            </>
+          ) : (
+            "Never used"
+          )}{" "}
+          · {expiryOf(k, now)}
         </p>
         <p className="mt-1 flex flex-wrap items-center gap-1.5 text-xs" data-testid="key-scopes">
           {k.scopes.map((scope) => (

@@ -1,6 +1,6 @@
 import { CheckCircle2, KeyRound, XCircle, Ban } from "~/web/components/icons";
 import { WORKS_TEXT, type CheckResult } from "~/shared/catalog";
-import { shortDate } from "../../lib/dates";
+import { longDate } from "../../lib/dates";
 
 // What the platform's own check of a catalogue entry found (docs/product.md#works-here): it
 // started in the sandbox (or its endpoint answered) and listed its tools, it needs real keys, it
@@ -43,7 +43,7 @@ export function WorksHere({ check, remote }: { check: CheckResult; remote: boole
         <Icon className="h-4 w-4" aria-hidden /> {WORKS_TEXT.title}
       </h2>
       <p className="mt-1 break-words">{checkText(check, remote)}</p>
-      <p className="mt-1 text-xs opacity-80">{WORKS_TEXT.checkedOn(shortDate(check.checked_at))}</p>
+      <p className="mt-1 text-xs opacity-80">{WORKS_TEXT.checkedOn(longDate(check.checked_at))}</p>
     </section>
   );
 }
