@@ -40,10 +40,12 @@ const toolset = async (page: Page, name: string) =>
   ((await api(page, "GET", "/api/toolsets")).json as ToolsetView[]).find((t) => t.name === name);
 
 /** The page at 1280 px and at 390 px, as it is now (a question open), for a person to look at. */
-async function shoot(page: Page, name: string) {
+async function shoot(page: Page, name: string, shown?: Locator) {
   await fs.mkdir("/tmp/shots", { recursive: true });
+  await shown?.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `/tmp/shots/${name}-1280.png` });
   await page.setViewportSize({ width: 390, height: 844 });
+  await shown?.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `/tmp/shots/${name}-390.png` });
   await page.setViewportSize(WIDE);
 }
@@ -62,8 +64,7 @@ async function unfolded(page: Page, where: Locator, summary: string | RegExp, ti
   await where.locator("summary", { hasText: summary }).click();
   const ask = where.getByRole("group", { name: title });
   await ask.getByText(text, { exact: true }).waitFor();
-  await ask.scrollIntoViewIfNeeded();
-  if (shot) await shoot(page, shot);
+  if (shot) await shoot(page, shot, ask);
   return ask;
 }
 
@@ -193,8 +194,7 @@ describe("destructive actions ask first", () => {
     let ask = members.getByRole("group", { name: TOOLSET_TEXT.removeMembersTitle(1) });
     await ask.getByText(TOOLSET_TEXT.removeMembersText([bName])).waitFor();
     expect(await members.getByRole("checkbox", { name: s.b }).isChecked()).toBe(false);
-    await ask.scrollIntoViewIfNeeded();
-    await shoot(page, "members-nojs");
+    await shoot(page, "members-nojs", ask);
     await ask.getByRole("link", { name: TOOLSET_TEXT.cancel }).click();
     await members.getByRole("button", { name: TOOLSET_TEXT.save }).waitFor();
     expect(await members.getByRole("checkbox", { name: s.b }).isChecked()).toBe(true);

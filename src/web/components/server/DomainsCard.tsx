@@ -145,7 +145,7 @@ function DomainItem(p: {
           </dd>
         </dl>
       )}
-      <div className="mt-2 flex gap-2">
+      <div className="mt-2 flex flex-wrap gap-2">
         {d.status !== "verified" && (
           <p.Form method="post">
             {hidden("domain-verify")}
