@@ -145,6 +145,13 @@ export const SANDBOX_TEXT = {
   protections: (ok: number, all: number) => `Protections (${ok} of ${all} hold)`,
 } as const;
 
+// Which machine runs a deployment (its RUNNER_NAME, docs/operations.md): admins only, in the panel.
+export const MACHINE_TEXT = {
+  on: (name: string) => `· on the machine “${name}”`,
+  waiting: "· waiting for a machine with room",
+  hint: "Only admins see this: the machine that runs this deployment (its RUNNER_NAME)",
+} as const;
+
 /**
  * Who may run hosted code: everyone when every guarantee of the sandbox holds here; otherwise
  * admins only, unless the operator chose SANDBOX_INCOMPLETE=everyone.

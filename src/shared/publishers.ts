@@ -56,7 +56,7 @@ export const API_KEY_TEXT = {
 export const KEY_SCOPES = ["mcp", "deploy", "servers"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 export const SCOPE_TEXT: Record<KeyScope, { label: string; help: string }> = {
-  mcp: { label: "mcp", help: "Connect MCP clients to your deployments (the gateway)" },
+  mcp: { label: "mcp", help: "Connect MCP clients to your deployments" },
   deploy: { label: "deploy", help: "Deploy, stop and list deployments and connections, their logs and settings" },
   servers: { label: "servers", help: "Register and edit your servers, submit catalogue entries" },
 };

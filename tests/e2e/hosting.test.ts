@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEPLOY_TEXT } from "~/shared/deployments.js";
+import { DEPLOY_TEXT, MACHINE_TEXT } from "~/shared/deployments.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { sdkClient, textOf } from "../support/gateway.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
@@ -134,7 +134,7 @@ describe("the Deployment panel in Chromium", () => {
     const shown = (await panel.getByTestId("deployment-runner").textContent())!.trim();
     const [fromApi] = await page.evaluate(async () => (await (await fetch("/api/deployments")).json()) as { runner?: string | null }[]);
     expect(fromApi!.runner).toBeTruthy();
-    expect(shown).toBe(`· runner ${fromApi!.runner}`);
+    expect(shown).toBe(MACHINE_TEXT.on(fromApi!.runner!));
     await page.screenshot({ path: "test-results/hosting-admin-runner.png", fullPage: false });
     await panel.getByRole("button", { name: DEPLOY_TEXT.stop }).click();
     await confirmDialog(page, DEPLOY_TEXT.stop);

@@ -2,7 +2,7 @@ import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "~/web/component
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { TOOLSET_TEXT } from "../../shared/toolsets";
-import { DEPLOY_TEXT, statusLabel } from "../../shared/deployments";
+import { DEPLOY_TEXT, MACHINE_TEXT, statusLabel } from "../../shared/deployments";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
@@ -130,9 +130,9 @@ export function DeploymentPanel(p: Props) {
             <span
               data-testid="deployment-runner"
               className="text-xs font-normal text-slate-600 dark:text-slate-400"
-              title="Only admins see which runner holds a deployment"
+              title={MACHINE_TEXT.hint}
             >
-              · runner {deployment.runner ?? "none yet (waiting for room)"}
+              {deployment.runner ? MACHINE_TEXT.on(deployment.runner) : MACHINE_TEXT.waiting}
             </span>
           )}
         </p>

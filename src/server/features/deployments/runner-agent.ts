@@ -28,7 +28,7 @@ import { Activity, IdleWatch } from "./idle.js";
 
 /** Alone, the runner has no capacity of its own to check: the plans' limits bound what it runs. */
 const UNBOUNDED_MB = 2_147_483_647;
-export const WAITING_FOR_RUNNER = "Waiting for a runner with room: it starts as soon as one has space";
+export const WAITING_FOR_RUNNER = "Waiting for room to run it: it starts as soon as there is space";
 
 export interface AgentDeps {
   db: Db;

@@ -16,7 +16,7 @@ export const PLAYGROUND_TEXT = {
   sessionEnded: "The session ended.",
   deploymentStopping: "The deployment is stopping.",
   sessionLost:
-    "The gateway no longer knows this session: it expired after a while without use, or the platform restarted. Retry to start a new one; nothing is run again on its own.",
+    "This session is no longer known: it expired after a while without use, or the platform restarted. Retry to start a new one; nothing is run again on its own.",
   retry: "Retry",
   tabs: { tools: "Tools", prompts: "Prompts", resources: "Resources" },
 
