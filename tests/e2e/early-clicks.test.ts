@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Locator, Page, Request, Route } from "pla
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTH_TEXT, PROFILE_TEXT } from "~/shared/auth.js";
 import { ADMIN_TEXT, SUBMIT_TEXT } from "~/shared/catalog.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
@@ -248,4 +249,40 @@ describe("forms pressed at once on a busy machine", () => {
       await context.close();
     }, 90_000);
   }
+  it("a server's page: Deploy, then Stop Server, pressed at once deploy it and stop it", async () => {
+    const running = async (page: Page, panel: Locator) => {
+      for (let i = 0; i < 60; i++) {
+        const status = panel.getByTestId("deployment-status");
+        await status.waitFor({ timeout: 30_000 });
+        if ((await status.textContent()) === "Running") return;
+        await page.waitForTimeout(2000);
+        await page.reload({ waitUntil: "commit" });
+      }
+      throw new Error("the deployment never ran");
+    };
+    const { page, posts } = await slowPage(maker.context);
+    await open(page, "/server/everything");
+    const panel = page.getByRole("region", { name: "Deployment" });
+    await pressNow(page, panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }));
+    await running(page, panel);
+    expect(postsWith(posts, "intent=deploy")).toHaveLength(1);
+    await page.close();
+
+    // Stop asks first: before the scripts, in place (its <summary>); after, as a dialog.
+    const again = await slowPage(maker.context);
+    await open(again.page, "/server/everything");
+    const here = again.page.getByRole("region", { name: "Deployment" });
+    await pressNow(
+      again.page,
+      here.locator("summary", { hasText: DEPLOY_TEXT.stop }).or(here.getByRole("button", { name: DEPLOY_TEXT.stop })),
+    );
+    const confirm = here
+      .getByRole("group", { name: DEPLOY_TEXT.stopTitle("everything") })
+      .or(again.page.getByRole("alertdialog"))
+      .getByRole("button", { name: DEPLOY_TEXT.stop, exact: true });
+    await pressNow(again.page, confirm);
+    await here.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor({ timeout: 60_000 });
+    expect(postsWith(again.posts, "intent=stop")).toHaveLength(1);
+    await again.page.close();
+  }, 240_000);
 });
