@@ -2,13 +2,15 @@ import { Link } from "react-router";
 import { AUTH_TEXT, loginPath, withRedirect } from "../../shared/auth";
 import { WAY_IN_TEXT } from "../../shared/way-in";
 import { useRootData, useSite } from "../lib/root-data";
-import { useHere } from "./SignInLinks";
+import { useHere, useOnAuthPage } from "./SignInLinks";
 
 const footerLink = "font-medium text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400";
 
 export function Footer() {
   const site = useSite();
-  const signedIn = Boolean(useRootData()?.user);
+  // Signed in, or on a page of signing in (it has its own links), no way in to offer.
+  const onAuthPage = useOnAuthPage();
+  const offer = !useRootData()?.user && !onAuthPage;
   const here = useHere();
   return (
     <footer className="border-t border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900/50">
@@ -29,7 +31,7 @@ export function Footer() {
             <Link to="/docs" className={footerLink}>
               {WAY_IN_TEXT.docsLink}
             </Link>
-            {!signedIn && (
+            {offer && (
               <span data-testid="way-in">
                 {WAY_IN_TEXT.footerInvite}{" "}
                 <Link to={loginPath(here)} className={footerLink}>

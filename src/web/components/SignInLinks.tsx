@@ -9,6 +9,11 @@ import { buttonClass, linkClass } from "./ui";
 /** The pages of signing in itself: from them, a sign-in goes where they were already going. */
 const AUTH_PAGES = new Set(["/login", "/register", "/forgot-password", "/reset-password", "/verify-email"]);
 
+/** This page is one of signing in itself (which offers its own way on). */
+export function useOnAuthPage(): boolean {
+  return AUTH_PAGES.has(useLocation().pathname);
+}
+
 /** Where a sign-in from this page comes back to: the page itself. */
 export function useHere(): string {
   const { pathname, search } = useLocation();
