@@ -14,7 +14,7 @@ import { WAY_IN_TEXT } from "../../shared/way-in";
 import { HostedConnect, type NewKey } from "./HostedConnect";
 import { SignInLinks } from "./SignInLinks";
 import { OAuthChoice, SignInAgainButton } from "./ConnectionForms";
-import { DeployError, KeyFields } from "./DeployFields";
+import { DeployError, KeyFields, PlanLinks } from "./DeployFields";
 import { Button, inputClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
@@ -45,6 +45,8 @@ interface Props {
   connect?: boolean;
   /** a key just made from this page for this server (shown this once: lib/new-key-flash.server.ts) */
   newKey?: NewKey | null;
+  /** what the viewer's plan says before a deploy, or before waking their sleeping deployment (which one it puts to sleep, or why it would be refused) */
+  planOutlook?: string | null;
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
@@ -137,6 +139,7 @@ export function DeploymentPanel(p: Props) {
           )}
         </p>
         {hosted && (sleeping || running) && <SleepLine deployment={deployment} />}
+        {sleeping && p.planOutlook && <PlanOutlook text={p.planOutlook} />}
         {deployment.status_detail && deployment.status !== "running" && (
           <pre
             tabIndex={0}
@@ -297,6 +300,7 @@ export function DeploymentPanel(p: Props) {
       )}
       {!hasSource && <p className="text-sm text-slate-600 dark:text-slate-400">{DEPLOY_TEXT.needsSource}</p>}
       {closed}
+      {p.planOutlook && !error && <PlanOutlook text={p.planOutlook} />}
       {error && <DeployError error={error} />}
       {/* Signed out, Deploy leads to the login page, which comes back here. */}
       <input type="hidden" name="intent" value="deploy" />

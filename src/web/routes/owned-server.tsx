@@ -187,6 +187,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             {!(signedIn && isOwner) && <RequiredKeysList keys={server.required_keys} />}
             {signedIn || isOwner ? (
               <DeploymentPanel
+                planOutlook={loaderData.planOutlook}
                 serverId={server.qualifiedName}
                 requiredKeys={server.required_keys}
                 signedIn={signedIn}
