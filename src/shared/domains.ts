@@ -7,14 +7,19 @@ export const CHALLENGE_PREFIX = "_switchboard-challenge";
 
 export const DOMAIN_TEXT = {
   title: "Custom domains",
-  intro: "Reach this deployment at your own domain. Add the TXT record shown, then verify.",
+  /** naming the host a domain's CNAME record points at (PUBLIC_URL's) */
+  intro: (host: string) =>
+    `Reach this deployment at your own domain: point it at ${host} with a CNAME record, add the TXT record shown, then verify.`,
+  cnameName: "CNAME record name",
+  cnameValue: "Points to",
+  cnameHint: "At the root of a zone (example.com itself), where DNS allows no CNAME, use your DNS host's ALIAS or ANAME record instead.",
   proOnly: "Custom domains are part of the Pro plan.",
   upgrade: "Upgrade to Pro",
   label: "Domain",
   placeholder: "mcp.example.com",
   add: "Add domain",
   adding: "Adding…",
-  added: (domain: string) => `${domain} added. Add its TXT record, then verify.`,
+  added: (domain: string) => `${domain} added. Add its TXT and CNAME records, then verify.`,
   verify: "Verify",
   verifying: "Checking DNS…",
   verified: (domain: string) => `${domain} is verified: requests to it now reach this deployment.`,
@@ -76,6 +81,8 @@ export const domainView = z.object({
   /** where the deployment answers at this domain (Streamable HTTP) */
   url: z.string(),
   txt: z.object({ name: z.string(), value: z.string() }),
+  /** the record that routes the domain here: a CNAME from the domain to PUBLIC_URL's host */
+  cname: z.object({ name: z.string(), value: z.string() }),
   verified_at: z.string().nullable(),
   checked_at: z.string().nullable(),
 });
@@ -84,6 +91,8 @@ export type DomainView = z.infer<typeof domainView>;
 export const domainsPage = z.object({
   plan: z.enum(["free", "pro"]),
   max: z.number().int(),
+  /** PUBLIC_URL's host name: where a domain's CNAME record points */
+  host: z.string(),
   domains: z.array(domainView),
 });
 export type DomainsPage = z.infer<typeof domainsPage>;

@@ -93,13 +93,18 @@ describe("custom domains", () => {
       status: "pending",
       url: `${custom}/mcp`,
       txt: { name: `_switchboard-challenge.${DOMAIN}` },
+      // ...and routes here by a CNAME to PUBLIC_URL's host.
+      cname: { name: DOMAIN, value: new URL(o.base).hostname },
     });
+    expect((await alice.get(`/api/deployments/${dep.id}/domains`)).json<DomainsPage>().host).toBe(new URL(o.base).hostname);
     expect(added.txt.value).toMatch(/^switchboard-verify=[A-Za-z0-9_-]{24}$/);
 
     // The page shows the record to publish, without JavaScript; its forms post to the page.
     const html = (await alice.get("/server/alice/fixture")).text;
     expect(html).toContain(`_switchboard-challenge.${DOMAIN}`);
     expect(html).toContain(added.txt.value);
+    expect(html).toContain(DOMAIN_TEXT.cnameName);
+    expect(html).toContain(DOMAIN_TEXT.intro(new URL(o.base).hostname));
     expect(html).toContain(DOMAIN_TEXT.status.pending);
     const post = (fields: Record<string, string>) =>
       alice.request("POST", "/server/alice/fixture", { form: { deployment: dep.id, ...fields } });

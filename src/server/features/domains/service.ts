@@ -117,7 +117,12 @@ export class Domains {
   async page(viewer: Viewer, id: string): Promise<DomainsPage> {
     const dep = await ownedDeployment(this.d.db, viewer, id);
     const [pro, rows] = await Promise.all([this.d.isPro(viewer.id), domainsOf(this.d.db, dep.id)]);
-    return { plan: pro ? "pro" : "free", max: MAX_DOMAINS_PER_DEPLOYMENT, domains: rows.map((r) => this.view(r)) };
+    return {
+      plan: pro ? "pro" : "free",
+      max: MAX_DOMAINS_PER_DEPLOYMENT,
+      host: new URL(this.d.config.PUBLIC_URL).hostname,
+      domains: rows.map((r) => this.view(r)),
+    };
   }
 
   /** POST /api/deployments/{id}/domains (Pro): pending until its TXT record is seen. */
@@ -204,6 +209,7 @@ export class Domains {
       status: r.status,
       url: customResourceUrl(this.d.config.PUBLIC_URL, r.domain),
       txt: { name: `${CHALLENGE_PREFIX}.${r.domain}`, value: r.token },
+      cname: { name: r.domain, value: new URL(this.d.config.PUBLIC_URL).hostname },
       verified_at: r.verifiedAt?.toISOString() ?? null,
       checked_at: r.checkedAt?.toISOString() ?? null,
     };

@@ -8,7 +8,7 @@ import { CopyButton } from "../CopyButton";
 import { Alert, Button, inputClass } from "../ui";
 
 // Custom domains on a deployment's page (its owner only; docs/operations.md#custom-domains). Pro:
-// add a domain, publish the TXT record shown, verify; the URL to give clients once verified. Free:
+// add a domain, publish the TXT record shown and a CNAME to PUBLIC_URL's host, verify; the URL to give clients once verified. Free:
 // what Pro adds. Every form posts to the page's action (lib/deploy.server.ts): no JavaScript needed.
 
 interface Props {
@@ -41,7 +41,7 @@ export function DomainsCard({ deploymentId, initial, className }: Props) {
         </>
       ) : (
         <>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.intro}</p>
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.intro(page.host)}</p>
           {page.domains.length < page.max && (
             // Keyed by the list: once a domain is added the field starts empty again.
             <form.fetcher.Form
@@ -143,8 +143,19 @@ function DomainItem(p: {
             <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.txt.value}</code>
             <CopyButton text={d.txt.value} />
           </dd>
+          <dt className="mt-1 text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.cnameName}</dt>
+          <dd className="flex items-center gap-2">
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.cname.name}</code>
+            <CopyButton text={d.cname.name} />
+          </dd>
+          <dt className="text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.cnameValue}</dt>
+          <dd className="flex items-center gap-2">
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.cname.value}</code>
+            <CopyButton text={d.cname.value} />
+          </dd>
         </dl>
       )}
+      {d.status !== "verified" && <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.cnameHint}</p>}
       <div className="mt-2 flex flex-wrap gap-2">
         {d.status !== "verified" && (
           <p.Form method="post">
