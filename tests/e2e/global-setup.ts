@@ -51,7 +51,8 @@ export default async function setup(project: TestProject) {
     GITHUB_OAUTH_URL: gh.url,
     GITHUB_API_URL: gh.url,
     AUTH_SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e",
-    ADMIN_EMAILS: "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com,works-e2e@example.com,early-e2e@example.com,confirm-admin@example.com",
+    ADMIN_EMAILS:
+      "admin-e2e@example.com,ops-e2e@example.com,a11y-e2e@example.com,nojs-admin@example.com,works-e2e@example.com,early-e2e@example.com,confirm-admin@example.com",
     LOG_LEVEL: "info",
     // Every test signs up from this one address: the sign-up and sign-in limits are integration tests' business.
     AUTH_RATE_LIMIT: "off",
