@@ -4,7 +4,7 @@ import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
 import { waitFor } from "~support/wait.js";
 import { BILLING_TEXT, type CurrentSubscription, type SubscriptionView } from "~/shared/billing.js";
-import { DEPLOY_TEXT, SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { SLEEP_TEXT, type DeploymentView } from "~/shared/deployments.js";
 
 // Billing on a real PostgreSQL: the built-in test-mode provider end to end, and the hosting limits
 // that follow the plan. Stripe: stripe.int.test.ts.
