@@ -7,6 +7,8 @@ export type ApiResult<T> =
       status: number;
       code?: string;
       error?: string;
+      /** the request body's field the error is about, when the API said (`{ field }`) */
+      field?: string;
       description?: string;
       timedOut?: boolean;
       network?: boolean;
@@ -30,6 +32,7 @@ export async function resultOf<T>(res: Response): Promise<ApiResult<T>> {
     code: text("code"),
     // Our API answers { error }, better-auth { message }; OAuth errors carry their explanation apart from their code.
     error: text("error") ?? text("message"),
+    field: text("field"),
     description: text("error_description"),
     retryAfter: Number(res.headers.get("retry-after")) || undefined,
   };

@@ -1,9 +1,9 @@
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import { canCreateTestHosts, type TestHosts } from "../support/netns.js";
 import { E2E_REMOTE_HOST, startEverything } from "../support/remote-upstreams.js";
-import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { appUrl, launchBrowser, newPage, problemsOf } from "./browser.js";
 import { registerConfirmAndLogIn } from "./helpers.js";
 
 // Connecting a remote server by URL, in Chromium with the keyboard: server-everything speaks
@@ -56,6 +56,28 @@ describe.skipIf(why)(`Connections in Chromium${why ? ` (skipped: ${why})` : ""}`
       })
       .toBe("Running");
     await page.screenshot({ path: "/tmp/connections.png", fullPage: true });
+
+    // The name of one that runs is taken: said under Name, with and without scripts.
+    const nameTaken = async (p: Page) => {
+      await p.getByLabel(CONNECTION_TEXT.nameLabel).fill("everything");
+      await p.getByLabel(CONNECTION_TEXT.urlLabel).fill(`http://${E2E_REMOTE_HOST}:7821/mcp`);
+      await p.getByRole("form", { name: CONNECTION_TEXT.byUrl }).getByRole("button", { name: CONNECTION_TEXT.connect }).click();
+      const input = p.getByLabel(CONNECTION_TEXT.nameLabel);
+      await expect.poll(() => input.getAttribute("aria-invalid")).toBe("true");
+      const errorId = (await input.getAttribute("aria-describedby"))!.split(" ").at(-1)!;
+      expect(await p.locator(`[id="${errorId}"]`).textContent()).toBe(CONNECTION_TEXT.nameTaken);
+      expect(await p.getByRole("alert").count()).toBe(0);
+    };
+    await nameTaken(page);
+    const noJs = await browser.newContext({
+      baseURL: appUrl(),
+      javaScriptEnabled: false,
+      storageState: await page.context().storageState(),
+    });
+    const plain = await noJs.newPage();
+    await plain.goto("/connections");
+    await nameTaken(plain);
+    await noJs.close();
 
     await row.getByRole("link", { name: "everything" }).click();
     await page.waitForURL((u) => u.pathname === "/connections/everything");

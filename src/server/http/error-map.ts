@@ -29,6 +29,12 @@ export function zodMessage(err: ZodError): string {
   return first?.message ?? "Invalid request";
 }
 
+/** The body's field the first problem is about (`{ field }` beside the error, so a form can say it at that field). */
+export function zodField(err: ZodError): { field: string } | undefined {
+  const top = err.issues[0]?.path[0];
+  return typeof top === "string" ? { field: top } : undefined;
+}
+
 export function toErrorResponse(err: unknown, c: Context, log: Logger): Response {
   if (err instanceof AppError) {
     if (err.code === "internal") return internal(err, c, log);
@@ -62,7 +68,7 @@ export function toErrorResponse(err: unknown, c: Context, log: Logger): Response
     );
   }
   if (err instanceof ZodError) {
-    return c.json({ error: zodMessage(err), code: "validation_failed" }, 400);
+    return c.json({ error: zodMessage(err), code: "validation_failed", ...zodField(err) }, 400);
   }
   if (err instanceof HTTPException) {
     // Hono's own validators throw this for an unparsable body.

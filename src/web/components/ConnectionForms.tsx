@@ -7,10 +7,17 @@ import { Button } from "./ui";
 // (the Deployment panel, a connection's page).
 
 /** "Sign in to the server (OAuth)": posts `oauth=on`. */
-export function OAuthChoice({ id }: { id: string }) {
+export function OAuthChoice({ id, defaultChecked }: { id: string; defaultChecked?: boolean }) {
   return (
     <label className="flex items-start gap-2 text-sm" htmlFor={id}>
-      <input id={id} name="oauth" type="checkbox" className="mt-1 h-4 w-4" aria-describedby={`${id}-hint`} />
+      <input
+        id={id}
+        name="oauth"
+        type="checkbox"
+        className="mt-1 h-4 w-4"
+        aria-describedby={`${id}-hint`}
+        defaultChecked={defaultChecked}
+      />
       <span>
         <span className="font-medium">{CONNECTION_TEXT.oauthLabel}</span>
         <span id={`${id}-hint`} className="block text-xs text-slate-600 dark:text-slate-400">

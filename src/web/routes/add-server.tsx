@@ -29,6 +29,24 @@ const SUCCESS_DELAY_MS = 3000;
 type SubmissionInput = z.input<typeof submissionRequest>;
 type Answer = { result?: SubmissionResult<string[]>; keys?: RequiredKey[]; success?: string; redirectTo?: string };
 
+/** The form's fields that show their own error, by the names the API gives them (a required key's problem is said at the top). */
+const FIELD_NAMES: readonly string[] = [
+  "id",
+  "name",
+  "description",
+  "category",
+  "type",
+  "source",
+  "tags",
+  "url",
+  "logo",
+  "repository_url",
+  "homepage",
+  "documentation",
+  "npx_command",
+] satisfies (keyof SubmissionInput)[];
+const fieldOf = (f: string | undefined) => (f && FIELD_NAMES.includes(f) ? f : undefined);
+
 /** The required keys listed so far (hidden fields `required_keys[i].*`). */
 function listedKeys(form: FormData): RequiredKey[] {
   const keys: RequiredKey[] = [];
@@ -65,20 +83,21 @@ export async function action({ request, context }: Route.ActionArgs) {
   const body = { ...submission.value, required_keys: submission.value.required_keys?.length ? submission.value.required_keys : null };
   const r = await context.api("POST", "/api/mcp-servers", body);
   if (!r.ok) {
-    const reply =
-      r.status === 409
-        ? submission.reply({ fieldErrors: { id: [SUBMIT_TEXT.duplicate] } })
-        : submission.reply({
-            formErrors: [
-              r.status === 400 && r.error
-                ? r.error === SUBMIT_TEXT.requiredFields
-                  ? r.error
-                  : SUBMIT_TEXT.failed(r.error)
-                : r.status === 401
-                  ? SUBMIT_TEXT.mustLogin
-                  : SUBMIT_TEXT.unexpected,
-            ],
-          });
+    // A refusal about one field (the API's `field`, or a taken ID) is said at that field; the rest at the top.
+    const at = r.status === 409 ? "id" : r.status === 400 && r.error !== SUBMIT_TEXT.requiredFields ? fieldOf(r.field) : undefined;
+    const reply = at
+      ? submission.reply({ fieldErrors: { [at]: [r.status === 409 ? SUBMIT_TEXT.duplicate : r.error!] } })
+      : submission.reply({
+          formErrors: [
+            r.status === 400 && r.error
+              ? r.error === SUBMIT_TEXT.requiredFields
+                ? r.error
+                : SUBMIT_TEXT.failed(r.error)
+              : r.status === 401
+                ? SUBMIT_TEXT.mustLogin
+                : SUBMIT_TEXT.unexpected,
+          ],
+        });
     return data({ keys: listedKeys(form), result: reply } satisfies Answer, { status: r.status === 401 ? 401 : 200 });
   }
   // The form says so, then the visitor goes home after 3 s (without JavaScript, by a refresh the page asks for).

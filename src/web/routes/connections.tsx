@@ -1,4 +1,5 @@
 import { ExternalLink, Loader2, Plug, Trash2 } from "~/web/components/icons";
+import { useEffect } from "react";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";
@@ -8,7 +9,7 @@ import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { dateTime, longDate } from "../lib/dates";
-import { Enhanced, useActionForm } from "../lib/forms";
+import { Enhanced, FormField, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/connections";
 
@@ -30,7 +31,15 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { connections: r.ok ? r.data : [], loadFailed: !r.ok };
 }
 
-type Answer = { form: "create" | "remove"; error?: string; message?: string };
+/** The connect form's fields an error may be about: it is said there, not at the form's top. */
+const FIELDS = ["name", "url", "headers"] as const;
+type FieldName = (typeof FIELDS)[number];
+const fieldNamed = (f: unknown): FieldName | undefined => FIELDS.find((n) => n === f);
+
+/** What was typed, to fill the form again after a refusal without scripts (never the headers: they carry secrets). */
+type Typed = { name: string; url: string; transport: string; oauth: boolean };
+
+type Answer = { form: "create" | "remove"; error?: string; field?: FieldName; message?: string; typed?: Typed };
 
 export async function action({ request, context }: Route.ActionArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/connections");
@@ -43,11 +52,18 @@ export async function action({ request, context }: Route.ActionArgs) {
       r.ok ? { form: "remove", message: CONNECTION_TEXT.removed } : { form: "remove", error: r.error ?? CONNECTION_TEXT.notFound },
     );
   }
+  const typed: Typed = {
+    name: field(form, "name").trim(),
+    url: field(form, "url").trim(),
+    transport: field(form, "transport"),
+    oauth: field(form, "oauth") === "on",
+  };
+  const refused = (error: string, about?: unknown) => data({ form: "create", error, field: fieldNamed(about), typed } satisfies Answer);
   let headers: Record<string, string>;
   try {
     headers = parseHeaderLines(field(form, "headers"));
   } catch (e) {
-    return data({ form: "create", error: (e as Error).message } satisfies Answer);
+    return refused((e as Error).message, "headers");
   }
   const body = {
     name: field(form, "name").trim(),
@@ -57,19 +73,39 @@ export async function action({ request, context }: Route.ActionArgs) {
     oauth: field(form, "oauth") === "on" ? true : undefined,
   };
   const input = connectionInput.safeParse(body);
-  if (!input.success) return data({ form: "create", error: formMessage(input.error) } satisfies Answer);
+  if (!input.success) return refused(formMessage(input.error), input.error.issues[0]?.path[0]);
   const r = await context.api<{ authorize_url?: string }>("POST", "/api/connections", input.data, { timeoutMs: 60_000 });
   // Signing in with OAuth: the browser goes to the server's consent, and comes back to make the connection.
   if (r.ok && r.data.authorize_url) throw redirect(r.data.authorize_url, 303);
-  return done(
-    r.ok ? { form: "create", message: CONNECTION_TEXT.connected } : { form: "create", error: r.error ?? CONNECTION_TEXT.notFound },
-  );
+  if (!r.ok) return refused(r.error ?? CONNECTION_TEXT.notFound, r.field);
+  return done({ form: "create", message: CONNECTION_TEXT.connected });
+}
+
+/** A field of the connect form: its error under it, and the field says so (aria-invalid, aria-describedby). */
+function fieldState(id: string, error: string | undefined, hint = false) {
+  const errorId = `${id}-error`;
+  const describedBy = [hint ? `${id}-hint` : "", error ? errorId : ""].filter(Boolean).join(" ");
+  return {
+    meta: { id, errorId, errors: error ? [error] : undefined },
+    input: { id, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy || undefined },
+  };
 }
 
 export default function Connections({ loaderData }: Route.ComponentProps) {
   const { connections, loadFailed } = loaderData;
   const { fetcher, answer, busy } = useActionForm<Answer>("create");
-  const error = answer?.form === "create" ? answer.error : undefined;
+  const created = answer?.form === "create" ? answer : undefined;
+  const error = created?.error;
+  const at = (f: FieldName) => (created?.field === f ? error : undefined);
+  const formError = created?.field ? undefined : error;
+  const typed = created?.typed;
+  const name = fieldState("conn-name", at("name"), true);
+  const url = fieldState("conn-url", at("url"));
+  const headers = fieldState("conn-headers", at("headers"), true);
+  // With scripts, the field an answer refuses takes the focus, so its error is read out with it.
+  useEffect(() => {
+    if (fetcher.data?.field) document.getElementById(`conn-${fetcher.data.field}`)?.focus();
+  }, [fetcher.data]);
   return (
     <section className="mx-auto max-w-4xl px-4 py-10">
       <h1 className="flex items-center gap-2 text-2xl font-bold">
@@ -85,29 +121,31 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
         <Enhanced />
         <input type="hidden" name="intent" value="create" />
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="conn-name" label={CONNECTION_TEXT.nameLabel} hint={CONNECTION_TEXT.nameHint}>
+          <FormField meta={name.meta} label={CONNECTION_TEXT.nameLabel} hint={CONNECTION_TEXT.nameHint}>
             <input
-              id="conn-name"
+              {...name.input}
               name="name"
+              defaultValue={typed?.name}
               required
               maxLength={40}
               pattern="[a-z0-9][a-z0-9\-]{0,39}"
               className={inputClass}
               autoComplete="off"
             />
-          </Field>
+          </FormField>
           <Field id="conn-transport" label={CONNECTION_TEXT.transportLabel}>
-            <select id="conn-transport" name="transport" className={inputClass} defaultValue="">
+            <select id="conn-transport" name="transport" className={inputClass} defaultValue={typed?.transport ?? ""}>
               <option value="">{CONNECTION_TEXT.transportAuto}</option>
               <option value="streamable-http">Streamable HTTP</option>
               <option value="sse">SSE (legacy)</option>
             </select>
           </Field>
         </div>
-        <Field id="conn-url" label={CONNECTION_TEXT.urlLabel}>
+        <FormField meta={url.meta} label={CONNECTION_TEXT.urlLabel}>
           <input
-            id="conn-url"
+            {...url.input}
             name="url"
+            defaultValue={typed?.url}
             type="url"
             required
             maxLength={2000}
@@ -115,11 +153,11 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
             className={`${inputClass} font-mono`}
             autoComplete="off"
           />
-        </Field>
-        <OAuthChoice id="conn-oauth" />
-        <Field id="conn-headers" label={CONNECTION_TEXT.headersLabel} hint={CONNECTION_TEXT.headersHint}>
+        </FormField>
+        <OAuthChoice id="conn-oauth" defaultChecked={typed?.oauth} />
+        <FormField meta={headers.meta} label={CONNECTION_TEXT.headersLabel} hint={CONNECTION_TEXT.headersHint}>
           <textarea
-            id="conn-headers"
+            {...headers.input}
             name="headers"
             rows={3}
             spellCheck={false}
@@ -127,8 +165,8 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
             placeholder="Authorization: Bearer ..."
             className={`${inputClass} font-mono`}
           />
-        </Field>
-        {error && <Alert kind="error">{error}</Alert>}
+        </FormField>
+        {formError && <Alert kind="error">{formError}</Alert>}
         {answer?.form === "create" && answer.message && !error && (
           <p role="status" className="text-sm text-green-700 dark:text-green-400">
             {answer.message}

@@ -52,6 +52,12 @@ export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: 
 }
 
 /** A catalogue entry's remote, or a URL the user names: what to connect and which headers it needs. */
+/** A name in use is about the form's name field (`{ field }`); an entry connected twice is about no field. */
+const taken = (kind: ServerRef["kind"]) =>
+  kind === "remote"
+    ? new AppError("conflict", CONNECTION_TEXT.nameTaken, { field: "name" })
+    : new AppError("conflict", CONNECTION_TEXT.alreadyConnected);
+
 async function targetOf(
   deps: DeploymentDeps,
   input: ConnectionInput,
@@ -100,7 +106,7 @@ async function checkedTarget(deps: DeploymentDeps, v: Viewer, input: ConnectionI
   try {
     await resolveUpstream(new URL(target.source.url), parseAllowList(deps.config.SANDBOX_EGRESS_ALLOW));
   } catch (e) {
-    if (e instanceof UpstreamRefused) throw new AppError("validation_failed", e.message);
+    if (e instanceof UpstreamRefused) throw new AppError("validation_failed", e.message, { field: "url" });
     throw e;
   }
   return target;
@@ -120,7 +126,7 @@ export async function connectOrSignIn(
   const target = await checkedTarget(deps, v, input);
   const rows = (await listUserDeployments(deps.db, v.id)).filter(isConnection);
   if (rows.some((r) => r.serverKind === target.server.kind && r.serverRef === target.server.ref && !RESTING.includes(r.status)))
-    throw new AppError("conflict", target.server.kind === "remote" ? CONNECTION_TEXT.nameTaken : CONNECTION_TEXT.alreadyConnected);
+    throw taken(target.server.kind);
   if (rows.length >= deps.config.CONNECTIONS_PER_USER)
     throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(deps.config.CONNECTIONS_PER_USER));
   return { authorize_url: await beginSignIn(deps, v.id, { url: target.source.url, input }) };
@@ -172,7 +178,7 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
   );
   if (!result.ok) {
     if (result.reason === "connection_limit") throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));
-    throw new AppError("conflict", target.server.kind === "remote" ? CONNECTION_TEXT.nameTaken : CONNECTION_TEXT.alreadyConnected);
+    throw taken(target.server.kind);
   }
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);

@@ -40,7 +40,7 @@ describe("POST /api/waitlist", () => {
   ])("refuses %s with 400 and an error", async (_name, body, message) => {
     const res = await postJson(t.app, "/api/waitlist", body);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: message, code: "validation_failed" });
+    expect(await res.json()).toEqual({ error: message, code: "validation_failed", field: "email" });
   });
 
   it("refuses a body that is not JSON with 400", async () => {
