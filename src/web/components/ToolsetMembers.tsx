@@ -21,19 +21,32 @@ export function ToolsetMembers({
 }) {
   if (candidates.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{TOOLSET_TEXT.noMembers}</p>;
   return (
-    <fieldset className="space-y-2" aria-describedby="toolset-members-hint">
+    // min-w-0: a fieldset is otherwise as wide as its longest name, past a phone's screen.
+    <fieldset className="min-w-0 space-y-2" aria-describedby="toolset-members-hint">
       <legend className={legend ? "mb-1 block text-sm font-medium" : "sr-only"}>{TOOLSET_TEXT.membersLabel}</legend>
       <p id="toolset-members-hint" className="text-xs text-slate-600 dark:text-slate-400">
         {TOOLSET_TEXT.membersHint}
       </p>
       <ul className="divide-y divide-slate-200 rounded-md border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
         {candidates.map((d) => (
-          <li key={d.id} className="flex flex-wrap items-center gap-3 px-3 py-2">
-            <label className="flex min-w-0 flex-1 items-center gap-2 text-sm">
-              <input type="checkbox" name="member" value={d.id} defaultChecked={chosen?.has(d.id) ?? false} className="h-4 w-4" />
-              <span className="truncate font-mono">{d.server_id}</span>
-              <span className="text-xs text-slate-600 dark:text-slate-400">
-                {d.source.startsWith("remote:") ? "connection" : "deployment"} · {d.status.replace(/_/g, " ")}
+          // The name takes a line of its own before it would shrink (the prefix wraps below it on a
+          // phone): a long name wraps, at most 3 lines, the whole of it in its title.
+          <li key={d.id} className="flex flex-wrap items-center gap-x-3 gap-y-2 px-3 py-2">
+            <label className="flex min-w-0 flex-1 basis-60 items-start gap-2 text-sm">
+              <input
+                type="checkbox"
+                name="member"
+                value={d.id}
+                defaultChecked={chosen?.has(d.id) ?? false}
+                className="mt-0.5 h-4 w-4 shrink-0"
+              />
+              <span className="min-w-0">
+                <span className="line-clamp-3 break-words font-mono" title={d.server_id} data-testid="toolset-member-name">
+                  {d.server_id}
+                </span>
+                <span className="block text-xs text-slate-600 dark:text-slate-400">
+                  {d.source.startsWith("remote:") ? "connection" : "deployment"} · {d.status.replace(/_/g, " ")}
+                </span>
               </span>
             </label>
             <div className="w-40 shrink-0">

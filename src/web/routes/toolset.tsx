@@ -108,8 +108,11 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
         </h1>
         <ul className="mt-2 flex flex-wrap gap-2 text-sm" aria-label={TOOLSET_TEXT.membersTitle}>
           {toolset.members.map((m) => (
-            <li key={m.deployment_id} className="rounded-full border border-slate-200 px-3 py-0.5 dark:border-slate-800">
-              <span className="font-mono">{m.prefix}_</span> → {m.name}
+            <li
+              key={m.deployment_id}
+              className="max-w-full break-words rounded-2xl border border-slate-200 px-3 py-0.5 dark:border-slate-800"
+            >
+              <span className="font-mono">{m.prefix}_</span> → <span data-testid="toolset-member-name">{m.name}</span>
               <span className="text-slate-600 dark:text-slate-400"> · {m.status ? statusLabel(m.status) : TOOLSET_TEXT.memberGone}</span>
             </li>
           ))}

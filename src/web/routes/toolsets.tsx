@@ -136,7 +136,9 @@ function ToolsetRow({ ts }: { ts: ToolsetView }) {
               </time>
             </span>
           </p>
-          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{ts.members.map((m) => `${m.prefix}_ → ${m.name}`).join(" · ")}</p>
+          <p className="mt-1 break-words text-xs text-slate-600 dark:text-slate-400">
+            {ts.members.map((m) => `${m.prefix}_ → ${m.name}`).join(" · ")}
+          </p>
         </div>
         <div className="flex flex-wrap gap-2">
           <Link to={path} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
