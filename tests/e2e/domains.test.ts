@@ -35,6 +35,22 @@ describe("custom domains in Chromium", () => {
     await item.getByText(name, { exact: true }).waitFor();
     const value = (await item.locator("code").nth(1).textContent())!;
     expect(value).toMatch(/^switchboard-verify=/);
+    // ...and the CNAME that routes the domain here: to PUBLIC_URL's host, which the card names.
+    const host = new URL(inject("appUrl")).hostname;
+    await card.getByText(DOMAIN_TEXT.intro(host), { exact: true }).waitFor();
+    await item.getByText(DOMAIN_TEXT.cnameName, { exact: true }).waitFor();
+    expect(await item.locator("code").nth(2).textContent()).toBe(domain);
+    await item.getByText(DOMAIN_TEXT.cnameValue, { exact: true }).waitFor();
+    expect(await item.locator("code").nth(3).textContent()).toBe(host);
+    await item.getByText(DOMAIN_TEXT.cnameHint, { exact: true }).waitFor();
+    await fs.mkdir("/tmp/shots", { recursive: true });
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "/tmp/shots/domains-card-1280.png" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: "/tmp/shots/domains-card-390.png" });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 1100 });
 
     await item.getByRole("button", { name: DOMAIN_TEXT.verify }).click();
     await card.getByText(DOMAIN_TEXT.notYet(name)).waitFor();

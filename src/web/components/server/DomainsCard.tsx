@@ -132,25 +132,33 @@ function DomainItem(p: {
           <CopyButton text={d.url} />
         </div>
       ) : (
-        <dl className="mt-2 grid gap-1 text-xs">
+        <dl className="mt-2 grid grid-cols-1 gap-1 text-xs">
           <dt className="text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.txtName}</dt>
           <dd className="flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.txt.name}</code>
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950" title={d.txt.name}>
+              {d.txt.name}
+            </code>
             <CopyButton text={d.txt.name} />
           </dd>
           <dt className="text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.txtValue}</dt>
           <dd className="flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.txt.value}</code>
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950" title={d.txt.value}>
+              {d.txt.value}
+            </code>
             <CopyButton text={d.txt.value} />
           </dd>
           <dt className="mt-1 text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.cnameName}</dt>
           <dd className="flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.cname.name}</code>
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950" title={d.cname.name}>
+              {d.cname.name}
+            </code>
             <CopyButton text={d.cname.name} />
           </dd>
           <dt className="text-slate-600 dark:text-slate-400">{DOMAIN_TEXT.cnameValue}</dt>
           <dd className="flex items-center gap-2">
-            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950">{d.cname.value}</code>
+            <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono dark:bg-slate-950" title={d.cname.value}>
+              {d.cname.value}
+            </code>
             <CopyButton text={d.cname.value} />
           </dd>
         </dl>
