@@ -32,7 +32,7 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
   const connection = await own(context, params.name);
   const [page, ownTools] = await Promise.all([
-    serverPageData(context, url, { kind: "remote", ref: connection.name }, true),
+    serverPageData(context, url, { kind: "remote", ref: connection.name }, true, connection.id),
     myDeploymentTools(context.db, context.viewer, connection.id),
   ]);
   return { ...page, connection, ownTools };

@@ -14,9 +14,11 @@ type ServerRef = Parameters<typeof serverHosting>[1];
 
 /**
  * `usage` says whether the viewer may see the server's tool figures and have a deployment of it
- * (anyone for a catalogue entry; only its owner for a registered server).
+ * (anyone for a catalogue entry; only its owner for a registered server). `ownId`: the viewer's
+ * deployment the page is about when it is not a server's (a connection's or a toolset's page),
+ * whose alerts and domains the page shows.
  */
-export async function serverPageData(context: AppLoadContext, url: URL, server: ServerRef, usage: boolean) {
+export async function serverPageData(context: AppLoadContext, url: URL, server: ServerRef, usage: boolean, ownId?: string) {
   const [hosting, deployment] = await Promise.all([
     serverHosting(context.db, server),
     usage ? viewerDeployment(context, server.ref) : null,
@@ -26,9 +28,9 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
   const stats = usage && hosting.tools.length > 0 ? await toolStats(context.db, server) : [];
   // The owner's Monitoring & alerts and Custom domains cards, for the first paint (and the page without JavaScript).
   const [alerts, domains, outlook] = await Promise.all([
-    viewerAlerts(context, deployment?.id),
-    viewerDomains(context, deployment?.id),
-    outlookFor(context, usage, deployment),
+    viewerAlerts(context, ownId ?? deployment?.id),
+    viewerDomains(context, ownId ?? deployment?.id),
+    ownId ? null : outlookFor(context, usage, deployment),
   ]);
   return {
     alerts,

@@ -35,7 +35,7 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
   const toolset = await own(context, params.name);
   const [page, ownTools, mine] = await Promise.all([
-    serverPageData(context, url, { kind: "toolset", ref: toolset.name }, true),
+    serverPageData(context, url, { kind: "toolset", ref: toolset.name }, true, toolset.id),
     myDeploymentTools(context.db, context.viewer, toolset.id),
     context.api<DeploymentView[]>("GET", "/api/deployments"),
   ]);

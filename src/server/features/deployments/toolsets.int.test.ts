@@ -9,6 +9,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "~/shared/deployments.js";
 import { TOOLSET_TEXT, type ToolsetView } from "~/shared/toolsets.js";
+import { ALERTS_TEXT } from "~/shared/alerts.js";
 import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import type { ConnectionView } from "~/shared/connections.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
@@ -347,6 +348,10 @@ describe("Toolsets", () => {
     expect(list).toContain("paged");
     expect(list).toContain("first_ → toolsets/alpha");
     const ts = ((await (await owner.get("/api/toolsets")).json()) as ToolsetView[]).find((x) => x.name === "paged")!;
+    // Its page shows its owner's Monitoring & alerts card with its settings (it once could not load them).
+    const page = await (await owner.get("/toolsets/paged")).text();
+    expect(page).toContain(ALERTS_TEXT.title.replace("&", "&amp;"));
+    expect(page).not.toContain(ALERTS_TEXT.loadFailed);
     // A clash is said on the page, and nothing changes.
     const clash = await post(
       "/toolsets/paged",
