@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDate } from "~/shared/format.js";
 import { createTestApp, postJson, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { registerOwnedServer, waitForStatus } from "~support/deployments.js";
 import { createFixtureRepo, type FixtureRepo } from "~support/git-fixture.js";
@@ -90,7 +91,7 @@ describe("test mode (no Stripe keys)", () => {
 
     // Cancel: Pro until the period end, then Free.
     const cancel = await ana.post("/api/subscriptions/cancel");
-    expect(((await cancel.json()) as { message: string }).message).toBe(BILLING_TEXT.cancelMessage(pro.currentPeriodEnd!.slice(0, 10)));
+    expect(((await cancel.json()) as { message: string }).message).toBe(BILLING_TEXT.cancelMessage(formatDate(pro.currentPeriodEnd!)));
     expect(await current(ana)).toMatchObject({ plan: { id: "pro" }, cancelAtPeriodEnd: true });
     expect(await meaning(ana)).toEqual({ plan: "pro", standing: "good", canCancel: false });
     expect((await ana.post("/api/subscriptions/test-clock/end-period")).status).toBe(200);
