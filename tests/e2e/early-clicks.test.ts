@@ -84,7 +84,15 @@ async function pressNow(page: Page, target: Locator): Promise<Phase> {
 }
 
 /** The posts whose body carries every `part` (`name=value`). */
-const postsWith = (posts: Request[], ...parts: string[]) => posts.filter((r) => parts.every((p) => (r.postData() ?? "").includes(p)));
+/** A post's fields as `name=value` text, whether the browser sent the plain form (urlencoded) or the page's scripts sent it (multipart). */
+function fieldsOf(r: Request): string {
+  const body = r.postData() ?? "";
+  if (!(r.headers()["content-type"] ?? "").startsWith("multipart/form-data")) return body;
+  const fields = new URLSearchParams();
+  for (const m of body.matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)/g)) fields.append(m[1]!, m[2]!);
+  return fields.toString();
+}
+const postsWith = (posts: Request[], ...parts: string[]) => posts.filter((r) => parts.every((p) => fieldsOf(r).includes(p)));
 
 /** A submission pending review, sent by the maker. */
 async function submission(id: string): Promise<void> {

@@ -194,7 +194,9 @@ describe("signing up on the way to a server", () => {
     await page.goto("/server/everything");
     await page.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
     await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("redirect") === "/server/everything");
-    await page.getByRole("link", { name: AUTH_TEXT.signUp }).click();
+    // The address changes before a slow machine has drawn the log-in page: click its own link once it is there.
+    await page.getByRole("heading", { name: AUTH_TEXT.loginTitle("Switchboard") }).waitFor();
+    await page.getByRole("main").getByRole("link", { name: AUTH_TEXT.signUp }).click();
     await page.waitForURL((u) => u.pathname === "/register" && u.searchParams.get("redirect") === "/server/everything");
     // The address changes before a slow machine has drawn the new page, whose fields share the
     // login form's labels: type only once the sign-up form is there.
