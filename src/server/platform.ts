@@ -11,14 +11,14 @@ import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
-import { CatalogChecks } from "./features/deployments/checks.js";
-import { remoteProbe } from "./features/deployments/remote-check.js";
-import { SeedChecks } from "./features/deployments/seed-checks.js";
+import { CatalogChecks } from "./features/deployments/checks/checks.js";
+import { remoteProbe } from "./features/connections/remote-check.js";
+import { SeedChecks } from "./features/deployments/checks/seed-checks.js";
 import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
-import { Waker } from "./features/deployments/waker.js";
+import { Waker } from "./features/deployments/sleep/waker.js";
 import { planOf } from "./features/billing/plan.js";
 import { LRU_IDLE_MS } from "../shared/billing.js";
 import type { Gateway } from "./features/gateway/index.js";
@@ -194,9 +194,9 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       ...(servesHere ? { servedHere: (id: string) => runtime.runner.channel(id) !== undefined } : {}),
       onWake: observability.wake,
     });
-    // 'Check now': the platform lists catalogue entries itself (deployments/checks.ts).
+    // 'Check now': the platform lists catalogue entries itself (deployments/checks/checks.ts).
     const checks = new CatalogChecks({ db: database.db, config, box, lifecycle: deployments, log, probeRemote: remoteProbe(config) });
-    // The demo catalogue checked in the background, its listings trusted (deployments/seed-checks.ts): SEED_CHECKS.
+    // The demo catalogue checked in the background, its listings trusted (deployments/checks/seed-checks.ts): SEED_CHECKS.
     const seedChecks = new SeedChecks({
       db: database.db,
       log,

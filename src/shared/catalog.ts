@@ -185,7 +185,7 @@ export const WORKS_TEXT = {
   cannotRun: (why: string) => `Cannot run here: ${why}`,
   checkedOn: (date: string) => `Checked ${date}`,
   toolsPending: "Its tools are shown once an administrator has reviewed them.",
-  /** a demo entry of the platform's own seed, not checked yet: the platform checks it by itself (deployments/seed-checks.ts) */
+  /** a demo entry of the platform's own seed, not checked yet: the platform checks it by itself (deployments/checks/seed-checks.ts) */
   seedPending: "Switchboard is checking this server by itself: its tools are listed here once it has run here, in a few minutes.",
   /** any other entry without a public listing */
   toolsUnchecked: "Its tools are listed here once an administrator has checked them.",

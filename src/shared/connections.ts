@@ -50,7 +50,7 @@ export const CONNECTION_TEXT = {
   notFound: "Connection not found",
   tooMany: (n: number) => `You can have at most ${n} connections.`,
   mustLogin: "You must be logged in to connect a server",
-  // The guarded outbound client's refusals (features/runtime/remote-link.ts, net/upstream-fetch.ts).
+  // The guarded outbound client's refusals (features/runtime/links/remote-link.ts, net/upstream-fetch.ts).
   onlyHttps: "The server's URL must use https (plain http only to addresses the operator allows)",
   refusedAddress: (host: string) =>
     `${host} is on an address Switchboard does not connect to (loopback, private, link-local or this machine's own) unless the operator allows it`,
@@ -63,7 +63,7 @@ export const CONNECTION_TEXT = {
   refused: (why: string) => `The remote server did not take the request: ${why}`,
   ended: (why: string) => `The connection to the remote server ended: ${why}`,
   unanswered: "The remote server's answer ended without answering this request (it answered another id, or nothing)",
-  // OAuth to the remote server (features/deployments/upstream-oauth.ts).
+  // OAuth to the remote server (features/connections/upstream-oauth.ts).
   oauthLabel: "Sign in to the server (OAuth)",
   oauthHint:
     "For servers that ask you to sign in: you go to the server's own sign-in and consent, then come back here. Switchboard keeps your tokens encrypted, refreshes them, and asks you again only when the server stops accepting them.",

@@ -51,7 +51,7 @@ export const TOOLSET_TEXT = {
   nameTaken: "You already have a toolset with this name.",
   renamed: "A toolset keeps its name: create a new one to use another.",
   tooMany: (n: number) => `You can have at most ${n} toolsets.`,
-  // What the toolset's own server answers (features/runtime/toolset-link.ts).
+  // What the toolset's own server answers (features/runtime/links/toolset-link.ts).
   unknownTool: (name: string) => `Unknown tool: ${name}`,
   unknownPrompt: (name: string) => `Unknown prompt: ${name}`,
   unknownResource: (uri: string) => `Unknown resource: ${uri}`,

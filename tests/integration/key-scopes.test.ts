@@ -6,7 +6,7 @@ import type { DeploymentView } from "~/shared/deployments.js";
 import { API_KEY_TEXT, type ApiKeyView } from "~/shared/publishers.js";
 import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import { protectedResourceMetadataUrl } from "~/server/features/oauth/resource.js";
-import { keyRule, type KeyRule } from "~/server/features/publishers/key-policy.js";
+import { keyRule, type KeyRule } from "~/server/features/api-keys/key-policy.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { MCP_ACCEPT, raw, rawSession, sdkClient, sdkV2Client, textOf } from "../support/gateway.js";
 import { startOAuthApp, type OAuthApp } from "../support/oauth-app.js";

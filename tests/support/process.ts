@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { networkEnv } from "~/server/features/runtime/install-env.js";
+import { networkEnv } from "~/server/features/runtime/sources/install-env.js";
 import { projectRoot } from "~/server/paths.js";
 import { freePort } from "./ports.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client.js";
 import { cached, connectCatalogCache, invalidateCatalog } from "../features/catalog/cache.js";
-import { KeyRevocations } from "../features/publishers/revocations.js";
+import { KeyRevocations } from "../features/api-keys/revocations.js";
 import { LocalBus, RESYNC } from "./bus.js";
 
 describe("LocalBus", () => {

@@ -8,8 +8,8 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { hashKey, keyOwner, listApiKeys, newKey } from "../features/publishers/api-keys.js";
-import { keyRule } from "../features/publishers/key-policy.js";
+import { hashKey, keyOwner, listApiKeys, newKey } from "../features/api-keys/api-keys.js";
+import { keyRule } from "../features/api-keys/key-policy.js";
 import { connect, migrationsFolder, type Database } from "./client.js";
 
 const name = `${inject("pgPrefix")}mig_${randomBytes(4).toString("hex")}`;

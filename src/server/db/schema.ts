@@ -5,6 +5,8 @@ export * from "../features/waitlist/schema.js";
 export * from "../features/profile/schema.js";
 export * from "../features/catalog/schema.js";
 export * from "../features/publishers/schema.js";
+export * from "../features/api-keys/schema.js";
+export * from "../features/connections/schema.js";
 export * from "../features/billing/schema.js";
 export * from "../features/deployments/schema.js";
 export * from "../features/gateway/schema.js";

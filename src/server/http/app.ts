@@ -10,12 +10,13 @@ import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
 import { getViewer } from "../features/auth/session.js";
 import { API_KEY_TEXT } from "../../shared/publishers.js";
-import { apiKeyInQuery, isExpired, keyOwner } from "../features/publishers/api-keys.js";
-import { keyRule } from "../features/publishers/key-policy.js";
+import { apiKeyInQuery, isExpired, keyOwner } from "../features/api-keys/api-keys.js";
+import { keyRule } from "../features/api-keys/key-policy.js";
+import { apiKeyRoutes } from "../features/api-keys/routes.js";
 import { publisherRoutes } from "../features/publishers/routes.js";
-import { KeyRevocations } from "../features/publishers/revocations.js";
-import { revokeGrantsOf } from "../features/deployments/connections.js";
-import { clientDocument, clientDocumentPath } from "../features/deployments/upstream-oauth.js";
+import { KeyRevocations } from "../features/api-keys/revocations.js";
+import { revokeGrantsOf } from "../features/connections/connections.js";
+import { clientDocument, clientDocumentPath } from "../features/connections/upstream-oauth.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { requestLogRoutes } from "../features/request-log/routes.js";
 import { alertRoutes } from "../features/alerts/routes.js";
@@ -99,7 +100,8 @@ export function createApi(deps: AppDeps, services: Services) {
     }),
   );
   if (deps.registrySync) api.route("/", syncRoutes({ db, sync: deps.registrySync, config: deps.config }));
-  api.route("/", publisherRoutes({ db, revocations: services.revocations }));
+  api.route("/", apiKeyRoutes({ db, revocations: services.revocations }));
+  api.route("/", publisherRoutes({ db }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
   api.route(

@@ -6,12 +6,12 @@ import type { Alerts } from "../features/alerts/service.js";
 import type { Auth } from "../features/auth/auth.js";
 import type { Domains } from "../features/domains/service.js";
 import type { Billing } from "../features/billing/service.js";
-import type { CatalogChecks } from "../features/deployments/checks.js";
+import type { CatalogChecks } from "../features/deployments/checks/checks.js";
 import type { RegistrySync } from "../features/registry-api/sync.js";
 import type { DeploymentLifecycle } from "../features/deployments/lifecycle.js";
 import type { SecretBox } from "../features/deployments/secret-box.js";
 import type { Mailer } from "../features/mail/mailer.js";
-import type { KeyRevocations } from "../features/publishers/revocations.js";
+import type { KeyRevocations } from "../features/api-keys/revocations.js";
 import type { Logger } from "../log.js";
 import type { RateLimiter } from "./rate-limit.js";
 

@@ -7,7 +7,7 @@ import type { ToolInfo } from "./ToolsList";
 import { Alert, Button } from "./ui";
 
 // Which tools the owner's deployment exposes (all by default). Hidden tools are left out of every
-// client's listing, the playground's included, and refused if called (features/gateway/mux.ts).
+// client's listing, the playground's included, and refused if called (features/gateway/sessions/mux.ts).
 
 interface Props {
   deployment: DeploymentView;

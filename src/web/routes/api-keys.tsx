@@ -4,7 +4,7 @@ import { KeyRound, Loader2 } from "~/web/components/icons";
 import { useState } from "react";
 import { Link, redirect } from "react-router";
 import { Toaster } from "sonner";
-import { listApiKeys } from "../../server/features/publishers/api-keys";
+import { listApiKeys } from "../../server/features/api-keys/api-keys";
 import type { ConnectionView } from "../../shared/connections";
 import type { DeploymentView } from "../../shared/deployments";
 import { API_KEY_TEXT, apiKeyCreate, EXPIRY_TEXT, KEY_EXPIRIES, KEY_SCOPES, SCOPE_TEXT, type ApiKeyView } from "../../shared/publishers";

@@ -5,7 +5,7 @@ import { Alert, buttonClass } from "../components/ui";
 import type { Route } from "./+types/connection-signed-in";
 import { connectionPath } from "./connections";
 
-// Where a remote server's consent sends the browser back (features/deployments/upstream-oauth.ts):
+// Where a remote server's consent sends the browser back (features/connections/upstream-oauth.ts):
 // the code is exchanged for the user's tokens and the connection made (or signed in again), then
 // its page opens. A sign-in that expired, was used, belongs to another user or was declined says
 // so here, with the way back.

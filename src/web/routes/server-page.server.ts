@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "react-router";
 import { serverHosting } from "../../server/features/deployments/service";
-import { planOutlook } from "../../server/features/deployments/plan-outlook";
+import { planOutlook } from "../../server/features/deployments/sleep/plan-outlook";
 import { toolStats } from "../../server/features/request-log/service";
 import { hostingOpen } from "../../shared/deployments";
 import { viewerAlerts, viewerDeployment, viewerDomains } from "../lib/deploy.server";

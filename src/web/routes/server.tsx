@@ -3,7 +3,7 @@ import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getServer, getServerWithRelated, toCatalogServer } from "../../server/features/catalog/service";
 import { deployabilityOf } from "../../server/features/deployments/deployability";
-import { trustedSeed } from "../../server/features/deployments/listings";
+import { trustedSeed } from "../../server/features/deployments/definitions/listings";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { WORKS_TEXT } from "../../shared/catalog";
 import { SYNC_TEXT } from "../../shared/catalog-sync";
@@ -54,7 +54,7 @@ export async function loader({ params, context, url, request }: Route.LoaderArgs
         approved: row.isApproved,
         related,
         ownTools,
-        // The platform's own demo entry, checked by the platform itself before long (deployments/seed-checks.ts).
+        // The platform's own demo entry, checked by the platform itself before long (deployments/checks/seed-checks.ts).
         seedPending:
           context.config.SEED_CHECKS === "on" &&
           !page.hosting.check &&

@@ -5,16 +5,16 @@
 // tests/fixtures/flood-server deployed from git, while a benign neighbour on the same runner is
 // called every 50 ms: what the platform holds stays within its caps, and the neighbour's latency
 // within twice its quiet value (see withinTwiceQuiet).
-import { droppedMessages } from "~/server/features/gateway/sessions.js";
+import { droppedMessages } from "~/server/features/gateway/sessions/sessions.js";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { execFile } from "node:child_process";
 import http from "node:http";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeploymentView } from "~/shared/deployments.js";
-import { floodNotice } from "~/server/features/runtime/flow.js";
-import { recordListing, MAX_PINS_PER_USER } from "~/server/features/deployments/definitions-repo.js";
-import { definitionOf, type Definition } from "~/server/features/deployments/definitions.js";
+import { floodNotice } from "~/server/features/runtime/process/flow.js";
+import { recordListing, MAX_PINS_PER_USER } from "~/server/features/deployments/definitions/definitions-repo.js";
+import { definitionOf, type Definition } from "~/server/features/deployments/definitions/definitions.js";
 import { streamTotals } from "~/server/features/gateway/wire/sse.js";
 import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../support/app.js";

@@ -8,7 +8,7 @@ import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
 import { oauthHooks, oauthPlugins } from "../oauth/plugin.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { KeyRevocations } from "../api-keys/revocations.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
 import { findUserById, updateProfileEmail } from "../profile/repo.js";

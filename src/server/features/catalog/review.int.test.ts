@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, signedInUser, type Client, type TestApp } from "~support/app.js";
 import { ADMIN_TEXT, type AdminServer } from "~/shared/catalog.js";
-import { saveCapabilities as save, setCheckStatus, type Capabilities } from "../deployments/listings.js";
+import { saveCapabilities as save, setCheckStatus, type Capabilities } from "../deployments/definitions/listings.js";
 import { startSubmissionsApp, valid } from "./submissions-test-support.js";
 
 let t: TestApp;

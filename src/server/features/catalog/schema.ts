@@ -60,7 +60,7 @@ export const mcpServers = pgTable(
     /**
      * the command the platform's own demo catalogue gave it (seedCatalogIfEmpty, its one writer):
      * while the entry still runs exactly that command it is trusted, so the platform checks it after
-     * start-up and its checks' listings are public without an admin (deployments/seed-checks.ts).
+     * start-up and its checks' listings are public without an admin (deployments/checks/seed-checks.ts).
      * No submission, import, sync or edit writes it; one that changes the command ends the trust.
      */
     seedCommand: text("seed_command"),

@@ -178,7 +178,7 @@ export async function seedCatalogIfEmpty(db: Db, namespace = "localhost"): Promi
       homepage: s.homepage ?? null,
       documentation: s.repository_url.includes("/tree/main/src/") ? `${s.repository_url}#readme` : null,
       npxCommand: s.npx_command ?? null,
-      // The platform's own entries: trusted while they run this command (deployments/seed-checks.ts).
+      // The platform's own entries: trusted while they run this command (deployments/checks/seed-checks.ts).
       seedCommand: s.npx_command ?? null,
       requiredKeys: s.required_keys?.length ? s.required_keys : null,
       isApproved: true,

@@ -5,8 +5,8 @@ import { registerFixture, startDeploymentsApp, toolText as text, type Deployment
 import { EVERYTHING, addCatalogEntry, waitForStatus } from "~support/deployments.js";
 import type { FixtureRepo } from "~support/git-fixture.js";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
-import { GIT_TEXT } from "../runtime/git-url.js";
-import { NPX_TEXT } from "../runtime/npx.js";
+import { GIT_TEXT } from "../runtime/sources/git/git-url.js";
+import { NPX_TEXT } from "../runtime/sources/npm/npx.js";
 import { COMMAND_TEXT } from "../runtime/command.js";
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 import type { Db } from "../../db/client.js";
 import type { RunnerEvent } from "../runtime/runner.js";
-import { recordStartListing } from "./definitions-repo.js";
-import { saveListing } from "./listings.js";
-import type { fencedUpdate } from "./placement.js";
+import { recordStartListing } from "./definitions/definitions-repo.js";
+import { saveListing } from "./definitions/listings.js";
+import type { fencedUpdate } from "./placement/placement.js";
 import { findDeployment } from "./repo.js";
 
 // A runner's events as deployment statuses (docs/hosting.md#statuses): each becomes a write of the

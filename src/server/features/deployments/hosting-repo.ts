@@ -3,7 +3,7 @@
 import { eq, sql, type Placeholder } from "drizzle-orm";
 import { prepared, type Db } from "../../db/client.js";
 import { catalogListings } from "./schema.js";
-import { PLATFORM_USER_ID } from "./listings.js";
+import { PLATFORM_USER_ID } from "./definitions/listings.js";
 import type { ServerRef } from "./repo.js";
 
 /** How often a server was deployed, and whether one of people's deployments of it runs (not the platform's checks). */

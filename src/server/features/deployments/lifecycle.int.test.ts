@@ -9,10 +9,10 @@ import { profiles, user } from "../../db/schema.js";
 import { createLogger } from "../../log.js";
 import type { DeploymentSpec, McpChannel, Runner, RunnerEvent, RunnerEvents } from "../runtime/runner.js";
 import { DeploymentLifecycle } from "./lifecycle.js";
-import { deploymentListing, publicListing } from "./listings.js";
+import { deploymentListing, publicListing } from "./definitions/listings.js";
 import { hostingSummary } from "./hosting-repo.js";
 import { findDeployment, reserveDeployment, type DeploymentRow } from "./repo.js";
-import { registerRunner } from "./placement.js";
+import { registerRunner } from "./placement/placement.js";
 import { RunnerAgent } from "./runner-agent.js";
 import { SecretBox } from "./secret-box.js";
 

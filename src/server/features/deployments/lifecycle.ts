@@ -2,7 +2,7 @@ import type { SandboxInfo } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner } from "../runtime/runner.js";
-import { assignTo, findRunner, liveRunners, place, stopPlaced } from "./placement.js";
+import { assignTo, findRunner, liveRunners, place, stopPlaced } from "./placement/placement.js";
 import {
   deleteDeployment,
   findDeployment,
@@ -12,7 +12,7 @@ import {
   type DeploymentRow,
 } from "./repo.js";
 import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
-import { awakeOf, sleepNow, type Slept } from "./sleep-repo.js";
+import { awakeOf, sleepNow, type Slept } from "./sleep/sleep-repo.js";
 
 // The one owner of deployment state, as the rest of the platform sees it: the only way to start,
 // stop or limit a deployment, in any process. Starting places the deployment on a runner (the

@@ -5,14 +5,14 @@ import { planOf } from "../billing/plan.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
-import { keyReaches } from "../publishers/api-keys.js";
-import { decide, reviewView, setWarnOnly } from "./definitions-repo.js";
+import { keyReaches } from "../api-keys/api-keys.js";
+import { decide, reviewView, setWarnOnly } from "./definitions/definitions-repo.js";
 import { DEFINITION_TEXT, type definitionDecisionInput, type DefinitionReviewView } from "~/shared/definitions.js";
 import { findDeployment, restartInPlace, updateHiddenTools, type DeploymentRow, type ServerRef } from "./repo.js";
 import { deploymentView, requiredKeysOf, type DeploymentDeps } from "./service.js";
 import { isConnection, isToolset } from "./service.js";
-import { setKeepAwake } from "./sleep-repo.js";
-import { planRefusal } from "./plan-outlook.js";
+import { setKeepAwake } from "./sleep/sleep-repo.js";
+import { planRefusal } from "./sleep/plan-outlook.js";
 import { headerOfKey } from "~/shared/connections.js";
 import { planLimits } from "~/shared/billing.js";
 

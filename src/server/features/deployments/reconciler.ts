@@ -4,15 +4,15 @@ import type { Logger } from "../../log.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import type { Runner, RunnerEvent, Source, UpstreamAuth } from "../runtime/runner.js";
 import type { ToolsetSpec } from "../runtime/runner.js";
-import { TOOLSET_TOKEN_ENV } from "../publishers/toolset-token.js";
-import type { Watchdog } from "../runtime/watchdog.js";
+import { TOOLSET_TOKEN_ENV } from "../toolsets/toolset-token.js";
+import type { Watchdog } from "../runtime/process/watchdog.js";
 import { recordEvent, type RecorderPort } from "./event-recorder.js";
-import { assignedTo, fencedUpdate } from "./placement.js";
+import { assignedTo, fencedUpdate } from "./placement/placement.js";
 import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 import { proxiesOf } from "./repo.js";
-import { runnerAuth } from "./upstream-oauth.js";
-import { isSleeping, putToSleep } from "./sleep-repo.js";
+import { runnerAuth } from "../connections/upstream-oauth.js";
+import { isSleeping, putToSleep } from "./sleep/sleep-repo.js";
 
 // What a runner runs: exactly the deployments placed on it, each under the fencing number of its
 // placement. A reconcile starts what is placed here and stops what is not (any more); every write

@@ -1,14 +1,14 @@
 import { and, count, desc, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
-import { connectionAuthorizations, deployActions, deploymentAddresses, deployments } from "../../db/schema.js";
+import { deployActions, deploymentAddresses, deployments } from "../../db/schema.js";
 import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
-import { prunePins } from "./definitions-repo.js";
+import { prunePins } from "./definitions/definitions-repo.js";
 import type { HostingAllowance } from "~/shared/billing.js";
-import { awakeSlot, type Slept } from "./sleep-repo.js";
-import { PLATFORM_USER_ID } from "./listings.js";
+import { awakeSlot, type Slept } from "./sleep/sleep-repo.js";
+import { PLATFORM_USER_ID } from "./definitions/listings.js";
 
-export { saveCapabilities, type Capabilities } from "./listings.js";
+export { saveCapabilities, type Capabilities } from "./definitions/listings.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type { ServerKind };
@@ -287,22 +287,6 @@ export async function reserveCheck(db: Db, row: Omit<typeof deployments.$inferIn
     if ((e as { cause?: { code?: string } }).cause?.code === "23505") return undefined;
     throw e;
   }
-}
-
-/** A server page's hosting facts: deploys so far and whether one runs (people's, not the platform's checks). */
-/** An OAuth sign-in under way (upstream-oauth.ts): kept until `expiresAt`; old ones are cleared on the way. */
-export async function insertSignIn(db: Db, row: typeof connectionAuthorizations.$inferInsert): Promise<void> {
-  await db.delete(connectionAuthorizations).where(sql`${connectionAuthorizations.expiresAt} < now()`);
-  await db.insert(connectionAuthorizations).values(row);
-}
-
-/** The sign-in `stateHash` names, if it is this user's and still valid; taken (deleted) so it is used once. */
-export async function takeSignIn(db: Db, stateHash: string, userId: string): Promise<string | undefined> {
-  const [row] = await db
-    .delete(connectionAuthorizations)
-    .where(and(eq(connectionAuthorizations.stateHash, stateHash), eq(connectionAuthorizations.userId, userId)))
-    .returning();
-  return row && row.expiresAt.getTime() > Date.now() ? row.sealed : undefined;
 }
 
 /** The proxy ids of a user's deployments among `ids` (a toolset's members that still exist). */

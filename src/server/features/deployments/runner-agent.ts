@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { Runner, RunnerEvent } from "../runtime/runner.js";
-import { Watchdog } from "../runtime/watchdog.js";
-import { claimAll, heartbeat, registerRunner } from "./placement.js";
-import { handOver, sweep, type Mover } from "./placement-sweep.js";
+import { Watchdog } from "../runtime/process/watchdog.js";
+import { claimAll, heartbeat, registerRunner } from "./placement/placement.js";
+import { handOver, sweep, type Mover } from "./placement/placement-sweep.js";
 import { Reconciler } from "./reconciler.js";
 import type { SecretBox } from "./secret-box.js";
-import { Activity, IdleWatch } from "./idle.js";
+import { Activity, IdleWatch } from "./sleep/idle.js";
 
 // A process with the runner role: it registers its runner in PostgreSQL and heartbeats; its
 // Reconciler (reconciler.ts) runs exactly the deployments placed on it, each under the fencing

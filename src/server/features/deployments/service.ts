@@ -7,13 +7,13 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
-import { keyReaches } from "../publishers/api-keys.js";
+import { keyReaches } from "../api-keys/api-keys.js";
 import { findOwnedServer } from "../publishers/repo.js";
 import { describeSource, type Source } from "../runtime/runner.js";
-import type { CatalogChecks } from "./checks.js";
+import type { CatalogChecks } from "./checks/checks.js";
 import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
-import { catalogFacts, deploymentListing, publicFacts } from "./listings.js";
+import { catalogFacts, deploymentListing, publicFacts } from "./definitions/listings.js";
 import { catalogHostingRow, hostingSummary } from "./hosting-repo.js";
 import { findDeployment, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
 

@@ -5,8 +5,8 @@ import { startRunningFixture, type RunningFixture } from "~support/deployments-a
 import { waitForStatus } from "~support/deployments.js";
 import { sdkClient, textOf } from "~support/gateway.js";
 import type { DefinitionReviewView } from "~/shared/definitions.js";
-import { definitionOf } from "../deployments/definitions.js";
-import { loadReview, recordListing } from "../deployments/definitions-repo.js";
+import { definitionOf } from "../deployments/definitions/definitions.js";
+import { loadReview, recordListing } from "../deployments/definitions/definitions-repo.js";
 import { saveCapabilities } from "../deployments/repo.js";
 import { until as poll } from "~support/wait.js";
 

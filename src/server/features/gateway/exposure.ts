@@ -1,5 +1,5 @@
 import { DEFINITION_TEXT, LISTINGS, type DefinitionKind } from "~/shared/definitions.js";
-import { definitionOf, listedItems, type Definition } from "../deployments/definitions.js";
+import { definitionOf, listedItems, type Definition } from "../deployments/definitions/definitions.js";
 import { RPC } from "./protocol.js";
 import type { GatewayTarget } from "./repo.js";
 

@@ -3,13 +3,13 @@ import type { Bus } from "../../cluster/bus.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { KeyRevocations } from "../api-keys/revocations.js";
 import type { Runner } from "../runtime/runner.js";
 import { BROWSER_CALLER, GatewayAccess, siteHosts, type BrowserSessions } from "./admission/access.js";
 import { serveCustomDomain, type CustomDomains } from "./custom-domain.js";
 import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { subscribe, TOPICS } from "../../cluster/topics.js";
-import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER, WOKE_HEADER } from "./cluster.js";
+import { COUNTED_HEADER, ForwardedAccess, Forwarder, MOVED_HEADER, WOKE_HEADER } from "./forwarding.js";
 import { gatewayMode, type GatewayMode } from "./gateway-mode.js";
 import { inFlightRefusal, rpcError } from "./wire/http.js";
 import { InFlight, type BodyBudget } from "./in-flight.js";
@@ -17,9 +17,9 @@ import { RPC, type Msg } from "./protocol.js";
 import { isPlayground, markPlayground, markWoke, whenAnswered, wokeMs, type GatewayObserver } from "./observe.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
 import { METADATA_PREFIX, ResourceMetadata } from "./resource-metadata.js";
-import type { Session } from "./session.js";
+import type { Session } from "./sessions/session.js";
 import { StatelessLane } from "./stateless/lane.js";
-import { Sessions } from "./sessions.js";
+import { Sessions } from "./sessions/sessions.js";
 import { TargetExposures } from "./target-exposures.js";
 import { GATEWAY_TEXT } from "./text.js";
 import type { TransportHost } from "./transports/host.js";
@@ -72,9 +72,9 @@ export interface GatewayDeps {
   fairUse?: Pick<FairUse, "check">;
   /** where a change to what a deployment exposes (its owner's tool selection, its pinned definitions) is announced (TOPICS.exposure) */
   bus?: Pick<Bus, "subscribe" | "publish">;
-  /** wakes a sleeping deployment and resolves once it answers (features/deployments/waker.ts); absent: nothing sleeps */
+  /** wakes a sleeping deployment and resolves once it answers (features/deployments/sleep/waker.ts); absent: nothing sleeps */
   wake?: WakePort;
-  /** the gateway that serves the sessions reports each request from start to end: idle deployments sleep (features/deployments/idle.ts) */
+  /** the gateway that serves the sessions reports each request from start to end: idle deployments sleep (features/deployments/sleep/idle.ts) */
   activity?: { begin(id: string): () => void };
   /** custom domains (features/domains): where a Host that is not the site's leads */
   domains?: CustomDomains;

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.js";
 import { deploymentAddresses, deployments, mcpServers, ownedServers, runners } from "../../db/schema.js";
 import type { ServerKind } from "~/shared/deployments.js";
 import type { DefinitionKind } from "~/shared/definitions.js";
-import type { Definition, DefinitionReview } from "../deployments/definitions.js";
+import type { Definition, DefinitionReview } from "../deployments/definitions/definitions.js";
 
 /** The user whose address `proxyId` is (deployment_addresses), deployed there now or not: a stopped one's URL is kept for its next deploy. */
 export async function addressOwner(db: Db, proxyId: string): Promise<string | undefined> {
@@ -34,7 +34,7 @@ export interface GatewayTarget {
 /**
  * The deployments' pinned definitions, as features/deployments keeps them (the only writer of
  * pins): the gateway reads an owner's review and reports what a listing showed; the platform
- * wires it to deployments/definitions-repo.ts.
+ * wires it to deployments/definitions/definitions-repo.ts.
  */
 export interface PinsPort {
   review(owner: PinOwner): Promise<DefinitionReview>;
@@ -161,7 +161,7 @@ export async function slidePopularity(db: Db): Promise<boolean> {
 }
 
 /**
- * The toolset a toolset's credential names (features/publishers/toolset-token.ts), if the credential
+ * The toolset a toolset's credential names (features/toolsets/toolset-token.ts), if the credential
  * is its current one and it is live: its owner and the deployments it may reach (its members).
  */
 export async function toolsetGrant(db: Db, id: string, tokenHash: string): Promise<{ userId: string; members: string[] } | undefined> {

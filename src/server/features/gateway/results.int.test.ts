@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "~support/app.js";
 import { startRunningFixture, type RunningFixture } from "~support/deployments-app.js";
 import { raw, rawSession, sdkClient, sseRequest, textOf } from "~support/gateway.js";
-import { OVERSIZED_ANSWER } from "../runtime/stdout-lines.js";
+import { OVERSIZED_ANSWER } from "../runtime/process/stdout-lines.js";
 import { TOO_DEEP } from "./protocol.js";
 
 // Huge answers from a hosted server (the playground shows results in a browser; a 10 MB one must

@@ -1,5 +1,5 @@
 import type { DefinitionKind } from "~/shared/definitions.js";
-import type { Definition } from "../deployments/definitions.js";
+import type { Definition } from "../deployments/definitions/definitions.js";
 import type { Bus } from "../../cluster/bus.js";
 import type { Logger } from "../../log.js";
 import { publish, TOPICS } from "../../cluster/topics.js";

@@ -1,7 +1,7 @@
 import type { ConnectedAppView } from "~/shared/oauth.js";
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.js";
-import { KEY_PATTERN } from "../publishers/api-keys.js";
+import { KEY_PATTERN } from "../api-keys/api-keys.js";
 import { deleteGrantsFor, findLiveAccessToken, listGrants, recordGrantUse } from "./repo.js";
 
 export interface AccessGrant {

@@ -3,7 +3,7 @@ import { oauthProvider } from "@better-auth/oauth-provider";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { KeyRevocations } from "../api-keys/revocations.js";
 import { cimdTransport, cimdUrlAllowed } from "./cimd-fetch.js";
 import { findDeploymentByProxyId, insertDeploymentResource, pruneExpired } from "./repo.js";
 import { allowedRedirectUri, isLoopbackHost, OAUTH_SCOPES, proxyIdOf, resourceUrl } from "./resource.js";

@@ -6,7 +6,7 @@ import { AppError } from "../../errors.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import type { Auth } from "../auth/auth.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { KeyRevocations } from "../api-keys/revocations.js";
 import { connectedAppName, listConnectedApps, revokeConnectedApp } from "./grants.js";
 import { OAUTH_SERVER_TEXT } from "./text.js";
 

@@ -6,7 +6,7 @@ import type { Logger } from "../../log.js";
 import type { CallRecord, GatewayObserver } from "../gateway/observe.js";
 import type { OutputStats, RunnerEvent } from "../runtime/runner.js";
 import { streamTotals } from "../gateway/wire/sse.js";
-import { droppedMessages } from "../gateway/sessions.js";
+import { droppedMessages } from "../gateway/sessions/sessions.js";
 import { httpMethodLabel, mcpMethodLabel, routeLabel, statusLabel } from "./labels.js";
 import { deploymentsByStatus } from "./repo.js";
 

@@ -6,7 +6,7 @@ import type { ProfileUpdate } from "~/shared/profile.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
 import { withSetCookies } from "../auth/session.js";
-import type { KeyRevocations } from "../publishers/revocations.js";
+import type { KeyRevocations } from "../api-keys/revocations.js";
 import { deleteUserCascade, findProfile, updateUsername, usernameTaken, type Profile } from "./repo.js";
 
 export interface UpdateResult {

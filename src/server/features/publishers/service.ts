@@ -10,7 +10,7 @@ import type { z } from "zod";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
-import { keyReaches } from "./api-keys.js";
+import { keyReaches } from "../api-keys/api-keys.js";
 import { findOwnedServer, insertOwnedServer, listOwnedServers, updateOwnedServer, type OwnedServerWithOwner } from "./repo.js";
 
 type ServerData = z.output<typeof serverInput>;

@@ -3,7 +3,7 @@
 import { CATEGORIES, type RequiredKey } from "~/shared/catalog.js";
 import { settableEnv } from "~/shared/deployments.js";
 import type { NewServerRow } from "../catalog/repo.js";
-import { IMAGE_MCP_PATH, parseDockerCommand, parseImageRef } from "../runtime/docker.js";
+import { IMAGE_MCP_PATH, parseDockerCommand, parseImageRef } from "../runtime/sources/image/docker.js";
 import type { RegistryPackage, ServerJson } from "./format.js";
 
 const CATEGORY_HINTS: Array<[RegExp, (typeof CATEGORIES)[number]]> = [

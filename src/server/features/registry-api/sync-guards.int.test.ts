@@ -9,7 +9,7 @@ import { valid } from "../catalog/submissions-test-support.js";
 import { COLLISION, importEntries, OWN_NAMESPACE } from "./importer.js";
 import type { RegistrySync } from "./sync.js";
 import { startSyncTest, type SyncTest } from "./sync-test-support.js";
-import { saveCapabilities } from "../deployments/listings.js";
+import { saveCapabilities } from "../deployments/definitions/listings.js";
 
 let up: FakeRegistry;
 let t: TestApp;

@@ -38,7 +38,7 @@ export interface SyncDeps {
   db: Db;
   log: Logger;
   config: SyncConfig;
-  /** starts the platform's check of an entry ('works here', deployments/checks.ts) */
+  /** starts the platform's check of an entry ('works here', deployments/checks/checks.ts) */
   check?: (entryId: string) => Promise<void>;
 }
 

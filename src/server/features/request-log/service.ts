@@ -7,7 +7,7 @@ import type { Viewer } from "../auth/viewer.js";
 import { getServer } from "../catalog/service.js";
 import { getPublicOwnedServer } from "../publishers/service.js";
 import { addBuckets, emptyBuckets, quantile } from "./histogram.js";
-import { keyReaches } from "../publishers/api-keys.js";
+import { keyReaches } from "../api-keys/api-keys.js";
 import { deploymentOwner, findRequests, lastRequestAt, recentMethods, recentToolStats } from "./repo.js";
 
 /** The owner's request log of one deployment; another user's, or an unknown id, is not found (as every deployment route answers). */

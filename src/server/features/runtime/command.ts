@@ -1,10 +1,10 @@
 import { AppError } from "../../errors.js";
 import { checkArgs, fail, lex } from "./command-lex.js";
-import { isBareImage, parseDockerCommand } from "./docker.js";
-import { parseGitUrl } from "./git-url.js";
-import { parseNpxCommand } from "./npx.js";
+import { isBareImage, parseDockerCommand } from "./sources/image/docker.js";
+import { parseGitUrl } from "./sources/git/git-url.js";
+import { parseNpxCommand } from "./sources/npm/npx.js";
 import type { HostedSource } from "./runner.js";
-import { parseUvxCommand } from "./uvx.js";
+import { parseUvxCommand } from "./sources/python/uvx.js";
 
 // What a deployment runs, from the command a catalogue entry or its owner gives (the spec's
 // npx_command field, which also takes uvx and `python -m`) and a repository URL.

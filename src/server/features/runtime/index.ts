@@ -3,12 +3,12 @@ import path from "node:path";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
 import { projectRoot } from "../../paths.js";
-import { Installer } from "./installer.js";
+import { Installer } from "./sources/installer.js";
 import { LocalRunner } from "./local-runner.js";
-import { PythonRuntime } from "./python.js";
+import { PythonRuntime } from "./sources/python/python.js";
 import { parseAllowList } from "./sandbox/cidr.js";
 import { createHosting } from "./sandbox/detect.js";
-import { MAX_LINE } from "./stdout-lines.js";
+import { MAX_LINE } from "./process/stdout-lines.js";
 
 export type { DeploymentSpec, Listing, McpChannel, Runner, RunnerEvent, RunnerEvents, Source } from "./runner.js";
 export { LocalRunner };

@@ -12,15 +12,15 @@ import {
   keyOwner,
   resourceOf,
   type KeyGrant,
-} from "../../publishers/api-keys.js";
-import type { KeyRevocations } from "../../publishers/revocations.js";
+} from "../../api-keys/api-keys.js";
+import type { KeyRevocations } from "../../api-keys/revocations.js";
 import type { Runner } from "../../runtime/runner.js";
 import { rpcError } from "../wire/http.js";
 import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
 import { addressOwner, toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
-import { TOOLSET_TOKEN, toolsetTokenHash } from "../../publishers/toolset-token.js";
+import { TOOLSET_TOKEN, toolsetTokenHash } from "../../toolsets/toolset-token.js";
 import { challenge, METADATA_PREFIX, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
 
@@ -194,7 +194,7 @@ export class GatewayAccess {
   }
 
   /**
-   * A toolset reaching one of its members (features/runtime/toolset-link.ts): its credential opens
+   * A toolset reaching one of its members (features/runtime/links/toolset-link.ts): its credential opens
    * only the deployments that are its members, of its own owner; anything else is not found.
    */
   private async admitToolset(

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "~/server/log.js";
-import { KeyRevocations } from "../../publishers/revocations.js";
+import { KeyRevocations } from "../../api-keys/revocations.js";
 import { TokenCheck, type AccessGrant } from "./oauth-tokens.js";
 import { challenge } from "../resource-metadata.js";
 

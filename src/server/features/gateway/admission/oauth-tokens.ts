@@ -1,7 +1,7 @@
 import type { LRUCache } from "lru-cache";
 import type { Logger } from "~/server/log.js";
 import type { AccessGrant } from "../../oauth/index.js";
-import type { KeyRevocations } from "../../publishers/revocations.js";
+import type { KeyRevocations } from "../../api-keys/revocations.js";
 import { ttlCache } from "./ttl-cache.js";
 import { Verified } from "./verified.js";
 

@@ -1,5 +1,5 @@
 import type { LRUCache } from "lru-cache";
-import type { KeyRevocations } from "../../publishers/revocations.js";
+import type { KeyRevocations } from "../../api-keys/revocations.js";
 import { ttlCache } from "./ttl-cache.js";
 
 /**

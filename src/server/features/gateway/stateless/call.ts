@@ -1,6 +1,6 @@
 import type { GatewayTarget } from "../repo.js";
-import type { Mux } from "../mux.js";
-import type { MuxSession, Outlet } from "../mux-session.js";
+import type { Mux } from "../sessions/mux.js";
+import type { MuxSession, Outlet } from "../sessions/mux-session.js";
 import { isObject, RPC, serialize, type ClientCapabilities, type Id, type Msg } from "../protocol.js";
 import { errorAnswer, LOG_LEVELS, MAY_ASK, type Envelope } from "./envelope.js";
 import { ASK_GATHER_MS, ASK_WAIT_MS, MAX_HELD, MAX_HELD_BYTES, MAX_QUESTIONS, QUESTIONS } from "./limits.js";

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../admission/access.js";
-import type { Held } from "../sessions.js";
+import type { Held } from "../sessions/sessions.js";
 import type { Exposure } from "../exposure.js";
 import { rpcError, sendJson } from "../wire/http.js";
-import type { Mux } from "../mux.js";
+import type { Mux } from "../sessions/mux.js";
 import { requestName } from "../observe.js";
 import { capabilityFlags, isObject, LATEST_VERSION, RPC, type Msg } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Caller } from "../admission/access.js";
-import type { Mux } from "../mux.js";
-import type { MuxSession, Outlet } from "../mux-session.js";
+import type { Mux } from "../sessions/mux.js";
+import type { MuxSession, Outlet } from "../sessions/mux-session.js";
 import { isObject, NO_CAPABILITIES, serialize, type Id, type Msg } from "../protocol.js";
 import { keepAlive, sseEvent, SSE_HEADERS, writeBounded } from "../wire/sse.js";
 import { META } from "./envelope.js";

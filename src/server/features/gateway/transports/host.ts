@@ -3,8 +3,8 @@ import type { BodyBudget } from "../in-flight.js";
 import type { whenAnswered } from "../observe.js";
 import type { Msg } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";
-import type { Session } from "../session.js";
-import type { Sessions } from "../sessions.js";
+import type { Session } from "../sessions/session.js";
+import type { Sessions } from "../sessions/sessions.js";
 import type { StatelessLane } from "../stateless/lane.js";
 import type { TargetExposures } from "../target-exposures.js";
 

@@ -4,7 +4,7 @@ import { announcingToolChanges } from "../exposure.js";
 import { clientOf } from "../observe.js";
 import { capabilityFlags, HEADER, RPC, type Msg } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";
-import type { Session } from "../session.js";
+import type { Session } from "../sessions/session.js";
 import { GATEWAY_TEXT } from "../text.js";
 import { rpcError, sendJson } from "../wire/http.js";
 import type { TransportHost } from "./host.js";

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Caller } from "../admission/access.js";
 import { RPC } from "../protocol.js";
 import type { GatewayTarget } from "../repo.js";
-import { Session } from "../session.js";
+import { Session } from "../sessions/session.js";
 import { GATEWAY_TEXT } from "../text.js";
 import { rpcError } from "../wire/http.js";
 import type { TransportHost } from "./host.js";

@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
-import type { Outlet } from "../mux-session.js";
+import type { Outlet } from "../sessions/mux-session.js";
 import { serialize, type Msg } from "../protocol.js";
 import { sendJson } from "./http.js";
 import type { EventStream } from "./sse.js";
-import type { Session } from "../session.js";
+import type { Session } from "../sessions/session.js";
 
 // The two outlets of a client request: where the server's answer (and whatever it sends for the
 // request before the answer) goes back to the client.

@@ -19,8 +19,8 @@ import {
   type ImageBuilder,
   type ImageRegistry,
 } from "~support/image-registry.js";
-import { IMAGE_TEXT, imageArch } from "../image-cache.js";
-import { IMAGE_LIMITS } from "../image-tree.js";
+import { IMAGE_TEXT, imageArch } from "../sources/image/image-cache.js";
+import { IMAGE_LIMITS } from "../sources/image/image-tree.js";
 import { HOST_ENV } from "./host-process.js";
 
 // Hostile container images (docs/hosting.md#host-processes): built by the test, served from a
