@@ -75,12 +75,22 @@ async function open(page: Page, path: string) {
  * waits for a settled page a test tool adds. Returns how far the page was just before.
  */
 async function pressNow(page: Page, target: Locator): Promise<Phase> {
-  await target.waitFor();
-  await target.evaluate((el) => el.scrollIntoView({ block: "center" }));
-  const box = (await target.boundingBox())!;
-  const phase = await phaseOf(page);
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-  return phase;
+  // Hydration may swap the element for its own between two looks (the inline confirmation for the
+  // dialog): then the one drawn now is looked for again.
+  for (let tries = 0; ; tries++) {
+    await target.waitFor();
+    const box = await target
+      .evaluate((el) => el.scrollIntoView({ block: "center" }))
+      .then(() => target.boundingBox())
+      .catch(() => null);
+    if (!box) {
+      if (tries < 20) continue;
+      throw new Error("the element to press never stayed on the page");
+    }
+    const phase = await phaseOf(page);
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    return phase;
+  }
 }
 
 /**
