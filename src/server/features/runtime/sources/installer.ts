@@ -3,7 +3,8 @@ import path from "node:path";
 import { buildFromGit } from "./git/git-build.js";
 import { IMAGE_TEXT, ImageCache } from "./image/image-cache.js";
 import { caFiles } from "./install-env.js";
-import { NpmCache, type NpmCacheOptions } from "./npm/npm-cache.js";
+import type { CacheOptions } from "./cache-options.js";
+import { NpmCache } from "./npm/npm-cache.js";
 import { entryPoint, InstallError } from "./package-files.js";
 import type { Identity } from "../sandbox/identity.js";
 import { TenantFileError } from "../sandbox/tenant-files.js";
@@ -40,7 +41,7 @@ export interface Prepared {
   image?: { root: string; writable: boolean; data: string; env: Record<string, string>; port?: number };
 }
 
-export interface InstallerOptions extends NpmCacheOptions {
+export interface InstallerOptions extends CacheOptions {
   volumes: Volumes;
   /** IMAGE_INSECURE_REGISTRIES */
   insecureRegistries: string[];

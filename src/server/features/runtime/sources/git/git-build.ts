@@ -9,18 +9,16 @@ import { assertPublicGitHost, parseGitUrl } from "./git-url.js";
 import { caFiles, tenantEnv } from "../install-env.js";
 import { entryPoint, InstallError, sealTree, serverJsonArgs } from "../package-files.js";
 import type { Identity } from "../../sandbox/identity.js";
-import { StepError, type Limits, type Sandbox } from "../../sandbox/index.js";
+import { StepError } from "../../sandbox/index.js";
 import { readTenantJson, removeTree, tenantPathKind } from "../../sandbox/tenant-files.js";
 import type { PythonRuntime, Step } from "../python/python.js";
 import { buildPythonRepo } from "../python/python-repo.js";
 import type { Source } from "../../runner.js";
+import type { CacheOptions } from "../cache-options.js";
 
-export interface GitBuildOptions {
-  packagesDir: string;
-  sandbox: Sandbox;
+/** Of the caches' options, what a clone and build in the deployment's own sandbox needs, and: */
+export interface GitBuildOptions extends Pick<CacheOptions, "packagesDir" | "sandbox" | "timeoutMs" | "limits"> {
   allowFileGit: boolean;
-  timeoutMs: number;
-  limits: Limits;
   /** Python repositories */
   python: PythonRuntime;
 }

@@ -30,11 +30,11 @@ export { IMAGE_PATH, IMAGE_TEXT, IMAGE_VOLUME, type CachedImage } from "./image-
 import { diskWatch, InstallError, markSealed, type WatchStop } from "../package-files.js";
 import { SANDBOX_PATH } from "../../sandbox/bwrap.js";
 import { StepError } from "../../sandbox/index.js";
-import type { NpmCacheOptions } from "../npm/npm-cache.js";
+import type { CacheOptions } from "../cache-options.js";
 import { removeTree } from "../../sandbox/tenant-files.js";
 
-/** The npm cache's options (the installer's sandbox, uid, limits; DEPLOY_DISK_MB also caps an image's download and tree), and: */
-export interface ImageCacheOptions extends NpmCacheOptions {
+/** The caches' options (DEPLOY_DISK_MB also caps an image's download and tree), and: */
+export interface ImageCacheOptions extends CacheOptions {
   /** registries (host:port) reached over plain HTTP or without TLS verification: IMAGE_INSECURE_REGISTRIES, an operator's setting */
   insecureRegistries: string[];
   /** IMAGE_REGISTRY_AUTH_FILE: the operator's credentials for private registries (null: none) */

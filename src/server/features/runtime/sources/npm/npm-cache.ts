@@ -5,23 +5,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "../../../../log.js";
 import { caFiles, installEnv } from "../install-env.js";
 import { cacheName, diskWatch, InstallError, newest, markSealed, sealOnce, sealTree, treeBytes, type WatchStop } from "../package-files.js";
-import type { UidPool } from "../../sandbox/identity.js";
-import { StepError, type Limits, type Sandbox } from "../../sandbox/index.js";
+import { StepError } from "../../sandbox/index.js";
 import { removeTree } from "../../sandbox/tenant-files.js";
-
-export interface NpmCacheOptions {
-  packagesDir: string;
-  sandbox: Sandbox;
-  uids: UidPool;
-  timeoutMs: number;
-  limits: Limits;
-  /** DEPLOY_DISK_MB: also the most an installed package may take in the shared cache */
-  diskMb: number;
-  log: Logger;
-}
+import type { CacheOptions } from "../cache-options.js";
 
 const TAG_TTL_MS = 60 * 60 * 1000;
 /** `npm view ... version --json`: a version, or a list of them (a range), never megabytes */
@@ -32,7 +20,7 @@ export class NpmCache {
   private readonly locks = new Map<string, Promise<string>>();
   private readonly tags = new Map<string, { version: string; at: number }>();
 
-  constructor(private readonly o: NpmCacheOptions) {}
+  constructor(private readonly o: CacheOptions) {}
 
   /**
    * `npm view <name>@<tag> version --json`, in the installer's sandbox like the install: the

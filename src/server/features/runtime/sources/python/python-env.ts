@@ -4,22 +4,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "../../../../log.js";
 import { diskWatch, InstallError, markSealed, sealTree, treeBytes, type WatchStop } from "../package-files.js";
 import { findPython } from "./python-files.js";
 import { SANDBOX_PATH } from "../../sandbox/bwrap.js";
-import type { UidPool } from "../../sandbox/identity.js";
-import { StepError, type Limits, type Sandbox } from "../../sandbox/index.js";
+import { StepError } from "../../sandbox/index.js";
 import { removeTree, tenantPathKind } from "../../sandbox/tenant-files.js";
+import type { CacheOptions } from "../cache-options.js";
 
-export interface PythonOptions {
-  packagesDir: string;
-  sandbox: Sandbox;
-  uids: UidPool;
-  timeoutMs: number;
-  limits: Limits;
-  diskMb: number;
-  log: Logger;
+/** The caches' options, and: */
+export interface PythonOptions extends CacheOptions {
   /** PYPI_INDEX_URL: the simple-repository index every install reads */
   indexUrl: string;
   /** PYTHON: the interpreter (a name looked up on the sandbox's PATH, or an absolute path) */
