@@ -14,9 +14,8 @@ import { proxiesOf } from "./repo.js";
 import { runnerAuth } from "../connections/upstream-oauth.js";
 import { isSleeping, putToSleep } from "./sleep/sleep-repo.js";
 
-// What a runner runs: exactly the deployments placed on it, each under the fencing number of its
-// placement. A reconcile starts what is placed here and stops what is not (any more); every write
-// of a row is fenced, so it lands only while the row still names this runner and that number, and
+// What a runner runs: exactly the deployments placed on it. A reconcile starts what is placed here
+// and stops what is not (any more); every write of a row is fenced (docs/glossary.md#fencing), and
 // a lost lease stops the deployment here. The runner's events become those writes (event-recorder.ts).
 
 const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";

@@ -208,8 +208,8 @@ export type RestartResult =
  * pins, tool selection and request log stay; new keys (`secrets`) or a connection's new OAuth grant when given. It is not a deploy:
  * no deploy action is recorded. A failed or stopped one takes a running slot again, so the plan's
  * running limit is checked under the same per-user lock as a deploy. The placement is cleared and
- * its fencing number raised, so the runner that held it stops it and nothing it still reports
- * lands; `runnerId` is where it ran (to stop it there at once).
+ * its fencing number raised (docs/glossary.md#fencing), so the runner that held it stops it;
+ * `runnerId` is where it ran (to stop it there at once).
  */
 export async function restartInPlace(
   db: Db,

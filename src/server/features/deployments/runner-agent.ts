@@ -10,9 +10,8 @@ import type { SecretBox } from "./secret-box.js";
 import { Activity, IdleWatch } from "./sleep/idle.js";
 
 // A process with the runner role: it registers its runner in PostgreSQL and heartbeats; its
-// Reconciler (reconciler.ts) runs exactly the deployments placed on it, each under the fencing
-// number of its placement, and turns the Runner's events into their rows, fenced: a write lands
-// only while the row still names this runner and that number. It never runs a deployment it does
+// Reconciler (reconciler.ts) runs exactly the deployments placed on it and turns the Runner's
+// events into their rows, fenced (docs/glossary.md#fencing). It never runs a deployment it does
 // not hold a lease for:
 // - no heartbeat reached the database for 70% of the lease: it stops every child itself (and its
 //   watchdog, a separate process, does so even while this one is paused); the rest of the cluster

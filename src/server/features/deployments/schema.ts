@@ -39,7 +39,7 @@ export const deployments = pgTable(
     pidStart: text("pid_start"),
     /** the runner it is placed on (runners.id); null while it waits for one with room */
     runnerId: text("runner_id"),
-    /** fencing number of the placement: raised by every (re)placement; a runner writes the row only while it holds this number */
+    /** fencing number of the placement (docs/glossary.md#fencing) */
     fence: bigint("fence", { mode: "number" }).notNull().default(0),
     startedAt: timestamp("started_at", { withTimezone: true }),
     /** the last request or open stream it served, written by its runner every few seconds (sleeping, LRU) */

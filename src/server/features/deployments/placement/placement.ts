@@ -5,9 +5,7 @@ import { deployments, profiles, runners } from "../../../db/schema.js";
 import { RESTING, type DeploymentRow } from "../repo.js";
 
 // Where deployments run (docs/operations.md): runner machines register here and heartbeat; each
-// live deployment is placed on one runner with a fencing number that every (re)placement raises.
-// A runner may write a deployment's row only while the row still names it and that number, so a
-// runner that lost its lease (stopped, partitioned, presumed dead) cannot write anything.
+// live deployment is placed on one runner under a fencing number (docs/glossary.md#fencing).
 //
 // Policy: spread. A new deployment goes to a live, non-draining runner whose sandbox holds every
 // guarantee if there is one with room (elsewhere only admins' code may run), and among those to
@@ -31,7 +29,7 @@ export type Registration = { ok: true } | { ok: false; heldBy: string };
  * Registers this process as runner `id`, as instance `instance` (random per start). Another live
  * process holding the name (its heartbeat younger than the lease) keeps it: two processes with one
  * name would otherwise both run its deployments. Taking over a name raises the fencing number of
- * every deployment placed on it, so whatever an earlier holder still does writes nothing.
+ * every deployment placed on it (docs/glossary.md#fencing).
  * `force`: alone (ROLES=all), where a second holder cannot exist.
  */
 export async function registerRunner(
@@ -141,7 +139,7 @@ export async function assignedTo(
     .orderBy(deployments.createdAt);
 }
 
-/** A plan that allows fewer: the deployment stops, kept with `reason`; the fencing number rises so nothing its runner still reports can bring it back. */
+/** A plan that allows fewer: the deployment stops, kept with `reason`; the fencing number rises (docs/glossary.md#fencing). */
 export async function stopPlaced(db: Db, id: string, reason: string): Promise<void> {
   await db
     .update(deployments)
@@ -273,7 +271,7 @@ export async function orphaned(db: Db): Promise<{ id: string; runnerId: string; 
   return rows.rows.map((r) => ({ id: r.id, runnerId: r.runner_id, fence: Number(r.fence) }));
 }
 
-/** A runner's write to its deployment's row: only while the row names it with this fencing number. False: the lease is lost (or the row gone). */
+/** A runner's fenced write of its deployment's row (docs/glossary.md#fencing). False: the lease is lost (or the row gone). */
 export async function fencedUpdate(
   db: Db,
   id: string,

@@ -4,8 +4,8 @@ import { deployments } from "../../../db/schema.js";
 import { SLEEP_TEXT } from "~/shared/deployments.js";
 
 // The rows of sleeping deployments (docs/hosting.md#sleeping). A deployment sleeps with no runner
-// (runner_id null, so nothing places, counts or runs it) and its fencing number raised, so nothing
-// its last runner still reports can bring it back; `slept_on` says where its volume waits. Waking
+// (runner_id null, so nothing places, counts or runs it) and its fencing number raised
+// (docs/glossary.md#fencing); `slept_on` says where its volume waits. Waking
 // is a conditional write under the owner's deploy lock: of any number of concurrent first requests,
 // in any process, exactly one wakes it.
 
