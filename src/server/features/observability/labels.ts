@@ -1,30 +1,9 @@
 // Label values for the metrics. Every label has a small, fixed set of values: a client chooses
 // the JSON-RPC method it sends and the path it requests, so anything outside the known set is
 // folded into "other" rather than becoming a new time series (Prometheus keeps each one in memory).
+import { MCP_METHODS } from "../gateway/methods.js";
 
-/** The MCP methods a client may send (2025-06-18 and later, 2026-07-28's included); anything else is "other". */
-const MCP_METHODS = new Set([
-  "server/discover",
-  "subscriptions/listen",
-  "initialize",
-  "ping",
-  "tools/list",
-  "tools/call",
-  "prompts/list",
-  "prompts/get",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "resources/subscribe",
-  "resources/unsubscribe",
-  "completion/complete",
-  "logging/setLevel",
-  "tasks/get",
-  "tasks/list",
-  "tasks/result",
-  "tasks/cancel",
-]);
-
+/** The MCP methods a client may send (gateway/methods.ts, the one list); anything else is "other". */
 export function mcpMethodLabel(method: string): string {
   return MCP_METHODS.has(method) ? method : "other";
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { CACHEABLE, MAY_ASK, METHOD_CAPABILITY, MODERN_METHODS } from "../methods.js";
 import { isObject, LEGACY_VERSIONS, MODERN_VERSION, RPC, type Id, type Msg } from "../protocol.js";
 
 // The 2026-07-28 revision's request rules (docs/gateway.md#protocol-revisions): no sessions, no
@@ -23,44 +24,8 @@ export const MODERN_RPC = {
   unsupportedVersion: -32022,
 } as const;
 
-/** Methods a 2026-07-28 client may call; anything else (initialize, ping, logging/setLevel, resources/subscribe, ...) is 404 Method not found. */
-export const MODERN_METHODS = new Set([
-  "server/discover",
-  "subscriptions/listen",
-  "tools/list",
-  "tools/call",
-  "prompts/list",
-  "prompts/get",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "completion/complete",
-]);
-
-/** The server capability a method needs: without it, the method does not exist here. */
-export const METHOD_CAPABILITY: Record<string, string> = {
-  "tools/list": "tools",
-  "tools/call": "tools",
-  "prompts/list": "prompts",
-  "prompts/get": "prompts",
-  "resources/list": "resources",
-  "resources/templates/list": "resources",
-  "resources/read": "resources",
-  "completion/complete": "completions",
-};
-
-/** Results that carry caching hints (ttlMs, cacheScope). */
-export const CACHEABLE = new Set([
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-]);
-
-/** Requests that may be answered 'input_required' (the server asks the client something first). */
-export const MAY_ASK = new Set(["tools/call", "prompts/get", "resources/read"]);
+// The methods and what each needs: methods.ts, the one list.
+export { CACHEABLE, MAY_ASK, METHOD_CAPABILITY, MODERN_METHODS };
 
 export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 
