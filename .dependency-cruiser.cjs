@@ -1,5 +1,7 @@
 // The boundaries of the code base (README, "Project layout"), checked by `npm run check:boundaries`
 // as part of `npm test`.
+// "No two features import each other" (a two-way pair of feature folders) and the README's "May import"
+// column are checked by src/server/layout.test.ts ("the features' imports"), which computes the feature graph.
 // A feature's repo modules (repo.ts, *-repo.ts, repo/, and those of its sub-folders) are its SQL: one writer per table, so only the
 // feature itself imports them (rule "feature-repos-are-private"). Tests are not cruised (options.exclude).
 const REPO_MODULES = "^src/server/features/[^/]+/(repo\\.ts$|[a-z-]+-repo\\.ts$|repo/|[a-z]+/repo\\.ts$|[a-z]+/[a-z-]+-repo\\.ts$)";
@@ -20,11 +22,6 @@ const REPO_EXCEPTIONS = [
     from: "^src/server/features/registry-api/",
     to: "^src/server/features/catalog/(repo|registry-repo)\\.ts$",
     why: "the registry API answers with catalogue rows, and its importer writes the entries it imports",
-  },
-  {
-    from: "^src/server/features/api-keys/",
-    to: "^src/server/features/(catalog|publishers)/repo\\.ts$",
-    why: "a key limited to a catalogue entry or an owned server is checked against that server (findServer, findOwnedServer, userHasServer)",
   },
   {
     from: "^src/server/features/deployments/",

@@ -50,7 +50,11 @@ export async function benchUserKey(database: Database): Promise<string> {
   await database.pool.query(`insert into profiles (id, email, username, full_name) values ($1, $2, $3, $3)`, [id, email, username]);
   return (
     await createApiKey(
-      database.db,
+      // A key for every server (resources: null) looks none up.
+      {
+        db: database.db,
+        servers: { catalogServer: async () => undefined, ownedServer: async () => undefined, userHas: async () => false },
+      },
       { id, email, emailVerified: true, username, fullName: "bench", isAdmin: false },
       { name: "bench", scopes: ["mcp", "deploy", "servers"], resources: null, expiresAt: null },
     )

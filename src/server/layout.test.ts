@@ -91,3 +91,85 @@ describe("the README and docs/", () => {
     expect(missing).toEqual([]);
   });
 });
+
+// "No two features import each other" (the house rules). The graph is computed from the source:
+// every non-test file under src/server/features, its relative and `~/` imports (static,
+// `export ... from` and dynamic), counted by the folder each side lies in.
+const featuresDir = path.join(root, "src/server/features");
+const features = dirs("src/server/features");
+function featureGraph(): Map<string, string[]> {
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  const edges = new Map<string, string[]>();
+  for (const f of walk(featuresDir).filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !/test-setup/.test(f))) {
+    const from = path.relative(featuresDir, f).split(path.sep)[0]!;
+    for (const m of readFileSync(f, "utf8").matchAll(/(?:import|export)[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+      const spec = (m[1] ?? m[2])!;
+      const target = spec.startsWith(".")
+        ? path.resolve(path.dirname(f), spec)
+        : spec.startsWith("~/")
+          ? path.join(root, "src", spec.slice(2))
+          : undefined;
+      const rel = target && path.relative(featuresDir, target);
+      if (!rel || rel.startsWith("..")) continue;
+      const to = rel.split(path.sep)[0]!;
+      if (to === from) continue;
+      const key = `${from} -> ${to}`;
+      edges.set(key, [...(edges.get(key) ?? []), `${path.relative(featuresDir, f)} -> ${rel}`]);
+    }
+  }
+  return edges;
+}
+const graph = featureGraph();
+const imports = (feature: string) =>
+  new Set([...graph.keys()].filter((k) => k.startsWith(`${feature} -> `)).map((k) => k.split(" -> ")[1]!));
+
+// Pairs that still import each other both ways, each to be cut (issue 53). Shrink this list; do
+// not grow it: a new two-way pair fails below, and so does an entry that is no longer two-way.
+const TWO_WAY_TODAY = [
+  "auth <-> oauth",
+  "auth <-> profile",
+  "catalog <-> deployments",
+  "connections <-> deployments",
+  "deployments <-> oauth",
+];
+
+describe("the features' imports", () => {
+  it("never go both ways between two features", () => {
+    const twoWay = [...graph.keys()]
+      .map((k) => k.split(" -> ") as [string, string])
+      .filter(([a, b]) => a < b && graph.has(`${b} -> ${a}`))
+      .map(([a, b]) => `${a} <-> ${b}`);
+    const found = twoWay
+      .filter((pair) => !TWO_WAY_TODAY.includes(pair))
+      .map((pair) => {
+        const [a, b] = pair.split(" <-> ");
+        return [pair, ...graph.get(`${a} -> ${b}`)!, ...graph.get(`${b} -> ${a}`)!].join("\n  ");
+      });
+    expect(found).toEqual([]);
+    expect(TWO_WAY_TODAY.filter((pair) => !twoWay.includes(pair))).toEqual([]);
+  });
+
+  // The third column ("May import") of a feature's row names, as whole words outside parentheses,
+  // exactly the features it imports: a word that is a feature's folder name ("deployments",
+  // "api-keys", "auth's `Viewer`") names that feature; a parenthesis explains and names nothing.
+  // A row of several features (`features/waitlist/`, `mail/`, `health/`) names what any of them
+  // imports, and each feature it names is imported by one of them.
+  it('are the ones the README\'s "May import" column names', () => {
+    const rows = table.split("\n").filter((l) => l.startsWith("| `"));
+    const wrong = rows.flatMap((row) => {
+      const cells = row.split("|");
+      const owners = [...cells[1]!.matchAll(/`(?:features\/)?([a-z-]+)\/`/g)].map((m) => m[1]!).filter((f) => features.includes(f));
+      if (owners.length === 0) return [];
+      let cell = cells[3]!;
+      while (/\([^()]*\)/.test(cell)) cell = cell.replace(/\([^()]*\)/g, "");
+      const named = new Set(features.filter((f) => new RegExp(`(?<![\\w-])${f}(?![\\w-])`).test(cell)));
+      const real = new Set(owners.flatMap((o) => [...imports(o)]));
+      return [
+        ...[...real].filter((f) => !named.has(f)).map((f) => `${owners.join(", ")}: imports ${f}, which its row does not name`),
+        ...[...named].filter((f) => !real.has(f)).map((f) => `${owners.join(", ")}: its row names ${f}, which it does not import`),
+      ];
+    });
+    expect(wrong).toEqual([]);
+  });
+});

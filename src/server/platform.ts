@@ -11,8 +11,11 @@ import { runnerRequestListener } from "./cluster/runner-server.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
+import { findServer } from "./features/catalog/repo.js";
+import { findOwnedServer, userHasServer } from "./features/publishers/repo.js";
+import type { KeyServers } from "./features/api-keys/api-keys.js";
 import { CatalogChecks } from "./features/deployments/checks/checks.js";
-import { remoteProbe } from "./features/connections/remote-check.js";
+import { remoteProbe } from "./features/deployments/checks/remote-check.js";
 import { SeedChecks } from "./features/deployments/checks/seed-checks.js";
 import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
@@ -206,11 +209,18 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     });
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
     const registrySync = new RegistrySync({ db: database.db, log, config, check: (id) => checks.start(id) });
+    // api-keys checks the servers a key names through this port (api-keys/api-keys.ts).
+    const keyServers: KeyServers = {
+      catalogServer: (id) => findServer(database.db, id),
+      ownedServer: (name) => findOwnedServer(database.db, name),
+      userHas: (userId, kind, name) => userHasServer(database.db, userId, kind, name),
+    };
     const deps = {
       config,
       database,
       log,
       secret,
+      keyServers,
       mailer: o.mailer,
       pages: o.pages,
       dev: Boolean(o.devMiddleware),

@@ -17,7 +17,10 @@ import { publisherRoutes } from "../features/publishers/routes.js";
 import { KeyRevocations } from "../features/api-keys/revocations.js";
 import { revokeGrantsOf } from "../features/connections/connections.js";
 import { clientDocument, clientDocumentPath } from "../features/connections/upstream-oauth.js";
+import { forgetResource } from "../features/oauth/custom-resources.js";
+import { connectionRoutes } from "../features/connections/connection-routes.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
+import { toolsetRoutes } from "../features/toolsets/toolset-routes.js";
 import { requestLogRoutes } from "../features/request-log/routes.js";
 import { alertRoutes } from "../features/alerts/routes.js";
 import { Alerts } from "../features/alerts/service.js";
@@ -73,6 +76,9 @@ export function createServices(deps: AppDeps): Services {
     txt: txtLookup(config.CUSTOM_DOMAIN_RESOLVERS),
     isPro: async (userId) => (await planOf(db, userId)).id === "pro",
     proUsers: () => proUserIds(db),
+    forgetResource: async (identifier) => {
+      await forgetResource(db, identifier);
+    },
   });
   return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts, domains };
 }
@@ -100,22 +106,22 @@ export function createApi(deps: AppDeps, services: Services) {
     }),
   );
   if (deps.registrySync) api.route("/", syncRoutes({ db, sync: deps.registrySync, config: deps.config }));
-  api.route("/", apiKeyRoutes({ db, revocations: services.revocations }));
+  api.route("/", apiKeyRoutes({ db, revocations: services.revocations, servers: deps.keyServers }));
   api.route("/", publisherRoutes({ db }));
   api.route("/", connectedAppRoutes({ db, revocations: services.revocations }));
   api.route("/", billingRoutes(services.billing));
-  api.route(
-    "/",
-    deploymentRoutes({
-      db,
-      config: deps.config,
-      box: deps.box,
-      lifecycle: deps.deployments,
-      bus: deps.bus,
-      checks: deps.checks,
-      restarts: services.limiter,
-    }),
-  );
+  const hosting = {
+    db,
+    config: deps.config,
+    box: deps.box,
+    lifecycle: deps.deployments,
+    bus: deps.bus,
+    checks: deps.checks,
+    restarts: services.limiter,
+  };
+  api.route("/", deploymentRoutes(hosting));
+  api.route("/", connectionRoutes(hosting));
+  api.route("/", toolsetRoutes(hosting));
   api.route("/", requestLogRoutes({ db }));
   api.route("/", alertRoutes(services.alerts));
   api.route("/", domainRoutes(services.domains));

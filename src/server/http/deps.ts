@@ -12,6 +12,7 @@ import type { DeploymentLifecycle } from "../features/deployments/lifecycle.js";
 import type { SecretBox } from "../features/deployments/secret-box.js";
 import type { Mailer } from "../features/mail/mailer.js";
 import type { KeyRevocations } from "../features/api-keys/revocations.js";
+import type { KeyServers } from "../features/api-keys/api-keys.js";
 import type { Logger } from "../log.js";
 import type { RateLimiter } from "./rate-limit.js";
 
@@ -37,6 +38,8 @@ export interface AppDeps {
   checks?: CatalogChecks;
   /** the catalogue kept in step with a registry (REGISTRY_SYNC_URL) */
   registrySync?: RegistrySync;
+  /** the servers an API key may name (catalog's and publishers' repos, for api-keys) */
+  keyServers: KeyServers;
 }
 
 export interface Services {

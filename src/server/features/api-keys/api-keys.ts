@@ -5,8 +5,6 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import type { KeyRevocations } from "./revocations.js";
-import { findServer } from "../catalog/repo.js";
-import { findOwnedServer, userHasServer } from "../publishers/repo.js";
 import { deleteKey, findKeyOwner, insertKey, listKeys, touchKey, type ApiKeyRow } from "./repo.js";
 
 /**
@@ -49,6 +47,16 @@ export function resourceOf(server: { kind: ServerKind; ref: string }): string {
 const KINDS = /^(catalog|owned|remote|toolset):/;
 const normalResource = (r: string) => (KINDS.test(r) ? r : r.includes("/") ? `owned:${r}` : `catalog:${r}`);
 
+/**
+ * The servers a key may name, looked up for api-keys by the platform assembly (src/server/platform.ts
+ * fills it with catalog's and publishers' repos), so api-keys imports neither feature.
+ */
+export interface KeyServers {
+  catalogServer(id: string): Promise<{ id: string } | undefined>;
+  ownedServer(qualifiedName: string): Promise<{ ownerId: string; qualifiedName: string } | undefined>;
+  userHas(userId: string, kind: "remote" | "toolset", name: string): Promise<boolean>;
+}
+
 export interface NewKey {
   name: string;
   scopes: KeyScope[];
@@ -61,14 +69,18 @@ export async function listApiKeys(db: Db, viewer: Viewer): Promise<ApiKeyView[]>
 }
 
 /** The full key is in this answer and nowhere else, ever. Only a sign-in makes keys (a key cannot mint another). */
-export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promise<{ apiKey: string; key: ApiKeyView }> {
+export async function createApiKey(
+  deps: { db: Db; servers: KeyServers },
+  viewer: Viewer,
+  input: NewKey,
+): Promise<{ apiKey: string; key: ApiKeyView }> {
   if (viewer.viaApiKey) throw new AppError("forbidden", API_KEY_TEXT.needsSignIn);
   const apiKey = newKey();
   let resources: string[] | null = null;
   if (input.resources) {
     resources = [];
     for (const r of input.resources.map(normalResource)) {
-      const known = await deployable(db, viewer, r);
+      const known = await deployable(deps.servers, viewer, r);
       if (!known)
         throw new AppError("validation_failed", API_KEY_TEXT.unknownResource(r.replace(/^(catalog|owned):/, "")), {
           field: "resources",
@@ -76,7 +88,7 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
       if (!resources.includes(known)) resources.push(known);
     }
   }
-  const row = await insertKey(db, {
+  const row = await insertKey(deps.db, {
     userId: viewer.id,
     name: input.name,
     prefix: apiKey.slice(0, DISPLAY_CHARS),
@@ -90,17 +102,16 @@ export async function createApiKey(db: Db, viewer: Viewer, input: NewKey): Promi
 }
 
 /** A key may name a catalogue entry or one of its owner's own servers, nothing else: the name as deployments store it. */
-async function deployable(db: Db, viewer: Viewer, resource: string): Promise<string | undefined> {
+async function deployable(servers: KeyServers, viewer: Viewer, resource: string): Promise<string | undefined> {
   const [, kind, ref] = /^(catalog|owned|remote|toolset):(.+)$/.exec(resource) ?? [];
   if (!kind || !ref) return undefined;
   // A connection by URL or a toolset is a name of the viewer's own: it must exist now.
-  if (kind === "remote" || kind === "toolset")
-    return (await userHasServer(db, viewer.id, kind, ref)) ? resourceOf({ kind, ref }) : undefined;
+  if (kind === "remote" || kind === "toolset") return (await servers.userHas(viewer.id, kind, ref)) ? resourceOf({ kind, ref }) : undefined;
   if (kind === "catalog") {
-    const server = await findServer(db, ref);
+    const server = await servers.catalogServer(ref);
     return server && resourceOf({ kind: "catalog", ref: server.id });
   }
-  const owned = await findOwnedServer(db, ref);
+  const owned = await servers.ownedServer(ref);
   return owned && owned.ownerId === viewer.id ? resourceOf({ kind: "owned", ref: owned.qualifiedName }) : undefined;
 }
 

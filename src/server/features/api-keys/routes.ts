@@ -3,7 +3,7 @@ import { apiKeyCreate, apiKeyCreateBody, apiKeyView } from "~/shared/publishers.
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
+import { createApiKey, listApiKeys, revokeApiKey, type KeyServers } from "./api-keys.js";
 import type { KeyRevocations } from "./revocations.js";
 
 const bearer: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
@@ -60,7 +60,7 @@ const revokeKey = createRoute({
 });
 
 // Signed out: the generic wording.
-export function apiKeyRoutes(deps: { db: Db; revocations: KeyRevocations }) {
+export function apiKeyRoutes(deps: { db: Db; revocations: KeyRevocations; servers: KeyServers }) {
   const { db } = deps;
   return apiRouter()
     .openapi(me, async (c) => {
@@ -69,7 +69,7 @@ export function apiKeyRoutes(deps: { db: Db; revocations: KeyRevocations }) {
     })
     .openapi(createKey, async (c) => {
       const v = requireViewer(c, ACCESS_TEXT.mustLogin);
-      return c.json(await createApiKey(db, v, apiKeyCreate.parse(c.req.valid("json"))), 201);
+      return c.json(await createApiKey({ db, servers: deps.servers }, v, apiKeyCreate.parse(c.req.valid("json"))), 201);
     })
     .openapi(revokeKey, async (c) => {
       const v = requireViewer(c, ACCESS_TEXT.mustLogin);

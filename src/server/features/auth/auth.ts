@@ -8,7 +8,6 @@ import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
 import { oauthHooks, oauthPlugins } from "../oauth/plugin.js";
-import type { KeyRevocations } from "../api-keys/revocations.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
 import { findUserById, updateProfileEmail } from "../profile/repo.js";
@@ -23,8 +22,11 @@ export interface AuthDeps {
   mailer: Mailer;
   log: Logger;
   secret: string;
-  /** told when the OAuth provider revokes tokens (the gateway's caches listen) */
-  revocations?: KeyRevocations;
+  /**
+   * told when the OAuth provider revokes tokens (the gateway's caches listen): api-keys' KeyRevocations,
+   * given by the platform; only its `revoked()` is named here, so auth does not import api-keys
+   */
+  revocations?: { revoked(): Promise<void> };
 }
 
 interface GitHubEmail {

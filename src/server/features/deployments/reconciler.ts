@@ -4,7 +4,7 @@ import type { Logger } from "../../log.js";
 import { CONNECTION_TEXT } from "~/shared/connections.js";
 import type { Runner, RunnerEvent, Source, UpstreamAuth } from "../runtime/runner.js";
 import type { ToolsetSpec } from "../runtime/runner.js";
-import { TOOLSET_TOKEN_ENV } from "../toolsets/toolset-token.js";
+import { TOOLSET_TOKEN_ENV } from "../api-keys/toolset-token.js";
 import type { Watchdog } from "../runtime/process/watchdog.js";
 import { recordEvent, type RecorderPort } from "./event-recorder.js";
 import { assignedTo, fencedUpdate } from "./placement/placement.js";

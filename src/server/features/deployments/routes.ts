@@ -4,8 +4,6 @@ import { CHECK_TEXT } from "~/shared/catalog.js";
 import { AppError } from "../../errors.js";
 import { requireAdmin } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { connectionRoutes } from "../connections/connection-routes.js";
-import { toolsetRoutes } from "../toolsets/toolset-routes.js";
 import { controlRoutes } from "./control-routes.js";
 import { definitionRoutes } from "./definitions/definition-routes.js";
 import { deploy } from "./deploy.js";
@@ -132,8 +130,6 @@ export function deploymentRoutes(deps: DeploymentDeps) {
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) =>
       c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
     )
-    .route("/", connectionRoutes(deps))
-    .route("/", toolsetRoutes(deps))
     .route("/", controlRoutes(deps))
     .route("/", definitionRoutes(deps))
     .openapi(stopRoute, async (c) => {

@@ -14,7 +14,6 @@ import { AppError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Viewer } from "../auth/viewer.js";
 import { ownedDeployment } from "../deployments/owner-actions.js";
-import { forgetResource } from "../oauth/custom-resources.js";
 import type { TxtLookup } from "./dns.js";
 import {
   addDomain,
@@ -50,6 +49,8 @@ export interface DomainsDeps {
   isPro(userId: string): Promise<boolean>;
   /** the users on Pro now (billing/plan.ts proUserIds) */
   proUsers(): Promise<string[]>;
+  /** ends the OAuth grants of a custom domain's resource URL (oauth/custom-resources.ts, wired by the assembly) */
+  forgetResource(identifier: string): Promise<void>;
 }
 
 export type DomainRoute = { proxyId: string; status: DomainRow["status"] | "none"; origin: string };
@@ -137,7 +138,7 @@ export class Domains {
     if (added === "too_many") throw new AppError("conflict", DOMAIN_TEXT.tooMany(MAX_DOMAINS_PER_DEPLOYMENT));
     if (added === "gone") throw new AppError("not_found", DOMAIN_TEXT.notFound);
     // Whatever tokens an earlier holder of this URL was given, none opens it now.
-    await forgetResource(this.d.db, customResourceUrl(this.d.config.PUBLIC_URL, domain));
+    await this.d.forgetResource(customResourceUrl(this.d.config.PUBLIC_URL, domain));
     this.routes.delete(domain);
     return this.view((await domainsOf(this.d.db, dep.id)).find((r) => r.domain === domain)!);
   }
@@ -158,7 +159,7 @@ export class Domains {
   async remove(viewer: Viewer, id: string, domain: string): Promise<void> {
     const row = await this.own(viewer, id, domain);
     if (!(await removeDomain(this.d.db, row.deploymentId, row.domain))) throw new AppError("not_found", DOMAIN_TEXT.notFound);
-    await forgetResource(this.d.db, customResourceUrl(this.d.config.PUBLIC_URL, row.domain));
+    await this.d.forgetResource(customResourceUrl(this.d.config.PUBLIC_URL, row.domain));
     this.routes.delete(row.domain);
   }
 

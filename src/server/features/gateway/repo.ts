@@ -161,7 +161,7 @@ export async function slidePopularity(db: Db): Promise<boolean> {
 }
 
 /**
- * The toolset a toolset's credential names (features/toolsets/toolset-token.ts), if the credential
+ * The toolset a toolset's credential names (features/api-keys/toolset-token.ts), if the credential
  * is its current one and it is live: its owner and the deployments it may reach (its members).
  */
 export async function toolsetGrant(db: Db, id: string, tokenHash: string): Promise<{ userId: string; members: string[] } | undefined> {

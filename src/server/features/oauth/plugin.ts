@@ -20,7 +20,7 @@ export interface OAuthDeps {
   config: Config;
   db: Db;
   /** told whenever the plugin revokes tokens, so the gateway's cache of verified tokens starts over */
-  revocations?: KeyRevocations;
+  revocations?: Pick<KeyRevocations, "revoked">;
 }
 
 /** Access tokens live an hour, codes a minute; refresh tokens rotate on every use. */

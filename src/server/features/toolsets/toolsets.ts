@@ -5,7 +5,7 @@ import type { Viewer } from "../auth/viewer.js";
 import { resourceUrl } from "../oauth/index.js";
 import { keyReaches } from "../api-keys/api-keys.js";
 import type { Source, ToolsetMemberRef } from "../runtime/runner.js";
-import { TOOLSET_TOKEN_ENV, toolsetTokenHash } from "./toolset-token.js";
+import { TOOLSET_TOKEN_ENV, toolsetTokenHash } from "../api-keys/toolset-token.js";
 import { restartRow } from "../deployments/owner-actions.js";
 import { listUserDeployments, reserveDeployment, setWarnOnly, type DeploymentRow, type ServerRef } from "../deployments/kinds.js";
 import { deploymentView, isConnection, isToolset, type DeploymentDeps } from "../deployments/service.js";

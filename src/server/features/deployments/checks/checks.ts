@@ -15,7 +15,7 @@ import {
   setCheckStatus,
   staleRemoteChecks,
 } from "../definitions/listings.js";
-import type { ProbeResult } from "../../connections/remote-check.js";
+import type { ProbeResult } from "./remote-check.js";
 import { findDeployment, reserveCheck } from "../repo.js";
 import type { SecretBox } from "../secret-box.js";
 

@@ -20,7 +20,7 @@ import { TokenCheck, type OAuthPort } from "./oauth-tokens.js";
 import { TargetCache } from "./targets.js";
 import { Verified } from "./verified.js";
 import { addressOwner, toolsetGrant, type GatewayTarget, type PinsPort } from "../repo.js";
-import { TOOLSET_TOKEN, toolsetTokenHash } from "../../toolsets/toolset-token.js";
+import { TOOLSET_TOKEN, toolsetTokenHash } from "../../api-keys/toolset-token.js";
 import { challenge, METADATA_PREFIX, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
 

@@ -4,9 +4,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { resolveUpstream, upstreamFetch, UpstreamRefused } from "../../net/upstream-fetch.js";
-import { parseAllowList } from "../runtime/sandbox/cidr.js";
-import type { Capabilities } from "../deployments/definitions/listings.js";
+import { resolveUpstream, upstreamFetch, UpstreamRefused } from "../../../net/upstream-fetch.js";
+import { parseAllowList } from "../../runtime/sandbox/cidr.js";
+import type { Capabilities } from "../definitions/listings.js";
 
 export type ProbeResult = { ok: true; listing: Capabilities } | { ok: false; why: string; needsCredentials: boolean };
 
