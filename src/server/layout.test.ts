@@ -130,7 +130,6 @@ const TWO_WAY_TODAY = [
   "auth <-> oauth",
   "auth <-> profile",
   "catalog <-> deployments",
-  "connections <-> deployments",
   "deployments <-> oauth",
 ];
 

@@ -21,6 +21,7 @@ import { RegistrySync } from "./features/registry-api/sync.js";
 import { DeploymentLifecycle } from "./features/deployments/lifecycle.js";
 import { RunnerAgent } from "./features/deployments/runner-agent.js";
 import { SecretBox } from "./features/deployments/secret-box.js";
+import { runnerAuth } from "./features/connections/upstream-oauth.js";
 import { Waker } from "./features/deployments/sleep/waker.js";
 import { planOf } from "./features/billing/plan.js";
 import { LRU_IDLE_MS } from "../shared/billing.js";
@@ -172,6 +173,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
           announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
           onEvent: observability.runnerEvent,
           publicUrl: config.PUBLIC_URL,
+          remoteAuth: (sealed, store) => runnerAuth(box, config.PUBLIC_URL, sealed, store),
           idleMs: config.DEPLOY_IDLE_MS,
         })
       : undefined;

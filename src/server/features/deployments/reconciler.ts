@@ -11,7 +11,6 @@ import { assignedTo, fencedUpdate } from "./placement/placement.js";
 import type { DeploymentRow } from "./repo.js";
 import type { SecretBox } from "./secret-box.js";
 import { proxiesOf } from "./repo.js";
-import { runnerAuth } from "../connections/upstream-oauth.js";
 import { isSleeping, putToSleep } from "./sleep/sleep-repo.js";
 
 // What a runner runs: exactly the deployments placed on it. A reconcile starts what is placed here
@@ -19,6 +18,9 @@ import { isSleeping, putToSleep } from "./sleep/sleep-repo.js";
 // a lost lease stops the deployment here. The runner's events become those writes (event-recorder.ts).
 
 const UNREADABLE_KEYS = "The deployment's keys cannot be decrypted (was SECRETS_KEY changed?). Stop it and deploy again.";
+
+/** What opens a connection's OAuth grant for its link (ReconcilerDeps.remoteAuth). */
+export type RemoteAuthPort = (sealed: string | null, store: (sealed: string) => Promise<unknown>) => UpstreamAuth | undefined;
 
 export interface ReconcilerDeps {
   db: Db;
@@ -37,8 +39,14 @@ export interface ReconcilerDeps {
   announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
-  /** PUBLIC_URL, where a connection's OAuth client says it comes from */
+  /** PUBLIC_URL: a toolset's members are reached at their Switchboard URLs there */
   publicUrl: string;
+  /**
+   * A connection signed in with OAuth: its link's sign-in from the sealed grant, storing a
+   * refreshed one with `store` (a fenced write). Undefined when the grant cannot be read (the owner
+   * signs in again). Given by the platform (connections/upstream-oauth.ts runnerAuth); absent: none can run.
+   */
+  remoteAuth?: RemoteAuthPort;
 }
 
 export class Reconciler {
@@ -164,7 +172,7 @@ export class Reconciler {
     // Signed in with OAuth: the runner refreshes the tokens and stores them back under its lease.
     let auth: UpstreamAuth | undefined;
     if (source.kind === "remote" && source.oauth) {
-      auth = runnerAuth(this.d.box, this.d.publicUrl, row.upstreamGrant, (grant) => this.write(row.id, { upstreamGrant: grant }));
+      auth = this.d.remoteAuth?.(row.upstreamGrant, (grant) => this.write(row.id, { upstreamGrant: grant }));
       if (!auth) {
         await this.write(row.id, {
           status: "failed",

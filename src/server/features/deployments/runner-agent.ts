@@ -5,7 +5,7 @@ import type { Runner, RunnerEvent } from "../runtime/runner.js";
 import { Watchdog } from "../runtime/process/watchdog.js";
 import { claimAll, heartbeat, registerRunner } from "./placement/placement.js";
 import { handOver, sweep, type Mover } from "./placement/placement-sweep.js";
-import { Reconciler } from "./reconciler.js";
+import { Reconciler, type RemoteAuthPort } from "./reconciler.js";
 import type { SecretBox } from "./secret-box.js";
 import { Activity, IdleWatch } from "./sleep/idle.js";
 
@@ -54,8 +54,10 @@ export interface AgentDeps {
   announce?: (id: string, proxyId: string) => void;
   /** told of each runner event before it is recorded (the metrics: restarts, install times) */
   onEvent?: (id: string, e: RunnerEvent) => void;
-  /** PUBLIC_URL: a connection signed in with OAuth presents itself from there (upstream-oauth.ts) */
+  /** PUBLIC_URL: where a toolset reaches its members */
   publicUrl?: string;
+  /** opens a connection's OAuth grant for its link (reconciler.ts RemoteAuthPort) */
+  remoteAuth?: RemoteAuthPort;
   /** DEPLOY_IDLE_MS: a deployment idle this long sleeps (0 or absent: never) */
   idleMs?: number;
 }
@@ -95,6 +97,7 @@ export class RunnerAgent {
         d.onEvent?.(id, e);
       },
       publicUrl: d.publicUrl ?? "http://localhost",
+      remoteAuth: d.remoteAuth,
     });
     if (d.idleMs && d.idleMs > 0) {
       const reconciler = this.reconciler;
