@@ -1,13 +1,11 @@
-import { ArrowLeft, KeyRound, Loader2, LogIn, Plug } from "~/web/components/icons";
-import { data, Link, redirect } from "react-router";
+import { KeyRound, LogIn, Plug } from "~/web/components/icons";
+import { data, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
 import { CONNECTION_TEXT, connectionHeadersUpdate, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { SignInAgainButton } from "../components/ConnectionForms";
-import { DeploymentPanel } from "../components/DeploymentPanel";
-import { OwnerCards } from "../components/server/OwnerCards";
+import { HostedNotFound, HostedServerPage, SaveFooter } from "../components/hosted/HostedServerPage";
 import { serverCard } from "../components/ServerParts";
-import { ToolsList } from "../components/ToolsList";
-import { Alert, Button, buttonClass, inputClass, linkClass } from "../components/ui";
+import { inputClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
@@ -71,14 +69,7 @@ export function meta({ data: d }: Route.MetaArgs) {
 }
 
 export function ErrorBoundary() {
-  return (
-    <section className="mx-auto max-w-xl px-4 py-24 text-center">
-      <h1 className="text-3xl font-bold">{CONNECTION_TEXT.notFound}</h1>
-      <Link to="/connections" className={`mt-8 ${buttonClass("primary")}`}>
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {CONNECTION_TEXT.title}
-      </Link>
-    </section>
-  );
+  return <HostedNotFound back="/connections" title={CONNECTION_TEXT.title} notFound={CONNECTION_TEXT.notFound} />;
 }
 
 export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
@@ -86,58 +77,28 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
   const deployment = useDeployment(connection.name, signedIn, connection, `/api/connections/${connection.id}`);
   const card = serverCard;
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <Link to="/connections" className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {CONNECTION_TEXT.title}
-      </Link>
-      <header className="mt-4">
-        <h1 className="flex items-center gap-2 text-3xl font-bold tracking-tight">
-          <Plug className="h-7 w-7 text-indigo-500" aria-hidden /> {connection.name}
-        </h1>
-        <p className="mt-1 break-all font-mono text-sm text-slate-600 dark:text-slate-400">
-          {connection.remote_url} ({connection.transport === "sse" ? "SSE" : "Streamable HTTP"})
-        </p>
-        {connection.header_names.length > 0 && (
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.sends(connection.header_names)}</p>
-        )}
-        {connection.auth === "oauth" && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.usesOAuth}</p>}
-      </header>
-      <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="min-w-0 space-y-6 lg:col-span-2">
-          <OwnerCards
-            deployment={deployment}
-            owner={signedIn}
-            tools={ownTools?.tools ?? []}
-            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
-            alerts={loaderData.alerts}
-            domains={loaderData.domains}
-            card={card}
-          />
-          <ToolsList
-            tools={ownTools?.tools ?? []}
-            listedAt={ownTools?.listedAt ?? null}
-            className={card}
-            stats={loaderData.toolStats}
-            own
-            empty={CONNECTION_TEXT.noTools}
-          />
-        </div>
-        <aside className="order-first min-w-0 space-y-6 lg:order-none">
-          <section className={card} aria-labelledby="deployment">
-            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
-              <Plug className="h-5 w-5 text-indigo-500" aria-hidden /> {CONNECTION_TEXT.panelTitle}
-            </h2>
-            <DeploymentPanel
-              serverId={connection.name}
-              requiredKeys={[]}
-              signedIn={signedIn}
-              hostingOpen
-              canDeploy
-              hasSource
-              unavailable={CONNECTION_TEXT.gone}
-              state={deployment}
-            />
-          </section>
+    <HostedServerPage
+      back="/connections"
+      icon={Plug}
+      name={connection.name}
+      texts={CONNECTION_TEXT}
+      deployment={deployment}
+      signedIn={signedIn}
+      ownTools={ownTools}
+      page={loaderData}
+      header={
+        <>
+          <p className="mt-1 break-all font-mono text-sm text-slate-600 dark:text-slate-400">
+            {connection.remote_url} ({connection.transport === "sse" ? "SSE" : "Streamable HTTP"})
+          </p>
+          {connection.header_names.length > 0 && (
+            <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.sends(connection.header_names)}</p>
+          )}
+          {connection.auth === "oauth" && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.usesOAuth}</p>}
+        </>
+      }
+      aside={
+        <>
           {/* Once the server refuses the sign-in, the panel itself offers to sign in again. */}
           {deployment.deployment &&
             connection.auth === "oauth" &&
@@ -145,9 +106,9 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
           {deployment.deployment && (
             <EditHeaders id={connection.id} names={connection.header_names} oauth={connection.auth === "oauth"} card={card} />
           )}
-        </aside>
-      </div>
-    </div>
+        </>
+      }
+    />
   );
 }
 
@@ -200,16 +161,7 @@ function EditHeaders({ id, names, oauth, card }: { id: string; names: string[]; 
             className={`${inputClass} mt-1 font-mono`}
           />
         </label>
-        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
-        {answer?.message && !answer.error && (
-          <p role="status" className="text-sm text-green-700 dark:text-green-400">
-            {answer.message}
-          </p>
-        )}
-        <Button type="submit" size="sm" disabled={busy}>
-          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-          {CONNECTION_TEXT.saveHeaders}
-        </Button>
+        <SaveFooter answer={answer} busy={busy} label={CONNECTION_TEXT.saveHeaders} />
       </fetcher.Form>
     </section>
   );

@@ -1,14 +1,12 @@
-import { ExternalLink, Loader2, Plug, Trash2 } from "~/web/components/icons";
+import { Loader2, Plug } from "~/web/components/icons";
 import { useEffect } from "react";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";
 import { OAuthChoice } from "../components/ConnectionForms";
-import { ConfirmButton } from "../components/ConfirmButton";
-import { CopyButton } from "../components/CopyButton";
+import { RowActions, RowError, RowList, RowStatus, RowUrl } from "../components/hosted/HostedRow";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
-import { dateTime, longDate } from "../lib/dates";
 import { Enhanced, FormField, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/connections";
@@ -178,29 +176,17 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
         </Button>
       </fetcher.Form>
 
-      {loadFailed && (
-        <div className="mt-4">
-          <Alert kind="error">{CONNECTION_TEXT.loadFailed}</Alert>
-        </div>
-      )}
-      {connections.length === 0 && !loadFailed ? (
-        <p className="mt-6 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
-          {CONNECTION_TEXT.none}
-        </p>
-      ) : (
-        <ul className="mt-6 space-y-3" data-testid="connections">
-          {connections.map((c) => (
-            <ConnectionRow key={c.id} c={c} />
-          ))}
-        </ul>
-      )}
+      <RowList loadFailed={loadFailed} texts={CONNECTION_TEXT} testId="connections">
+        {connections.map((c) => (
+          <ConnectionRow key={c.id} c={c} />
+        ))}
+      </RowList>
     </section>
   );
 }
 
 function ConnectionRow({ c }: { c: ConnectionView }) {
   const fetcher = useFetcher<Answer>();
-  const removing = fetcher.state !== "idle";
   const running = c.status === "running";
   return (
     <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="connection">
@@ -209,59 +195,29 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
           <Link to={connectionPath(c)} className={`${linkClass} break-all font-mono`}>
             {c.name}
           </Link>
-          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
-            <span className="flex items-center gap-1.5 font-medium">
-              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
-              <span data-testid="connection-status">{statusLabel(c.status)}</span>
-            </span>
-            <span className="text-slate-600 dark:text-slate-400">
-              · Created{" "}
-              <time dateTime={c.created_at} title={dateTime(c.created_at)}>
-                {longDate(c.created_at)}
-              </time>
-              {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
-              {c.auth === "oauth" ? " · signs in with OAuth" : ""}
-            </span>
-          </p>
+          <RowStatus running={running} testId="connection-status" status={statusLabel(c.status)} createdAt={c.created_at}>
+            {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
+            {c.auth === "oauth" ? " · signs in with OAuth" : ""}
+          </RowStatus>
           <p className="mt-1 break-all text-xs text-slate-600 dark:text-slate-400">
             {c.remote_url} ({c.transport === "sse" ? "SSE" : "Streamable HTTP"})
           </p>
         </div>
-        <div className="flex flex-wrap gap-2">
-          <Link to={connectionPath(c)} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
-            <ExternalLink className="h-4 w-4" aria-hidden /> Open
-          </Link>
-          <fetcher.Form method="post">
-            <Enhanced />
-            <input type="hidden" name="intent" value="remove" />
-            <input type="hidden" name="connection" value={c.id} />
-            <ConfirmButton
-              label={
-                <>
-                  <Trash2 className="h-4 w-4" aria-hidden /> {CONNECTION_TEXT.disconnect}
-                  <span className="sr-only"> {c.name}</span>
-                </>
-              }
-              busy={removing}
-              busyLabel={
-                <>
-                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {CONNECTION_TEXT.disconnect}
-                </>
-              }
-              title={CONNECTION_TEXT.removeTitle(c.name)}
-              description={CONNECTION_TEXT.removeText}
-              confirmLabel={CONNECTION_TEXT.disconnect}
-              cancelLabel={CONNECTION_TEXT.cancel}
-            />
-          </fetcher.Form>
-        </div>
+        <RowActions
+          path={connectionPath(c)}
+          fetcher={fetcher}
+          field="connection"
+          id={c.id}
+          name={c.name}
+          texts={{
+            label: CONNECTION_TEXT.disconnect,
+            title: CONNECTION_TEXT.removeTitle(c.name),
+            description: CONNECTION_TEXT.removeText,
+            cancel: CONNECTION_TEXT.cancel,
+          }}
+        />
       </div>
-      <div className="mt-3 flex items-center gap-2">
-        <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={c.url}>
-          {c.url}
-        </code>
-        <CopyButton text={c.url} />
-      </div>
+      <RowUrl url={c.url} />
       {c.status_detail && !running && (
         <pre
           tabIndex={0}
@@ -270,11 +226,7 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
           {c.status_detail}
         </pre>
       )}
-      {fetcher.data?.error && (
-        <div className="mt-2">
-          <Alert kind="error">{fetcher.data.error}</Alert>
-        </div>
-      )}
+      <RowError error={fetcher.data?.error} />
     </li>
   );
 }

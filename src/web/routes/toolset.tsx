@@ -1,4 +1,4 @@
-import { ArrowLeft, Layers, Loader2 } from "~/web/components/icons";
+import { Layers } from "~/web/components/icons";
 import { useRef, useState } from "react";
 import { data, Link, redirect } from "react-router";
 import { myDeploymentTools } from "../../server/features/deployments/service";
@@ -6,12 +6,10 @@ import type { DeploymentView } from "../../shared/deployments";
 import { statusLabel } from "../../shared/deployments";
 import { defaultPrefix, TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { DeploymentPanel } from "../components/DeploymentPanel";
-import { OwnerCards } from "../components/server/OwnerCards";
+import { HostedNotFound, HostedServerPage, SaveFooter } from "../components/hosted/HostedServerPage";
 import { serverCard } from "../components/ServerParts";
 import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
-import { ToolsList } from "../components/ToolsList";
-import { Alert, Button, buttonClass, linkClass } from "../components/ui";
+import { Button, buttonClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { deploymentAction } from "../lib/deploy.server";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
@@ -83,29 +81,23 @@ export function meta({ data: d }: Route.MetaArgs) {
 }
 
 export function ErrorBoundary() {
-  return (
-    <section className="mx-auto max-w-xl px-4 py-24 text-center">
-      <h1 className="text-3xl font-bold">{TOOLSET_TEXT.notFound}</h1>
-      <Link to="/toolsets" className={`mt-8 ${buttonClass("primary")}`}>
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.title}
-      </Link>
-    </section>
-  );
+  return <HostedNotFound back="/toolsets" title={TOOLSET_TEXT.title} notFound={TOOLSET_TEXT.notFound} />;
 }
 
 export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
   const { toolset, signedIn, ownTools, candidates } = loaderData;
   const deployment = useDeployment(toolset.name, signedIn, toolset, `/api/toolsets/${toolset.id}`);
-  const card = serverCard;
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <Link to="/toolsets" className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
-        <ArrowLeft className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.title}
-      </Link>
-      <header className="mt-4">
-        <h1 className="flex items-center gap-2 text-3xl font-bold tracking-tight">
-          <Layers className="h-7 w-7 text-indigo-500" aria-hidden /> {toolset.name}
-        </h1>
+    <HostedServerPage
+      back="/toolsets"
+      icon={Layers}
+      name={toolset.name}
+      texts={TOOLSET_TEXT}
+      deployment={deployment}
+      signedIn={signedIn}
+      ownTools={ownTools}
+      page={loaderData}
+      header={
         <ul className="mt-2 flex flex-wrap gap-2 text-sm" aria-label={TOOLSET_TEXT.membersTitle}>
           {toolset.members.map((m) => (
             <li
@@ -117,47 +109,9 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
             </li>
           ))}
         </ul>
-      </header>
-      <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="min-w-0 space-y-6 lg:col-span-2">
-          <OwnerCards
-            deployment={deployment}
-            owner={signedIn}
-            tools={ownTools?.tools ?? []}
-            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
-            alerts={loaderData.alerts}
-            domains={loaderData.domains}
-            card={card}
-          />
-          <ToolsList
-            tools={ownTools?.tools ?? []}
-            listedAt={ownTools?.listedAt ?? null}
-            className={card}
-            stats={loaderData.toolStats}
-            own
-            empty={TOOLSET_TEXT.noTools}
-          />
-        </div>
-        <aside className="order-first min-w-0 space-y-6 lg:order-none">
-          <section className={card} aria-labelledby="deployment">
-            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
-              <Layers className="h-5 w-5 text-indigo-500" aria-hidden /> {TOOLSET_TEXT.panelTitle}
-            </h2>
-            <DeploymentPanel
-              serverId={toolset.name}
-              requiredKeys={[]}
-              signedIn={signedIn}
-              hostingOpen
-              canDeploy
-              hasSource
-              unavailable={TOOLSET_TEXT.gone}
-              state={deployment}
-            />
-          </section>
-          {deployment.deployment && <EditMembers toolset={toolset} candidates={candidates} card={card} />}
-        </aside>
-      </div>
-    </div>
+      }
+      aside={deployment.deployment && <EditMembers toolset={toolset} candidates={candidates} card={serverCard} />}
+    />
   );
 }
 
@@ -216,16 +170,7 @@ function EditMembers({ toolset, candidates, card }: { toolset: ToolsetView; cand
           cancelLabel={TOOLSET_TEXT.cancel}
           onConfirm={confirm}
         />
-        {answer?.error && <Alert kind="error">{answer.error}</Alert>}
-        {answer?.message && !answer.error && (
-          <p role="status" className="text-sm text-green-700 dark:text-green-400">
-            {answer.message}
-          </p>
-        )}
-        <Button type="submit" size="sm" disabled={busy}>
-          {busy && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-          {TOOLSET_TEXT.save}
-        </Button>
+        <SaveFooter answer={answer} busy={busy} label={TOOLSET_TEXT.save} />
       </fetcher.Form>
     </section>
   );

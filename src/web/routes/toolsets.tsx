@@ -1,14 +1,12 @@
-import { ExternalLink, Layers, Loader2, Trash2 } from "~/web/components/icons";
+import { Layers, Loader2 } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
 import type { DeploymentView } from "../../shared/deployments";
 import { statusLabel } from "../../shared/deployments";
 import { TOOLSET_TEXT, toolsetInput, type ToolsetView } from "../../shared/toolsets";
-import { ConfirmButton } from "../components/ConfirmButton";
-import { CopyButton } from "../components/CopyButton";
+import { RowActions, RowError, RowList, RowStatus, RowUrl } from "../components/hosted/HostedRow";
 import { canBeMember, membersFromForm, ToolsetMembers } from "../components/ToolsetMembers";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
-import { dateTime, longDate } from "../lib/dates";
 import { Enhanced, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/toolsets";
@@ -92,29 +90,17 @@ export default function Toolsets({ loaderData }: Route.ComponentProps) {
         </Button>
       </fetcher.Form>
 
-      {loadFailed && (
-        <div className="mt-4">
-          <Alert kind="error">{TOOLSET_TEXT.loadFailed}</Alert>
-        </div>
-      )}
-      {toolsets.length === 0 && !loadFailed ? (
-        <p className="mt-6 rounded-xl border border-dashed border-slate-300 p-8 text-center text-slate-600 dark:border-slate-700 dark:text-slate-400">
-          {TOOLSET_TEXT.none}
-        </p>
-      ) : (
-        <ul className="mt-6 space-y-3" data-testid="toolsets">
-          {toolsets.map((ts) => (
-            <ToolsetRow key={ts.id} ts={ts} />
-          ))}
-        </ul>
-      )}
+      <RowList loadFailed={loadFailed} texts={TOOLSET_TEXT} testId="toolsets">
+        {toolsets.map((ts) => (
+          <ToolsetRow key={ts.id} ts={ts} />
+        ))}
+      </RowList>
     </section>
   );
 }
 
 function ToolsetRow({ ts }: { ts: ToolsetView }) {
   const fetcher = useFetcher<Answer>();
-  const removing = fetcher.state !== "idle";
   const running = ts.status === "running";
   const path = `/toolsets/${encodeURIComponent(ts.name)}`;
   return (
@@ -124,62 +110,27 @@ function ToolsetRow({ ts }: { ts: ToolsetView }) {
           <Link to={path} className={`${linkClass} break-all font-mono`}>
             {ts.name}
           </Link>
-          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
-            <span className="flex items-center gap-1.5 font-medium">
-              <span className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : "bg-yellow-400"}`} aria-hidden />
-              <span data-testid="toolset-status">{statusLabel(ts.status)}</span>
-            </span>
-            <span className="text-slate-600 dark:text-slate-400">
-              · Created{" "}
-              <time dateTime={ts.created_at} title={dateTime(ts.created_at)}>
-                {longDate(ts.created_at)}
-              </time>
-            </span>
-          </p>
+          <RowStatus running={running} testId="toolset-status" status={statusLabel(ts.status)} createdAt={ts.created_at} />
           <p className="mt-1 break-words text-xs text-slate-600 dark:text-slate-400">
             {ts.members.map((m) => `${m.prefix}_ → ${m.name}`).join(" · ")}
           </p>
         </div>
-        <div className="flex flex-wrap gap-2">
-          <Link to={path} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
-            <ExternalLink className="h-4 w-4" aria-hidden /> Open
-          </Link>
-          <fetcher.Form method="post">
-            <Enhanced />
-            <input type="hidden" name="intent" value="remove" />
-            <input type="hidden" name="toolset" value={ts.id} />
-            <ConfirmButton
-              label={
-                <>
-                  <Trash2 className="h-4 w-4" aria-hidden /> {TOOLSET_TEXT.remove}
-                  <span className="sr-only"> {ts.name}</span>
-                </>
-              }
-              busy={removing}
-              busyLabel={
-                <>
-                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {TOOLSET_TEXT.remove}
-                </>
-              }
-              title={TOOLSET_TEXT.removeTitle(ts.name)}
-              description={TOOLSET_TEXT.removeText}
-              confirmLabel={TOOLSET_TEXT.remove}
-              cancelLabel={TOOLSET_TEXT.cancel}
-            />
-          </fetcher.Form>
-        </div>
+        <RowActions
+          path={path}
+          fetcher={fetcher}
+          field="toolset"
+          id={ts.id}
+          name={ts.name}
+          texts={{
+            label: TOOLSET_TEXT.remove,
+            title: TOOLSET_TEXT.removeTitle(ts.name),
+            description: TOOLSET_TEXT.removeText,
+            cancel: TOOLSET_TEXT.cancel,
+          }}
+        />
       </div>
-      <div className="mt-3 flex items-center gap-2">
-        <code className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950" title={ts.url}>
-          {ts.url}
-        </code>
-        <CopyButton text={ts.url} />
-      </div>
-      {fetcher.data?.error && (
-        <div className="mt-2">
-          <Alert kind="error">{fetcher.data.error}</Alert>
-        </div>
-      )}
+      <RowUrl url={ts.url} />
+      <RowError error={fetcher.data?.error} />
     </li>
   );
 }
