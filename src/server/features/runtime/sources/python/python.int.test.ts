@@ -178,7 +178,7 @@ describe.skipIf(why)(`Python servers${why ? ` (skipped: ${why})` : ""}`, () => {
     expect(offline.version).toBe("3.0.0");
     // A newest release that cannot be built: the newest installed one runs rather than nothing.
     const pyproject = (
-      await fs.readFile(new URL("../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")
+      await fs.readFile(new URL("../../../../../../tests/fixtures/python-server/pyproject.toml", import.meta.url), "utf8")
     ).replace('build-backend = "backend"', 'build-backend = "broken"');
     const broken =
       "from backend import build_sdist, get_requires_for_build_sdist, get_requires_for_build_wheel  # noqa: F401\n\n\ndef build_wheel(*args, **kwargs):\n    raise RuntimeError('this release cannot be built')\n";
