@@ -6,7 +6,7 @@ import { invalidateCatalog } from "./features/catalog/cache.js";
 import { loadReview, recordListing, type PinOwner } from "./features/deployments/definitions/definitions-repo.js";
 import type { Definition } from "./features/deployments/definitions/definitions.js";
 import { FairUse } from "./features/gateway/fair-use.js";
-import { Gateway, type WakePort } from "./features/gateway/index.js";
+import { allInOneGateway, frontGateway, runnerGateway, type Gateway, type WakePort } from "./features/gateway/index.js";
 import { observers, type GatewayObserver } from "./features/gateway/observe.js";
 import { touchGrant, verifyAccessToken, type AccessGrant } from "./features/oauth/index.js";
 import { RequestLogRetention } from "./features/request-log/retention.js";
@@ -111,13 +111,18 @@ export function createGateways(w: GatewayWiring): Gateways {
   // the deployment, where the sessions live (features/gateway/forwarding.ts).
   const gateway =
     runner && (roles.alone || !roles.gateway)
-      ? new Gateway({ ...gatewayDeps, runner, wake: w.wake, activity: w.activity })
-      : new Gateway({ ...gatewayDeps, clusterSecret: w.clusterSecret, wake: w.wake });
+      ? allInOneGateway({ ...gatewayDeps, runner, wake: w.wake, activity: w.activity })
+      : frontGateway({ ...gatewayDeps, clusterSecret: requiredSecret(w.clusterSecret), wake: w.wake });
   // Its internal port, for gateways in other processes: a runner in a cluster, the primary of
   // several workers, or (given runnerListen) an all-in-one process that extra gateways forward to.
-  const runnerGateway =
+  const runnerGw =
     runner && (w.runnerListen || !(roles.alone && roles.gateway))
-      ? new Gateway({ ...gatewayDeps, runner, forwarded: true, activity: w.activity })
+      ? runnerGateway({ ...gatewayDeps, runner, activity: w.activity })
       : undefined;
-  return { gateway, runnerGateway, requestLog, requestLogRetention };
+  return { gateway, runnerGateway: runnerGw, requestLog, requestLogRetention };
+}
+
+function requiredSecret(secret: string | undefined): string {
+  if (!secret) throw new Error("a front gateway needs CLUSTER_SECRET");
+  return secret;
 }

@@ -25,7 +25,7 @@ import { runnerAuth } from "./features/connections/upstream-oauth.js";
 import { Waker } from "./features/deployments/sleep/waker.js";
 import { planOf } from "./features/billing/plan.js";
 import { LRU_IDLE_MS } from "../shared/billing.js";
-import type { Gateway } from "./features/gateway/index.js";
+import { totalCounts, type Gateway } from "./features/gateway/index.js";
 import { createObservability } from "./features/observability/index.js";
 import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
@@ -140,12 +140,12 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     const b = bus;
     const wake = (runnerId: string) => void signal(b, TOPICS.runnerWake(runnerId));
     const capacityMb = config.RUNNER_CAPACITY_MB ?? Math.floor((os.totalmem() / 1024 / 1024) * 0.8);
-    // Prometheus metrics and traces (docs/observability.md); the sessions gauge reads the gateways made below.
+    // Prometheus metrics and traces (docs/observability.md); the gateway gauges read the gateways made below.
     const observability = createObservability({
       config,
       db: database.db,
       log,
-      sessions: () => gateway.sessionCount + (runnerGateway?.sessionCount ?? 0),
+      gateways: () => totalCounts([gateway, runnerGateway]),
       runner: runtime && {
         runs: (id) => runtime.runner.runs(id),
         rssBytes: (id) => runtime.runner.rssBytes(id),

@@ -5,7 +5,6 @@
 // tests/fixtures/flood-server deployed from git, while a benign neighbour on the same runner is
 // called every 50 ms: what the platform holds stays within its caps, and the neighbour's latency
 // within twice its quiet value (see withinTwiceQuiet).
-import { droppedMessages } from "~/server/features/gateway/sessions/sessions.js";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { execFile } from "node:child_process";
 import http from "node:http";
@@ -15,7 +14,6 @@ import type { DeploymentView } from "~/shared/deployments.js";
 import { floodNotice } from "~/server/features/runtime/process/flow.js";
 import { recordListing, MAX_PINS_PER_USER } from "~/server/features/deployments/definitions/definitions-repo.js";
 import { definitionOf, type Definition } from "~/server/features/deployments/definitions/definitions.js";
-import { streamTotals } from "~/server/features/gateway/wire/sse.js";
 import { GATEWAY_TEXT } from "~/server/features/gateway/text.js";
 import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "../../support/app.js";
 import { registerOwnedServer, waitForStatus } from "../../support/deployments.js";
@@ -293,13 +291,13 @@ describe("a tenant cannot make the platform hold its memory", () => {
     stream.pause();
     let closed = false;
     stream.socket.once("close", () => (closed = true));
-    const stalledBefore = streamTotals.stalled;
+    const stalledBefore = t.gateway.counts().streamsClosedSlow;
     // 160 notifications of 128 KB (20 MB, at most DEPLOY_OUTPUT_BYTES_PER_SECOND) for a client that takes none of them.
     await a.direct("big_updates", { n: 160, kb: 128 });
     const sending = sleep(7000);
-    const [held, p99] = await Promise.all([peakWhile(() => streamTotals.held, sending), neighbourP99(7000)]);
+    const [held, p99] = await Promise.all([peakWhile(() => t.gateway.counts().streamBytesHeld, sending), neighbourP99(7000)]);
     expect(held).toBeLessThanOrEqual(STREAM_BYTES + 0.2 * MB);
-    expect(streamTotals.stalled).toBeGreaterThan(stalledBefore);
+    expect(t.gateway.counts().streamsClosedSlow).toBeGreaterThan(stalledBefore);
     // The client, reading again, finds its stream ended after a part of what was sent (20 MB).
     let received = 0;
     stream.on("data", (d: Buffer) => (received += d.length));
@@ -307,7 +305,7 @@ describe("a tenant cannot make the platform hold its memory", () => {
     await expect.poll(() => closed, { timeout: 10_000 }).toBe(true);
     expect(received).toBeLessThan(12 * MB);
     // Once the stream is gone, nothing is held for it.
-    await expect.poll(() => streamTotals.held, { timeout: 5000 }).toBeLessThan(64 * 1024);
+    await expect.poll(() => t.gateway.counts().streamBytesHeld, { timeout: 5000 }).toBeLessThan(64 * 1024);
     withinTwiceQuiet(p99);
     stream.destroy();
   }, 120_000);
@@ -354,14 +352,14 @@ describe("a tenant cannot make the platform spend its CPU", () => {
     let asked = 0;
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => (asked += chunk.split("sampling/createMessage").length - 1));
-    const droppedBefore = droppedMessages.total;
+    const droppedBefore = t.gateway.counts().messagesDropped;
     await a.direct("flood", { kind: "request", n: 5000 });
     const p99 = await neighbourP99(3000);
     // The client is asked at most MAX_SERVER_REQUESTS questions; the rest were answered with errors at once,
     // counted (switchboard_gateway_messages_dropped_total) rather than logged one line each.
     expect(asked).toBeGreaterThan(0);
     expect(asked).toBeLessThanOrEqual(100);
-    expect(droppedMessages.total - droppedBefore).toBeGreaterThanOrEqual(4900 - asked);
+    expect(t.gateway.counts().messagesDropped - droppedBefore).toBeGreaterThanOrEqual(4900 - asked);
     withinTwiceQuiet(p99);
     stream.destroy();
   }, 120_000);

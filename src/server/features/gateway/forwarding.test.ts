@@ -61,7 +61,7 @@ describe("a front gateway's forwarding of a body that declares no size", () => {
       const t = inflight.admit(req, "d1", "k1", Number.isFinite(declared) ? declared : 0);
       if (typeof t === "string") return void res.writeHead(503).end();
       res.once("close", () => t.release());
-      forwarder.forward(req, res, target, { userId: "u", keyHash: "k1" }, "p");
+      forwarder.pass(req, res, target, { userId: "u", keyHash: "k1" }, { proxyId: "p" });
     });
     await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
     const port = (front.address() as { port: number }).port;

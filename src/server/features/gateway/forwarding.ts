@@ -9,6 +9,8 @@ import { RPC } from "./protocol.js";
 import { inFlightRefusal, rpcError } from "./wire/http.js";
 import { TargetCache } from "./admission/targets.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
+import { markWoke, wokeMs } from "./observe.js";
+import type { Onward, Route } from "./steps.js";
 import { GATEWAY_TEXT } from "./text.js";
 
 // Several machines (docs/operations.md): a client's MCP session lives with the runner that holds
@@ -77,18 +79,21 @@ export interface ForwarderDeps {
 }
 
 /** The front gateway's half: forwards an admitted request to the runner holding the deployment. */
-export class Forwarder {
+export class Forwarder implements Onward {
   /** one kept-alive connection pool per runner address */
   private readonly runners = new Map<string, { hostname: string; port: string; agent: http.Agent }>();
 
   constructor(private readonly d: ForwarderDeps) {}
 
-  forward(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, proxyId: string, wokeMs?: number): void {
+  /** The admitted request, as it came, to the runner holding the deployment. */
+  pass(req: IncomingMessage, res: ServerResponse, target: GatewayTarget, who: Caller, route: Pick<Route, "proxyId">): void {
+    const { proxyId } = route;
+    const woke = wokeMs(req);
     if (!target.runnerUrl) return rpcError(res, 503, GATEWAY_TEXT.starting, { "retry-after": "5" });
     const to = this.runner(target.runnerUrl);
     const headers: http.OutgoingHttpHeaders = { [CLUSTER_HEADER]: this.d.secret, [CALLER_HEADER]: encodeCaller(who) };
     // The request waited for the deployment to wake here: the runner's request log says so.
-    if (wokeMs !== undefined) headers[WOKE_HEADER] = String(wokeMs);
+    if (woke !== undefined) headers[WOKE_HEADER] = String(woke);
     for (const h of PASS) {
       const v = req.headers[h];
       if (v !== undefined) headers[h] = v;
@@ -239,6 +244,9 @@ export class ForwardedAccess {
   async admit(req: IncomingMessage, res: ServerResponse, proxyId: string): Promise<{ target: GatewayTarget; who: Caller } | undefined> {
     const who = decodeCaller(req.headers[CALLER_HEADER]);
     if (!who) return void rpcError(res, 400, GATEWAY_TEXT.invalid);
+    // The front gateway waited for the deployment to wake: the request log says so here.
+    const w = Number(req.headers[WOKE_HEADER]);
+    if (Number.isFinite(w) && w >= 0) markWoke(req, w);
     const target = this.targets.cached(proxyId) ?? (await this.targets.fetch(proxyId));
     if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
     if (target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);

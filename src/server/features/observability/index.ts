@@ -9,7 +9,7 @@ import type { GatewayObserver } from "../gateway/observe.js";
 import type { RunnerEvent } from "../runtime/runner.js";
 import { clusterSource, type ClusterSource } from "./cluster.js";
 import { registrySyncGauges } from "../registry-api/sync-gauges.js";
-import { Metrics, type RunnerGauges } from "./metrics.js";
+import { Metrics, type GatewayGauges, type RunnerGauges } from "./metrics.js";
 import { listenMetrics, metricsRoutes } from "./routes.js";
 import { Tracing } from "./tracing.js";
 
@@ -24,8 +24,8 @@ export interface ObservabilityDeps {
   config: Config;
   db: Db;
   log: Logger;
-  /** sessions open in this process's gateways (read at scrape) */
-  sessions(): number;
+  /** this process's gateways: sessions, stream bytes, closed streams, dropped messages (read at scrape) */
+  gateways(): GatewayGauges;
   /** this process's runner, when it has the runner role */
   runner?: RunnerGauges;
 }
@@ -49,7 +49,7 @@ export interface Observability {
 
 export function createObservability(d: ObservabilityDeps): Observability {
   const { config, log } = d;
-  const metrics = new Metrics({ db: d.db, log, sessions: d.sessions, runner: d.runner });
+  const metrics = new Metrics({ db: d.db, log, gateways: d.gateways, runner: d.runner });
   if (config.REGISTRY_SYNC_URL) registrySyncGauges(metrics.registry, { db: d.db, log, upstream: config.REGISTRY_SYNC_URL });
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracing = endpoint ? new Tracing({ endpoint, serviceName: config.OTEL_SERVICE_NAME, log }) : undefined;

@@ -5,8 +5,6 @@ import type { Db } from "../../db/client.js";
 import type { Logger } from "../../log.js";
 import type { CallRecord, GatewayObserver } from "../gateway/observe.js";
 import type { OutputStats, RunnerEvent } from "../runtime/runner.js";
-import { streamTotals } from "../gateway/wire/sse.js";
-import { droppedMessages } from "../gateway/sessions/sessions.js";
 import { httpMethodLabel, mcpMethodLabel, routeLabel, statusLabel } from "./labels.js";
 import { deploymentsByStatus } from "./repo.js";
 
@@ -34,11 +32,21 @@ export interface RunnerGauges {
   memoryMb: number;
 }
 
+/** What this process's gateways tell the metrics at scrape time, summed over them (gateway's `totalCounts`). */
+export interface GatewayGauges {
+  sessions: number;
+  streamBytesHeld: number;
+  /** since start */
+  streamsClosedSlow: number;
+  /** since start */
+  messagesDropped: number;
+}
+
 export interface MetricsDeps {
   db: Db;
   log: Logger;
-  /** sessions open in this process's gateways */
-  sessions(): number;
+  /** this process's gateways, read at scrape */
+  gateways(): GatewayGauges;
   runner?: RunnerGauges;
 }
 
@@ -93,7 +101,7 @@ export class Metrics {
       help: "MCP sessions open in this process's gateways",
       registers,
       collect() {
-        this.set(d.sessions());
+        this.set(d.gateways().sessions);
       },
     });
     new Gauge({
@@ -101,7 +109,7 @@ export class Metrics {
       help: "Bytes written to clients' event streams and not yet taken by them, in this process (bounded per stream by GATEWAY_STREAM_BUFFER_BYTES, per deployment by GATEWAY_DEPLOYMENT_BUFFER_BYTES)",
       registers,
       collect() {
-        this.set(streamTotals.held);
+        this.set(d.gateways().streamBytesHeld);
       },
     });
     let stalledSeen = 0;
@@ -110,8 +118,9 @@ export class Metrics {
       help: "Client event streams closed because their client did not take what was written to them (it resumes or starts over)",
       registers,
       collect() {
-        if (streamTotals.stalled > stalledSeen) this.inc(streamTotals.stalled - stalledSeen);
-        stalledSeen = streamTotals.stalled;
+        const stalled = d.gateways().streamsClosedSlow;
+        if (stalled > stalledSeen) this.inc(stalled - stalledSeen);
+        stalledSeen = stalled;
       },
     });
     let droppedSeen = 0;
@@ -120,8 +129,9 @@ export class Metrics {
       help: "Messages the gateway dropped: a server's requests to clients beyond the 100 waiting for an answer, answers to requests a session was not asked, client notifications that are not one",
       registers,
       collect() {
-        if (droppedMessages.total > droppedSeen) this.inc(droppedMessages.total - droppedSeen);
-        droppedSeen = droppedMessages.total;
+        const dropped = d.gateways().messagesDropped;
+        if (dropped > droppedSeen) this.inc(dropped - droppedSeen);
+        droppedSeen = dropped;
       },
     });
     // Sleeping deployments woken by a request (docs/hosting.md#sleeping), by the gateway process that waited for them.

@@ -38,11 +38,11 @@ export interface SessionsDeps {
   oauth: Pick<OAuthPort, "verify">;
 }
 
-/** Messages the gateways of this process dropped, since start (switchboard_gateway_messages_dropped_total). */
-export const droppedMessages = { total: 0 };
 const DROPPED_LOG_EVERY_MS = 60_000;
 
 export class Sessions {
+  /** this gateway's streams together and the messages it dropped since start (the metrics read them: Gateway.counts()) */
+  readonly totals = { held: 0, stalled: 0, dropped: 0 };
   private readonly open = new Map<string, Session>();
   /** per deployment: when a dropped message was last logged, and how many were dropped since */
   private readonly droppedLog = new Map<string, { at: number; since: number }>();
@@ -69,7 +69,11 @@ export class Sessions {
     if (!channel) return undefined;
     let mux = this.muxes.get(channel);
     if (!mux) {
-      const outbound = new OutboundBudget(this.d.config.GATEWAY_STREAM_BUFFER_BYTES, this.d.config.GATEWAY_DEPLOYMENT_BUFFER_BYTES);
+      const outbound = new OutboundBudget(
+        this.d.config.GATEWAY_STREAM_BUFFER_BYTES,
+        this.d.config.GATEWAY_DEPLOYMENT_BUFFER_BYTES,
+        this.totals,
+      );
       mux = new Mux(channel, this.d.config.GATEWAY_REQUEST_TIMEOUT_MS, (why) => this.dropped(deploymentId, why), outbound);
       this.muxes.set(channel, mux);
     }
@@ -82,7 +86,7 @@ export class Sessions {
    * (or client) sending them in a loop cannot flood the platform's log.
    */
   private dropped(deploymentId: string, why: string) {
-    droppedMessages.total++;
+    this.totals.dropped++;
     const now = Date.now();
     const last = this.droppedLog.get(deploymentId);
     if (last && now - last.at < DROPPED_LOG_EVERY_MS) return void last.since++;

@@ -9,7 +9,7 @@ import type { StatelessLane } from "../stateless/lane.js";
 import type { TargetExposures } from "../target-exposures.js";
 
 // What the two transports' HTTP methods (streamable-http.ts, legacy-sse.ts) ask of the gateway
-// they serve; gateway.ts implements it.
+// they serve; serve.ts implements it.
 
 export interface TransportHost {
   /** the open sessions and each running server's Mux */

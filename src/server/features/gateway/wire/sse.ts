@@ -30,7 +30,15 @@ export class OutboundBudget {
   constructor(
     readonly perStream: number,
     readonly perDeployment: number,
+    /** the gateway's streams together, which this deployment's add to (the metrics read them: Gateway.counts()) */
+    readonly totals: StreamTotals = { held: 0, stalled: 0 },
   ) {}
+}
+
+/** A gateway's streams together: bytes held for clients now, and streams closed for not keeping up. */
+export interface StreamTotals {
+  held: number;
+  stalled: number;
 }
 
 /** One SSE event carrying a JSON-RPC message (`data`, serialized), with its id when the stream is resumable. */
@@ -45,9 +53,6 @@ export const keepAlive = (res: ServerResponse, budget: OutboundBudget): NodeJS.T
 export const DEFAULT_STREAM_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_DEPLOYMENT_STREAM_BYTES = 32 * 1024 * 1024;
 
-/** This process's streams together (metrics): bytes held for clients now, and streams closed for not keeping up. */
-export const streamTotals = { held: 0, stalled: 0 };
-
 const accounts = new WeakMap<ServerResponse, { bytes: number; closed: boolean }>();
 
 /**
@@ -61,7 +66,7 @@ export function writeBounded(res: ServerResponse, text: string, budget: Outbound
   const waiting = res.writableLength;
   if ((waiting > 0 && waiting + n > budget.perStream) || (budget.held > 0 && budget.held + n > budget.perDeployment)) {
     budget.stalled++;
-    streamTotals.stalled++;
+    budget.totals.stalled++;
     res.destroy();
     return false;
   }
@@ -72,19 +77,19 @@ export function writeBounded(res: ServerResponse, text: string, budget: Outbound
     res.once("close", () => {
       a.closed = true;
       budget.held -= a.bytes;
-      streamTotals.held -= a.bytes;
+      budget.totals.held -= a.bytes;
       a.bytes = 0;
     });
   }
   const a = account;
   a.bytes += n;
   budget.held += n;
-  streamTotals.held += n;
+  budget.totals.held += n;
   res.write(text, () => {
     if (a.closed) return;
     a.bytes -= n;
     budget.held -= n;
-    streamTotals.held -= n;
+    budget.totals.held -= n;
   });
   return true;
 }
