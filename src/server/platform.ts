@@ -26,6 +26,7 @@ import { Waker } from "./features/deployments/sleep/waker.js";
 import { planOf } from "./features/billing/plan.js";
 import { LRU_IDLE_MS } from "../shared/billing.js";
 import { totalCounts, type Gateway } from "./features/gateway/index.js";
+import { deploymentResources } from "./features/oauth/index.js";
 import { createObservability } from "./features/observability/index.js";
 import { healthRoutes } from "./features/health/routes.js";
 import type { Mailer } from "./features/mail/mailer.js";
@@ -184,6 +185,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       calls: runnerCalls(clusterSecret, wake),
       memoryMb: config.DEPLOY_MEMORY_MB,
       leaseMs: config.RUNNER_LEASE_MS,
+      resources: deploymentResources(config.PUBLIC_URL),
       announce: (id, proxyId) => void publish(b, TOPICS.exposure, { id, proxyId, quiet: true }),
     });
     // A request to a sleeping deployment wakes it; where this process serves the sessions itself, its runner says when it answers.

@@ -6,6 +6,10 @@ import { projectRoot } from "../paths.js";
 import * as schema from "./schema.js";
 
 export type Db = NodePgDatabase<typeof schema>;
+/** A transaction of `Db`, as `db.transaction()` hands it over. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** The database or one of its transactions: what a repo function that may run inside one takes. */
+export type DbOrTx = Db | Tx;
 
 export interface Database {
   db: Db;

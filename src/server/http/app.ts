@@ -18,6 +18,7 @@ import { KeyRevocations } from "../features/api-keys/revocations.js";
 import { revokeGrantsOf } from "../features/connections/connections.js";
 import { clientDocument, clientDocumentPath } from "../features/connections/upstream-oauth.js";
 import { forgetResource } from "../features/oauth/custom-resources.js";
+import { deploymentResources } from "../features/oauth/index.js";
 import { connectionRoutes } from "../features/connections/connection-routes.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { toolsetRoutes } from "../features/toolsets/toolset-routes.js";
@@ -115,6 +116,7 @@ export function createApi(deps: AppDeps, services: Services) {
     config: deps.config,
     box: deps.box,
     lifecycle: deps.deployments,
+    resources: deploymentResources(deps.config.PUBLIC_URL),
     bus: deps.bus,
     checks: deps.checks,
     restarts: services.limiter,

@@ -1,11 +1,10 @@
 import { and, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import type { DbOrTx, Tx } from "../../db/client.js";
 import { billingEvents, checkoutSessions, subscriptions, user } from "../../db/schema.js";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type CheckoutRow = typeof checkoutSessions.$inferSelect;
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbOrTx = Db | Tx;
+export type { DbOrTx, Tx };
 
 export async function findSubscription(db: DbOrTx, userId: string): Promise<SubscriptionRow | undefined> {
   const [r] = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId));

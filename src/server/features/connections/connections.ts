@@ -13,7 +13,6 @@ import { AppError } from "../../errors.js";
 import { resolveUpstream, UpstreamRefused } from "../../net/upstream-fetch.js";
 import type { Viewer } from "../auth/viewer.js";
 import { findServer } from "../catalog/repo.js";
-import { resourceUrl } from "../oauth/index.js";
 import { keyReaches } from "../api-keys/api-keys.js";
 import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import type { Source } from "../runtime/runner.js";
@@ -174,7 +173,7 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
       // used only at its first creation: after that it keeps the address it had
       proxyId: randomBytes(16).toString("hex"),
     },
-    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    deps.resources,
   );
   if (!result.ok) {
     if (result.reason === "connection_limit") throw new AppError("plan_limit", CONNECTION_TEXT.tooMany(max));

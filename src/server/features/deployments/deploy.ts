@@ -14,7 +14,6 @@ import { findOwnedServer } from "../publishers/repo.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { sourceFrom } from "../runtime/command.js";
 import type { Source } from "../runtime/runner.js";
-import { resourceUrl } from "../oauth/index.js";
 import { deployabilityOf } from "./deployability.js";
 import { findDeployment, reserveDeployment, type ServerRef } from "./repo.js";
 import { deploymentView, type DeploymentDeps } from "./service.js";
@@ -85,7 +84,7 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
       // used only at this server's first deploy: after that it keeps the address it had
       proxyId: randomBytes(16).toString("hex"),
     },
-    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    deps.resources,
   );
   if (!result.ok) {
     if (result.reason === "already_deployed") throw new AppError("conflict", DEPLOY_TEXT.alreadyDeployed);

@@ -15,6 +15,7 @@ import { findDeployment, reserveDeployment, type DeploymentRow } from "./repo.js
 import { registerRunner } from "./placement/placement.js";
 import { RunnerAgent } from "./runner-agent.js";
 import { SecretBox } from "./secret-box.js";
+import { deploymentResources } from "../oauth/index.js";
 
 class ScriptedRunner implements Runner {
   sandbox: SandboxInfo = {
@@ -93,6 +94,7 @@ async function deployment(userId: string, ref: string, env: Record<string, strin
       secrets: box.seal(env),
       proxyId: randomBytes(16).toString("hex"),
     },
+    deploymentResources("http://localhost:3000"),
   );
   if (!r.ok) throw new Error(r.reason);
   return r.row;
@@ -123,7 +125,15 @@ beforeEach(async () => {
     wake: () => {},
     onWake: () => () => {},
   });
-  lifecycle = new DeploymentLifecycle({ db: db.database.db, log, agent, calls: noCalls, memoryMb: 512, leaseMs: 15_000 });
+  lifecycle = new DeploymentLifecycle({
+    db: db.database.db,
+    log,
+    agent,
+    calls: noCalls,
+    memoryMb: 512,
+    leaseMs: 15_000,
+    resources: deploymentResources("http://localhost:3000"),
+  });
   await registerRunner(
     db.database.db,
     { id: agent.id, instance: agent.instance, url: agent.url, capacityMb: 100_000, sandbox: runner.sandbox },

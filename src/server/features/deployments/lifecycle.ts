@@ -13,6 +13,7 @@ import {
 } from "./repo.js";
 import { WAITING_FOR_RUNNER, type RunnerAgent } from "./runner-agent.js";
 import { awakeOf, sleepNow, type Slept } from "./sleep/sleep-repo.js";
+import type { DeploymentResources } from "./resources.js";
 
 // The one owner of deployment state, as the rest of the platform sees it: the only way to start,
 // stop or limit a deployment, in any process. Starting places the deployment on a runner (the
@@ -35,6 +36,8 @@ export interface LifecycleDeps {
   calls: RunnerCalls;
   memoryMb: number;
   leaseMs: number;
+  /** the deployments' OAuth resources (features/oauth keeps them): a removed deployment's goes with it, its tokens too */
+  resources: Pick<DeploymentResources, "gone">;
   /** a deployment's target changed (it sleeps now): every gateway forgets where it ran (TOPICS.exposure) */
   announce?: (id: string, proxyId: string) => void;
 }
@@ -131,7 +134,7 @@ export class DeploymentLifecycle {
   async stop(id: string, opts: { keepRow?: boolean } = {}): Promise<void> {
     const row = await findDeployment(this.d.db, id);
     // The row changes first, so no runner starts it again meanwhile; then its runner stops it.
-    if (!opts.keepRow) await deleteDeployment(this.d.db, id);
+    if (!opts.keepRow) await deleteDeployment(this.d.db, id, this.d.resources);
     await this.halt(id, row?.runnerId ?? null);
   }
 

@@ -2,12 +2,13 @@ import { and, count, desc, eq, inArray, ne, notInArray, sql } from "drizzle-orm"
 import type { DeploymentStatus, ServerKind } from "~/shared/deployments.js";
 import type { Db } from "../../db/client.js";
 import { deployActions, deploymentAddresses, deployments } from "../../db/schema.js";
-import { deleteDeploymentResource, insertDeploymentResource } from "../oauth/repo.js";
 import { prunePins } from "./definitions/definitions-repo.js";
 import type { HostingAllowance } from "~/shared/billing.js";
 import { awakeSlot, type Slept } from "./sleep/sleep-repo.js";
 import { PLATFORM_USER_ID } from "./definitions/listings.js";
+import type { DeploymentResources } from "./resources.js";
 
+export type { DeploymentResources } from "./resources.js";
 export { saveCapabilities, type Capabilities } from "./definitions/listings.js";
 
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -76,9 +77,9 @@ export async function addressOf(db: Db, proxyId: string): Promise<{ userId: stri
 }
 
 /** The deployment's row and what hangs off it go together: its OAuth resource, every token granted for it, its pins as prunePins says. */
-export async function deleteDeployment(db: Db, id: string): Promise<boolean> {
+export async function deleteDeployment(db: Db, id: string, resources: Pick<DeploymentResources, "gone">): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await deleteDeploymentResource(tx, id);
+    await resources.gone(tx, id);
     const [gone] = await tx
       .delete(deployments)
       .where(eq(deployments.id, id))
@@ -115,15 +116,15 @@ export type ConnectionLimit = { maxConnections: number } | { maxToolsets: number
  * stopped deployment of the same server is replaced; a live one is refused. The user's address
  * for this server is kept (deployment_addresses): a server deployed again, after a Stop, takes the
  * proxy id it had, so its URL does not change; the first deploy records `row.proxyId` as it. The
- * deployment's URL (`resource`, from the proxy id it takes) is recorded as its OAuth resource in
- * the same transaction.
+ * deployment's URL (from the proxy id it takes) is recorded as its OAuth resource in the same
+ * transaction, and a replaced one's goes, with its tokens (`resources`).
  */
 export async function reserveDeployment(
   db: Db,
   /** a plan's for a deploy; a connection's own (no deploy action records it) */
   limits: PlanLimits | ConnectionLimit,
   row: Omit<typeof deployments.$inferInsert, "status">,
-  resource?: string | ((proxyId: string) => string),
+  resources: DeploymentResources,
 ): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`deploy:${row.userId}`}, 0))`);
@@ -144,8 +145,7 @@ export async function reserveDeployment(
       .from(deployments)
       .where(and(eq(deployments.userId, row.userId), refIs(server)));
     if (existing && !RESTING.includes(existing.status)) return { ok: false, reason: "already_deployed" } as const;
-    const reserve = () =>
-      insertReserved(tx, { ...row, proxyId }, existing, typeof resource === "function" ? resource(proxyId) : resource, !kept);
+    const reserve = () => insertReserved(tx, { ...row, proxyId }, existing, resources, !kept);
     if ("maxConnections" in limits || "maxToolsets" in limits) {
       const [kind, max] = "maxConnections" in limits ? ["remote", limits.maxConnections] : ["toolset", limits.maxToolsets];
       // Counted under the same lock: parallel requests cannot pass the limit together.
@@ -179,12 +179,12 @@ async function insertReserved(
   tx: Parameters<Parameters<Db["transaction"]>[0]>[0],
   row: Omit<typeof deployments.$inferInsert, "status">,
   existing: DeploymentRow | undefined,
-  resource: string | undefined,
+  resources: DeploymentResources,
   /** its first deploy: the proxy id becomes the user's address for this server */
   firstAddress: boolean,
 ): Promise<ReserveResult> {
   if (existing) {
-    await deleteDeploymentResource(tx, existing.id);
+    await resources.gone(tx, existing.id);
     await tx.delete(deployments).where(eq(deployments.id, existing.id));
   }
   if (firstAddress)
@@ -196,7 +196,7 @@ async function insertReserved(
     // A failed deployment deployed again keeps the tools its owner chose to hide.
     .values({ ...row, status: "queued", ...(existing ? { hiddenTools: existing.hiddenTools } : {}) })
     .returning();
-  if (resource) await insertDeploymentResource(tx, inserted!.id, resource);
+  await resources.made(tx, inserted!.id, resources.url(inserted!.proxyId));
   return { ok: true, row: inserted!, replaced: existing?.id, slept: [] };
 }
 

@@ -16,6 +16,7 @@ import type { SecretBox } from "./secret-box.js";
 import { catalogFacts, deploymentListing, publicFacts } from "./definitions/listings.js";
 import { catalogHostingRow, hostingSummary } from "./hosting-repo.js";
 import { findDeployment, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
+import type { DeploymentResources } from "./resources.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
 // deployments, plan use, the keys each asks for and the tools a server shows. Deploying is
@@ -26,6 +27,8 @@ export interface DeploymentDeps {
   config: Config;
   box: SecretBox;
   lifecycle: DeploymentLifecycle;
+  /** the deployments' OAuth resources (features/oauth keeps them): recorded with each deploy */
+  resources: DeploymentResources;
   /** where a changed tool selection is announced to every process's gateway */
   bus?: Pick<Bus, "publish">;
   /** the platform's checks of catalogue entries (admins' 'Check now') */

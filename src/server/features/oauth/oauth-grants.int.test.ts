@@ -6,6 +6,7 @@ import { listConnectedApps, resourceUrl, verifyAccessToken } from "./index.js";
 import { alice, bob, clientId, db, depA, depB, q, S256, t, useOAuthFixture } from "./oauth-fixture.js";
 import { addDeployment, authorize, authorizeUrl, consent, publicClient, token, tokensFor } from "./oauth-test-support.js";
 import { OAUTH_TEXT } from "~/shared/oauth.js";
+import { deploymentResources } from "./deployment-resources.js";
 
 // Who may grant what over HTTP (docs/decisions/010-oauth.md): the resource asked for, redirect
 // URIs, the owner's consent; then grants as Connected apps, and as deployments come and go.
@@ -116,14 +117,14 @@ describe("tokens at the REST API, Connected apps, deployments going away", () =>
       db(),
       { maxRunning: 100, maxKept: 100 },
       { id: randomUUID(), userId: alice.id, serverKind: "catalog", serverRef: "server-d", source: {}, secrets: "x", proxyId },
-      url,
+      deploymentResources(t.config.PUBLIC_URL),
     );
     expect(res.ok).toBe(true);
     const row = res.ok ? res.row : undefined;
     expect((await q(`select deployment_id from oauth_resource where identifier = $1`, [url])).rows).toEqual([{ deployment_id: row!.id }]);
     const { access } = await tokensFor(t, alice, clientId, url);
     expect(await verifyAccessToken(db(), access)).not.toBeNull();
-    await deleteDeployment(db(), row!.id);
+    await deleteDeployment(db(), row!.id, deploymentResources(t.config.PUBLIC_URL));
     expect((await q(`select count(*)::int n from oauth_resource where identifier = $1`, [url])).rows[0].n).toBe(0);
     expect(
       (await q(`select count(*)::int n from oauth_access_token where resources @> $1::jsonb`, [JSON.stringify([url])])).rows[0].n,

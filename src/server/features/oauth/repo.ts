@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import type { Db, DbOrTx } from "../../db/client.js";
 import { deployments, mcpServers, oauthAccessToken, oauthClient, oauthGrantUse, oauthResource, ownedServers } from "../../db/schema.js";
 import { OAUTH_SCOPES } from "./resource.js";
 
 // SQL of the OAuth feature. The plugin's own tables are written by the plugin (through the
 // better-auth adapter); these are the reads and writes Switchboard adds around them.
 
-export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type { DbOrTx };
 
 /**
  * The resource row of a deployment (inside the transaction that records it). A row from before a

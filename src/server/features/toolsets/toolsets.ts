@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { defaultPrefix, TOOLSET_TEXT, type ToolsetInput, type ToolsetView } from "~/shared/toolsets.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
-import { resourceUrl } from "../oauth/index.js";
 import { keyReaches } from "../api-keys/api-keys.js";
 import type { Source, ToolsetMemberRef } from "../runtime/runner.js";
 import { TOOLSET_TOKEN_ENV, toolsetTokenHash } from "../api-keys/toolset-token.js";
@@ -78,7 +77,7 @@ export async function createToolset(deps: DeploymentDeps, v: Viewer, input: Tool
       // used only at its first creation: after that it keeps the address it had
       proxyId: randomBytes(16).toString("hex"),
     },
-    (proxyId) => resourceUrl(deps.config.PUBLIC_URL, proxyId),
+    deps.resources,
   );
   if (!result.ok) {
     if (result.reason === "connection_limit") throw new AppError("plan_limit", TOOLSET_TEXT.tooMany(max));

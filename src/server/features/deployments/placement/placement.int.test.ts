@@ -9,6 +9,7 @@ import { user } from "../../../db/schema.js";
 import { assignedTo, heartbeat, place, registerRunner, setDraining } from "./placement.js";
 import { findDeployment, reserveDeployment } from "../repo.js";
 import { WAITING_FOR_RUNNER } from "../runner-agent.js";
+import { deploymentResources } from "../../oauth/index.js";
 
 const sandbox: SandboxInfo = { kind: "bwrap", network: "egress", layer: "test", guarantees: [], complete: true, warnings: [], notes: [] };
 const LEASE = 15_000;
@@ -29,6 +30,7 @@ async function deployment(): Promise<string> {
       secrets: "x",
       proxyId: randomBytes(16).toString("hex"),
     },
+    deploymentResources("http://localhost:3000"),
   );
   if (!r.ok) throw new Error(r.reason);
   return r.row.id;
