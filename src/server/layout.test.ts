@@ -126,7 +126,7 @@ const imports = (feature: string) =>
 
 // Pairs that still import each other both ways, each to be cut (issue 53). Shrink this list; do
 // not grow it: a new two-way pair fails below, and so does an entry that is no longer two-way.
-const TWO_WAY_TODAY = ["auth <-> oauth", "auth <-> profile", "catalog <-> deployments"];
+const TWO_WAY_TODAY = ["auth <-> oauth", "auth <-> profile"];
 
 describe("the features' imports", () => {
   it("never go both ways between two features", () => {

@@ -19,6 +19,7 @@ import { revokeGrantsOf } from "../features/connections/connections.js";
 import { clientDocument, clientDocumentPath } from "../features/connections/upstream-oauth.js";
 import { forgetResource } from "../features/oauth/custom-resources.js";
 import { deploymentResources } from "../features/oauth/index.js";
+import { listingReview } from "../features/deployments/checks/review.js";
 import { connectionRoutes } from "../features/connections/connection-routes.js";
 import { deploymentRoutes } from "../features/deployments/routes.js";
 import { toolsetRoutes } from "../features/toolsets/toolset-routes.js";
@@ -102,7 +103,7 @@ export function createApi(deps: AppDeps, services: Services) {
     submissionRoutes({
       db,
       namespace: namespaceFor(deps.config.PUBLIC_URL),
-      allowFileGit: deps.config.GIT_ALLOW_FILE === "on",
+      review: listingReview({ allowFileGit: deps.config.GIT_ALLOW_FILE === "on" }),
       rejection: { mailer: services.mailer, log: deps.log, site: deps.config.SITE_NAME, publicUrl: deps.config.PUBLIC_URL },
     }),
   );

@@ -1,8 +1,7 @@
 import { ArrowLeft } from "~/web/components/icons";
 import { useEffect, type ReactNode } from "react";
 import { Link, redirect, useActionData, useRevalidator } from "react-router";
-import { adminList } from "../../server/features/catalog/submissions";
-import { ADMIN_TEXT, CHECK_TEXT } from "../../shared/catalog";
+import { ADMIN_TEXT, CHECK_TEXT, type AdminServer } from "../../shared/catalog";
 import { SYNC_TEXT, type SyncStatus } from "../../shared/catalog-sync";
 import { AdminCard, type AdminAnswer, type AdminIntent } from "../components/admin/AdminCard";
 import { RegistrySyncCard } from "../components/admin/RegistrySyncCard";
@@ -17,20 +16,23 @@ export function meta() {
   return [{ title: ADMIN_TEXT.title }, { name: "robots", content: "noindex" }];
 }
 
+/** GET /api/admin/mcp-servers: up to 50 entries of one status, and how many there are of each */
+type AdminList = { data: AdminServer[]; counts: { pending: number; approved: number } };
+
 export async function loader({ context }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/admin/mcp-servers");
   if (!context.viewer.isAdmin) throw redirect("/servers");
-  const opts = { allowFileGit: context.config.GIT_ALLOW_FILE === "on" };
   const [pending, approved, sync] = await Promise.all([
-    adminList(context.db, "pending", opts),
-    adminList(context.db, "approved", opts),
+    context.api<AdminList>("GET", "/api/admin/mcp-servers?status=pending"),
+    context.api<AdminList>("GET", "/api/admin/mcp-servers?status=approved"),
     context.api<SyncStatus>("GET", "/api/admin/registry-sync"),
   ]);
+  if (!pending.ok || !approved.ok) throw new Error("The review queue could not be read");
   const { layer, complete, notes, guarantees } = context.sandbox;
   return {
-    pending: pending.data,
-    approved: approved.data,
-    counts: pending.counts,
+    pending: pending.data.data,
+    approved: approved.data.data,
+    counts: pending.data.counts,
     sandbox: { layer, complete, notes, guarantees },
     sandboxPolicy: context.config.SANDBOX_INCOMPLETE,
     sync: sync.ok ? sync.data : null,

@@ -3,7 +3,17 @@ import { adminServer, rejectRequest, serverRecord, SUBMIT_TEXT, submissionLine, 
 import type { Db } from "../../db/client.js";
 import { ACCESS_TEXT, requireAdmin, requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
-import { acceptTools, adminList, approve, mySubmissions, reject, submitServer, unapprove, type RejectionNotice } from "./submissions.js";
+import {
+  acceptTools,
+  adminList,
+  approve,
+  mySubmissions,
+  reject,
+  submitServer,
+  unapprove,
+  type ListingReview,
+  type RejectionNotice,
+} from "./submissions.js";
 
 const submit = createRoute({
   method: "post",
@@ -90,7 +100,7 @@ const rejectRoute = createRoute({
 /** What the review routes answer a signed-out caller (401) and a signed-in non-admin (403). */
 const REVIEW_ACCESS = { mustLogin: "You must be logged in", forbidden: ACCESS_TEXT.adminsOnly } as const;
 
-export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit: boolean; rejection: RejectionNotice }) {
+export function submissionRoutes(deps: { db: Db; namespace: string; review: ListingReview; rejection: RejectionNotice }) {
   const { db } = deps;
   return apiRouter()
     .openapi(submit, async (c) => {
@@ -100,11 +110,11 @@ export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit
     .openapi(mine, async (c) => c.json(await mySubmissions(db, requireViewer(c, SUBMIT_TEXT.mustLogin)), 200))
     .openapi(list, async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-      return c.json(await adminList(db, c.req.valid("query").status, deps), 200);
+      return c.json(await adminList(db, c.req.valid("query").status, deps.review), 200);
     })
     .openapi(action("/admin/mcp-servers/{id}/approve", "post", "Approve a pending entry"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-      return c.json({ success: true as const, server: await approve(db, c.req.valid("param").id) }, 200);
+      return c.json({ success: true as const, server: await approve(db, c.req.valid("param").id, deps.review) }, 200);
     })
     .openapi(action("/admin/mcp-servers/{id}/unapprove", "post", "Send an approved entry back to pending"), async (c) => {
       requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
@@ -118,7 +128,7 @@ export function submissionRoutes(deps: { db: Db; namespace: string; allowFileGit
       ),
       async (c) => {
         requireAdmin(c, REVIEW_ACCESS.mustLogin, REVIEW_ACCESS.forbidden);
-        await acceptTools(db, c.req.valid("param").id);
+        await acceptTools(db, c.req.valid("param").id, deps.review);
         return c.json({ success: true as const }, 200);
       },
     )

@@ -1,5 +1,4 @@
-import { whatRuns } from "../deployments/deployability.js";
-import type { Db } from "../../db/client.js";
+import type { Db, DbOrTx } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import {
   ADMIN_TEXT,
@@ -16,12 +15,24 @@ import type { Mailer } from "../mail/mailer.js";
 import { rejectionMail } from "../mail/templates.js";
 import { API_KEY_TEXT } from "~/shared/publishers.js";
 import { keyReaches } from "../api-keys/api-keys.js";
-import { definitionOf } from "../deployments/definitions/definitions.js";
-import { approveCandidate } from "../deployments/definitions/listings.js";
 import { findServer, insertSubmission, type ServerRow } from "./repo.js";
 import { countByApproval, deletePending, listForAdmin, setApproval, submissionsOf, type AdminRow } from "./review-repo.js";
 import { toCatalogServer } from "./service.js";
 import { invalidateCatalog } from "./cache.js";
+
+/**
+ * What the review asks of the entries' check listings, which features/deployments keeps (its
+ * `listingReview`, filled in by the app): the admin sees what a check found and what running the
+ * entry would be, and approving makes the checked listing the public one.
+ */
+export interface ListingReview {
+  /** the entry's latest check listing becomes its public one, in the caller's transaction; false when none waits */
+  approve(tx: DbOrTx, serverId: string): Promise<boolean>;
+  /** how the latest check's tools differ from the public ones, by name; null when no check listing waits */
+  toolsChanged(approvedListing: unknown, candidateListing: unknown): AdminServer["tools_changed"];
+  /** what running the entry would be: its command, repository or remote URL, or why it cannot run here */
+  runs(entry: ServerRow): AdminServer["runs"];
+}
 
 export function toRecord(r: ServerRow): ServerRecord {
   return {
@@ -38,38 +49,15 @@ export function toRecord(r: ServerRow): ServerRecord {
   };
 }
 
-function toAdmin(r: AdminRow, opts: { allowFileGit: boolean }): AdminServer {
+function toAdmin(r: AdminRow, review: ListingReview): AdminServer {
   return {
     ...toRecord(r),
     submitter: { username: r.submitterUsername ?? ADMIN_TEXT.unknown, email: r.submitterEmail ?? ADMIN_TEXT.unknown },
-    tools_changed: toolsChanged(r.approvedListing, r.candidateListing),
-    public_listing: toolsOf(r.approvedListing) !== undefined,
+    tools_changed: review.toolsChanged(r.approvedListing, r.candidateListing),
+    public_listing: Array.isArray((r.approvedListing as { tools?: unknown } | null)?.tools),
     check: r.checkStatus === "checking" || r.checkStatus === "failed" ? { status: r.checkStatus, detail: r.checkDetail } : null,
-    runs: whatRuns(r, opts),
+    runs: review.runs(r),
   };
-}
-
-const toolsOf = (listing: unknown): unknown[] | undefined => {
-  const tools = (listing as { tools?: unknown } | null | undefined)?.tools;
-  return Array.isArray(tools) ? tools : undefined;
-};
-
-/**
- * How the latest check's tools differ from the public (approved) ones, by name: everything is
- * 'added' for an entry with nothing public yet. Null: no check listing waits for approval.
- */
-function toolsChanged(approvedListing: unknown, candidateListing: unknown): AdminServer["tools_changed"] {
-  const listed = toolsOf(candidateListing);
-  if (!listed) return null;
-  const approved = toolsOf(approvedListing) ?? [];
-  const byName = (tools: unknown[]) => new Map(tools.map(definitionOf).flatMap((d) => (d ? [[d.name, d.hash] as const] : [])));
-  const before = byName(approved);
-  const now = byName(listed);
-  const added = [...now.keys()].filter((n) => !before.has(n)).sort();
-  const changed = [...now.keys()].filter((n) => before.has(n) && before.get(n) !== now.get(n)).sort();
-  const removed = [...before.keys()].filter((n) => !now.has(n)).sort();
-  // A candidate differs in something (a prompt, a template) even when its tools do not.
-  return { added, changed, removed };
 }
 
 /** A submission waits for review; an admin's own submission is listed at once. */
@@ -106,17 +94,19 @@ export async function submitServer(db: Db, viewer: Viewer, s: SubmissionRequest,
 
 export const ADMIN_LIST_LIMIT = 50;
 
-export async function adminList(db: Db, status: "pending" | "approved", opts: { allowFileGit: boolean }) {
+export async function adminList(db: Db, status: "pending" | "approved", review: ListingReview) {
   const [rows, counts] = await Promise.all([listForAdmin(db, status === "approved", ADMIN_LIST_LIMIT), countByApproval(db)]);
-  return { data: rows.map((r) => toAdmin(r, opts)), counts };
+  return { data: rows.map((r) => toAdmin(r, review)), counts };
 }
 
-/** Approving an entry approves the listing the admin saw on its card too (its latest check's, when one waits). */
-/** Approving lists the entry and makes its latest check listing the public one, both or neither. */
-export async function approve(db: Db, id: string): Promise<ServerRecord> {
+/**
+ * Approving lists the entry and makes the listing the admin saw on its card (its latest check's,
+ * when one waits) the public one, both or neither.
+ */
+export async function approve(db: Db, id: string, review: Pick<ListingReview, "approve">): Promise<ServerRecord> {
   const row = await db.transaction(async (tx) => {
     const r = await setApproval(tx, id, true);
-    if (r) await approveCandidate(tx, id);
+    if (r) await review.approve(tx, id);
     return r;
   });
   if (row) {
@@ -138,10 +128,10 @@ export async function unapprove(db: Db, id: string): Promise<ServerRecord> {
 }
 
 /** The entry's latest check listing becomes its public one (nothing to accept is no error). */
-export async function acceptTools(db: Db, id: string): Promise<void> {
+export async function acceptTools(db: Db, id: string, review: Pick<ListingReview, "approve">): Promise<void> {
   const existing = await findServer(db, id);
   if (!existing) throw new AppError("not_found", "Server not found");
-  await approveCandidate(db, id);
+  await review.approve(db, id);
 }
 
 /** How a rejection reaches its submitter: an e-mail with a link to My submissions. */
