@@ -1,5 +1,6 @@
 // npm run admin -- grant <email> | revoke <email> | list
-import { findUserByEmail, listAdmins, setAdmin } from "../features/profile/repo.js";
+import { findUserByEmail } from "../features/auth/repo.js";
+import { listAdmins, setAdmin } from "../features/profile/repo.js";
 import { withCliDatabase } from "./database.js";
 
 async function main(argv: string[]): Promise<number> {

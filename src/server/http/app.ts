@@ -8,7 +8,9 @@ import { syncRoutes } from "../features/registry-api/sync-routes.js";
 import { namespaceFor } from "../features/registry-api/format.js";
 import { registryRoutes } from "../features/registry-api/routes.js";
 import { authRoutes } from "../features/auth/routes.js";
-import { getViewer } from "../features/auth/session.js";
+import { getViewer } from "../features/profile/viewer.js";
+import { accountHooks } from "../features/profile/provision.js";
+import { oauthHooks, oauthPlugins } from "../features/oauth/plugin.js";
 import { API_KEY_TEXT } from "../../shared/publishers.js";
 import { apiKeyInQuery, isExpired, keyOwner } from "../features/api-keys/api-keys.js";
 import { keyRule } from "../features/api-keys/key-policy.js";
@@ -60,9 +62,16 @@ export function createServices(deps: AppDeps): Services {
   // Revocations reach every process of the cluster through the bus; rate limits are counted in
   // the database, so every web process shares them.
   const revocations = new KeyRevocations(deps.bus);
-  const auth = createAuth({ config, db: deps.database.db, mailer, log, secret: deps.secret, revocations });
-  const billing = new Billing({ db: deps.database.db, config, log, hosting: deps.deployments });
   const db = deps.database.db;
+  const auth = createAuth(
+    { config, db: db, mailer, log, secret: deps.secret, revocations },
+    {
+      plugins: oauthPlugins({ config, db: db }),
+      hooks: oauthHooks({ config, db: db, revocations }),
+      accounts: accountHooks(db, config.ADMIN_EMAILS),
+    },
+  );
+  const billing = new Billing({ db, config, log, hosting: deps.deployments });
   const alerts = new Alerts({
     db,
     log,

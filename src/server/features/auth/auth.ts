@@ -1,4 +1,4 @@
-import { betterAuth } from "better-auth";
+import { betterAuth, type BetterAuthOptions, type BetterAuthPlugin } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins";
@@ -7,10 +7,7 @@ import type { Db } from "../../db/client.js";
 import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
-import { oauthHooks, oauthPlugins } from "../oauth/plugin.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
-import { ensureProfile, syncAdminFlag } from "../profile/provision.js";
-import { findUserById, updateProfileEmail } from "../profile/repo.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "~/shared/auth.js";
 
@@ -27,6 +24,28 @@ export interface AuthDeps {
    * given by the platform; only its `revoked()` is named here, so auth does not import api-keys
    */
   revocations?: { revoked(): Promise<void> };
+}
+
+/**
+ * What other features add to sign-in. The app gives them (http/app.ts), so auth imports neither:
+ * the OAuth provider's plugins and hooks (features/oauth) and what an account's life means for its
+ * profile (features/profile).
+ */
+export interface AuthExtensions {
+  plugins: BetterAuthPlugin[];
+  /** Switchboard's rules around the OAuth provider's endpoints */
+  hooks: BetterAuthOptions["hooks"];
+  accounts: AccountHooks;
+}
+
+/** What happens around an account (features/profile's accountHooks). */
+export interface AccountHooks {
+  /** an account was created */
+  created(u: { id: string; email: string; name: string }): Promise<void>;
+  /** an account's new e-mail address was confirmed */
+  emailChanged(id: string, email: string): Promise<void>;
+  /** a session is about to be made for the account; false: there is no such account */
+  signingIn(userId: string): Promise<boolean>;
 }
 
 interface GitHubEmail {
@@ -51,7 +70,7 @@ function goingTo(verificationUrl: string, base: string): string | null {
   }
 }
 
-export function createAuth(deps: AuthDeps) {
+export function createAuth(deps: AuthDeps, ext: AuthExtensions) {
   const { config, db, mailer } = deps;
   const site = config.SITE_NAME;
   const link = (path: string, token: string) => `${config.PUBLIC_URL}${path}?token=${encodeURIComponent(token)}`;
@@ -104,7 +123,7 @@ export function createAuth(deps: AuthDeps) {
     // Our own limiter (http/rate-limit.ts) counts per IP and per account.
     rateLimit: { enabled: false },
     // Switchboard's rules around the OAuth provider's endpoints (features/oauth/plugin.ts).
-    hooks: oauthHooks({ config, db, revocations: deps.revocations }),
+    hooks: ext.hooks,
     // Where a request that must not go back to its sender ends (an unknown OAuth client, an
     // unregistered redirect address, a sign-in callback without its state): the site's error page.
     onAPIError: { errorURL: `${config.PUBLIC_URL}/oauth/error` },
@@ -117,13 +136,13 @@ export function createAuth(deps: AuthDeps) {
       user: {
         create: {
           after: async (u) => {
-            await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, config.ADMIN_EMAILS);
+            await ext.accounts.created({ id: u.id, email: u.email, name: u.name });
           },
         },
         update: {
           after: async (u) => {
             // A confirmed change of address is mirrored into the profile.
-            await updateProfileEmail(db, u.id, u.email);
+            await ext.accounts.emailChanged(u.id, u.email);
           },
         },
       },
@@ -137,16 +156,13 @@ export function createAuth(deps: AuthDeps) {
         },
         create: {
           before: async (s) => {
-            const u = await findUserById(db, s.userId);
-            if (!u) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
-            await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, config.ADMIN_EMAILS);
-            await syncAdminFlag(db, u.id, u.email, config.ADMIN_EMAILS);
+            if (!(await ext.accounts.signingIn(s.userId))) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
           },
         },
       },
     },
     plugins: [
-      ...oauthPlugins({ config, db }),
+      ...ext.plugins,
       ...(githubConfigured(config)
         ? [
             genericOAuth({

@@ -3,7 +3,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { AUTH_TEXT } from "~/shared/auth.js";
 import type { Db } from "../../db/client.js";
 import type { RateLimiter } from "../../http/rate-limit.js";
-import { findUserByEmail } from "../profile/repo.js";
+import { findUserByEmail } from "./repo.js";
 import { CLIENT_IP_HEADER, type Auth } from "./auth.js";
 
 type Rule = { limit: number; windowMs: number };

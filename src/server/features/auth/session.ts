@@ -1,25 +1,3 @@
-import type { Db } from "../../db/client.js";
-import { findProfile } from "../profile/repo.js";
-import type { Auth } from "./auth.js";
-import type { Viewer } from "./viewer.js";
-
-/** The viewer behind a browser session cookie, or null (no cookie, no session, or no profile yet). */
-export async function getViewer(auth: Pick<Auth, "api">, db: Db, headers: Headers): Promise<Viewer | null> {
-  if (!headers.get("cookie")) return null;
-  const s = await auth.api.getSession({ headers }).catch(() => null);
-  if (!s) return null;
-  const p = await findProfile(db, s.user.id);
-  if (!p) return null;
-  return {
-    id: s.user.id,
-    email: s.user.email,
-    emailVerified: s.user.emailVerified,
-    username: p.username,
-    fullName: p.fullName,
-    isAdmin: p.isAdmin,
-  };
-}
-
 /** A request's Cookie header as it reads once the browser has taken these Set-Cookie headers (a renewed session). */
 export function withSetCookies(cookie: string, setCookies: string[]): string {
   const jar = new Map<string, string>();

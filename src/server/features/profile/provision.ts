@@ -1,8 +1,25 @@
 import type { Db } from "../../db/client.js";
-import { findProfile, insertProfile, setAdmin } from "./repo.js";
+import type { AccountHooks } from "../auth/auth.js";
+import { findUserById } from "../auth/repo.js";
+import { findProfile, insertProfile, setAdmin, updateProfileEmail } from "./repo.js";
 
 // Profile rows for accounts: created on the first session and kept in step with ADMIN_EMAILS.
-// The sign-in hooks (auth/auth.ts) call these; nothing here imports the auth module back.
+// The sign-in hooks (auth/auth.ts) call them through accountHooks(), which the app gives auth.
+
+/** What an account's life means for its profile: auth's AccountHooks. */
+export function accountHooks(db: Db, adminEmails: readonly string[]): AccountHooks {
+  return {
+    created: (u) => ensureProfile(db, u, adminEmails),
+    emailChanged: (id, email) => updateProfileEmail(db, id, email),
+    signingIn: async (userId) => {
+      const u = await findUserById(db, userId);
+      if (!u) return false;
+      await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, adminEmails);
+      await syncAdminFlag(db, u.id, u.email, adminEmails);
+      return true;
+    },
+  };
+}
 
 const USERNAME_RE = /^[A-Za-z0-9._-]{3,39}$/;
 

@@ -54,19 +54,6 @@ export async function updateProfileEmail(db: Db, id: string, email: string): Pro
   await db.update(profiles).set({ email, updatedAt: new Date() }).where(eq(profiles.id, id));
 }
 
-export async function findUserById(db: Db, id: string) {
-  const [u] = await db.select().from(user).where(eq(user.id, id));
-  return u;
-}
-
-export async function findUserByEmail(db: Db, email: string) {
-  const [u] = await db
-    .select()
-    .from(user)
-    .where(sql`lower(${user.email}) = lower(${email})`);
-  return u;
-}
-
 /** Deletes the account and everything that hangs off it (sessions, accounts, profile cascade). */
 export async function deleteUserCascade(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
