@@ -9,6 +9,7 @@ import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
 import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
 import { hashPassword, verifyPassword } from "./password.js";
+import { findUserById } from "./repo.js";
 import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "~/shared/auth.js";
 
 export const CLIENT_IP_HEADER = "x-switchboard-client-ip";
@@ -44,8 +45,8 @@ export interface AccountHooks {
   created(u: { id: string; email: string; name: string }): Promise<void>;
   /** an account's new e-mail address was confirmed */
   emailChanged(id: string, email: string): Promise<void>;
-  /** a session is about to be made for the account; false: there is no such account */
-  signingIn(userId: string): Promise<boolean>;
+  /** a session is about to be made for the account */
+  signingIn(u: { id: string; email: string; name: string }): Promise<void>;
 }
 
 interface GitHubEmail {
@@ -156,7 +157,9 @@ export function createAuth(deps: AuthDeps, ext: AuthExtensions) {
         },
         create: {
           before: async (s) => {
-            if (!(await ext.accounts.signingIn(s.userId))) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
+            const u = await findUserById(db, s.userId);
+            if (!u) throw new APIError("UNAUTHORIZED", { message: "Account not found" });
+            await ext.accounts.signingIn({ id: u.id, email: u.email, name: u.name });
           },
         },
       },

@@ -1,6 +1,5 @@
 import type { Db } from "../../db/client.js";
 import type { AccountHooks } from "../auth/auth.js";
-import { findUserById } from "../auth/repo.js";
 import { findProfile, insertProfile, setAdmin, updateProfileEmail } from "./repo.js";
 
 // Profile rows for accounts: created on the first session and kept in step with ADMIN_EMAILS.
@@ -11,12 +10,9 @@ export function accountHooks(db: Db, adminEmails: readonly string[]): AccountHoo
   return {
     created: (u) => ensureProfile(db, u, adminEmails),
     emailChanged: (id, email) => updateProfileEmail(db, id, email),
-    signingIn: async (userId) => {
-      const u = await findUserById(db, userId);
-      if (!u) return false;
-      await ensureProfile(db, { id: u.id, email: u.email, name: u.name }, adminEmails);
+    signingIn: async (u) => {
+      await ensureProfile(db, u, adminEmails);
       await syncAdminFlag(db, u.id, u.email, adminEmails);
-      return true;
     },
   };
 }
