@@ -1,4 +1,4 @@
-import { Activity, Pencil, Rocket, User } from "~/web/components/icons";
+import { Activity, Pencil, User } from "~/web/components/icons";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { DeploymentPanel } from "../components/DeploymentPanel";
@@ -6,16 +6,8 @@ import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
 import { buttonClass } from "../components/ui";
-import {
-  BackToServers,
-  RepositoryLink,
-  RequiredKeysList,
-  ServerFacts,
-  ServerNotFound,
-  serverCard,
-  serverMeta,
-  VisitServerButton,
-} from "../components/ServerParts";
+import { ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import { DeploymentCard, ServerInfoCard, ServerPageLayout } from "../components/server/ServerPageLayout";
 import { deploymentAction } from "../lib/deploy.server";
 import { serverPageHeaders, takeNewKey } from "../lib/new-key-flash.server";
 import { useNewKey } from "../lib/use-new-key";
@@ -68,89 +60,27 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const newKey = useNewKey(loaderData.newKey, server.qualifiedName);
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <BackToServers />
-      <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
-        <div className="min-w-0">
-          <div className="flex flex-wrap items-center gap-3">
-            <h1 className="text-3xl font-bold tracking-tight">{server.displayName}</h1>
-            <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">
-              v{server.version}
-            </span>
-          </div>
-          <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.qualifiedName}</p>
-          <RepositoryLink url={server.repositoryUrl} />
-        </div>
-        <div className="flex gap-2 self-start">
+    <ServerPageLayout
+      name={server.displayName}
+      badges={
+        <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+          v{server.version}
+        </span>
+      }
+      id={server.qualifiedName}
+      repositoryUrl={server.repositoryUrl}
+      actions={
+        <>
           {isOwner && (
             <Link to={`/servers/server/${server.qualifiedName}/edit`} className={buttonClass("secondary")}>
               <Pencil className="h-4 w-4" aria-hidden /> Edit
             </Link>
           )}
           <VisitServerButton url={visit} />
-        </div>
-      </header>
-
-      <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="min-w-0 space-y-6 lg:col-span-2">
-          <section className={card} aria-labelledby="info">
-            <h2 id="info" className="text-lg font-semibold">
-              Server Information
-            </h2>
-            <p className="mt-3 whitespace-pre-line">{server.description}</p>
-            <ServerFacts first={["Version", server.version]} createdAt={server.createdAt} updatedAt={server.updatedAt} />
-            {server.keywords.length > 0 && (
-              <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Keywords">
-                {server.keywords.map((k) => (
-                  <li
-                    key={k}
-                    className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300"
-                  >
-                    {k}
-                  </li>
-                ))}
-              </ul>
-            )}
-            {server.documentation && (
-              <div className="mt-6 border-t border-slate-200 pt-6 dark:border-slate-800">
-                <Markdown>{server.documentation}</Markdown>
-              </div>
-            )}
-          </section>
-
-          <section className={card} aria-labelledby="connections">
-            <h2 id="connections" className="text-lg font-semibold">
-              Connections
-            </h2>
-            <DocsHint />
-            <ul className="mt-3 space-y-3">
-              {server.connections.map((c, i) => (
-                <li key={i} className="rounded-lg border border-slate-200 p-3 dark:border-slate-700">
-                  <div className="flex flex-wrap items-center justify-between gap-2">
-                    <span className="flex items-center gap-2">
-                      <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs uppercase dark:bg-slate-800">{c.type}</span>
-                      <code className="break-all font-mono text-sm">{c.url}</code>
-                    </span>
-                    <CopyButton text={c.url} label="Copy URL" />
-                  </div>
-                </li>
-              ))}
-            </ul>
-          </section>
-
-          <OwnerCards
-            deployment={deployment}
-            owner={signedIn && isOwner}
-            tools={hosting.tools}
-            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
-            alerts={loaderData.alerts}
-            domains={loaderData.domains}
-            card={card}
-          />
-          <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
-        </div>
-
-        <aside className="order-first min-w-0 space-y-6 lg:order-none">
+        </>
+      }
+      aside={
+        <>
           <section className={card} aria-labelledby="owner">
             <h2 id="owner" className="flex items-center gap-2 text-lg font-semibold">
               <User className="h-5 w-5 text-indigo-500" aria-hidden /> Owner Information
@@ -180,11 +110,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </dl>
           </section>
 
-          <section className={card} aria-labelledby="deployment">
-            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
-              <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
-            </h2>
-            {!(signedIn && isOwner) && <RequiredKeysList keys={server.required_keys} />}
+          <DeploymentCard requiredKeys={signedIn && isOwner ? null : server.required_keys}>
             {signedIn || isOwner ? (
               <DeploymentPanel
                 planOutlook={loaderData.planOutlook}
@@ -202,9 +128,59 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             ) : (
               <SignInLinks className="mt-3" after="to see more." />
             )}
-          </section>
-        </aside>
-      </div>
-    </div>
+          </DeploymentCard>
+        </>
+      }
+    >
+      <ServerInfoCard>
+        <p className="mt-3 whitespace-pre-line">{server.description}</p>
+        <ServerFacts first={["Version", server.version]} createdAt={server.createdAt} updatedAt={server.updatedAt} />
+        {server.keywords.length > 0 && (
+          <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Keywords">
+            {server.keywords.map((k) => (
+              <li key={k} className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950/60 dark:text-indigo-300">
+                {k}
+              </li>
+            ))}
+          </ul>
+        )}
+        {server.documentation && (
+          <div className="mt-6 border-t border-slate-200 pt-6 dark:border-slate-800">
+            <Markdown>{server.documentation}</Markdown>
+          </div>
+        )}
+      </ServerInfoCard>
+
+      <section className={card} aria-labelledby="connections">
+        <h2 id="connections" className="text-lg font-semibold">
+          Connections
+        </h2>
+        <DocsHint />
+        <ul className="mt-3 space-y-3">
+          {server.connections.map((c, i) => (
+            <li key={i} className="rounded-lg border border-slate-200 p-3 dark:border-slate-700">
+              <div className="flex flex-wrap items-center justify-between gap-2">
+                <span className="flex items-center gap-2">
+                  <span className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs uppercase dark:bg-slate-800">{c.type}</span>
+                  <code className="break-all font-mono text-sm">{c.url}</code>
+                </span>
+                <CopyButton text={c.url} label="Copy URL" />
+              </div>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <OwnerCards
+        deployment={deployment}
+        owner={signedIn && isOwner}
+        tools={hosting.tools}
+        gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+        alerts={loaderData.alerts}
+        domains={loaderData.domains}
+        card={card}
+      />
+      <ToolsList tools={hosting.tools} listedAt={hosting.toolsListedAt} className={card} stats={loaderData.toolStats} />
+    </ServerPageLayout>
   );
 }

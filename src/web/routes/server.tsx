@@ -1,4 +1,3 @@
-import { Rocket } from "~/web/components/icons";
 import { data, Link } from "react-router";
 import { AppError } from "../../server/errors";
 import { getServer, getServerWithRelated, toCatalogServer } from "../../server/features/catalog/service";
@@ -12,16 +11,8 @@ import { DeploymentPanel } from "../components/DeploymentPanel";
 import { Alert } from "../components/ui";
 import { ToolsList } from "../components/ToolsList";
 import { Markdown } from "../components/Markdown";
-import {
-  BackToServers,
-  RepositoryLink,
-  RequiredKeysList,
-  ServerFacts,
-  ServerNotFound,
-  serverCard,
-  serverMeta,
-  VisitServerButton,
-} from "../components/ServerParts";
+import { ServerFacts, ServerNotFound, serverCard, serverMeta, VisitServerButton } from "../components/ServerParts";
+import { DeploymentCard, ServerInfoCard, ServerPageLayout } from "../components/server/ServerPageLayout";
 import { TypeBadge } from "../components/ServerCard";
 import { ConnectSection } from "../components/server/ConnectSection";
 import { OwnerCards } from "../components/server/OwnerCards";
@@ -108,120 +99,54 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
   const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
   const newKey = useNewKey(loaderData.newKey, server.id);
   return (
-    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6">
-      <BackToServers />
-      <header className="mt-4 flex flex-col gap-4 md:flex-row md:items-start md:justify-between">
-        <div className="min-w-0">
-          <div className="flex flex-wrap items-center gap-3">
-            <h1 className="text-3xl font-bold tracking-tight">{server.name}</h1>
-            <TypeBadge type={server.type} />
-            {!loaderData.approved && !server.withdrawn && (
-              <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">
-                Pending Approval
-              </span>
-            )}
-          </div>
-          <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-400">{server.id}</p>
-          <RepositoryLink url={server.repository_url} />
-          <div className="mt-1 flex flex-wrap gap-4 text-sm">
-            {server.homepage && (
-              <a
-                href={server.homepage}
-                target="_blank"
-                rel="noopener nofollow ugc"
-                className="text-indigo-600 hover:underline dark:text-indigo-400"
-              >
-                Homepage
-              </a>
-            )}
-            {server.documentation && (
-              <a
-                href={server.documentation}
-                target="_blank"
-                rel="noopener nofollow ugc"
-                className="text-indigo-600 hover:underline dark:text-indigo-400"
-              >
-                Documentation
-              </a>
-            )}
-          </div>
-        </div>
-        <VisitServerButton url={url} />
-      </header>
-      {(server.withdrawn || server.deprecated) && (
-        <div className="mt-4">
-          <Alert kind="warning">{server.withdrawn ? SYNC_TEXT.withdrawn : SYNC_TEXT.deprecated}</Alert>
-        </div>
-      )}
-
-      <div className="mt-8 grid gap-6 lg:grid-cols-3">
-        <div className="min-w-0 space-y-6 lg:col-span-2">
-          <section className={card} aria-labelledby="info">
-            <h2 id="info" className="text-lg font-semibold">
-              Server Information
-            </h2>
-            <div className="mt-3">
-              <Markdown>{server.description}</Markdown>
-            </div>
-            <ServerFacts first={["Category", server.category]} createdAt={loaderData.createdAt} updatedAt={loaderData.updatedAt} />
-            {server.tags.length > 0 && (
-              <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
-                {server.tags.map((t) => (
-                  <li key={t}>
-                    <Link
-                      to={`/?q=${encodeURIComponent(t)}`}
-                      className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 hover:underline dark:bg-indigo-950/60 dark:text-indigo-300"
-                    >
-                      {t}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
-
-          <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} signedIn={signedIn} />
-          <OwnerCards
-            deployment={deployment}
-            owner={signedIn}
-            tools={loaderData.ownTools?.tools ?? hosting.tools}
-            gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
-            alerts={loaderData.alerts}
-            domains={loaderData.domains}
-            card={card}
-          />
-          {loaderData.ownTools && deployment.deployment ? (
-            <ToolsList
-              tools={loaderData.ownTools.tools}
-              listedAt={loaderData.ownTools.listedAt}
-              className={card}
-              stats={loaderData.toolStats}
-              own
-            />
-          ) : (
-            <ToolsList
-              tools={hosting.tools}
-              listedAt={hosting.toolsListedAt}
-              className={card}
-              stats={loaderData.toolStats}
-              empty={
-                hosting.check?.outcome === "works"
-                  ? WORKS_TEXT.toolsPending
-                  : loaderData.seedPending
-                    ? WORKS_TEXT.seedPending
-                    : WORKS_TEXT.toolsUnchecked
-              }
-            />
+    <ServerPageLayout
+      name={server.name}
+      badges={
+        <>
+          <TypeBadge type={server.type} />
+          {!loaderData.approved && !server.withdrawn && (
+            <span className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-900/40 dark:text-amber-300">
+              Pending Approval
+            </span>
+          )}
+        </>
+      }
+      id={server.id}
+      repositoryUrl={server.repository_url}
+      links={
+        <div className="mt-1 flex flex-wrap gap-4 text-sm">
+          {server.homepage && (
+            <a
+              href={server.homepage}
+              target="_blank"
+              rel="noopener nofollow ugc"
+              className="text-indigo-600 hover:underline dark:text-indigo-400"
+            >
+              Homepage
+            </a>
+          )}
+          {server.documentation && (
+            <a
+              href={server.documentation}
+              target="_blank"
+              rel="noopener nofollow ugc"
+              className="text-indigo-600 hover:underline dark:text-indigo-400"
+            >
+              Documentation
+            </a>
           )}
         </div>
-
-        <aside className="order-first min-w-0 space-y-6 lg:order-none">
+      }
+      actions={<VisitServerButton url={url} />}
+      notice={
+        (server.withdrawn || server.deprecated) && (
+          <Alert kind="warning">{server.withdrawn ? SYNC_TEXT.withdrawn : SYNC_TEXT.deprecated}</Alert>
+        )
+      }
+      aside={
+        <>
           {hosting.check && <WorksHere check={hosting.check} remote={Boolean(remote)} />}
-          <section className={card} aria-labelledby="deployment">
-            <h2 id="deployment" className="flex items-center gap-2 text-lg font-semibold">
-              <Rocket className="h-5 w-5 text-indigo-500" aria-hidden /> Deployment
-            </h2>
-            {!signedIn && <RequiredKeysList keys={server.required_keys ?? []} />}
+          <DeploymentCard requiredKeys={signedIn ? null : (server.required_keys ?? [])}>
             <DeploymentPanel
               planOutlook={loaderData.planOutlook}
               serverId={server.id}
@@ -236,11 +161,65 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
               editKeys={loaderData.editKeys}
               newKey={newKey}
             />
-          </section>
-        </aside>
-      </div>
+          </DeploymentCard>
+        </>
+      }
+      after={<RelatedServers related={related} />}
+    >
+      <ServerInfoCard>
+        <div className="mt-3">
+          <Markdown>{server.description}</Markdown>
+        </div>
+        <ServerFacts first={["Category", server.category]} createdAt={loaderData.createdAt} updatedAt={loaderData.updatedAt} />
+        {server.tags.length > 0 && (
+          <ul className="mt-4 flex flex-wrap gap-1.5" aria-label="Tags">
+            {server.tags.map((t) => (
+              <li key={t}>
+                <Link
+                  to={`/?q=${encodeURIComponent(t)}`}
+                  className="rounded bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700 hover:underline dark:bg-indigo-950/60 dark:text-indigo-300"
+                >
+                  {t}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </ServerInfoCard>
 
-      <RelatedServers related={related} />
-    </div>
+      <ConnectSection configs={configs} remote={remote} npxCommand={server.npx_command} className={card} signedIn={signedIn} />
+      <OwnerCards
+        deployment={deployment}
+        owner={signedIn}
+        tools={loaderData.ownTools?.tools ?? hosting.tools}
+        gatewayTimeoutMs={loaderData.gatewayTimeoutMs}
+        alerts={loaderData.alerts}
+        domains={loaderData.domains}
+        card={card}
+      />
+      {loaderData.ownTools && deployment.deployment ? (
+        <ToolsList
+          tools={loaderData.ownTools.tools}
+          listedAt={loaderData.ownTools.listedAt}
+          className={card}
+          stats={loaderData.toolStats}
+          own
+        />
+      ) : (
+        <ToolsList
+          tools={hosting.tools}
+          listedAt={hosting.toolsListedAt}
+          className={card}
+          stats={loaderData.toolStats}
+          empty={
+            hosting.check?.outcome === "works"
+              ? WORKS_TEXT.toolsPending
+              : loaderData.seedPending
+                ? WORKS_TEXT.seedPending
+                : WORKS_TEXT.toolsUnchecked
+          }
+        />
+      )}
+    </ServerPageLayout>
   );
 }
