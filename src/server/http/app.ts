@@ -64,10 +64,10 @@ export function createServices(deps: AppDeps): Services {
   const revocations = new KeyRevocations(deps.bus);
   const db = deps.database.db;
   const auth = createAuth(
-    { config, db: db, mailer, log, secret: deps.secret, revocations },
+    { config, db, mailer, log, secret: deps.secret, revocations },
     {
-      plugins: oauthPlugins({ config, db: db }),
-      hooks: oauthHooks({ config, db: db, revocations }),
+      plugins: oauthPlugins({ config, db }),
+      hooks: oauthHooks({ config, db, revocations }),
       accounts: accountHooks(db, config.ADMIN_EMAILS),
     },
   );
