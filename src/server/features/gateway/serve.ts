@@ -10,9 +10,7 @@ import type { OAuthPort } from "./admission/oauth-tokens.js";
 import { COUNTED_HEADER, MOVED_HEADER } from "./forwarding.js";
 import type { InFlight } from "./in-flight.js";
 import { isPlayground, whenAnswered, type GatewayObserver } from "./observe.js";
-import type { Msg } from "./protocol.js";
 import type { GatewayTarget, PinsPort } from "./repo.js";
-import type { Session } from "./sessions/session.js";
 import { Sessions } from "./sessions/sessions.js";
 import { StatelessLane } from "./stateless/lane.js";
 import { TargetExposures } from "./target-exposures.js";
@@ -132,20 +130,11 @@ export class ServeStep implements TransportHost, Onward {
   }
 
   /** What happens once a request is answered (observe.ts); until then it stays in flight, its HTTP answer sent or not (legacy POSTs). */
-  onDone(
-    req: IncomingMessage,
-    target: GatewayTarget,
-    msg: Msg,
-    started: number,
-    bytesIn: number,
-    client: Session["client"] | undefined,
-    transport: "streamable" | "sse",
-  ) {
-    return this.p.inflight.untilAnswered(
+  readonly onDone: TransportHost["onDone"] = (req, target, msg, started, bytesIn, client, transport) =>
+    this.p.inflight.untilAnswered(
       req,
       whenAnswered(this.d.log, this.d.observer, { req, target, msg, started, bytesIn, client, transport }),
     );
-  }
 
   /**
    * One more for 'Total Usage'. A runner tells the gateway that forwarded the request (which
