@@ -342,6 +342,11 @@ export const schema = z.object({
   REQUEST_LOG_RETENTION_DAYS_PRO: z.coerce.number().int().min(1).max(3650).default(30),
   /** request log rows kept per deployment (the oldest go first) */
   REQUEST_LOG_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
+  // The audit log: who did what, when and from where (docs/product.md#audit-log).
+  /** how long audit log entries are kept */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** how long the entries of a Pro owner are kept (never less than `AUDIT_RETENTION_DAYS`) */
+  AUDIT_RETENTION_DAYS_PRO: z.coerce.number().int().min(1).max(3650).default(365),
   // Custom domains, Pro (docs/operations.md#custom-domains)
   /**
    * the DNS servers TXT records are read from (`ip` or `ip:port`, an IPv6 one with a port as

@@ -2,6 +2,7 @@ import type { CatalogChecks } from "./features/deployments/checks/checks.js";
 import type { SeedChecks } from "./features/deployments/checks/seed-checks.js";
 import type { RegistrySync } from "./features/registry-api/sync.js";
 import type { Alerts } from "./features/alerts/service.js";
+import type { AuditRetention } from "./features/audit/retention.js";
 import type { Billing } from "./features/billing/service.js";
 import type { Domains } from "./features/domains/service.js";
 import type { Observability } from "./features/observability/index.js";
@@ -20,6 +21,8 @@ export interface JobsWiring {
   alerts: Pick<Alerts, "start" | "close">;
   /** custom domains' TXT record checks (web processes; one at a time checks) */
   domains: Pick<Domains, "start" | "close">;
+  /** the audit log's retention (web processes; one at a time trims) */
+  auditRetention: Pick<AuditRetention, "start" | "close">;
   requestLog: Pick<RequestLogWriter, "start" | "close">;
   requestLogRetention: Pick<RequestLogRetention, "start" | "close">;
   checks: Pick<CatalogChecks, "startSweeping" | "close">;
@@ -52,6 +55,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       if (j.web) j.seedChecks.start();
       if (j.web) j.alerts.start();
       if (j.web) j.domains.start();
+      if (j.web) j.auditRetention.start();
       j.requestLogRetention.start();
       return recovered;
     },
@@ -63,6 +67,7 @@ export function backgroundJobs(j: JobsWiring): Jobs {
       j.billing.close();
       j.alerts.close();
       j.domains.close();
+      j.auditRetention.close();
       j.checks.close();
       j.seedChecks.close();
       j.registrySync.close();

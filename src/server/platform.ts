@@ -268,6 +268,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
       billing: services.billing,
       alerts: services.alerts,
       domains: services.domains,
+      auditRetention: services.auditRetention,
       requestLog,
       requestLogRetention,
       checks,

@@ -14,4 +14,6 @@ export * from "../features/oauth/schema.js";
 export * from "../features/request-log/schema.js";
 export * from "../features/alerts/schema.js";
 export * from "../features/domains/schema.js";
+export * from "../features/orgs/schema.js";
+export * from "../features/audit/schema.js";
 export * from "../cluster/schema.js";

@@ -40,6 +40,12 @@ import { createMailer } from "../features/mail/mailer.js";
 import { outboxRoutes } from "../features/mail/routes.js";
 import { profileRoutes } from "../features/profile/routes.js";
 import { waitlistRoutes } from "../features/waitlist/routes.js";
+import { orgRoutes } from "../features/orgs/routes.js";
+import { organizationHooks } from "../features/orgs/plugin-hooks.js";
+import { beforeAccountDeleted } from "../features/orgs/service.js";
+import { auditRoutes } from "../features/audit/routes.js";
+import { AuditRetention } from "../features/audit/retention.js";
+import { auditTrail } from "./audit-trail.js";
 import { toErrorResponse } from "./error-map.js";
 import { apiRouter } from "./openapi.js";
 import { originCheck, refuseNul, requestContext, type AppEnv } from "./middleware.js";
@@ -69,6 +75,7 @@ export function createServices(deps: AppDeps): Services {
       plugins: oauthPlugins({ config, db }),
       hooks: oauthHooks({ config, db, revocations }),
       accounts: accountHooks(db, config.ADMIN_EMAILS),
+      organizations: organizationHooks({ db, revocations }),
     },
   );
   const billing = new Billing({ db, config, log, hosting: deps.deployments });
@@ -91,15 +98,26 @@ export function createServices(deps: AppDeps): Services {
       await forgetResource(db, identifier);
     },
   });
-  return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts, domains };
+  const auditRetention = new AuditRetention({
+    db,
+    log,
+    days: config.AUDIT_RETENTION_DAYS,
+    proDays: config.AUDIT_RETENTION_DAYS_PRO,
+    proUsers: () => proUserIds(db),
+  });
+  return { auth, mailer, limiter: new PgRateLimiter(db), billing, revocations, alerts, domains, auditRetention };
 }
 
 export function createApi(deps: AppDeps, services: Services) {
   const db = deps.database.db;
   const api = apiRouter();
+  // Every state-changing request that succeeds leaves its audit row (route-policy.ts names its action).
+  api.use("*", auditTrail({ db, trustedProxyHops: deps.config.TRUST_PROXY_HOPS }));
   api.route("/", waitlistRoutes({ db }));
   // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
+    // Refused before anything is undone when the account alone owns an organisation with others in it.
+    await beforeAccountDeleted(db, userId);
     await services.billing.endForDeletedAccount(userId);
     // Connections' OAuth tokens are revoked at their servers first, while the rows still hold them.
     await revokeGrantsOf({ db, config: deps.config, box: deps.box }, userId);
@@ -137,6 +155,8 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", requestLogRoutes({ db }));
   api.route("/", alertRoutes(services.alerts));
   api.route("/", domainRoutes(services.domains));
+  api.route("/", orgRoutes({ db, auth: services.auth }));
+  api.route("/", auditRoutes({ db, retentionDays: deps.config.AUDIT_RETENTION_DAYS }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

@@ -1,3 +1,4 @@
+import type { AuditRetention } from "../features/audit/retention.js";
 import type { ServerBuild } from "react-router";
 import type { Bus } from "../cluster/bus.js";
 import type { Config } from "../config.js";
@@ -54,4 +55,6 @@ export interface Services {
   alerts: Alerts;
   /** custom domains: the routes, the gateway's Host lookups, and the TXT record checks web processes run */
   domains: Domains;
+  /** keeps the audit log to its retention (web processes; one at a time trims) */
+  auditRetention: AuditRetention;
 }

@@ -7,6 +7,13 @@ import type { Config } from "../config.js";
 import type { Viewer } from "../features/auth/viewer.js";
 import type { Logger } from "../log.js";
 
+/** A handler's word to the audit trail about what it just changed. */
+export interface AuditNote {
+  orgId?: string | null;
+  target?: string;
+  detail?: Record<string, unknown>;
+}
+
 export type AppEnv = {
   Variables: SecureHeadersVariables & {
     requestId: string;
@@ -14,6 +21,8 @@ export type AppEnv = {
     viewer: Viewer | null;
     /** where a form of this page may send the browser besides this site (a page's loader adds the OAuth client it answers) */
     formAction?: string[];
+    /** what a handler adds to its request's audit row (http/audit-trail.ts): the organisation, a name, safe details */
+    audit?: AuditNote;
   };
 };
 

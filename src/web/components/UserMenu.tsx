@@ -1,5 +1,18 @@
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { CreditCard, Inbox, KeyRound, Layers, LogOut, Plug, PlusCircle, Rocket, ShieldCheck, User } from "~/web/components/icons";
+import {
+  CreditCard,
+  History,
+  Inbox,
+  KeyRound,
+  Layers,
+  LogOut,
+  Network,
+  Plug,
+  PlusCircle,
+  Rocket,
+  ShieldCheck,
+  User,
+} from "~/web/components/icons";
 import { Link } from "react-router";
 import { AUTH_TEXT } from "../../shared/auth";
 import { api } from "../lib/api";
@@ -50,6 +63,16 @@ export function UserMenu({ username, isAdmin = false }: { username: string; isAd
           <DropdownMenu.Item asChild className={item}>
             <Link to="/toolsets">
               <Layers className="h-4 w-4" aria-hidden /> Toolsets
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/orgs">
+              <Network className="h-4 w-4" aria-hidden /> Organisations
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/audit">
+              <History className="h-4 w-4" aria-hidden /> Audit log
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item asChild className={item}>

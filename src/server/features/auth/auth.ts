@@ -1,13 +1,13 @@
 import { betterAuth, type BetterAuthOptions, type BetterAuthPlugin } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
-import { genericOAuth } from "better-auth/plugins";
+import { genericOAuth, organization, type OrganizationOptions } from "better-auth/plugins";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import * as schema from "../../db/schema.js";
 import type { Logger } from "../../log.js";
 import type { Mailer } from "../mail/mailer.js";
-import { confirmEmailMail, resetPasswordMail } from "../mail/templates.js";
+import { confirmEmailMail, invitationMail, resetPasswordMail } from "../mail/templates.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import { findUserById } from "./repo.js";
 import { MAX_PASSWORD, MIN_PASSWORD, withRedirect } from "~/shared/auth.js";
@@ -37,7 +37,12 @@ export interface AuthExtensions {
   /** Switchboard's rules around the OAuth provider's endpoints */
   hooks: BetterAuthOptions["hooks"];
   accounts: AccountHooks;
+  /** Switchboard's rules around organisations (features/orgs/plugin-hooks.ts): namespaces, what removal ends */
+  organizations: NonNullable<OrganizationOptions["organizationHooks"]>;
 }
+
+/** How long an invitation to an organisation stays good. */
+export const INVITATION_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 /** What happens around an account (features/profile's accountHooks). */
 export interface AccountHooks {
@@ -84,7 +89,9 @@ export function createAuth(deps: AuthDeps, ext: AuthExtensions) {
     basePath: "/api/auth",
     secret: deps.secret,
     trustedOrigins: [...config.allowedOrigins],
-    database: drizzleAdapter(db, { provider: "pg", schema, usePlural: false }),
+    // In transactions: what the plugins change together (an organisation and its members) is
+    // changed at once or not at all, and the database's owner guard is checked at the end of it.
+    database: drizzleAdapter(db, { provider: "pg", schema, usePlural: false, transaction: true }),
     logger: { disabled: config.NODE_ENV === "test" },
     emailAndPassword: {
       enabled: true,
@@ -165,6 +172,26 @@ export function createAuth(deps: AuthDeps, ext: AuthExtensions) {
       },
     },
     plugins: [
+      // Organisations, members, invitations and roles (docs/decisions/025-organisations.md). Reached
+      // over HTTP only through Switchboard's own /api/orgs routes (features/orgs), never directly.
+      organization({
+        allowUserToCreateOrganization: (u) => u.emailVerified === true,
+        creatorRole: "owner",
+        invitationExpiresIn: INVITATION_TTL_SECONDS,
+        cancelPendingInvitationsOnReInvite: true,
+        requireEmailVerificationOnInvitation: true,
+        organizationHooks: ext.organizations,
+        sendInvitationEmail: async (inv) => {
+          await mailer.send(
+            invitationMail(site, inv.email, {
+              org: inv.organization.name,
+              inviter: inv.inviter.user.name || inv.inviter.user.email,
+              role: inv.role,
+              url: `${config.PUBLIC_URL}/invitations/${encodeURIComponent(inv.id)}`,
+            }),
+          );
+        },
+      }),
       ...ext.plugins,
       ...(githubConfigured(config)
         ? [

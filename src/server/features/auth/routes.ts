@@ -43,6 +43,17 @@ export function clientIp(c: Context, trustedHops = 0): string {
   return chain.length >= trustedHops ? chain[chain.length - trustedHops]!.slice(0, 64) : socket;
 }
 
+/** A path as a router may read it: percent-decoded, repeated slashes as one. */
+function squash(path: string): string {
+  let p = path;
+  try {
+    p = decodeURIComponent(path);
+  } catch {
+    // not decodable: matched as written
+  }
+  return p.replace(/\/{2,}/g, "/");
+}
+
 function tooMany(c: Context, retryAfterSec: number) {
   c.header("Retry-After", String(retryAfterSec));
   return c.json({ error: AUTH_TEXT.tooManyAttempts(retryAfterSec), code: "rate_limited" }, 429);
@@ -76,6 +87,8 @@ export function authRoutes(deps: {
     const path = url.pathname.slice("/api/auth".length);
     const ip = clientIp(c, deps.trustedProxyHops);
     if (/^\/(admin\/)?oauth2\//.test(path) && !OAUTH_PUBLIC.has(path)) return c.json({ error: "Not found", code: "not_found" }, 404);
+    // Organisations are Switchboard's routes (/api/orgs, features/orgs): its roles, texts and audit log.
+    if (/^\/organization(\/|$)/i.test(squash(path))) return c.json({ error: "Not found", code: "not_found" }, 404);
     let email: string | undefined;
     const body =
       c.req.method === "POST"

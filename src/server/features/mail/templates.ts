@@ -54,6 +54,20 @@ export function alertMail(site: string, to: string, a: { subject: string; headin
   };
 }
 
+/** An invitation to join an organisation (features/orgs): who invited the recipient to what, as which role. */
+export function invitationMail(site: string, to: string, i: { org: string; inviter: string; role: string; url: string }): Mail {
+  const org = oneLine(i.org).slice(0, 100);
+  const inviter = oneLine(i.inviter).slice(0, 100);
+  const body = `${inviter} invited you to join ${org} on ${site} as ${oneLine(i.role)}.`;
+  const footer = "The invitation works once and expires in 7 days. If you did not expect it, ignore this e-mail.";
+  return {
+    to,
+    subject: `Join ${org} on ${site}`,
+    text: `${body}\n\n${i.url}\n\n${footer}\n`,
+    html: layout(site, `Join ${org}`, body, { label: "See the invitation", url: i.url }, footer),
+  };
+}
+
 /** A submission an admin rejected (features/catalog): its name, id and the admin's reason as written. */
 export function rejectionMail(site: string, to: string, r: { name: string; id: string; reason: string | null; url: string }): Mail {
   const name = oneLine(r.name);

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { profiles, user } from "../../db/schema.js";
+import { organization, profiles, user } from "../../db/schema.js";
 
 export type Profile = typeof profiles.$inferSelect;
 
@@ -14,6 +14,8 @@ export async function insertProfile(
   db: Db,
   p: { id: string; email: string; username: string; fullName: string; isAdmin: boolean },
 ): Promise<"created" | "exists" | "username_taken"> {
+  // One namespace with organisations (features/orgs): `acme/weather` names one owner.
+  if (await isOrgSlug(db, p.username)) return "username_taken";
   try {
     const rows = await db.insert(profiles).values(p).onConflictDoNothing({ target: profiles.id }).returning({ id: profiles.id });
     return rows.length ? "created" : "exists";
@@ -32,6 +34,16 @@ export async function usernameTaken(db: Db, username: string, exceptId?: string)
     ? and(sql`lower(${profiles.username}) = lower(${username})`, ne(profiles.id, exceptId))
     : sql`lower(${profiles.username}) = lower(${username})`;
   const rows = await db.select({ id: profiles.id }).from(profiles).where(cond).limit(1);
+  return rows.length > 0 || (await isOrgSlug(db, username));
+}
+
+/** An organisation's slug (any case): not free as a username. */
+async function isOrgSlug(db: Db, name: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: organization.id })
+    .from(organization)
+    .where(sql`lower(${organization.slug}) = lower(${name})`)
+    .limit(1);
   return rows.length > 0;
 }
 

@@ -1,0 +1,163 @@
+import { z } from "zod";
+
+// Organisations (docs/product.md#organisations): an extra owner beside a person, with members in
+// roles (owner, admin, member) and invitations by e-mail. The texts every page and answer uses.
+
+export const ORG_ROLES = ["owner", "admin", "member"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+export const ORG_TEXT = {
+  title: "Organisations",
+  intro:
+    "An organisation is an owner beside you: its members share its servers, deployments, connections and toolsets, each with their own key, and its audit log says who did what.",
+  create: "Create organisation",
+  creating: "Creating...",
+  created: "Organisation created",
+  nameLabel: "Name",
+  nameHint: "How people will see it, e.g. Acme Inc.",
+  slugLabel: "Slug",
+  slugHint: "Its namespace, as a username is: acme/weather. Lower-case letters, digits and hyphens.",
+  nameRequired: "Name is required",
+  nameTooLong: "Name may be at most 80 characters",
+  slugFormat: "Slug may contain only lower-case letters, digits and hyphens (3 to 39 characters, starting with a letter or digit)",
+  slugTaken: "This slug is already taken",
+  none: "You are not in any organisation yet. Create one above, or accept an invitation from a colleague.",
+  mustVerify: "Confirm your e-mail address before creating an organisation",
+  loadFailed: "Failed to load your organisations. Please try again later.",
+  notFound: "Organisation not found",
+  yourRole: (role: string) => `Your role: ${role}`,
+  roleNames: { owner: "Owner", admin: "Admin", member: "Member" } as Record<string, string>,
+  roleHints: {
+    owner: "Billing, deletion and roles, and everything an admin may do",
+    admin: "Members and every resource of the organisation",
+    member: "Uses the organisation's deployments, toolsets and connections",
+  } as Record<string, string>,
+  members: "Members",
+  invitations: "Pending invitations",
+  noInvitations: "No pending invitations.",
+  invite: "Invite",
+  inviting: "Inviting...",
+  invited: (email: string) => `Invitation sent to ${email}`,
+  inviteTitle: "Invite a colleague",
+  emailLabel: "E-mail address",
+  roleLabel: "Role",
+  emailInvalid: "Enter a valid e-mail address",
+  roleInvalid: "Choose owner, admin or member",
+  alreadyMember: "This person is already a member",
+  cancelInvitation: "Revoke",
+  invitationCancelled: "Invitation revoked",
+  revokeTitle: (email: string) => `Revoke the invitation to ${email}?`,
+  revokeText: "The link in their e-mail stops working. You can invite them again later.",
+  expires: (when: string) => `expires ${when}`,
+  changeRole: "Change role",
+  roleChanged: "Role changed",
+  remove: "Remove",
+  removed: "Member removed",
+  removeTitle: (name: string) => `Remove ${name} from the organisation?`,
+  removeText:
+    "They lose access at once: their keys stop reaching the organisation's deployments and their open sessions end. What they made for the organisation stays with it.",
+  leave: "Leave organisation",
+  left: "You left the organisation",
+  leaveTitle: (org: string) => `Leave ${org}?`,
+  leaveText: "You lose access to its deployments, toolsets and connections at once. An admin can invite you again.",
+  lastOwner: "An organisation needs an owner: make someone else owner before you leave or step down",
+  deleteOrg: "Delete organisation",
+  deleted: "Organisation deleted",
+  deleteTitle: (org: string) => `Delete ${org}?`,
+  deleteText:
+    "Its members lose access, its invitations stop working and its name becomes free. Its audit log is kept for the site's admins. This cannot be undone.",
+  cancel: "Cancel",
+  notAllowed: "Your role in this organisation does not allow this",
+  notMember: "You are not a member of this organisation",
+  you: "you",
+  joined: (when: string) => `joined ${when}`,
+  settings: "Settings",
+  auditLog: "Audit log",
+  // The invitation page
+  invitationTitle: "Invitation",
+  invitationFor: (inviter: string, org: string, role: string) => `${inviter} invited you to join ${org} as ${role}.`,
+  invitationOther: (email: string) =>
+    `This invitation is for ${email}. Log in with that address to accept it; it cannot be accepted from another account.`,
+  invitationGone: "This invitation is no longer valid: it was accepted, revoked or declined, or it expired. Ask for a new one.",
+  accept: "Accept and join",
+  accepting: "Joining...",
+  decline: "Decline",
+  declined: "Invitation declined",
+  accepted: (org: string) => `You joined ${org}`,
+  loginToAccept: "Log in to accept",
+  verifyToAccept: "Confirm your e-mail address first: then this invitation can be accepted.",
+  stillOwner: (org: string) => `You are the only owner of ${org}: make another member owner, or delete it, before you delete your account`,
+  personal: "Personal",
+  ownerLabel: "Owner",
+} as const;
+
+export const orgSlug = z
+  .string({ error: ORG_TEXT.slugFormat })
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9-]{2,38}$/, ORG_TEXT.slugFormat);
+
+export const orgInput = z.object({
+  name: z.string({ error: ORG_TEXT.nameRequired }).trim().min(1, ORG_TEXT.nameRequired).max(80, ORG_TEXT.nameTooLong),
+  slug: orgSlug,
+});
+
+export const orgRole = z.enum(ORG_ROLES, { error: ORG_TEXT.roleInvalid });
+
+export const inviteInput = z.object({
+  email: z.string({ error: ORG_TEXT.emailInvalid }).trim().toLowerCase().max(254, ORG_TEXT.emailInvalid).email(ORG_TEXT.emailInvalid),
+  role: orgRole,
+});
+
+export const roleInput = z.object({ role: orgRole });
+
+export const orgView = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  /** the viewer's role in it */
+  role: z.string(),
+  members: z.number(),
+  created_at: z.string(),
+});
+export type OrgView = z.infer<typeof orgView>;
+
+export const memberView = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  username: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: z.string(),
+  joined_at: z.string(),
+});
+export type MemberView = z.infer<typeof memberView>;
+
+export const invitationView = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.string(),
+  status: z.string(),
+  expires_at: z.string(),
+  inviter: z.string(),
+  created_at: z.string(),
+});
+export type InvitationView = z.infer<typeof invitationView>;
+
+export const orgDetail = orgView.extend({
+  members_list: z.array(memberView),
+  invitations: z.array(invitationView),
+});
+export type OrgDetail = z.infer<typeof orgDetail>;
+
+/** An invitation as its recipient sees it before accepting: who invited whom to what. */
+export const invitationInfo = z.object({
+  id: z.string(),
+  org: z.object({ name: z.string(), slug: z.string() }),
+  inviter: z.string(),
+  email: z.string(),
+  role: z.string(),
+  expires_at: z.string(),
+  /** pending and unexpired */
+  valid: z.boolean(),
+});
+export type InvitationInfo = z.infer<typeof invitationInfo>;

@@ -1,0 +1,107 @@
+import fs from "node:fs/promises";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AUDIT_TEXT } from "~/shared/audit.js";
+import { ORG_TEXT } from "~/shared/orgs.js";
+import { waitForMail } from "../support/smtp-sink.js";
+import { launchBrowser, newPage, problemsOf } from "./browser.js";
+import { confirmDialog, registerConfirmAndLogIn } from "./helpers.js";
+
+// Teams in Chromium, with the keyboard where people type: an owner creates an organisation,
+// invites a colleague by e-mail (real SMTP), the colleague accepts from the link, the owner
+// removes them, and the audit log shows each step and exports it.
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+describe("Organisations in Chromium", () => {
+  it("creates an organisation, invites, accepts, removes, and the audit log says so", async () => {
+    const stamp = Date.now();
+    const ownerEmail = `org-owner-${stamp}@example.com`;
+    const mateEmail = `org-mate-${stamp}@example.com`;
+    const slug = `acme-${stamp}`.slice(0, 39);
+    const owner = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
+    const mate = await newPage(browser, { viewport: { width: 390, height: 844 } });
+    await registerConfirmAndLogIn(owner.page, ownerEmail, "org-owner-password");
+    await registerConfirmAndLogIn(mate.page, mateEmail, "org-mate-password");
+
+    // From the user menu to a new organisation
+    const p = owner.page;
+    await p.getByRole("button", { name: /Account menu/ }).click();
+    await p.getByRole("menuitem", { name: "Organisations" }).click();
+    await p.getByRole("heading", { name: ORG_TEXT.title, level: 1 }).waitFor();
+    await p.getByText(ORG_TEXT.none).waitFor();
+    await p.getByLabel(ORG_TEXT.nameLabel).fill("Acme Inc.");
+    await p.getByLabel(ORG_TEXT.slugLabel).fill(slug);
+    await p.getByLabel(ORG_TEXT.slugLabel).press("Enter");
+    await p.waitForURL((u) => u.pathname === `/orgs/${slug}`);
+    await p.getByRole("heading", { name: "Acme Inc.", level: 1 }).waitFor();
+    await p.getByText(ORG_TEXT.yourRole("Owner")).waitFor();
+
+    // An invitation by e-mail
+    const sent = Date.now();
+    await p.getByLabel(ORG_TEXT.emailLabel).fill(mateEmail);
+    await p.getByLabel(ORG_TEXT.roleLabel, { exact: true }).selectOption("member");
+    await p.getByRole("button", { name: ORG_TEXT.invite, exact: true }).click();
+    await p.getByText(ORG_TEXT.invited(mateEmail)).waitFor();
+    await p
+      .getByTestId("invitation")
+      .getByRole("button", { name: `${ORG_TEXT.cancelInvitation} ${mateEmail}` })
+      .waitFor();
+    const mail = await waitForMail(inject("mailDir"), mateEmail, { after: sent - 1000 });
+    expect(mail.subject).toBe("Join Acme Inc. on Switchboard");
+    const link = mail.text.match(/https?:\/\/\S+\/invitations\/\S+/)![0];
+
+    // The colleague, on a phone, sees who invited them to what, and joins
+    const m = mate.page;
+    await m.goto(link);
+    await m
+      .getByTestId("invitation-text")
+      .getByText(/invited you to join Acme Inc\. as Member\./)
+      .waitFor();
+    await m.screenshot({ path: "/tmp/org-invitation.png", fullPage: true });
+    await m.getByRole("button", { name: ORG_TEXT.accept }).click();
+    await m.waitForURL((u) => u.pathname === `/orgs/${slug}`);
+    await m.getByText(ORG_TEXT.yourRole("Member")).waitFor();
+    // A member is not offered what only admins may do
+    expect(await m.getByRole("heading", { name: ORG_TEXT.inviteTitle }).count()).toBe(0);
+    await m.screenshot({ path: "/tmp/org-member.png", fullPage: true });
+    // The link is spent
+    await m.goto(link);
+    await m.getByText(ORG_TEXT.invitationGone).waitFor();
+
+    // The owner removes them, after saying what that does
+    await p.reload();
+    const row = p.getByTestId("member").filter({ hasText: mateEmail });
+    await row.waitFor();
+    await p.screenshot({ path: "/tmp/org-owner.png", fullPage: true });
+    await row.getByRole("button", { name: new RegExp(`^${ORG_TEXT.remove}`) }).click();
+    await p.getByRole("alertdialog").getByText(ORG_TEXT.removeText).waitFor();
+    await confirmDialog(p, ORG_TEXT.remove);
+    await row.waitFor({ state: "detached" });
+    // Their access ends at once: the organisation is no longer there for them
+    const gone = await m.goto(`/orgs/${slug}`);
+    expect(gone?.status()).toBe(404);
+    expect(await m.content()).not.toContain("Acme Inc.");
+
+    // The audit log: each step, and an export
+    await p.getByRole("link", { name: ORG_TEXT.auditLog }).click();
+    await p.getByRole("heading", { name: AUDIT_TEXT.title, level: 1 }).waitFor();
+    const actions = await p.getByTestId("audit-action").allTextContents();
+    for (const a of ["org.create", "member.invite", "member.join", "member.remove"]) expect(actions.join(" ")).toContain(a);
+    await p.screenshot({ path: "/tmp/org-audit.png", fullPage: true });
+    const download = p.waitForEvent("download");
+    await p.getByRole("link", { name: AUDIT_TEXT.exportCsv }).click();
+    const csv = await fs.readFile((await (await download).path())!, "utf8");
+    expect(csv.split("\r\n")[0]).toBe("id,at,actor,via,org,action,target_kind,target,ip,detail");
+    expect(csv).toContain("member.remove");
+    expect(problemsOf(p)).toEqual([]);
+    // but for the 404 it was shown on purpose
+    expect(problemsOf(m).filter((x) => !x.includes(`/orgs/${slug}`))).toEqual([]);
+    await owner.context.close();
+    await mate.context.close();
+  });
+});
