@@ -40,6 +40,13 @@ beforeAll(async () => {
       }),
     });
     await fetch("/api/auth/apikeys", { method: "POST", headers: json, body: JSON.stringify({ name: "audit key" }) });
+    // An organisation with a pending invitation (its page shows members, roles and invitations).
+    await fetch("/api/orgs", { method: "POST", headers: json, body: JSON.stringify({ name: "A11y Org", slug: "a11y-org" }) });
+    await fetch("/api/orgs/a11y-org/invitations", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: "colleague@example.com", role: "admin" }),
+    });
     await fetch("/api/mcp-servers", {
       method: "POST",
       headers: json,
@@ -89,6 +96,7 @@ const SIGNED_OUT = [
   "/server/everything",
   "OWNED",
   "/subscription",
+  "/invitations/not-an-invitation",
   "/no-such-page",
 ];
 const SIGNED_IN = [
@@ -106,6 +114,10 @@ const SIGNED_IN = [
   "/connections",
   "/toolsets",
   "/submissions",
+  "/orgs",
+  "/orgs/a11y-org",
+  "/invitations/not-an-invitation",
+  "/audit",
   "/subscription",
   "/admin/mcp-servers",
   "/no-such-page",

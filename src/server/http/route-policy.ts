@@ -20,9 +20,20 @@ export interface RoutePolicy {
   detail?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
-const envNames = (b: Record<string, unknown>) => {
-  const env = b.env ?? b.envVars ?? b.config;
-  return env && typeof env === "object" && !Array.isArray(env) ? { keys: Object.keys(env).sort() } : {};
+const namesOf = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.keys(v).sort().slice(0, 100) : undefined);
+/** A deployment's keys and a connection's headers: their names, never their values. */
+export const envNames = (b: Record<string, unknown>) => {
+  const keys = namesOf(b.env);
+  const headers = namesOf(b.headers);
+  return { ...(keys ? { keys } : {}), ...(headers ? { headers } : {}) };
+};
+/** An address without what may be secret in it (user, password, path, query). */
+const originOf = (u: unknown) => {
+  try {
+    return typeof u === "string" ? { url: new URL(u).origin } : {};
+  } catch {
+    return {};
+  }
 };
 const pick =
   (...names: string[]) =>
@@ -30,16 +41,16 @@ const pick =
     Object.fromEntries(
       names.filter((n) => typeof b[n] === "string" || typeof b[n] === "boolean" || typeof b[n] === "number").map((n) => [n, b[n]]),
     );
-const toolNames = (b: Record<string, unknown>) => {
-  const t = b.disabledTools ?? b.disabled ?? b.tools;
-  return Array.isArray(t) ? { tools: t.filter((x) => typeof x === "string").slice(0, 200) } : {};
-};
+const toolNames = (b: Record<string, unknown>) =>
+  Array.isArray(b.hidden) ? { hidden: b.hidden.filter((x) => typeof x === "string").slice(0, 200) } : {};
+const definitionNames = (b: Record<string, unknown>) => ({
+  ...pick("decision")(b),
+  ...(Array.isArray(b.items)
+    ? { items: b.items.slice(0, 100).map((i) => `${(i as { kind?: unknown }).kind}:${(i as { name?: unknown }).name}`) }
+    : {}),
+});
 
-const deploy: RoutePolicy = {
-  role: "user",
-  audit: "deployment.deploy",
-  detail: (b) => ({ ...envNames(b), ...pick("runtime", "version")(b) }),
-};
+const deploy: RoutePolicy = { role: "user", audit: "deployment.deploy", detail: envNames };
 
 export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   // The catalogue and the registry: anyone reads
@@ -96,16 +107,16 @@ export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   "DELETE /deployments/{id}": { role: "user", audit: "deployment.stop", target: "id" },
   "POST /deployments/{id}/restart": { role: "user", audit: "deployment.restart", target: "id" },
   "PUT /deployments/{id}/env": { role: "user", audit: "deployment.edit_keys", target: "id", detail: envNames },
-  "PUT /deployments/{id}/sleep": { role: "user", audit: "deployment.sleep", target: "id", detail: pick("sleep", "enabled") },
+  "PUT /deployments/{id}/sleep": { role: "user", audit: "deployment.sleep", target: "id", detail: pick("keep_awake") },
   "PUT /deployments/{id}/tools": { role: "user", audit: "deployment.select_tools", target: "id", detail: toolNames },
   "GET /deployments/{id}/definitions": { role: "user" },
   "POST /deployments/{id}/definitions": {
     role: "user",
     audit: "deployment.approve_definitions",
     target: "id",
-    detail: pick("action", "kind", "name"),
+    detail: definitionNames,
   },
-  "PUT /deployments/{id}/definitions/mode": { role: "user", audit: "deployment.pin_mode", target: "id", detail: pick("mode") },
+  "PUT /deployments/{id}/definitions/mode": { role: "user", audit: "deployment.pin_mode", target: "id", detail: pick("warn_only") },
   "GET /deployments/{id}/logs": { role: "user" },
   "GET /deployments/{id}/requests": { role: "user" },
   "GET /deployments/{id}/alerts": { role: "user" },
@@ -117,7 +128,11 @@ export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   "DELETE /deployments/{id}/domains/{domain}": { role: "user", audit: "domain.remove", target: "domain" },
   // Connections (remote servers)
   "GET /connections": { role: "user" },
-  "POST /connections": { role: "user", audit: "connection.create", detail: pick("name", "url") },
+  "POST /connections": {
+    role: "user",
+    audit: "connection.create",
+    detail: (b) => ({ ...pick("name", "server_id", "transport")(b), ...originOf(b.url), ...envNames(b) }),
+  },
   "GET /connections/{id}": { role: "user" },
   "PUT /connections/{id}": { role: "user", audit: "connection.edit", target: "id", detail: envNames },
   "DELETE /connections/{id}": { role: "user", audit: "connection.remove", target: "id" },

@@ -184,11 +184,11 @@ function Row({ e }: { e: AuditEntry }) {
       </td>
       <td className="px-3 py-2">
         {e.actor || "—"}
-        {e.via === "api_key" && <span className="text-xs text-slate-500"> (key)</span>}
+        {e.via === "api_key" && <span className="text-xs text-slate-600 dark:text-slate-400"> (key)</span>}
       </td>
       <td className="px-3 py-2 font-mono text-xs" data-testid="audit-action">
         {e.action}
-        {e.org && <span className="block text-slate-500">{e.org}</span>}
+        {e.org && <span className="block text-slate-600 dark:text-slate-400">{e.org}</span>}
       </td>
       <td className="break-all px-3 py-2 font-mono text-xs">{e.target}</td>
       <td className="break-words px-3 py-2 text-xs">{detail}</td>

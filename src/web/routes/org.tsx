@@ -161,8 +161,8 @@ function MemberRow({ m, me, viewerRole }: { m: MemberView; me: string; viewerRol
     <li className="flex flex-wrap items-center justify-between gap-3 p-4" data-testid="member">
       <div className="min-w-0">
         <p className="break-words font-medium">
-          {label} {m.username && <span className="font-mono text-sm text-slate-500">@{m.username}</span>}
-          {m.user_id === me && <span className="text-sm text-slate-500"> ({ORG_TEXT.you})</span>}
+          {label} {m.username && <span className="font-mono text-sm text-slate-600 dark:text-slate-400">@{m.username}</span>}
+          {m.user_id === me && <span className="text-sm text-slate-600 dark:text-slate-400"> ({ORG_TEXT.you})</span>}
         </p>
         <p className="break-all text-sm text-slate-600 dark:text-slate-400">
           {m.email && `${m.email} · `}

@@ -101,6 +101,16 @@ describe("Edit keys", () => {
       secrets: string;
     };
     expect(sealed.secrets).not.toContain("new-secret");
+
+    // The audit log says who edited which keys of which deployment, and never a value.
+    const audit = (
+      await t.db.database.pool.query("select actor_id, action, target, detail from audit_log where target = $1 order by id", [running.id])
+    ).rows as { actor_id: string; action: string; target: string; detail: { keys?: string[] } }[];
+    expect(audit.filter((a) => a.action === "deployment.edit_keys").map((a) => [a.actor_id, a.detail.keys])).toEqual([
+      [c.id, ["API_KEY"]],
+      [c.id, ["API_KEY"]],
+    ]);
+    expect(JSON.stringify(audit)).not.toMatch(/new-secret|old-secret/);
   }, 180_000);
 
   it("refused input changes nothing: a bad name, a reserved one, another user's deployment", async () => {

@@ -302,3 +302,35 @@ describe("deleting an organisation", () => {
     expect((await q(`select count(*)::int as n from audit_log where action = 'org.delete'`)).rows[0].n).toBe(1);
   });
 });
+
+describe("the pages' forms, without JavaScript", () => {
+  /** A form post as a browser without scripts sends it, with the person's cookies. */
+  const form = (c: Client, path: string, fields: Record<string, string>) =>
+    t.app.request(`${new URL(t.config.PUBLIC_URL).origin}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(t.config.PUBLIC_URL).origin, cookie: c.jar.header() },
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual",
+    });
+
+  it("create an organisation, invite, accept and remove, each answered with a redirect", async () => {
+    const made = await form(ann, "/orgs", { name: "No Script Co", slug: "noscript" });
+    expect(made.status).toBe(302);
+    expect(made.headers.get("location")).toBe("/orgs/noscript");
+    const invited = await form(ann, "/orgs/noscript", { intent: "invite", email: "cat@example.com", role: "member" });
+    expect(invited.status).toBe(303);
+    const id = decodeURIComponent(new URL(linkIn((await outbox(t.app)).find((m) => m.to === "cat@example.com"))).pathname.split("/")[2]!);
+    // Someone else's post with the link is refused in words, and nothing changes
+    const wrong = await form(eve, `/invitations/${id}`, { intent: "accept" });
+    expect(wrong.status).toBe(200);
+    expect(await wrong.text()).toContain("it cannot be accepted from another account");
+    const joined = await form(cat, `/invitations/${id}`, { intent: "accept" });
+    expect(joined.status).toBe(302);
+    expect(joined.headers.get("location")).toBe("/orgs/noscript");
+    const catMember = (await members(ann, "noscript")).find((m) => m.username === "cat")!;
+    expect((await form(ann, "/orgs/noscript", { intent: "remove", id: catMember.id })).status).toBe(303);
+    expect((await cat.get("/api/orgs/noscript")).status).toBe(404);
+    const gone = await form(ann, "/orgs/noscript", { intent: "delete" });
+    expect(gone.headers.get("location")).toBe("/orgs");
+  });
+});
