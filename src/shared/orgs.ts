@@ -72,6 +72,10 @@ export const ORG_TEXT = {
   you: "you",
   joined: (when: string) => `joined ${when}`,
   settings: "Settings",
+  rename: "Save name",
+  renaming: "Saving...",
+  renamed: "Name saved",
+  slugStays: "The slug stays as it is: it is part of every address under it.",
   auditLog: "Audit log",
   // The invitation page
   invitationTitle: "Invitation",
@@ -100,6 +104,9 @@ export const orgInput = z.object({
   name: z.string({ error: ORG_TEXT.nameRequired }).trim().min(1, ORG_TEXT.nameRequired).max(80, ORG_TEXT.nameTooLong),
   slug: orgSlug,
 });
+
+/** PUT /api/orgs/{slug}: a new name (the slug stays: it is in every address under it). */
+export const orgRename = z.object({ name: orgInput.shape.name });
 
 export const orgRole = z.enum(ORG_ROLES, { error: ORG_TEXT.roleInvalid });
 

@@ -179,6 +179,7 @@ const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
   "POST /orgs": "session",
   "GET /orgs/{slug}": "session",
   "DELETE /orgs/{slug}": "session",
+  "PUT /orgs/{slug}": "session",
   "POST /orgs/{slug}/invitations": "session",
   "DELETE /orgs/{slug}/invitations/{invitationId}": "session",
   "PUT /orgs/{slug}/members/{memberId}/role": "session",

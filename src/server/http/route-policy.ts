@@ -153,6 +153,7 @@ export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   "POST /orgs": { role: "user", audit: "org.create" },
   "GET /orgs/{slug}": { role: "org:member" },
   "DELETE /orgs/{slug}": { role: "org:owner", audit: "org.delete" },
+  "PUT /orgs/{slug}": { role: "org:admin", audit: "org.rename" },
   "POST /orgs/{slug}/invitations": { role: "org:admin", audit: "member.invite" },
   "DELETE /orgs/{slug}/invitations/{invitationId}": { role: "org:admin", audit: "member.invitation_revoke" },
   "PUT /orgs/{slug}/members/{memberId}/role": { role: "org:owner", audit: "member.role_change" },

@@ -1,6 +1,6 @@
-import { History, Loader2, LogOut, Send, Trash2 } from "~/web/components/icons";
+import { History, Loader2, LogOut, Pencil, Send, Trash2 } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
-import { ORG_ROLES, ORG_TEXT, inviteInput, type InvitationView, type MemberView, type OrgDetail } from "../../shared/orgs";
+import { ORG_ROLES, ORG_TEXT, inviteInput, orgRename, type InvitationView, type MemberView, type OrgDetail } from "../../shared/orgs";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, finish, isEnhanced } from "../lib/actions.server";
@@ -64,6 +64,12 @@ export async function action({ request, context, params }: Route.ActionArgs) {
         r.ok ? { form: `member-${field(form, "id")}`, message: ORG_TEXT.removed } : { form: `member-${field(form, "id")}`, error: r.error },
       );
     }
+    case "rename": {
+      const input = orgRename.safeParse({ name: field(form, "name") });
+      if (!input.success) return data({ form: intent, error: formMessage(input.error) } satisfies Answer);
+      const r = await context.api("PUT", base, input.data);
+      return done(r.ok ? { form: intent, message: ORG_TEXT.renamed } : { form: intent, error: r.error });
+    }
     case "leave": {
       const r = await context.api("POST", `${base}/leave`);
       return r.ok ? finish(form, "/orgs") : data({ form: intent, error: r.error } satisfies Answer);
@@ -126,6 +132,7 @@ export default function Org({ loaderData }: Route.ComponentProps) {
 
       <div className={`${formSection} mt-8`}>
         <h2 className={formLegend}>{ORG_TEXT.settings}</h2>
+        {rank >= 2 && <RenameForm name={org.name} />}
         <div className="flex flex-wrap gap-3">
           <OrgAction
             intent="leave"
@@ -219,6 +226,38 @@ function MemberRow({ m, me, viewerRole }: { m: MemberView; me: string; viewerRol
         )}
       </div>
     </li>
+  );
+}
+
+function RenameForm({ name }: { name: string }) {
+  const { fetcher, answer, busy } = useActionForm<Answer>("rename");
+  const mine = answer?.form === "rename" ? answer : undefined;
+  return (
+    <fetcher.Form method="post" className="space-y-3">
+      <Enhanced />
+      <input type="hidden" name="intent" value="rename" />
+      <Field id="org-rename" label={ORG_TEXT.nameLabel} hint={ORG_TEXT.slugStays}>
+        <input
+          id="org-rename"
+          name="name"
+          required
+          maxLength={80}
+          defaultValue={name}
+          className={inputClass}
+          aria-describedby="org-rename-hint"
+        />
+      </Field>
+      {mine?.error && <Alert kind="error">{mine.error}</Alert>}
+      {mine?.message && !mine.error && (
+        <p role="status" className="text-sm text-green-700 dark:text-green-400">
+          {mine.message}
+        </p>
+      )}
+      <Button type="submit" variant="secondary" disabled={busy}>
+        {busy ? <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> : <Pencil className="h-4 w-4" aria-hidden />}
+        {busy ? ORG_TEXT.renaming : ORG_TEXT.rename}
+      </Button>
+    </fetcher.Form>
   );
 }
 

@@ -127,6 +127,21 @@ describe("invitations", () => {
     expect(((await (await cat.get(`/api/invitations/${later}`)).json()) as InvitationInfo).valid).toBe(false);
   });
 
+  it("an admin renames it; the slug stays; a bad name is refused in words", async () => {
+    expect((await ben.put("/api/orgs/acme", { name: "Acme Corporation" })).status).toBe(200);
+    expect(((await (await ann.get("/api/orgs/acme")).json()) as OrgDetail).name).toBe("Acme Corporation");
+    const bad = await ben.put("/api/orgs/acme", { name: "" });
+    expect(bad.status).toBe(400);
+    expect(await errorOf(bad)).toBe(ORG_TEXT.nameRequired);
+    expect((await eve.put("/api/orgs/acme", { name: "Mine now" })).status).toBe(404);
+    expect((await ben.put("/api/orgs/acme", { name: "Acme Inc." })).status).toBe(200);
+    const log = (await (await ann.get("/api/audit?scope=acme&action=org.rename")).json()) as AuditPage;
+    expect(log.entries.map((e) => e.detail)).toEqual([
+      { from: "Acme Corporation", to: "Acme Inc." },
+      { from: "Acme Inc.", to: "Acme Corporation" },
+    ]);
+  });
+
   it("a member neither invites, nor sees invitations, nor manages members", async () => {
     const id = await invite(ann, "acme", "cat@example.com");
     expect((await cat.post(`/api/invitations/${id}/accept`)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ORG_TEXT, invitationInfo, inviteInput, orgDetail, orgInput, orgView, roleInput } from "~/shared/orgs.js";
+import { ORG_TEXT, invitationInfo, inviteInput, orgDetail, orgInput, orgRename, orgView, roleInput } from "~/shared/orgs.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { Orgs, type OrgDeps } from "./service.js";
@@ -69,6 +69,22 @@ const deleteOrgRoute = createRoute({
     200: okAnswer("Deleted"),
     401: jsonError("Not signed in"),
     403: jsonError("Not an owner"),
+    404: jsonError("No such organisation of yours"),
+  },
+});
+
+const renameRoute = createRoute({
+  method: "put",
+  path: "/orgs/{slug}",
+  tags: ["organisations"],
+  summary: "Rename an organisation (admins); its slug stays",
+  security: auth,
+  request: { params: slugParams, body: json(orgRename) },
+  responses: {
+    200: okAnswer("Renamed"),
+    400: jsonError("A bad name"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Your role does not allow it"),
     404: jsonError("No such organisation of yours"),
   },
 });
@@ -216,6 +232,13 @@ export function orgRoutes(deps: OrgDeps) {
     const { org } = await orgs.remove(requireViewer(c), headers(c), c.req.valid("param").slug);
     c.set("audit", { orgId: org.id, target: org.slug, detail: { name: org.name } });
     return c.json({ success: true as const, message: ORG_TEXT.deleted }, 200);
+  });
+
+  app.openapi(renameRoute, async (c) => {
+    const { name } = c.req.valid("json");
+    const { org, from } = await orgs.rename(requireViewer(c), headers(c), c.req.valid("param").slug, name);
+    c.set("audit", { orgId: org.id, target: org.slug, detail: { from, to: name } });
+    return c.json({ success: true as const, message: ORG_TEXT.renamed }, 200);
   });
 
   app.openapi(inviteRoute, async (c) => {

@@ -145,6 +145,12 @@ export class Orgs {
     };
   }
 
+  async rename(viewer: Viewer, headers: Headers, slug: string, name: string) {
+    const { org } = await this.membership(viewer, slug, "manage_members");
+    await plugin(() => this.deps.auth.api.updateOrganization({ headers, body: { organizationId: org.id, data: { name } } }));
+    return { org, from: org.name };
+  }
+
   async invite(viewer: Viewer, headers: Headers, slug: string, input: { email: string; role: OrgRole }) {
     const { org, role } = await this.membership(viewer, slug, "invite");
     // Only an owner makes owners (the plugin agrees; this says it in the site's words).
