@@ -171,8 +171,8 @@ function MemberRow({ m, me, viewerRole }: { m: MemberView; me: string; viewerRol
           {label} {m.username && <span className="font-mono text-sm text-slate-600 dark:text-slate-400">@{m.username}</span>}
           {m.user_id === me && <span className="text-sm text-slate-600 dark:text-slate-400"> ({ORG_TEXT.you})</span>}
         </p>
-        <p className="break-all text-sm text-slate-600 dark:text-slate-400">
-          {m.email && `${m.email} · `}
+        <p className="break-words text-sm text-slate-600 dark:text-slate-400">
+          {m.email && <span className="break-all">{m.email} · </span>}
           <span data-testid="member-role">{roleName(m.role)}</span> · {ORG_TEXT.joined(dateOf(m.joined_at))}
         </p>
         {answer?.error && <p className="mt-1 text-sm text-red-700 dark:text-red-400">{answer.error}</p>}
