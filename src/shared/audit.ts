@@ -71,7 +71,7 @@ export const auditQuery = z.object({
   actor: z.string().max(64).optional(),
   from: day.optional(),
   to: day.optional(),
-  before: z.coerce.number().int().positive().optional(),
+  before: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
   format: z.enum(["json", "csv", "jsonl"]).optional(),
 });

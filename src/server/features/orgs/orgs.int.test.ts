@@ -261,6 +261,9 @@ describe("the audit log", () => {
     const all = (await (await root.get("/api/audit?scope=all&limit=200")).json()) as AuditPage;
     expect(new Set(all.entries.map((e) => e.actor))).toEqual(expect.objectContaining({}));
     expect(all.entries.some((e) => e.actor === "ann") && all.entries.some((e) => e.actor === "cat")).toBe(true);
+    // A cursor past any id is refused as input, never a database error.
+    expect((await root.get("/api/audit?before=100000000000000000000")).status).toBe(400);
+    expect((await root.get("/api/audit?limit=100000")).status).toBe(400);
     const bad = await root.get("/api/audit?from=yesterday");
     expect(bad.status).toBe(400);
     expect(await errorOf(bad)).toBe(AUDIT_TEXT.dateInvalid);
