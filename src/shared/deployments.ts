@@ -193,6 +193,8 @@ const RESERVED =
 export const settableEnv = (name: string) => /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name) && !RESERVED.test(name);
 
 export const deployInput = z.object({
+  /** an organisation's slug: it owns the deployment (absent or empty: the viewer does) */
+  owner: z.string().trim().max(39).nullish(),
   repositoryUrl: z.string().trim().max(300).nullish(),
   npx_command: z.string().trim().max(500).nullish(),
   env: z
@@ -257,5 +259,7 @@ export const deploymentView = z.object({
   last_active_at: z.string().nullable(),
   /** its owner turned sleeping off for it (Pro): it stays awake while idle */
   keep_awake: z.boolean(),
+  /** the organisation that owns it and the viewer's role in it (null: the viewer's own) */
+  org: z.object({ slug: z.string(), name: z.string(), role: z.string() }).nullable().optional(),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;

@@ -93,6 +93,12 @@ export const ORG_TEXT = {
   stillOwner: (org: string) => `You are the only owner of ${org}: make another member owner, or delete it, before you delete your account`,
   personal: "Personal",
   ownerLabel: "Owner",
+  deployAs: "Deploy as",
+  deployAsHint: "An organisation's deployment uses its keys and its plan; its members connect with their own keys.",
+  notAllowedDeploy: "Only the organisation's owners and admins can deploy for it or change its deployments",
+  hasDeployments: (n: number) =>
+    `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,
+  ownedBy: (org: string) => `Owned by ${org}`,
 } as const;
 
 export const orgSlug = z

@@ -6,6 +6,8 @@ import { formatCount, formatDuration } from "./format.js";
 
 export const REQUEST_LOG_TEXT = {
   title: "Request log",
+  /** a member's call on an organisation's deployment */
+  by: (username: string) => `by ${username}`,
   empty: "No requests yet. Calls from any client appear here (the playground's own when you tick the box).",
   noMatch: "No requests match these filters.",
   loading: "Loading requests…",
@@ -60,6 +62,8 @@ export const requestLogEntry = z.object({
   playground: z.boolean(),
   /** it waited for its sleeping deployment to wake: how long (ms) */
   woke_ms: z.number().int().nullable(),
+  /** the member who called an organisation's deployment, by username (absent: its owner's own call) */
+  caller: z.string().nullable().optional(),
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntry>;
 

@@ -2,14 +2,19 @@ import fs from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AUDIT_TEXT } from "~/shared/audit.js";
+import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
+import { sdkClient } from "../support/gateway.js";
 import { waitForMail } from "../support/smtp-sink.js";
+import { waitFor } from "../support/wait.js";
 import { launchBrowser, newPage, problemsOf } from "./browser.js";
 import { confirmDialog, registerConfirmAndLogIn } from "./helpers.js";
 
 // Teams in Chromium, with the keyboard where people type: an owner creates an organisation,
 // invites a colleague by e-mail (real SMTP), the colleague accepts from the link, the owner
-// removes them, and the audit log shows each step and exports it.
+// deploys a server as the organisation, the colleague connects to it with their own key through
+// the official SDK client, the owner removes them and their open session ends, and the audit log
+// shows each step and exports it.
 
 let browser: Browser;
 beforeAll(async () => {
@@ -18,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 describe("Organisations in Chromium", () => {
-  it("creates an organisation, invites, accepts, removes, and the audit log says so", async () => {
+  it("creates an organisation, invites, accepts, deploys as it, the member connects, removes them, and the audit log says so", async () => {
     const stamp = Date.now();
     const ownerEmail = `org-owner-${stamp}@example.com`;
     const mateEmail = `org-mate-${stamp}@example.com`;
@@ -73,8 +78,42 @@ describe("Organisations in Chromium", () => {
     await m.goto(link);
     await m.getByText(ORG_TEXT.invitationGone).waitFor();
 
+    // The owner deploys a server as the organisation, choosing it on the server's page
+    await p.goto("/server/everything");
+    const switcher = p.getByRole("navigation", { name: ORG_TEXT.deployAs });
+    await switcher.getByRole("link", { name: "Acme Inc." }).click();
+    await p.waitForURL((u) => u.searchParams.get("as") === slug);
+    await switcher.locator('a[aria-current="true"]', { hasText: "Acme Inc." }).waitFor();
+    const panel = p.getByRole("region", { name: "Deployment" });
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).click();
+    await panel.getByText("Running", { exact: true }).waitFor({ timeout: 120_000 });
+    await panel.getByTestId("deployment-org").getByText(ORG_TEXT.ownedBy("Acme Inc.")).waitFor();
+    await p.screenshot({ path: "/tmp/org-deploy.png", fullPage: true });
+    // Their own deployments are not the organisation's: Personal has none
+    await switcher.getByRole("link", { name: ORG_TEXT.personal }).click();
+    await panel.getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true }).waitFor();
+
+    // The colleague finds it on My deployments, with who owns it, and connects with their own key
+    await m.goto("/deployments");
+    const theirs = m.getByTestId("my-deployment").filter({ hasText: "everything" });
+    await theirs.getByTestId("my-deployment-org").getByText(ORG_TEXT.ownedBy("Acme Inc.")).waitFor();
+    // A member uses it; only the organisation's admins stop or restart it
+    expect(await theirs.getByRole("button", { name: new RegExp(`^${DEPLOY_TEXT.stop}`) }).count()).toBe(0);
+    await m.screenshot({ path: "/tmp/org-member-deployments.png", fullPage: true });
+    const url = (await theirs.locator("code").textContent())!;
+    const key = await m.evaluate(async () => {
+      const r = await fetch("/api/auth/apikeys", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "laptop" }),
+      });
+      return ((await r.json()) as { apiKey: string }).apiKey;
+    });
+    const mcp = await sdkClient(url, key);
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("echo");
+
     // The owner removes them, after saying what that does
-    await p.reload();
+    await p.goto(`/orgs/${slug}`);
     const row = p.getByTestId("member").filter({ hasText: mateEmail });
     await row.waitFor();
     await p.screenshot({ path: "/tmp/org-owner.png", fullPage: true });
@@ -82,7 +121,19 @@ describe("Organisations in Chromium", () => {
     await p.getByRole("alertdialog").getByText(ORG_TEXT.removeText).waitFor();
     await confirmDialog(p, ORG_TEXT.remove);
     await row.waitFor({ state: "detached" });
-    // Their access ends at once: the organisation is no longer there for them
+    // Their access ends at once: their open MCP session ends, their key no longer reaches the deployment
+    await waitFor(
+      "the removed member's session to end",
+      () =>
+        mcp.listTools().then(
+          () => undefined,
+          () => true,
+        ),
+      10_000,
+    );
+    await mcp.close().catch(() => {});
+    await expect(sdkClient(url, key)).rejects.toThrow();
+    // and the organisation is no longer there for them
     const gone = await m.goto(`/orgs/${slug}`);
     expect(gone?.status()).toBe(404);
     expect(await m.content()).not.toContain("Acme Inc.");
@@ -91,17 +142,27 @@ describe("Organisations in Chromium", () => {
     await p.getByRole("link", { name: ORG_TEXT.auditLog }).click();
     await p.getByRole("heading", { name: AUDIT_TEXT.title, level: 1 }).waitFor();
     const actions = await p.getByTestId("audit-action").allTextContents();
-    for (const a of ["org.create", "member.invite", "member.join", "member.remove"]) expect(actions.join(" ")).toContain(a);
+    for (const a of ["org.create", "member.invite", "member.join", "deployment.deploy", "member.remove"])
+      expect(actions.join(" ")).toContain(a);
     await p.screenshot({ path: "/tmp/org-audit.png", fullPage: true });
     const download = p.waitForEvent("download");
     await p.getByRole("link", { name: AUDIT_TEXT.exportCsv }).click();
     const csv = await fs.readFile((await (await download).path())!, "utf8");
     expect(csv.split("\r\n")[0]).toBe("id,at,actor,via,org,action,target_kind,target,ip,detail");
     expect(csv).toContain("member.remove");
+    expect(csv).toContain("deployment.deploy");
+    // What it runs is stopped before the next test (the organisation's plan counts it)
+    await p.goto(`/server/everything?as=${slug}`);
+    await p.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();
+    await confirmDialog(p, DEPLOY_TEXT.stop);
+    await p
+      .getByRole("region", { name: "Deployment" })
+      .getByRole("button", { name: DEPLOY_TEXT.deploy, exact: true })
+      .waitFor({ timeout: 60_000 });
     expect(problemsOf(p)).toEqual([]);
     // but for the 404 it was shown on purpose
     expect(problemsOf(m).filter((x) => !x.includes(`/orgs/${slug}`))).toEqual([]);
     await owner.context.close();
     await mate.context.close();
-  });
+  }, 240_000);
 });

@@ -117,7 +117,7 @@ export function createApi(deps: AppDeps, services: Services) {
   // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
     // Refused before anything is undone when the account alone owns an organisation with others in it.
-    await beforeAccountDeleted(db, userId);
+    await beforeAccountDeleted(db, userId, (ownerId) => deps.deployments.stopAllOf(ownerId));
     await services.billing.endForDeletedAccount(userId);
     // Connections' OAuth tokens are revoked at their servers first, while the rows still hold them.
     await revokeGrantsOf({ db, config: deps.config, box: deps.box }, userId);

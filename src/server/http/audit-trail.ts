@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Db } from "../db/client.js";
 import { clientIp } from "../features/auth/routes.js";
 import { recordAudit } from "../features/audit/service.js";
+import { deploymentOrg } from "../features/deployments/service.js";
 import type { AppEnv } from "./middleware.js";
 import { policyOf } from "./route-policy.js";
 
@@ -11,9 +12,15 @@ import { policyOf } from "./route-policy.js";
 // route's policy picks from it.
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Routes whose {id} is a deployment's row (a connection and a toolset are deployments' rows too). */
+const OWNED = /^\/api\/(?:deployments|connections|toolsets)\/([0-9a-f-]{36})(?:\/|$)/;
 
 export function auditTrail(deps: { db: Db; trustedProxyHops?: number }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // A deployment's, connection's or toolset's route: the organisation that owns it, read before the
+    // handler runs (a Stop removes the row), so its admins see the row in its audit log.
+    const owned = SAFE.has(c.req.method) ? null : OWNED.exec(c.req.path);
+    const owning = owned ? await deploymentOrg(deps.db, owned[1]!) : undefined;
     await next();
     if (SAFE.has(c.req.method) || c.res.status >= 400) return;
     const policy = policyOf(c.req.method, c.req.routePath);
@@ -30,7 +37,7 @@ export function auditTrail(deps: { db: Db; trustedProxyHops?: number }): Middlew
       actorId: viewer?.id ?? null,
       actorName: viewer?.username ?? "",
       via: viewer?.viaApiKey ? "api_key" : viewer ? "session" : "anonymous",
-      orgId: note?.orgId ?? null,
+      orgId: note?.orgId ?? owning ?? null,
       action: policy.audit,
       targetKind: policy.audit.split(".")[0]!,
       target: (note?.target ?? (policy.target ? params[policy.target] : "") ?? "").slice(0, 300),

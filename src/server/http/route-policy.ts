@@ -4,7 +4,9 @@
 // and the test tries each route's role as someone who lacks it. What an API key may reach on top
 // is api-keys/key-policy.ts.
 //
-// Roles: public (anyone), user (signed in: their own things), admin (the site's admins), and
+// Roles: public (anyone), user (signed in: their own things, and what their organisations own: a
+// deployment's routes answer its organisation's members to read and its admins to change, as
+// features/orgs/accounts.ts `reaches` says), admin (the site's admins), and
 // org:member, org:admin, org:owner (that role at least in the organisation the path's {slug} names;
 // the orgs service checks it and answers 404 to anyone outside, so an organisation is not revealed).
 
@@ -50,7 +52,8 @@ const definitionNames = (b: Record<string, unknown>) => ({
     : {}),
 });
 
-const deploy: RoutePolicy = { role: "user", audit: "deployment.deploy", detail: envNames };
+/** A deploy: its keys' names and the organisation it is for (its slug), when one. */
+const deploy: RoutePolicy = { role: "user", audit: "deployment.deploy", detail: (b) => ({ ...envNames(b), ...pick("owner")(b) }) };
 
 export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   // The catalogue and the registry: anyone reads

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
 import { TOOLSET_TEXT } from "../../shared/toolsets";
 import { DEPLOY_TEXT, MACHINE_TEXT, statusLabel } from "../../shared/deployments";
+import { ORG_TEXT } from "../../shared/orgs";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
@@ -47,6 +48,8 @@ interface Props {
   newKey?: NewKey | null;
   /** what the viewer's plan says before a deploy, or before waking their sleeping deployment (which one it puts to sleep, or why it would be refused) */
   planOutlook?: string | null;
+  /** the organisation the panel is about (the page's owner switch) and the viewer's role in it; absent: the viewer's own */
+  owner?: { slug: string; name: string; role: string } | null;
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
@@ -113,6 +116,8 @@ export function DeploymentPanel(p: Props) {
       </div>
     );
 
+  // An organisation's members use its deployments; its owners and admins deploy and change them.
+  const manages = (deployment?.org?.role ?? p.owner?.role ?? "owner") !== "member";
   if (deployment) {
     const running = deployment.status === "running";
     const sleeping = deployment.status === "sleeping";
@@ -125,6 +130,11 @@ export function DeploymentPanel(p: Props) {
             aria-hidden
           />
           <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
+          {deployment.org && (
+            <span className="text-xs font-normal text-slate-600 dark:text-slate-400" data-testid="deployment-org">
+              · {ORG_TEXT.ownedBy(deployment.org.name)}
+            </span>
+          )}
           {deployment.restarts > 0 && (
             <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>
           )}
@@ -171,7 +181,8 @@ export function DeploymentPanel(p: Props) {
             <SignInAgainButton busy={busy === "sign-in"} disabled={busy !== null} />
           </fetcher.Form>
         )}
-        <div className="flex flex-wrap gap-2">
+        {!manages && <p className="text-sm text-slate-600 dark:text-slate-400">{ORG_TEXT.notAllowedDeploy}.</p>}
+        <div className={manages ? "flex flex-wrap gap-2" : "hidden"}>
           <fetcher.Form method="post" onSubmit={(e) => void onStop(e)}>
             <Enhanced />
             <input type="hidden" name="intent" value="stop" />
@@ -194,7 +205,7 @@ export function DeploymentPanel(p: Props) {
             </Button>
           )}
         </div>
-        {p.requiredKeys.length > 0 && (
+        {manages && p.requiredKeys.length > 0 && (
           <details id="edit-keys" open={p.editKeys} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
             <summary className="flex cursor-pointer items-center gap-2 text-sm font-medium">
               <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
@@ -273,6 +284,8 @@ export function DeploymentPanel(p: Props) {
     );
   }
 
+  if (!manages) return <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">{ORG_TEXT.notAllowedDeploy}.</p>;
+
   // Keys are cleared once deployed: the form is made anew for each deployment.
   return (
     <fetcher.Form method="post" className="mt-3 space-y-3" key={answer?.deployment?.id ?? "new"}>
@@ -304,6 +317,7 @@ export function DeploymentPanel(p: Props) {
       {error && <DeployError error={error} />}
       {/* Signed out, Deploy leads to the login page, which comes back here. */}
       <input type="hidden" name="intent" value="deploy" />
+      {p.owner && <input type="hidden" name="owner" value={p.owner.slug} />}
       <Button type="submit" block disabled={(!hasSource && (hydrated || !p.commandEditable)) || !p.hostingOpen || busy !== null}>
         {busy === "deploy" && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
         {busy === "deploy" ? DEPLOY_TEXT.processing : DEPLOY_TEXT.deploy}

@@ -64,6 +64,11 @@ function Row({ r }: { r: RequestLogEntry }) {
           </span>
         )}
         {client}
+        {r.caller && (
+          <span data-testid="request-log-caller" className="block text-xs text-slate-600 dark:text-slate-400">
+            {REQUEST_LOG_TEXT.by(r.caller)}
+          </span>
+        )}
       </td>
       <td className="whitespace-nowrap py-1.5 pr-3 font-mono">
         {r.method}

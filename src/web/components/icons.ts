@@ -6,6 +6,7 @@ import {
   Ban as LucideBan,
   BellRing as LucideBellRing,
   Braces as LucideBraces,
+  Building2 as LucideBuilding2,
   Check as LucideCheck,
   CheckCircle2 as LucideCheckCircle2,
   ChevronLeft as LucideChevronLeft,
@@ -114,6 +115,7 @@ export const ArrowLeft = /* @__PURE__ */ lightIcon(LucideArrowLeft);
 export const Ban = /* @__PURE__ */ lightIcon(LucideBan);
 export const BellRing = /* @__PURE__ */ lightIcon(LucideBellRing);
 export const Braces = /* @__PURE__ */ lightIcon(LucideBraces);
+export const Building2 = /* @__PURE__ */ lightIcon(LucideBuilding2);
 export const Check = /* @__PURE__ */ lightIcon(LucideCheck);
 export const CheckCircle2 = /* @__PURE__ */ lightIcon(LucideCheckCircle2);
 export const ChevronLeft = /* @__PURE__ */ lightIcon(LucideChevronLeft);

@@ -8,9 +8,12 @@ import type { DeployAnswer } from "./deploy-types";
 import { formMessage } from "./validation";
 
 /** The viewer's deployment of one server, for the page's first paint (the panel polls it afterwards). */
-export async function viewerDeployment(context: AppLoadContext, serverId: string): Promise<DeploymentView | null> {
+export async function viewerDeployment(context: AppLoadContext, serverId: string, owner = ""): Promise<DeploymentView | null> {
   if (!context.viewer) return null;
-  const r = await context.api<{ deployments: DeploymentView[] }>("GET", `/api/deployments/server/${serverId}`);
+  const r = await context.api<{ deployments: DeploymentView[] }>(
+    "GET",
+    `/api/deployments/server/${serverId}?owner=${encodeURIComponent(owner)}`,
+  );
   return r.ok ? (r.data.deployments[0] ?? null) : null;
 }
 
@@ -34,7 +37,9 @@ export async function deploymentAction(
   const form = await request.formData();
   const intent = field(form, "intent");
   // Without JavaScript a success goes back to the page (which shows the new state), so reloading it posts nothing again.
-  const page = url.pathname;
+  // (with the owner it was for: the page shows that owner's deployment)
+  const as = field(form, "owner");
+  const page = as ? `${url.pathname}?as=${encodeURIComponent(as)}` : url.pathname;
   const answer = (a: Omit<DeployAnswer, "form" | "intent">) =>
     !a.error && !isEnhanced(form) ? redirect(page, 303) : data({ form: formOf(intent), intent, ...a } satisfies DeployAnswer);
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/server/${server.id}`)}`);
@@ -113,7 +118,7 @@ export async function deploymentAction(
       : answer({ error: r.error ?? DEPLOY_TEXT.deployFailedDefault });
   }
   const command = field(form, "command").trim();
-  const body = { repositoryUrl: server.repositoryUrl, env, npx_command: command || server.npxCommand };
+  const body = { repositoryUrl: server.repositoryUrl, env, npx_command: command || server.npxCommand, ...(as ? { owner: as } : {}) };
   // The same rules as the API: every required key filled in, then the body's own checks.
   const input = deployRequest(server.requiredKeys).safeParse(body);
   if (!input.success) return answer({ error: formMessage(input.error) });

@@ -28,7 +28,14 @@ export interface DeploymentState {
  * `one`: the API path of one deployment (a connection's, `/api/connections/{id}`) polled instead
  * of the server's list: gone (404) reads as none.
  */
-export function useDeployment(serverId: string, signedIn: boolean, initial?: DeploymentView | null, one?: string): DeploymentState {
+export function useDeployment(
+  serverId: string,
+  signedIn: boolean,
+  initial?: DeploymentView | null,
+  one?: string,
+  /** whose deployment of the server: an organisation's slug, or "" for the viewer's own (the page's owner switch) */
+  owner = "",
+): DeploymentState {
   // What was last heard, and for which server: moving to another server's page (the same
   // component, new params) shows nothing of the previous server's deployment, not even once.
   // The page's loader heard it first (so it shows before and without scripts).
@@ -47,12 +54,12 @@ export function useDeployment(serverId: string, signedIn: boolean, initial?: Dep
       ? await api<DeploymentView>(one).then((a) =>
           a.ok ? { ...a, data: { deployments: [a.data] } } : a.status === 404 ? { ok: true as const, data: { deployments: [] } } : a,
         )
-      : await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}`);
+      : await api<{ deployments: DeploymentView[] }>(`/api/deployments/server/${serverId}?owner=${encodeURIComponent(owner)}`);
     if (mine !== seq.current) return;
     setHeld((h) =>
       r.ok ? { serverId, deployment: r.data.deployments[0] ?? null } : h?.serverId === serverId ? h : { serverId, deployment: null },
     );
-  }, [serverId, one]);
+  }, [serverId, one, owner]);
 
   const setDeployment = useCallback(
     (d: DeploymentView | null) => {

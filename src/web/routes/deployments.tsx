@@ -5,6 +5,7 @@ import { keysAsked, planUsage } from "../../server/features/deployments/service"
 import { lastRequests } from "../../server/features/request-log/service";
 import { SYNC_TEXT } from "../../shared/catalog-sync";
 import { DEPLOY_TEXT, statusLabel, type DeploymentView } from "../../shared/deployments";
+import { ORG_TEXT } from "../../shared/orgs";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { Alert, Button, buttonClass, linkClass } from "../components/ui";
@@ -149,13 +150,21 @@ function DeploymentRow({
   const fetcher = useFetcher<Answer>();
   const pending = fetcher.state !== "idle" ? String(fetcher.formData?.get("intent") ?? "") : null;
   const running = d.status === "running";
+  // An organisation's deployment opens as the organisation on its server's page; its members use it, its admins change it.
+  const page = d.org ? `${serverPath(d.server_id)}?as=${encodeURIComponent(d.org.slug)}` : serverPath(d.server_id);
+  const manages = d.org?.role !== "member";
   return (
     <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="my-deployment">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
-          <Link to={serverPath(d.server_id)} className={`${linkClass} break-all font-mono`}>
+          <Link to={page} className={`${linkClass} break-all font-mono`}>
             {d.server_id}
           </Link>
+          {d.org && (
+            <p className="mt-1 text-xs font-medium text-indigo-800 dark:text-indigo-300" data-testid="my-deployment-org">
+              {ORG_TEXT.ownedBy(d.org.name)}
+            </p>
+          )}
           <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
             <span className="flex items-center gap-1.5 font-medium">
               <span
@@ -188,47 +197,51 @@ function DeploymentRow({
           )}
         </div>
         <div className="flex flex-wrap gap-2">
-          <Link to={serverPath(d.server_id)} className={buttonClass("secondary", "sm")}>
+          <Link to={page} className={buttonClass("secondary", "sm")}>
             <ExternalLink className="h-4 w-4" aria-hidden /> {MY_DEPLOYMENTS_TEXT.open}
           </Link>
-          {hasKeys && (
-            <Link to={`${serverPath(d.server_id)}?edit=keys#deployment`} className={buttonClass("secondary", "sm")}>
+          {hasKeys && manages && (
+            <Link to={`${page}${d.org ? "&" : "?"}edit=keys#deployment`} className={buttonClass("secondary", "sm")}>
               <KeyRound className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.editKeys}
             </Link>
           )}
-          <fetcher.Form method="post">
-            <input type="hidden" name="intent" value="restart" />
-            <input type="hidden" name="deployment" value={d.id} />
-            <Enhanced />
-            <Button type="submit" variant="secondary" size="sm" disabled={pending !== null}>
-              <RotateCw className={`h-4 w-4 ${pending === "restart" ? "animate-spin" : ""}`} aria-hidden />
-              {pending === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
-            </Button>
-          </fetcher.Form>
-          <fetcher.Form method="post">
-            <input type="hidden" name="intent" value="stop" />
-            <input type="hidden" name="deployment" value={d.id} />
-            <Enhanced />
-            <ConfirmButton
-              label={
-                <>
-                  <Square className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.stop}
-                  <span className="sr-only"> {d.server_id}</span>
-                </>
-              }
-              busy={pending === "stop"}
-              busyLabel={
-                <>
-                  <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
-                </>
-              }
-              disabled={pending !== null}
-              title={DEPLOY_TEXT.stopTitle(d.server_id)}
-              description={DEPLOY_TEXT.stopText}
-              confirmLabel={DEPLOY_TEXT.stop}
-              cancelLabel={DEPLOY_TEXT.cancel}
-            />
-          </fetcher.Form>
+          {manages && (
+            <>
+              <fetcher.Form method="post">
+                <input type="hidden" name="intent" value="restart" />
+                <input type="hidden" name="deployment" value={d.id} />
+                <Enhanced />
+                <Button type="submit" variant="secondary" size="sm" disabled={pending !== null}>
+                  <RotateCw className={`h-4 w-4 ${pending === "restart" ? "animate-spin" : ""}`} aria-hidden />
+                  {pending === "restart" ? DEPLOY_TEXT.restarting : DEPLOY_TEXT.restart}
+                </Button>
+              </fetcher.Form>
+              <fetcher.Form method="post">
+                <input type="hidden" name="intent" value="stop" />
+                <input type="hidden" name="deployment" value={d.id} />
+                <Enhanced />
+                <ConfirmButton
+                  label={
+                    <>
+                      <Square className="h-4 w-4" aria-hidden /> {DEPLOY_TEXT.stop}
+                      <span className="sr-only"> {d.server_id}</span>
+                    </>
+                  }
+                  busy={pending === "stop"}
+                  busyLabel={
+                    <>
+                      <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
+                    </>
+                  }
+                  disabled={pending !== null}
+                  title={DEPLOY_TEXT.stopTitle(d.server_id)}
+                  description={DEPLOY_TEXT.stopText}
+                  confirmLabel={DEPLOY_TEXT.stop}
+                  cancelLabel={DEPLOY_TEXT.cancel}
+                />
+              </fetcher.Form>
+            </>
+          )}
         </div>
       </div>
       <div className="mt-3 flex items-center gap-2">

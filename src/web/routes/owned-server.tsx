@@ -2,6 +2,7 @@ import { Activity, Pencil, User } from "~/web/components/icons";
 import { data, Link } from "react-router";
 import { getPublicOwnedServer } from "../../server/features/publishers/service";
 import { DeploymentPanel } from "../components/DeploymentPanel";
+import { OwnerSwitch } from "../components/OwnerSwitch";
 import { ToolsList } from "../components/ToolsList";
 import { CopyButton } from "../components/CopyButton";
 import { Markdown } from "../components/Markdown";
@@ -56,7 +57,14 @@ export function ErrorBoundary() {
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
   const { server, isOwner, signedIn, hosting } = loaderData;
-  const deployment = useDeployment(server.qualifiedName, signedIn, signedIn && isOwner ? loaderData.deployment : undefined);
+  const { owners } = loaderData;
+  const deployment = useDeployment(
+    server.qualifiedName,
+    signedIn,
+    signedIn && isOwner ? loaderData.deployment : undefined,
+    undefined,
+    owners.as,
+  );
   const newKey = useNewKey(loaderData.newKey, server.qualifiedName);
   const visit = server.homepage ?? server.connections.find((c) => c.url.startsWith("http"))?.url ?? null;
   return (
@@ -111,8 +119,11 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
           </section>
 
           <DeploymentCard requiredKeys={signedIn && isOwner ? null : server.required_keys}>
+            {isOwner && <OwnerSwitch choice={owners} path={`/server/${server.qualifiedName}`} />}
             {signedIn || isOwner ? (
               <DeploymentPanel
+                key={owners.as}
+                owner={owners.orgs.find((o) => o.slug === owners.as) ?? null}
                 planOutlook={loaderData.planOutlook}
                 serverId={server.qualifiedName}
                 requiredKeys={server.required_keys}

@@ -4,6 +4,8 @@ import { planOutlook } from "../../server/features/deployments/sleep/plan-outloo
 import { toolStats } from "../../server/features/request-log/service";
 import { hostingOpen } from "../../shared/deployments";
 import { viewerAlerts, viewerDeployment, viewerDomains } from "../lib/deploy.server";
+import { orgsReached } from "../../server/features/orgs/accounts";
+import type { OwnerChoice } from "../components/OwnerSwitch";
 
 // What a server's page loads whichever kind it is (server.tsx, a catalogue entry; owned-server.tsx,
 // a registered server): its hosting figures, tool figures, the viewer's deployment and the page's
@@ -19,9 +21,10 @@ type ServerRef = Parameters<typeof serverHosting>[1];
  * whose alerts and domains the page shows.
  */
 export async function serverPageData(context: AppLoadContext, url: URL, server: ServerRef, usage: boolean, ownId?: string) {
+  const owners = await ownerChoice(context, url);
   const [hosting, deployment] = await Promise.all([
     serverHosting(context.db, server),
-    usage ? viewerDeployment(context, server.ref) : null,
+    usage ? viewerDeployment(context, server.ref, owners.as) : null,
   ]);
   // Tool figures are kept only for the tools of its public listing: without one (most entries)
   // there are none to read, and the page saves a query.
@@ -30,13 +33,15 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
   const [alerts, domains, outlook] = await Promise.all([
     viewerAlerts(context, ownId ?? deployment?.id),
     viewerDomains(context, ownId ?? deployment?.id),
-    ownId ? null : outlookFor(context, usage, deployment),
+    // The viewer's plan speaks for their own deployments; an organisation's plan is its own.
+    ownId || owners.as ? null : outlookFor(context, usage, deployment),
   ]);
   return {
     alerts,
     domains,
     editKeys: url.searchParams.get("edit") === "keys",
     hosting,
+    owners,
     toolStats: stats,
     deployment,
     planOutlook: outlook,
@@ -45,6 +50,17 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
     hostingOpen: hostingOpen(context.sandbox.complete, context.config.SANDBOX_INCOMPLETE, context.viewer?.isAdmin ?? false),
     site: context.config.SITE_NAME,
   };
+}
+
+/**
+ * Whose deployment the page is about (`?as=` an organisation's slug; the viewer's own without it):
+ * the page's owner switch, offered when the viewer is in an organisation.
+ */
+async function ownerChoice(context: AppLoadContext, url: URL): Promise<OwnerChoice> {
+  if (!context.viewer) return { as: "", orgs: [] };
+  const orgs = [...(await orgsReached(context.db, context.viewer.id)).values()];
+  const wanted = (url.searchParams.get("as") ?? "").toLowerCase();
+  return { as: orgs.some((o) => o.slug === wanted) ? wanted : "", orgs };
 }
 
 /** What the viewer's plan says before a deploy of this server, or before waking their sleeping deployment of it (null: nothing to say). */

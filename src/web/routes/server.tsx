@@ -8,6 +8,7 @@ import { WORKS_TEXT } from "../../shared/catalog";
 import { SYNC_TEXT } from "../../shared/catalog-sync";
 import { connectConfigs, remoteConfigs } from "../../shared/connect";
 import { DeploymentPanel } from "../components/DeploymentPanel";
+import { OwnerSwitch } from "../components/OwnerSwitch";
 import { Alert } from "../components/ui";
 import { ToolsList } from "../components/ToolsList";
 import { Markdown } from "../components/Markdown";
@@ -96,7 +97,10 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
     connectConfigs(server.id, server.npx_command, server.required_keys) ??
     (remote && remoteConfigs(server.id, remote.url, remote.transport));
   const unavailable = deployability.kind === "unsupported" ? deployability.reason : undefined;
-  const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined);
+  const { owners } = loaderData;
+  const deployment = useDeployment(server.id, signedIn, signedIn ? loaderData.deployment : undefined, undefined, owners.as);
+  // A connection (a remote server) is the viewer's own; an organisation deploys what runs here.
+  const switchable = remote === null && unavailable === undefined;
   const newKey = useNewKey(loaderData.newKey, server.id);
   return (
     <ServerPageLayout
@@ -147,7 +151,10 @@ export default function ServerPage({ loaderData }: Route.ComponentProps) {
         <>
           {hosting.check && <WorksHere check={hosting.check} remote={Boolean(remote)} />}
           <DeploymentCard requiredKeys={signedIn ? null : (server.required_keys ?? [])}>
+            {switchable && <OwnerSwitch choice={owners} path={`/server/${server.id}`} />}
             <DeploymentPanel
+              key={owners.as}
+              owner={owners.orgs.find((o) => o.slug === owners.as) ?? null}
               planOutlook={loaderData.planOutlook}
               serverId={server.id}
               requiredKeys={server.required_keys ?? []}

@@ -17,6 +17,7 @@ import type { Source } from "../runtime/runner.js";
 import { deployabilityOf } from "./deployability.js";
 import { findDeployment, reserveDeployment, type ServerRef } from "./repo.js";
 import { deploymentView, type DeploymentDeps } from "./service.js";
+import { deployingOwner, orgOfAccount } from "../orgs/accounts.js";
 
 // Deploy: what a deploy of a server runs (a catalogue entry's command, an owned server's source),
 // the checks before it (sandbox, key scope, required keys, plan limits), and its reservation and
@@ -60,23 +61,32 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   };
 }
 
-export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input: DeployInput): Promise<DeploymentView> {
+export async function deploy(
+  deps: DeploymentDeps,
+  v: Viewer,
+  id: string,
+  input: DeployInput,
+): Promise<{ view: DeploymentView; orgId?: string }> {
   if (!(await deps.lifecycle.sandboxAllows((complete) => hostingOpen(complete, deps.config.SANDBOX_INCOMPLETE, v.isAdmin))))
     throw new AppError("unavailable", DEPLOY_TEXT.hostingClosed);
+  // Deployed as an organisation (its admins and owners may): the organisation's account holds it,
+  // its plan counts it, and its members reach it with their own keys. Checked first: someone
+  // outside it learns nothing else.
+  const owner = await deployingOwner(deps.db, v, input.owner);
   const target = await resolveTarget(deps, v, id, input);
   if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));
   const missing = missingKeys(target.requiredKeys, env);
   if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
-  const plan = await planOf(deps.db, v.id);
+  const plan = await planOf(deps.db, owner.id);
   const limits = planLimits(plan, deps.config.DEPLOY_IDLE_MS);
   const result = await reserveDeployment(
     deps.db,
     limits,
     {
       id: randomUUID(),
-      userId: v.id,
+      userId: owner.id,
       serverKind: target.server.kind,
       serverRef: target.server.ref,
       source: target.source,
@@ -96,5 +106,6 @@ export async function deploy(deps: DeploymentDeps, v: Viewer, id: string, input:
   await deps.lifecycle.launch(result.row);
   // The answer describes the deploy as accepted (queued); admins also see where it was placed.
   const placed = v.isAdmin ? await findDeployment(deps.db, result.row.id) : undefined;
-  return deploymentView(deps.config, { ...result.row, runnerId: placed?.runnerId ?? null }, v);
+  const view = deploymentView(deps.config, { ...result.row, runnerId: placed?.runnerId ?? null }, v, owner.org);
+  return { view, orgId: orgOfAccount(owner.id) };
 }

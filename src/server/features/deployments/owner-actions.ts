@@ -15,6 +15,8 @@ import { setKeepAwake } from "./sleep/sleep-repo.js";
 import { planRefusal } from "./sleep/plan-outlook.js";
 import { headerOfKey } from "~/shared/connections.js";
 import { planLimits } from "~/shared/billing.js";
+import { ORG_TEXT } from "~/shared/orgs.js";
+import { orgViewOf, reaches, type Reach } from "../orgs/accounts.js";
 
 // What an owner does to one of their deployments: stop it, restart it (with new keys: Edit keys),
 // choose its tools, review its changed definitions, read its output. Another user's deployment is
@@ -25,10 +27,12 @@ import { planLimits } from "~/shared/billing.js";
  * revealed), and so is one a key limited to other servers cannot reach. Other features' routes
  * under /api/deployments/{id} (alerts, domains) check ownership with it too.
  */
-export async function ownedDeployment(db: Db, v: Viewer, id: string): Promise<DeploymentRow> {
+export async function ownedDeployment(db: Db, v: Viewer, id: string, reach: Reach = "manage"): Promise<DeploymentRow> {
   const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(db, id) : undefined;
-  if (!r || r.userId !== v.id || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+  // An organisation's deployment (features/orgs/accounts.ts): its members see it, its admins manage it.
+  if (!r || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }) || !(await reaches(db, v.id, r.userId, "use")))
     throw new AppError("not_found", DEPLOY_TEXT.notFound);
+  if (reach === "manage" && !(await reaches(db, v.id, r.userId, "manage"))) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
   return r;
 }
 
@@ -75,7 +79,8 @@ export async function restartDeployment(
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
     sealed = deps.box.seal(merged);
   }
-  return deploymentView(deps.config, await restartRow(deps, v, r, sealed === undefined ? {} : { secrets: sealed }), v);
+  const row = await restartRow(deps, v, r, sealed === undefined ? {} : { secrets: sealed });
+  return deploymentView(deps.config, row, v, await orgViewOf(deps.db, v.id, r.userId));
 }
 
 /**
@@ -95,7 +100,8 @@ export async function restartRow(
     const hit = await deps.restarts.hit(`restart:${r.id}`, perMinute, 60_000);
     if (!hit.ok) throw new AppError("rate_limited", DEPLOY_TEXT.tooManyRestarts(hit.retryAfterSec));
   }
-  const plan = await planOf(deps.db, v.id);
+  // The owner's plan counts it: an organisation's for its deployments.
+  const plan = await planOf(deps.db, r.userId);
   const limits = planLimits(plan, deps.config.DEPLOY_IDLE_MS);
   const result = await restartInPlace(deps.db, r.id, limits, sealed);
   if (!result) throw new AppError("not_found", DEPLOY_TEXT.notFound);
@@ -117,7 +123,7 @@ export async function keepAwake(
 ): Promise<{ keep_awake: boolean; message: string }> {
   const r = await ownDeployment(deps, v, id);
   if (isConnection(r) || isToolset(r)) throw new AppError("validation_failed", SLEEP_TEXT.neverSleeps);
-  if (keep && (await planOf(deps.db, v.id)).id !== "pro") throw new AppError("forbidden", SLEEP_TEXT.keepAwakeProOnly);
+  if (keep && (await planOf(deps.db, r.userId)).id !== "pro") throw new AppError("forbidden", SLEEP_TEXT.keepAwakeProOnly);
   await setKeepAwake(deps.db, r.id, keep);
   const minutes = Math.round(deps.config.DEPLOY_IDLE_MS / 60_000);
   const after = minutes >= 1 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${Math.round(deps.config.DEPLOY_IDLE_MS / 1000)} seconds`;

@@ -43,6 +43,11 @@ export async function listUserDeployments(db: Db, userId: string, server?: Serve
     .orderBy(deployments.createdAt);
 }
 
+/** The deployments of several owners (a person's own and their organisations'), oldest first. */
+export async function listOwnersDeployments(db: Db, ownerIds: string[]): Promise<DeploymentRow[]> {
+  return db.select().from(deployments).where(inArray(deployments.userId, ownerIds)).orderBy(deployments.createdAt);
+}
+
 /** A user's deployments that hold a slot, newest first. */
 export async function listLiveDeployments(db: Db, userId: string): Promise<DeploymentRow[]> {
   return db

@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/middleware.js";
 import { DEPLOY_TEXT, deployInput, deploymentView } from "~/shared/deployments.js";
 import { CHECK_TEXT } from "~/shared/catalog.js";
 import { AppError } from "../../errors.js";
@@ -53,9 +55,9 @@ const byServerRoute = (path: string, params: z.ZodObject<Record<string, z.ZodStr
     method: "get",
     path,
     tags: ["deployments"],
-    summary: "Your deployments of one server",
+    summary: "Your deployments of one server, and your organisations' (owner: one organisation's slug, or empty for your own only)",
     security: bearer,
-    request: { params },
+    request: { params, query: z.object({ owner: z.string().max(39).optional() }) },
     responses: {
       200: { content: { "application/json": { schema: z.object({ deployments: z.array(deploymentView) }) } }, description: "Deployments" },
       401: jsonError("Not signed in"),
@@ -105,11 +107,12 @@ const two = z.object({ owner: segment, name: segment });
 const idOf = (p: { id?: string; owner?: string; name?: string }) => p.id ?? `${p.owner}/${p.name}`;
 
 export function deploymentRoutes(deps: DeploymentDeps) {
-  const started = async (viewer: Parameters<typeof deploy>[1], id: string, input: Parameters<typeof deploy>[3]) => ({
-    success: true as const,
-    message: DEPLOY_TEXT.started,
-    deploymentInfo: await deploy(deps, viewer, id, input),
-  });
+  const started = async (c: Context<AppEnv>, id: string, input: Parameters<typeof deploy>[3]) => {
+    const { view, orgId } = await deploy(deps, viewerOf(c), id, input);
+    // Deployed as an organisation: the row goes to its audit log too.
+    if (orgId) c.set("audit", { orgId });
+    return { success: true as const, message: DEPLOY_TEXT.started, deploymentInfo: view };
+  };
   return apiRouter()
     .openapi(checkRoute, async (c) => {
       requireAdmin(c);
@@ -117,18 +120,16 @@ export function deploymentRoutes(deps: DeploymentDeps) {
       await deps.checks.start(c.req.valid("param").id);
       return c.json({ success: true as const, message: CHECK_TEXT.started }, 202);
     })
-    .openapi(deployRoute("/deploy/{id}", one), async (c) =>
-      c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202),
-    )
+    .openapi(deployRoute("/deploy/{id}", one), async (c) => c.json(await started(c, idOf(c.req.valid("param")), c.req.valid("json")), 202))
     .openapi(deployRoute("/deploy/{owner}/{name}", two), async (c) =>
-      c.json(await started(viewerOf(c), idOf(c.req.valid("param")), c.req.valid("json")), 202),
+      c.json(await started(c, idOf(c.req.valid("param")), c.req.valid("json")), 202),
     )
     .openapi(listRoute, async (c) => c.json(await listMyDeployments(deps, viewerOf(c)), 200))
     .openapi(byServerRoute("/deployments/server/{id}", one), async (c) =>
-      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
+      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param")), c.req.valid("query").owner) }, 200),
     )
     .openapi(byServerRoute("/deployments/server/{owner}/{name}", two), async (c) =>
-      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param"))) }, 200),
+      c.json({ deployments: await listMyDeployments(deps, viewerOf(c), idOf(c.req.valid("param")), c.req.valid("query").owner) }, 200),
     )
     .route("/", controlRoutes(deps))
     .route("/", definitionRoutes(deps))

@@ -15,7 +15,8 @@ import type { DeploymentLifecycle } from "./lifecycle.js";
 import type { SecretBox } from "./secret-box.js";
 import { catalogFacts, deploymentListing, publicFacts } from "./definitions/listings.js";
 import { catalogHostingRow, hostingSummary } from "./hosting-repo.js";
-import { findDeployment, listUserDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
+import { findDeployment, listOwnersDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
+import { orgOfAccount, orgsReached, reaches } from "../orgs/accounts.js";
 import type { DeploymentResources } from "./resources.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
@@ -48,7 +49,13 @@ export function hostPort(config: Config): number {
   return Number(u.port) || (u.protocol === "https:" ? 443 : 80);
 }
 
-export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer): DeploymentView {
+export function deploymentView(
+  config: Config,
+  r: DeploymentRow,
+  viewer?: Viewer,
+  /** the organisation that owns it (features/orgs/accounts.ts), null: a person's own */
+  org: { slug: string; name: string; role: string } | null = null,
+): DeploymentView {
   const src = r.source as Source;
   // Which machine holds it is the operators' business: admins see it, nobody else does.
   const placement = viewer?.isAdmin ? { runner: r.runnerId } : {};
@@ -70,21 +77,48 @@ export function deploymentView(config: Config, r: DeploymentRow, viewer?: Viewer
     hidden_tools: r.hiddenTools ?? [],
     last_active_at: r.lastActiveAt?.toISOString() ?? null,
     keep_awake: r.keepAwake ?? false,
+    org,
   };
 }
 
-export async function listMyDeployments(deps: DeploymentDeps, v: Viewer, serverId?: string): Promise<DeploymentView[]> {
-  const rows = await listUserDeployments(deps.db, v.id);
+/**
+ * The viewer's own deployments and those of their organisations (whose accounts hold them,
+ * features/orgs/accounts.ts), each with the organisation it belongs to.
+ */
+async function reachableRows(
+  db: Db,
+  v: Viewer,
+): Promise<{ row: DeploymentRow; org: { slug: string; name: string; role: string } | null }[]> {
+  const orgs = await orgsReached(db, v.id);
+  const rows = await listOwnersDeployments(db, [v.id, ...orgs.keys()]);
+  return rows.map((row) => ({ row, org: orgs.get(row.userId) ?? null }));
+}
+
+export async function listMyDeployments(
+  deps: DeploymentDeps,
+  v: Viewer,
+  serverId?: string,
+  /** one owner's only: an organisation's slug, or "" for the viewer's own */
+  owner?: string,
+): Promise<DeploymentView[]> {
+  const all = await reachableRows(deps.db, v);
+  const rows = owner === undefined ? all : all.filter((r) => (r.org?.slug ?? "") === owner.toLowerCase());
   // Server ids match ignoring case and hyphens (docs/product.md#statuses).
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "");
   return rows
     .filter(
-      (r) =>
+      ({ row: r }) =>
         // A connection by URL is no server's deployment: its name may read like an entry's id.
         (serverId === undefined || (norm(r.serverRef) === norm(serverId) && r.serverKind !== "remote" && r.serverKind !== "toolset")) &&
         keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }),
     )
-    .map((r) => deploymentView(deps.config, r, v));
+    .map(({ row, org }) => deploymentView(deps.config, row, v, org));
+}
+
+/** The organisation that owns a deployment (its id), or undefined: a person's own, or no such deployment. */
+export async function deploymentOrg(db: Db, id: string): Promise<string | undefined> {
+  const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(db, id) : undefined;
+  return r ? orgOfAccount(r.userId) : undefined;
 }
 
 /** The keys a deployment's server asks for, as its catalogue entry or owned server says now. */
@@ -110,8 +144,8 @@ export async function planUsage(deps: Pick<DeploymentDeps, "db" | "config">, vie
 
 /** How many keys each of the viewer's deployments asks for, by deployment id (My deployments offers Edit keys where there are some). */
 export async function keysAsked(db: Db, viewer: Viewer): Promise<Record<string, number>> {
-  const rows = await listUserDeployments(db, viewer.id);
-  const counts = await Promise.all(rows.map(async (r) => [r.id, (await requiredKeysOf(db, r)).length] as const));
+  const rows = await reachableRows(db, viewer);
+  const counts = await Promise.all(rows.map(async ({ row: r }) => [r.id, (await requiredKeysOf(db, r)).length] as const));
   return Object.fromEntries(counts);
 }
 
@@ -179,7 +213,7 @@ export async function myDeploymentTools(
   deploymentId: string,
 ): Promise<{ tools: ToolInfo[]; listedAt: string } | null> {
   const r = await findDeployment(db, deploymentId);
-  if (!r || r.userId !== viewer.id) return null;
+  if (!r || !(await reaches(db, viewer.id, r.userId, "use"))) return null;
   const listing = await deploymentListing(db, r.id);
   return listing ? { tools: listing.tools.map(toolInfo), listedAt: listing.listedAt.toISOString() } : null;
 }

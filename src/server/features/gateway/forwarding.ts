@@ -189,7 +189,7 @@ export class Forwarder implements Onward {
 }
 
 function encodeCaller(who: Caller): string {
-  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn, e: who.expiresAt })).toString(
+  return Buffer.from(JSON.stringify({ u: who.userId, k: who.keyHash, t: who.token, s: who.signIn, e: who.expiresAt, v: who.via })).toString(
     "base64url",
   );
 }
@@ -203,6 +203,7 @@ function decodeCaller(v: string | string[] | undefined): Caller | undefined {
       t?: unknown;
       s?: unknown;
       e?: unknown;
+      v?: unknown;
     };
     if (
       typeof c.u !== "string" ||
@@ -215,6 +216,7 @@ function decodeCaller(v: string | string[] | undefined): Caller | undefined {
     if (c.t !== undefined) who.token = c.t as string;
     if (c.s !== undefined) who.signIn = c.s as string;
     if (typeof c.e === "number" && Number.isFinite(c.e)) who.expiresAt = c.e;
+    if (typeof c.v === "string") who.via = c.v;
     return who;
   } catch {
     return undefined;
@@ -249,7 +251,8 @@ export class ForwardedAccess {
     if (Number.isFinite(w) && w >= 0) markWoke(req, w);
     const target = this.targets.cached(proxyId) ?? (await this.targets.fetch(proxyId));
     if (!target) return void rpcError(res, 404, GATEWAY_TEXT.notFound, { [MOVED_HEADER]: "1" });
-    if (target.userId !== who.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    // The front gateway checked the caller's membership when it reached an organisation's deployment.
+    if (target.userId !== who.userId && target.userId !== who.via) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     return { target, who };
   }
 }

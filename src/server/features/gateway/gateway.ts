@@ -8,7 +8,7 @@ import { subscribe, TOPICS } from "../../cluster/topics.js";
 import type { FrontStep } from "./front.js";
 import type { InFlight } from "./in-flight.js";
 import { RPC } from "./protocol.js";
-import { markPlayground } from "./observe.js";
+import { markMember, markPlayground } from "./observe.js";
 import { METADATA_PREFIX, type ResourceMetadata } from "./resource-metadata.js";
 import type { ServeStep } from "./serve.js";
 import type { Admission, Onward, Route } from "./steps.js";
@@ -123,6 +123,7 @@ export class Gateway {
     if (!admitted) return;
     const { who } = admitted;
     if (who.keyHash.startsWith(BROWSER_CALLER)) markPlayground(req);
+    if (who.via !== undefined) markMember(req, who.userId);
     const target = this.p.front ? await this.p.front.pass(req, res, admitted.target, who, route) : admitted.target;
     if (target) return this.p.onward.pass(req, res, target, who, route);
   }

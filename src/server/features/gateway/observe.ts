@@ -21,8 +21,10 @@ export interface CallRecord {
   deploymentId: string;
   serverKind: ServerKind;
   serverRef: string;
-  /** the deployment's owner (the only one who may call it) */
+  /** the deployment's owner: a person, or an organisation's account */
   userId: string;
+  /** the member who called an organisation's deployment (absent: its owner did) */
+  callerId?: string;
   /** the client's name and version from its initialize (at most 100 characters each) */
   client?: { name: string; version: string };
   /** the JSON-RPC method (at most 100 characters) */
@@ -117,6 +119,10 @@ const fromPlayground = new WeakSet<IncomingMessage>();
 export const markPlayground = (req: IncomingMessage) => void fromPlayground.add(req);
 export const isPlayground = (req: IncomingMessage | undefined) => req !== undefined && fromPlayground.has(req);
 
+/** Requests a member sent to their organisation's deployment (features/orgs/accounts.ts): who, for the request log. */
+const byMember = new WeakMap<IncomingMessage, string>();
+export const markMember = (req: IncomingMessage, userId: string) => void byMember.set(req, userId);
+
 /** Requests that waited for their sleeping deployment to wake, with how long (the request log's 'woke' marker). */
 const woken = new WeakMap<IncomingMessage, number>();
 export const markWoke = (req: IncomingMessage, ms: number) => void woken.set(req, ms);
@@ -166,6 +172,7 @@ export function whenAnswered(log: Logger, observer: GatewayObserver | undefined,
       bytesOut,
       transport: a.transport,
       ...(fromPlayground.has(req) ? { playground: true as const } : {}),
+      ...(byMember.has(req) ? { callerId: byMember.get(req) } : {}),
       ...(woken.has(req) ? { wokeMs: woken.get(req) } : {}),
       ...traceContext(msg.params, req.headers),
     });

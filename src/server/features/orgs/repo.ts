@@ -117,6 +117,12 @@ export async function isUsername(db: DbOrTx, name: string): Promise<boolean> {
   return Boolean(p);
 }
 
+/** How many deployments, connections and toolsets the organisation's account holds (features/orgs/accounts.ts). */
+export async function heldByAccount(db: DbOrTx, accountId: string): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from deployments where user_id = ${accountId}`);
+  return r.rows[0]?.n ?? 0;
+}
+
 /** Deletes an organisation with its members and invitations (they cascade). */
 export async function deleteOrg(db: DbOrTx, id: string): Promise<void> {
   await db.delete(organization).where(eq(organization.id, id));

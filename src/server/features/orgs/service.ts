@@ -4,8 +4,10 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Auth } from "../auth/auth.js";
 import type { Viewer } from "../auth/viewer.js";
+import { dropOrgAccount, orgAccountId } from "./accounts.js";
 import {
   deleteOrg,
+  heldByAccount,
   invitationById,
   isUsername,
   memberById,
@@ -239,7 +241,11 @@ export class Orgs {
 
   async remove(viewer: Viewer, headers: Headers, slug: string) {
     const { org } = await this.membership(viewer, slug, "delete");
+    // What it runs is stopped first, by someone who sees what stops (its members lose it).
+    const held = await heldByAccount(this.deps.db, orgAccountId(org.id));
+    if (held > 0) throw new AppError("conflict", ORG_TEXT.hasDeployments(held));
     await plugin(() => this.deps.auth.api.deleteOrganization({ headers, body: { organizationId: org.id } }));
+    await dropOrgAccount(this.deps.db, org.id);
     return { org };
   }
 }
@@ -259,7 +265,12 @@ export async function orgIdsOf(db: Db, userId: string): Promise<Map<string, stri
  * Before an account goes: an organisation it alone owns while others are in it would be left
  * without an owner (refused, in words); one it is alone in goes with it.
  */
-export async function beforeAccountDeleted(db: Db, userId: string): Promise<void> {
+export async function beforeAccountDeleted(
+  db: Db,
+  userId: string,
+  /** stops everything an owner id holds (its processes, then its rows) */
+  stopAllOf: (ownerId: string) => Promise<void>,
+): Promise<void> {
   const mine = (await orgsOf(db, userId)).filter((o) => o.role === "owner");
   const alone: string[] = [];
   for (const o of mine) {
@@ -267,7 +278,11 @@ export async function beforeAccountDeleted(db: Db, userId: string): Promise<void
     if (members.length === 1) alone.push(o.id);
     else if (members.filter((m) => m.role === "owner").length === 1) throw new AppError("conflict", ORG_TEXT.stillOwner(o.name));
   }
-  for (const id of alone) await deleteOrg(db, id);
+  for (const id of alone) {
+    await stopAllOf(orgAccountId(id));
+    await deleteOrg(db, id);
+    await dropOrgAccount(db, id);
+  }
 }
 
 /** j•••@example.com: enough to recognise one's own address, not enough to learn someone else's. */

@@ -26,11 +26,11 @@ export interface ToolStatDelta {
 function insertRows(rows: readonly RequestLogRow[]): SQL {
   // One parameter per column (drizzle would spread a bare array into a list of placeholders).
   const col = <T>(f: (r: RequestLogRow) => T) => sql.param(rows.map(f));
-  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport, playground, woke_ms)
+  return sql`insert into request_log (deployment_id, at, client_name, client_version, method, name, duration_ms, outcome, error_code, bytes_in, bytes_out, transport, playground, woke_ms, caller_id)
     select * from unnest(${col((r) => r.deploymentId)}::text[], ${col((r) => (r.at as Date).toISOString())}::timestamptz[], ${col((r) => r.clientName ?? null)}::text[],
       ${col((r) => r.clientVersion ?? null)}::text[], ${col((r) => r.method)}::text[], ${col((r) => r.name ?? null)}::text[], ${col((r) => r.durationMs)}::real[],
       ${col((r) => r.outcome)}::text[], ${col((r) => r.errorCode ?? null)}::int[], ${col((r) => r.bytesIn)}::int[], ${col((r) => r.bytesOut)}::int[], ${col((r) => r.transport)}::text[],
-      ${col((r) => r.playground ?? false)}::boolean[], ${col((r) => r.wokeMs ?? null)}::int[])`;
+      ${col((r) => r.playground ?? false)}::boolean[], ${col((r) => r.wokeMs ?? null)}::int[], ${col((r) => r.callerId ?? null)}::text[])`;
 }
 
 /** Sorted by key: processes flushing at once lock tool_stats rows in one order and never deadlock. */
@@ -120,6 +120,8 @@ export async function findRequests(db: Db, deploymentId: string, f: RequestFilte
       bytesOut: requestLog.bytesOut,
       playground: requestLog.playground,
       wokeMs: requestLog.wokeMs,
+      // The member who called an organisation's deployment, by their username (never their key).
+      caller: sql<string | null>`(select username from profiles p where p.id = ${requestLog.callerId})`,
     })
     .from(requestLog)
     .where(and(...where))

@@ -32,6 +32,8 @@ export const requestLog = pgTable(
     playground: boolean("playground").notNull().default(false),
     /** this request woke the sleeping deployment: how long the wake took (ms) */
     wokeMs: integer("woke_ms"),
+    /** the member who called an organisation's deployment (null: its owner, or a person's own deployment); no key is kept */
+    callerId: text("caller_id"),
   },
   (t) => [
     check("request_log_outcome_check", sql`${t.outcome} in ('ok', 'error', 'tool_error', 'cancelled', 'rate_limited')`),

@@ -8,13 +8,15 @@ import { getServer } from "../catalog/service.js";
 import { getPublicOwnedServer } from "../publishers/service.js";
 import { addBuckets, emptyBuckets, quantile } from "./histogram.js";
 import { keyReaches } from "../api-keys/api-keys.js";
+import { reaches } from "../orgs/accounts.js";
 import { deploymentOwner, findRequests, lastRequestAt, recentMethods, recentToolStats } from "./repo.js";
 
 /** The owner's request log of one deployment; another user's, or an unknown id, is not found (as every deployment route answers). */
 export async function listRequests(db: Db, viewer: Viewer, deploymentId: string, q: RequestLogQuery): Promise<RequestLogPage> {
   const owner = /^[0-9a-f-]{36}$/.test(deploymentId) ? await deploymentOwner(db, deploymentId) : undefined;
   // A key limited to other servers sees it no more than another user's.
-  if (owner === undefined || owner.userId !== viewer.id || !keyReaches(viewer, owner))
+  // An organisation's: its owners and admins read it (it names the members who called).
+  if (owner === undefined || !keyReaches(viewer, owner) || !(await reaches(db, viewer.id, owner.userId, "manage")))
     throw new AppError("not_found", DEPLOY_TEXT.notFound);
   const [rows, methods] = await Promise.all([
     findRequests(db, deploymentId, {
@@ -40,6 +42,7 @@ export async function listRequests(db: Db, viewer: Viewer, deploymentId: string,
       bytes_out: r.bytesOut,
       playground: r.playground,
       woke_ms: r.wokeMs,
+      caller: r.caller,
     })),
     methods,
   };

@@ -86,6 +86,7 @@ export class RequestLogWriter implements GatewayObserver {
           transport: r.transport,
           playground: r.playground ?? false,
           wokeMs: r.wokeMs ?? null,
+          callerId: r.callerId ?? null,
         });
     }
     // The owner trying their own server in the playground is not use: the figures count clients' calls.

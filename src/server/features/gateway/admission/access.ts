@@ -23,6 +23,7 @@ import { addressOwner, toolsetGrant, type GatewayTarget, type PinsPort } from ".
 import { TOOLSET_TOKEN, toolsetTokenHash } from "../../api-keys/toolset-token.js";
 import { challenge, METADATA_PREFIX, scopeChallenge } from "../resource-metadata.js";
 import { GATEWAY_TEXT } from "../text.js";
+import { orgOfAccount, reaches } from "../../orgs/accounts.js";
 
 // Who may reach a deployment through the gateway (docs/gateway.md, "Who may connect"): the Host
 // and Origin headers, then the caller's credential (Authorization: Bearer): an API key, or an
@@ -55,6 +56,11 @@ export interface Caller {
   signIn?: string;
   /** when the API key expires (epoch ms): its sessions and streams end then */
   expiresAt?: number;
+  /**
+   * The organisation's account that owns the deployment, when the caller reached it as a member
+   * (features/orgs/accounts.ts): their sessions end when they leave or are removed.
+   */
+  via?: string;
 }
 
 export interface AccessDeps {
@@ -109,12 +115,15 @@ export class GatewayAccess {
   private readonly allowedHosts: Set<string>;
   private readonly tokens: TokenCheck;
   private readonly toolsets: Verified<{ userId: string; members: string[] }>;
+  private readonly memberships: Verified<true>;
 
   constructor(private readonly d: AccessDeps) {
     this.targets = new TargetCache(d);
     this.tokens = new TokenCheck(d, KEY_TTL_MS, KEY_CACHE_MAX);
     this.keys = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     this.toolsets = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
+    // A member removed or leaving is a revocation: what was remembered of their membership goes at once.
+    this.memberships = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     // Signing out is a revocation: a remembered sign-in is checked again at once.
     this.cookies = new Verified(d.revocations, KEY_TTL_MS, KEY_CACHE_MAX);
     this.allowedOrigins = new Set(d.config.allowedOrigins);
@@ -160,12 +169,13 @@ export class GatewayAccess {
     const target = await this.targets.lookup(proxyId);
     // Another user's key: the deployment's existence is not revealed.
     if (!target) return this.notDeployed(res, proxyId, userId);
-    if (target.userId !== userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    const via = await this.reach(userId, target.userId);
+    if (via === undefined) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
     // A key limited to other servers: refused here as a token bound elsewhere is.
     if (grant.resources && !grant.resources.includes(resourceOf({ kind: target.serverKind, ref: target.serverRef }))) {
       return void rpcError(res, 403, GATEWAY_TEXT.keyNotForThis, { "www-authenticate": scopeChallenge(publicUrl, proxyId, "mcp", meta) });
     }
-    return { target, who: { userId, keyHash, ...(grant.expiresAt ? { expiresAt: grant.expiresAt.getTime() } : {}) } };
+    return { target, who: { userId, keyHash, ...(grant.expiresAt ? { expiresAt: grant.expiresAt.getTime() } : {}), ...via } };
   }
 
   /**
@@ -187,10 +197,11 @@ export class GatewayAccess {
     if (!grant || grant.resource !== (customResource ?? resourceUrl(this.d.config.PUBLIC_URL, proxyId))) return refuse();
     const target = await this.targets.lookup(proxyId);
     if (!target) return this.notDeployed(res, proxyId, grant.userId);
-    // Only the owner can grant access to a deployment; this holds even if a grant says otherwise.
-    if (target.userId !== grant.userId) return refuse();
+    // Only the owner (or a member of the organisation that owns it) can grant access to a deployment; this holds even if a grant says otherwise.
+    const via = await this.reach(grant.userId, target.userId);
+    if (via === undefined) return refuse();
     this.tokens.used(grant);
-    return { target, who: { userId: grant.userId, keyHash: hash, token } };
+    return { target, who: { userId: grant.userId, keyHash: hash, token, ...via } };
   }
 
   /**
@@ -247,8 +258,9 @@ export class GatewayAccess {
     if (!hit) return void rpcError(res, 401, GATEWAY_TEXT.missingKey, ask());
     const target = await this.targets.lookup(proxyId);
     if (!target) return this.notDeployed(res, proxyId, hit.userId);
-    if (target.userId !== hit.userId) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
-    return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId } };
+    const via = await this.reach(hit.userId, target.userId);
+    if (via === undefined) return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+    return { target, who: { userId: hit.userId, keyHash: BROWSER_CALLER + hashKey(hit.sessionId), signIn: hit.sessionId, ...via } };
   }
 
   /**
@@ -256,8 +268,23 @@ export class GatewayAccess {
    * says it is stopped and how to bring it back; to anyone else, not found (nothing revealed).
    */
   private async notDeployed(res: ServerResponse, proxyId: string, userId: string): Promise<undefined> {
-    if ((await addressOwner(this.d.db, proxyId)) === userId) return void rpcError(res, 503, GATEWAY_TEXT.stopped);
+    const owner = await addressOwner(this.d.db, proxyId);
+    if (owner !== undefined && (await this.reach(userId, owner)) !== undefined) return void rpcError(res, 503, GATEWAY_TEXT.stopped);
     return void rpcError(res, 404, GATEWAY_TEXT.notFound);
+  }
+
+  /**
+   * Whether the caller reaches what `ownerId` holds: their own ({}), their organisation's as a member
+   * ({ via }: checked against the members at least every KEY_TTL_MS, at once after a removal), or
+   * not at all (undefined).
+   */
+  private async reach(userId: string, ownerId: string): Promise<{ via?: string } | undefined> {
+    if (userId === ownerId) return {};
+    if (orgOfAccount(ownerId) === undefined) return undefined;
+    const ok = await this.memberships.get(`${userId}\n${ownerId}`, async () =>
+      (await reaches(this.d.db, userId, ownerId, "use")) ? true : undefined,
+    );
+    return ok ? { via: ownerId } : undefined;
   }
 
   /** The key's owner and what it allows: checked on every request, against the database at least every KEY_TTL_MS. */

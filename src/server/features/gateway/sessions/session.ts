@@ -32,6 +32,8 @@ export class Session implements MuxSession {
   token?: string;
   /** its API key's expiry (epoch ms): it ends then */
   expiresAt?: number;
+  /** opened by a member on an organisation's deployment: that account's id (it ends when they leave or are removed) */
+  via?: string;
 
   constructor(
     readonly userId: string,

@@ -4,6 +4,7 @@ import type { Logger } from "../../../log.js";
 import type { KeyRevocations } from "../../api-keys/revocations.js";
 import { findKeyOwner } from "../../api-keys/repo.js";
 import { liveSignIns } from "../repo.js";
+import { reaches } from "../../orgs/accounts.js";
 import type { McpChannel, Runner } from "../../runtime/runner.js";
 import { BROWSER_CALLER } from "../admission/access.js";
 import { Mux } from "./mux.js";
@@ -26,6 +27,8 @@ export interface Held {
   readonly signIn?: string;
   /** its API key's expiry (epoch ms): it ends then */
   readonly expiresAt?: number;
+  /** opened by a member on an organisation's deployment (that account's id): it ends when they are no longer a member */
+  readonly via?: string;
   close(): void;
 }
 
@@ -219,6 +222,18 @@ export class Sessions {
         for (const s of this.holders()) if (s.token === token) this.endHolder(s);
       } catch (e) {
         this.d.log.error({ err: e }, "could not re-check the access tokens of open gateway sessions");
+      }
+    }
+    // A member removed from (or leaving) the organisation that owns the deployment: what they opened on it ends.
+    const members = new Set<string>();
+    for (const s of this.holders()) if (s.via !== undefined) members.add(`${s.userId}\n${s.via}`);
+    for (const pair of members) {
+      const [userId, via] = pair.split("\n") as [string, string];
+      try {
+        if (await reaches(this.d.db, userId, via, "use")) continue;
+        for (const s of this.holders()) if (s.userId === userId && s.via === via) this.endHolder(s);
+      } catch (e) {
+        this.d.log.error({ err: e }, "could not re-check the memberships of open gateway sessions");
       }
     }
     for (const hash of hashes) {

@@ -89,6 +89,9 @@ export class Listener implements MuxSession {
   get expiresAt(): number | undefined {
     return this.who.expiresAt;
   }
+  get via(): string | undefined {
+    return this.who.via;
+  }
 
   unwatch?: () => void;
 

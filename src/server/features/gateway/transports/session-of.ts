@@ -31,5 +31,6 @@ export function newSession(who: Caller, target: GatewayTarget, mux: Session["mux
   s.signIn = who.signIn;
   s.token = who.token;
   s.expiresAt = who.expiresAt;
+  s.via = who.via;
   return s;
 }

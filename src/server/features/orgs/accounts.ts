@@ -1,0 +1,83 @@
+import { sql } from "drizzle-orm";
+import { ORG_TEXT } from "~/shared/orgs.js";
+import type { DbOrTx } from "../../db/client.js";
+import { AppError } from "../../errors.js";
+import { orgById, orgBySlug, orgsOf, roleIn, type OrgRow } from "./repo.js";
+
+// What an organisation owns (docs/decisions/025-organisations.md, "What an organisation owns"): its
+// deployments, connections and toolsets are held by the organisation's own account, a `user` row
+// nobody signs in as (no password, no provider, an e-mail without '@'). Everything keyed by an
+// owner (a deployment's address, its pins, the plan that counts it, the subscription that pays for
+// it) then works for an organisation as it does for a person. People reach what it owns through
+// their membership: `reach()` says who may do what.
+
+/** An organisation's account id: this prefix and the organisation's id. better-auth's ids are [A-Za-z0-9], so no person's starts so. */
+export const ORG_ACCOUNT_PREFIX = "org_";
+
+export const orgAccountId = (orgId: string) => `${ORG_ACCOUNT_PREFIX}${orgId}`;
+
+/** The organisation whose account `ownerId` is, or undefined for a person's (or the platform's) account. */
+export function orgOfAccount(ownerId: string): string | undefined {
+  return ownerId.startsWith(ORG_ACCOUNT_PREFIX) ? ownerId.slice(ORG_ACCOUNT_PREFIX.length) : undefined;
+}
+
+/** The organisation's account, made at its first deployment (idempotent). */
+export async function ensureOrgAccount(db: DbOrTx, org: Pick<OrgRow, "id" | "name">): Promise<string> {
+  const id = orgAccountId(org.id);
+  await db.execute(
+    sql`insert into "user" (id, name, email, email_verified) values (${id}, ${org.name}, ${id}, true) on conflict (id) do nothing`,
+  );
+  return id;
+}
+
+/** The organisation's account goes (its deployments' rows, addresses and pins cascade): after its deployments were stopped. */
+export async function dropOrgAccount(db: DbOrTx, orgId: string): Promise<void> {
+  await db.execute(sql`delete from "user" where id = ${orgAccountId(orgId)}`);
+}
+
+/** What a person does with something an owner holds: use it (connect, read its page) or manage it (deploy, stop, keys, settings). */
+export type Reach = "use" | "manage";
+
+/** The role `reach` needs in the organisation that owns a thing (owner > admin > member). */
+const NEEDS: Record<Reach, readonly string[]> = { use: ["owner", "admin", "member"], manage: ["owner", "admin"] };
+
+/**
+ * Whether `userId` may `reach` what `ownerId` holds: their own, or their organisation's with the role
+ * it needs. Anything else (another person's, an organisation they are not in) is no.
+ */
+export async function reaches(db: DbOrTx, userId: string, ownerId: string, reach: Reach): Promise<boolean> {
+  if (userId === ownerId) return true;
+  const orgId = orgOfAccount(ownerId);
+  if (!orgId) return false;
+  const role = await roleIn(db, orgId, userId);
+  return role !== null && NEEDS[reach].includes(role);
+}
+
+/** Who a new deployment belongs to: the viewer, or the organisation `slug` names when the viewer may deploy for it. */
+export async function deployingOwner(
+  db: DbOrTx,
+  viewer: { id: string },
+  slug: string | null | undefined,
+): Promise<{ id: string; org: { slug: string; name: string; role: string } | null }> {
+  if (!slug) return { id: viewer.id, org: null };
+  const org = await orgBySlug(db, slug);
+  const role = org ? await roleIn(db, org.id, viewer.id) : null;
+  // Outside it, an organisation is not found (its existence is not revealed).
+  if (!org || role === null) throw new AppError("not_found", ORG_TEXT.notFound);
+  if (!NEEDS.manage.includes(role)) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
+  return { id: await ensureOrgAccount(db, org), org: { slug: org.slug, name: org.name, role } };
+}
+
+/** The accounts of the person's organisations, with each organisation's slug, name and the person's role. */
+export async function orgsReached(db: DbOrTx, userId: string): Promise<Map<string, { slug: string; name: string; role: string }>> {
+  const rows = await orgsOf(db, userId);
+  return new Map(rows.map((o) => [orgAccountId(o.id), { slug: o.slug, name: o.name, role: o.role }]));
+}
+
+/** The organisation an owner id is, with the person's role in it, as a deployment's view names it (null: a person's own, or none of theirs). */
+export async function orgViewOf(db: DbOrTx, userId: string, ownerId: string): Promise<{ slug: string; name: string; role: string } | null> {
+  const orgId = orgOfAccount(ownerId);
+  if (!orgId) return null;
+  const [org, role] = await Promise.all([orgById(db, orgId), roleIn(db, orgId, userId)]);
+  return org && role ? { slug: org.slug, name: org.name, role } : null;
+}

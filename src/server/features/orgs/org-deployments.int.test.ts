@@ -1,0 +1,175 @@
+// What an organisation owns (docs/product.md#organisations): a deployment made as the organisation
+// by one of its admins, reached by its members with their own keys through the official SDK client,
+// refused to a member who may not change it and to everyone outside (not found, as anything of
+// another user's), its request log naming the member who called, its audit rows in the
+// organisation's log; a member removed loses it at once, open sessions included.
+import { describe, expect, it } from "vitest";
+import { signedInUser, linkIn, outbox, type Client, type TestApp } from "~support/app.js";
+import { waitFor } from "~support/wait.js";
+import { deploymentsOf } from "~support/deployments.js";
+import { newApiKey, rawSession, sdkClient } from "~support/gateway.js";
+import type { AuditPage } from "~/shared/audit.js";
+import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
+import { ORG_TEXT } from "~/shared/orgs.js";
+import type { RequestLogPage } from "~/shared/request-log.js";
+import { useGatewayApp } from "../gateway/gateway-test-setup.js";
+
+let t: TestApp;
+let owner: Client & { id: string };
+let personal: DeploymentView;
+let repoUrl: string;
+useGatewayApp((f) => {
+  ({ t, owner, deployment: personal } = f);
+  repoUrl = f.repo.url;
+});
+
+const errorOf = async (r: Response) => ((await r.json()) as { error: string }).error;
+const q = (text: string, params: unknown[] = []) => t.db.database.pool.query(text, params);
+
+async function join(slug: string, who: Client & { id: string }, email: string, role: string) {
+  const r = await owner.post(`/api/orgs/${slug}/invitations`, { email, role });
+  expect(r.status, await r.clone().text()).toBe(201);
+  const mail = (await outbox(t.app)).find((m) => m.to === email);
+  const id = decodeURIComponent(new URL(linkIn(mail)).pathname.split("/")[2]!);
+  expect((await who.post(`/api/invitations/${id}/accept`, {})).status).toBe(200);
+}
+
+async function orgDeployment(c: Client, slug: string, status: string): Promise<DeploymentView> {
+  let last: DeploymentView | undefined;
+  try {
+    return await waitFor(
+      `${slug}'s deployment ${status}`,
+      async () => {
+        last = (await deploymentsOf(c, "owner/fixture")).find((d) => d.org?.slug === slug);
+        return last?.status === status ? last : undefined;
+      },
+      60_000,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}: last ${JSON.stringify(last)}`);
+  }
+}
+
+describe("an organisation's deployment", () => {
+  let ben: Client & { id: string };
+  let dan: Client & { id: string };
+  let eve: Client & { id: string };
+  let benKey: string;
+  let org: DeploymentView;
+
+  it("is deployed by an admin as the organisation; a member may not, an outsider learns nothing", async () => {
+    ben = await signedInUser(t, "ben@example.com");
+    dan = await signedInUser(t, "dan@example.com");
+    eve = await signedInUser(t, "eve@example.com");
+    expect((await owner.post("/api/orgs", { name: "Acme Inc.", slug: "acme" })).status).toBe(201);
+    expect((await eve.post("/api/orgs", { name: "Evil Corp", slug: "evil" })).status).toBe(201);
+    await join("acme", ben, "ben@example.com", "member");
+    await join("acme", dan, "dan@example.com", "member");
+    const body = { repositoryUrl: repoUrl, env: {}, owner: "acme" };
+
+    // A member of the organisation: not theirs to deploy for.
+    const member = await ben.post("/api/deploy/owner/fixture", body);
+    expect(member.status).toBe(403);
+    expect(await errorOf(member)).toBe(ORG_TEXT.notAllowedDeploy);
+    // Someone outside it gets the answer for one that does not exist: nothing is revealed.
+    const answers = [];
+    for (const slug of ["acme", "nope", "ACME"]) {
+      const r = await eve.post("/api/deploy/owner/fixture", { ...body, owner: slug });
+      expect(r.status).toBe(404);
+      answers.push(await errorOf(r));
+    }
+    expect(new Set(answers)).toEqual(new Set([ORG_TEXT.notFound]));
+
+    const r = await owner.post("/api/deploy/owner/fixture", body);
+    expect(r.status, await r.clone().text()).toBe(202);
+    const info = ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
+    expect(info.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "owner" });
+    // Its own address: the owner's personal deployment of the same server keeps its own.
+    expect(info.proxy_id).not.toBe(personal.proxy_id);
+    org = await orgDeployment(owner, "acme", "running");
+    // The organisation's account holds it, not the person who deployed it.
+    const row = (await q(`select user_id from deployments where id = $1`, [org.id])).rows[0];
+    expect(row.user_id).toMatch(/^org_/);
+  }, 90_000);
+
+  it("reaches its members with their own keys through the official SDK client; the request log names the member", async () => {
+    benKey = await newApiKey(ben, "laptop");
+    const sdk = await sdkClient(org.url, benKey);
+    const tools = await sdk.listTools();
+    expect(tools.tools.length).toBeGreaterThan(0);
+    await sdk.close();
+    // Members see it among their deployments, with the organisation named.
+    const mine = (await (await ben.get("/api/deployments")).json()) as DeploymentView[];
+    expect(mine.find((d) => d.id === org.id)?.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "member" });
+    // The owner's log of it names ben (by username: never a key).
+    const log = await waitFor(
+      "ben's call in the request log",
+      async () => {
+        const page = (await (await owner.get(`/api/deployments/${org.id}/requests`)).json()) as RequestLogPage;
+        return page.requests.find((x) => x.method === "tools/list");
+      },
+      10_000,
+    );
+    expect(log.caller).toBe("ben");
+  });
+
+  it("refuses a member's changes and everyone outside; an outsider's key reaches nothing of it", async () => {
+    const stop = await ben.del(`/api/deployments/${org.id}`);
+    expect(stop.status).toBe(403);
+    expect(await errorOf(stop)).toBe(ORG_TEXT.notAllowedDeploy);
+    expect((await ben.post(`/api/deployments/${org.id}/restart`, {})).status).toBe(403);
+    // The request log names members: the organisation's admins read it, its members do not.
+    expect((await ben.get(`/api/deployments/${org.id}/requests`)).status).toBe(404);
+    // Another organisation's member and an outsider: the same answers as for a deployment that does not exist.
+    for (const path of [`/api/deployments/${org.id}/logs`, `/api/deployments/${org.id}/requests`, `/api/deployments/${org.id}/alerts`]) {
+      const r = await eve.get(path);
+      expect(r.status, path).toBe(404);
+    }
+    const del = await eve.del(`/api/deployments/${org.id}`);
+    expect(del.status).toBe(404);
+    expect(await errorOf(del)).toBe(DEPLOY_TEXT.notFound);
+    expect((await (await eve.get("/api/deployments")).json()) as DeploymentView[]).toEqual([]);
+    const eveKey = await newApiKey(eve, "probe");
+    await expect(sdkClient(org.url, eveKey)).rejects.toThrow();
+    // A member's key does not reach the owner's personal deployment.
+    await expect(sdkClient(personal.url, benKey)).rejects.toThrow();
+  });
+
+  it("writes the organisation's audit log: the deploy, with the keys' names and who did it", async () => {
+    const page = (await (await owner.get("/api/audit?scope=acme&action=deployment.*")).json()) as AuditPage;
+    expect(page.entries[0]).toMatchObject({ action: "deployment.deploy", actor: "owner", org: "acme" });
+    // Its members do not read the organisation's log.
+    expect((await ben.get("/api/audit?scope=acme")).status).toBe(403);
+  });
+
+  it("a member removed loses it at once: their open session ends and their key is refused", async () => {
+    const s = await rawSession(org.url, benKey);
+    expect((await s.call(2, "tools/list")).status).toBe(200);
+    const dans = await rawSession(org.url, await newApiKey(dan, "desk"));
+    const detail = (await (await owner.get("/api/orgs/acme")).json()) as { members_list: { id: string; username: string }[] };
+    const benMember = detail.members_list.find((m) => m.username === "ben")!;
+    expect((await owner.del(`/api/orgs/acme/members/${benMember.id}`)).status).toBe(200);
+    // Within the revocation's round trip: the session is gone, not merely refused later.
+    await waitFor("ben's session to end", async () => ((await s.call(3, "tools/list")).status === 404 ? true : undefined), 5000);
+    await expect(sdkClient(org.url, benKey)).rejects.toThrow();
+    expect(((await (await ben.get("/api/deployments")).json()) as DeploymentView[]).find((d) => d.id === org.id)).toBeUndefined();
+    // The member who stays keeps theirs.
+    expect((await dans.call(4, "tools/list")).status).toBe(200);
+  });
+
+  it("is counted by the organisation's plan, not the person's; the organisation is deleted only once it is stopped", async () => {
+    const plan = await q(`select count(*)::int as n from deployments where user_id = $1 and status not in ('failed','stopped')`, [
+      owner.id,
+    ]);
+    expect(plan.rows[0].n).toBe(1); // the personal one only
+    const refused = await owner.del("/api/orgs/acme");
+    expect(refused.status).toBe(409);
+    expect(await errorOf(refused)).toBe(ORG_TEXT.hasDeployments(1));
+    expect((await owner.del(`/api/deployments/${org.id}`)).status).toBe(200);
+    expect((await owner.del("/api/orgs/acme")).status).toBe(200);
+    // Its account goes with it; the stop is in the audit log the site's admins keep.
+    expect((await q(`select count(*)::int as n from "user" where id like 'org_%' and name = 'Acme Inc.'`)).rows[0].n).toBe(0);
+    const audit = await q(`select action from audit_log where action = 'deployment.stop' and org_id is not null`);
+    expect(audit.rows.length).toBe(1);
+  });
+});
