@@ -101,6 +101,14 @@ describe("Organisations in Chromium", () => {
     expect(await theirs.getByRole("button", { name: new RegExp(`^${DEPLOY_TEXT.stop}`) }).count()).toBe(0);
     await m.screenshot({ path: "/tmp/org-member-deployments.png", fullPage: true });
     const url = (await theirs.locator("code").textContent())!;
+    // Its server's page, as the organisation, says so and offers a member no controls
+    await theirs.getByRole("link", { name: "Open" }).click();
+    await m.waitForURL((u) => u.searchParams.get("as") === slug);
+    const memberPanel = m.getByRole("region", { name: "Deployment" });
+    await memberPanel.getByTestId("deployment-org").waitFor();
+    await memberPanel.getByText(`${ORG_TEXT.notAllowedDeploy}.`).waitFor();
+    expect(await memberPanel.getByRole("button", { name: DEPLOY_TEXT.stop }).count()).toBe(0);
+    await m.screenshot({ path: "/tmp/org-member-server.png", fullPage: true });
     const key = await m.evaluate(async () => {
       const r = await fetch("/api/auth/apikeys", {
         method: "POST",
