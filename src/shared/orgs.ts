@@ -99,6 +99,17 @@ export const ORG_TEXT = {
   hasDeployments: (n: number) =>
     `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,
   ownedBy: (org: string) => `Owned by ${org}`,
+  ownersPay: "Only the organisation's owners can change its plan",
+  planTitle: "Plan",
+  planIs: (plan: string) => `This organisation is on the ${plan} plan.`,
+  planHint: "Its deployments count against its own plan, never against a member's.",
+  upgrade: "Upgrade to Pro",
+  upgrading: "Opening checkout...",
+  cancelPlan: "Cancel Pro",
+  cancelPlanTitle: "Cancel the organisation's Pro plan?",
+  cancelPlanText: "Pro stays until the end of the paid period; then the organisation's deployments are held to the Free plan's limits.",
+  planRenews: (when: string) => `Renews ${when}.`,
+  planEnds: (when: string) => `Pro ends ${when}.`,
 } as const;
 
 export const orgSlug = z

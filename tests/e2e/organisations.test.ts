@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AUDIT_TEXT } from "~/shared/audit.js";
+import { BILLING_TEXT } from "~/shared/billing.js";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
 import { sdkClient } from "../support/gateway.js";
@@ -159,6 +160,19 @@ describe("Organisations in Chromium", () => {
     expect(csv.split("\r\n")[0]).toBe("id,at,actor,via,org,action,target_kind,target,ip,detail");
     expect(csv).toContain("member.remove");
     expect(csv).toContain("deployment.deploy");
+    // The organisation's own plan: its owner buys Pro for it, and their own plan stays Free
+    await p.goto(`/orgs/${slug}`);
+    const plan = p.getByTestId("org-plan");
+    await plan.getByText(ORG_TEXT.planIs("Free")).waitFor();
+    await plan.getByRole("button", { name: ORG_TEXT.upgrade }).click();
+    await p.waitForURL((u) => u.pathname.startsWith("/subscription/test-checkout/"));
+    await p.getByRole("button", { name: BILLING_TEXT.confirmPayment }).click();
+    await p.waitForURL((u) => u.pathname === `/orgs/${slug}`);
+    await plan.getByText(ORG_TEXT.planIs("Pro")).waitFor();
+    await p.screenshot({ path: "/tmp/org-plan.png", fullPage: true });
+    const mine = await p.evaluate(async () => ((await (await fetch("/api/subscriptions/current")).json()) as { plan: string }).plan);
+    expect(mine).toBe("free");
+
     // What it runs is stopped before the next test (the organisation's plan counts it)
     await p.goto(`/server/everything?as=${slug}`);
     await p.getByRole("region", { name: "Deployment" }).getByRole("button", { name: DEPLOY_TEXT.stop }).click();

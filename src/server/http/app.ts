@@ -117,7 +117,10 @@ export function createApi(deps: AppDeps, services: Services) {
   // Stripe first: if it cannot be reached, nothing else has changed yet.
   const beforeDelete = async (userId: string) => {
     // Refused before anything is undone when the account alone owns an organisation with others in it.
-    await beforeAccountDeleted(db, userId, (ownerId) => deps.deployments.stopAllOf(ownerId));
+    await beforeAccountDeleted(db, userId, async (accountId) => {
+      await services.billing.endForDeletedAccount(accountId);
+      await deps.deployments.stopAllOf(accountId);
+    });
     await services.billing.endForDeletedAccount(userId);
     // Connections' OAuth tokens are revoked at their servers first, while the rows still hold them.
     await revokeGrantsOf({ db, config: deps.config, box: deps.box }, userId);
@@ -155,7 +158,7 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", requestLogRoutes({ db }));
   api.route("/", alertRoutes(services.alerts));
   api.route("/", domainRoutes(services.domains));
-  api.route("/", orgRoutes({ db, auth: services.auth }));
+  api.route("/", orgRoutes({ db, auth: services.auth, endPlan: (accountId) => services.billing.endForDeletedAccount(accountId) }));
   api.route("/", auditRoutes({ db, retentionDays: deps.config.AUDIT_RETENTION_DAYS }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -1,7 +1,9 @@
 import { History, Loader2, LogOut, Pencil, Send, Trash2 } from "~/web/components/icons";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { ORG_ROLES, ORG_TEXT, inviteInput, orgRename, type InvitationView, type MemberView, type OrgDetail } from "../../shared/orgs";
+import { BILLING_TEXT, type CurrentSubscription } from "../../shared/billing";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { OrgPlan } from "../components/OrgPlan";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, finish, isEnhanced } from "../lib/actions.server";
 import { Enhanced, useActionForm } from "../lib/forms";
@@ -22,7 +24,12 @@ export async function loader({ context, params }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(here)}`);
   const r = await context.api<OrgDetail>("GET", `/api/orgs/${encodeURIComponent(params.slug)}`);
   if (!r.ok && r.status === 404) throw data(ORG_TEXT.notFound, { status: 404 });
-  return { org: r.ok ? r.data : null, me: context.viewer.id, loadFailed: !r.ok };
+  // Its plan: its owners read (and change) it.
+  const plan =
+    r.ok && r.data.role === "owner"
+      ? await context.api<CurrentSubscription>("GET", `/api/subscriptions/current?org=${encodeURIComponent(params.slug)}`)
+      : null;
+  return { org: r.ok ? r.data : null, me: context.viewer.id, loadFailed: !r.ok, plan: plan?.ok ? plan.data : null };
 }
 
 type Answer = { form: string; error?: string; message?: string };
@@ -74,6 +81,19 @@ export async function action({ request, context, params }: Route.ActionArgs) {
       const r = await context.api("POST", `${base}/leave`);
       return r.ok ? finish(form, "/orgs") : data({ form: intent, error: r.error } satisfies Answer);
     }
+    case "plan-checkout": {
+      const r = await context.api<{ url?: string }>("POST", `/api/subscriptions/checkout?org=${encodeURIComponent(params.slug)}`, {
+        plan: "pro",
+        period: "monthly",
+      });
+      // The checkout (the built-in test page, or Stripe's) takes it from here, and comes back to this page.
+      if (r.ok && typeof r.data.url === "string" && /^(https?:\/\/|\/[^/\\])/.test(r.data.url)) return finish(form, r.data.url);
+      return data({ form: "plan", error: (!r.ok && r.error) || BILLING_TEXT.checkoutFailed } satisfies Answer);
+    }
+    case "plan-cancel": {
+      const r = await context.api<{ message: string }>("POST", `/api/subscriptions/cancel?org=${encodeURIComponent(params.slug)}`);
+      return done(r.ok ? { form: "plan", message: r.data.message } : { form: "plan", error: r.error });
+    }
     case "delete": {
       const r = await context.api("DELETE", base);
       return r.ok ? finish(form, "/orgs") : data({ form: intent, error: r.error } satisfies Answer);
@@ -88,7 +108,7 @@ const roleName = (r: string) => ORG_TEXT.roleNames[r] ?? r;
 const dateOf = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 export default function Org({ loaderData }: Route.ComponentProps) {
-  const { org, me, loadFailed } = loaderData;
+  const { org, me, loadFailed, plan } = loaderData;
   if (!org)
     return (
       <section className="mx-auto max-w-4xl px-4 py-10">
@@ -129,6 +149,8 @@ export default function Org({ loaderData }: Route.ComponentProps) {
 
       {rank >= 2 && <InviteForm canInviteOwners={org.role === "owner"} />}
       {rank >= 2 && <Invitations invitations={org.invitations} />}
+
+      <OrgPlan current={plan} owner={org.role === "owner"} />
 
       <div className={`${formSection} mt-8`}>
         <h2 className={formLegend}>{ORG_TEXT.settings}</h2>

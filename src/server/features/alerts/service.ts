@@ -164,9 +164,10 @@ export class Alerts {
 
   /** GET /api/deployments/{id}/alerts: the owner's settings and recent alerts, and what their plan keeps. */
   async page(viewer: Viewer, deploymentId: string): Promise<AlertsPage> {
-    await this.own(viewer, deploymentId);
+    // The deployment's owner's plan: an organisation's own for its deployments.
+    const { userId: ownerId } = await this.own(viewer, deploymentId);
     const { config } = this.d;
-    const pro = await this.d.isPro(viewer.id);
+    const pro = await this.d.isPro(ownerId);
     const free = config.REQUEST_LOG_RETENTION_DAYS;
     const proDays = free === 0 ? 0 : Math.max(free, config.REQUEST_LOG_RETENTION_DAYS_PRO);
     const [settings, alerts] = await Promise.all([loadSettings(this.d.db, deploymentId), listAlerts(this.d.db, deploymentId)]);
@@ -183,8 +184,8 @@ export class Alerts {
 
   /** PUT /api/deployments/{id}/alerts (Pro). */
   async saveSettings(viewer: Viewer, deploymentId: string, input: AlertSettingsInput): Promise<AlertsPage> {
-    await this.own(viewer, deploymentId);
-    await this.requirePro(viewer);
+    const { userId: ownerId } = await this.own(viewer, deploymentId);
+    await this.requirePro(ownerId);
     await saveSettings(this.d.db, deploymentId, input);
     return this.page(viewer, deploymentId);
   }
@@ -192,7 +193,7 @@ export class Alerts {
   /** POST /api/deployments/{id}/alerts/test (Pro): an alert sent now, whatever the e-mail setting, at most once a minute. */
   async sendTest(viewer: Viewer, deploymentId: string): Promise<{ message: string }> {
     const owner = await this.own(viewer, deploymentId);
-    await this.requirePro(viewer);
+    await this.requirePro(owner.userId);
     const [w] = (await watchedDeployments(this.d.db, [owner.userId])).filter((x) => x.id === deploymentId);
     if (!w) throw new AppError("not_found", DEPLOY_TEXT.notFound);
     const id = await openTestAlert(this.d.db, deploymentId, ALERTS_TEXT.test, this.d.config.ALERT_EMAILS_PER_HOUR);
@@ -208,8 +209,9 @@ export class Alerts {
     return ownedDeployment(this.d.db, viewer, deploymentId);
   }
 
-  private async requirePro(viewer: Viewer): Promise<void> {
-    if (!(await this.d.isPro(viewer.id))) throw new AppError("forbidden", ALERTS_TEXT.proOnly);
+  /** The deployment's owner (a person, or an organisation's account) is on Pro. */
+  private async requirePro(ownerId: string): Promise<void> {
+    if (!(await this.d.isPro(ownerId))) throw new AppError("forbidden", ALERTS_TEXT.proOnly);
   }
 }
 

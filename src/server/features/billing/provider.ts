@@ -27,7 +27,8 @@ export interface BillingProvider {
    * Opens a checkout for Pro. Never called inside a database transaction: a provider may wait on
    * the network. `customerId` is the provider's customer from an earlier subscription, if any.
    */
-  openCheckout(viewer: Viewer, customerId: string | null): Promise<CheckoutSession>;
+  /** `page`: where the payer's plan is shown, to come back to (an organisation's page for its plan) */
+  openCheckout(viewer: Viewer, customerId: string | null, page?: string): Promise<CheckoutSession>;
   /** The provider's view of the subscription; undefined when it cannot be reached (the caller falls back to the row). */
   status(row: SubscriptionRow): Promise<ProviderSubscription | undefined>;
   /** Cancels at the end of the paid period and records it; Pro stays until then. */

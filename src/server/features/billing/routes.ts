@@ -1,4 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/middleware.js";
+import { orgOfAccount } from "../orgs/accounts.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import type { Billing } from "./service.js";
@@ -40,14 +43,22 @@ const providerView = z.object({
 const ok = (schema: z.ZodTypeAny, description: string) => ({ content: { "application/json": { schema } }, description });
 const urlAnswer = z.object({ success: z.literal(true), url: z.string() });
 const idParams = z.object({ id: z.string().min(1).max(200) });
+/** `org`: an organisation's slug, whose plan its owners read, buy and cancel (absent: your own) */
+const orgQuery = z.object({ org: z.string().max(39).optional() });
 
 const currentRoute = createRoute({
   method: "get",
   path: "/subscriptions/current",
   tags: ["subscriptions"],
-  summary: "Your plan: Free, or Pro with its status and period",
+  summary: "Your plan (or an organisation's you own, with org): Free, or Pro with its status and period",
   security: auth,
-  responses: { 200: ok(currentAnswer, "Your subscription and the plan in force"), 401: jsonError("Not signed in") },
+  request: { query: orgQuery },
+  responses: {
+    200: ok(currentAnswer, "The subscription and the plan in force"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Not an owner of the organisation"),
+    404: jsonError("No such organisation of yours"),
+  },
 });
 
 const statusRoute = createRoute({
@@ -69,9 +80,10 @@ const checkoutRoute = createRoute({
   method: "post",
   path: "/subscriptions/checkout",
   tags: ["subscriptions"],
-  summary: "Start a checkout for Pro; go to the returned URL (one open checkout per user)",
+  summary: "Start a checkout for Pro (for an organisation you own, with org); go to the returned URL (one open checkout per payer)",
   security: auth,
   request: {
+    query: orgQuery,
     body: {
       required: true,
       content: { "application/json": { schema: z.object({ plan: z.string().max(20), period: z.enum(["monthly"]).default("monthly") }) } },
@@ -81,6 +93,8 @@ const checkoutRoute = createRoute({
     200: ok(urlAnswer, "Checkout URL"),
     400: jsonError("Unknown plan"),
     401: jsonError("Not signed in"),
+    403: jsonError("Not an owner of the organisation"),
+    404: jsonError("No such organisation of yours"),
     409: jsonError("Already on Pro"),
   },
 });
@@ -89,12 +103,15 @@ const cancelRoute = createRoute({
   method: "post",
   path: "/subscriptions/cancel",
   tags: ["subscriptions"],
-  summary: "Cancel Pro at the end of the paid period",
+  summary: "Cancel Pro at the end of the paid period (an organisation's you own, with org)",
   security: auth,
+  request: { query: orgQuery },
   responses: {
     200: ok(z.object({ success: z.literal(true), message: z.string() }), "Cancelling at period end"),
     400: jsonError("No paid subscription"),
     401: jsonError("Not signed in"),
+    403: jsonError("Not an owner of the organisation"),
+    404: jsonError("No such organisation of yours"),
   },
 });
 
@@ -156,14 +173,22 @@ const webhookRoute = createRoute({
 });
 
 export function billingRoutes(billing: Billing) {
+  /** The viewer, or the organisation `?org=` names when they own it; its plan's changes go to its audit log. */
+  const payerOf = async (c: Context<AppEnv>) => {
+    const viewer = requireViewer(c);
+    const payer = await billing.payer(viewer, c.req.query("org"));
+    const orgId = orgOfAccount(payer.id);
+    if (orgId) c.set("audit", { orgId });
+    return payer;
+  };
   return apiRouter()
-    .openapi(currentRoute, async (c) => c.json(await billing.current(requireViewer(c)), 200))
+    .openapi(currentRoute, async (c) => c.json(await billing.current(await payerOf(c)), 200))
     .openapi(statusRoute, async (c) => c.json(await billing.providerStatus(requireViewer(c)), 200))
     .openapi(checkoutRoute, async (c) => {
-      const viewer = requireViewer(c);
-      return c.json({ success: true as const, url: await billing.checkout(viewer, c.req.valid("json").plan.toLowerCase()) }, 200);
+      const payer = await payerOf(c);
+      return c.json({ success: true as const, url: await billing.checkout(payer, c.req.valid("json").plan.toLowerCase()) }, 200);
     })
-    .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(requireViewer(c)) }, 200))
+    .openapi(cancelRoute, async (c) => c.json({ success: true as const, message: await billing.cancel(await payerOf(c)) }, 200))
     .openapi(testCheckoutRoute, async (c) => c.json(await billing.testCheckout(requireViewer(c), c.req.valid("param").id), 200))
     .openapi(testDecision("confirm"), async (c) =>
       c.json({ success: true as const, url: await billing.confirmTestCheckout(requireViewer(c), c.req.valid("param").id) }, 200),

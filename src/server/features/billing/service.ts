@@ -6,6 +6,7 @@ import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Viewer } from "../auth/viewer.js";
+import { payingAs, planPage } from "../orgs/accounts.js";
 import { PlanLimits, type HostingLimits } from "./limits.js";
 import { currentView, effectivePlan } from "./plan.js";
 import type { BillingProvider } from "./provider.js";
@@ -82,6 +83,14 @@ export class Billing {
   // ---- reading ---------------------------------------------------------------------------------
 
   /**
+   * Who a billing request is for: the viewer, or (`org`, a slug) an organisation they own, whose
+   * account then pays (features/orgs/accounts.ts). The viewer's e-mail stays the one receipts go to.
+   */
+  payer(viewer: Viewer, org: string | undefined): Promise<Viewer> {
+    return payingAs(this.d.db, viewer, org);
+  }
+
+  /**
    * The subscription and the plan in force. The provider's word comes first: when it says paid
    * (say, a payment Stripe confirmed whose webhook is still on its way) that is shown; otherwise,
    * or when it cannot be reached, the stored subscription.
@@ -127,7 +136,7 @@ export class Billing {
     return this.oneAtATime(viewer.id, async () => {
       const before = await this.d.db.transaction((tx) => this.openCheckoutOf(tx, viewer.id, provider));
       if (before.url) return before.url;
-      const session = await provider.openCheckout(viewer, before.row?.customerId ?? null);
+      const session = await provider.openCheckout(viewer, before.row?.customerId ?? null, await planPage(this.d.db, viewer.id));
       return this.d.db.transaction(async (tx) => {
         const now = await this.openCheckoutOf(tx, viewer.id, provider);
         if (now.url) return now.url;

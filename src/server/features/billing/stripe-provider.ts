@@ -27,9 +27,9 @@ export class StripeProvider implements BillingProvider {
   constructor(private readonly d: StripeProviderDeps) {}
 
   /** A Checkout Session; the idempotency key makes a second process asking in the same minute get the same one. */
-  async openCheckout(viewer: Viewer, customerId: string | null): Promise<CheckoutSession> {
+  async openCheckout(viewer: Viewer, customerId: string | null, page = "/subscription"): Promise<CheckoutSession> {
     const { config } = this.d;
-    const back = `${config.PUBLIC_URL}/subscription`;
+    const back = `${config.PUBLIC_URL}${page}`;
     const lineItem = config.STRIPE_PRICE_PRO
       ? { price: config.STRIPE_PRICE_PRO, quantity: 1 }
       : {

@@ -4,6 +4,7 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
+import { paysFor, planPage } from "../orgs/accounts.js";
 import { effectivePlan } from "./plan.js";
 import type { BillingProvider, CheckoutSession, ProviderSubscription } from "./provider.js";
 import {
@@ -78,14 +79,16 @@ export class TestModeProvider implements BillingProvider {
 
   /** 'Confirm payment': the provider confirms, and only now does the plan change. */
   async confirm(viewer: Viewer, id: string): Promise<string> {
+    // The checkout's payer: the viewer, or an organisation they own (features/orgs/accounts.ts).
+    const payer = (await this.ownCheckout(viewer, id)).userId;
     await this.d.db.transaction(async (tx) => {
-      await lockUser(tx, viewer.id);
+      await lockUser(tx, payer);
       const s = await findCheckout(tx, id);
-      if (!s || s.userId !== viewer.id || s.provider !== "test") throw new AppError("not_found", BILLING_TEXT.checkoutNotFound);
+      if (!s || s.userId !== payer || s.provider !== "test") throw new AppError("not_found", BILLING_TEXT.checkoutNotFound);
       if (s.status !== "open" || s.expiresAt <= new Date()) throw new AppError("conflict", BILLING_TEXT.checkoutClosed);
       await setCheckoutStatus(tx, id, "complete");
       await saveSubscription(tx, {
-        userId: viewer.id,
+        userId: payer,
         provider: "test",
         plan: "pro",
         status: "active",
@@ -96,14 +99,14 @@ export class TestModeProvider implements BillingProvider {
         lastEventAt: new Date(),
       });
     });
-    return "/subscription?checkout_success=true";
+    return `${await planPage(this.d.db, payer)}?checkout_success=true`;
   }
 
   /** 'Cancel' on the checkout page: back without a change. */
   async leave(viewer: Viewer, id: string): Promise<string> {
     const s = await this.ownCheckout(viewer, id);
     if (s.status === "open") await setCheckoutStatus(this.d.db, id, "canceled");
-    return "/subscription?checkout_canceled=true";
+    return `${await planPage(this.d.db, s.userId)}?checkout_canceled=true`;
   }
 
   // ---- periods ---------------------------------------------------------------------------------
@@ -126,7 +129,8 @@ export class TestModeProvider implements BillingProvider {
 
   private async ownCheckout(viewer: Viewer, id: string) {
     const s = await findCheckout(this.d.db, id);
-    if (!s || s.userId !== viewer.id || s.provider !== "test") throw new AppError("not_found", BILLING_TEXT.checkoutNotFound);
+    if (!s || s.provider !== "test" || !(await paysFor(this.d.db, viewer.id, s.userId)))
+      throw new AppError("not_found", BILLING_TEXT.checkoutNotFound);
     return s;
   }
 }

@@ -117,7 +117,8 @@ export class Domains {
   /** GET /api/deployments/{id}/domains */
   async page(viewer: Viewer, id: string): Promise<DomainsPage> {
     const dep = await ownedDeployment(this.d.db, viewer, id);
-    const [pro, rows] = await Promise.all([this.d.isPro(viewer.id), domainsOf(this.d.db, dep.id)]);
+    // The deployment's owner's plan: an organisation's own for its deployments.
+    const [pro, rows] = await Promise.all([this.d.isPro(dep.userId), domainsOf(this.d.db, dep.id)]);
     return {
       plan: pro ? "pro" : "free",
       max: MAX_DOMAINS_PER_DEPLOYMENT,
@@ -129,7 +130,7 @@ export class Domains {
   /** POST /api/deployments/{id}/domains (Pro): pending until its TXT record is seen. */
   async add(viewer: Viewer, id: string, domain: string): Promise<DomainView> {
     const dep = await ownedDeployment(this.d.db, viewer, id);
-    if (!(await this.d.isPro(viewer.id))) throw new AppError("forbidden", DOMAIN_TEXT.proOnly);
+    if (!(await this.d.isPro(dep.userId))) throw new AppError("forbidden", DOMAIN_TEXT.proOnly);
     if ([...this.reserved].some((h) => domain === h || domain.endsWith(`.${h}`)))
       throw new AppError("validation_failed", DOMAIN_TEXT.reserved);
     const token = `switchboard-verify=${randomBytes(18).toString("base64url")}`;
@@ -146,7 +147,7 @@ export class Domains {
   /** POST /api/deployments/{id}/domains/{domain}/verify (Pro): reads its TXT record now. */
   async verify(viewer: Viewer, id: string, domain: string): Promise<DomainView> {
     const row = await this.own(viewer, id, domain);
-    if (!(await this.d.isPro(viewer.id))) throw new AppError("forbidden", DOMAIN_TEXT.proOnly);
+    if (!(await this.d.isPro(row.ownerId))) throw new AppError("forbidden", DOMAIN_TEXT.proOnly);
     const found = await this.lookup(row);
     if (found === "failed") throw new AppError("unavailable", DOMAIN_TEXT.dnsFailed);
     const after = await recordCheck(this.d.db, row, found, this.d.config.CUSTOM_DOMAIN_GRACE_MS);
@@ -191,11 +192,11 @@ export class Domains {
     return route;
   }
 
-  private async own(viewer: Viewer, id: string, domain: string): Promise<DomainRow> {
+  private async own(viewer: Viewer, id: string, domain: string): Promise<DomainRow & { ownerId: string }> {
     const dep = await ownedDeployment(this.d.db, viewer, id);
     const row = (await domainsOf(this.d.db, dep.id)).find((r) => r.domain === domain.toLowerCase());
     if (!row) throw new AppError("not_found", DOMAIN_TEXT.notFound);
-    return row;
+    return { ...row, ownerId: dep.userId };
   }
 
   private async lookup(row: DomainRow): Promise<boolean | "failed"> {

@@ -81,3 +81,30 @@ export async function orgViewOf(db: DbOrTx, userId: string, ownerId: string): Pr
   const [org, role] = await Promise.all([orgById(db, orgId), roleIn(db, orgId, userId)]);
   return org && role ? { slug: org.slug, name: org.name, role } : null;
 }
+
+/**
+ * Who pays: the viewer, or the organisation `slug` names, whose owners alone buy and cancel its
+ * plan (admins and members are refused; someone outside it is told it is not found).
+ */
+export async function payingAs<V extends { id: string }>(db: DbOrTx, viewer: V, slug: string | null | undefined): Promise<V> {
+  if (!slug) return viewer;
+  const org = await orgBySlug(db, slug);
+  const role = org ? await roleIn(db, org.id, viewer.id) : null;
+  if (!org || role === null) throw new AppError("not_found", ORG_TEXT.notFound);
+  if (role !== "owner") throw new AppError("forbidden", ORG_TEXT.ownersPay);
+  return { ...viewer, id: await ensureOrgAccount(db, org) };
+}
+
+/** Whether `userId` may act on the plan of `payerId`: their own, or an organisation's they own. */
+export async function paysFor(db: DbOrTx, userId: string, payerId: string): Promise<boolean> {
+  if (userId === payerId) return true;
+  const orgId = orgOfAccount(payerId);
+  return orgId !== undefined && (await roleIn(db, orgId, userId)) === "owner";
+}
+
+/** Where a payer's plan is shown: /subscription for a person, the organisation's page for one. */
+export async function planPage(db: DbOrTx, payerId: string): Promise<string> {
+  const orgId = orgOfAccount(payerId);
+  const org = orgId ? await orgById(db, orgId) : undefined;
+  return org ? `/orgs/${org.slug}` : "/subscription";
+}

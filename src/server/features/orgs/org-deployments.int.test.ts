@@ -157,6 +157,38 @@ describe("an organisation's deployment", () => {
     expect((await dans.call(4, "tools/list")).status).toBe(200);
   });
 
+  it("has a plan of its own, which only its owners buy: the organisation's deployments get Pro, its owner's own do not", async () => {
+    const detail = (await (await owner.get("/api/orgs/acme")).json()) as { members_list: { id: string; username: string }[] };
+    const danMember = detail.members_list.find((m) => m.username === "dan")!;
+    expect((await owner.put(`/api/orgs/acme/members/${danMember.id}/role`, { role: "admin" })).status).toBe(200);
+    const pro = { plan: "pro", period: "monthly" };
+    // An admin manages members and deployments, not the bill; an outsider learns nothing.
+    const admin = await dan.post("/api/subscriptions/checkout?org=acme", pro);
+    expect(admin.status).toBe(403);
+    expect(await errorOf(admin)).toBe(ORG_TEXT.ownersPay);
+    expect((await eve.post("/api/subscriptions/checkout?org=acme", pro)).status).toBe(404);
+    expect((await eve.get("/api/subscriptions/current?org=acme")).status).toBe(404);
+
+    const r = await owner.post("/api/subscriptions/checkout?org=acme", pro);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const id = new URL(((await r.json()) as { url: string }).url).pathname.split("/").pop()!;
+    // The checkout's link, in anyone else's hands (an admin's too), opens nothing.
+    for (const c of [dan, eve]) {
+      expect((await c.get(`/api/subscriptions/test-checkout/${id}`)).status).toBe(404);
+      expect((await c.post(`/api/subscriptions/test-checkout/${id}/confirm`, {})).status).toBe(404);
+    }
+    const paid = await owner.post(`/api/subscriptions/test-checkout/${id}/confirm`, {});
+    expect(paid.status).toBe(200);
+    expect(((await paid.json()) as { url: string }).url).toBe("/orgs/acme?checkout_success=true");
+    expect(((await (await owner.get("/api/subscriptions/current?org=acme")).json()) as { plan: string }).plan).toBe("pro");
+    expect(((await (await owner.get("/api/subscriptions/current")).json()) as { plan: string }).plan).toBe("free");
+    // Keeping awake is Pro's: the organisation's deployment may, the owner's personal one may not.
+    expect((await owner.put(`/api/deployments/${org.id}/sleep`, { keep_awake: true })).status).toBe(200);
+    expect((await owner.put(`/api/deployments/${personal.id}/sleep`, { keep_awake: true })).status).toBe(403);
+    const log = (await (await owner.get("/api/audit?scope=acme&action=plan.*")).json()) as AuditPage;
+    expect(log.entries.map((e) => e.action)).toContain("plan.checkout");
+  });
+
   it("is counted by the organisation's plan, not the person's; the organisation is deleted only once it is stopped", async () => {
     const plan = await q(`select count(*)::int as n from deployments where user_id = $1 and status not in ('failed','stopped')`, [
       owner.id,

@@ -27,6 +27,8 @@ import {
 export interface OrgDeps {
   db: Db;
   auth: Auth;
+  /** before an organisation's account goes: its plan ends at its provider (billing's endForDeletedAccount) */
+  endPlan?: (accountId: string) => Promise<void>;
 }
 
 /** What one action needs from the person asking. */
@@ -244,6 +246,8 @@ export class Orgs {
     // What it runs is stopped first, by someone who sees what stops (its members lose it).
     const held = await heldByAccount(this.deps.db, orgAccountId(org.id));
     if (held > 0) throw new AppError("conflict", ORG_TEXT.hasDeployments(held));
+    // A paid plan stops being paid for: the provider is told before the account (and its row) goes.
+    await this.deps.endPlan?.(orgAccountId(org.id));
     await plugin(() => this.deps.auth.api.deleteOrganization({ headers, body: { organizationId: org.id } }));
     await dropOrgAccount(this.deps.db, org.id);
     return { org };
@@ -268,8 +272,8 @@ export async function orgIdsOf(db: Db, userId: string): Promise<Map<string, stri
 export async function beforeAccountDeleted(
   db: Db,
   userId: string,
-  /** stops everything an owner id holds (its processes, then its rows) */
-  stopAllOf: (ownerId: string) => Promise<void>,
+  /** ends what an organisation's account holds before it goes: its deployments (processes, then rows) and its paid plan */
+  retire: (accountId: string) => Promise<void>,
 ): Promise<void> {
   const mine = (await orgsOf(db, userId)).filter((o) => o.role === "owner");
   const alone: string[] = [];
@@ -279,7 +283,7 @@ export async function beforeAccountDeleted(
     else if (members.filter((m) => m.role === "owner").length === 1) throw new AppError("conflict", ORG_TEXT.stillOwner(o.name));
   }
   for (const id of alone) {
-    await stopAllOf(orgAccountId(id));
+    await retire(orgAccountId(id));
     await deleteOrg(db, id);
     await dropOrgAccount(db, id);
   }
