@@ -76,7 +76,12 @@ export async function watchedDeployments(db: Db, owners: readonly string[]): Pro
     error_rate_pct: number | null;
     p95_ms: number | null;
   }>(sql`
-    select d.id, d.user_id, d.status, d.status_detail, d.server_kind, d.server_ref, u.email as owner_email,
+    select d.id, d.user_id, d.status, d.status_detail, d.server_kind, d.server_ref,
+           -- An organisation's deployment (its account has no mailbox, features/orgs/accounts.ts): its owners are told.
+           case when d.user_id like 'org\_%' then (
+             select string_agg(ou.email, ', ' order by mb.created_at) from member mb join "user" ou on ou.id = mb.user_id
+             where 'org_' || mb.organization_id = d.user_id and mb.role = 'owner'
+           ) else u.email end as owner_email,
            coalesce(m.name, o.display_name) as name, s.email, s.error_rate_pct, s.p95_ms
     from deployments d
     join "user" u on u.id = d.user_id

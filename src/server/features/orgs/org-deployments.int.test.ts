@@ -12,6 +12,7 @@ import type { AuditPage } from "~/shared/audit.js";
 import { DEPLOY_TEXT, type DeploymentView } from "~/shared/deployments.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
 import type { RequestLogPage } from "~/shared/request-log.js";
+import { watchedDeployments } from "../alerts/repo.js";
 import { useGatewayApp } from "../gateway/gateway-test-setup.js";
 
 let t: TestApp;
@@ -187,6 +188,11 @@ describe("an organisation's deployment", () => {
     expect((await owner.put(`/api/deployments/${personal.id}/sleep`, { keep_awake: true })).status).toBe(403);
     const log = (await (await owner.get("/api/audit?scope=acme&action=plan.*")).json()) as AuditPage;
     expect(log.entries.map((e) => e.action)).toContain("plan.checkout");
+    // Its alerts are Pro's too, and go to its owners (its account has no mailbox).
+    expect((await owner.get(`/api/deployments/${org.id}/alerts`)).status).toBe(200);
+    const row = (await q(`select user_id from deployments where id = $1`, [org.id])).rows[0].user_id as string;
+    const [watched] = await watchedDeployments(t.db.database.db, [row]);
+    expect(watched?.ownerEmail).toBe("owner@example.com");
   });
 
   it("is counted by the organisation's plan, not the person's; the organisation is deleted only once it is stopped", async () => {
