@@ -1,3 +1,4 @@
+import { reaches } from "../orgs/accounts.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Viewer } from "../auth/viewer.js";
@@ -55,7 +56,8 @@ export async function consentContext(
   const proxyId = proxyIdOf(config.PUBLIC_URL, url) ?? (await proxyIdForResource(db, config.PUBLIC_URL, url))?.proxyId;
   const dep = proxyId ? await findDeploymentByProxyId(db, proxyId) : undefined;
   if (!dep) return { error: OAUTH_SERVER_TEXT.unknownDeployment };
-  if (dep.ownerId !== viewer.id) return { error: OAUTH_SERVER_TEXT.notOwner };
+  // Its owner, or a member of the organisation that owns it (each grants their own client).
+  if (!(await reaches(db, viewer.id, dep.ownerId, "use"))) return { error: OAUTH_SERVER_TEXT.notOwner };
   return {
     clientName: client.name?.trim() || client.clientId,
     redirectHost: new URL(redirect).host,

@@ -1,3 +1,4 @@
+import { reaches } from "../orgs/accounts.js";
 import { cimd } from "@better-auth/cimd";
 import { oauthProvider } from "@better-auth/oauth-provider";
 import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
@@ -109,7 +110,7 @@ async function beforeAuthorize(deps: OAuthDeps, ctx: HookCtx) {
   if (!(await deploymentOf(deps, resources[0]!))) errorPage(ctx, "invalid_target", OAUTH_SERVER_TEXT.unknownDeployment);
 }
 
-/** Approving (or denying) is for the deployment's owner only. */
+/** Approving (or denying) is for the deployment's owner only, or a member of the organisation that owns it. */
 async function beforeConsent(deps: OAuthDeps, ctx: HookCtx) {
   const body = (ctx.body ?? {}) as Record<string, unknown>;
   const resources = new URLSearchParams(str(body.oauth_query) ?? "").getAll("resource");
@@ -117,7 +118,7 @@ async function beforeConsent(deps: OAuthDeps, ctx: HookCtx) {
     throw new APIError("BAD_REQUEST", { error: "invalid_target", error_description: OAUTH_SERVER_TEXT.needsOneDeployment });
   const session = await getSessionFromCtx(ctx);
   const dep = await deploymentOf(deps, resources[0]!);
-  if (!session || !dep || dep.ownerId !== session.user.id)
+  if (!session || !dep || !(await reaches(deps.db, session.user.id, dep.ownerId, "use")))
     throw new APIError("FORBIDDEN", { error: "access_denied", error_description: OAUTH_SERVER_TEXT.notOwner });
 }
 

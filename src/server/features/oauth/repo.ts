@@ -105,7 +105,10 @@ export async function findLiveAccessToken(db: Db, tokenHash: string): Promise<Ac
       from oauth_access_token t
       join oauth_resource r on r.identifier = t.resources ->> 0 and not coalesce(r.disabled, false)
       left join custom_domains c on c.domain = r.custom_domain and c.status = 'verified'
-      join deployments d on d.id = coalesce(r.deployment_id, c.deployment_id) and d.user_id = t.user_id
+      join deployments d on d.id = coalesce(r.deployment_id, c.deployment_id)
+                          -- its owner's, or a member's of the organisation whose account owns it (features/orgs/accounts.ts)
+                          and (d.user_id = t.user_id or (d.user_id like 'org\_%' and exists (
+                                select 1 from member mb where mb.organization_id = substr(d.user_id, 5) and mb.user_id = t.user_id)))
      where t.token = ${tokenHash} and t.revoked is null and t.expires_at > now() and jsonb_array_length(t.resources) = 1`);
   const row = r.rows[0];
   if (!row) return undefined;
@@ -168,7 +171,9 @@ export async function listGrants(db: Db, userId: string): Promise<GrantRow[]> {
       join oauth_client c on c.client_id = g.client_id
       left join oauth_resource r on r.identifier = g.resource
       left join custom_domains cd on cd.domain = r.custom_domain
-      left join deployments d on d.id = coalesce(r.deployment_id, cd.deployment_id) and d.user_id = ${userId}
+      left join deployments d on d.id = coalesce(r.deployment_id, cd.deployment_id)
+                             and (d.user_id = ${userId} or (d.user_id like 'org\_%' and exists (
+                                   select 1 from member mb where mb.organization_id = substr(d.user_id, 5) and mb.user_id = ${userId})))
       left join oauth_grant_use u on u.user_id = ${userId} and u.client_id = g.client_id and u.resource = g.resource
      order by g.granted_at, g.client_id`);
   return r.rows.map((x) => ({

@@ -14,13 +14,16 @@ import { ORG_TEXT } from "~/shared/orgs.js";
 import type { RequestLogPage } from "~/shared/request-log.js";
 import { watchedDeployments } from "../alerts/repo.js";
 import { useGatewayApp } from "../gateway/gateway-test-setup.js";
+import { MemoryProvider, connectWithOAuth } from "~support/oauth-client.js";
+import { NATIVE_REDIRECT, consentQuery, signUpOverHttp } from "~support/oauth.js";
 
 let t: TestApp;
 let owner: Client & { id: string };
 let personal: DeploymentView;
 let repoUrl: string;
+let base: string;
 useGatewayApp((f) => {
-  ({ t, owner, deployment: personal } = f);
+  ({ t, owner, deployment: personal, base } = f);
   repoUrl = f.repo.url;
 });
 
@@ -112,6 +115,61 @@ describe("an organisation's deployment", () => {
       10_000,
     );
     expect(log.caller).toBe("ben");
+  });
+
+  it("lets a member grant their own OAuth client (the official SDK's flow); removed, the grant opens nothing", async () => {
+    const fay = await signUpOverHttp(base, "fay@example.com");
+    const invited = await owner.post("/api/orgs/acme/invitations", { email: "fay@example.com", role: "member" });
+    expect(invited.status).toBe(201);
+    const mail = (await outbox(t.app)).find((m) => m.to === "fay@example.com" && m.subject.startsWith("Join"));
+    const id = decodeURIComponent(new URL(linkIn(mail)).pathname.split("/")[2]!);
+    expect((await fay.post(`/api/invitations/${id}/accept`)).status).toBe(200);
+
+    const provider = new MemoryProvider({ redirectUri: NATIVE_REDIRECT, clientName: "A member's editor" });
+    const approve = async (url: URL) => {
+      const a = await fay.navigate(url.href);
+      const next = new URL(a.location!, base);
+      if (next.pathname !== "/oauth/consent") return next;
+      const c = await fay.post("/api/auth/oauth2/consent", { accept: true, oauth_query: consentQuery(a.location!) });
+      expect(c.status, c.text).toBe(200);
+      return new URL(c.location ?? c.json<{ url?: string; redirect_uri?: string }>().url ?? "");
+    };
+    const client = await connectWithOAuth(org.url, provider, approve, `${base}/api/auth`);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    const token = provider.stored!.access_token;
+    const init = (bearerToken: string) =>
+      fetch(org.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearerToken}`,
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
+      });
+    expect((await init(token)).status).toBe(200);
+    // Someone outside the organisation cannot grant a client access to it at all.
+    const gus = await signUpOverHttp(base, "gus@example.com");
+    const theirs = new MemoryProvider({ redirectUri: NATIVE_REDIRECT, clientName: "An outsider's editor" });
+    const refuse = async (url: URL) => {
+      const a = await gus.navigate(url.href);
+      const c = await gus.post("/api/auth/oauth2/consent", { accept: true, oauth_query: consentQuery(a.location!) });
+      expect(c.status).toBe(403);
+      throw new Error("refused");
+    };
+    await expect(connectWithOAuth(org.url, theirs, refuse, `${base}/api/auth`)).rejects.toThrow("refused");
+
+    // Removed: the member's grant no longer opens the deployment.
+    const detail = (await (await owner.get("/api/orgs/acme")).json()) as { members_list: { id: string; username: string }[] };
+    const m = detail.members_list.find((x) => x.username === "fay")!;
+    expect((await owner.del(`/api/orgs/acme/members/${m.id}`)).status).toBe(200);
+    expect((await init(token)).status).toBe(401);
   });
 
   it("refuses a member's changes and everyone outside; an outsider's key reaches nothing of it", async () => {
