@@ -260,6 +260,6 @@ export const deploymentView = z.object({
   /** its owner turned sleeping off for it (Pro): it stays awake while idle */
   keep_awake: z.boolean(),
   /** the organisation that owns it and the viewer's role in it (null: the viewer's own) */
-  org: z.object({ slug: z.string(), name: z.string(), role: z.string() }).nullable().optional(),
+  org: z.object({ slug: z.string(), name: z.string(), role: z.string(), manage: z.boolean() }).nullable().optional(),
 });
 export type DeploymentView = z.infer<typeof deploymentView>;

@@ -100,6 +100,10 @@ export const ORG_TEXT = {
     `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,
   ownedBy: (org: string) => `Owned by ${org}`,
   ownersPay: "Only the organisation's owners can change its plan",
+  membersDeployLabel: "Members may deploy for the organisation and change its deployments",
+  membersDeployHint: "Off: members use its deployments with their own keys; only owners and admins deploy, stop, restart and edit keys.",
+  saveSettings: "Save",
+  settingsSaved: "Settings saved",
   planTitle: "Plan",
   planIs: (plan: string) => `This organisation is on the ${plan} plan.`,
   planHint: "Its deployments count against its own plan, never against a member's.",
@@ -121,6 +125,9 @@ export const orgInput = z.object({
   name: z.string({ error: ORG_TEXT.nameRequired }).trim().min(1, ORG_TEXT.nameRequired).max(80, ORG_TEXT.nameTooLong),
   slug: orgSlug,
 });
+
+/** PUT /api/orgs/{slug}/settings: what the organisation lets its members do. */
+export const orgSettingsInput = z.object({ members_deploy: z.boolean({ error: "members_deploy must be true or false" }) });
 
 /** PUT /api/orgs/{slug}: a new name (the slug stays: it is in every address under it). */
 export const orgRename = z.object({ name: orgInput.shape.name });
@@ -168,6 +175,8 @@ export const invitationView = z.object({
 export type InvitationView = z.infer<typeof invitationView>;
 
 export const orgDetail = orgView.extend({
+  /** its members may deploy for it and change its deployments, as its admins do */
+  members_deploy: z.boolean(),
   members_list: z.array(memberView),
   invitations: z.array(invitationView),
 });

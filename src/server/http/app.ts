@@ -158,7 +158,15 @@ export function createApi(deps: AppDeps, services: Services) {
   api.route("/", requestLogRoutes({ db }));
   api.route("/", alertRoutes(services.alerts));
   api.route("/", domainRoutes(services.domains));
-  api.route("/", orgRoutes({ db, auth: services.auth, endPlan: (accountId) => services.billing.endForDeletedAccount(accountId) }));
+  api.route(
+    "/",
+    orgRoutes({
+      db,
+      auth: services.auth,
+      endPlan: (accountId) => services.billing.endForDeletedAccount(accountId),
+      revocations: services.revocations,
+    }),
+  );
   api.route("/", auditRoutes({ db, retentionDays: deps.config.AUDIT_RETENTION_DAYS }));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

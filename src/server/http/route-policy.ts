@@ -157,6 +157,7 @@ export const ROUTE_POLICY: Record<string, RoutePolicy> = {
   "GET /orgs/{slug}": { role: "org:member" },
   "DELETE /orgs/{slug}": { role: "org:owner", audit: "org.delete" },
   "PUT /orgs/{slug}": { role: "org:admin", audit: "org.rename" },
+  "PUT /orgs/{slug}/settings": { role: "org:admin", audit: "org.settings", detail: pick("members_deploy") },
   "POST /orgs/{slug}/invitations": { role: "org:admin", audit: "member.invite" },
   "DELETE /orgs/{slug}/invitations/{invitationId}": { role: "org:admin", audit: "member.invitation_revoke" },
   "PUT /orgs/{slug}/members/{memberId}/role": { role: "org:owner", audit: "member.role_change" },

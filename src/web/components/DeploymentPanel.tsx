@@ -49,7 +49,7 @@ interface Props {
   /** what the viewer's plan says before a deploy, or before waking their sleeping deployment (which one it puts to sleep, or why it would be refused) */
   planOutlook?: string | null;
   /** the organisation the panel is about (the page's owner switch) and the viewer's role in it; absent: the viewer's own */
-  owner?: { slug: string; name: string; role: string } | null;
+  owner?: { slug: string; name: string; role: string; manage: boolean } | null;
 }
 
 /** The panel's forms that act on a deployment and answer with its new state. */
@@ -116,8 +116,8 @@ export function DeploymentPanel(p: Props) {
       </div>
     );
 
-  // An organisation's members use its deployments; its owners and admins deploy and change them.
-  const manages = (deployment?.org?.role ?? p.owner?.role ?? "owner") !== "member";
+  // An organisation's members use its deployments; its owners and admins (and members, where it lets them) deploy and change them.
+  const manages = deployment?.org ? deployment.org.manage : (p.owner?.manage ?? true);
   if (deployment) {
     const running = deployment.status === "running";
     const sleeping = deployment.status === "sleeping";

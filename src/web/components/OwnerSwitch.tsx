@@ -10,12 +10,12 @@ export interface OwnerChoice {
   /** the organisation the page is about (its slug), "" for the viewer's own */
   as: string;
   /** the viewer's organisations, with their role in each */
-  orgs: { slug: string; name: string; role: string }[];
+  orgs: { slug: string; name: string; role: string; manage: boolean }[];
 }
 
 export function OwnerSwitch({ choice, path }: { choice: OwnerChoice; path: string }) {
   if (choice.orgs.length === 0) return null;
-  const owners = [{ slug: "", name: ORG_TEXT.personal, role: "" }, ...choice.orgs];
+  const owners = [{ slug: "", name: ORG_TEXT.personal }, ...choice.orgs];
   return (
     <nav aria-label={ORG_TEXT.deployAs} className="mt-3" data-testid="owner-switch">
       <p id="owner-switch-label" className="text-xs font-medium text-slate-600 dark:text-slate-400">

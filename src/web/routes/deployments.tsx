@@ -152,7 +152,7 @@ function DeploymentRow({
   const running = d.status === "running";
   // An organisation's deployment opens as the organisation on its server's page; its members use it, its admins change it.
   const page = d.org ? `${serverPath(d.server_id)}?as=${encodeURIComponent(d.org.slug)}` : serverPath(d.server_id);
-  const manages = d.org?.role !== "member";
+  const manages = d.org ? d.org.manage : true;
   return (
     <li className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="my-deployment">
       <div className="flex flex-wrap items-start justify-between gap-3">

@@ -3,6 +3,7 @@ import { data, Link, redirect, useFetcher } from "react-router";
 import { ORG_ROLES, ORG_TEXT, inviteInput, orgRename, type InvitationView, type MemberView, type OrgDetail } from "../../shared/orgs";
 import { BILLING_TEXT, type CurrentSubscription } from "../../shared/billing";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { OrgMembersDeploy } from "../components/OrgMembersDeploy";
 import { OrgPlan } from "../components/OrgPlan";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, finish, isEnhanced } from "../lib/actions.server";
@@ -81,6 +82,10 @@ export async function action({ request, context, params }: Route.ActionArgs) {
       const r = await context.api("POST", `${base}/leave`);
       return r.ok ? finish(form, "/orgs") : data({ form: intent, error: r.error } satisfies Answer);
     }
+    case "settings": {
+      const r = await context.api("PUT", `${base}/settings`, { members_deploy: field(form, "members_deploy") === "on" });
+      return done(r.ok ? { form: intent, message: ORG_TEXT.settingsSaved } : { form: intent, error: r.error });
+    }
     case "plan-checkout": {
       const r = await context.api<{ url?: string }>("POST", `/api/subscriptions/checkout?org=${encodeURIComponent(params.slug)}`, {
         plan: "pro",
@@ -155,6 +160,7 @@ export default function Org({ loaderData }: Route.ComponentProps) {
       <div className={`${formSection} mt-8`}>
         <h2 className={formLegend}>{ORG_TEXT.settings}</h2>
         {rank >= 2 && <RenameForm name={org.name} />}
+        {rank >= 2 && <OrgMembersDeploy on={org.members_deploy} />}
         <div className="flex flex-wrap gap-3">
           <OrgAction
             intent="leave"

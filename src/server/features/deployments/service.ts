@@ -16,7 +16,7 @@ import type { SecretBox } from "./secret-box.js";
 import { catalogFacts, deploymentListing, publicFacts } from "./definitions/listings.js";
 import { catalogHostingRow, hostingSummary } from "./hosting-repo.js";
 import { findDeployment, listOwnersDeployments, planUse, type DeploymentRow, type ServerRef } from "./repo.js";
-import { orgOfAccount, orgsReached, reaches } from "../orgs/accounts.js";
+import { orgOfAccount, orgsReached, reaches, type OrgReach } from "../orgs/accounts.js";
 import type { DeploymentResources } from "./resources.js";
 
 // What the pages and the API read of deployments: a deployment as its owner sees it, the viewer's
@@ -54,7 +54,7 @@ export function deploymentView(
   r: DeploymentRow,
   viewer?: Viewer,
   /** the organisation that owns it (features/orgs/accounts.ts), null: a person's own */
-  org: { slug: string; name: string; role: string } | null = null,
+  org: OrgReach | null = null,
 ): DeploymentView {
   const src = r.source as Source;
   // Which machine holds it is the operators' business: admins see it, nobody else does.
@@ -85,10 +85,7 @@ export function deploymentView(
  * The viewer's own deployments and those of their organisations (whose accounts hold them,
  * features/orgs/accounts.ts), each with the organisation it belongs to.
  */
-async function reachableRows(
-  db: Db,
-  v: Viewer,
-): Promise<{ row: DeploymentRow; org: { slug: string; name: string; role: string } | null }[]> {
+async function reachableRows(db: Db, v: Viewer): Promise<{ row: DeploymentRow; org: OrgReach | null }[]> {
   const orgs = await orgsReached(db, v.id);
   const rows = await listOwnersDeployments(db, [v.id, ...orgs.keys()]);
   return rows.map((row) => ({ row, org: orgs.get(row.userId) ?? null }));

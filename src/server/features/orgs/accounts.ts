@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { ORG_TEXT } from "~/shared/orgs.js";
 import type { DbOrTx } from "../../db/client.js";
 import { AppError } from "../../errors.js";
-import { orgById, orgBySlug, orgsOf, roleIn, type OrgRow } from "./repo.js";
+import { membersDeploy, orgById, orgBySlug, orgsOf, roleIn, type OrgRow } from "./repo.js";
 
 // What an organisation owns (docs/decisions/025-organisations.md, "What an organisation owns"): its
 // deployments, connections and toolsets are held by the organisation's own account, a `user` row
@@ -35,11 +35,22 @@ export async function dropOrgAccount(db: DbOrTx, orgId: string): Promise<void> {
   await db.execute(sql`delete from "user" where id = ${orgAccountId(orgId)}`);
 }
 
+/** An organisation as a deployment's view names it: its slug and name, the viewer's role, and whether they may change what it owns. */
+export interface OrgReach {
+  slug: string;
+  name: string;
+  role: string;
+  manage: boolean;
+}
+
 /** What a person does with something an owner holds: use it (connect, read its page) or manage it (deploy, stop, keys, settings). */
 export type Reach = "use" | "manage";
 
-/** The role `reach` needs in the organisation that owns a thing (owner > admin > member). */
-const NEEDS: Record<Reach, readonly string[]> = { use: ["owner", "admin", "member"], manage: ["owner", "admin"] };
+/** Whether a role manages what the organisation owns: owners and admins do; members where the organisation lets them. */
+async function manages(db: DbOrTx, orgId: string, role: string | null): Promise<boolean> {
+  if (role === "owner" || role === "admin") return true;
+  return role === "member" && (await membersDeploy(db, orgId));
+}
 
 /**
  * Whether `userId` may `reach` what `ownerId` holds: their own, or their organisation's with the role
@@ -50,7 +61,8 @@ export async function reaches(db: DbOrTx, userId: string, ownerId: string, reach
   const orgId = orgOfAccount(ownerId);
   if (!orgId) return false;
   const role = await roleIn(db, orgId, userId);
-  return role !== null && NEEDS[reach].includes(role);
+  if (role === null) return false;
+  return reach === "use" || manages(db, orgId, role);
 }
 
 /** Who a new deployment belongs to: the viewer, or the organisation `slug` names when the viewer may deploy for it. */
@@ -58,28 +70,33 @@ export async function deployingOwner(
   db: DbOrTx,
   viewer: { id: string },
   slug: string | null | undefined,
-): Promise<{ id: string; org: { slug: string; name: string; role: string } | null }> {
+): Promise<{ id: string; org: OrgReach | null }> {
   if (!slug) return { id: viewer.id, org: null };
   const org = await orgBySlug(db, slug);
   const role = org ? await roleIn(db, org.id, viewer.id) : null;
   // Outside it, an organisation is not found (its existence is not revealed).
   if (!org || role === null) throw new AppError("not_found", ORG_TEXT.notFound);
-  if (!NEEDS.manage.includes(role)) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
-  return { id: await ensureOrgAccount(db, org), org: { slug: org.slug, name: org.name, role } };
+  if (!(await manages(db, org.id, role))) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
+  return { id: await ensureOrgAccount(db, org), org: { slug: org.slug, name: org.name, role, manage: true } };
 }
 
 /** The accounts of the person's organisations, with each organisation's slug, name and the person's role. */
-export async function orgsReached(db: DbOrTx, userId: string): Promise<Map<string, { slug: string; name: string; role: string }>> {
+export async function orgsReached(db: DbOrTx, userId: string): Promise<Map<string, OrgReach>> {
   const rows = await orgsOf(db, userId);
-  return new Map(rows.map((o) => [orgAccountId(o.id), { slug: o.slug, name: o.name, role: o.role }]));
+  const views = await Promise.all(
+    rows.map(
+      async (o) => [orgAccountId(o.id), { slug: o.slug, name: o.name, role: o.role, manage: await manages(db, o.id, o.role) }] as const,
+    ),
+  );
+  return new Map(views);
 }
 
 /** The organisation an owner id is, with the person's role in it, as a deployment's view names it (null: a person's own, or none of theirs). */
-export async function orgViewOf(db: DbOrTx, userId: string, ownerId: string): Promise<{ slug: string; name: string; role: string } | null> {
+export async function orgViewOf(db: DbOrTx, userId: string, ownerId: string): Promise<OrgReach | null> {
   const orgId = orgOfAccount(ownerId);
   if (!orgId) return null;
   const [org, role] = await Promise.all([orgById(db, orgId), roleIn(db, orgId, userId)]);
-  return org && role ? { slug: org.slug, name: org.name, role } : null;
+  return org && role ? { slug: org.slug, name: org.name, role, manage: await manages(db, orgId, role) } : null;
 }
 
 /**

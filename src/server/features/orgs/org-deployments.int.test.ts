@@ -87,7 +87,7 @@ describe("an organisation's deployment", () => {
     const r = await owner.post("/api/deploy/owner/fixture", body);
     expect(r.status, await r.clone().text()).toBe(202);
     const info = ((await r.json()) as { deploymentInfo: DeploymentView }).deploymentInfo;
-    expect(info.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "owner" });
+    expect(info.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "owner", manage: true });
     // Its own address: the owner's personal deployment of the same server keeps its own.
     expect(info.proxy_id).not.toBe(personal.proxy_id);
     org = await orgDeployment(owner, "acme", "running");
@@ -104,7 +104,7 @@ describe("an organisation's deployment", () => {
     await sdk.close();
     // Members see it among their deployments, with the organisation named.
     const mine = (await (await ben.get("/api/deployments")).json()) as DeploymentView[];
-    expect(mine.find((d) => d.id === org.id)?.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "member" });
+    expect(mine.find((d) => d.id === org.id)?.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "member", manage: false });
     // The owner's log of it names ben (by username: never a key).
     const log = await waitFor(
       "ben's call in the request log",
@@ -194,8 +194,37 @@ describe("an organisation's deployment", () => {
     await expect(sdkClient(personal.url, benKey)).rejects.toThrow();
   });
 
+  it("lets members change its deployments only where the organisation says so (its admins decide)", async () => {
+    // A member may not turn it on for themselves.
+    const self = await ben.put("/api/orgs/acme/settings", { members_deploy: true });
+    expect(self.status).toBe(403);
+    expect((await eve.put("/api/orgs/acme/settings", { members_deploy: true })).status).toBe(404);
+    expect((await owner.put("/api/orgs/acme/settings", { members_deploy: "yes" })).status).toBe(400);
+    expect((await owner.put("/api/orgs/acme/settings", { members_deploy: true })).status).toBe(200);
+    expect(((await (await ben.get("/api/orgs/acme")).json()) as { members_deploy: boolean }).members_deploy).toBe(true);
+    const mine = (await (await ben.get("/api/deployments")).json()) as DeploymentView[];
+    expect(mine.find((d) => d.id === org.id)?.org).toEqual({ slug: "acme", name: "Acme Inc.", role: "member", manage: true });
+    // Now a member restarts it (the same row, the same URL) ...
+    const restart = await ben.post(`/api/deployments/${org.id}/restart`, {});
+    expect(restart.status, await restart.clone().text()).toBe(202);
+    org = await orgDeployment(owner, "acme", "running");
+    // Answering again (the gateway has seen it start) before the next steps use it.
+    await waitFor(
+      "the restarted deployment to answer",
+      async () => ((await rawSession(org.url, benKey).catch(() => undefined)) ? true : undefined),
+      30_000,
+    );
+    // ... and off again, at once: the next change is refused.
+    expect((await owner.put("/api/orgs/acme/settings", { members_deploy: false })).status).toBe(200);
+    expect((await ben.post(`/api/deployments/${org.id}/restart`, {})).status).toBe(403);
+    const log = (await (await owner.get("/api/audit?scope=acme&action=org.settings")).json()) as AuditPage;
+    expect(log.entries.map((e) => e.detail)).toEqual([{ members_deploy: false }, { members_deploy: true }]);
+    const restarted = (await (await owner.get("/api/audit?scope=acme&action=deployment.restart")).json()) as AuditPage;
+    expect(restarted.entries[0]).toMatchObject({ actor: "ben", org: "acme" });
+  }, 90_000);
+
   it("writes the organisation's audit log: the deploy, with the keys' names and who did it", async () => {
-    const page = (await (await owner.get("/api/audit?scope=acme&action=deployment.*")).json()) as AuditPage;
+    const page = (await (await owner.get("/api/audit?scope=acme&action=deployment.deploy")).json()) as AuditPage;
     expect(page.entries[0]).toMatchObject({ action: "deployment.deploy", actor: "owner", org: "acme" });
     // Its members do not read the organisation's log.
     expect((await ben.get("/api/audit?scope=acme")).status).toBe(403);

@@ -2,7 +2,7 @@
 // invitations. The plugin writes these tables (features/auth/auth.ts); Switchboard only reads.
 import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.js";
-import { invitation, member, organization, profiles, user } from "../../db/schema.js";
+import { invitation, member, organization, orgSettings, profiles, user } from "../../db/schema.js";
 
 export type OrgRow = typeof organization.$inferSelect;
 
@@ -126,4 +126,17 @@ export async function heldByAccount(db: DbOrTx, accountId: string): Promise<numb
 /** Deletes an organisation with its members and invitations (they cascade). */
 export async function deleteOrg(db: DbOrTx, id: string): Promise<void> {
   await db.delete(organization).where(eq(organization.id, id));
+}
+
+/** Whether the organisation lets its members deploy and change its deployments (off until an admin turns it on). */
+export async function membersDeploy(db: DbOrTx, orgId: string): Promise<boolean> {
+  const [s] = await db.select({ on: orgSettings.membersDeploy }).from(orgSettings).where(eq(orgSettings.organizationId, orgId));
+  return s?.on ?? false;
+}
+
+export async function saveMembersDeploy(db: DbOrTx, orgId: string, on: boolean): Promise<void> {
+  await db
+    .insert(orgSettings)
+    .values({ organizationId: orgId, membersDeploy: on })
+    .onConflictDoUpdate({ target: orgSettings.organizationId, set: { membersDeploy: on, updatedAt: new Date() } });
 }

@@ -1,5 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ORG_TEXT, invitationInfo, inviteInput, orgDetail, orgInput, orgRename, orgView, roleInput } from "~/shared/orgs.js";
+import {
+  ORG_TEXT,
+  invitationInfo,
+  inviteInput,
+  orgDetail,
+  orgInput,
+  orgRename,
+  orgSettingsInput,
+  orgView,
+  roleInput,
+} from "~/shared/orgs.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import { Orgs, type OrgDeps } from "./service.js";
@@ -83,6 +93,22 @@ const renameRoute = createRoute({
   responses: {
     200: okAnswer("Renamed"),
     400: jsonError("A bad name"),
+    401: jsonError("Not signed in"),
+    403: jsonError("Your role does not allow it"),
+    404: jsonError("No such organisation of yours"),
+  },
+});
+
+const settingsRoute = createRoute({
+  method: "put",
+  path: "/orgs/{slug}/settings",
+  tags: ["organisations"],
+  summary: "What an organisation lets its members do (admins): members_deploy lets them deploy for it and change its deployments",
+  security: auth,
+  request: { params: slugParams, body: json(orgSettingsInput) },
+  responses: {
+    200: okAnswer("Saved"),
+    400: jsonError("Not a boolean"),
     401: jsonError("Not signed in"),
     403: jsonError("Your role does not allow it"),
     404: jsonError("No such organisation of yours"),
@@ -239,6 +265,13 @@ export function orgRoutes(deps: OrgDeps) {
     const { org, from } = await orgs.rename(requireViewer(c), headers(c), c.req.valid("param").slug, name);
     c.set("audit", { orgId: org.id, target: org.slug, detail: { from, to: name } });
     return c.json({ success: true as const, message: ORG_TEXT.renamed }, 200);
+  });
+
+  app.openapi(settingsRoute, async (c) => {
+    const { members_deploy } = c.req.valid("json");
+    const { org } = await orgs.setMembersDeploy(requireViewer(c), c.req.valid("param").slug, members_deploy);
+    c.set("audit", { orgId: org.id, target: org.slug, detail: { members_deploy } });
+    return c.json({ success: true as const, message: ORG_TEXT.settingsSaved }, 200);
   });
 
   app.openapi(inviteRoute, async (c) => {

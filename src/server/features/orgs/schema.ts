@@ -1,7 +1,7 @@
 // Organisations, their members and invitations: better-auth's organization plugin's tables
 // (docs/decisions/025-organisations.md), kept here so drizzle-kit owns every migration. The plugin
 // reads and writes them under these keys (model names organization, member, invitation).
-import { index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { user } from "../auth/schema.js";
 
 export const organization = pgTable("organization", {
@@ -51,3 +51,13 @@ export const invitation = pgTable(
   },
   (t) => [index("invitation_org_idx").on(t.organizationId, t.status), index("invitation_email_idx").on(t.email)],
 );
+
+/** What an organisation decides for itself (Switchboard's, beside the plugin's tables). */
+export const orgSettings = pgTable("org_settings", {
+  organizationId: text("organization_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  /** its members may deploy for it and change its deployments, as its admins do (off: they use them) */
+  membersDeploy: boolean("members_deploy").notNull().default(false),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -8,6 +8,8 @@ import { dropOrgAccount, orgAccountId } from "./accounts.js";
 import {
   deleteOrg,
   heldByAccount,
+  membersDeploy,
+  saveMembersDeploy,
   invitationById,
   isUsername,
   memberById,
@@ -29,6 +31,8 @@ export interface OrgDeps {
   auth: Auth;
   /** before an organisation's account goes: its plan ends at its provider (billing's endForDeletedAccount) */
   endPlan?: (accountId: string) => Promise<void>;
+  /** api-keys' KeyRevocations: every process forgets what it remembered of access */
+  revocations?: { revoked(): Promise<void> };
 }
 
 /** What one action needs from the person asking. */
@@ -117,8 +121,13 @@ export class Orgs {
 
   async detail(viewer: Viewer, slug: string): Promise<OrgDetail> {
     const { org, role } = await this.membership(viewer, slug);
-    const [members, invitations] = await Promise.all([membersOf(this.deps.db, org.id), pendingInvitations(this.deps.db, org.id)]);
+    const [members, invitations, deployable] = await Promise.all([
+      membersOf(this.deps.db, org.id),
+      pendingInvitations(this.deps.db, org.id),
+      membersDeploy(this.deps.db, org.id),
+    ]);
     return {
+      members_deploy: deployable,
       id: org.id,
       name: org.name,
       slug: org.slug,
@@ -153,6 +162,15 @@ export class Orgs {
     const { org } = await this.membership(viewer, slug, "manage_members");
     await plugin(() => this.deps.auth.api.updateOrganization({ headers, body: { organizationId: org.id, data: { name } } }));
     return { org, from: org.name };
+  }
+
+  /** What the organisation lets its members do (admins): deploy and change its deployments, or only use them. */
+  async setMembersDeploy(viewer: Viewer, slug: string, on: boolean) {
+    const { org } = await this.membership(viewer, slug, "manage_members");
+    await saveMembersDeploy(this.deps.db, org.id, on);
+    // What was remembered of who may change what goes, as on a role change.
+    await this.deps.revocations?.revoked();
+    return { org };
   }
 
   async invite(viewer: Viewer, headers: Headers, slug: string, input: { email: string; role: OrgRole }) {

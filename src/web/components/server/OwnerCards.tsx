@@ -28,9 +28,9 @@ interface Props {
 }
 
 export function OwnerCards({ deployment, owner, tools, gatewayTimeoutMs, alerts, domains, card }: Props) {
-  // An organisation's member uses its deployment (the playground) but does not manage it: the
-  // review, log, alerts, domains and tool selection are its owners' and admins'.
-  const own = owner && deployment.deployment?.org?.role !== "member" ? deployment.deployment : undefined;
+  // An organisation's member uses its deployment (the playground) but, unless it lets members,
+  // does not manage it: the review, log, alerts, domains and tool selection are its owners' and admins'.
+  const own = owner && (deployment.deployment?.org?.manage ?? true) ? deployment.deployment : undefined;
   return (
     <>
       {own && <DefinitionReview key={`review-${own.id}`} deployment={own} onStopping={deployment.onStopping} className={card} />}
