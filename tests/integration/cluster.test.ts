@@ -334,4 +334,73 @@ describe("a cluster behind a round-robin balancer", () => {
       await v2.close();
     }
   });
+  it("serves an organisation's deployment to a member's own key at every gateway, through its runner; their removal ends their session everywhere", async () => {
+    const signedIn = async (m: Member, email: string) => ({
+      cookie: await signInCookie(m.url, email, c.publicUrl),
+      origin: c.publicUrl,
+      "content-type": "application/json",
+    });
+    const made = await fetch(`${gw1.url}/api/orgs`, {
+      method: "POST",
+      headers: await signedIn(gw1, "dora@example.com"),
+      body: JSON.stringify({ name: "Team", slug: "team" }),
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const org = (await made.json()) as { id: string };
+    // cleo is a member: invitations have their own tests (orgs.int.test.ts); here it is what every process must agree on.
+    const [cleo] = await c.query<{ id: string }>(`select id from "user" where email = 'cleo@example.com'`);
+    await c.query(`insert into member (id, organization_id, user_id, role, created_at) values ('cleo-in-team', $1, $2, 'member', now())`, [
+      org.id,
+      cleo!.id,
+    ]);
+    const dep = await api(c.publicUrl, keys.get("dora")!, "/api/deploy/dora/fixture", {
+      method: "POST",
+      body: { repositoryUrl: repo.url, env: {}, owner: "team" },
+    });
+    expect(dep.status, await dep.clone().text()).toBe(202);
+    const row = await waitFor(
+      "the organisation's deployment running on a runner",
+      async () => {
+        const [r] = await c.query<DeploymentRow>(`select id, proxy_id, status, runner_id from deployments where user_id = $1`, [
+          `org_${org.id}`,
+        ]);
+        return r?.status === "running" && r.runner_id ? r : undefined;
+      },
+      90_000,
+    );
+    // The member's own key, at each gateway: the front admits them as a member, the runner takes its word.
+    for (const g of [gw1, gw2, gw3]) {
+      const s = await rawSession(mcpUrl(g.url, row.proxy_id), keys.get("cleo")!);
+      expect((await s.call(2, "tools/list")).status, g.name).toBe(200);
+    }
+    // Someone else's key reaches nothing of it.
+    const outsider = await raw(mcpUrl(gw2.url, row.proxy_id), {
+      headers: { authorization: `Bearer ${keys.get("bert")!}`, accept: MCP_ACCEPT },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+    });
+    expect(outsider.status).toBe(404);
+
+    const open = await rawSession(mcpUrl(gw3.url, row.proxy_id), keys.get("cleo")!);
+    const removed = await fetch(`${gw2.url}/api/orgs/team/members/cleo-in-team`, {
+      method: "DELETE",
+      headers: await signedIn(gw2, "dora@example.com"),
+    });
+    expect(removed.status, await removed.clone().text()).toBe(200);
+    // The session lives on the runner, which learns of the removal through the database's signal.
+    await waitFor(
+      "the removed member's session to end",
+      async () => ((await open.call(3, "tools/list")).status === 404 ? true : undefined),
+      10_000,
+    );
+    for (const g of [gw1, gw2, gw3])
+      await expect(rawSession(mcpUrl(g.url, row.proxy_id), keys.get("cleo")!), g.name).rejects.toThrow(/404/);
+    // The organisation's owner still reaches it; then it is stopped, leaving the cluster as it was.
+    expect((await rawSession(mcpUrl(gw1.url, row.proxy_id), keys.get("dora")!)).sessionId).toBeTruthy();
+    expect((await api(c.publicUrl, keys.get("dora")!, `/api/deployments/${row.id}`, { method: "DELETE" })).status).toBe(200);
+  }, 150_000);
 });
