@@ -183,6 +183,7 @@ const EXPECTED_KEY_RULES: Record<string, KeyRule> = {
   "POST /orgs/{slug}/invitations": "session",
   "DELETE /orgs/{slug}/invitations/{invitationId}": "session",
   "PUT /orgs/{slug}/members/{memberId}/role": "session",
+  "PUT /orgs/{slug}/settings": "session",
   "DELETE /orgs/{slug}/members/{memberId}": "session",
   "POST /orgs/{slug}/leave": "session",
   "GET /invitations/{id}": "session",
