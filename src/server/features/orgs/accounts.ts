@@ -5,11 +5,11 @@ import { AppError } from "../../errors.js";
 import { membersDeploy, orgById, orgBySlug, orgsOf, roleIn, type OrgRow } from "./repo.js";
 
 // What an organisation owns (docs/decisions/025-organisations.md, "What an organisation owns"): its
-// deployments, connections and toolsets are held by the organisation's own account, a `user` row
-// nobody signs in as (no password, no provider, an e-mail without '@'). Everything keyed by an
-// owner (a deployment's address, its pins, the plan that counts it, the subscription that pays for
-// it) then works for an organisation as it does for a person. People reach what it owns through
-// their membership: `reach()` says who may do what.
+// deployments are held by the organisation's own account, a `user` row nobody signs in as (no
+// password, no provider, an e-mail without '@'). Everything keyed by an owner (a deployment's
+// address, its pins, the plan that counts it, the subscription that pays for it) then works for an
+// organisation as it does for a person. People reach what it owns through their membership:
+// `reaches()` says who may do what, `payingAs()` who pays.
 
 /** An organisation's account id: this prefix and the organisation's id. better-auth's ids are [A-Za-z0-9], so no person's starts so. */
 export const ORG_ACCOUNT_PREFIX = "org_";
