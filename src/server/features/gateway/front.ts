@@ -40,8 +40,12 @@ export interface FrontParts {
   legacySession?(sessionId: string, userId: string, deploymentId: string): Pick<Session, "notify"> | undefined;
 }
 
-/** Statuses a request waits through (a sleeping deployment waking, or one starting after a wake): never a crash loop or a failure. */
-const WAKING = new Set(["sleeping", "queued", "starting"]);
+/**
+ * Statuses a request waits through (a sleeping deployment waking, or one starting after a wake):
+ * never a crash loop or a failure. A woken deployment passes through 'installing' too (its runner
+ * finds the volume and skips the install), and a request looked up then must wait like the rest.
+ */
+export const WAKING: ReadonlySet<string> = new Set(["sleeping", "queued", "installing", "starting"]);
 
 export class FrontStep implements RefusalHost {
   constructor(
