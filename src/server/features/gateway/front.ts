@@ -45,7 +45,7 @@ export interface FrontParts {
  * never a crash loop or a failure. A woken deployment passes through 'installing' too (its runner
  * finds the volume and skips the install), and a request looked up then must wait like the rest.
  */
-export const WAKING: ReadonlySet<string> = new Set(["sleeping", "queued", "installing", "starting"]);
+const WAKING: ReadonlySet<string> = new Set(["sleeping", "queued", "installing", "starting"]);
 
 export class FrontStep implements RefusalHost {
   constructor(
