@@ -139,6 +139,8 @@ export const TRANSPORTS = ["streamable-http", "sse"] as const;
 /** POST /api/connections: a catalogue entry's remote (`server_id`, its keys in `env`), or any URL by `name`. */
 export const connectionInput = z
   .object({
+    /** an organisation's slug: it owns the connection and its headers (absent or empty: the viewer does) */
+    owner: z.string().trim().max(39).nullish(),
     server_id: z.string().min(1).max(200).optional(),
     env: z.record(z.string(), z.string().max(4096, "Each key may be at most 4096 characters")).default({}),
     name: z

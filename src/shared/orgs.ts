@@ -95,6 +95,10 @@ export const ORG_TEXT = {
   ownerLabel: "Owner",
   deployAs: "Deploy as",
   deployAsHint: "An organisation's deployment uses its keys and its plan; its members connect with their own keys.",
+  connectAs: "Connect as",
+  connectAsHint: "An organisation's connection sends the headers given here; its members connect to it with their own keys.",
+  makeAs: "Make as",
+  makeAsHint: "An organisation's toolset combines the organisation's deployments and connections; its members connect with their own keys.",
   notAllowedDeploy: "Only the organisation's owners and admins can deploy for it or change its deployments",
   hasDeployments: (n: number) =>
     `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,

@@ -91,6 +91,8 @@ export const toolsetMemberInput = z
 
 /** POST /api/toolsets, PUT /api/toolsets/{id}: a name and its members. */
 export const toolsetInput = z.object({
+  /** an organisation's slug: it owns the toolset, whose members are its deployments (absent or empty: the viewer does) */
+  owner: z.string().trim().max(39).nullish(),
   name: z
     .string()
     .trim()

@@ -2,9 +2,10 @@ import { Building2, User } from "~/web/components/icons";
 import { Link } from "react-router";
 import { ORG_TEXT } from "../../shared/orgs";
 
-// The owner switch on a server's Deployment panel (docs/product.md#organisations): whose deployment
-// of this server the panel is about, the viewer's own or one of their organisations'. Plain links
-// (`?as=slug`): it works before and without scripts, and a URL names the choice.
+// The owner switch (docs/product.md#organisations): on a server's Deployment panel, whose deployment
+// of this server the panel is about; on Connections and Toolsets, for whom the form makes one. The
+// viewer's own or one of their organisations'. Plain links (`?as=slug`): it works before and
+// without scripts, and a URL names the choice.
 
 export interface OwnerChoice {
   /** the organisation the page is about (its slug), "" for the viewer's own */
@@ -13,13 +14,23 @@ export interface OwnerChoice {
   orgs: { slug: string; name: string; role: string; manage: boolean }[];
 }
 
-export function OwnerSwitch({ choice, path }: { choice: OwnerChoice; path: string }) {
+export function OwnerSwitch({
+  choice,
+  path,
+  label = ORG_TEXT.deployAs,
+  hint = ORG_TEXT.deployAsHint,
+}: {
+  choice: OwnerChoice;
+  path: string;
+  label?: string;
+  hint?: string;
+}) {
   if (choice.orgs.length === 0) return null;
   const owners = [{ slug: "", name: ORG_TEXT.personal }, ...choice.orgs];
   return (
-    <nav aria-label={ORG_TEXT.deployAs} className="mt-3" data-testid="owner-switch">
+    <nav aria-label={label} className="mt-3" data-testid="owner-switch">
       <p id="owner-switch-label" className="text-xs font-medium text-slate-600 dark:text-slate-400">
-        {ORG_TEXT.deployAs}
+        {label}
       </p>
       <ul className="mt-1 flex flex-wrap gap-1" aria-describedby="owner-switch-hint">
         {owners.map((o) => {
@@ -44,7 +55,7 @@ export function OwnerSwitch({ choice, path }: { choice: OwnerChoice; path: strin
         })}
       </ul>
       <p id="owner-switch-hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-        {ORG_TEXT.deployAsHint}
+        {hint}
       </p>
     </nav>
   );

@@ -19,16 +19,18 @@ import { serverPageData } from "./server-page.server";
 // deployment's owner (status, URL, restart, output, definitions to review, playground, request
 // log, tool selection), for the remote server behind it. Only its owner ever sees it.
 
-async function own(context: Route.LoaderArgs["context"], name: string): Promise<ConnectionView> {
+/** The viewer's connection of that name, or their organisation's (`?as=slug`). */
+async function own(context: Route.LoaderArgs["context"], name: string, url: URL): Promise<ConnectionView> {
+  const as = (url.searchParams.get("as") ?? "").toLowerCase();
   const r = await context.api<ConnectionView[]>("GET", "/api/connections");
-  const found = r.ok ? r.data.find((c) => c.entry === null && c.name === name) : undefined;
+  const found = r.ok ? r.data.find((c) => c.entry === null && c.name === name && (c.org?.slug ?? "") === as) : undefined;
   if (!found) throw data({ name }, { status: 404 });
   return found;
 }
 
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/connections/${params.name}`)}`);
-  const connection = await own(context, params.name);
+  const connection = await own(context, params.name, url);
   const [page, ownTools] = await Promise.all([
     serverPageData(context, url, { kind: "remote", ref: connection.name }, true, connection.id),
     myDeploymentTools(context.db, context.viewer, connection.id),
@@ -76,6 +78,8 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
   const { connection, signedIn, ownTools } = loaderData;
   const deployment = useDeployment(connection.name, signedIn, connection, `/api/connections/${connection.id}`);
   const card = serverCard;
+  // A member of the organisation that owns it, without the right to change it, uses it as it is.
+  const manage = connection.org?.manage ?? true;
   return (
     <HostedServerPage
       back="/connections"
@@ -100,10 +104,11 @@ export default function ConnectionPage({ loaderData }: Route.ComponentProps) {
       aside={
         <>
           {/* Once the server refuses the sign-in, the panel itself offers to sign in again. */}
-          {deployment.deployment &&
+          {manage &&
+            deployment.deployment &&
             connection.auth === "oauth" &&
             !deployment.deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && <SignInAgain id={connection.id} card={card} />}
-          {deployment.deployment && (
+          {manage && deployment.deployment && (
             <EditHeaders id={connection.id} names={connection.header_names} oauth={connection.auth === "oauth"} card={card} />
           )}
         </>

@@ -3,13 +3,16 @@ import { useEffect } from "react";
 import { data, Link, redirect, useFetcher } from "react-router";
 import { CONNECTION_TEXT, connectionInput, parseHeaderLines, type ConnectionView } from "../../shared/connections";
 import { statusLabel } from "../../shared/deployments";
+import { ORG_TEXT } from "../../shared/orgs";
 import { OAuthChoice } from "../components/ConnectionForms";
-import { RowActions, RowError, RowList, RowStatus, RowUrl } from "../components/hosted/HostedRow";
+import { OwnerSwitch } from "../components/OwnerSwitch";
+import { OwnedBy, RowActions, RowError, RowList, RowStatus, RowUrl } from "../components/hosted/HostedRow";
 import { Alert, Button, Field, formLegend, formSection, inputClass, linkClass } from "../components/ui";
 import { field, isEnhanced } from "../lib/actions.server";
 import { Enhanced, FormField, useActionForm } from "../lib/forms";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/connections";
+import { ownerChoice } from "./server-page.server";
 
 // Connections (docs/product.md#connections): remote MCP servers reached through Switchboard with
 // the user's own headers. Connect one by URL here (a catalogue entry's remote: Connect on its
@@ -19,14 +22,15 @@ export function meta() {
   return [{ title: CONNECTION_TEXT.title }, { name: "robots", content: "noindex" }];
 }
 
-/** A connection's own page: a catalogue entry's remote is its entry's page. */
-export const connectionPath = (c: Pick<ConnectionView, "entry" | "name">) =>
-  c.entry === null ? `/connections/${encodeURIComponent(c.name)}` : `/server/${encodeURIComponent(c.entry)}`;
+/** A connection's own page: a catalogue entry's remote is its entry's page; an organisation's opens as the organisation. */
+export const connectionPath = (c: Pick<ConnectionView, "entry" | "name" | "org">) =>
+  (c.entry === null ? `/connections/${encodeURIComponent(c.name)}` : `/server/${encodeURIComponent(c.entry)}`) +
+  (c.org ? `?as=${encodeURIComponent(c.org.slug)}` : "");
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/connections");
-  const r = await context.api<ConnectionView[]>("GET", "/api/connections");
-  return { connections: r.ok ? r.data : [], loadFailed: !r.ok };
+  const [r, owners] = await Promise.all([context.api<ConnectionView[]>("GET", "/api/connections"), ownerChoice(context, url, true)]);
+  return { connections: r.ok ? r.data : [], loadFailed: !r.ok, owners };
 }
 
 /** The connect form's fields an error may be about: it is said there, not at the form's top. */
@@ -43,7 +47,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!context.viewer) throw redirect("/login?redirect=/connections");
   const form = await request.formData();
   const intent = field(form, "intent");
-  const done = (a: Answer) => (!a.error && !isEnhanced(form) ? redirect("/connections", 303) : data(a));
+  const owner = field(form, "owner");
+  const back = owner ? `/connections?as=${encodeURIComponent(owner)}` : "/connections";
+  const done = (a: Answer) => (!a.error && !isEnhanced(form) ? redirect(back, 303) : data(a));
   if (intent === "remove") {
     const r = await context.api("DELETE", `/api/connections/${encodeURIComponent(field(form, "connection"))}`);
     return done(
@@ -64,6 +70,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return refused((e as Error).message, "headers");
   }
   const body = {
+    owner: owner || undefined,
     name: field(form, "name").trim(),
     url: field(form, "url").trim(),
     transport: field(form, "transport") || undefined,
@@ -90,7 +97,7 @@ function fieldState(id: string, error: string | undefined, hint = false) {
 }
 
 export default function Connections({ loaderData }: Route.ComponentProps) {
-  const { connections, loadFailed } = loaderData;
+  const { connections, loadFailed, owners } = loaderData;
   const { fetcher, answer, busy } = useActionForm<Answer>("create");
   const created = answer?.form === "create" ? answer : undefined;
   const error = created?.error;
@@ -112,12 +119,19 @@ export default function Connections({ loaderData }: Route.ComponentProps) {
       <p className="mt-1 text-slate-600 dark:text-slate-400">{CONNECTION_TEXT.intro}</p>
 
       {/* A new form per answer: the headers typed are cleared once connected. */}
-      <fetcher.Form method="post" className={`${formSection} mt-6`} key={answer?.message ?? "new"} aria-labelledby="connect-url">
+      <fetcher.Form
+        method="post"
+        className={`${formSection} mt-6`}
+        key={`${owners.as}:${answer?.message ?? "new"}`}
+        aria-labelledby="connect-url"
+      >
         <h2 id="connect-url" className={formLegend}>
           {CONNECTION_TEXT.byUrl}
         </h2>
         <Enhanced />
         <input type="hidden" name="intent" value="create" />
+        <input type="hidden" name="owner" value={owners.as} />
+        <OwnerSwitch choice={owners} path="/connections" label={ORG_TEXT.connectAs} hint={ORG_TEXT.connectAsHint} />
         <div className="grid gap-4 sm:grid-cols-2">
           <FormField meta={name.meta} label={CONNECTION_TEXT.nameLabel} hint={CONNECTION_TEXT.nameHint}>
             <input
@@ -195,6 +209,7 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
           <Link to={connectionPath(c)} className={`${linkClass} break-all font-mono`}>
             {c.name}
           </Link>
+          <OwnedBy org={c.org} />
           <RowStatus running={running} testId="connection-status" status={statusLabel(c.status)} createdAt={c.created_at}>
             {c.header_names.length > 0 ? ` · sends ${c.header_names.join(", ")}` : ""}
             {c.auth === "oauth" ? " · signs in with OAuth" : ""}
@@ -204,6 +219,7 @@ function ConnectionRow({ c }: { c: ConnectionView }) {
           </p>
         </div>
         <RowActions
+          manage={c.org?.manage ?? true}
           path={connectionPath(c)}
           fetcher={fetcher}
           field="connection"

@@ -56,9 +56,13 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
  * Whose deployment the page is about (`?as=` an organisation's slug; the viewer's own without it):
  * the page's owner switch, offered when the viewer is in an organisation.
  */
-async function ownerChoice(context: AppLoadContext, url: URL): Promise<OwnerChoice> {
+/**
+ * The owner switch's choice (`?as=slug`): the viewer's organisations, and which one the page is
+ * about ("" for their own). `making`: only those the viewer may make things for.
+ */
+export async function ownerChoice(context: AppLoadContext, url: URL, making = false): Promise<OwnerChoice> {
   if (!context.viewer) return { as: "", orgs: [] };
-  const orgs = [...(await orgsReached(context.db, context.viewer.id)).values()];
+  const orgs = [...(await orgsReached(context.db, context.viewer.id)).values()].filter((o) => !making || o.manage);
   const wanted = (url.searchParams.get("as") ?? "").toLowerCase();
   return { as: orgs.some((o) => o.slug === wanted) ? wanted : "", orgs };
 }

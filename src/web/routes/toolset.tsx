@@ -17,27 +17,35 @@ import { useDeployment } from "../lib/use-deployment";
 import { formMessage } from "../lib/validation";
 import type { Route } from "./+types/toolset";
 import { serverPageData } from "./server-page.server";
+import { toolsetPath } from "./toolsets";
 
 // One toolset (docs/product.md#toolsets): what a server page shows a deployment's owner (status,
 // URL, restart, definitions, playground, request log, tool selection) for the toolset's combined
 // server, and its members, which its owner can change. Only its owner ever sees it.
 
-async function own(context: Route.LoaderArgs["context"], name: string): Promise<ToolsetView> {
+/** The viewer's toolset of that name, or their organisation's (`?as=slug`). */
+async function own(context: Route.LoaderArgs["context"], name: string, url: URL): Promise<ToolsetView> {
+  const as = (url.searchParams.get("as") ?? "").toLowerCase();
   const r = await context.api<ToolsetView[]>("GET", "/api/toolsets");
-  const found = r.ok ? r.data.find((ts) => ts.name === name) : undefined;
+  const found = r.ok ? r.data.find((ts) => ts.name === name && (ts.org?.slug ?? "") === as) : undefined;
   if (!found) throw data({ name }, { status: 404 });
   return found;
 }
 
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!context.viewer) throw redirect(`/login?redirect=${encodeURIComponent(`/toolsets/${params.name}`)}`);
-  const toolset = await own(context, params.name);
+  const toolset = await own(context, params.name, url);
   const [page, ownTools, mine] = await Promise.all([
     serverPageData(context, url, { kind: "toolset", ref: toolset.name }, true, toolset.id),
     myDeploymentTools(context.db, context.viewer, toolset.id),
     context.api<DeploymentView[]>("GET", "/api/deployments"),
   ]);
-  return { ...page, toolset, ownTools, candidates: mine.ok ? mine.data.filter(canBeMember) : [] };
+  return {
+    ...page,
+    toolset,
+    ownTools,
+    candidates: mine.ok ? mine.data.filter((d) => canBeMember(d) && d.org?.slug === toolset.org?.slug) : [],
+  };
 }
 
 type MembersAnswer = {
@@ -54,7 +62,7 @@ export async function action({ params, context, request, url }: Route.ActionArgs
   const form = await request.clone().formData();
   if (field(form, "intent") !== "members")
     return deploymentAction(context, request, url, { id: params.name, requiredKeys: [], repositoryUrl: null, npxCommand: null });
-  const current = await own(context, params.name);
+  const current = await own(context, params.name, url);
   // The tools chosen per member (through the API) stay with the members that stay.
   const members = membersFromForm(form).map((m) => {
     const was = current.members.find((x) => x.deployment_id === m.deployment_id);
@@ -73,7 +81,7 @@ export async function action({ params, context, request, url }: Route.ActionArgs
   if (!r.ok) return data({ form: "members", error: r.error ?? TOOLSET_TEXT.notFound } satisfies MembersAnswer);
   return isEnhanced(form)
     ? data({ form: "members", message: TOOLSET_TEXT.saved } satisfies MembersAnswer)
-    : redirect(`/toolsets/${encodeURIComponent(params.name)}`, 303);
+    : redirect(`/toolsets/${encodeURIComponent(params.name)}${url.search}`, 303);
 }
 
 export function meta({ data: d }: Route.MetaArgs) {
@@ -110,7 +118,11 @@ export default function ToolsetPage({ loaderData }: Route.ComponentProps) {
           ))}
         </ul>
       }
-      aside={deployment.deployment && <EditMembers toolset={toolset} candidates={candidates} card={serverCard} />}
+      aside={
+        // A member of the organisation that owns it, without the right to change it, uses it as it is.
+        deployment.deployment &&
+        (toolset.org?.manage ?? true) && <EditMembers toolset={toolset} candidates={candidates} card={serverCard} />
+      }
     />
   );
 }
@@ -152,7 +164,7 @@ function EditMembers({ toolset, candidates, card }: { toolset: ToolsetView; cand
             <p className="font-semibold">{TOOLSET_TEXT.removeMembersTitle(asking.names.length)}</p>
             <p className="text-slate-600 dark:text-slate-300">{TOOLSET_TEXT.removeMembersText(asking.names)}</p>
             <div className="flex flex-wrap justify-end gap-3">
-              <Link to={`/toolsets/${encodeURIComponent(toolset.name)}`} className={buttonClass("secondary", "sm")}>
+              <Link to={toolsetPath(toolset)} className={buttonClass("secondary", "sm")}>
                 {TOOLSET_TEXT.cancel}
               </Link>
               <Button type="submit" name="confirmRemove" value="1" variant="danger" size="sm">

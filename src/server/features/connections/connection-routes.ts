@@ -2,17 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { CONNECTION_TEXT, connectionHeadersUpdate, connectionInput, connectionSignInResult, connectionView } from "~/shared/connections.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
 import {
-  connectionView as viewOf,
   connectOrSignIn,
   deleteConnection,
   finishConnection,
   signInAgain,
   listConnections,
-  ownConnection,
   updateConnectionHeaders,
+  viewConnection,
 } from "./connections.js";
 import { bearer, idParams, viewerOf } from "../deployments/route-parts.js";
-import type { DeploymentDeps } from "../deployments/service.js";
+import { deploymentOrg, type DeploymentDeps } from "../deployments/service.js";
 
 // /api/connections: remote MCP servers reached through the gateway with the user's own headers
 // (connections.ts). A connection's controls (restart, tools, definitions, log) are a deployment's.
@@ -38,8 +37,8 @@ const createRouteDef = createRoute({
     },
     400: jsonError("A bad name, URL or header, a missing key, or an address no connection may reach"),
     401: jsonError("Not signed in"),
-    403: jsonError("Too many connections, or a key that does not reach this server"),
-    404: jsonError("No such catalogue entry"),
+    403: jsonError("Too many connections, a key that does not reach this server, or a member of `owner` who may not connect for it"),
+    404: jsonError("No such catalogue entry, or no organisation `owner` of yours"),
     409: jsonError("A connection of that name, or to that entry, exists"),
   },
 });
@@ -48,7 +47,7 @@ const listRoute = createRoute({
   method: "get",
   path: "/connections",
   tags: ["connections"],
-  summary: "Your connections (header names only: values are never shown again)",
+  summary: "Your connections and your organisations' (header names only: values are never shown again)",
   security: bearer,
   responses: {
     200: { content: { "application/json": { schema: z.array(connectionView) } }, description: "Your connections" },
@@ -60,7 +59,7 @@ const oneRoute = createRoute({
   method: "get",
   path: "/connections/{id}",
   tags: ["connections"],
-  summary: "One of your connections",
+  summary: "One of your connections, or one of your organisations'",
   security: bearer,
   request: { params: idParams },
   responses: {
@@ -85,6 +84,7 @@ const headersRoute = createRoute({
     },
     400: jsonError("A header that cannot be sent, or a key the catalogue entry asks for left out"),
     401: jsonError("Not signed in"),
+    403: jsonError("An organisation's connection, and a member who may not change it"),
     404: jsonError("No such connection of yours"),
     429: jsonError("Too many restarts of this connection"),
   },
@@ -101,6 +101,7 @@ const signInRoute = createRoute({
     200: { content: { "application/json": { schema: signInAnswer } }, description: "The server's consent page" },
     400: jsonError("Not an OAuth connection, or the server's authorization server cannot be reached"),
     401: jsonError("Not signed in"),
+    403: jsonError("An organisation's connection, and a member who may not change it"),
     404: jsonError("No such connection of yours"),
   },
 });
@@ -136,6 +137,7 @@ const deleteRoute = createRoute({
       description: "Removed",
     },
     401: jsonError("Not signed in"),
+    403: jsonError("An organisation's connection, and a member who may not change it"),
     404: jsonError("No such connection of yours"),
   },
 });
@@ -145,10 +147,15 @@ export function connectionRoutes(deps: DeploymentDeps) {
     .openapi(createRouteDef, async (c) => {
       const made = await connectOrSignIn(deps, viewerOf(c), c.req.valid("json"));
       if ("authorize_url" in made) return c.json({ success: true as const, message: CONNECTION_TEXT.signingIn, ...made }, 200);
+      // Made as an organisation: the row is in its audit log too.
+      const orgId = await deploymentOrg(deps.db, made.connection.id);
+      if (orgId) c.set("audit", { orgId });
       return c.json({ success: true as const, message: CONNECTION_TEXT.connected, ...made }, 202);
     })
     .openapi(authorizedRoute, async (c) => {
       const connection = await finishConnection(deps, viewerOf(c), c.req.valid("json"));
+      const orgId = await deploymentOrg(deps.db, connection.id);
+      if (orgId) c.set("audit", { orgId });
       return c.json({ success: true as const, message: CONNECTION_TEXT.signedIn, connection }, 202);
     })
     .openapi(signInRoute, async (c) => {
@@ -156,10 +163,7 @@ export function connectionRoutes(deps: DeploymentDeps) {
       return c.json({ success: true as const, message: CONNECTION_TEXT.signingIn, ...answer }, 200);
     })
     .openapi(listRoute, async (c) => c.json(await listConnections(deps, viewerOf(c)), 200))
-    .openapi(oneRoute, async (c) => {
-      const viewer = viewerOf(c);
-      return c.json(viewOf(deps, await ownConnection(deps, viewer, c.req.valid("param").id), viewer), 200);
-    })
+    .openapi(oneRoute, async (c) => c.json(await viewConnection(deps, viewerOf(c), c.req.valid("param").id), 200))
     .openapi(headersRoute, async (c) => {
       const connection = await updateConnectionHeaders(deps, viewerOf(c), c.req.valid("param").id, c.req.valid("json").headers);
       return c.json({ success: true as const, message: CONNECTION_TEXT.headersSaved, connection }, 202);

@@ -18,7 +18,9 @@ import { parseAllowList } from "../runtime/sandbox/cidr.js";
 import type { Source } from "../runtime/runner.js";
 import { listUserDeployments, reserveDeployment, RESTING, type DeploymentRow, type ServerRef } from "../deployments/kinds.js";
 import { restartRow } from "../deployments/owner-actions.js";
-import { deploymentView, isConnection, type DeploymentDeps } from "../deployments/service.js";
+import { ownedDeployment } from "../deployments/owner-actions.js";
+import { deploymentView, isConnection, reachableRows, type DeploymentDeps } from "../deployments/service.js";
+import { deployingOwner, orgViewOf, type OrgReach, type Reach } from "../orgs/accounts.js";
 import { beginSignIn, finishSignIn, revokeGrant } from "./upstream-oauth.js";
 
 // Connections (docs/product.md#connections): a remote MCP server reached through the gateway with
@@ -26,12 +28,19 @@ import { beginSignIn, finishSignIn, revokeGrant } from "./upstream-oauth.js";
 // keys, OAuth for clients, pinned definitions, tool selection, playground and request log are a
 // deployment's; the runner holds a link to the server instead of a process. It runs none of the
 // user's code: no plan's running or monthly limit counts it, CONNECTIONS_PER_USER bounds it.
+// Made as an organisation (`owner`: its slug, by its admins, features/orgs/accounts.ts), its
+// account holds it: every member reaches it with their own key, its headers are the organisation's.
 
 type Remote = Extract<Source, { kind: "remote" }>;
 
 export { isConnection };
 
-export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: DeploymentRow, v?: Viewer): ConnectionView {
+export function connectionView(
+  deps: Pick<DeploymentDeps, "config" | "box">,
+  r: DeploymentRow,
+  v?: Viewer,
+  org: OrgReach | null = null,
+): ConnectionView {
   const src = r.source as Remote;
   let names: string[] = [];
   try {
@@ -40,7 +49,7 @@ export function connectionView(deps: Pick<DeploymentDeps, "config" | "box">, r: 
     // sealed under another SECRETS_KEY: the names are lost with the values
   }
   return {
-    ...deploymentView(deps.config, r, v),
+    ...deploymentView(deps.config, r, v, org),
     name: src.name,
     remote_url: src.url,
     transport: src.transport,
@@ -123,7 +132,8 @@ export async function connectOrSignIn(
 ): Promise<{ connection: ConnectionView } | { authorize_url: string }> {
   if (!input.oauth) return { connection: await createConnection(deps, v, input) };
   const target = await checkedTarget(deps, v, input);
-  const rows = (await listUserDeployments(deps.db, v.id)).filter(isConnection);
+  const owner = await deployingOwner(deps.db, v, input.owner);
+  const rows = (await listUserDeployments(deps.db, owner.id)).filter(isConnection);
   if (rows.some((r) => r.serverKind === target.server.kind && r.serverRef === target.server.ref && !RESTING.includes(r.status)))
     throw taken(target.server.kind);
   if (rows.length >= deps.config.CONNECTIONS_PER_USER)
@@ -148,7 +158,7 @@ export async function finishConnection(
   const done = await finishSignIn(deps, v.id, back);
   if (done.connectionId) {
     const r = await ownConnection(deps, v, done.connectionId);
-    return connectionView(deps, await restartRow(deps, v, r, { upstreamGrant: done.grant }), v);
+    return connectionView(deps, await restartRow(deps, v, r, { upstreamGrant: done.grant }), v, await orgViewOf(deps.db, v.id, r.userId));
   }
   if (!done.input) throw new AppError("validation_failed", CONNECTION_TEXT.signInExpired);
   return createConnection(deps, v, done.input, done.grant);
@@ -157,6 +167,8 @@ export async function finishConnection(
 /** Makes the connection and starts it; `grant`: its sealed OAuth sign-in, for one made with `oauth`. */
 export async function createConnection(deps: DeploymentDeps, v: Viewer, input: ConnectionInput, grant?: string): Promise<ConnectionView> {
   const target = await checkedTarget(deps, v, input);
+  // Asked again when a sign-in comes back: a right lost meanwhile is not used.
+  const owner = await deployingOwner(deps.db, v, input.owner);
   if (input.oauth && !grant) throw new AppError("validation_failed", CONNECTION_TEXT.signInExpired);
   const max = deps.config.CONNECTIONS_PER_USER;
   const result = await reserveDeployment(
@@ -164,7 +176,7 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
     { maxConnections: max },
     {
       id: randomUUID(),
-      userId: v.id,
+      userId: owner.id,
       serverKind: target.server.kind,
       serverRef: target.server.ref,
       source: target.source,
@@ -181,23 +193,33 @@ export async function createConnection(deps: DeploymentDeps, v: Viewer, input: C
   }
   if (result.replaced) await deps.lifecycle.stop(result.replaced, { keepRow: true });
   await deps.lifecycle.launch(result.row);
-  return connectionView(deps, result.row, v);
+  return connectionView(deps, result.row, v, owner.org);
 }
 
+/** The viewer's connections and their organisations'. */
 export async function listConnections(deps: DeploymentDeps, v: Viewer): Promise<ConnectionView[]> {
-  const rows = await listUserDeployments(deps.db, v.id);
-  return rows
-    .filter((r) => isConnection(r) && keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
-    .map((r) => connectionView(deps, r, v));
+  return (await reachableRows(deps.db, v))
+    .filter(({ row: r }) => isConnection(r) && keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
+    .map(({ row, org }) => connectionView(deps, row, v, org));
 }
 
-/** The viewer's connection, else not found (another user's is never revealed, nor a deployment). */
-export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<DeploymentRow> {
-  const rows = /^[0-9a-f-]{36}$/.test(id) ? await listUserDeployments(deps.db, v.id) : [];
-  const r = rows.find((row) => row.id === id);
-  if (!r || !isConnection(r) || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }))
-    throw new AppError("not_found", CONNECTION_TEXT.notFound);
+/**
+ * The viewer's connection (or their organisation's: `use` to see it, `manage` to change it), else
+ * not found (another user's is never revealed, nor a deployment).
+ */
+export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string, reach: Reach = "manage"): Promise<DeploymentRow> {
+  const r = await ownedDeployment(deps.db, v, id, reach).catch((e: unknown) => {
+    if (e instanceof AppError && e.code === "not_found") throw new AppError("not_found", CONNECTION_TEXT.notFound);
+    throw e;
+  });
+  if (!isConnection(r)) throw new AppError("not_found", CONNECTION_TEXT.notFound);
   return r;
+}
+
+/** One connection as the viewer sees it (a member sees an organisation's). */
+export async function viewConnection(deps: DeploymentDeps, v: Viewer, id: string): Promise<ConnectionView> {
+  const r = await ownConnection(deps, v, id, "use");
+  return connectionView(deps, r, v, await orgViewOf(deps.db, v.id, r.userId));
 }
 
 /**
@@ -250,5 +272,5 @@ export async function updateConnectionHeaders(
     if (missing.length) throw new AppError("validation_failed", DEPLOY_TEXT.missingKeys(missing));
   }
   const row = await restartRow(deps, v, r, { secrets: deps.box.seal(checked.data) });
-  return connectionView(deps, row, v);
+  return connectionView(deps, row, v, await orgViewOf(deps.db, v.id, r.userId));
 }

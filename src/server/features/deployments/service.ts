@@ -85,7 +85,7 @@ export function deploymentView(
  * The viewer's own deployments and those of their organisations (whose accounts hold them,
  * features/orgs/accounts.ts), each with the organisation it belongs to.
  */
-async function reachableRows(db: Db, v: Viewer): Promise<{ row: DeploymentRow; org: OrgReach | null }[]> {
+export async function reachableRows(db: Db, v: Viewer): Promise<{ row: DeploymentRow; org: OrgReach | null }[]> {
   const orgs = await orgsReached(db, v.id);
   const rows = await listOwnersDeployments(db, [v.id, ...orgs.keys()]);
   return rows.map((row) => ({ row, org: orgs.get(row.userId) ?? null }));

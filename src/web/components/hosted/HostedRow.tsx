@@ -7,6 +7,7 @@ import { ConfirmButton } from "../ConfirmButton";
 import { CopyButton } from "../CopyButton";
 import { ExternalLink, Loader2, Trash2 } from "../icons";
 import { Alert, linkClass } from "../ui";
+import { ORG_TEXT } from "../../../shared/orgs";
 
 // A row's parts on the list pages of the servers an owner made here: connections.tsx and
 // toolsets.tsx. Each row keeps its own name, status and details; these are the same on both.
@@ -19,7 +20,20 @@ interface RemoveTexts {
   cancel: string;
 }
 
-/** Open the row's page, and remove it (asked first; a form: it works without JavaScript). */
+/** An organisation's row says whose it is. */
+export function OwnedBy({ org }: { org: { name: string } | null | undefined }) {
+  if (!org) return null;
+  return (
+    <p className="mt-1 text-xs font-medium text-indigo-800 dark:text-indigo-300" data-testid="row-org">
+      {ORG_TEXT.ownedBy(org.name)}
+    </p>
+  );
+}
+
+/**
+ * Open the row's page, and remove it (asked first; a form: it works without JavaScript). `manage`
+ * false (a member of the organisation that owns it, without the right to change it): Open only.
+ */
 export function RowActions<T>({
   path,
   fetcher,
@@ -27,7 +41,9 @@ export function RowActions<T>({
   id,
   name,
   texts,
+  manage = true,
 }: {
+  manage?: boolean;
   path: string;
   fetcher: FetcherWithComponents<T>;
   /** the hidden field that names the row's id to the action */
@@ -42,29 +58,31 @@ export function RowActions<T>({
       <Link to={path} className={`${linkClass} inline-flex items-center gap-1 text-sm`}>
         <ExternalLink className="h-4 w-4" aria-hidden /> Open
       </Link>
-      <fetcher.Form method="post">
-        <Enhanced />
-        <input type="hidden" name="intent" value="remove" />
-        <input type="hidden" name={field} value={id} />
-        <ConfirmButton
-          label={
-            <>
-              <Trash2 className="h-4 w-4" aria-hidden /> {texts.label}
-              <span className="sr-only"> {name}</span>
-            </>
-          }
-          busy={removing}
-          busyLabel={
-            <>
-              <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {texts.label}
-            </>
-          }
-          title={texts.title}
-          description={texts.description}
-          confirmLabel={texts.label}
-          cancelLabel={texts.cancel}
-        />
-      </fetcher.Form>
+      {manage && (
+        <fetcher.Form method="post">
+          <Enhanced />
+          <input type="hidden" name="intent" value="remove" />
+          <input type="hidden" name={field} value={id} />
+          <ConfirmButton
+            label={
+              <>
+                <Trash2 className="h-4 w-4" aria-hidden /> {texts.label}
+                <span className="sr-only"> {name}</span>
+              </>
+            }
+            busy={removing}
+            busyLabel={
+              <>
+                <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {texts.label}
+              </>
+            }
+            title={texts.title}
+            description={texts.description}
+            confirmLabel={texts.label}
+            cancelLabel={texts.cancel}
+          />
+        </fetcher.Form>
+      )}
     </div>
   );
 }
