@@ -208,10 +208,7 @@ export async function listConnections(deps: DeploymentDeps, v: Viewer): Promise<
  * not found (another user's is never revealed, nor a deployment).
  */
 export async function ownConnection(deps: DeploymentDeps, v: Viewer, id: string, reach: Reach = "manage"): Promise<DeploymentRow> {
-  const r = await ownedDeployment(deps.db, v, id, reach).catch((e: unknown) => {
-    if (e instanceof AppError && e.code === "not_found") throw new AppError("not_found", CONNECTION_TEXT.notFound);
-    throw e;
-  });
+  const r = await ownedDeployment(deps.db, v, id, reach, CONNECTION_TEXT.notFound);
   if (!isConnection(r)) throw new AppError("not_found", CONNECTION_TEXT.notFound);
   return r;
 }

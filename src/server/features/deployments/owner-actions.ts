@@ -27,11 +27,18 @@ import { orgViewOf, reaches, type Reach } from "../orgs/accounts.js";
  * revealed), and so is one a key limited to other servers cannot reach. Other features' routes
  * under /api/deployments/{id} (alerts, domains) check ownership with it too.
  */
-export async function ownedDeployment(db: Db, v: Viewer, id: string, reach: Reach = "manage"): Promise<DeploymentRow> {
+export async function ownedDeployment(
+  db: Db,
+  v: Viewer,
+  id: string,
+  reach: Reach = "manage",
+  /** what 'not found' says (a connection's or a toolset's page has its own words) */
+  notFound: string = DEPLOY_TEXT.notFound,
+): Promise<DeploymentRow> {
   const r = /^[0-9a-f-]{36}$/.test(id) ? await findDeployment(db, id) : undefined;
   // An organisation's deployment (features/orgs/accounts.ts): its members see it, its admins manage it.
   if (!r || !keyReaches(v, { kind: r.serverKind as ServerRef["kind"], ref: r.serverRef }) || !(await reaches(db, v.id, r.userId, "use")))
-    throw new AppError("not_found", DEPLOY_TEXT.notFound);
+    throw new AppError("not_found", notFound);
   if (reach === "manage" && !(await reaches(db, v.id, r.userId, "manage"))) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
   return r;
 }

@@ -132,10 +132,7 @@ export async function ownToolset(
   id: string,
   reach: Reach = "manage",
 ): Promise<{ row: DeploymentRow; rows: DeploymentRow[] }> {
-  const row = await ownedDeployment(deps.db, v, id, reach).catch((e: unknown) => {
-    if (e instanceof AppError && e.code === "not_found") throw new AppError("not_found", TOOLSET_TEXT.notFound);
-    throw e;
-  });
+  const row = await ownedDeployment(deps.db, v, id, reach, TOOLSET_TEXT.notFound);
   if (!isToolset(row) || !reaches(v, row)) throw new AppError("not_found", TOOLSET_TEXT.notFound);
   return { row, rows: await listUserDeployments(deps.db, row.userId) };
 }
