@@ -264,9 +264,11 @@ describe("forms pressed at once on a busy machine", () => {
         .getByRole("button", { name: `Account menu for ${maker.username}` })
         .first()
         .waitFor({ timeout: 30_000 });
-      // The page's post (before hydration) or the scripts' sign-in call (after): one of them, once.
+      // The page's post (before hydration) or the scripts' sign-in call (after): never both, nor
+      // either twice. That one arrived is shown by the account menu above; as in notSentTwice, the
+      // count is an upper bound, since Chromium does not always report a post made while loading.
       const signIns = posts.filter((r) => ["/login", "/login.data", "/api/auth/sign-in/email"].includes(new URL(r.url()).pathname));
-      expect(signIns).toHaveLength(1);
+      expect(signIns.length, signIns.map((r) => r.url()).join(", ")).toBeLessThanOrEqual(1);
       await context.close();
     }, 90_000);
   }
