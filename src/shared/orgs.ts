@@ -99,10 +99,13 @@ export const ORG_TEXT = {
   connectAsHint: "An organisation's connection sends the headers given here; its members connect to it with their own keys.",
   makeAs: "Make as",
   makeAsHint: "An organisation's toolset combines the organisation's deployments and connections; its members connect with their own keys.",
+  registerAs: "Register as",
+  registerAsHint: "An organisation's server is named after its slug: whoever may deploy for the organisation edits and deploys it.",
   notAllowedDeploy: "Only the organisation's owners and admins can deploy for it or change its deployments",
   hasDeployments: (n: number) =>
     `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,
   ownedBy: (org: string) => `Owned by ${org}`,
+  anOrganisation: "an organisation",
   ownersPay: "Only the organisation's owners can change its plan",
   membersDeployLabel: "Members may deploy for the organisation and change its deployments",
   membersDeployHint: "Off: members use its deployments with their own keys; only owners and admins deploy, stop, restart and edit keys.",

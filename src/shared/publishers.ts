@@ -20,6 +20,8 @@ export const SERVER_FORM_TEXT = {
   updated: "Server updated successfully",
   registered: "Server registered successfully",
   notOwner: "You can only edit servers you own.",
+  orgNotAllowed: (org: string) =>
+    `Only ${org}'s owners and admins (and its members, where it lets them deploy) can register or edit its servers`,
   mustLogin: "You must be logged in to register a server",
 } as const;
 
@@ -229,7 +231,8 @@ export const ownedServerView = z.object({
   keywords: z.array(z.string()),
   documentation: z.string().nullable(),
   connections: z.array(z.object({ type: z.string(), url: z.string(), configSchema: z.record(z.string(), z.unknown()) })),
-  owner: z.object({ id: z.string(), username: z.string() }),
+  /** `username`: the owner part of its name (a person's username, or an organisation's slug); `org`: the organisation that owns it */
+  owner: z.object({ id: z.string(), username: z.string(), org: z.object({ slug: z.string(), name: z.string() }).nullable() }),
   required_keys: z.array(z.object({ key: z.string(), env_var: z.string(), description: z.string() })),
   useCount: z.number().int(),
   createdAt: z.string(),

@@ -1,6 +1,7 @@
-import { Activity, Pencil, User } from "~/web/components/icons";
+import { Activity, Building2, Pencil, User } from "~/web/components/icons";
+import { ORG_TEXT } from "../../shared/orgs";
 import { data, Link } from "react-router";
-import { getPublicOwnedServer } from "../../server/features/publishers/service";
+import { getPublicOwnedServer, managesServer, usesServer } from "../../server/features/publishers/service";
 import { DeploymentPanel } from "../components/DeploymentPanel";
 import { OwnerSwitch } from "../components/OwnerSwitch";
 import { ToolsList } from "../components/ToolsList";
@@ -22,12 +23,16 @@ import { SignInLinks } from "../components/SignInLinks";
 export async function loader({ params, context, url, request }: Route.LoaderArgs) {
   const server = await getPublicOwnedServer(context.db, `${params.owner}/${params.name}`);
   if (!server) throw data({ qualifiedName: `${params.owner}/${params.name}` }, { status: 404 });
-  const isOwner = context.viewer?.id === server.owner.id;
-  // Only its owner can deploy it: its tool figures are one person's usage, theirs alone to see.
-  const page = await serverPageData(context, url, { kind: "owned", ref: server.qualifiedName }, isOwner);
+  // Only its owner can deploy it (an organisation's: those who may change what it owns); its tool
+  // figures are its owner's usage, theirs alone to see (an organisation's members see them).
+  const [isOwner, uses] = await Promise.all([
+    managesServer(context.db, context.viewer, server.owner.id),
+    usesServer(context.db, context.viewer, server.owner.id),
+  ]);
+  const page = await serverPageData(context, url, { kind: "owned", ref: server.qualifiedName }, uses);
   // A key its owner just made from this page for it: filled into its snippets this once.
   const flash = await takeNewKey(context, request, server.qualifiedName);
-  return data({ ...page, server, isOwner, newKey: flash.newKey }, { headers: flash.headers });
+  return data({ ...page, server, isOwner, uses, newKey: flash.newKey }, { headers: flash.headers });
 }
 
 // Deploy, Stop Server and the exposed tools post here (they work without JavaScript); the API checks ownership.
@@ -56,12 +61,12 @@ export function ErrorBoundary() {
 }
 
 export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
-  const { server, isOwner, signedIn, hosting } = loaderData;
+  const { server, isOwner, uses, signedIn, hosting } = loaderData;
   const { owners } = loaderData;
   const deployment = useDeployment(
     server.qualifiedName,
     signedIn,
-    signedIn && isOwner ? loaderData.deployment : undefined,
+    signedIn && uses ? loaderData.deployment : undefined,
     undefined,
     owners.as,
   );
@@ -91,11 +96,26 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
         <>
           <section className={card} aria-labelledby="owner">
             <h2 id="owner" className="flex items-center gap-2 text-lg font-semibold">
-              <User className="h-5 w-5 text-indigo-500" aria-hidden /> Owner Information
+              {server.owner.org ? (
+                <Building2 className="h-5 w-5 text-indigo-500" aria-hidden />
+              ) : (
+                <User className="h-5 w-5 text-indigo-500" aria-hidden />
+              )}{" "}
+              Owner Information
             </h2>
-            <p className="mt-3 text-sm">
-              Registered by <span className="font-semibold">{server.owner.username}</span>
-            </p>
+            {server.owner.org ? (
+              <p className="mt-3 flex items-center gap-1.5 text-sm" data-testid="owner-org">
+                <Building2 className="h-4 w-4 text-slate-500" aria-hidden />
+                <span>
+                  {ORG_TEXT.ownedBy(server.owner.org.name)}{" "}
+                  <span className="text-slate-600 dark:text-slate-400">({ORG_TEXT.anOrganisation})</span>
+                </span>
+              </p>
+            ) : (
+              <p className="mt-3 text-sm">
+                Registered by <span className="font-semibold">{server.owner.username}</span>
+              </p>
+            )}
           </section>
 
           <section className={card} aria-labelledby="stats">
@@ -118,8 +138,8 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
             </dl>
           </section>
 
-          <DeploymentCard requiredKeys={signedIn && isOwner ? null : server.required_keys}>
-            {isOwner && <OwnerSwitch choice={owners} path={`/server/${server.qualifiedName}`} />}
+          <DeploymentCard requiredKeys={signedIn && uses ? null : server.required_keys}>
+            {uses && <OwnerSwitch choice={owners} path={`/server/${server.qualifiedName}`} />}
             {signedIn || isOwner ? (
               <DeploymentPanel
                 key={owners.as}

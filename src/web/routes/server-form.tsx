@@ -13,6 +13,15 @@ import { finish, isEnhanced } from "../lib/actions.server";
 import { parseForm } from "../lib/form-parse";
 import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
 import type { Route } from "./+types/server-form";
+import { OwnerSwitch } from "../components/OwnerSwitch";
+import { ORG_TEXT } from "../../shared/orgs";
+import { ownerChoice } from "./server-page.server";
+
+/** The qualified name's hint: whose names its owner part may be. */
+function nameHint(username: string, orgs: readonly { slug: string }[]): string {
+  if (orgs.length === 0) return `owner/name, where owner is your username (${username}).`;
+  return `owner/name, where owner is your username (${username}) or an organisation's slug (${orgs.map((o) => o.slug).join(", ")}).`;
+}
 
 export function meta({ params }: Route.MetaArgs) {
   return [{ title: params.owner ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle }];
@@ -21,12 +30,16 @@ export function meta({ params }: Route.MetaArgs) {
 export async function loader({ context, params, url }: Route.LoaderArgs) {
   const path = url.pathname;
   if (!context.viewer) throw redirect(`/login?redirect=${path}`);
-  if (!params.owner || !params.name) return { mode: "new" as const, username: context.viewer.username, server: null };
+  // A new server is registered under the viewer's username, or an organisation's slug they may
+  // register servers for (the owner switch, `?as=slug`, fills the name's owner part in).
+  const owners = await ownerChoice(context, url, true);
+  if (!params.owner || !params.name) return { mode: "new" as const, username: context.viewer.username, owners, server: null };
   try {
     const server = await getMyServer(context.db, context.viewer, `${params.owner}/${params.name}`);
-    return { mode: "edit" as const, username: context.viewer.username, server };
+    return { mode: "edit" as const, username: context.viewer.username, owners, server };
   } catch (e) {
-    if (e instanceof AppError && e.code === "forbidden") throw data({ message: SERVER_FORM_TEXT.notOwner }, { status: 403 });
+    // Someone else's server, or an organisation's its members may not edit: said in the API's words.
+    if (e instanceof AppError && e.code === "forbidden") throw data({ message: e.message }, { status: 403 });
     if (e instanceof AppError && e.code === "not_found") throw data({ message: SERVER_FORM_TEXT.loadFailed }, { status: 404 });
     throw e;
   }
@@ -68,7 +81,9 @@ export async function action({ request, context, params, url }: Route.ActionArgs
   });
   if (!r.ok) {
     const text = r.error && r.status >= 400 && r.status < 500 ? r.error : SERVER_FORM_TEXT.saveFailed;
-    const at = text === SERVER_FORM_TEXT.duplicate || text.startsWith("The owner part") ? { qualifiedName: [text] } : undefined;
+    // About the name: taken, or an owner part the viewer may not register under.
+    const aboutName = text === SERVER_FORM_TEXT.duplicate || text.startsWith("The owner part") || (!editing && r.status === 403);
+    const at = aboutName ? { qualifiedName: [text] } : undefined;
     return { result: at ? submission.reply({ fieldErrors: at }) : submission.reply({ formErrors: [text] }) } satisfies Answer;
   }
   const to = `/server/${r.data.qualifiedName}`;
@@ -78,13 +93,19 @@ export async function action({ request, context, params, url }: Route.ActionArgs
   return finish(form, to);
 }
 
-export default function ServerForm({ loaderData }: Route.ComponentProps) {
+// The form starts again when the owner switch names another owner (its name's owner part changes).
+export default function ServerForm(props: Route.ComponentProps) {
+  return <ServerFormBody key={props.loaderData.owners.as} {...props} />;
+}
+
+function ServerFormBody({ loaderData }: Route.ComponentProps) {
   const editing = loaderData.mode === "edit";
+  const { owners } = loaderData;
   const { fetcher, answer, busy } = useActionForm<Answer>("server", { delayMs: SUCCESS_DELAY_MS });
   const [form, fields] = useForm<ServerFormInput>({
     id: "server",
     lastResult: answer?.result,
-    defaultValue: initialValues(loaderData.server, loaderData.username),
+    defaultValue: initialValues(loaderData.server, owners.as || loaderData.username),
     // The same parse as the action's; typed by the fields as typed (text), not as parsed.
     onValidate: ({ formData }) => parseForm(formData, serverForm, FORM_LEVEL) as unknown as Submission<ServerFormInput>,
     shouldValidate: "onSubmit",
@@ -101,6 +122,7 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
         <ArrowLeft className="h-4 w-4" aria-hidden /> {SERVER_FORM_TEXT.backToServers}
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight">{editing ? SERVER_FORM_TEXT.editTitle : SERVER_FORM_TEXT.newTitle}</h1>
+      {!editing && <OwnerSwitch choice={owners} path="/servers/server/new" label={ORG_TEXT.registerAs} hint={ORG_TEXT.registerAsHint} />}
       <fetcher.Form method="post" {...getFormProps(form)} className="mt-8 space-y-8">
         {/* Enter in a field saves; it does not press Remove or Add Connection (the first submit button is the default). */}
         <button type="submit" hidden tabIndex={-1} />
@@ -114,7 +136,7 @@ export default function ServerForm({ loaderData }: Route.ComponentProps) {
           <FormField
             meta={fields.qualifiedName}
             label="Qualified Name *"
-            hint={editing ? "The qualified name cannot be changed." : `owner/name, where owner is your username (${loaderData.username}).`}
+            hint={editing ? "The qualified name cannot be changed." : nameHint(loaderData.username, owners.orgs)}
           >
             <input
               {...getInputProps(fields.qualifiedName, { type: "text", ariaDescribedBy: `${fields.qualifiedName.id}-hint` })}

@@ -53,10 +53,6 @@ export async function serverPageData(context: AppLoadContext, url: URL, server: 
 }
 
 /**
- * Whose deployment the page is about (`?as=` an organisation's slug; the viewer's own without it):
- * the page's owner switch, offered when the viewer is in an organisation.
- */
-/**
  * The owner switch's choice (`?as=slug`): the viewer's organisations, and which one the page is
  * about ("" for their own). `making`: only those the viewer may make things for.
  */

@@ -17,7 +17,7 @@ import type { Source } from "../runtime/runner.js";
 import { deployabilityOf } from "./deployability.js";
 import { findDeployment, reserveDeployment, type ServerRef } from "./repo.js";
 import { deploymentView, type DeploymentDeps } from "./service.js";
-import { deployingOwner, orgOfAccount } from "../orgs/accounts.js";
+import { deployingOwner, orgOfAccount, reaches } from "../orgs/accounts.js";
 
 // Deploy: what a deploy of a server runs (a catalogue entry's command, an owned server's source),
 // the checks before it (sandbox, key scope, required keys, plan limits), and its reservation and
@@ -33,8 +33,9 @@ interface Target {
 
 /**
  * What a deploy of `id` runs. A catalogue entry always runs what the catalogue says (anyone
- * signed in may deploy it with their own keys); an owned server is deployable by its owner only,
- * who may name the npx command or repository in the request.
+ * signed in may deploy it with their own keys); an owned server is deployable by its owner only
+ * (for an organisation's, those who may change what it owns), who may name the npx command or
+ * repository in the request.
  */
 async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, input: DeployInput): Promise<Target> {
   const entry = await findServer(deps.db, id);
@@ -51,7 +52,7 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   }
   const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
   if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
-  if (owned.ownerId !== viewer.id) throw new AppError("forbidden", DEPLOY_TEXT.notOwner);
+  if (!(await reaches(deps.db, viewer.id, owned.ownerId, "manage"))) throw new AppError("forbidden", DEPLOY_TEXT.notOwner);
   return {
     server: { kind: "owned", ref: owned.qualifiedName },
     requiredKeys: requiredKeysFromConnections(owned.connections as Connection[]),

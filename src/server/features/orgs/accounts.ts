@@ -65,6 +65,14 @@ export async function reaches(db: DbOrTx, userId: string, ownerId: string, reach
   return reach === "use" || manages(db, orgId, role);
 }
 
+/** The organisation `slug` names with the person's role in it and whether they manage what it owns; null when they are not in it (or it does not exist). */
+export async function membershipOf(db: DbOrTx, userId: string, slug: string): Promise<{ org: OrgRow; reach: OrgReach } | null> {
+  const org = await orgBySlug(db, slug);
+  const role = org ? await roleIn(db, org.id, userId) : null;
+  if (!org || role === null) return null;
+  return { org, reach: { slug: org.slug, name: org.name, role, manage: await manages(db, org.id, role) } };
+}
+
 /** Who a new deployment belongs to: the viewer, or the organisation `slug` names when the viewer may deploy for it. */
 export async function deployingOwner(
   db: DbOrTx,
@@ -72,12 +80,11 @@ export async function deployingOwner(
   slug: string | null | undefined,
 ): Promise<{ id: string; org: OrgReach | null }> {
   if (!slug) return { id: viewer.id, org: null };
-  const org = await orgBySlug(db, slug);
-  const role = org ? await roleIn(db, org.id, viewer.id) : null;
+  const m = await membershipOf(db, viewer.id, slug);
   // Outside it, an organisation is not found (its existence is not revealed).
-  if (!org || role === null) throw new AppError("not_found", ORG_TEXT.notFound);
-  if (!(await manages(db, org.id, role))) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
-  return { id: await ensureOrgAccount(db, org), org: { slug: org.slug, name: org.name, role, manage: true } };
+  if (!m) throw new AppError("not_found", ORG_TEXT.notFound);
+  if (!m.reach.manage) throw new AppError("forbidden", ORG_TEXT.notAllowedDeploy);
+  return { id: await ensureOrgAccount(db, m.org), org: m.reach };
 }
 
 /** The accounts of the person's organisations, with each organisation's slug, name and the person's role. */

@@ -1,6 +1,6 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { ownedServers, profiles } from "../../db/schema.js";
+import { organization, ownedServers, profiles } from "../../db/schema.js";
 
 export type OwnedServerRow = typeof ownedServers.$inferSelect;
 export type NewOwnedServerRow = typeof ownedServers.$inferInsert;
@@ -11,26 +11,42 @@ const isUniqueViolation = (e: unknown) =>
 // --- Owned servers --------------------------------------------------------------------------
 
 export interface OwnedServerWithOwner extends OwnedServerRow {
+  /** the owner part of its name: the person's username, or the organisation's slug */
   ownerUsername: string;
+  /** the organisation that owns it (its account is the owner), or null for a person's */
+  ownerOrg: { slug: string; name: string } | null;
 }
+
+/** A server with its owner's name: a person's profile, or the organisation whose account owns it. */
+function withOwner(db: Db) {
+  return db
+    .select({ s: ownedServers, username: profiles.username, orgSlug: organization.slug, orgName: organization.name })
+    .from(ownedServers)
+    .leftJoin(profiles, eq(profiles.id, ownedServers.ownerId))
+    .leftJoin(organization, sql`${ownedServers.ownerId} = 'org_' || ${organization.id}`)
+    .$dynamic();
+}
+
+type Joined = { s: OwnedServerRow; username: string | null; orgSlug: string | null; orgName: string | null };
+
+const ownerOf = (r: Joined): OwnedServerWithOwner => ({
+  ...r.s,
+  ownerUsername: r.username ?? r.orgSlug ?? "",
+  ownerOrg: r.orgSlug !== null && r.orgName !== null ? { slug: r.orgSlug, name: r.orgName } : null,
+});
 
 export async function findOwnedServer(db: Db, qualifiedName: string): Promise<OwnedServerWithOwner | undefined> {
-  const [r] = await db
-    .select({ s: ownedServers, username: profiles.username })
-    .from(ownedServers)
-    .innerJoin(profiles, eq(profiles.id, ownedServers.ownerId))
-    .where(sql`lower(${ownedServers.qualifiedName}) = lower(${qualifiedName})`);
-  return r ? { ...r.s, ownerUsername: r.username } : undefined;
+  const [r] = await withOwner(db).where(sql`lower(${ownedServers.qualifiedName}) = lower(${qualifiedName})`);
+  return r ? ownerOf(r) : undefined;
 }
 
-export async function listOwnedServers(db: Db, ownerId: string): Promise<OwnedServerWithOwner[]> {
-  const rows = await db
-    .select({ s: ownedServers, username: profiles.username })
-    .from(ownedServers)
-    .innerJoin(profiles, eq(profiles.id, ownedServers.ownerId))
-    .where(eq(ownedServers.ownerId, ownerId))
+/** The servers of these owners (a person and their organisations' accounts), newest first. */
+export async function listOwnedServers(db: Db, ownerIds: string[]): Promise<OwnedServerWithOwner[]> {
+  if (ownerIds.length === 0) return [];
+  const rows = await withOwner(db)
+    .where(inArray(ownedServers.ownerId, ownerIds))
     .orderBy(desc(ownedServers.createdAt), ownedServers.qualifiedName);
-  return rows.map((r) => ({ ...r.s, ownerUsername: r.username }));
+  return rows.map(ownerOf);
 }
 
 /** Null when the qualified name is taken (by anyone, in any letter case). */

@@ -40,12 +40,13 @@ const create = createRoute({
   method: "post",
   path: "/servers",
   tags: ["servers"],
-  summary: "Register a server under owner/name (owner = your username)",
+  summary: "Register a server under owner/name (owner = your username, or the slug of an organisation you may deploy for)",
   security: bearer,
   request: { body: { required: true, content: { "application/json": { schema: serverInput } } } },
   responses: {
     201: { content: { "application/json": { schema: ownedServerView } }, description: "Registered" },
-    400: jsonError("Invalid input, or the owner part is not your username"),
+    400: jsonError("Invalid input, or the owner part is neither your username nor one of your organisations"),
+    403: jsonError("An organisation whose members may not register servers"),
     401: jsonError("Not signed in"),
     409: jsonError("The qualified name is taken"),
   },
@@ -83,10 +84,15 @@ export function publisherRoutes(deps: { db: Db }) {
     })
     .openapi(create, async (c) => {
       const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
-      return c.json(await registerServer(db, v, c.req.valid("json")), 201);
+      const r = await registerServer(db, v, c.req.valid("json"));
+      // An organisation's server: its admins see the row in its audit log.
+      if (r.orgId) c.set("audit", { orgId: r.orgId });
+      return c.json(r.view, 201);
     })
     .openapi(update, async (c) => {
       const v = requireViewer(c, SERVER_FORM_TEXT.mustLogin);
-      return c.json(await saveServer(db, v, qn(c.req.valid("param")), c.req.valid("json")), 200);
+      const r = await saveServer(db, v, qn(c.req.valid("param")), c.req.valid("json"));
+      if (r.orgId) c.set("audit", { orgId: r.orgId });
+      return c.json(r.view, 200);
     });
 }
