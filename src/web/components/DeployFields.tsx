@@ -1,7 +1,13 @@
+import { Loader2, Square } from "~/web/components/icons";
 import { Link } from "react-router";
+import { CONNECTION_TEXT } from "../../shared/connections";
+import { DEPLOY_TEXT } from "../../shared/deployments";
+import { TOOLSET_TEXT } from "../../shared/toolsets";
+import { ConfirmButton } from "./ConfirmButton";
 import { Alert, inputClass, linkClass } from "./ui";
 
-// The Deployment panel's parts that show a key field or a refusal (DeploymentPanel.tsx).
+// The Deployment panel's parts (DeploymentPanel.tsx): a key field, a refusal, the plan's word
+// before a deploy, and Stop Server.
 
 export type RequiredKey = { key: string; env_var: string; description: string };
 
@@ -47,4 +53,49 @@ export function KeyFields({ keys, placeholder }: { keys: RequiredKey[]; placehol
       <input type="password" name={`env:${k.env_var}`} autoComplete="off" placeholder={placeholder} className={`${inputClass} mt-1`} />
     </label>
   ));
+}
+
+/** Stop Server (Remove for a connection or a toolset): it asks first, saying what stops working. */
+export function StopButton({ source, name, busy }: { source: string; name: string; busy: string | null }) {
+  const kind = source.startsWith("remote:") ? "connection" : source.startsWith("toolset:") ? "toolset" : "deployment";
+  const icon = <Square className="h-4 w-4" aria-hidden />;
+  const label = kind === "deployment" ? DEPLOY_TEXT.stop : CONNECTION_TEXT.disconnect;
+  const ask =
+    kind === "connection"
+      ? { title: CONNECTION_TEXT.removeTitle(name), description: CONNECTION_TEXT.removeText }
+      : kind === "toolset"
+        ? { title: TOOLSET_TEXT.removeTitle(name), description: TOOLSET_TEXT.removeText }
+        : { title: DEPLOY_TEXT.stopTitle(name), description: DEPLOY_TEXT.stopText };
+  return (
+    <ConfirmButton
+      label={
+        <>
+          {icon} {label}
+        </>
+      }
+      busy={busy === "stop"}
+      busyLabel={
+        <>
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
+        </>
+      }
+      disabled={busy !== null}
+      {...ask}
+      confirmLabel={label}
+      cancelLabel={DEPLOY_TEXT.cancel}
+    />
+  );
+}
+
+/** The plan's word before a deploy or a wake: which deployment it puts to sleep, or why it would be refused (with where to go). */
+export function PlanOutlook({ text }: { text: string }) {
+  return (
+    <div
+      data-testid="plan-outlook"
+      role="note"
+      className="rounded-md border border-amber-300 bg-amber-50 p-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+    >
+      {text} <PlanLinks />
+    </div>
+  );
 }

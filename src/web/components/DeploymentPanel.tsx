@@ -1,21 +1,19 @@
-import { KeyRound, Loader2, RotateCw, ScrollText, Square } from "~/web/components/icons";
+import { KeyRound, Loader2, RotateCw, ScrollText } from "~/web/components/icons";
 import { useEffect, useRef, useState } from "react";
 import { CONNECTION_TEXT } from "../../shared/connections";
-import { TOOLSET_TEXT } from "../../shared/toolsets";
-import { DEPLOY_TEXT, MACHINE_TEXT, statusLabel } from "../../shared/deployments";
+import { DEPLOY_TEXT } from "../../shared/deployments";
 import { ORG_TEXT } from "../../shared/orgs";
 import { api } from "../lib/api";
 import type { DeployAnswer } from "../lib/deploy-types";
 import { Enhanced, useActionForm, useHydrated } from "../lib/forms";
 import type { DeploymentState } from "../lib/use-deployment";
-import { ConfirmButton } from "./ConfirmButton";
-import { CopyButton } from "./CopyButton";
 import { KeepAwakeForm, SleepLine } from "./SleepLine";
 import { WAY_IN_TEXT } from "../../shared/way-in";
 import { HostedConnect, type NewKey } from "./HostedConnect";
 import { SignInLinks } from "./SignInLinks";
 import { OAuthChoice, SignInAgainButton } from "./ConnectionForms";
-import { DeployError, KeyFields, PlanLinks } from "./DeployFields";
+import { DeployError, KeyFields, PlanOutlook, StopButton } from "./DeployFields";
+import { StatusLine, UrlLine } from "./DeploymentStatus";
 import { Button, inputClass } from "./ui";
 
 // The Deployment panel (docs/product.md#hosting): deploy with your own keys, watch the status
@@ -124,30 +122,7 @@ export function DeploymentPanel(p: Props) {
     const hosted = !deployment.source.startsWith("remote:") && !deployment.source.startsWith("toolset:");
     return (
       <div className="mt-3 space-y-3" data-testid="deployment">
-        <p className="flex items-center gap-2 text-sm font-medium" aria-live="polite">
-          <span
-            className={`inline-block h-2.5 w-2.5 rounded-full ${running ? "bg-green-500" : sleeping ? "bg-sky-400" : "bg-yellow-400"}`}
-            aria-hidden
-          />
-          <span data-testid="deployment-status">{statusLabel(deployment.status)}</span>
-          {deployment.org && (
-            <span className="text-xs font-normal text-slate-600 dark:text-slate-400" data-testid="deployment-org">
-              · {ORG_TEXT.ownedBy(deployment.org.name)}
-            </span>
-          )}
-          {deployment.restarts > 0 && (
-            <span className="text-xs font-normal text-slate-600 dark:text-slate-400">· restarted {deployment.restarts}×</span>
-          )}
-          {deployment.runner !== undefined && (
-            <span
-              data-testid="deployment-runner"
-              className="text-xs font-normal text-slate-600 dark:text-slate-400"
-              title={MACHINE_TEXT.hint}
-            >
-              {deployment.runner ? MACHINE_TEXT.on(deployment.runner) : MACHINE_TEXT.waiting}
-            </span>
-          )}
-        </p>
+        <StatusLine deployment={deployment} />
         {hosted && (sleeping || running) && <SleepLine deployment={deployment} />}
         {sleeping && p.planOutlook && <PlanOutlook text={p.planOutlook} />}
         {deployment.status_detail && deployment.status !== "running" && (
@@ -158,18 +133,7 @@ export function DeploymentPanel(p: Props) {
             {deployment.status_detail}
           </pre>
         )}
-        <div>
-          <p className="text-xs text-slate-600 dark:text-slate-400">Server URL</p>
-          <div className="mt-1 flex items-center gap-2">
-            <code
-              className="min-w-0 flex-1 truncate rounded bg-slate-100 px-2 py-1 font-mono text-xs dark:bg-slate-950"
-              title={deployment.url}
-            >
-              {deployment.url}
-            </code>
-            <CopyButton text={deployment.url} />
-          </div>
-        </div>
+        <UrlLine url={deployment.url} />
         {(running || sleeping) && <HostedConnect serverId={p.serverId} url={deployment.url} newKey={p.newKey} />}
         {error && <DeployError error={error} />}
         {deployment.status_detail?.startsWith(CONNECTION_TEXT.signInAgain) && (
@@ -331,50 +295,5 @@ export function DeploymentPanel(p: Props) {
         </>
       )}
     </fetcher.Form>
-  );
-}
-
-/** Stop Server (Remove for a connection or a toolset): it asks first, saying what stops working. */
-function StopButton({ source, name, busy }: { source: string; name: string; busy: string | null }) {
-  const kind = source.startsWith("remote:") ? "connection" : source.startsWith("toolset:") ? "toolset" : "deployment";
-  const icon = <Square className="h-4 w-4" aria-hidden />;
-  const label = kind === "deployment" ? DEPLOY_TEXT.stop : CONNECTION_TEXT.disconnect;
-  const ask =
-    kind === "connection"
-      ? { title: CONNECTION_TEXT.removeTitle(name), description: CONNECTION_TEXT.removeText }
-      : kind === "toolset"
-        ? { title: TOOLSET_TEXT.removeTitle(name), description: TOOLSET_TEXT.removeText }
-        : { title: DEPLOY_TEXT.stopTitle(name), description: DEPLOY_TEXT.stopText };
-  return (
-    <ConfirmButton
-      label={
-        <>
-          {icon} {label}
-        </>
-      }
-      busy={busy === "stop"}
-      busyLabel={
-        <>
-          <Loader2 className="h-4 w-4 animate-spin" aria-hidden /> {DEPLOY_TEXT.stopping}
-        </>
-      }
-      disabled={busy !== null}
-      {...ask}
-      confirmLabel={label}
-      cancelLabel={DEPLOY_TEXT.cancel}
-    />
-  );
-}
-
-/** The plan's word before a deploy or a wake: which deployment it puts to sleep, or why it would be refused (with where to go). */
-function PlanOutlook({ text }: { text: string }) {
-  return (
-    <div
-      data-testid="plan-outlook"
-      role="note"
-      className="rounded-md border border-amber-300 bg-amber-50 p-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
-    >
-      {text} <PlanLinks />
-    </div>
   );
 }

@@ -1,9 +1,9 @@
 import { Loader2, Sparkles } from "~/web/components/icons";
-import { PLANS, type CurrentSubscription } from "../../shared/billing";
-import { ORG_TEXT } from "../../shared/orgs";
-import { Enhanced, useActionForm } from "../lib/forms";
-import { ConfirmButton } from "./ConfirmButton";
-import { Alert, Button, formLegend, formSection } from "./ui";
+import { PLANS, type CurrentSubscription } from "../../../shared/billing";
+import { ORG_TEXT } from "../../../shared/orgs";
+import { Enhanced, useActionForm } from "../../lib/forms";
+import { ConfirmButton } from "../ConfirmButton";
+import { Alert, Button, formLegend, formSection } from "../ui";
 
 // An organisation's plan on its page (docs/product.md#organisations): what it is on, and for its
 // owners Upgrade to Pro (the checkout, then back here) or Cancel Pro at the period's end. Both

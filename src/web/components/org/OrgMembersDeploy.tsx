@@ -1,7 +1,7 @@
 import { Loader2 } from "~/web/components/icons";
-import { ORG_TEXT } from "../../shared/orgs";
-import { Enhanced, useActionForm } from "../lib/forms";
-import { Alert, Button } from "./ui";
+import { ORG_TEXT } from "../../../shared/orgs";
+import { Enhanced, useActionForm } from "../../lib/forms";
+import { Alert, Button } from "../ui";
 
 // An organisation's setting (its admins'): whether its members deploy for it and change its
 // deployments, or only use them. A checkbox posted to the page's action (unticked posts nothing:
