@@ -13,6 +13,7 @@ import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { findServer } from "./features/catalog/repo.js";
 import { findOwnedServer, userHasServer } from "./features/publishers/repo.js";
+import { orgsReached, reaches } from "./features/orgs/accounts.js";
 import type { KeyServers } from "./features/api-keys/api-keys.js";
 import { CatalogChecks } from "./features/deployments/checks/checks.js";
 import { remoteProbe } from "./features/deployments/checks/remote-check.js";
@@ -216,8 +217,12 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     // api-keys checks the servers a key names through this port (api-keys/api-keys.ts).
     const keyServers: KeyServers = {
       catalogServer: (id) => findServer(database.db, id),
-      ownedServer: (name) => findOwnedServer(database.db, name),
-      userHas: (userId, kind, name) => userHasServer(database.db, userId, kind, name),
+      ownedServer: async (name, userId) => {
+        const owned = await findOwnedServer(database.db, name);
+        return owned && (await reaches(database.db, userId, owned.ownerId, "use")) ? owned : undefined;
+      },
+      userHas: async (userId, kind, name) =>
+        userHasServer(database.db, [userId, ...(await orgsReached(database.db, userId)).keys()], kind, name),
     };
     const deps = {
       config,

@@ -65,7 +65,7 @@ export const ORG_TEXT = {
   deleted: "Organisation deleted",
   deleteTitle: (org: string) => `Delete ${org}?`,
   deleteText:
-    "Its members lose access, its invitations stop working and its name becomes free. Its audit log is kept for the site's admins. This cannot be undone.",
+    "Its members lose access, its registered servers are deleted, its invitations stop working and its name becomes free. Its audit log is kept for the site's admins. This cannot be undone.",
   cancel: "Cancel",
   notAllowed: "Your role in this organisation does not allow this",
   notMember: "You are not a member of this organisation",
@@ -101,6 +101,7 @@ export const ORG_TEXT = {
   makeAsHint: "An organisation's toolset combines the organisation's deployments and connections; its members connect with their own keys.",
   registerAs: "Register as",
   registerAsHint: "An organisation's server is named after its slug: whoever may deploy for the organisation edits and deploys it.",
+  deployAsOwner: (org: string) => `This server is ${org}'s: deploy it as ${org}`,
   notAllowedDeploy: "Only the organisation's owners and admins can deploy for it or change its deployments",
   hasDeployments: (n: number) =>
     `This organisation still has ${n} deployment${n === 1 ? "" : "s"}: stop ${n === 1 ? "it" : "them"} on My deployments before deleting it`,

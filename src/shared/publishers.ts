@@ -239,3 +239,7 @@ export const ownedServerView = z.object({
   updatedAt: z.string(),
 });
 export type OwnedServerView = z.infer<typeof ownedServerView>;
+
+/** One of the viewer's servers (GET /api/servers): `manage`, whether they may edit and deploy it (an organisation's: where their role allows). */
+export const myServerView = ownedServerView.extend({ manage: z.boolean() });
+export type MyServerView = z.infer<typeof myServerView>;

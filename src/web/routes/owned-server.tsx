@@ -29,7 +29,10 @@ export async function loader({ params, context, url, request }: Route.LoaderArgs
     managesServer(context.db, context.viewer, server.owner.id),
     usesServer(context.db, context.viewer, server.owner.id),
   ]);
-  const page = await serverPageData(context, url, { kind: "owned", ref: server.qualifiedName }, uses);
+  // An organisation's server runs as the organisation only: its page is about the organisation's deployment.
+  const about = new URL(url);
+  if (server.owner.org) about.searchParams.set("as", server.owner.org.slug);
+  const page = await serverPageData(context, about, { kind: "owned", ref: server.qualifiedName }, uses);
   // A key its owner just made from this page for it: filled into its snippets this once.
   const flash = await takeNewKey(context, request, server.qualifiedName);
   return data({ ...page, server, isOwner, uses, newKey: flash.newKey }, { headers: flash.headers });
@@ -139,7 +142,7 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
           </section>
 
           <DeploymentCard requiredKeys={signedIn && uses ? null : server.required_keys}>
-            {uses && <OwnerSwitch choice={owners} path={`/server/${server.qualifiedName}`} />}
+            {uses && !server.owner.org && <OwnerSwitch choice={owners} path={`/server/${server.qualifiedName}`} />}
             {signedIn || isOwner ? (
               <DeploymentPanel
                 key={owners.as}

@@ -11,6 +11,7 @@ import { Alert, Button, buttonClass, inputClass } from "../components/ui";
 import { cookieHeaders, field, finish } from "../lib/actions.server";
 import { Enhanced, FormError, FormField, useActionForm } from "../lib/forms";
 import type { Route } from "./+types/profile";
+import { ORG_TEXT } from "../../shared/orgs";
 
 export function meta() {
   return [{ title: "Your Profile" }, { name: "robots", content: "noindex" }];
@@ -23,6 +24,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     qualifiedName: s.qualifiedName,
     displayName: s.displayName,
     version: s.version,
+    manage: s.manage,
+    org: s.owner.org?.name ?? null,
   }));
   return { id: v.id, username: v.username, email: v.email, fullName: v.fullName, servers };
 }
@@ -219,7 +222,11 @@ function DangerZone({ email }: { email: string }) {
 }
 
 /** The servers this user registered (GET /api/servers), with links to their pages and forms. */
-function YourServers({ servers }: { servers: { qualifiedName: string; displayName: string; version: string }[] }) {
+function YourServers({
+  servers,
+}: {
+  servers: { qualifiedName: string; displayName: string; version: string; manage: boolean; org: string | null }[];
+}) {
   return (
     <section className="mt-12 rounded-xl border border-slate-200 p-6 dark:border-slate-800" aria-labelledby="your-servers">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -244,12 +251,15 @@ function YourServers({ servers }: { servers: { qualifiedName: string; displayNam
               <Link to={`/server/${s.qualifiedName}`} className="font-medium hover:underline">
                 {s.displayName} <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{s.qualifiedName}</span>
               </Link>
-              <Link
-                to={`/servers/server/${s.qualifiedName}/edit`}
-                className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400"
-              >
-                Edit
-              </Link>
+              {s.org && <span className="text-xs text-slate-600 dark:text-slate-400">{ORG_TEXT.ownedBy(s.org)}</span>}
+              {s.manage && (
+                <Link
+                  to={`/servers/server/${s.qualifiedName}/edit`}
+                  className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+                >
+                  Edit
+                </Link>
+              )}
             </li>
           ))}
         </ul>

@@ -53,7 +53,9 @@ const normalResource = (r: string) => (KINDS.test(r) ? r : r.includes("/") ? `ow
  */
 export interface KeyServers {
   catalogServer(id: string): Promise<{ id: string } | undefined>;
-  ownedServer(qualifiedName: string): Promise<{ ownerId: string; qualifiedName: string } | undefined>;
+  /** the registered server by name when `userId` may use it (theirs, or an organisation's they are in) */
+  ownedServer(qualifiedName: string, userId: string): Promise<{ qualifiedName: string } | undefined>;
+  /** whether `userId` (or an organisation they are in) has a connection by URL or a toolset of that name */
   userHas(userId: string, kind: "remote" | "toolset", name: string): Promise<boolean>;
 }
 
@@ -101,7 +103,7 @@ export async function createApiKey(
   return { apiKey, key: keyView(row) };
 }
 
-/** A key may name a catalogue entry or one of its owner's own servers, nothing else: the name as deployments store it. */
+/** A key may name a catalogue entry or a server its owner may use (theirs, or an organisation's they are in), nothing else: the name as deployments store it. */
 async function deployable(servers: KeyServers, viewer: Viewer, resource: string): Promise<string | undefined> {
   const [, kind, ref] = /^(catalog|owned|remote|toolset):(.+)$/.exec(resource) ?? [];
   if (!kind || !ref) return undefined;
@@ -111,8 +113,8 @@ async function deployable(servers: KeyServers, viewer: Viewer, resource: string)
     const server = await servers.catalogServer(ref);
     return server && resourceOf({ kind: "catalog", ref: server.id });
   }
-  const owned = await servers.ownedServer(ref);
-  return owned && owned.ownerId === viewer.id ? resourceOf({ kind: "owned", ref: owned.qualifiedName }) : undefined;
+  const owned = await servers.ownedServer(ref, viewer.id);
+  return owned && resourceOf({ kind: "owned", ref: owned.qualifiedName });
 }
 
 /** Deletes the key; `revocations` then tells every cache of verified keys (the gateway's) at once. */

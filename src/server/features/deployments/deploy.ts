@@ -18,6 +18,7 @@ import { deployabilityOf } from "./deployability.js";
 import { findDeployment, reserveDeployment, type ServerRef } from "./repo.js";
 import { deploymentView, type DeploymentDeps } from "./service.js";
 import { deployingOwner, orgOfAccount, reaches } from "../orgs/accounts.js";
+import { ORG_TEXT } from "~/shared/orgs.js";
 
 // Deploy: what a deploy of a server runs (a catalogue entry's command, an owned server's source),
 // the checks before it (sandbox, key scope, required keys, plan limits), and its reservation and
@@ -33,11 +34,10 @@ interface Target {
 
 /**
  * What a deploy of `id` runs. A catalogue entry always runs what the catalogue says (anyone
- * signed in may deploy it with their own keys); an owned server is deployable by its owner only
- * (for an organisation's, those who may change what it owns), who may name the npx command or
- * repository in the request.
+ * signed in may deploy it with their own keys); an owned server is deployed as its owner only
+ * (an organisation's as the organisation), who may name the npx command or repository in the request.
  */
-async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, input: DeployInput): Promise<Target> {
+async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, ownerId: string, id: string, input: DeployInput): Promise<Target> {
   const entry = await findServer(deps.db, id);
   if (entry && entry.isApproved) {
     const opts = { allowFileGit: deps.config.GIT_ALLOW_FILE === "on" };
@@ -52,7 +52,13 @@ async function resolveTarget(deps: DeploymentDeps, viewer: Viewer, id: string, i
   }
   const owned = id.includes("/") ? await findOwnedServer(deps.db, id) : undefined;
   if (!owned) throw new AppError("not_found", DEPLOY_TEXT.serverNotFound);
-  if (!(await reaches(deps.db, viewer.id, owned.ownerId, "manage"))) throw new AppError("forbidden", DEPLOY_TEXT.notOwner);
+  // A person's by themselves (as themselves, or as an organisation they may deploy for); an
+  // organisation's as the organisation only (by those who may deploy for it, which deployingOwner
+  // checked), so its figures and its audit rows are the organisation's.
+  if (owned.ownerId !== ownerId && owned.ownerId !== viewer.id) {
+    const asOrg = owned.ownerOrg && (await reaches(deps.db, viewer.id, owned.ownerId, "manage"));
+    throw new AppError("forbidden", asOrg && owned.ownerOrg ? ORG_TEXT.deployAsOwner(owned.ownerOrg.name) : DEPLOY_TEXT.notOwner);
+  }
   return {
     server: { kind: "owned", ref: owned.qualifiedName },
     requiredKeys: requiredKeysFromConnections(owned.connections as Connection[]),
@@ -74,7 +80,7 @@ export async function deploy(
   // its plan counts it, and its members reach it with their own keys. Checked first: someone
   // outside it learns nothing else.
   const owner = await deployingOwner(deps.db, v, input.owner);
-  const target = await resolveTarget(deps, v, id, input);
+  const target = await resolveTarget(deps, v, owner.id, id, input);
   if (!keyReaches(v, target.server)) throw new AppError("forbidden", API_KEY_TEXT.notForThisServer);
   if (!target.source) throw new AppError("validation_failed", DEPLOY_TEXT.needsSource);
   const env = Object.fromEntries(Object.entries(input.env).filter(([, val]) => val !== ""));

@@ -8,7 +8,7 @@ import { createTestApp, linkIn, outbox, signedInUser, type Client, type TestApp 
 import type { AuditPage } from "~/shared/audit.js";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
-import { SERVER_FORM_TEXT, type OwnedServerView } from "~/shared/publishers.js";
+import { API_KEY_TEXT, SERVER_FORM_TEXT, type MyServerView, type OwnedServerView } from "~/shared/publishers.js";
 
 let t: TestApp;
 let owner: Client & { id: string };
@@ -61,8 +61,20 @@ describe("a server registered under an organisation's slug", () => {
   });
 
   it("is listed for its members, who may not register under the name or edit it unless the organisation lets them", async () => {
-    const listed = (await (await ben.get("/api/servers")).json()) as { data: OwnedServerView[] };
-    expect(listed.data.map((s) => [s.qualifiedName, s.owner.org?.slug])).toEqual([["acme/weather", "acme"]]);
+    const listed = (await (await ben.get("/api/servers")).json()) as { data: MyServerView[] };
+    expect(listed.data.map((s) => [s.qualifiedName, s.owner.org?.slug, s.manage])).toEqual([["acme/weather", "acme", false]]);
+    const mine = (await (await owner.get("/api/servers")).json()) as { data: MyServerView[] };
+    expect(mine.data.map((s) => [s.qualifiedName, s.manage])).toEqual([["acme/weather", true]]);
+    // His profile lists it, marked as the organisation's, without an Edit he could not use.
+    const profile = await (await ben.get("/profile")).text();
+    expect(profile).toContain("acme/weather");
+    expect(profile).not.toContain("/servers/server/acme/weather/edit");
+    expect(await (await owner.get("/profile")).text()).toContain("/servers/server/acme/weather/edit");
+    // A member may make a key for it alone (he uses its deployments); someone outside may not.
+    expect((await ben.post("/api/auth/apikeys", { name: "weather only", scopes: ["mcp"], resources: ["acme/weather"] })).status).toBe(201);
+    const outside = await eve.post("/api/auth/apikeys", { name: "weather only", scopes: ["mcp"], resources: ["acme/weather"] });
+    expect(outside.status).toBe(400);
+    expect(await errorOf(outside)).toBe(API_KEY_TEXT.unknownResource("acme/weather"));
 
     const refused = await ben.post("/api/servers", server("acme/radar"));
     expect(refused.status).toBe(403);
@@ -86,10 +98,17 @@ describe("a server registered under an organisation's slug", () => {
     expect(edits.entries.map((e) => e.org)).toEqual(["acme"]);
   });
 
-  it("passes its owner's ownership check on deploy (what is missing then is its source)", async () => {
+  it("is deployed as the organisation only (what is missing then is its source), never as a person", async () => {
     const r = await owner.post("/api/deploy/acme/weather", { env: {}, owner: "acme" });
     expect(r.status, await r.clone().text()).toBe(400);
     expect(await errorOf(r)).toBe(DEPLOY_TEXT.needsSource);
+    // Its figures and its audit log are the organisation's: its owner's own deployment of it is refused in words.
+    const personal = await owner.post("/api/deploy/acme/weather", { env: {}, npx_command: "npx -y some-server" });
+    expect(personal.status).toBe(403);
+    expect(await errorOf(personal)).toBe(ORG_TEXT.deployAsOwner("Acme Inc."));
+    // Its page is about the organisation's deployment: no switch to a personal one.
+    const page = await (await owner.get("/server/acme/weather")).text();
+    expect(page).not.toContain('data-testid="owner-switch"');
   });
 
   it("refuses someone outside: no name under the organisation, no edit, no deploy, and no word that it exists", async () => {
@@ -107,7 +126,7 @@ describe("a server registered under an organisation's slug", () => {
     expect(edit.status).toBe(403);
     expect(await errorOf(edit)).toBe(SERVER_FORM_TEXT.notOwner);
     expect((await eve.get("/api/servers/acme/weather")).status).toBe(403);
-    expect(((await (await eve.get("/api/servers")).json()) as { data: OwnedServerView[] }).data).toEqual([]);
+    expect(((await (await eve.get("/api/servers")).json()) as { data: MyServerView[] }).data).toEqual([]);
     const deploy = await eve.post("/api/deploy/acme/weather", { env: {} });
     expect(deploy.status).toBe(403);
     expect(await errorOf(deploy)).toBe(DEPLOY_TEXT.notOwner);

@@ -74,10 +74,10 @@ export async function updateOwnedServer(
   return r;
 }
 
-/** Whether the user has a connection by URL (`remote`) or a toolset of that name: what a key may be limited to. */
-export async function userHasServer(db: Db, userId: string, kind: "remote" | "toolset", name: string): Promise<boolean> {
+/** Whether these owners (a person and their organisations' accounts) have a connection by URL (`remote`) or a toolset of that name: what a key may be limited to. */
+export async function userHasServer(db: Db, ownerIds: readonly string[], kind: "remote" | "toolset", name: string): Promise<boolean> {
   const r = await db.execute(
-    sql`select 1 from deployments where user_id = ${userId} and server_kind = ${kind} and server_ref = ${name} limit 1`,
+    sql`select 1 from deployments where user_id = any(${sql.param([...ownerIds])}::text[]) and server_kind = ${kind} and server_ref = ${name} limit 1`,
   );
   return r.rows.length > 0;
 }

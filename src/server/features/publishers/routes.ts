@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ownedServerView, SERVER_FORM_TEXT, serverInput } from "~/shared/publishers.js";
+import { myServerView, ownedServerView, SERVER_FORM_TEXT, serverInput } from "~/shared/publishers.js";
 import type { Db } from "../../db/client.js";
 import { requireViewer } from "../../http/guards.js";
 import { apiRouter, jsonError } from "../../http/openapi.js";
@@ -13,10 +13,13 @@ const list = createRoute({
   method: "get",
   path: "/servers",
   tags: ["servers"],
-  summary: "Your own registered servers",
+  summary: "Your registered servers, and your organisations'",
   security: bearer,
   responses: {
-    200: { content: { "application/json": { schema: z.object({ data: z.array(ownedServerView) }) } }, description: "Your servers" },
+    200: {
+      content: { "application/json": { schema: z.object({ data: z.array(myServerView) }) } },
+      description: "Your servers and your organisations' (manage: whether you may edit and deploy it)",
+    },
     401: jsonError("Not signed in"),
   },
 });

@@ -4,6 +4,7 @@ import {
   requiredKeysFromConnections,
   serverInput,
   type Connection,
+  type MyServerView,
   type OwnedServerView,
 } from "~/shared/publishers.js";
 import type { z } from "zod";
@@ -46,11 +47,11 @@ export async function getPublicOwnedServer(db: Db, qualifiedName: string): Promi
  * The viewer's servers and their organisations' (marked with the organisation); a key limited to
  * some servers sees those only.
  */
-export async function listMyServers(db: Db, viewer: Viewer): Promise<OwnedServerView[]> {
-  const orgAccounts = [...(await orgsReached(db, viewer.id)).keys()];
-  return (await listOwnedServers(db, [viewer.id, ...orgAccounts]))
+export async function listMyServers(db: Db, viewer: Viewer): Promise<MyServerView[]> {
+  const orgs = await orgsReached(db, viewer.id);
+  return (await listOwnedServers(db, [viewer.id, ...orgs.keys()]))
     .filter((r) => keyReaches(viewer, { kind: "owned", ref: r.qualifiedName }))
-    .map(ownedServerView);
+    .map((r) => ({ ...ownedServerView(r), manage: r.ownerId === viewer.id || (orgs.get(r.ownerId)?.manage ?? false) }));
 }
 
 /**

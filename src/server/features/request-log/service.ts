@@ -96,14 +96,15 @@ export function lowerMedian(values: number[]): number {
 
 /**
  * A catalogue entry's figures, for everyone who may see the entry: many people deploy it, so they
- * say how its tools behave, not what anyone did. An owned server's, for its owner alone: only the
- * owner can deploy it, so its figures would be one person's usage.
+ * say how its tools behave, not what anyone did. An owned server's, for its owner alone (an
+ * organisation's, for its members): only its owner can deploy it, so its figures are the owner's usage.
  */
 export async function publicToolStats(db: Db, viewer: Viewer | null, id: { catalog: string } | { owned: string }): Promise<ToolStat[]> {
   if ("catalog" in id) return toolStats(db, { kind: "catalog", ref: (await getServer(db, id.catalog, viewer)).id });
   const owned = await getPublicOwnedServer(db, id.owned);
   if (!owned) throw new AppError("not_found", CATALOG_TEXT.notFound);
-  return owned.owner.id === viewer?.id ? toolStats(db, { kind: "owned", ref: owned.qualifiedName }) : [];
+  const reached = viewer ? await reaches(db, viewer.id, owned.owner.id, "use") : false;
+  return reached ? toolStats(db, { kind: "owned", ref: owned.qualifiedName }) : [];
 }
 
 /** When each of the viewer's deployments last answered a request (deployments of others are left out). */
