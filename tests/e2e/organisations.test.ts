@@ -121,6 +121,31 @@ describe("Organisations in Chromium", () => {
     const mcp = await sdkClient(url, key);
     expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("echo");
 
+    // The owner registers a server under the organisation's name, chosen with Register as
+    await p.goto("/servers/server/new");
+    await p.getByRole("navigation", { name: ORG_TEXT.registerAs }).getByRole("link", { name: "Acme Inc." }).click();
+    await p.waitForURL((u) => u.searchParams.get("as") === slug);
+    const qualified = p.getByLabel("Qualified Name *");
+    await waitFor(
+      "the name's owner part to be the slug",
+      async () => ((await qualified.inputValue()) === `${slug}/` ? true : undefined),
+      10_000,
+    );
+    await qualified.press("End");
+    await qualified.pressSequentially("tides");
+    await p.getByLabel("Display Name *").fill("Acme Tides");
+    await p.getByLabel("Description *").fill("Tide tables for the whole team.");
+    await p.getByLabel("URL", { exact: true }).fill("wss://tides.example.com/ws");
+    await p.getByRole("button", { name: "Register Server" }).click();
+    await p.waitForURL((u) => u.pathname === `/server/${slug}/tides`, { timeout: 30_000 });
+    await p.getByTestId("owner-org").getByText(ORG_TEXT.ownedBy("Acme Inc.")).waitFor();
+    await p.getByRole("link", { name: "Edit" }).waitFor();
+    await p.screenshot({ path: "/tmp/org-server.png", fullPage: true });
+    // The member sees whose it is, and is offered no Edit (the organisation does not let members change its things)
+    await m.goto(`/server/${slug}/tides`);
+    await m.getByTestId("owner-org").getByText(ORG_TEXT.ownedBy("Acme Inc.")).waitFor();
+    expect(await m.getByRole("link", { name: "Edit" }).count()).toBe(0);
+
     // The owner removes them, after saying what that does
     await p.goto(`/orgs/${slug}`);
     const row = p.getByTestId("member").filter({ hasText: mateEmail });
@@ -151,7 +176,7 @@ describe("Organisations in Chromium", () => {
     await p.getByRole("link", { name: ORG_TEXT.auditLog }).click();
     await p.getByRole("heading", { name: AUDIT_TEXT.title, level: 1 }).waitFor();
     const actions = await p.getByTestId("audit-action").allTextContents();
-    for (const a of ["org.create", "member.invite", "member.join", "deployment.deploy", "member.remove"])
+    for (const a of ["org.create", "member.invite", "member.join", "deployment.deploy", "server.register", "member.remove"])
       expect(actions.join(" ")).toContain(a);
     await p.screenshot({ path: "/tmp/org-audit.png", fullPage: true });
     const download = p.waitForEvent("download");

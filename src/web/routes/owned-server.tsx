@@ -107,12 +107,9 @@ export default function OwnedServerPage({ loaderData }: Route.ComponentProps) {
               Owner Information
             </h2>
             {server.owner.org ? (
-              <p className="mt-3 flex items-center gap-1.5 text-sm" data-testid="owner-org">
-                <Building2 className="h-4 w-4 text-slate-500" aria-hidden />
-                <span>
-                  {ORG_TEXT.ownedBy(server.owner.org.name)}{" "}
-                  <span className="text-slate-600 dark:text-slate-400">({ORG_TEXT.anOrganisation})</span>
-                </span>
+              <p className="mt-3 text-sm" data-testid="owner-org">
+                {ORG_TEXT.ownedBy(server.owner.org.name)}{" "}
+                <span className="text-slate-600 dark:text-slate-400">({ORG_TEXT.anOrganisation})</span>
               </p>
             ) : (
               <p className="mt-3 text-sm">
