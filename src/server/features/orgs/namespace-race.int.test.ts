@@ -4,7 +4,8 @@
 // second claim waits for the first, then is refused as a unique violation.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "~support/app.js";
+import { createTestApp, signedInUser, type TestApp } from "~support/app.js";
+import { ORG_TEXT } from "~/shared/orgs.js";
 
 let t: TestApp;
 let a: pg.Client;
@@ -71,6 +72,20 @@ describe("a name claimed by a person and an organisation at once", () => {
     await a.query("commit");
     expect(await settled).toBe("23505");
     await b.query("rollback");
+  });
+
+  it("through the API: an organisation created while the name is being taken gets the site's sentence, not an error", async () => {
+    const maker = await signedInUser(t, "maker-race@example.com");
+    await a.query("begin");
+    // race-2 has a profile already (the test above): the name is taken by renaming it, in the open transaction.
+    await a.query(`update profiles set username = 'wharf' where id = 'race-2'`);
+    const created = maker.post("/api/orgs", { name: "Wharf", slug: "wharf" });
+    expect(await waiting(created)).toBe(true);
+    await a.query("commit");
+    const r = await created;
+    expect(r.status).toBe(409);
+    expect(((await r.json()) as { error: string }).error).toBe(ORG_TEXT.slugTaken);
+    expect((await maker.get("/api/orgs/wharf")).status).toBe(404);
   });
 
   it("a first claim rolled back leaves the name to the second", async () => {

@@ -90,6 +90,13 @@ async function plugin<T>(call: () => Promise<T>): Promise<T> {
 
 const iso = (d: Date) => d.toISOString();
 
+/** A unique violation, however the adapter wrapped it (a slug or a name another claim took first). */
+function isUniqueViolation(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x && depth < 4; x = (x as { cause?: unknown }).cause, depth++)
+    if ((x as { code?: unknown }).code === "23505") return true;
+  return false;
+}
+
 export class Orgs {
   constructor(private readonly deps: OrgDeps) {}
 
@@ -113,7 +120,11 @@ export class Orgs {
     // One namespace for people and organisations: `acme/weather` names one owner.
     if ((await isUsername(this.deps.db, slug)) || (await orgBySlug(this.deps.db, slug)))
       throw new AppError("conflict", ORG_TEXT.slugTaken, { field: "slug" });
-    await plugin(() => this.deps.auth.api.createOrganization({ headers, body: { name: input.name, slug } }));
+    await plugin(() => this.deps.auth.api.createOrganization({ headers, body: { name: input.name, slug } })).catch((e: unknown) => {
+      // The database's own namespace check (migration 0033): someone took the name at the same moment.
+      if (isUniqueViolation(e)) throw new AppError("conflict", ORG_TEXT.slugTaken, { field: "slug" });
+      throw e;
+    });
     const org = await orgBySlug(this.deps.db, slug);
     if (!org) throw new AppError("internal", "Organisation not created");
     return { id: org.id, name: org.name, slug: org.slug, role: "owner", members: 1, created_at: iso(org.createdAt) };
