@@ -42,6 +42,17 @@ beforeAll(async () => {
     await fetch("/api/auth/apikeys", { method: "POST", headers: json, body: JSON.stringify({ name: "audit key" }) });
     // An organisation with a pending invitation (its page shows members, roles and invitations).
     await fetch("/api/orgs", { method: "POST", headers: json, body: JSON.stringify({ name: "A11y Org", slug: "a11y-org" }) });
+    // A server the organisation owns (its page names the organisation as owner).
+    await fetch("/api/servers", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({
+        qualifiedName: "a11y-org/team-tool",
+        displayName: "A11y Team Tool",
+        description: "Owned by the organisation",
+        connections: [{ type: "http", url: "https://team.a11y.example/mcp" }],
+      }),
+    });
     await fetch("/api/orgs/a11y-org/invitations", {
       method: "POST",
       headers: json,
@@ -107,6 +118,8 @@ const SIGNED_IN = [
   "/server/everything",
   "OWNED",
   "/servers/server/new",
+  "/servers/server/new?as=a11y-org",
+  "/server/a11y-org/team-tool",
   "OWNED_EDIT",
   "/servers/apikeys",
   "/profile",
