@@ -32,14 +32,31 @@ const fresh =
   existsSync(stamp) &&
   readFileSync(stamp, "utf8") === current;
 
-if (!fresh) {
-  console.log("Building Switchboard (first start or sources changed)...");
-  const npmCli = process.env.npm_execpath;
-  const r = npmCli
-    ? spawnSync(process.execPath, [npmCli, "run", "build"], { cwd: root, stdio: "inherit" })
-    : spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-  writeFileSync(stamp, current);
+/**
+ * One step of the build (what `npm run build` runs), said in a line with its time. Its own output
+ * (the bundlers' lists of chunks) is shown only when it fails; `npm run build` shows all of it.
+ */
+function step(what, args) {
+  const started = performance.now();
+  process.stdout.write(`  ${what}... `);
+  const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) {
+    process.stdout.write("failed:\n");
+    process.stdout.write(r.stdout ?? "");
+    process.stderr.write(r.stderr ?? "");
+    process.exit(r.status ?? 1);
+  }
+  console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
+
+if (!fresh) {
+  const started = performance.now();
+  console.log("Building Switchboard (its first start, or the sources changed since the last build):");
+  step("the pages (React Router and Vite)", [path.join(root, "node_modules/@react-router/dev/bin.js"), "build"]);
+  step("the server (esbuild)", [path.join(root, "scripts/build-server.mjs")]);
+  writeFileSync(stamp, current);
+  console.log(`Built in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+}
+console.log("Starting Switchboard: the database (the embedded PostgreSQL unless DATABASE_URL is set), its migrations, then the app...");
 
 await import(pathToFileURL(path.join(root, "dist/server.js")).href);
