@@ -161,6 +161,10 @@ describe("an organisation's connection and toolset", () => {
     const r = await owner.post("/api/toolsets", { owner: "acme", name: "team", members: [{ connection_id: conn.id, prefix: "up" }] });
     expect(r.status, await r.clone().text()).toBe(202);
     set = ((await r.json()) as { toolset: ToolsetView }).toolset;
+    // A member may make a key for the organisation's toolset alone; someone outside may not name it.
+    const only = { name: "team only", scopes: ["mcp"], resources: ["toolset:team"] };
+    expect((await ben.post("/api/auth/apikeys", only)).status).toBe(201);
+    expect((await eve.post("/api/auth/apikeys", only)).status).toBe(400);
     expect(set.org?.slug).toBe("acme");
     await running<ToolsetView>(owner, "/api/toolsets", set.id);
 
