@@ -12,8 +12,7 @@ import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { connectCatalogCache } from "./features/catalog/cache.js";
 import { findServer } from "./features/catalog/repo.js";
-import { findOwnedServer, userHasServer } from "./features/publishers/repo.js";
-import { orgsReached, reaches } from "./features/orgs/accounts.js";
+import { usableServers } from "./features/publishers/service.js";
 import type { KeyServers } from "./features/api-keys/api-keys.js";
 import { CatalogChecks } from "./features/deployments/checks/checks.js";
 import { remoteProbe } from "./features/deployments/checks/remote-check.js";
@@ -215,15 +214,7 @@ export async function createPlatform(o: PlatformOptions): Promise<Platform> {
     // The living catalogue (registry-api/sync.ts): off unless REGISTRY_SYNC_URL is set.
     const registrySync = new RegistrySync({ db: database.db, log, config, check: (id) => checks.start(id) });
     // api-keys checks the servers a key names through this port (api-keys/api-keys.ts).
-    const keyServers: KeyServers = {
-      catalogServer: (id) => findServer(database.db, id),
-      ownedServer: async (name, userId) => {
-        const owned = await findOwnedServer(database.db, name);
-        return owned && (await reaches(database.db, userId, owned.ownerId, "use")) ? owned : undefined;
-      },
-      userHas: async (userId, kind, name) =>
-        userHasServer(database.db, [userId, ...(await orgsReached(database.db, userId)).keys()], kind, name),
-    };
+    const keyServers: KeyServers = { catalogServer: (id) => findServer(database.db, id), ...usableServers(database.db) };
     const deps = {
       config,
       database,

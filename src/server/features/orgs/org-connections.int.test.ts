@@ -4,10 +4,10 @@
 // deployments and connections only. A member may use them, not change them (the organisation's
 // setting says so); someone outside learns nothing of either. Both land in the organisation's audit log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, linkIn, outbox, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { joinOrg, listedRunning } from "~support/orgs.js";
 import { newApiKey, raw, sdkClient, textOf, MCP_ACCEPT } from "~support/gateway.js";
 import { startHostileUpstream, UPSTREAM_TOKEN, type HostileUpstream } from "~support/remote-upstreams.js";
-import { waitFor } from "~support/wait.js";
 import type { AuditPage } from "~/shared/audit.js";
 import { CONNECTION_TEXT, type ConnectionView } from "~/shared/connections.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
@@ -37,10 +37,7 @@ beforeAll(async () => {
   eve = await signedInUser(t, "eve@example.com");
   expect((await owner.post("/api/orgs", { name: "Acme Inc.", slug: "acme" })).status).toBe(201);
   expect((await eve.post("/api/orgs", { name: "Evil Corp", slug: "evil" })).status).toBe(201);
-  expect((await owner.post("/api/orgs/acme/invitations", { email: "ben@example.com", role: "member" })).status).toBe(201);
-  const mail = (await outbox(t.app)).find((m) => m.to === "ben@example.com");
-  const id = decodeURIComponent(new URL(linkIn(mail)).pathname.split("/")[2]!);
-  expect((await ben.post(`/api/invitations/${id}/accept`, {})).status).toBe(200);
+  await joinOrg(t, owner, "acme", "ben@example.com", ben);
 }, 300_000);
 
 afterAll(async () => {
@@ -51,22 +48,6 @@ afterAll(async () => {
 const send = (c: Client, method: "PUT" | "DELETE" | "POST", path: string, body?: unknown) =>
   method === "PUT" ? c.put(path, body) : method === "DELETE" ? c.del(path, body) : c.post(path, body);
 const errorOf = async (r: Response) => ((await r.json()) as { error: string }).error;
-
-async function running<T extends { id: string; status: string }>(c: Client, path: string, id: string): Promise<T> {
-  let last: T | undefined;
-  try {
-    return await waitFor(
-      `${path} ${id} running`,
-      async () => {
-        last = ((await (await c.get(path)).json()) as T[]).find((x) => x.id === id);
-        return last?.status === "running" ? last : undefined;
-      },
-      30_000,
-    );
-  } catch (e) {
-    throw new Error(`${(e as Error).message}: last ${JSON.stringify(last)}`);
-  }
-}
 
 describe("an organisation's connection and toolset", () => {
   let conn: ConnectionView;
@@ -92,7 +73,7 @@ describe("an organisation's connection and toolset", () => {
     // Its name is the organisation's: the owner's own connection may have it too.
     const mine = await owner.post("/api/connections", { ...body, owner: undefined });
     expect(mine.status, await mine.clone().text()).toBe(202);
-    await running<ConnectionView>(owner, "/api/connections", conn.id);
+    await listedRunning<ConnectionView>(owner, "/api/connections", conn.id);
   });
 
   it("sends the organisation's header whichever member calls, with the member's own key", async () => {
@@ -166,7 +147,7 @@ describe("an organisation's connection and toolset", () => {
     expect((await ben.post("/api/auth/apikeys", only)).status).toBe(201);
     expect((await eve.post("/api/auth/apikeys", only)).status).toBe(400);
     expect(set.org?.slug).toBe("acme");
-    await running<ToolsetView>(owner, "/api/toolsets", set.id);
+    await listedRunning<ToolsetView>(owner, "/api/toolsets", set.id);
 
     const seen = ((await (await ben.get("/api/toolsets")).json()) as ToolsetView[]).find((x) => x.id === set.id);
     expect(seen?.org?.manage).toBe(false);

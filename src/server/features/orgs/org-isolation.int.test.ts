@@ -4,10 +4,10 @@
 // organisation. Each probe below is what a curious member of Alpha would try after seeing a URL or
 // a name of Beta's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, freePort, linkIn, outbox, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { createTestApp, freePort, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { joinOrg, listedRunning } from "~support/orgs.js";
 import { newApiKey, raw, MCP_ACCEPT } from "~support/gateway.js";
 import { startHostileUpstream, UPSTREAM_TOKEN, type HostileUpstream } from "~support/remote-upstreams.js";
-import { waitFor } from "~support/wait.js";
 import type { AuditPage } from "~/shared/audit.js";
 import type { ConnectionView } from "~/shared/connections.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
@@ -21,24 +21,6 @@ let bob: Client & { id: string }; // Beta's owner
 let conn: ConnectionView;
 let set: ToolsetView;
 const SECRET_NAME = "beta-ledger-zx";
-
-async function invite(owner: Client, slug: string, email: string, who: Client) {
-  expect((await owner.post(`/api/orgs/${slug}/invitations`, { email, role: "member" })).status).toBe(201);
-  const mail = (await outbox(t.app)).find((m) => m.to === email);
-  const id = decodeURIComponent(new URL(linkIn(mail)).pathname.split("/")[2]!);
-  expect((await who.post(`/api/invitations/${id}/accept`, {})).status).toBe(200);
-}
-
-async function running<T extends { id: string; status: string }>(c: Client, path: string, id: string): Promise<T> {
-  return waitFor(
-    `${path} ${id} running`,
-    async () => {
-      const row = ((await (await c.get(path)).json()) as T[]).find((x) => x.id === id);
-      return row?.status === "running" ? row : undefined;
-    },
-    30_000,
-  );
-}
 
 beforeAll(async () => {
   hostile = await startHostileUpstream();
@@ -56,7 +38,7 @@ beforeAll(async () => {
   bob = await signedInUser(t, "bob-iso@example.com");
   expect((await ann.post("/api/orgs", { name: "Alpha Ltd", slug: "alpha" })).status).toBe(201);
   expect((await bob.post("/api/orgs", { name: "Beta GmbH", slug: "beta" })).status).toBe(201);
-  await invite(ann, "alpha", "amy-iso@example.com", amy);
+  await joinOrg(t, ann, "alpha", "amy-iso@example.com", amy);
 
   const made = await bob.post("/api/connections", {
     owner: "beta",
@@ -66,7 +48,7 @@ beforeAll(async () => {
   });
   expect(made.status, await made.clone().text()).toBe(202);
   conn = ((await made.json()) as { connection: ConnectionView }).connection;
-  await running<ConnectionView>(bob, "/api/connections", conn.id);
+  await listedRunning<ConnectionView>(bob, "/api/connections", conn.id);
   const toolset = await bob.post("/api/toolsets", { owner: "beta", name: `${SECRET_NAME}-set`, members: [{ connection_id: conn.id }] });
   expect(toolset.status, await toolset.clone().text()).toBe(202);
   set = ((await toolset.json()) as { toolset: ToolsetView }).toolset;

@@ -4,7 +4,8 @@
 // under its name, edit it, or learn that the organisation exists. Its page says who owns it, and
 // the organisation's audit log has the registration.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, linkIn, outbox, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { createTestApp, signedInUser, type Client, type TestApp } from "~support/app.js";
+import { joinOrg } from "~support/orgs.js";
 import type { AuditPage } from "~/shared/audit.js";
 import { DEPLOY_TEXT } from "~/shared/deployments.js";
 import { ORG_TEXT } from "~/shared/orgs.js";
@@ -32,10 +33,7 @@ beforeAll(async () => {
   eveName = ((await (await eve.get("/api/auth/me")).json()) as { user: { username: string } }).user.username;
   expect((await owner.post("/api/orgs", { name: "Acme Inc.", slug: "acme" })).status).toBe(201);
   expect((await eve.post("/api/orgs", { name: "Evil Corp", slug: "evil" })).status).toBe(201);
-  expect((await owner.post("/api/orgs/acme/invitations", { email: "ben-servers@example.com", role: "member" })).status).toBe(201);
-  const mail = (await outbox(t.app)).find((m) => m.to === "ben-servers@example.com");
-  const id = decodeURIComponent(new URL(linkIn(mail)).pathname.split("/")[2]!);
-  expect((await ben.post(`/api/invitations/${id}/accept`, {})).status).toBe(200);
+  await joinOrg(t, owner, "acme", "ben-servers@example.com", ben);
 }, 120_000);
 
 afterAll(() => t?.close());

@@ -13,7 +13,15 @@ import { AppError } from "../../errors.js";
 import type { Viewer } from "../auth/viewer.js";
 import { keyReaches } from "../api-keys/api-keys.js";
 import { ensureOrgAccount, membershipOf, orgOfAccount, orgsReached, reaches } from "../orgs/accounts.js";
-import { findOwnedServer, insertOwnedServer, listOwnedServers, updateOwnedServer, type OwnedServerWithOwner } from "./repo.js";
+import {
+  findOwnedServer,
+  insertOwnedServer,
+  listOwnedServers,
+  updateOwnedServer,
+  userHasServer,
+  type OwnedServerWithOwner,
+} from "./repo.js";
+import type { KeyServers } from "../api-keys/api-keys.js";
 
 type ServerData = z.output<typeof serverInput>;
 
@@ -128,4 +136,19 @@ export async function saveServer(
   if (!row) throw new AppError("not_found", SERVER_FORM_TEXT.loadFailed);
   const view = ownedServerView({ ...row, ownerUsername: current.owner.username, ownerOrg: current.owner.org });
   return { view, orgId: orgOfAccount(current.owner.id) };
+}
+
+/**
+ * The servers a key may be limited to, for api-keys' port (the platform adds catalogue entries): a
+ * registered server the person may use, and connections and toolsets by name of theirs or of an
+ * organisation they are in.
+ */
+export function usableServers(db: Db): Pick<KeyServers, "ownedServer" | "userHas"> {
+  return {
+    ownedServer: async (name, userId) => {
+      const owned = await findOwnedServer(db, name);
+      return owned && (await reaches(db, userId, owned.ownerId, "use")) ? owned : undefined;
+    },
+    userHas: async (userId, kind, name) => userHasServer(db, [userId, ...(await orgsReached(db, userId)).keys()], kind, name),
+  };
 }
